@@ -1,0 +1,168 @@
+"""Measure Redis memory per stored memory: HASH documents versus RedisJSON documents.
+
+Writes *n* synthetic memories (random unit vectors of the embedder's dimension,
+realistic text and metadata) under a throwaway prefix, once as HASH with
+houkai's real codec and index, once as JSON with the equivalent JSON index, and
+reports ``used_memory`` growth per memory (documents + index). This is the
+figure behind ``docs/adr/0001-storage.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+import uuid
+from dataclasses import dataclass
+
+import numpy as np
+import redis
+
+from ..index import IndexParams, Keys, drop_index, ensure_index
+from ..model import Memory, content_hash
+from ..store import codec
+
+WORDS = (
+    "deploy release api billing customer export unicode plan legacy service queue worker redis "
+    "index vector search memory agent session user prefers concise answers python rust team "
+    "meeting monday friday ticket bug fix review merge branch config token budget context"
+).split()
+
+
+@dataclass
+class StorageResult:
+    layout: str
+    n: int
+    bytes_per_memory: float
+    seconds: float
+
+    @property
+    def memories_per_gb(self) -> float:
+        return 1e9 / self.bytes_per_memory if self.bytes_per_memory else 0.0
+
+
+def _memory(rng: random.Random, collection: str) -> Memory:
+    text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(12, 30))).capitalize() + "."
+    now = time.time() - rng.random() * 86400 * 30
+    return Memory(id=str(uuid.uuid4()), text=text, type=rng.choice(("semantic", "episodic")),
+                  tags=rng.sample(WORDS, 2), importance=round(rng.random(), 2), created_at=now,
+                  last_accessed=now, collection=collection, content_hash=content_hash(text))
+
+
+def _used(client: redis.Redis) -> int:
+    return int(client.info("memory")["used_memory"])
+
+
+def _settle(client: redis.Redis, index: str, expected: int, timeout: float = 600) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        info = client.execute_command("FT.INFO", index)
+        fields = {info[i].decode() if isinstance(info[i], bytes) else info[i]: info[i + 1]
+                  for i in range(0, len(info) - 1, 2)}
+        if int(fields.get("num_docs", 0)) >= expected and str(fields.get("indexing", 0)) in (
+                "0", "b'0'"):
+            return
+        time.sleep(0.5)
+
+
+def measure_hash(client: redis.Redis, n: int, dim: int, batch: int = 1000) -> StorageResult:
+    keys = Keys(f"bench-{uuid.uuid4().hex[:6]}", "storage")
+    rng = random.Random(7)
+    nrng = np.random.default_rng(7)
+    before = _used(client)
+    started = time.time()
+    ensure_index(client, keys, IndexParams(dim=dim), "bench")
+    for start in range(0, n, batch):
+        size = min(batch, n - start)
+        vectors = nrng.standard_normal((size, dim)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        pipe = client.pipeline(transaction=False)
+        for i in range(size):
+            m = _memory(rng, keys.collection)
+            pipe.hset(keys.memory(m.id), mapping=codec.to_hash(m, vectors[i]))
+        pipe.execute()
+    _settle(client, keys.index, n)
+    seconds = time.time() - started
+    used = _used(client) - before
+    _cleanup(client, keys)
+    return StorageResult("HASH", n, used / n, seconds)
+
+
+def measure_json(client: redis.Redis, n: int, dim: int, batch: int = 1000) -> StorageResult:
+    prefix = f"bench-{uuid.uuid4().hex[:6]}:j:"
+    index = prefix + "idx"
+    rng = random.Random(7)
+    nrng = np.random.default_rng(7)
+    before = _used(client)
+    started = time.time()
+    client.execute_command(
+        "FT.CREATE", index, "ON", "JSON", "PREFIX", 1, prefix, "SCHEMA",
+        "$.lex", "AS", "lex", "TEXT", "$.type", "AS", "type", "TAG",
+        "$.tagk[*]", "AS", "tagk", "TAG", "$.srck", "AS", "srck", "TAG",
+        "$.coll", "AS", "coll", "TAG", "$.state", "AS", "state", "TAG",
+        "$.sup", "AS", "sup", "TAG", "$.chash", "AS", "chash", "TAG",
+        "$.importance", "AS", "importance", "NUMERIC", "SORTABLE",
+        "$.created_at", "AS", "created_at", "NUMERIC", "SORTABLE",
+        "$.last_accessed", "AS", "last_accessed", "NUMERIC", "SORTABLE",
+        "$.expires_at", "AS", "expires_at", "NUMERIC", "$.polarity", "AS", "polarity", "NUMERIC",
+        "$.vec", "AS", "vec", "VECTOR", "HNSW", 12, "TYPE", "FLOAT32", "DIM", dim,
+        "DISTANCE_METRIC", "COSINE", "M", 16, "EF_CONSTRUCTION", 200, "EF_RUNTIME", 64,
+    )
+    for start in range(0, n, batch):
+        size = min(batch, n - start)
+        vectors = nrng.standard_normal((size, dim)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        pipe = client.pipeline(transaction=False)
+        for i in range(size):
+            m = _memory(rng, "storage")
+            doc = {k: (v.decode() if isinstance(v, bytes) else v)
+                   for k, v in codec.to_hash(m).items()}
+            doc.update(importance=m.importance, created_at=m.created_at,
+                       last_accessed=m.last_accessed, expires_at=0.0, polarity=0,
+                       tagk=doc["tagk"].split(","), tags=m.tags, links=[],
+                       vec=[round(float(x), 7) for x in vectors[i]])
+            pipe.execute_command("JSON.SET", prefix + m.id, "$", json.dumps(doc))
+        pipe.execute()
+    _settle(client, index, n)
+    seconds = time.time() - started
+    used = _used(client) - before
+    client.execute_command("FT.DROPINDEX", index, "DD")
+    return StorageResult("JSON", n, used / n, seconds)
+
+
+def _cleanup(client: redis.Redis, keys: Keys) -> None:
+    drop_index(client, keys)
+    for key_batch in _chunks(client.scan_iter(match=keys.memory_prefix + "*", count=5000), 5000):
+        client.unlink(*key_batch)
+    client.delete(keys.meta)
+    client.srem(Keys.registry(keys.prefix), keys.collection)
+
+
+def _chunks(iterable, size):
+    buf = []
+    for item in iterable:
+        buf.append(item)
+        if len(buf) >= size:
+            yield buf
+            buf = []
+    if buf:
+        yield buf
+
+
+def main() -> None:  # pragma: no cover - manual benchmark
+    import argparse
+
+    from ..connection import connect
+
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--n", type=int, default=100_000)
+    parser.add_argument("--dim", type=int, default=384)
+    args = parser.parse_args()
+    client = connect()
+    for result in (measure_hash(client, args.n, args.dim), measure_json(client, args.n, args.dim)):
+        print(f"{result.layout}: n={result.n} bytes/memory={result.bytes_per_memory:,.0f} "
+              f"memories/GB={result.memories_per_gb:,.0f} load+index={result.seconds:.1f}s")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

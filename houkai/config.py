@@ -1,0 +1,238 @@
+"""One place for houkai's configuration.
+
+Resolution order, most explicit first (the seed's §16 chain):
+
+1. explicit overrides (CLI flags, constructor arguments) passed to :func:`load_settings`
+2. environment variables ``HOUKAI_<KEY>`` (and the conventional ``REDIS_URL``)
+3. a TOML config file: ``$HOUKAI_CONFIG`` or ``~/.config/houkai/config.toml``
+4. the defaults below
+
+Every process (library, workers, REST API, MCP server, CLI) reads the same
+:class:`Settings` through :func:`get_settings`, which resolves once and caches.
+Nested TOML tables flatten with ``_``: ``[maintenance] decay_every = "24h"`` is
+the key ``maintenance_decay_every`` and the env var ``HOUKAI_MAINTENANCE_DECAY_EVERY``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import threading
+import tomllib
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+ENV_PREFIX = "HOUKAI_"
+
+
+def _default_data_dir() -> str:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return str(Path(base) / "houkai")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every tunable houkai reads. Field names are the config keys."""
+
+    # --- storage -------------------------------------------------------------
+    redis_url: str = ""  # empty: start/use the embedded Redis Stack under data_dir
+    data_dir: str = field(default_factory=_default_data_dir)
+    redis_port: int = 6390  # port of the embedded server for the default data_dir
+    key_prefix: str = "houkai"
+    collection: str = "ai_houkai"
+    # --- index ---------------------------------------------------------------
+    hnsw_m: int = 16
+    hnsw_ef_construction: int = 200
+    hnsw_ef_runtime: int = 64
+    # --- embeddings ----------------------------------------------------------
+    embedder: str = "minilm"  # "minilm" (bundled, offline) | "openai:MODEL"
+    embed_batch_size: int = 128
+    embed_threads: int = 0  # torch intra-op threads; 0 = torch's default
+    query_cache_size: int = 1024
+    # --- library defaults ----------------------------------------------------
+    default_type: str = "semantic"
+    default_importance: float = 0.5
+    conflict_policy: str = "ignore"
+    conflict_threshold: float = 0.80
+    journal_enabled: bool = True
+    journal_maxlen: int = 100_000  # stream entries kept in Redis per collection
+    journal_archive_dir: str = ""  # empty: <data_dir>/journal-archive
+    # --- pipeline ------------------------------------------------------------
+    broker_url: str = ""  # empty: same Redis as storage
+    result_backend: str = ""  # empty: same as broker
+    ingest_batch_size: int = 256
+    reconcile_after: str = "10m"
+    wait_timeout: float = 30.0
+    # --- maintenance schedule (beat) -----------------------------------------
+    maintenance_decay_every: str = "24h"
+    maintenance_purge_every: str = "24h"
+    maintenance_reconcile_every: str = "5m"
+    maintenance_reflect_every: str = "7d"
+    maintenance_archive_every: str = "24h"
+    maintenance_tick_interval: str = "5m"
+    maintenance_decay_rate: float = 0.1
+    maintenance_decay_min_score: float = 0.05
+    maintenance_decay_protect_types: str = "procedural"
+    maintenance_decay_frequency_weight: float = 0.0
+    maintenance_decay_enabled: bool = True
+    maintenance_purge_enabled: bool = True
+    maintenance_reflect_enabled: bool = True
+    maintenance_reflect_apply: bool = False
+    maintenance_reflect_summarizer: str = "extractive"
+    maintenance_reflect_similarity_threshold: float = 0.75
+    maintenance_reflect_min_cluster_size: int = 2
+    # --- front doors ---------------------------------------------------------
+    http_host: str = "127.0.0.1"
+    http_port: int = 8765
+    http_tokens: str = ""  # "tok" or "tok:coll1|coll2:ro,tok2" (see README)
+    http_max_body: int = 4 * 1024 * 1024
+    mcp_host: str = "127.0.0.1"
+    mcp_port: int = 8766
+    auto_importance: bool = False
+
+    def replace(self, **changes: Any) -> Settings:
+        """A copy with *changes* applied (unknown keys raise ``TypeError``)."""
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def embedded(self) -> bool:
+        """True when houkai runs its own Redis Stack under ``data_dir``."""
+        return not self.redis_url
+
+
+def _coerce(value: Any, target: type, key: str) -> Any:
+    """Convert a config-file or env value to the field's declared type."""
+    if target is bool:
+        if isinstance(value, bool):
+            return value
+        text = str(value).strip().lower()
+        if text in ("1", "true", "yes", "on"):
+            return True
+        if text in ("0", "false", "no", "off", ""):
+            return False
+        raise ValueError(f"config {key}: expected a boolean, got {value!r}")
+    if target is int:
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"config {key}: expected an integer, got {value!r}") from None
+    if target is float:
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"config {key}: expected a number, got {value!r}") from None
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+_TYPES = {"str": str, "int": int, "float": float, "bool": bool}
+
+
+def _field_types() -> dict[str, type]:
+    return {f.name: _TYPES[str(f.type)] for f in fields(Settings)}
+
+
+def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in table.items():
+        name = f"{prefix}{key}".replace("-", "_").replace(".", "_")
+        if isinstance(value, dict):
+            out.update(_flatten(value, name + "_"))
+        else:
+            out[name] = value
+    return out
+
+
+def config_path() -> Path:
+    """Where the config file is looked for (it need not exist)."""
+    explicit = os.environ.get(ENV_PREFIX + "CONFIG")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "houkai" / "config.toml"
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        with path.open("rb") as fh:
+            return _flatten(tomllib.load(fh))
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"config file {path} is not valid TOML: {exc}") from None
+
+
+def load_settings(overrides: dict[str, Any] | None = None, *, env: dict[str, str] | None = None
+                  ) -> Settings:
+    """Resolve settings from defaults → file → env → *overrides* (None values skipped)."""
+    env = os.environ if env is None else env
+    types = _field_types()
+    values: dict[str, Any] = {}
+    for key, value in _read_file(config_path()).items():
+        if key in types:
+            values[key] = _coerce(value, types[key], key)
+    if env.get("REDIS_URL"):
+        values["redis_url"] = env["REDIS_URL"]
+    for key, target in types.items():
+        raw = env.get(ENV_PREFIX + key.upper())
+        if raw is not None:
+            values[key] = _coerce(raw, target, ENV_PREFIX + key.upper())
+    for key, value in (overrides or {}).items():
+        if value is None:
+            continue
+        if key not in types:
+            raise ValueError(f"unknown setting {key!r}")
+        values[key] = _coerce(value, types[key], key)
+    return Settings(**values)
+
+
+_lock = threading.Lock()
+_cached: Settings | None = None
+
+
+def get_settings() -> Settings:
+    """The process-wide settings, resolved once."""
+    global _cached
+    with _lock:
+        if _cached is None:
+            _cached = load_settings()
+        return _cached
+
+
+def set_settings(settings: Settings | None) -> None:
+    """Replace (or with ``None`` forget) the process-wide settings; for tests and CLIs."""
+    global _cached
+    with _lock:
+        _cached = settings
+
+
+def parse_duration(text: str | float | int) -> float:
+    """``"90s"``, ``"5m"``, ``"24h"``, ``"7d"``, ``"1w"`` or plain seconds → seconds."""
+    if isinstance(text, int | float):
+        if text < 0:
+            raise ValueError(f"duration must be >= 0, got {text!r}")
+        return float(text)
+    raw = str(text).strip().lower()
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+    try:
+        if raw and raw[-1] in units:
+            value = float(raw[:-1]) * units[raw[-1]]
+        else:
+            value = float(raw)
+    except ValueError:
+        raise ValueError(
+            f"invalid duration {text!r}: use a number of seconds or e.g. 90s, 5m, 24h, 7d"
+        ) from None
+    if value < 0:
+        raise ValueError(f"duration must be >= 0, got {text!r}")
+    return value
+
+
+def format_duration(seconds: float) -> str:
+    """The inverse of :func:`parse_duration` for display (largest whole unit)."""
+    for unit, size in (("w", 604800), ("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size and seconds % size == 0:
+            return f"{int(seconds // size)}{unit}"
+    return f"{seconds:g}s"

@@ -1,0 +1,43 @@
+"""Redis clients: one connection pool per URL per process, checked once for RediSearch."""
+
+from __future__ import annotations
+
+import threading
+
+import redis
+
+from .redis_server import check_query_engine, resolve_url
+
+_clients: dict[str, redis.Redis] = {}
+_lock = threading.Lock()
+
+
+def get_client(url: str) -> redis.Redis:
+    """A shared binary-safe client for *url* (RESP2, so search replies have one shape).
+
+    The first use of a URL verifies the server has the query engine, so a plain
+    Redis fails at start with one clear sentence instead of a stack trace later.
+    """
+    with _lock:
+        client = _clients.get(url)
+        if client is None:
+            client = redis.Redis.from_url(
+                url, protocol=2, decode_responses=False, health_check_interval=30,
+                socket_keepalive=True,
+            )
+            check_query_engine(client)
+            _clients[url] = client
+        return client
+
+
+def connect(redis_url: str = "", data_dir: str | None = None) -> redis.Redis:
+    """Resolve the configured or embedded server and return its shared client."""
+    return get_client(resolve_url(redis_url, data_dir))
+
+
+def reset_clients() -> None:
+    """Close every pooled client (tests, forks)."""
+    with _lock:
+        for client in _clients.values():
+            client.close()
+        _clients.clear()

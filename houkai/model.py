@@ -1,0 +1,373 @@
+"""The data model: memories, links, vocabularies and the value types of the API.
+
+Names, fields and defaults follow the seed design (§3, §12–§14) so a seed user
+switches by changing an import. What this architecture adds to ``Memory``:
+``collection``, the embedding ``state`` (``pending`` / ``ready`` / ``failed``)
+with its ``error``, and a ``content_hash``.
+
+Every enum-ish parameter is validated here, in one place, so every front door
+(library, REST, MCP, CLI, workers) rejects typos identically.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+MemoryType = Literal["episodic", "semantic", "procedural", "feedback"]
+
+MEMORY_TYPES: tuple[str, ...] = ("episodic", "semantic", "procedural", "feedback")
+LINK_RELS: tuple[str, ...] = (
+    "related", "refines", "derived_from", "example_of", "contradicts", "supersedes",
+)
+RECALL_MODES: tuple[str, ...] = ("semantic", "hybrid")
+FUSIONS: tuple[str, ...] = ("weighted", "rrf")
+CONFLICT_POLICIES: tuple[str, ...] = ("ignore", "warn", "supersede", "raise")
+IMPORT_POLICIES: tuple[str, ...] = ("skip", "overwrite", "rename", "error")
+DIRECTIONS: tuple[str, ...] = ("out", "in", "both")
+EMBED_STATES: tuple[str, ...] = ("pending", "ready", "failed")
+RECENCY_BASES: tuple[str, ...] = ("created", "accessed")
+
+MAX_TEXT_CHARS = 100_000
+MAX_TAGS = 64
+MAX_TAG_CHARS = 256
+
+
+def validate_choice(value: object, allowed: tuple[str, ...], param: str) -> None:
+    """Raise ``ValueError`` naming *param* and the allowed vocabulary."""
+    if value not in allowed:
+        raise ValueError(f"{param} must be one of: {', '.join(allowed)} — got {value!r}")
+
+
+def validate_polarity(polarity: object) -> int:
+    if isinstance(polarity, bool) or polarity not in (-1, 0, 1):
+        raise ValueError(f"polarity must be -1, 0, or +1 — got {polarity!r}")
+    return int(polarity)  # type: ignore[arg-type]
+
+
+def validate_importance(importance: object) -> float:
+    """Importance is a finite number; it is clamped into [0, 1] like the seed does."""
+    if isinstance(importance, bool) or not isinstance(importance, int | float):
+        raise ValueError(f"importance must be a number in [0, 1] — got {importance!r}")
+    if not math.isfinite(importance):
+        raise ValueError(f"importance must be finite — got {importance!r}")
+    return max(0.0, min(1.0, float(importance)))
+
+
+def validate_text(text: object) -> str:
+    if not isinstance(text, str):
+        raise ValueError(f"text must be a string — got {type(text).__name__}")
+    clean = text.strip()
+    if not clean:
+        raise ValueError("text must not be empty")
+    if len(clean) > MAX_TEXT_CHARS:
+        raise ValueError(f"text is {len(clean)} characters; the limit is {MAX_TEXT_CHARS}")
+    return clean
+
+
+def validate_tags(tags: Iterable[str] | None) -> list[str]:
+    """Normalise tags: strip surrounding space, drop duplicates, keep order.
+
+    Any character is allowed (spaces, unicode, RediSearch syntax characters)
+    except a comma, which the seed rejects because tags travel comma-joined.
+    """
+    if tags is None:
+        return []
+    if isinstance(tags, str):
+        raise ValueError("tags must be a list of strings, not a single string")
+    out: list[str] = []
+    for tag in tags:
+        if not isinstance(tag, str):
+            raise ValueError(f"each tag must be a string — got {tag!r}")
+        if "," in tag:
+            raise ValueError(
+                f"tags must not contain commas — got {tag!r} (tags are stored comma-joined)"
+            )
+        clean = tag.strip()
+        if not clean:
+            raise ValueError(f"tag must not be empty — got {tag!r}")
+        if len(clean) > MAX_TAG_CHARS:
+            raise ValueError(f"tag longer than {MAX_TAG_CHARS} characters: {clean[:40]!r}…")
+        if clean not in out:
+            out.append(clean)
+    if len(out) > MAX_TAGS:
+        raise ValueError(f"at most {MAX_TAGS} tags per memory — got {len(out)}")
+    return out
+
+
+def validate_source(source: object) -> str | None:
+    if source is None or source == "":
+        return None
+    if not isinstance(source, str):
+        raise ValueError(f"source must be a string — got {source!r}")
+    return source
+
+
+def resolve_expiry(expires_at: float | None, ttl_seconds: float | None,
+                   now: float | None = None) -> float:
+    """The seed's TTL rules: mutually exclusive, ttl > 0, expires_at >= 0 (0 = never)."""
+    if expires_at is not None and ttl_seconds is not None:
+        raise ValueError("pass at most one of expires_at, ttl_seconds")
+    if ttl_seconds is not None:
+        if isinstance(ttl_seconds, bool) or not isinstance(ttl_seconds, int | float):
+            raise ValueError(f"ttl_seconds must be a number — got {ttl_seconds!r}")
+        if not math.isfinite(ttl_seconds) or ttl_seconds <= 0:
+            raise ValueError("ttl_seconds must be > 0")
+        return (time.time() if now is None else now) + float(ttl_seconds)
+    if expires_at is None:
+        return 0.0
+    if isinstance(expires_at, bool) or not isinstance(expires_at, int | float):
+        raise ValueError(f"expires_at must be a number — got {expires_at!r}")
+    if not math.isfinite(expires_at) or expires_at < 0:
+        raise ValueError("expires_at must be >= 0")
+    return float(expires_at)
+
+
+def content_hash(text: str) -> str:
+    """Hash of the normalised text (case-folded, whitespace collapsed) for cheap dedup."""
+    normalised = " ".join(text.lower().split())
+    return hashlib.sha256(normalised.encode("utf-8")).hexdigest()[:32]
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+@dataclass
+class Link:
+    """A directed, typed edge from one memory to another."""
+
+    to: str
+    rel: str
+
+
+@dataclass
+class Graph:
+    """A subgraph of memories and their links."""
+
+    nodes: dict[str, Memory]
+    edges: list[tuple[str, str, str]]  # (src_id, dst_id, rel)
+
+
+@dataclass
+class Memory:
+    id: str
+    text: str
+    type: str = "semantic"
+    tags: list[str] = field(default_factory=list)
+    importance: float = 0.5
+    created_at: float = field(default_factory=time.time)
+    last_accessed: float = field(default_factory=time.time)
+    access_count: int = 0
+    source: str | None = None
+    links: list[Link] = field(default_factory=list)
+    superseded_by: str = ""
+    superseded_at: float = 0.0
+    polarity: int = 0
+    expires_at: float = 0.0
+    # --- what the Redis architecture adds -----------------------------------
+    collection: str = ""
+    state: str = "ready"  # pending | ready | failed
+    error: str = ""
+    content_hash: str = ""
+    embedding: list[float] | None = field(default=None, repr=False, compare=False)
+
+    def is_expired(self, now: float | None = None) -> bool:
+        return bool(self.expires_at) and self.expires_at <= (time.time() if now is None else now)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Full self-contained snapshot (journal, export, JSON front doors); no vector."""
+        return {
+            "id": self.id,
+            "text": self.text,
+            "type": self.type,
+            "tags": list(self.tags),
+            "importance": self.importance,
+            "created_at": self.created_at,
+            "last_accessed": self.last_accessed,
+            "access_count": self.access_count,
+            "source": self.source,
+            "links": [{"to": link.to, "rel": link.rel} for link in self.links],
+            "superseded_by": self.superseded_by,
+            "superseded_at": self.superseded_at,
+            "polarity": self.polarity,
+            "expires_at": self.expires_at,
+            "collection": self.collection,
+            "state": self.state,
+            "error": self.error,
+            "content_hash": self.content_hash,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Memory:
+        """Inverse of :meth:`to_dict`; absent fields read as their neutral defaults."""
+        now = time.time()
+        return cls(
+            id=str(d["id"]),
+            text=str(d["text"]),
+            type=d.get("type") or "semantic",
+            tags=list(d.get("tags") or []),
+            importance=float(d.get("importance", 0.5)),
+            created_at=float(d.get("created_at") or now),
+            last_accessed=float(d.get("last_accessed") or d.get("created_at") or now),
+            access_count=int(d.get("access_count") or 0),
+            source=d.get("source") or None,
+            links=[Link(to=x["to"], rel=x["rel"]) for x in (d.get("links") or [])],
+            superseded_by=str(d.get("superseded_by") or ""),
+            superseded_at=float(d.get("superseded_at") or 0.0),
+            polarity=int(d.get("polarity") or 0),
+            expires_at=float(d.get("expires_at") or 0.0),
+            collection=str(d.get("collection") or ""),
+            state=str(d.get("state") or "ready"),
+            error=str(d.get("error") or ""),
+            content_hash=str(d.get("content_hash") or ""),
+            embedding=d.get("embedding"),
+        )
+
+
+@dataclass(frozen=True)
+class HybridWeights:
+    """Blend weights for hybrid recall (§14). ``graph`` and ``polarity_weight`` are nudges."""
+
+    cosine: float = 0.55
+    lexical: float = 0.20
+    recency: float = 0.15
+    importance: float = 0.10
+    decay_rate: float = 0.10
+    polarity_weight: float = 0.05
+    graph: float = 0.0
+    recency_basis: Literal["created", "accessed"] = "created"
+
+    def __post_init__(self) -> None:
+        for name in ("cosine", "lexical", "recency", "importance", "decay_rate", "graph"):
+            value = getattr(self, name)
+            if not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
+                raise ValueError(f"HybridWeights.{name} must be a finite number >= 0 — got {value!r}")
+        validate_choice(self.recency_basis, RECENCY_BASES, "recency_basis")
+        if self.cosine + self.lexical + self.recency + self.importance <= 0:
+            raise ValueError("HybridWeights: at least one weight must be > 0")
+
+
+@dataclass(frozen=True)
+class ExpandSpec:
+    """Graph-walk expansion after recall (§14)."""
+
+    rels: tuple[str, ...] = ("refines", "example_of")
+    depth: int = 1
+    cap: int = 5
+    score: float = 0.70
+    decay: float = 1.0
+    rerank: bool = False
+
+    def __post_init__(self) -> None:
+        for rel in self.rels:
+            validate_choice(rel, LINK_RELS, "expand.rels")
+        if self.depth < 1:
+            raise ValueError(f"expand.depth must be >= 1 — got {self.depth}")
+        if self.cap < 0:
+            raise ValueError(f"expand.cap must be >= 0 — got {self.cap}")
+        if not 0 < self.decay <= 1:
+            raise ValueError(f"expand.decay must be in (0, 1] — got {self.decay}")
+
+
+@dataclass(frozen=True)
+class RememberItem:
+    """One entry for :meth:`MemoryStore.remember_many`."""
+
+    text: str
+    type: str = "semantic"
+    tags: tuple[str, ...] = ()
+    importance: float | None = None
+    source: str | None = None
+    polarity: int = 0
+    expires_at: float | None = None
+    ttl_seconds: float | None = None
+
+
+REMEMBER_ITEM_FIELDS: tuple[str, ...] = (
+    "text", "type", "tags", "importance", "source", "polarity", "expires_at", "ttl_seconds",
+)
+
+
+@dataclass
+class PackedMemory:
+    """A memory selected for a context pack, with its token cost."""
+
+    memory: Memory
+    score: float
+    tokens: int
+
+
+@dataclass
+class CompressedGroup:
+    """Several similar low-ranked memories folded into one summary line."""
+
+    memories: list[Memory]
+    text: str
+    tokens: int
+
+
+@dataclass
+class PackResult:
+    """Memories that fit a token budget plus a ready-to-inject context block."""
+
+    items: list[PackedMemory]
+    text: str
+    used_tokens: int
+    budget: int
+    truncated: bool
+    compressed_groups: list[CompressedGroup] = field(default_factory=list)
+    queries: list[str] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def ids(self) -> list[str]:
+        return [p.memory.id for p in self.items]
+
+
+@dataclass
+class Conflict:
+    a: Memory
+    b: Memory
+    similarity: float
+    kind: Literal["duplicate", "contradiction"]
+    reason: str  # "polarity_diff" | "negation_diff" | "custom_fn" | "similarity"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "reason": self.reason,
+            "similarity": round(self.similarity, 4),
+            "a": {"id": self.a.id, "text": self.a.text},
+            "b": {"id": self.b.id, "text": self.b.text},
+        }
+
+
+class ConflictError(Exception):
+    """``on_conflict="raise"`` refused a write; ``.conflicts`` lists why."""
+
+    def __init__(self, conflicts: list[Conflict]) -> None:
+        super().__init__(f"{len(conflicts)} conflict(s) detected")
+        self.conflicts = conflicts
+
+
+class MemoryNotFound(KeyError):
+    """No memory with that id in this collection."""
+
+    def __init__(self, memory_id: str) -> None:
+        super().__init__(memory_id)
+        self.memory_id = memory_id
+
+    def __str__(self) -> str:
+        return f"no memory with id {self.memory_id!r}"
+
+
+ConflictFn = Callable[[Memory, Memory], bool]
+Reranker = Callable[[str, list[Memory]], list[float]]
+ImportanceFn = Callable[[str, str, list[str]], float]

@@ -1,0 +1,105 @@
+"""Memory ↔ Redis HASH fields. The one place that knows the stored layout."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from ..index import Keys, value_key
+from ..model import Link, Memory
+from ..text import lexical_form
+
+
+def _s(raw: bytes | str | None, default: str = "") -> str:
+    if raw is None:
+        return default
+    return raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
+
+
+def _f(raw: bytes | str | None, default: float = 0.0) -> float:
+    try:
+        return float(_s(raw)) if raw not in (None, b"", "") else default
+    except ValueError:
+        return default
+
+
+def vector_bytes(vector: np.ndarray | list[float]) -> bytes:
+    return np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def vector_from_bytes(raw: bytes | None) -> np.ndarray | None:
+    if not raw:
+        return None
+    return np.frombuffer(raw, dtype=np.float32).copy()
+
+
+def to_hash(memory: Memory, vector: np.ndarray | list[float] | None = None) -> dict[str, bytes | str]:
+    """Every field of *memory* as a HASH mapping; the vector only when given."""
+    fields: dict[str, bytes | str] = {
+        "id": memory.id,
+        "text": memory.text,
+        "lex": lexical_form(memory.text),
+        "type": memory.type,
+        "tags": json.dumps(memory.tags, ensure_ascii=False),
+        "tagk": ",".join(value_key(t) for t in memory.tags),
+        "importance": repr(float(memory.importance)),
+        "created_at": repr(float(memory.created_at)),
+        "last_accessed": repr(float(memory.last_accessed)),
+        "access_count": str(int(memory.access_count)),
+        "source": memory.source or "",
+        "srck": value_key(memory.source) if memory.source else "",
+        "links": json.dumps([{"to": x.to, "rel": x.rel} for x in memory.links]),
+        "superseded_by": memory.superseded_by,
+        "sup": "1" if memory.superseded_by else "0",
+        "superseded_at": repr(float(memory.superseded_at)),
+        "polarity": str(int(memory.polarity)),
+        "expires_at": repr(float(memory.expires_at)),
+        "coll": memory.collection,
+        "state": memory.state,
+        "error": memory.error,
+        "chash": memory.content_hash,
+    }
+    if vector is not None:
+        fields["vec"] = vector_bytes(vector)
+    return fields
+
+
+def from_hash(fields: dict[str, bytes], *, with_vector: bool = False) -> Memory:
+    """Rebuild a Memory; absent fields read as neutral defaults (old rows load unchanged)."""
+    try:
+        links = [Link(to=x["to"], rel=x["rel"]) for x in json.loads(_s(fields.get("links"), "[]"))]
+    except (ValueError, KeyError, TypeError):
+        links = []
+    try:
+        tags = list(json.loads(_s(fields.get("tags"), "[]")))
+    except ValueError:
+        tags = []
+    memory = Memory(
+        id=_s(fields.get("id")),
+        text=_s(fields.get("text")),
+        type=_s(fields.get("type"), "semantic"),
+        tags=tags,
+        importance=_f(fields.get("importance"), 0.5),
+        created_at=_f(fields.get("created_at")),
+        last_accessed=_f(fields.get("last_accessed")),
+        access_count=int(_f(fields.get("access_count"))),
+        source=_s(fields.get("source")) or None,
+        links=links,
+        superseded_by=_s(fields.get("superseded_by")),
+        superseded_at=_f(fields.get("superseded_at")),
+        polarity=int(_f(fields.get("polarity"))),
+        expires_at=_f(fields.get("expires_at")),
+        collection=_s(fields.get("coll")),
+        state=_s(fields.get("state"), "ready"),
+        error=_s(fields.get("error")),
+        content_hash=_s(fields.get("chash")),
+    )
+    if with_vector:
+        vec = vector_from_bytes(fields.get("vec"))
+        memory.embedding = None if vec is None else vec.tolist()
+    return memory
+
+
+def memory_id_from_key(keys: Keys, key: str) -> str:
+    return key[len(keys.memory_prefix):] if key.startswith(keys.memory_prefix) else key

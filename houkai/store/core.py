@@ -1,0 +1,548 @@
+"""The core of ``MemoryStore``: connection, validation, writes, reads.
+
+Everything else on the store (recall, packing, graph, conflicts, journal
+queries, lifecycle, portability, observability) is a mixin in this package
+that builds on these primitives, so each concern lives in one small module.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import redis
+
+from ..config import Settings, get_settings
+from ..connection import connect
+from ..embeddings import DEFAULT_MODEL_NAME, Embedder, QueryCache, get_embedder, query_cache
+from ..index import MEMORY_FIELDS, IndexParams, Keys, drop_index, ensure_index, validate_collection
+from ..journal import Journal, JournalEntry
+from ..model import (
+    CONFLICT_POLICIES,
+    MEMORY_TYPES,
+    REMEMBER_ITEM_FIELDS,
+    ConflictFn,
+    HybridWeights,
+    ImportanceFn,
+    Memory,
+    MemoryNotFound,
+    RememberItem,
+    Reranker,
+    content_hash,
+    new_id,
+    resolve_expiry,
+    validate_choice,
+    validate_importance,
+    validate_polarity,
+    validate_source,
+    validate_tags,
+    validate_text,
+)
+from . import codec
+from .search import Hit, iter_keys, search, total
+
+log = logging.getLogger(__name__)
+
+_UNSET: Any = object()  # "leave unchanged" where None is meaningful (edit's source)
+_TOUCH_LUA = """
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('HINCRBY', KEYS[1], 'access_count', 1)
+  redis.call('HSET', KEYS[1], 'last_accessed', ARGV[1])
+  return 1
+end
+return 0
+"""
+CALL_NAMES: tuple[str, ...] = (
+    "remember", "recall", "forget", "edit", "supersede", "link", "unlink", "restore",
+    "purge_expired", "export", "import",
+)
+
+
+class CallableEmbedder:
+    """Adapts a seed-style ``embedding_function(texts) -> list[list[float]]``."""
+
+    def __init__(self, fn: Callable[[list[str]], Any], name: str = "custom") -> None:
+        self.fn = fn
+        self.name = name
+        self._dimension: int | None = None
+
+    @property
+    def dimension(self) -> int:
+        if self._dimension is None:
+            self._dimension = int(self.encode(["dimension probe"]).shape[1])
+        return self._dimension
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        matrix = np.asarray(self.fn(list(texts)), dtype=np.float32)
+        if matrix.ndim == 1:
+            matrix = matrix.reshape(1, -1)
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        norms[norms == 0] = 1.0
+        self._dimension = int(matrix.shape[1]) if matrix.size else self._dimension
+        return matrix / norms
+
+
+def coerce_remember_item(item: str | RememberItem | Mapping[str, Any]) -> dict[str, Any]:
+    """One ``remember_many`` entry as ``remember()`` keyword arguments."""
+    if isinstance(item, str):
+        return {"text": item}
+    if isinstance(item, RememberItem):
+        return {f: getattr(item, f) for f in REMEMBER_ITEM_FIELDS}
+    if isinstance(item, Mapping):
+        unknown = set(item) - set(REMEMBER_ITEM_FIELDS)
+        if unknown:
+            raise ValueError(
+                f"unknown remember item field(s): {sorted(unknown)} "
+                f"(allowed: {', '.join(REMEMBER_ITEM_FIELDS)})"
+            )
+        if "text" not in item:
+            raise ValueError("each remember_many item needs a 'text' field")
+        return dict(item)
+    raise ValueError(
+        f"remember_many item must be a string, RememberItem or mapping — got {type(item).__name__}"
+    )
+
+
+class CoreStore:
+    """Connection, validation and the primitive reads and writes of one collection."""
+
+    def __init__(
+        self,
+        path: str | None = None,
+        collection: str | None = None,
+        embedding_model: str = DEFAULT_MODEL_NAME,
+        *,
+        embedder: Embedder | None = None,
+        embedding_function: Callable[[list[str]], Any] | None = None,
+        redis_url: str | None = None,
+        key_prefix: str | None = None,
+        conflict_policy: str | None = None,
+        conflict_threshold: float | None = None,
+        contradiction_fn: ConflictFn | None = None,
+        hybrid_weights: HybridWeights | None = None,
+        reranker: Reranker | None = None,
+        importance_fn: ImportanceFn | None = None,
+        actor: str = "lib",
+        journal_enabled: bool | None = None,
+        settings: Settings | None = None,
+        client: redis.Redis | None = None,
+    ) -> None:
+        self.settings = settings or get_settings()
+        s = self.settings
+        conflict_policy = conflict_policy or s.conflict_policy
+        validate_choice(conflict_policy, CONFLICT_POLICIES, "conflict_policy")
+        self.collection_name = validate_collection(collection or s.collection)
+        self.collection = self.collection_name
+        self.path = path or s.data_dir
+        self.embedding_model = embedding_model
+        if client is None:
+            url = redis_url if redis_url is not None else s.redis_url
+            client = connect(url, self.path if not url else None)
+        self.client: redis.Redis = client
+        self.keys = Keys(key_prefix or s.key_prefix, self.collection_name)
+        if embedder is None and embedding_function is not None:
+            embedder = CallableEmbedder(embedding_function)
+        self.embedder: Embedder = embedder or get_embedder()
+        self._qcache: QueryCache = query_cache(self.embedder)
+        self.index_params = IndexParams(
+            dim=self.embedder.dimension, m=s.hnsw_m, ef_construction=s.hnsw_ef_construction,
+            ef_runtime=s.hnsw_ef_runtime,
+        )
+        ensure_index(self.client, self.keys, self.index_params, self.embedder.name)
+        self._conflict_policy = conflict_policy
+        self._conflict_threshold = (
+            s.conflict_threshold if conflict_threshold is None else float(conflict_threshold)
+        )
+        self._contradiction_fn = contradiction_fn
+        self._hybrid_weights = hybrid_weights
+        self._reranker = reranker
+        self._importance_fn = importance_fn
+        self._actor = actor
+        self._journal_enabled = s.journal_enabled if journal_enabled is None else journal_enabled
+        self.journal = Journal(self.client, self.keys.journal, maxlen=s.journal_maxlen)
+        self._started = time.time()
+        self._touch_script = self.client.register_script(_TOUCH_LUA)
+
+    # ------------------------------------------------------------------ plumbing
+    def __repr__(self) -> str:
+        return f"MemoryStore(collection={self.collection_name!r}, prefix={self.keys.prefix!r})"
+
+    def close(self) -> None:
+        """Nothing to release per store: connection pools are shared per process."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextlib.contextmanager
+    def as_actor(self, name: str) -> Iterator[None]:
+        """Temporarily attribute journal entries to *name* (e.g. 'reflection')."""
+        previous = self._actor
+        self._actor = name
+        try:
+            yield
+        finally:
+            self._actor = previous
+
+    @property
+    def actor(self) -> str:
+        return self._actor
+
+    def _journal(self, op: str, memory_id: str, *, before: dict | None = None,
+                 after: dict | None = None, meta: dict | None = None) -> JournalEntry | None:
+        if not self._journal_enabled:
+            return None
+        entry = JournalEntry(ts=time.time(), op=op, actor=self._actor, id=memory_id,
+                             before=before, after=after, meta=meta or {})
+        self.journal.append(entry)
+        return entry
+
+    def _count_call(self, op: str, n: int = 1) -> None:
+        """Bump a shared operation counter; best-effort like the journal."""
+        try:
+            self.client.hincrby(self.keys.metrics, f"calls:{op}", n)
+        except redis.RedisError as exc:
+            log.debug("metrics update failed: %s", exc)
+
+    def _encode(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embedder.encode(list(texts))
+
+    def _query_vector(self, query: str) -> np.ndarray:
+        return self._qcache.encode_query(query)
+
+    # ------------------------------------------------------------------ building
+    def _build_memory(
+        self,
+        text: str,
+        type: str | None = None,
+        tags: Iterable[str] | None = (),
+        importance: float | None = None,
+        source: str | None = None,
+        *,
+        polarity: int = 0,
+        expires_at: float | None = None,
+        ttl_seconds: float | None = None,
+    ) -> Memory:
+        """Validate inputs and build a Memory: no write, no journal, no conflict scan."""
+        clean = validate_text(text)
+        type = type or self.settings.default_type
+        validate_choice(type, MEMORY_TYPES, "type")
+        polarity = validate_polarity(polarity)
+        expiry = resolve_expiry(expires_at, ttl_seconds)
+        tag_list = validate_tags(tags)
+        source = validate_source(source)
+        if importance is None:
+            if self._importance_fn is not None:
+                importance = self._importance_fn(clean, type, list(tag_list))
+            else:
+                importance = self.settings.default_importance
+        now = time.time()
+        return Memory(
+            id=new_id(), text=clean, type=type, tags=tag_list,
+            importance=validate_importance(importance), created_at=now, last_accessed=now,
+            source=source, polarity=polarity, expires_at=expiry,
+            collection=self.collection_name, state="pending", content_hash=content_hash(clean),
+        )
+
+    def _write(self, memories: Sequence[Memory], vectors: np.ndarray | None = None,
+               pipe: Any = None) -> None:
+        """HSET each memory (with its vector when given) in one pipelined round trip."""
+        own = pipe is None
+        pipe = self.client.pipeline(transaction=False) if own else pipe
+        names: dict[str, str] = {}
+        for i, memory in enumerate(memories):
+            vector = None if vectors is None else vectors[i]
+            if vector is not None:
+                memory.state, memory.error = "ready", ""
+            pipe.hset(self.keys.memory(memory.id), mapping=codec.to_hash(memory, vector))
+            for tag in memory.tags:
+                names[codec.value_key(tag)] = tag
+        if names:
+            pipe.hset(self.keys.tag_names, mapping=names)
+        if own:
+            pipe.execute()
+
+    # ------------------------------------------------------------------ writes
+    def remember(
+        self,
+        text: str,
+        type: str | None = None,
+        tags: Iterable[str] | None = (),
+        importance: float | None = None,
+        source: str | None = None,
+        *,
+        polarity: int = 0,
+        expires_at: float | None = None,
+        ttl_seconds: float | None = None,
+        on_conflict: str | None = None,
+        contradiction_fn: ConflictFn | None = None,
+    ) -> Memory:
+        """Embed and store one memory; conflict policy per the seed's §13."""
+        if on_conflict is not None:
+            validate_choice(on_conflict, CONFLICT_POLICIES, "on_conflict")
+        memory = self._build_memory(text, type, tags, importance, source, polarity=polarity,
+                                    expires_at=expires_at, ttl_seconds=ttl_seconds)
+        policy = on_conflict or self._conflict_policy
+        vector = self._encode([memory.text])
+        memory.embedding = vector[0].tolist()
+        if policy == "raise":
+            conflicts = self._check_conflicts(memory, self._conflict_threshold,
+                                              contradiction_fn or self._contradiction_fn)
+            if conflicts:
+                from ..model import ConflictError
+
+                raise ConflictError(conflicts)
+        self._write([memory], vector)
+        self._count_call("remember")
+        self._journal("remember", memory.id, after=memory.to_dict())
+        if policy in ("warn", "supersede"):
+            self._apply_conflict_policy(memory, policy,
+                                        contradiction_fn or self._contradiction_fn)
+        return memory
+
+    def remember_many(
+        self,
+        items: Iterable[str | RememberItem | Mapping[str, Any]],
+        *,
+        batch_size: int = 128,
+        on_conflict: str | None = None,
+        contradiction_fn: ConflictFn | None = None,
+    ) -> list[Memory]:
+        """Store many memories with batched embedding; validation is all-or-nothing."""
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError("batch_size must be an integer >= 1")
+        policy = on_conflict or self._conflict_policy
+        validate_choice(policy, CONFLICT_POLICIES, "on_conflict")
+        if policy == "raise":
+            raise ValueError(
+                "on_conflict='raise' is not supported by remember_many() — bulk rollback is "
+                "ill-defined; use remember() per item"
+            )
+        built = [self._build_memory(**coerce_remember_item(item)) for item in items]
+        for start in range(0, len(built), batch_size):
+            chunk = built[start : start + batch_size]
+            vectors = self._encode([m.text for m in chunk])
+            for memory, vector in zip(chunk, vectors, strict=True):
+                memory.embedding = vector.tolist()
+            self._write(chunk, vectors)
+            self._count_call("remember", len(chunk))
+            for memory in chunk:
+                self._journal("remember", memory.id, after=memory.to_dict())
+        if policy in ("warn", "supersede") and built:
+            self._apply_conflict_policy_many(built, policy,
+                                             contradiction_fn or self._contradiction_fn)
+        return built
+
+    def edit(
+        self,
+        memory_id: str,
+        *,
+        text: str | None = None,
+        type: str | None = None,
+        tags: Iterable[str] | None = None,
+        importance: float | None = None,
+        polarity: int | None = None,
+        expires_at: float | None = None,
+        source: str | None = _UNSET,
+    ) -> Memory:
+        """Update fields in place, keeping id, links, supersede state and access tracking.
+
+        Omitted fields stay; ``source=None`` clears the source; ``expires_at=0``
+        clears a TTL. A changed text is re-embedded. A call that changes nothing
+        writes nothing and journals nothing.
+        """
+        current = self.get(memory_id)
+        if current is None:
+            raise MemoryNotFound(memory_id)
+        updated = Memory.from_dict(current.to_dict())
+        if text is not None:
+            updated.text = validate_text(text)
+            updated.content_hash = content_hash(updated.text)
+        if type is not None:
+            validate_choice(type, MEMORY_TYPES, "type")
+            updated.type = type
+        if tags is not None:
+            updated.tags = validate_tags(tags)
+        if importance is not None:
+            updated.importance = validate_importance(importance)
+        if polarity is not None:
+            updated.polarity = validate_polarity(polarity)
+        if expires_at is not None:
+            updated.expires_at = resolve_expiry(expires_at, None)
+        if source is not _UNSET:
+            updated.source = validate_source(source)
+        if updated.to_dict() == current.to_dict():
+            return current
+        vector = None
+        if updated.text != current.text:
+            vector = self._encode([updated.text])
+            updated.embedding = vector[0].tolist()
+        self._write([updated], vector)
+        self._count_call("edit")
+        self._journal("edit", memory_id, before=current.to_dict(), after=updated.to_dict())
+        return updated
+
+    def forget(self, memory_id: str) -> bool:
+        """Hard-delete one memory. False when it does not exist."""
+        before = self.get(memory_id)
+        if before is None:
+            return False
+        self._delete([before])
+        self._count_call("forget")
+        self._journal("forget", memory_id, before=before.to_dict())
+        return True
+
+    def _delete(self, memories: Sequence[Memory]) -> None:
+        """Delete memories and their reverse-link entries in one round trip."""
+        pipe = self.client.pipeline(transaction=False)
+        for memory in memories:
+            pipe.delete(self.keys.memory(memory.id))
+            for link in memory.links:
+                pipe.srem(self.keys.incoming(link.to), f"{memory.id}|{link.rel}")
+        pipe.execute()
+
+    def nuke(self) -> int:
+        """Delete every memory of this collection; returns how many were deleted."""
+        deleted = 0
+        for batch in self._scan_keys(self.keys.memory_prefix + "*"):
+            deleted += int(self.client.unlink(*batch))
+        for batch in self._scan_keys(self.keys.incoming_prefix + "*"):
+            self.client.unlink(*batch)
+        self.client.delete(self.keys.tag_names)
+        self._journal("nuke", "", meta={"deleted": deleted})
+        return deleted
+
+    def _scan_keys(self, pattern: str, batch: int = 1000) -> Iterator[list[bytes]]:
+        buffer: list[bytes] = []
+        for key in self.client.scan_iter(match=pattern, count=batch):
+            buffer.append(key)
+            if len(buffer) >= batch:
+                yield buffer
+                buffer = []
+        if buffer:
+            yield buffer
+
+    def drop(self) -> int:
+        """Delete the collection entirely: memories, index, journal, metrics, registry entry."""
+        deleted = self.nuke()
+        drop_index(self.client, self.keys)
+        self.client.delete(self.keys.meta, self.keys.journal, self.keys.metrics,
+                           self.keys.latency)
+        self.client.srem(Keys.registry(self.keys.prefix), self.collection_name)
+        return deleted
+
+    # ------------------------------------------------------------------ reads
+    def get(self, memory_id: str, *, with_vector: bool = False) -> Memory | None:
+        """The memory with *memory_id* in this collection, or None."""
+        if not isinstance(memory_id, str) or not memory_id:
+            return None
+        fields = self.client.hgetall(self.keys.memory(memory_id))
+        if not fields:
+            return None
+        return codec.from_hash({k.decode(): v for k, v in fields.items()},
+                               with_vector=with_vector)
+
+    _get_by_id = get
+
+    def get_many(self, ids: Sequence[str], *, with_vector: bool = False) -> dict[str, Memory]:
+        """Fetch several memories in one round trip; missing ids are left out."""
+        pipe = self.client.pipeline(transaction=False)
+        for memory_id in ids:
+            pipe.hgetall(self.keys.memory(memory_id))
+        out: dict[str, Memory] = {}
+        for memory_id, fields in zip(ids, pipe.execute(), strict=True):
+            if fields:
+                out[memory_id] = codec.from_hash({k.decode(): v for k, v in fields.items()},
+                                                 with_vector=with_vector)
+        return out
+
+    def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
+        """Stored vectors by id (memories still pending have none)."""
+        pipe = self.client.pipeline(transaction=False)
+        for memory_id in ids:
+            pipe.hget(self.keys.memory(memory_id), "vec")
+        out: dict[str, np.ndarray] = {}
+        for memory_id, raw in zip(ids, pipe.execute(), strict=True):
+            vec = codec.vector_from_bytes(raw)
+            if vec is not None:
+                out[memory_id] = vec
+        return out
+
+    def exists(self, memory_id: str) -> bool:
+        return bool(self.client.exists(self.keys.memory(memory_id)))
+
+    def count(self) -> int:
+        """Number of memories in the collection (superseded and expired included)."""
+        return total(self.client, self.keys.index, "*")
+
+    def _hits_to_memories(self, hits: Sequence[Hit]) -> list[Memory]:
+        return [codec.from_hash(h.fields) for h in hits]
+
+    def list_recent(self, limit: int = 10, include_superseded: bool = False,
+                    include_expired: bool = False, *, type: str | None = None,
+                    tag: str | None = None) -> list[Memory]:
+        """Newest first, hiding superseded and expired memories unless asked."""
+        from ..index import filter_expr
+
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+            raise ValueError(f"limit must be an integer >= 0 — got {limit!r}")
+        if type is not None:
+            validate_choice(type, MEMORY_TYPES, "type")
+        query = filter_expr(type=type, tag=tag, include_superseded=include_superseded,
+                            include_expired=include_expired)
+        _, hits = search(self.client, self.keys.index, query, return_fields=MEMORY_FIELDS,
+                         sortby=("created_at", "DESC"), limit=limit)
+        return self._hits_to_memories(hits)
+
+    def iter_memories(self, query: str = "*", *, batch_size: int = 1000,
+                      with_vector: bool = False, sortby: str | None = None
+                      ) -> Iterator[list[Memory]]:
+        """Stream every memory matching *query* in batches (bounded memory at any size)."""
+        for keys in iter_keys(self.client, self.keys.index, query, batch_size=batch_size,
+                              sortby=sortby):
+            pipe = self.client.pipeline(transaction=False)
+            for key in keys:
+                pipe.hgetall(key)
+            batch = []
+            for fields in pipe.execute():
+                if fields:
+                    batch.append(codec.from_hash({k.decode(): v for k, v in fields.items()},
+                                                 with_vector=with_vector))
+            if batch:
+                yield batch
+
+    def _touch_many(self, memories: Sequence[Memory], now: float | None = None) -> None:
+        """Bump access tracking for every hit in one pipelined write."""
+        if not memories:
+            return
+        stamp = time.time() if now is None else now
+        pipe = self.client.pipeline(transaction=False)
+        for memory in memories:
+            # Only existing hashes: a memory forgotten between the search and
+            # the touch must not come back as a stub.
+            self._touch_script(keys=[self.keys.memory(memory.id)], args=[repr(stamp)],
+                               client=pipe)
+        pipe.execute()
+        for memory in memories:
+            memory.access_count += 1
+            memory.last_accessed = stamp
+
+    # ------------------------------------------------------------------ hooks
+    def _check_conflicts(self, memory: Memory, threshold: float,
+                         contradiction_fn: ConflictFn | None) -> list:
+        """Conflicts of *memory* with stored memories (implemented by ConflictsMixin)."""
+        return []
+
+    def _apply_conflict_policy(self, memory: Memory, policy: str,
+                               contradiction_fn: ConflictFn | None) -> list:
+        return []
+
+    def _apply_conflict_policy_many(self, memories: Sequence[Memory], policy: str,
+                                    contradiction_fn: ConflictFn | None) -> list:
+        return []

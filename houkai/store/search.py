@@ -1,0 +1,118 @@
+"""A small, typed wrapper over ``FT.SEARCH`` / ``FT.AGGREGATE`` replies (RESP2)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+import redis
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+@dataclass
+class Hit:
+    key: str
+    fields: dict[str, bytes] = field(default_factory=dict)
+    score: float | None = None
+
+    def str(self, name: str, default: str = "") -> str:
+        raw = self.fields.get(name)
+        return default if raw is None else _text(raw)
+
+
+def search(
+    client: redis.Redis,
+    index: str,
+    query: str,
+    *,
+    params: dict[str, bytes | str | int | float] | None = None,
+    return_fields: Sequence[str] | None = None,
+    sortby: tuple[str, str] | None = None,
+    offset: int = 0,
+    limit: int = 10,
+    withscores: bool = False,
+    scorer: str | None = None,
+    inkeys: Sequence[str] | None = None,
+    nocontent: bool = False,
+    timeout_ms: int | None = None,
+) -> tuple[int, list[Hit]]:
+    """Run FT.SEARCH (DIALECT 2) and return ``(total, hits)``."""
+    args: list = ["FT.SEARCH", index, query]
+    if nocontent:
+        args.append("NOCONTENT")
+    if withscores:
+        args.append("WITHSCORES")
+    if scorer:
+        args += ["SCORER", scorer]
+    if inkeys is not None:
+        args += ["INKEYS", len(inkeys), *inkeys]
+    if return_fields is not None and not nocontent:
+        args += ["RETURN", len(return_fields), *return_fields]
+    if sortby:
+        args += ["SORTBY", sortby[0], sortby[1]]
+    if timeout_ms is not None:
+        args += ["TIMEOUT", timeout_ms]
+    args += ["LIMIT", offset, limit]
+    if params:
+        args += ["PARAMS", 2 * len(params)]
+        for name, value in params.items():
+            args += [name, value]
+    args += ["DIALECT", 2]
+    reply = client.execute_command(*args)
+    total = int(reply[0])
+    hits: list[Hit] = []
+    i = 1
+    while i < len(reply):
+        hit = Hit(key=_text(reply[i]))
+        i += 1
+        if withscores:
+            hit.score = float(reply[i])
+            i += 1
+        if not nocontent:
+            raw = reply[i] or []
+            i += 1
+            hit.fields = {_text(raw[j]): raw[j + 1] for j in range(0, len(raw) - 1, 2)}
+        hits.append(hit)
+    return total, hits
+
+
+def iter_keys(client: redis.Redis, index: str, query: str = "*", *, batch_size: int = 1000,
+              sortby: str | None = None) -> Iterator[list[str]]:
+    """Stream the keys matching *query* in batches with an aggregate cursor.
+
+    Bounded memory whatever the collection size: the server hands out
+    *batch_size* keys per round trip. With *sortby* (a sortable field) batches
+    come in ascending order of it.
+    """
+    args: list = ["FT.AGGREGATE", index, query, "LOAD", 1, "@__key"]
+    if sortby:
+        args += ["SORTBY", 2, f"@{sortby}", "ASC", "MAX", 0]
+    args += ["WITHCURSOR", "COUNT", batch_size, "DIALECT", 2]
+    try:
+        reply, cursor = client.execute_command(*args)
+    except redis.exceptions.ResponseError as exc:
+        if "MAX" in str(exc):  # older engines without SORTBY ... MAX 0
+            args = [a for a in args if a not in ("MAX",)]
+            reply, cursor = client.execute_command(*args)
+        else:
+            raise
+    while True:
+        keys = []
+        for row in reply[1:]:
+            pairs = {_text(row[j]): row[j + 1] for j in range(0, len(row) - 1, 2)}
+            if "__key" in pairs:
+                keys.append(_text(pairs["__key"]))
+        if keys:
+            yield keys
+        if not cursor:
+            return
+        reply, cursor = client.execute_command("FT.CURSOR", "READ", index, cursor,
+                                               "COUNT", batch_size)
+
+
+def total(client: redis.Redis, index: str, query: str = "*") -> int:
+    count, _ = search(client, index, query, limit=0, nocontent=True)
+    return count

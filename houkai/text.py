@@ -1,0 +1,108 @@
+"""Tokenisation shared by the lexical index, key-phrase extraction and heuristics.
+
+RediSearch's default tokenizer splits on punctuation and whitespace but leaves a
+run of CJK or Hangul characters as one token, so keyword search cannot find a
+word inside such a run. We therefore index (and query) a *lexical* form of the
+text in which each CJK/Kana/Hangul run is followed by its character bigrams,
+the seed's §14 technique. Query terms are reduced to ``\\w+`` tokens, which
+cannot carry RediSearch syntax, so user text never reaches the query parser raw.
+"""
+
+from __future__ import annotations
+
+import re
+
+_CJK_CHAR = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_CJK_RE = re.compile(f"[{_CJK_CHAR}]")
+_CJK_RUN_RE = re.compile(f"[{_CJK_CHAR}]+")
+_WORD_RE = re.compile(r"\w+")
+
+# RediSearch's default English stop words: they are not indexed, so a query
+# made only of them must not be sent as a lexical query at all.
+REDISEARCH_STOPWORDS: frozenset[str] = frozenset(
+    """a is the an and are as at be but by for if in into it no not of on or such that their
+    then there these they this to was will with""".split()
+)
+
+STOP_WORDS: frozenset[str] = frozenset(
+    """a an the is are was were be been being have has had do does did will would could
+    should may might shall can need must to for of in on at by from with about and or but if
+    then so as that this these those it its i my we our you your they their what how when
+    where who which why not just now also than only any all each""".split()
+)
+
+MAX_QUERY_TERMS = 32
+
+
+def bigrams(run: str) -> list[str]:
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-cased word tokens plus CJK/Korean character bigrams (the seed's ``_tokenize``)."""
+    normalised = text.lower().replace("’", "").replace("'", "")
+    tokens = _WORD_RE.findall(normalised)
+    if not _CJK_RE.search(normalised):
+        return tokens
+    extra: list[str] = []
+    for run in _CJK_RUN_RE.findall(normalised):
+        if len(run) >= 2:
+            extra.extend(bigrams(run))
+    return tokens + extra
+
+
+def lexical_form(text: str) -> str:
+    """The text as indexed for BM25: the original plus bigrams of every CJK run."""
+    runs = [run for run in _CJK_RUN_RE.findall(text) if len(run) >= 2]
+    if not runs:
+        return text
+    grams = [g for run in runs for g in bigrams(run)]
+    return text + "\n" + " ".join(grams)
+
+
+def query_terms(query: str) -> list[str]:
+    """Distinct, syntax-free terms for a lexical query (stop words removed)."""
+    seen: list[str] = []
+    for token in tokenize(query):
+        if token in REDISEARCH_STOPWORDS or token in seen:
+            continue
+        if _CJK_RE.search(token) and len(token) > 2:
+            continue  # a whole CJK run is never an indexed term; its bigrams are
+        seen.append(token)
+        if len(seen) >= MAX_QUERY_TERMS:
+            break
+    return seen
+
+
+def lexical_query(query: str, field: str = "lex") -> str | None:
+    """A RediSearch full-text clause matching any query term in *field*, or None."""
+    terms = query_terms(query)
+    if not terms:
+        return None
+    return f"@{field}:(" + "|".join(terms) + ")"
+
+
+def estimate_tokens(text: str) -> int:
+    """Tokenizer-free estimate (~4 chars per token), the seed's soft budget unit."""
+    return max(1, round(len(text) / 4))
+
+
+def jaccard(a: str, b: str) -> float:
+    ta, tb = set(tokenize(a)), set(tokenize(b))
+    union = ta | tb
+    return len(ta & tb) / len(union) if union else 0.0
+
+
+NEGATIONS: frozenset[str] = frozenset(
+    """not never no dont doesnt wont shouldnt cant without avoid neither nor nothing nobody
+    nowhere none""".split()
+)
+
+
+def count_negations(text: str) -> int:
+    return sum(1 for t in tokenize(text) if t in NEGATIONS)
+
+
+def negation_diff(a: str, b: str) -> bool:
+    """True when the two texts differ in the parity of their negation words."""
+    return (count_negations(a) % 2) != (count_negations(b) % 2)

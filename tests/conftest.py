@@ -1,0 +1,83 @@
+"""Shared test fixtures: one real Redis Stack and one loaded model per session.
+
+Tests isolate by collection (a fresh, uniquely named collection per test,
+dropped afterwards) under a per-session key prefix, never by new servers.
+Set ``HOUKAI_TEST_REDIS_URL`` to run against an existing Redis Stack instead
+of the embedded one.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import uuid
+from collections.abc import Callable, Iterator
+
+import pytest
+
+from houkai import redis_server
+from houkai.config import Settings, load_settings, set_settings
+
+
+@pytest.fixture(scope="session")
+def redis_url() -> Iterator[str]:
+    url = os.environ.get("HOUKAI_TEST_REDIS_URL")
+    if url:
+        yield url
+        return
+    data_dir = tempfile.mkdtemp(prefix="houkai-test-redis-")
+    info = redis_server.start(data_dir, redis_server.free_port())
+    yield info.url
+    redis_server.stop(data_dir)
+
+
+@pytest.fixture(scope="session")
+def settings(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
+    data_dir = tmp_path_factory.mktemp("houkai-data")
+    s = load_settings(
+        {
+            "redis_url": redis_url,
+            "data_dir": str(data_dir),
+            "key_prefix": f"hk-test-{uuid.uuid4().hex[:8]}",
+            "journal_archive_dir": str(data_dir / "journal-archive"),
+        },
+        env={},
+    )
+    set_settings(s)
+    yield s
+    set_settings(None)
+
+
+@pytest.fixture(scope="session")
+def embedder(settings: Settings):
+    from houkai.embeddings import get_embedder
+
+    e = get_embedder()
+    e.encode(["warm up"])
+    return e
+
+
+@pytest.fixture()
+def make_store(settings: Settings, embedder) -> Iterator[Callable[..., object]]:
+    """Factory for isolated stores: each call gets a fresh collection unless one is named."""
+    from houkai import MemoryStore
+
+    created: list[MemoryStore] = []
+
+    def factory(collection: str | None = None, **kwargs) -> MemoryStore:
+        name = collection or f"t-{uuid.uuid4().hex[:10]}"
+        store = MemoryStore(collection=name, settings=settings, **kwargs)
+        created.append(store)
+        return store
+
+    yield factory
+    seen: set[str] = set()
+    for store in created:
+        if store.collection_name not in seen:
+            seen.add(store.collection_name)
+            store.drop()
+
+
+@pytest.fixture()
+def store(make_store):
+    return make_store()
