@@ -26,11 +26,28 @@ from .model import (
     RememberItem,
     Reranker,
 )
+from .async_store import AsyncMemoryStore
+from .decay import DecayEngine
+from .importance import score_importance
+from .ingest import chunk_text
+from .journal import Journal, JournalEntry
+from .reflection import ReflectionEngine
 from .store import MemoryStore
+from .store.packing import extract_key_phrases
+from .summarizers import build_summarizer
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "AsyncMemoryStore",
+    "DecayEngine",
+    "Journal",
+    "JournalEntry",
+    "ReflectionEngine",
+    "build_summarizer",
+    "chunk_text",
+    "extract_key_phrases",
+    "score_importance",
     "CONFLICT_POLICIES",
     "DIRECTIONS",
     "FUSIONS",

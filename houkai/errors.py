@@ -1,0 +1,64 @@
+"""Map exceptions to what a user should read, once, for every front door.
+
+REST turns these into status codes, MCP into tool errors, the CLI into
+``Error: …`` lines. Anything not listed is unexpected: front doors log it and
+show no internals.
+"""
+
+from __future__ import annotations
+
+from .model import ConflictError, MemoryNotFound
+from .redis_server import RedisServerError
+
+
+class HoukaiError(Exception):
+    """An expected failure with an HTTP-style status and a user-facing message."""
+
+    status = 400
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        if status is not None:
+            self.status = status
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class BadRequest(HoukaiError):
+    status = 400
+
+
+class NotFound(HoukaiError):
+    status = 404
+
+
+class Conflict(HoukaiError):
+    status = 409
+
+
+class Unavailable(HoukaiError):
+    status = 503
+
+
+def classify(exc: BaseException) -> tuple[int, str] | None:
+    """``(status, message)`` for an expected error, ``None`` for an unexpected one."""
+    if isinstance(exc, HoukaiError):
+        return exc.status, exc.message
+    if isinstance(exc, MemoryNotFound):
+        return 404, str(exc)
+    if isinstance(exc, ConflictError):
+        return 409, str(exc)
+    if isinstance(exc, RedisServerError):
+        return 503, str(exc)
+    if isinstance(exc, ValueError | TypeError):
+        return 400, str(exc)
+    if isinstance(exc, FileNotFoundError | IsADirectoryError | PermissionError):
+        return 400, f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc)
+    return None
+
+
+def user_message(exc: BaseException) -> str | None:
+    result = classify(exc)
+    return None if result is None else result[1]

@@ -1,0 +1,7 @@
+"""MemoryStore mixin: metrics, readiness, stats. (Being implemented.)"""
+
+from __future__ import annotations
+
+
+class ObservabilityMixin:
+    """metrics, readiness, stats."""
