@@ -26,6 +26,7 @@ from .model import (
     RememberItem,
     Reranker,
 )
+from .archive import ExportSummary, ImportConflictError, ImportSummary
 from .async_store import AsyncMemoryStore
 from .decay import DecayEngine
 from .importance import score_importance
@@ -41,6 +42,9 @@ __version__ = "0.1.0"
 __all__ = [
     "AsyncMemoryStore",
     "DecayEngine",
+    "ExportSummary",
+    "ImportConflictError",
+    "ImportSummary",
     "Journal",
     "JournalEntry",
     "ReflectionEngine",

@@ -59,8 +59,12 @@ class Settings:
     journal_maxlen: int = 100_000  # stream entries kept in Redis per collection
     journal_archive_dir: str = ""  # empty: <data_dir>/journal-archive
     # --- pipeline ------------------------------------------------------------
+    # auto: enqueue to Celery when a worker is alive, else embed inline in the
+    # calling process; celery: always enqueue; inline: never enqueue.
+    pipeline_mode: str = "auto"
     broker_url: str = ""  # empty: same Redis as storage
     result_backend: str = ""  # empty: same as broker
+    broker_visibility_timeout: str = "1h"  # > the longest task; unacked tasks return after it
     ingest_batch_size: int = 256
     reconcile_after: str = "10m"
     wait_timeout: float = 30.0

@@ -174,6 +174,48 @@ class QueryCache:
         return len(self._items)
 
 
+class HashEmbedder:
+    """Deterministic feature-hashing vectors. FOR TESTS AND BENCHMARKS ONLY: no semantics.
+
+    Spec ``hash[:DIM][:fail=MARKER][:delay=SECONDS]``: texts containing MARKER raise
+    (a poisoned item), and each ``encode`` call sleeps *delay* (a slow model).
+    """
+
+    def __init__(self, dimension: int = 384, *, fail: str = "", delay: float = 0.0) -> None:
+        self.name = f"hash-{dimension}"
+        self.dimension = dimension
+        self.fail = fail
+        self.delay = delay
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        import hashlib
+        import time
+
+        if self.delay:
+            time.sleep(self.delay)
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for row, text in enumerate(texts):
+            if self.fail and self.fail in text:
+                raise ValueError(f"hash embedder: refusing poisoned text {text[:40]!r}")
+            for token in text.lower().split() or [""]:
+                digest = hashlib.blake2b(token.encode("utf-8"), digest_size=8).digest()
+                slot = int.from_bytes(digest[:4], "little") % self.dimension
+                out[row, slot] += 1.0 if digest[4] & 1 else -1.0
+        return _normalise(out)
+
+
+def _hash_embedder(spec: str) -> HashEmbedder:
+    dim, fail, delay = 384, "", 0.0
+    for part in spec.split(":")[1:]:
+        if part.startswith("fail="):
+            fail = part[5:]
+        elif part.startswith("delay="):
+            delay = float(part[6:])
+        elif part:
+            dim = int(part)
+    return HashEmbedder(dim, fail=fail, delay=delay)
+
+
 _registry: dict[str, Embedder] = {}
 _caches: dict[int, QueryCache] = {}
 _registry_lock = threading.Lock()
@@ -185,6 +227,8 @@ def build_embedder(spec: str = "minilm", *, batch_size: int = 128, threads: int 
     if spec in ("minilm", DEFAULT_MODEL_NAME, f"sentence-transformers/{DEFAULT_MODEL_NAME}"):
         return SentenceTransformerEmbedder(batch_size=batch_size, threads=threads)
     provider, _, model = spec.partition(":")
+    if provider == "hash":  # tests and benchmarks only
+        return _hash_embedder(spec)
     if provider == "openai":
         return OpenAIEmbedder(model or "text-embedding-3-small")
     if provider == "st" and model:

@@ -86,6 +86,11 @@ class Keys:
         return f"{self.prefix}:tagnames:{self.collection}"
 
     @property
+    def lexstats(self) -> str:
+        """HASH of BM25 corpus statistics: ``t:<term>`` → df, ``__N``, ``__len``."""
+        return f"{self.prefix}:lex:{self.collection}"
+
+    @property
     def journal(self) -> str:
         return f"{self.prefix}:journal:{self.collection}"
 

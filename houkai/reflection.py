@@ -1,10 +1,288 @@
-"""ReflectionEngine (being implemented)."""
+"""Reflection engine: condense clusters of similar episodic memories into semantic ones (§7).
+
+Clustering is the seed's greedy, seed-first single linkage: episodic memories
+(ready, not superseded, not expired) are visited by importance descending; each
+one not yet claimed starts a cluster and absorbs every unclaimed memory whose
+cosine similarity *to that seed* is at least ``similarity_threshold``. Clusters
+never overlap; those smaller than ``min_cluster_size`` are dropped.
+
+It scales by letting Redis do the geometry: seeds stream through an aggregate
+cursor sorted by importance, and each seed's neighbours come from a vector
+RANGE query over the HNSW index (radius ``1 − threshold`` in cosine distance),
+restricted to the same episodic filter. Python only holds the current batch
+of seeds and the set of claimed ids, never every vector at once.
+
+Each qualifying cluster becomes one semantic memory tagged ``reflection`` (plus
+the union of the sources' tags) with the mean importance and a ``derived_from``
+link to each source. ``consolidate=True`` then supersedes the sources,
+``consolidate="hard"`` deletes them. Writes are journaled with the actor
+``reflection``, and one ``reflect`` entry per summary lists its sources.
+"""
 
 from __future__ import annotations
 
+import logging
+import math
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Literal
 
-def _not_ready(*_a, **_k):
-    raise NotImplementedError("ReflectionEngine is being implemented")
+import redis
+
+from .index import MEMORY_FIELDS, filter_expr
+from .model import MAX_TAGS, Memory, new_id
+from .store import codec
+from .store.search import search
+from .summarizers import Summarizer, build_summarizer, extractive_summarizer
+
+if TYPE_CHECKING:
+    from .store import MemoryStore
+
+log = logging.getLogger(__name__)
+
+Consolidate = bool | Literal["hard"]
+REFLECTION_TAG = "reflection"
+DEFAULT_BATCH_SIZE = 256
+NEIGHBOUR_PAGE = 1000
+# Float32 distances from the index vs. the float64 threshold: a hair of tolerance
+# so a pair sitting exactly on the threshold is not lost to rounding.
+_TOLERANCE = 1e-6
+# HNSW range queries are approximate; a wider search boundary costs a little
+# time and buys recall.
+_RANGE_EPSILON = 0.05
 
 
-ReflectionEngine = _not_ready
+def _default_summarizer(memories: list[Memory]) -> str:
+    """The seed's extractive summary (kept under the seed's name)."""
+    return extractive_summarizer(memories)
+
+
+def _threshold(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"similarity_threshold must be a number in [-1, 1] — got {value!r}")
+    if not -1.0 <= value <= 1.0:
+        raise ValueError(f"similarity_threshold must be in [-1, 1] — got {value!r}")
+    return float(value)
+
+
+def _positive_int(value: object, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{name} must be an integer >= 1 — got {value!r}")
+    return value
+
+
+def _consolidate(value: object) -> Consolidate:
+    if value is True or value is False:
+        return value
+    if value == "hard":
+        return "hard"
+    raise ValueError(f"consolidate must be False, True or 'hard' — got {value!r}")
+
+
+def _text(raw: bytes | str) -> str:
+    return raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
+
+
+class ReflectionEngine:
+    """Clusters episodic memories and writes one semantic reflection per cluster."""
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        similarity_threshold: float = 0.75,
+        min_cluster_size: int = 2,
+        summarizer: Summarizer | str | None = None,
+        *,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+    ) -> None:
+        """*summarizer* is any ``Callable[[list[Memory]], str]`` or a spec string
+        for :func:`~houkai.summarizers.build_summarizer` (default: extractive)."""
+        self.store = store
+        self.similarity_threshold = _threshold(similarity_threshold)
+        self.min_cluster_size = _positive_int(min_cluster_size, "min_cluster_size")
+        self.batch_size = _positive_int(batch_size, "batch_size")
+        if summarizer is None or isinstance(summarizer, str):
+            summarizer = build_summarizer(summarizer)
+        elif not callable(summarizer):
+            raise ValueError(f"summarizer must be callable or a spec string — got {summarizer!r}")
+        self.summarizer: Callable[[list[Memory]], str] = summarizer
+
+    # ------------------------------------------------------------------ clustering
+    def clusters(self) -> list[list[Memory]]:
+        """Every qualifying cluster, seed first then by similarity; writes nothing."""
+        return list(self.iter_clusters())
+
+    def iter_clusters(self, now: float | None = None) -> Iterator[list[Memory]]:
+        """Stream the clusters in seed order (highest-importance seed first)."""
+        query = filter_expr(type="episodic", state="ready", now=now)
+        claimed: set[str] = set()
+        for seeds in self._seed_batches(query):
+            for seed in seeds:
+                if seed.id in claimed:
+                    continue
+                claimed.add(seed.id)
+                members = [seed]
+                if seed.embedding is not None:
+                    for member in self._neighbours(query, seed):
+                        if member.id not in claimed:
+                            claimed.add(member.id)
+                            members.append(member)
+                if len(members) >= self.min_cluster_size:
+                    seed.embedding = None  # callers get plain memories, not vectors
+                    yield members
+
+    def _seed_batches(self, query: str) -> Iterator[list[Memory]]:
+        """Batches of candidate seeds (with vectors), importance descending.
+
+        An aggregate cursor keeps only one batch in flight, whatever the store size.
+        """
+        store = self.store
+        client, index = store.client, store.keys.index
+        args: list = ["FT.AGGREGATE", index, query, "LOAD", 1, "@__key",
+                      "SORTBY", 4, "@importance", "DESC", "@created_at", "ASC", "MAX", 0,
+                      "WITHCURSOR", "COUNT", self.batch_size, "DIALECT", 2]
+        try:
+            reply, cursor = client.execute_command(*args)
+        except redis.exceptions.ResponseError as exc:
+            if "MAX" not in str(exc):
+                raise
+            args.remove("MAX")
+            args.remove(0)
+            reply, cursor = client.execute_command(*args)
+        try:
+            while True:
+                keys = []
+                for row in reply[1:]:
+                    pairs = {_text(row[j]): row[j + 1] for j in range(0, len(row) - 1, 2)}
+                    if "__key" in pairs:
+                        keys.append(_text(pairs["__key"]))
+                batch = self._load(keys)
+                if batch:
+                    yield batch
+                if not cursor:
+                    return
+                reply, cursor = client.execute_command("FT.CURSOR", "READ", index, cursor,
+                                                       "COUNT", self.batch_size)
+        finally:
+            if cursor:
+                try:
+                    client.execute_command("FT.CURSOR", "DEL", index, cursor)
+                except redis.RedisError:
+                    pass
+
+    def _load(self, keys: list[str]) -> list[Memory]:
+        if not keys:
+            return []
+        pipe = self.store.client.pipeline(transaction=False)
+        for key in keys:
+            pipe.hgetall(key)
+        out = []
+        for fields in pipe.execute():
+            if fields:
+                out.append(codec.from_hash({k.decode(): v for k, v in fields.items()},
+                                           with_vector=True))
+        return out
+
+    def _neighbours(self, query: str, seed: Memory) -> Iterator[Memory]:
+        """Memories matching *query* within the similarity threshold of *seed*, nearest first."""
+        radius = 1.0 - self.similarity_threshold + _TOLERANCE
+        vector_clause = (
+            "@vec:[VECTOR_RANGE $radius $vec]=>"
+            f"{{$EPSILON: {_RANGE_EPSILON}; $YIELD_DISTANCE_AS: dist}}"
+        )
+        full = vector_clause if query == "*" else f"({query}) {vector_clause}"
+        params = {"radius": repr(radius), "vec": codec.vector_bytes(seed.embedding or [])}
+        offset = 0
+        while True:
+            _, hits = search(self.store.client, self.store.keys.index, full, params=params,
+                             return_fields=(*MEMORY_FIELDS, "dist"), sortby=("dist", "ASC"),
+                             offset=offset, limit=NEIGHBOUR_PAGE)
+            for hit in hits:
+                similarity = 1.0 - float(hit.str("dist", "2"))
+                if similarity >= self.similarity_threshold - _TOLERANCE:
+                    yield codec.from_hash(hit.fields)
+            if len(hits) < NEIGHBOUR_PAGE:
+                return
+            offset += NEIGHBOUR_PAGE
+
+    # ------------------------------------------------------------------ reflecting
+    def reflect(self, dry_run: bool = False, consolidate: Consolidate = False) -> list[Memory]:
+        """Summarise each cluster into a semantic memory; returns them in cluster order.
+
+        ``dry_run=True`` returns unsaved previews (source ``reflection/dry-run``)
+        and writes nothing. ``consolidate=True`` supersedes the sources by the
+        summary; ``"hard"`` deletes them instead (no ``derived_from`` links then,
+        since their targets are gone; the ``reflect`` journal entry keeps the ids).
+        """
+        mode = _consolidate(consolidate)
+        # Cluster first (ids only), write afterwards: a slow LLM summarizer must not
+        # keep the seed cursor open, and writes must not disturb the clustering.
+        plan = [[m.id for m in cluster] for cluster in self.iter_clusters()]
+        created: list[Memory] = []
+        for ids in plan:
+            found = self.store.get_many(ids)
+            group = [found[i] for i in ids if i in found and not found[i].superseded_by]
+            if len(group) < self.min_cluster_size:
+                log.info("reflection: cluster of %s changed meanwhile; skipped", ids[0])
+                continue
+            text = self._summarise(group)
+            tags = self._tags(group)
+            importance = round(sum(m.importance for m in group) / len(group), 3)
+            if dry_run:
+                created.append(Memory(
+                    id=new_id(), text=text, type="semantic", tags=tags, importance=importance,
+                    source="reflection/dry-run", collection=self.store.collection_name,
+                ))
+                continue
+            with self.store.as_actor("reflection"):
+                created.append(self._persist(group, text, tags, importance, mode))
+        if created:
+            log.info("reflection %s %d summaries in %s", "previewed" if dry_run else "created",
+                     len(created), self.store.collection_name)
+        return created
+
+    def _summarise(self, group: list[Memory]) -> str:
+        text = self.summarizer(group)
+        if not isinstance(text, str) or not text.strip():
+            log.warning("reflection summarizer returned no text; using the extractive summary")
+            text = extractive_summarizer(group)
+        return text.strip()
+
+    @staticmethod
+    def _tags(group: list[Memory]) -> list[str]:
+        tags = [REFLECTION_TAG]
+        for memory in group:
+            for tag in memory.tags:
+                if tag not in tags:
+                    tags.append(tag)
+        if len(tags) > MAX_TAGS:
+            log.info("reflection: %d tags trimmed to %d", len(tags), MAX_TAGS)
+            tags = tags[:MAX_TAGS]
+        return tags
+
+    def _persist(self, group: list[Memory], text: str, tags: list[str], importance: float,
+                 mode: Consolidate) -> Memory:
+        store = self.store
+        # The summary is by construction close to its sources: never let the
+        # store's conflict policy reject or supersede it.
+        summary = store.remember(text, type="semantic", tags=tags, importance=importance,
+                                 source="reflection", on_conflict="ignore")
+        if mode == "hard":
+            for memory in group:
+                store.forget(memory.id)
+        else:
+            for memory in group:
+                store.link(summary.id, memory.id, rel="derived_from")
+            if mode is True:
+                for memory in group:
+                    store.supersede(memory.id, summary.id)
+        summary = store.get(summary.id) or summary
+        store._journal("reflect", summary.id, after=summary.to_dict(), meta={
+            "sources": [m.id for m in group],
+            "consolidate": mode,
+            "summarizer": getattr(self.summarizer, "spec", None)
+            or getattr(self.summarizer, "__name__", type(self.summarizer).__name__),
+        })
+        return summary
+
+
+__all__ = ["ReflectionEngine"]

@@ -20,7 +20,7 @@ import redis
 
 from ..index import IndexParams, Keys, drop_index, ensure_index
 from ..model import Memory, content_hash
-from ..store import codec
+from ..store import codec, lexstats
 
 WORDS = (
     "deploy release api billing customer export unicode plan legacy service queue worker redis "
@@ -72,6 +72,7 @@ def measure_hash(client: redis.Redis, n: int, dim: int, batch: int = 1000) -> St
     before = _used(client)
     started = time.time()
     ensure_index(client, keys, IndexParams(dim=dim), "bench")
+    write = client.register_script(lexstats.WRITE_LUA)  # the store's own write path
     for start in range(0, n, batch):
         size = min(batch, n - start)
         vectors = nrng.standard_normal((size, dim)).astype(np.float32)
@@ -79,7 +80,10 @@ def measure_hash(client: redis.Redis, n: int, dim: int, batch: int = 1000) -> St
         pipe = client.pipeline(transaction=False)
         for i in range(size):
             m = _memory(rng, keys.collection)
-            pipe.hset(keys.memory(m.id), mapping=codec.to_hash(m, vectors[i]))
+            terms, length = lexstats.doc_terms(m.text)
+            flat = [x for kv in codec.to_hash(m, vectors[i]).items() for x in kv]
+            write(keys=[keys.memory(m.id), keys.lexstats], args=[terms, length, *flat],
+                  client=pipe)
         pipe.execute()
     _settle(client, keys.index, n)
     seconds = time.time() - started
@@ -134,7 +138,7 @@ def _cleanup(client: redis.Redis, keys: Keys) -> None:
     drop_index(client, keys)
     for key_batch in _chunks(client.scan_iter(match=keys.memory_prefix + "*", count=5000), 5000):
         client.unlink(*key_batch)
-    client.delete(keys.meta)
+    client.delete(keys.meta, keys.lexstats)
     client.srem(Keys.registry(keys.prefix), keys.collection)
 
 

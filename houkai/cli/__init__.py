@@ -4,6 +4,9 @@ The root group resolves configuration once (flags → env → config file →
 defaults) and hands command modules a lazy :class:`Context`. Every module in
 ``houkai/cli/commands/`` exposes ``register(cli)``; the root discovers them,
 so adding a command never means editing this file.
+
+Every failure — a usage error, a bad value, an unknown id, a store refusal —
+ends as exactly one ``Error: …`` line on stderr and exit status 1.
 """
 
 from __future__ import annotations
@@ -16,53 +19,113 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from ..config import Settings, load_settings, set_settings
+
+log = logging.getLogger("houkai.cli")
+
+FORMATS: tuple[str, ...] = ("auto", "table", "tsv", "json")
 
 
 @dataclass
 class Context:
-    """What every command gets: settings, plus a store created on first use."""
+    """What every command gets: settings, the output format, lazy store and service."""
 
     settings: Settings
     output_format: str = "auto"
+    overrides: dict[str, Any] = field(default_factory=dict)
     _stores: dict[str, Any] = field(default_factory=dict)
+    _service: Any = None
 
     @property
     def collection(self) -> str:
         return self.settings.collection
 
+    @property
+    def fmt(self) -> str:
+        """The resolved output format: ``table``, ``tsv`` or ``json`` (decided now, not at import)."""
+        from .output import resolve_format
+
+        return resolve_format(self.output_format)
+
+    @property
+    def service(self):
+        """The shared :class:`~houkai.service.MemoryService` (actor ``cli``), or None if absent."""
+        if self._service is None:
+            try:
+                from ..service import MemoryService
+            except ModuleNotFoundError as exc:
+                if exc.name != "houkai.service":
+                    raise
+                return None
+            self._service = MemoryService(self.settings, actor="cli")
+        return self._service
+
     def store(self, collection: str | None = None):
         """The MemoryStore for *collection* (default: the configured one), created once."""
-        from ..store import MemoryStore
-
         name = collection or self.settings.collection
         if name not in self._stores:
-            self._stores[name] = MemoryStore(collection=name, settings=self.settings, actor="cli")
+            service = self.service
+            if service is not None:
+                self._stores[name] = service.store(name)
+            else:
+                from ..store import MemoryStore
+
+                self._stores[name] = MemoryStore(
+                    collection=name, settings=self.settings, actor="cli"
+                )
         return self._stores[name]
 
 
 pass_ctx = click.make_pass_decorator(Context)
 
 
+def _one_line(message: str) -> str:
+    return " ".join(str(message).split()) or "failed"
+
+
+def error_message(exc: BaseException) -> str:
+    """The user-facing text for *exc* (expected errors verbatim, others by type)."""
+    from ..errors import user_message
+
+    if isinstance(exc, click.ClickException):
+        return exc.format_message()
+    message = user_message(exc)
+    if message is None:
+        log.debug("unexpected error", exc_info=exc)
+        message = f"unexpected {type(exc).__name__}: {exc}"
+    return message
+
+
 class HoukaiGroup(click.Group):
-    """Turns expected errors into one line ``Error: …`` and exit 1, never a traceback."""
+    """Runs commands so that any failure is one ``Error: …`` line and exit 1."""
 
-    def invoke(self, ctx: click.Context) -> Any:
-        from ..errors import user_message
-
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
+             **extra: Any) -> Any:
         try:
-            return super().invoke(ctx)
-        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
-            raise
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.exceptions.Exit as exc:
+            code = exc.exit_code
+        except click.exceptions.Abort:
+            click.echo("Aborted.", err=True)
+            code = 1
         except KeyboardInterrupt:
-            raise click.exceptions.Exit(130) from None
+            click.echo("Interrupted.", err=True)
+            code = 130
         except Exception as exc:  # noqa: BLE001 - the CLI's last line of defence
-            message = user_message(exc)
-            if message is None:
-                logging.getLogger("houkai.cli").debug("unexpected error", exc_info=True)
-                message = f"unexpected {type(exc).__name__}: {exc}"
-            raise click.ClickException(message) from None
+            no_args = getattr(click.exceptions, "NoArgsIsHelpError", None)
+            if no_args is not None and isinstance(exc, no_args):
+                click.echo(exc.format_message())  # a bare `houkai` / group: its help
+                code = 0
+            else:
+                click.echo(f"Error: {_one_line(error_message(exc))}", err=True)
+                code = 1
+        else:
+            code = rv if isinstance(rv, int) else 0
+        if not standalone_mode:
+            return code
+        sys.exit(code)
 
 
 @click.group(cls=HoukaiGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -71,7 +134,7 @@ class HoukaiGroup(click.Group):
               help="Redis Stack URL (default: the embedded server under the data dir).")
 @click.option("--data-dir", envvar="HOUKAI_DATA_DIR", type=click.Path(file_okay=False),
               help="Data directory of the embedded Redis Stack.")
-@click.option("--format", "output_format", type=click.Choice(["auto", "table", "tsv", "json"]),
+@click.option("--format", "output_format", type=click.Choice(FORMATS),
               default="auto", show_default=True,
               help="Output format: table on a terminal, TSV when piped, or JSON.")
 @click.option("-v", "--verbose", count=True, help="Log more (-vv for debug).")
@@ -82,17 +145,21 @@ def cli(ctx: click.Context, collection: str | None, redis_url: str | None,
     """houkai: long-term memory for AI agents, on Redis Stack."""
     level = logging.WARNING - 10 * min(verbose, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
-    settings = load_settings({"collection": collection, "redis_url": redis_url,
-                              "data_dir": data_dir})
+    overrides = {"collection": collection, "redis_url": redis_url, "data_dir": data_dir}
+    settings = load_settings(overrides)
     if settings.collection:
         from ..index import validate_collection
 
         try:
             validate_collection(settings.collection)
         except ValueError as exc:
-            raise click.ClickException(f"--collection: {exc}") from None
+            raise click.BadParameter(str(exc), param_hint="--collection") from None
     set_settings(settings)
-    ctx.obj = Context(settings=settings, output_format=output_format)
+    from_flags = {
+        k: v for k, v in overrides.items()
+        if v is not None and ctx.get_parameter_source(k) is ParameterSource.COMMANDLINE
+    }
+    ctx.obj = Context(settings=settings, output_format=output_format, overrides=from_flags)
 
 
 def _discover() -> None:

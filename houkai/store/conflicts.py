@@ -1,7 +1,404 @@
-"""MemoryStore mixin: supersede, restore, find_conflicts, conflict policies. (Being implemented.)"""
+"""Supersede / restore and conflict detection (seed §12 supersede, §13 conflicts).
+
+Conflict candidates come from the vector index, never from a Python loop over
+the collection: each memory costs one KNN query (``KNN 12`` over the stored
+vectors of the same type, excluding superseded and expired memories), and a
+batch of memories sends its queries in one pipelined round trip. The global
+scan streams the collection in batches, so it stays bounded at any size and
+is O(n · KNN) rather than O(n²).
+"""
 
 from __future__ import annotations
 
+import logging
+import math
+import time
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..index import MEMORY_FIELDS, filter_expr
+from ..model import (
+    CONFLICT_POLICIES,
+    MEMORY_TYPES,
+    Conflict,
+    ConflictFn,
+    Memory,
+    MemoryNotFound,
+    validate_choice,
+)
+from ..text import negation_diff
+from . import codec
+
+log = logging.getLogger(__name__)
+
+CONFLICT_CANDIDATES = 12  # the seed's recall(a.text, n=12)
+SCAN_BATCH = 256
+MAX_CHAIN = 10_000  # hops followed when checking a supersede chain for cycles
+
+# KEYS: memory hash. ARGV: field, value, field, value, ...  1 when written, 0 when absent.
+_HSET_IF_EXISTS_LUA = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1
+"""
+
+
+def _check_id(value: object, name: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{name} must be a non-empty memory id — got {value!r}")
+    return value
+
+
+def _check_threshold(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"threshold must be a number in [-1, 1] — got {value!r}")
+    if not -1.0 <= value <= 1.0:
+        raise ValueError(f"threshold must be in [-1, 1] — got {value!r}")
+    return float(value)
+
+
+def _text(raw: bytes | str) -> str:
+    return raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
+
+
+def classify(
+    a: Memory, b: Memory, similarity: float, threshold: float, contradiction_fn: ConflictFn | None
+) -> Conflict | None:
+    """The seed's §13 rule for one candidate pair (type already matched), or None."""
+    if similarity < threshold:
+        return None
+    if a.tags and b.tags and not set(a.tags) & set(b.tags):
+        return None  # both tagged, nothing in common: different topics
+    if a.polarity and b.polarity and a.polarity != b.polarity:
+        kind, reason = "contradiction", "polarity_diff"
+    elif negation_diff(a.text, b.text):
+        kind, reason = "contradiction", "negation_diff"
+    elif contradiction_fn is not None and contradiction_fn(a, b):
+        kind, reason = "contradiction", "custom_fn"
+    else:
+        kind, reason = "duplicate", "similarity"
+    return Conflict(a=a, b=b, similarity=round(float(similarity), 4), kind=kind, reason=reason)
+
+
+def _describe(conflicts: Sequence[Conflict]) -> str:
+    return ", ".join(f"{c.kind}({c.b.id!r})" for c in conflicts)
+
 
 class ConflictsMixin:
-    """supersede, restore, find_conflicts, conflict policies."""
+    """supersede, restore, find_conflicts and the remember-time conflict policies."""
+
+    # ------------------------------------------------------------ supersede
+    def _hset_if_exists(self, memory_id: str, fields: dict[str, str]) -> bool:
+        script = getattr(self, "_conflicts_hset_script", None)
+        if script is None:
+            script = self._conflicts_hset_script = self.client.register_script(_HSET_IF_EXISTS_LUA)
+        args: list[str] = []
+        for name, value in fields.items():
+            args += [name, value]
+        return bool(script(keys=[self.keys.memory(memory_id)], args=args))
+
+    def supersede(self, old_id: str, new_id: str) -> None:
+        """Mark *old_id* as superseded by *new_id* and add a ``supersedes`` link new → old.
+
+        A superseded memory is hidden from default recall / list_recent. Idempotent
+        when *old_id* is already superseded by *new_id*; rejects self-supersede and
+        any cycle (when *new_id* is itself, directly or through a chain, superseded
+        by *old_id*). Journaled as op ``supersede`` on *old_id*.
+        """
+        _check_id(old_id, "old_id")
+        _check_id(new_id, "new_id")
+        if old_id == new_id:
+            raise ValueError("cannot supersede a memory with itself")
+        found = self.get_many([old_id, new_id])
+        old, new = found.get(old_id), found.get(new_id)
+        if old is None:
+            raise MemoryNotFound(old_id)
+        if new is None:
+            raise MemoryNotFound(new_id)
+        if old.superseded_by == new_id:
+            return
+        self._reject_cycle(old_id, new)
+        before = old.to_dict()
+        old.superseded_by = new_id
+        old.superseded_at = time.time()
+        written = self._hset_if_exists(
+            old_id,
+            {
+                "superseded_by": new_id,
+                "sup": "1",
+                "superseded_at": repr(old.superseded_at),
+            },
+        )
+        if not written:
+            raise MemoryNotFound(old_id)
+        self._link_raw(new_id, old_id, "supersedes")
+        self._count_call("supersede")
+        self._journal(
+            "supersede",
+            old_id,
+            before=before,
+            after=old.to_dict(),
+            meta={"old_id": old_id, "new_id": new_id},
+        )
+
+    def _reject_cycle(self, old_id: str, new: Memory) -> None:
+        """Raise when *new* is already (transitively) superseded by *old_id*."""
+        seen = {new.id}
+        current: Memory | None = new
+        for _ in range(MAX_CHAIN):
+            if current is None or not current.superseded_by:
+                return
+            nxt = current.superseded_by
+            if nxt == old_id:
+                raise ValueError(
+                    f"supersede cycle: {new.id!r} is already superseded by {old_id!r}"
+                    + ("" if current is new else " through a chain")
+                )
+            if nxt in seen:
+                return
+            seen.add(nxt)
+            current = self.get(nxt)
+
+    def restore(self, memory_id: str) -> bool:
+        """Undo a supersede: clear the marker and drop the superseder's ``supersedes`` edge.
+
+        False when the memory is not superseded; ``MemoryNotFound`` when it does
+        not exist. Journaled as op ``restore`` with meta ``superseder_id``.
+        """
+        _check_id(memory_id, "memory_id")
+        memory = self.get(memory_id)
+        if memory is None:
+            raise MemoryNotFound(memory_id)
+        if not memory.superseded_by:
+            return False
+        before = memory.to_dict()
+        superseder_id = memory.superseded_by
+        memory.superseded_by = ""
+        memory.superseded_at = 0.0
+        if not self._hset_if_exists(
+            memory_id,
+            {
+                "superseded_by": "",
+                "sup": "0",
+                "superseded_at": repr(0.0),
+            },
+        ):
+            raise MemoryNotFound(memory_id)
+        self._unlink_raw(superseder_id, memory_id, "supersedes")
+        self._count_call("restore")
+        self._journal(
+            "restore",
+            memory_id,
+            before=before,
+            after=memory.to_dict(),
+            meta={"superseder_id": superseder_id},
+        )
+        return True
+
+    # ------------------------------------------------------------ candidates
+    def _knn_many(
+        self, queries: Sequence[tuple[np.ndarray, str]], k: int, now: float
+    ) -> list[list[tuple[Memory, float]]]:
+        """For each ``(vector, type)``: the *k* nearest live memories of that type.
+
+        Superseded and expired memories are excluded in the query itself. All
+        queries go out in one pipelined round trip. Returns ``(memory, cosine)``.
+        """
+        if not queries:
+            return []
+        fields = (*MEMORY_FIELDS, "dist")
+        pipe = self.client.pipeline(transaction=False)
+        for vector, mtype in queries:
+            validate_choice(mtype, MEMORY_TYPES, "type")
+            where = filter_expr(type=mtype, now=now)
+            pipe.execute_command(
+                "FT.SEARCH",
+                self.keys.index,
+                f"({where})=>[KNN {k} @vec $q AS dist]",
+                "RETURN",
+                len(fields),
+                *fields,
+                "SORTBY",
+                "dist",
+                "ASC",
+                "LIMIT",
+                0,
+                k,
+                "PARAMS",
+                2,
+                "q",
+                codec.vector_bytes(vector),
+                "DIALECT",
+                2,
+            )
+        out: list[list[tuple[Memory, float]]] = []
+        for reply in pipe.execute():
+            hits: list[tuple[Memory, float]] = []
+            for i in range(2, len(reply), 2):
+                raw = reply[i] or []
+                values = {_text(raw[j]): raw[j + 1] for j in range(0, len(raw) - 1, 2)}
+                dist = float(_text(values.get("dist", b"1")))
+                hits.append((codec.from_hash(values), 1.0 - dist))
+            out.append(hits)
+        return out
+
+    def _vector_of(self, memory: Memory) -> np.ndarray:
+        """The memory's embedding: in hand, stored, or (still pending) encoded now."""
+        if memory.embedding is not None:
+            return np.asarray(memory.embedding, dtype=np.float32)
+        stored = self.vectors([memory.id]).get(memory.id)
+        if stored is not None:
+            return stored
+        return self._encode([memory.text])[0]
+
+    def _check_conflicts_many(
+        self, memories: Sequence[Memory], threshold: float, contradiction_fn: ConflictFn | None
+    ) -> list[list[Conflict]]:
+        """Conflicts of each memory with the stored collection (one round trip per batch)."""
+        now = time.time()
+        out: list[list[Conflict]] = []
+        for start in range(0, len(memories), SCAN_BATCH):
+            chunk = memories[start : start + SCAN_BATCH]
+            queries = [(self._vector_of(m), m.type) for m in chunk]
+            # One extra slot: a stored memory finds itself first.
+            results = self._knn_many(queries, CONFLICT_CANDIDATES + 1, now)
+            for memory, hits in zip(chunk, results, strict=True):
+                found: list[Conflict] = []
+                others = [(b, sim) for b, sim in hits if b.id != memory.id]
+                for b, sim in others[:CONFLICT_CANDIDATES]:
+                    conflict = classify(memory, b, sim, threshold, contradiction_fn)
+                    if conflict is not None:
+                        found.append(conflict)
+                out.append(found)
+        return out
+
+    def _check_conflicts(
+        self, memory: Memory, threshold: float, contradiction_fn: ConflictFn | None
+    ) -> list[Conflict]:
+        """Conflicts of *memory* (stored or not yet stored) with the stored collection."""
+        return self._check_conflicts_many([memory], threshold, contradiction_fn)[0]
+
+    # ------------------------------------------------------------ public scan
+    def find_conflicts(
+        self, memory_id: str | None = None, threshold: float | None = None
+    ) -> list[Conflict]:
+        """Duplicate / contradiction pairs (seed §13).
+
+        With *memory_id*: that memory against the collection (``MemoryNotFound``
+        if unknown). Without: every live memory, streamed in batches with one
+        KNN per memory, each pair reported once (``a`` is the older memory).
+        Superseded and expired memories never take part.
+        """
+        thr = self._conflict_threshold if threshold is None else _check_threshold(threshold)
+        fn = self._contradiction_fn
+        if memory_id is not None:
+            _check_id(memory_id, "memory_id")
+            memory = self.get(memory_id, with_vector=True)
+            if memory is None:
+                raise MemoryNotFound(memory_id)
+            return self._check_conflicts(memory, thr, fn)
+        seen: set[frozenset[str]] = set()
+        conflicts: list[Conflict] = []
+        for batch in self.iter_memories(
+            filter_expr(), batch_size=SCAN_BATCH, with_vector=True, sortby="created_at"
+        ):
+            embedded = [m for m in batch if m.embedding is not None]
+            for found in self._check_conflicts_many(embedded, thr, fn):
+                for conflict in found:
+                    pair = frozenset((conflict.a.id, conflict.b.id))
+                    if pair not in seen:
+                        seen.add(pair)
+                        conflicts.append(conflict)
+        return conflicts
+
+    # ------------------------------------------------------------ policies
+    def _supersede_quietly(self, old_id: str, new_id: str) -> bool:
+        """Supersede for a conflict policy: a vanished or cyclic pair is logged, not raised."""
+        try:
+            self.supersede(old_id, new_id)
+        except (ValueError, MemoryNotFound) as exc:
+            log.warning("conflict policy could not supersede %s by %s: %s", old_id, new_id, exc)
+            return False
+        return True
+
+    def _apply_conflict_policy(
+        self, memory: Memory, policy: str, contradiction_fn: ConflictFn | None
+    ) -> list[Conflict]:
+        """Run *policy* for a just-stored memory; returns the conflicts found.
+
+        ``warn`` → one ``UserWarning`` listing them; ``supersede`` → each
+        conflicting older memory is superseded by *memory*; ``raise`` only
+        reports (the caller rejects the write); ``ignore`` does not scan.
+        """
+        validate_choice(policy, CONFLICT_POLICIES, "on_conflict")
+        if policy == "ignore":
+            return []
+        conflicts = self._check_conflicts(memory, self._conflict_threshold, contradiction_fn)
+        if not conflicts:
+            return []
+        if policy == "warn":
+            warnings.warn(
+                f"remember(): {len(conflicts)} conflict(s) detected for memory "
+                f"{memory.id!r}: {_describe(conflicts)}",
+                UserWarning,
+                stacklevel=3,
+            )
+        elif policy == "supersede":
+            for conflict in conflicts:
+                self._supersede_quietly(conflict.b.id, memory.id)
+        return conflicts
+
+    def _apply_conflict_policy_many(
+        self, memories: Sequence[Memory], policy: str, contradiction_fn: ConflictFn | None
+    ) -> list[Conflict]:
+        """Run *policy* over a just-stored batch; returns every conflict found.
+
+        ``warn`` emits ONE aggregated warning. ``supersede``: earlier items
+        win — a later item conflicting with an earlier one of the same batch is
+        superseded by it, and an item already superseded in this call neither
+        supersedes nor is scanned, so no intra-batch cycle can form.
+        """
+        validate_choice(policy, CONFLICT_POLICIES, "on_conflict")
+        if policy == "ignore" or not memories:
+            return []
+        found_all = self._check_conflicts_many(memories, self._conflict_threshold, contradiction_fn)
+        position = {m.id: i for i, m in enumerate(memories)}
+        superseded: set[str] = set()
+        flagged: list[tuple[Memory, list[Conflict]]] = []
+        everything: list[Conflict] = []
+        for i, (memory, conflicts) in enumerate(zip(memories, found_all, strict=True)):
+            if memory.id in superseded or not conflicts:
+                continue
+            everything.extend(conflicts)
+            if policy in ("warn", "raise"):
+                flagged.append((memory, conflicts))
+                continue
+            if policy != "supersede":
+                continue
+            winner = next(
+                (
+                    c.b
+                    for c in conflicts
+                    if position.get(c.b.id, i) < i and c.b.id not in superseded
+                ),
+                None,
+            )
+            if winner is not None:
+                if self._supersede_quietly(memory.id, winner.id):
+                    superseded.add(memory.id)
+                continue
+            for conflict in conflicts:
+                if conflict.b.id in superseded:
+                    continue
+                if self._supersede_quietly(conflict.b.id, memory.id):
+                    superseded.add(conflict.b.id)
+        if policy == "warn" and flagged:
+            detail = "; ".join(f"{m.id!r}: {_describe(cs)}" for m, cs in flagged)
+            warnings.warn(
+                f"remember_many(): {len(flagged)} item(s) with conflict(s): {detail}",
+                UserWarning,
+                stacklevel=3,
+            )
+        return everything

@@ -19,6 +19,7 @@ import redis
 from ..config import Settings, get_settings
 from ..connection import connect
 from ..embeddings import DEFAULT_MODEL_NAME, Embedder, QueryCache, get_embedder, query_cache
+from ..importance import score_importance
 from ..index import MEMORY_FIELDS, IndexParams, Keys, drop_index, ensure_index, validate_collection
 from ..journal import Journal, JournalEntry
 from ..model import (
@@ -42,7 +43,7 @@ from ..model import (
     validate_tags,
     validate_text,
 )
-from . import codec
+from . import codec, lexstats
 from .search import Hit, iter_keys, search, total
 
 log = logging.getLogger(__name__)
@@ -160,12 +161,14 @@ class CoreStore:
         self._contradiction_fn = contradiction_fn
         self._hybrid_weights = hybrid_weights
         self._reranker = reranker
-        self._importance_fn = importance_fn
+        self._importance_fn = importance_fn or (score_importance if s.auto_importance else None)
         self._actor = actor
         self._journal_enabled = s.journal_enabled if journal_enabled is None else journal_enabled
         self.journal = Journal(self.client, self.keys.journal, maxlen=s.journal_maxlen)
         self._started = time.time()
         self._touch_script = self.client.register_script(_TOUCH_LUA)
+        self._write_script = self.client.register_script(lexstats.WRITE_LUA)
+        self._delete_script = self.client.register_script(lexstats.DELETE_LUA)
 
     # ------------------------------------------------------------------ plumbing
     def __repr__(self) -> str:
@@ -260,7 +263,12 @@ class CoreStore:
             vector = None if vectors is None else vectors[i]
             if vector is not None:
                 memory.state, memory.error = "ready", ""
-            pipe.hset(self.keys.memory(memory.id), mapping=codec.to_hash(memory, vector))
+            terms, length = lexstats.doc_terms(memory.text)
+            flat: list = []
+            for name, value in codec.to_hash(memory, vector).items():
+                flat += [name, value]
+            self._write_script(keys=[self.keys.memory(memory.id), self.keys.lexstats],
+                               args=[terms, length, *flat], client=pipe)
             for tag in memory.tags:
                 names[codec.value_key(tag)] = tag
         if names:
@@ -402,7 +410,8 @@ class CoreStore:
         """Delete memories and their reverse-link entries in one round trip."""
         pipe = self.client.pipeline(transaction=False)
         for memory in memories:
-            pipe.delete(self.keys.memory(memory.id))
+            self._delete_script(keys=[self.keys.memory(memory.id), self.keys.lexstats],
+                                client=pipe)
             for link in memory.links:
                 pipe.srem(self.keys.incoming(link.to), f"{memory.id}|{link.rel}")
         pipe.execute()
@@ -414,7 +423,7 @@ class CoreStore:
             deleted += int(self.client.unlink(*batch))
         for batch in self._scan_keys(self.keys.incoming_prefix + "*"):
             self.client.unlink(*batch)
-        self.client.delete(self.keys.tag_names)
+        self.client.delete(self.keys.tag_names, self.keys.lexstats)
         self._journal("nuke", "", meta={"deleted": deleted})
         return deleted
 
@@ -433,7 +442,7 @@ class CoreStore:
         deleted = self.nuke()
         drop_index(self.client, self.keys)
         self.client.delete(self.keys.meta, self.keys.journal, self.keys.metrics,
-                           self.keys.latency)
+                           self.keys.latency, self.keys.lexstats)
         self.client.srem(Keys.registry(self.keys.prefix), self.collection_name)
         return deleted
 

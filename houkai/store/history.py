@@ -1,7 +1,292 @@
-"""MemoryStore mixin: undo, history, state_at, get_at, journal_tail. (Being implemented.)"""
+"""MemoryStore mixin: undo, history, point-in-time replay and journal upkeep (seed §18).
+
+The journal keeps full before/after snapshots, so it doubles as an audit
+time machine. Replay is best-effort by design: it sees only what was
+journaled (back to the oldest archive), a ``nuke`` resets it, and replayed
+memories carry no vector.
+"""
 
 from __future__ import annotations
 
+import logging
+import re
+from pathlib import Path
+from typing import Any
+
+import redis
+
+from ..errors import NotFound
+from ..journal import JournalEntry
+from ..model import Memory, content_hash
+
+log = logging.getLogger(__name__)
+
+# Fields that change without a journaled mutation (recall touches, the
+# embedding pipeline), so they do not count as "changed since".
+_VOLATILE = ("last_accessed", "access_count", "state", "error", "collection")
+_SNAPSHOT_OPS = ("remember", "import", "edit", "supersede", "restore")
+_ARCHIVE_CHECK_EVERY = 256
+_UNSAFE_PATH = re.compile(r"[^A-Za-z0-9_.\-]")
+
+
+def _stable(snapshot: dict[str, Any] | None) -> dict[str, Any]:
+    return {k: v for k, v in (snapshot or {}).items() if k not in _VOLATILE}
+
+
+def _touches(entry: JournalEntry, memory_id: str) -> bool:
+    """The entry concerns *memory_id* as subject or as a counterpart in ``meta``."""
+    if entry.id == memory_id:
+        return True
+    meta = entry.meta or {}
+    return memory_id in (meta.get("dst_id"), meta.get("new_id"), meta.get("superseder_id"),
+                         meta.get("src_id"), meta.get("old_id"))
+
+
+def _replay_link(state: dict[str, dict], meta: dict, *, add: bool) -> None:
+    src, dst, rel = meta.get("src_id"), meta.get("dst_id"), meta.get("rel")
+    if not src or src not in state:
+        return
+    links = list(state[src].get("links") or [])
+    if add:
+        if not any(x.get("to") == dst and x.get("rel") == rel for x in links):
+            links.append({"to": dst, "rel": rel})
+    else:
+        rels = meta.get("removed_rels") or ([rel] if rel else None)
+        links = [x for x in links
+                 if not (x.get("to") == dst and (rels is None or x.get("rel") in rels))]
+    state[src] = {**state[src], "links": links}
+
 
 class HistoryMixin:
-    """undo, history, state_at, get_at, journal_tail."""
+    """undo, history, state_at, get_at, journal_tail, archive_journal."""
+
+    _appends_since_archive_check = 0
+
+    # ------------------------------------------------------------------ journal upkeep
+    def _journal_archive_dir(self) -> Path:
+        """``<journal_archive_dir or data_dir/journal-archive>/<key prefix>``.
+
+        One sub-directory per key prefix, so two deployments sharing a data
+        directory never mix their collections' histories.
+        """
+        s = self.settings
+        base = Path(s.journal_archive_dir) if s.journal_archive_dir else (
+            Path(s.data_dir) / "journal-archive")
+        return base / (_UNSAFE_PATH.sub("_", self.keys.prefix) or "_")
+
+    def _bind_journal(self):
+        journal = self.journal
+        if journal.archive_dir is None:
+            journal.archive_dir = self._journal_archive_dir()
+        return journal
+
+    def _journal(self, op: str, memory_id: str, *, before: dict | None = None,
+                 after: dict | None = None, meta: dict | None = None) -> JournalEntry | None:
+        """Append as usual; every few hundred appends, archive a stream grown past its cap."""
+        entry = super()._journal(op, memory_id, before=before, after=after, meta=meta)
+        if entry is not None:
+            self._appends_since_archive_check += 1
+            if self._appends_since_archive_check >= _ARCHIVE_CHECK_EVERY:
+                self._appends_since_archive_check = 0
+                self._maybe_archive()
+        return entry
+
+    def _maybe_archive(self) -> None:
+        journal = self._bind_journal()
+        try:
+            if len(journal) > journal.maxlen * 1.1:
+                journal.archive(keep=journal.maxlen)
+        except (redis.RedisError, OSError, ValueError) as exc:  # best-effort, like appends
+            log.warning("journal archival of %s failed: %s", journal.key, exc)
+
+    def archive_journal(self) -> int:
+        """Archive journal entries beyond ``settings.journal_maxlen``; returns how many."""
+        journal = self._bind_journal()
+        return journal.archive(keep=int(self.settings.journal_maxlen))
+
+    def journal_tail(self, n: int = 20, op: str | None = None,
+                     since_seconds: float | None = None) -> list[JournalEntry]:
+        """The newest *n* journal entries, newest first, optionally of one op / recent window."""
+        return self._bind_journal().tail(n, op=op, since_seconds=since_seconds)
+
+    def _find_entry(self, ref: JournalEntry | str | float) -> JournalEntry:
+        if isinstance(ref, JournalEntry):
+            return ref
+        journal = self._bind_journal()
+        found: JournalEntry | None = None
+        if isinstance(ref, str) and "-" in ref:
+            found = journal.find(ref.strip())
+        elif isinstance(ref, int | float | str) and not isinstance(ref, bool):
+            try:
+                found = journal.find_by_ts(float(ref))
+            except ValueError:
+                found = None
+        else:
+            raise ValueError(f"undo needs a journal entry, stream id or timestamp — got {ref!r}")
+        if found is None:
+            raise NotFound(f"no journal entry {ref!r}")
+        return found
+
+    # ------------------------------------------------------------------ undo
+    def undo(self, entry: JournalEntry | str | float) -> bool:
+        """Reverse one journal entry (by entry, stream id or timestamp); True on success.
+
+        Refuses rather than clobbers, raising ``ValueError`` that says why: the
+        memory changed or was forgotten since, the id exists again, or the op
+        cannot be undone (reflect, decay, import, export, nuke, undo).
+        """
+        e = self._find_entry(entry)
+        handler = getattr(self, f"_undo_{e.op}", None)
+        if handler is None:
+            raise ValueError(f"a {e.op!r} entry cannot be undone")
+        before, after = handler(e)
+        meta = {"of": e.ts, "of_op": e.op, "of_stream_id": e.stream_id}
+        self._journal("undo", e.id, before=before, after=after, meta=meta)
+        return True
+
+    def _undo_remember(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
+        if not self.forget(e.id):
+            raise ValueError(f"cannot undo remember of {e.id}: it was already forgotten")
+        return None, None
+
+    def _undo_forget(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
+        if not e.before:
+            raise ValueError("cannot undo this forget: the entry has no snapshot")
+        if self.exists(e.id):
+            raise ValueError(f"cannot undo forget of {e.id}: a memory with that id exists again")
+        memory = self._revive(e.before)
+        return None, memory.to_dict()
+
+    def _undo_edit(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
+        if not e.before or not e.after:
+            raise ValueError("cannot undo this edit: the entry has no snapshots")
+        current = self.get(e.id)
+        if current is None:
+            raise ValueError(f"cannot undo edit of {e.id}: the memory was forgotten since")
+        if _stable(current.to_dict()) != _stable(e.after):
+            raise ValueError(
+                f"cannot undo edit of {e.id}: the memory changed since (undo the newer "
+                "changes first)"
+            )
+        restored = Memory.from_dict(e.before)
+        restored.access_count, restored.last_accessed = (current.access_count,
+                                                         current.last_accessed)
+        restored.collection = self.collection_name
+        vector = self._encode([restored.text])
+        restored.embedding = vector[0].tolist()
+        self._write([restored], vector)
+        return current.to_dict(), restored.to_dict()
+
+    def _undo_supersede(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
+        current = self.get(e.id)
+        if current is None:
+            raise ValueError(f"cannot undo supersede of {e.id}: the memory was forgotten since")
+        if not current.superseded_by:
+            raise ValueError(f"cannot undo supersede of {e.id}: it is no longer superseded")
+        if not self.restore(e.id):
+            raise ValueError(f"cannot undo supersede of {e.id}: restore refused")
+        return None, None
+
+    def _undo_restore(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
+        superseder = (e.meta or {}).get("superseder_id")
+        if not superseder:
+            raise ValueError("cannot undo this restore: the entry names no superseder")
+        if not self.exists(e.id):
+            raise ValueError(f"cannot undo restore of {e.id}: the memory was forgotten since")
+        if not self.exists(superseder):
+            raise ValueError(
+                f"cannot undo restore of {e.id}: its superseder {superseder} was forgotten")
+        self.supersede(e.id, superseder)
+        return None, None
+
+    def _link_endpoints(self, e: JournalEntry) -> tuple[str, str]:
+        meta = e.meta or {}
+        src, dst = str(meta.get("src_id") or e.id), str(meta.get("dst_id") or "")
+        for mid in (src, dst):
+            if not mid or not self.exists(mid):
+                raise ValueError(
+                    f"cannot undo {e.op} {src} → {dst}: endpoint {mid or '?'} was forgotten")
+        return src, dst
+
+    def _undo_link(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
+        src, dst = self._link_endpoints(e)
+        if not self.unlink(src, dst, (e.meta or {}).get("rel")):
+            raise ValueError(f"cannot undo link {src} → {dst}: the link is already gone")
+        return None, None
+
+    def _undo_unlink(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
+        src, dst = self._link_endpoints(e)
+        meta = e.meta or {}
+        rels = meta.get("removed_rels") or [meta.get("rel") or "related"]
+        for rel in rels:
+            self.link(src, dst, rel)
+        return None, None
+
+    def _revive(self, snapshot: dict[str, Any], vector=None) -> Memory:
+        """Write a memory back from a snapshot with a vector (re-embedded when not given)."""
+        memory = Memory.from_dict(snapshot)
+        memory.collection = self.collection_name
+        memory.content_hash = memory.content_hash or content_hash(memory.text)
+        if vector is None:
+            vector = self._encode([memory.text])
+        memory.embedding = vector[0].tolist()
+        pipe = self.client.pipeline(transaction=False)
+        self._write([memory], vector, pipe=pipe)
+        self._reindex_links([memory], pipe=pipe)
+        pipe.execute()
+        return memory
+
+    # ------------------------------------------------------------------ history & replay
+    def history(self, memory_id: str) -> list[JournalEntry]:
+        """Every journaled event touching *memory_id*, oldest first.
+
+        Includes entries filed under another memory that name this one in
+        ``meta`` (a link's ``dst_id``, a supersede's ``new_id``, a restore's
+        ``superseder_id``). Store-wide ``nuke`` entries are left out.
+        """
+        if not isinstance(memory_id, str) or not memory_id:
+            raise ValueError("memory_id must be a non-empty string")
+        return [e for e in self._bind_journal().read() if _touches(e, memory_id)]
+
+    def _replay(self, ts: float, only: str | None = None) -> dict[str, dict]:
+        if isinstance(ts, bool) or not isinstance(ts, int | float):
+            raise ValueError(f"timestamp must be a number — got {ts!r}")
+        state: dict[str, dict] = {}
+        for e in self._bind_journal().read(until=float(ts)):
+            if only is not None and e.op != "nuke" and e.id != only and only not in (
+                    (e.meta or {}).get("src_id"), (e.meta or {}).get("new_id"),
+                    (e.meta or {}).get("superseder_id")):
+                continue
+            if e.op in _SNAPSHOT_OPS and e.after:
+                state[e.id] = dict(e.after)
+                # supersede / restore also add / drop the superseder's edge,
+                # which is not journaled as a link of its own.
+                meta = e.meta or {}
+                if e.op == "supersede" and meta.get("new_id"):
+                    _replay_link(state, {"src_id": meta["new_id"], "dst_id": e.id,
+                                         "rel": "supersedes"}, add=True)
+                elif e.op == "restore" and meta.get("superseder_id"):
+                    _replay_link(state, {"src_id": meta["superseder_id"], "dst_id": e.id,
+                                         "rel": "supersedes"}, add=False)
+            elif e.op == "forget":
+                state.pop(e.id, None)
+            elif e.op == "nuke":
+                state.clear()
+            elif e.op in ("link", "unlink"):
+                _replay_link(state, e.meta or {}, add=e.op == "link")
+            elif e.op == "undo" and e.after:
+                # Undo of forget/edit carries the restored snapshot; every other
+                # undo is replayed through the op it issued (forget, link, ...).
+                state[e.id] = dict(e.after)
+        return state
+
+    def state_at(self, ts: float) -> list[Memory]:
+        """Every memory as of *ts*, reconstructed by replaying the journal (no vectors)."""
+        return [Memory.from_dict(d) for d in self._replay(ts).values()]
+
+    def get_at(self, memory_id: str, ts: float) -> Memory | None:
+        """One memory as of *ts* (see :meth:`state_at`); None if it did not exist then."""
+        if not isinstance(memory_id, str) or not memory_id:
+            raise ValueError("memory_id must be a non-empty string")
+        snapshot = self._replay(ts, only=memory_id).get(memory_id)
+        return None if snapshot is None else Memory.from_dict(snapshot)

@@ -1,7 +1,256 @@
-"""MemoryStore mixin: metrics, readiness, stats. (Being implemented.)"""
+"""MemoryStore mixin: runtime metrics, readiness probes and content statistics.
+
+Metrics live in Redis (``keys.metrics`` counters, ``keys.latency`` window of
+the last 1024 recall latencies), so every process serving a collection adds
+to, and reads, the same numbers. Statistics are computed server-side with
+FT.AGGREGATE; nothing here fetches every memory.
+"""
 
 from __future__ import annotations
 
+import logging
+import math
+import threading
+import time
+from typing import Any
+
+import redis
+
+from ..model import MEMORY_TYPES
+from .core import CALL_NAMES
+from .search import total
+
+log = logging.getLogger(__name__)
+
+BUCKET_LABELS: tuple[str, ...] = ("0.0–0.2", "0.2–0.4", "0.4–0.6", "0.6–0.8", "0.8–1.0")
+PROBE_TEXT = "houkai health probe"
+
+
+def _text(value: Any) -> str:
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+def _rows(reply: Any) -> list[dict[str, str | None]]:
+    """FT.AGGREGATE reply (RESP2 list or RESP3 map) → list of row dicts."""
+    if isinstance(reply, dict):
+        results = reply.get(b"results") or reply.get("results") or []
+        return [{_text(k): (None if v is None else _text(v))
+                 for k, v in (r.get(b"extra_attributes") or r.get("extra_attributes")
+                              or {}).items()} for r in results]
+    out = []
+    for row in reply[1:]:
+        out.append({_text(row[i]): (None if row[i + 1] is None else _text(row[i + 1]))
+                    for i in range(0, len(row) - 1, 2)})
+    return out
+
+
+def _percentile(samples: list[float], p: float) -> float:
+    if not samples:
+        return 0.0
+    idx = min(max(round(p / 100.0 * (len(samples) - 1)), 0), len(samples) - 1)
+    return round(samples[idx], 3)
+
 
 class ObservabilityMixin:
-    """metrics, readiness, stats."""
+    """metrics, readiness, probe_embedding, stats."""
+
+    # ------------------------------------------------------------------ metrics
+    def metrics(self) -> dict[str, Any]:
+        """Operational counters and recall latency, shared by every process (seed §22 shape).
+
+        ``calls`` are totals since the collection's counters were created;
+        latency figures cover the last 1024 recalls (``window``), ``count`` is
+        the total number of recalls.
+        """
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hgetall(self.keys.metrics)
+        pipe.lrange(self.keys.latency, 0, 1023)
+        raw_calls, raw_latency = pipe.execute()
+        calls = {name: 0 for name in CALL_NAMES}
+        for field, value in (raw_calls or {}).items():
+            name = _text(field)
+            if name.startswith("calls:"):
+                try:
+                    calls[name[len("calls:"):]] = int(value)
+                except ValueError:
+                    continue
+        samples: list[float] = []
+        for value in raw_latency or []:
+            try:
+                samples.append(float(value))
+            except ValueError:
+                continue
+        samples.sort()
+        return {
+            "uptime_seconds": round(time.time() - self._started, 3),
+            "count": self.count(),
+            "calls": calls,
+            "recall_latency_ms": {
+                "count": calls.get("recall", 0),
+                "window": len(samples),
+                "avg": round(sum(samples) / len(samples), 3) if samples else 0.0,
+                "max": round(samples[-1], 3) if samples else 0.0,
+                "p50": _percentile(samples, 50),
+                "p95": _percentile(samples, 95),
+                "p99": _percentile(samples, 99),
+            },
+        }
+
+    # ------------------------------------------------------------------ readiness
+    def probe_embedding(self, text: str = PROBE_TEXT) -> dict[str, Any]:
+        """Embed a short probe now, so a broken model surfaces before the first real write."""
+        started = time.perf_counter()
+        try:
+            vector = self._encode([text])
+        except Exception as exc:  # any backend failure is the answer
+            return {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+        dim = int(vector.shape[1]) if getattr(vector, "ndim", 0) == 2 else 0
+        result: dict[str, Any] = {
+            "ok": dim == self.index_params.dim,
+            "model": self.embedder.name,
+            "dim": dim,
+            "latency_ms": round((time.perf_counter() - started) * 1000, 2),
+        }
+        if not result["ok"]:
+            result["error"] = (f"embedder gives {dim} dims, the index expects "
+                               f"{self.index_params.dim}")
+        return result
+
+    def readiness(self, cache_ttl: float = 0.0) -> dict[str, Any]:
+        """``{"ready", "checks": {redis, search, embedder}}``; only ready results are cached.
+
+        ``cache_ttl`` (seconds) lets a polled ``/ready`` avoid one embedding per
+        request; a not-ready answer is never cached, so recovery shows at once.
+        """
+        if isinstance(cache_ttl, bool) or not isinstance(cache_ttl, int | float) or cache_ttl < 0:
+            raise ValueError(f"cache_ttl must be a number >= 0 — got {cache_ttl!r}")
+        lock = self.__dict__.setdefault("_readiness_lock", threading.Lock())
+        if cache_ttl > 0:
+            with lock:
+                cached = self.__dict__.get("_readiness_cache")
+            if cached is not None and time.monotonic() - cached[0] < cache_ttl:
+                return cached[1]
+        checks: dict[str, dict[str, Any]] = {}
+        try:
+            self.client.ping()
+            checks["redis"] = {"ok": True}
+        except redis.RedisError as exc:
+            checks["redis"] = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+        try:
+            info = self.client.execute_command("FT.INFO", self.keys.index)
+            pairs = {_text(info[i]): info[i + 1] for i in range(0, len(info) - 1, 2)} \
+                if isinstance(info, list) else {_text(k): v for k, v in info.items()}
+            checks["search"] = {"ok": True, "num_docs": int(float(_text(pairs.get("num_docs",
+                                                                                  0))))}
+        except (redis.RedisError, ValueError, TypeError) as exc:
+            checks["search"] = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+        checks["embedder"] = self.probe_embedding()
+        result = {"ready": all(c.get("ok") for c in checks.values()), "checks": checks}
+        with lock:
+            if result["ready"]:
+                self.__dict__["_readiness_cache"] = (time.monotonic(), result)
+            else:
+                self.__dict__.pop("_readiness_cache", None)
+        return result
+
+    # ------------------------------------------------------------------ stats
+    def _aggregate(self, query: str, *args: Any) -> list[dict[str, str | None]]:
+        reply = self.client.execute_command("FT.AGGREGATE", self.keys.index, query, *args,
+                                            "DIALECT", 2)
+        return _rows(reply)
+
+    def stats(self, *, top_tags: int = 15, stale_days: float = 30.0,
+              decay_rate: float | None = None, min_score: float | None = None,
+              frequency_weight: float | None = None,
+              protect_types: tuple[str, ...] | list[str] | None = None) -> dict[str, Any]:
+        """Content aggregates: counts by type and state, top tags, decay health.
+
+        Decay parameters default to the ``maintenance_decay_*`` settings, so the
+        at-risk count matches what a prune would remove. Superseded memories are
+        counted but left out of the type, tag and health breakdowns.
+        """
+        s = self.settings
+        rate = s.maintenance_decay_rate if decay_rate is None else float(decay_rate)
+        floor = s.maintenance_decay_min_score if min_score is None else float(min_score)
+        fweight = (s.maintenance_decay_frequency_weight if frequency_weight is None
+                   else float(frequency_weight))
+        if protect_types is None:
+            protect = tuple(t.strip() for t in s.maintenance_decay_protect_types.split(",")
+                            if t.strip())
+        else:
+            protect = tuple(protect_types)
+        for value, name in ((rate, "decay_rate"), (fweight, "frequency_weight"),
+                            (stale_days, "stale_days")):
+            if not math.isfinite(value) or value < 0:
+                raise ValueError(f"{name} must be a finite number >= 0 — got {value!r}")
+        if isinstance(top_tags, bool) or not isinstance(top_tags, int) or top_tags < 0:
+            raise ValueError(f"top_tags must be an integer >= 0 — got {top_tags!r}")
+        protect = tuple(t for t in protect if t in MEMORY_TYPES)
+        now = time.time()
+        idx = self.keys.index
+        active_q = "@sup:{0}"
+        by_type = {r["type"]: int(r["n"] or 0)
+                   for r in self._aggregate(active_q, "GROUPBY", 1, "@type",
+                                            "REDUCE", "COUNT", 0, "AS", "n") if r.get("type")}
+        tags = self._top_tags(active_q, top_tags) if top_tags else {}
+        summary = self._aggregate(active_q, "LOAD", 1, "@access_count", "GROUPBY", 0,
+                                  "REDUCE", "COUNT", 0, "AS", "n",
+                                  "REDUCE", "AVG", 1, "@importance", "AS", "avg")
+        never = self._aggregate(active_q, "LOAD", 1, "@access_count",
+                                "FILTER", "@access_count == 0",
+                                "GROUPBY", 0, "REDUCE", "COUNT", 0, "AS", "n")
+        score = (f"@importance * exp(-{rate!r} * (({now!r} - @last_accessed) / 86400))"
+                 f" * (1 + {fweight!r} * log(1 + @access_count))")
+        hist = [0] * len(BUCKET_LABELS)
+        for r in self._aggregate(active_q, "LOAD", 1, "@access_count", "APPLY", score,
+                                 "AS", "score", "APPLY", "floor(@score * 5)", "AS", "b",
+                                 "GROUPBY", 1, "@b", "REDUCE", "COUNT", 0, "AS", "n"):
+            try:
+                bucket = min(len(hist) - 1, max(0, int(float(r["b"] or 0))))
+            except ValueError:
+                continue
+            hist[bucket] += int(r["n"] or 0)
+        risk_q = active_q + "".join(f" -@type:{{{t}}}" for t in protect)
+        at_risk = self._aggregate(risk_q, "LOAD", 1, "@access_count", "APPLY", score,
+                                  "AS", "score", "FILTER", f"@score < {floor!r}",
+                                  "GROUPBY", 0, "REDUCE", "COUNT", 0, "AS", "n")
+        stale_cut = now - float(stale_days) * 86400.0
+        total_all = total(self.client, idx, "*")
+        active = int(summary[0]["n"] or 0) if summary else 0
+        return {
+            "collection": self.collection_name,
+            "total": total_all,
+            "active": active,
+            "superseded": total(self.client, idx, "@sup:{1}"),
+            "expired": total(self.client, idx, f"@expires_at:[(0 {now!r}]"),
+            "pending": total(self.client, idx, "@state:{pending}"),
+            "failed": total(self.client, idx, "@state:{failed}"),
+            "by_type": dict(sorted(by_type.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "top_tags": tags,
+            "health": {
+                "decay_histogram": dict(zip(BUCKET_LABELS, hist, strict=True)),
+                "at_risk_count": int(at_risk[0]["n"] or 0) if at_risk else 0,
+                "never_recalled_count": int(never[0]["n"] or 0) if never else 0,
+                "stale_count": total(self.client, idx,
+                                     f"{active_q} @last_accessed:[-inf ({stale_cut!r}]"),
+                "stale_days": stale_days,
+                "episodic_active_count": by_type.get("episodic", 0),
+                "avg_importance": round(float(summary[0]["avg"] or 0.0), 3) if summary else 0.0,
+                "decay_rate": rate,
+                "min_score": floor,
+                "frequency_weight": fweight,
+                "protect_types": list(protect),
+            },
+        }
+
+    def _top_tags(self, query: str, limit: int) -> dict[str, int]:
+        rows = self._aggregate(query, "LOAD", 1, "@tagk", "APPLY", 'split(@tagk, ",")',
+                               "AS", "tag", "GROUPBY", 1, "@tag", "REDUCE", "COUNT", 0,
+                               "AS", "n", "FILTER", "@tag != ''", "SORTBY", 4, "@n", "DESC",
+                               "@tag", "ASC", "MAX", limit + 1)
+        keyed = [(r["tag"], int(r["n"] or 0)) for r in rows if r.get("tag")][:limit]
+        if not keyed:
+            return {}
+        names = self.client.hmget(self.keys.tag_names, [k for k, _ in keyed])
+        return {(_text(name) if name is not None else key): n
+                for (key, n), name in zip(keyed, names, strict=True)}

@@ -1,11 +1,290 @@
-"""MemoryStore mixin: recall_pack, auto_context_pack. (Being implemented.)"""
+"""Token-budgeted context packing: ``recall_pack`` and ``auto_context_pack`` (seed §5).
+
+Agents consume memory as "fill ~N tokens of context", not "give me k rows".
+Both methods rank with :meth:`recall` (no query logic is duplicated here) and
+share one greedy packer: candidates are rendered as ``- (type) text`` and
+admitted in rank order while the running token count stays within the budget;
+one that does not fit is skipped and the walk continues, so a smaller,
+lower-ranked memory can still use the room. With ``compress=True`` the skipped
+candidates are clustered by token-Jaccard similarity and each big-enough
+cluster is folded into one ``- (compressed) …`` line when that fits.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 
+from ..model import (
+    CompressedGroup,
+    ExpandSpec,
+    HybridWeights,
+    Memory,
+    PackedMemory,
+    PackResult,
+)
+from ..text import STOP_WORDS, estimate_tokens, jaccard, tokenize
+
+DEFAULT_HEADER = "## Relevant memory"
+FANOUT_K = 10
+COMPRESS_SNIPPETS = 3
+
+TokenCounter = Callable[[str], int]
+
+
+# --------------------------------------------------------------------- key phrases
 def extract_key_phrases(task: str, max_phrases: int = 3) -> list[str]:
-    raise NotImplementedError
+    """Up to *max_phrases* keyword angles of *task*, without any NLP library.
+
+    Stop words and words of two characters or fewer are dropped; adjacent
+    survivors form bigrams, which are more specific and so come first, then
+    the single words. Order is first occurrence; duplicates are removed.
+    ``max_phrases=0`` gives ``[]``; a negative value is a ``ValueError``.
+    """
+    if not isinstance(task, str):
+        raise ValueError(f"task must be a string — got {task.__class__.__name__}")
+    if isinstance(max_phrases, bool) or not isinstance(max_phrases, int) or max_phrases < 0:
+        raise ValueError(f"max_phrases must be an integer >= 0 — got {max_phrases!r}")
+    words = [w for w in tokenize(task) if w not in STOP_WORDS and len(w) > 2]
+    candidates = [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)] + words
+    phrases: list[str] = []
+    for phrase in candidates:
+        if len(phrases) >= max_phrases:
+            break
+        if phrase not in phrases:
+            phrases.append(phrase)
+    return phrases
+
+
+def fanout_queries(task: str, max_phrases: int = 3) -> list[str]:
+    """The queries ``auto_context_pack`` searches: the task, then its new key phrases.
+
+    A phrase equal to the task (case-insensitive, whitespace collapsed) is not
+    searched twice; the task itself is always kept, first, in the caller's
+    spelling.
+    """
+    phrases = extract_key_phrases(task, max_phrases)
+
+    def norm(q: str) -> str:
+        return " ".join(q.split()).casefold()
+
+    queries = [task]
+    seen = {norm(task)}
+    for phrase in phrases:
+        if norm(phrase) not in seen:
+            seen.add(norm(phrase))
+            queries.append(phrase)
+    return queries
+
+
+# --------------------------------------------------------------------- packer
+def pack_line(memory: Memory) -> str:
+    """How one memory is rendered in a pack."""
+    return f"- ({memory.type}) {memory.text}"
+
+
+def cluster_by_jaccard(memories: Sequence[Memory], threshold: float,
+                       min_size: int) -> list[list[Memory]]:
+    """Greedy clusters: each unclaimed memory gathers later ones with Jaccard ≥ threshold.
+
+    Only clusters of at least *min_size* members are returned; order follows
+    the input (rank) order.
+    """
+    claimed = [False] * len(memories)
+    clusters: list[list[Memory]] = []
+    for i, anchor in enumerate(memories):
+        if claimed[i]:
+            continue
+        claimed[i] = True
+        group = [anchor]
+        for j in range(i + 1, len(memories)):
+            if not claimed[j] and jaccard(anchor.text, memories[j].text) >= threshold:
+                claimed[j] = True
+                group.append(memories[j])
+        if len(group) >= min_size:
+            clusters.append(group)
+    return clusters
+
+
+def compress_group(memories: Sequence[Memory]) -> str:
+    """One summary line body: the first sentence of the most important members."""
+    ordered = sorted(memories, key=lambda m: (-m.importance, m.id))
+    snippets = []
+    for memory in ordered[:COMPRESS_SNIPPETS]:
+        snippet = memory.text.split(".")[0].strip()
+        if snippet:
+            snippets.append(snippet)
+    return f"[×{len(memories)} similar] " + " | ".join(snippets)
+
+
+def _count(counter: TokenCounter, text: str) -> int:
+    value = counter(text)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"token_counter must return an integer >= 0 — got {value!r}")
+    return value
+
+
+def pack_ranked(
+    ranked: Sequence[tuple[Memory, float]],
+    *,
+    token_budget: int,
+    token_counter: TokenCounter = estimate_tokens,
+    header: str = DEFAULT_HEADER,
+    compress: bool = False,
+    compress_threshold: float = 0.30,
+    compress_min_group: int = 2,
+    queries: list[str] | None = None,
+) -> PackResult:
+    """Greedy skip-and-continue packing of ranked ``(memory, score)`` pairs.
+
+    The budget covers the memory lines only (the header is free), so it is a
+    soft ceiling with the default ~4 chars/token estimate and exact with an
+    exact ``token_counter``. ``truncated`` is True when any ranked candidate
+    was left out of the individual items (even if compression then covered it).
+    """
+    items: list[PackedMemory] = []
+    skipped: list[Memory] = []
+    used = 0
+    for memory, score in ranked:
+        cost = _count(token_counter, pack_line(memory))
+        if used + cost > token_budget:
+            skipped.append(memory)
+            continue
+        items.append(PackedMemory(memory=memory, score=float(score), tokens=cost))
+        used += cost
+    groups: list[CompressedGroup] = []
+    if compress and skipped:
+        for members in cluster_by_jaccard(skipped, compress_threshold, compress_min_group):
+            line = f"- (compressed) {compress_group(members)}"
+            cost = _count(token_counter, line)
+            if used + cost <= token_budget:
+                groups.append(CompressedGroup(memories=members, text=line, tokens=cost))
+                used += cost
+    lines = [pack_line(p.memory) for p in items] + [g.text for g in groups]
+    body = "\n".join(lines)
+    text = (f"{header}\n{body}" if header else body) if lines else ""
+    return PackResult(items=items, text=text, used_tokens=used, budget=token_budget,
+                      truncated=bool(skipped), compressed_groups=groups,
+                      queries=list(queries or []))
+
+
+def _validate_pack_args(token_budget: object, token_counter: object, header: object,
+                        compress_threshold: object, compress_min_group: object) -> None:
+    if isinstance(token_budget, bool) or not isinstance(token_budget, int) or token_budget < 0:
+        raise ValueError(f"token_budget must be an integer >= 0 — got {token_budget!r}")
+    if token_counter is not None and not callable(token_counter):
+        raise ValueError("token_counter must be a callable (text) -> int")
+    if not isinstance(header, str):
+        raise ValueError(f"header must be a string — got {header!r}")
+    if (isinstance(compress_threshold, bool) or not isinstance(compress_threshold, int | float)
+            or not 0.0 <= compress_threshold <= 1.0):
+        raise ValueError(f"compress_threshold must be in [0, 1] — got {compress_threshold!r}")
+    if (isinstance(compress_min_group, bool) or not isinstance(compress_min_group, int)
+            or compress_min_group < 1):
+        raise ValueError(f"compress_min_group must be an integer >= 1 — got "
+                         f"{compress_min_group!r}")
 
 
 class PackingMixin:
-    """recall_pack, auto_context_pack."""
+    """``recall_pack`` and ``auto_context_pack`` on top of ``recall``."""
+
+    def recall_pack(
+        self,
+        query: str,
+        *,
+        token_budget: int = 800,
+        type: str | None = None,
+        tag: str | None = None,
+        min_importance: float | None = None,
+        source: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        mode: str = "hybrid",
+        weights: HybridWeights | None = None,
+        fusion: str = "weighted",
+        diversity: float | None = None,
+        dedup_threshold: float | None = None,
+        min_cosine: float | None = None,
+        expand: ExpandSpec | None = None,
+        include_superseded: bool = False,
+        max_items: int = 50,
+        touch: bool = True,
+        token_counter: TokenCounter | None = None,
+        header: str = DEFAULT_HEADER,
+        compress: bool = False,
+        compress_threshold: float = 0.30,
+        compress_min_group: int = 2,
+    ) -> PackResult:
+        """The highest-ranked memories that fit *token_budget*, as a ready-to-inject block.
+
+        Ranks with ``recall(query, k=max_items, …)`` (hybrid by default; every
+        ranking control is passed through), then packs greedily; see
+        :func:`pack_ranked` for the budget and ``compress`` semantics.
+        """
+        _validate_pack_args(token_budget, token_counter, header, compress_threshold,
+                            compress_min_group)
+        if isinstance(max_items, bool) or not isinstance(max_items, int) or max_items < 1:
+            raise ValueError(f"max_items must be an integer >= 1 — got {max_items!r}")
+        ranked = self.recall(
+            query, k=max_items, type=type, tag=tag, min_importance=min_importance,
+            source=source, since=since, until=until, mode=mode, weights=weights,
+            fusion=fusion, diversity=diversity, dedup_threshold=dedup_threshold,
+            min_cosine=min_cosine, expand=expand, include_superseded=include_superseded,
+            touch=touch,
+        )
+        return pack_ranked(
+            ranked, token_budget=token_budget, token_counter=token_counter or estimate_tokens,
+            header=header, compress=compress, compress_threshold=compress_threshold,
+            compress_min_group=compress_min_group, queries=[query],
+        )
+
+    def auto_context_pack(
+        self,
+        task: str,
+        *,
+        token_budget: int = 800,
+        max_phrases: int = 3,
+        mode: str = "hybrid",
+        min_cosine: float | None = None,
+        header: str = DEFAULT_HEADER,
+        token_counter: TokenCounter | None = None,
+        touch: bool = True,
+        compress: bool = False,
+        compress_threshold: float = 0.30,
+        compress_min_group: int = 2,
+    ) -> PackResult:
+        """Fan recall out over *task* and its key phrases, keep each memory's best score, pack.
+
+        Every query of :func:`fanout_queries` is recalled (``k=10``, weighted
+        fusion — RRF scores are pool-relative and cannot be compared across
+        fan-out pools) with ``min_cosine`` applied to each, so an off-topic task
+        packs nothing. ``PackResult.queries`` lists what was searched. Each
+        distinct hit is touched once per call (not once per query that found it).
+        """
+        _validate_pack_args(token_budget, token_counter, header, compress_threshold,
+                            compress_min_group)
+        queries = fanout_queries(task, max_phrases)
+        best: dict[str, tuple[Memory, float]] = {}
+        for query in queries:
+            for memory, score in self.recall(query, k=FANOUT_K, mode=mode,
+                                             min_cosine=min_cosine, touch=False):
+                if memory.id not in best or score > best[memory.id][1]:
+                    best[memory.id] = (memory, score)
+        ranked = sorted(best.values(), key=lambda pair: (-pair[1], pair[0].id))
+        if touch and ranked:
+            self._touch_many([memory for memory, _ in ranked])
+        return pack_ranked(
+            ranked, token_budget=token_budget, token_counter=token_counter or estimate_tokens,
+            header=header, compress=compress, compress_threshold=compress_threshold,
+            compress_min_group=compress_min_group, queries=queries,
+        )
+
+
+__all__ = [
+    "PackingMixin",
+    "extract_key_phrases",
+    "fanout_queries",
+    "pack_ranked",
+    "pack_line",
+    "cluster_by_jaccard",
+    "compress_group",
+]

@@ -1,7 +1,351 @@
-"""MemoryStore mixin: export, import_. (Being implemented.)"""
+"""MemoryStore mixin: export / import of portable ``.ahkai`` archives (seed §19).
+
+Both directions stream in bounded batches, so a collection of any size moves
+without being held in memory. Export order is ``created_at`` ascending, then
+id, so two exports of the same store differ only in the header timestamp.
+"""
 
 from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..archive import (
+    EXPORT_FORMAT,
+    EXPORT_VERSION,
+    ArchiveError,
+    ArchiveWriter,
+    ExportSummary,
+    ImportConflictError,
+    ImportSummary,
+    iter_archive,
+    read_archive_header,
+)
+from ..index import value_key
+from ..model import (
+    IMPORT_POLICIES,
+    MEMORY_TYPES,
+    Memory,
+    content_hash,
+    new_id,
+    validate_choice,
+    validate_importance,
+    validate_polarity,
+    validate_tags,
+    validate_text,
+)
+from . import codec
+
+log = logging.getLogger(__name__)
+
+__all__ = ["ArchiveError", "PortabilityMixin", "read_archive_header"]
+
+
+def _export_query(*, include_superseded: bool, types: list[str] | None,
+                  tags: list[str] | None, since: float | None) -> str:
+    """The RediSearch clause for the export filters (every value validated or hashed)."""
+    parts: list[str] = []
+    if not include_superseded:
+        parts.append("@sup:{0}")
+    if types:
+        parts.append("@type:{" + "|".join(types) + "}")
+    if tags:
+        parts.append("@tagk:{" + "|".join(value_key(t) for t in tags) + "}")
+    if since is not None:
+        parts.append(f"@created_at:[{float(since)!r} +inf]")
+    return " ".join(parts) or "*"
+
+
+def _row_memory(row: dict[str, Any], collection: str) -> Memory:
+    """Rebuild and validate one archive row; ValueError says what is wrong."""
+    meta = row.get("meta") or {}
+    if not isinstance(meta, dict):
+        raise ValueError("'meta' is not an object")
+    rid = row.get("id") or meta.get("id")
+    if not isinstance(rid, str) or not rid.strip():
+        raise ValueError("row has no id")
+    try:
+        memory = Memory.from_dict({**meta, "id": rid.strip(),
+                                   "text": row.get("text") or meta.get("text") or ""})
+    except (TypeError, ValueError, KeyError) as exc:
+        raise ValueError(f"bad field: {exc}") from exc
+    memory.text = validate_text(memory.text)
+    validate_choice(memory.type, MEMORY_TYPES, "type")
+    memory.tags = validate_tags(memory.tags)
+    memory.importance = validate_importance(memory.importance)
+    memory.polarity = validate_polarity(memory.polarity)
+    memory.collection = collection
+    memory.state, memory.error = "ready", ""
+    memory.content_hash = content_hash(memory.text)
+    return memory
 
 
 class PortabilityMixin:
     """export, import_."""
+
+    # ------------------------------------------------------------------ export
+    def export(self, path: str | os.PathLike[str], *, include_vectors: bool = True,
+               include_superseded: bool = False, types: Iterable[str] | None = None,
+               tags: Iterable[str] | None = None, since: float | None = None
+               ) -> ExportSummary:
+        """Stream the collection (filtered) to a gzipped JSONL ``.ahkai`` archive."""
+        started = time.time()
+        type_list = sorted(set(types)) if types else None
+        for t in type_list or ():
+            validate_choice(t, MEMORY_TYPES, "types")
+        tag_list = sorted(set(validate_tags(tags))) if tags else None
+        if since is not None and (isinstance(since, bool) or not isinstance(since, int | float)):
+            raise ValueError(f"since must be a number (epoch seconds) — got {since!r}")
+        out = Path(path)
+        if out.is_dir():
+            raise IsADirectoryError(21, "Is a directory", str(out))
+        query = _export_query(include_superseded=include_superseded, types=type_list,
+                              tags=tag_list, since=since)
+        self._count_call("export")
+        header = {
+            "format": EXPORT_FORMAT,
+            "version": EXPORT_VERSION,
+            "exported_at": started,
+            "source": {
+                "collection": self.collection_name,
+                "embedding_model": self.embedder.name,
+                "embedding_dim": int(self.index_params.dim) if include_vectors else 0,
+                "count": self._count_matching(query),
+            },
+            "options": {
+                "include_vectors": bool(include_vectors),
+                "include_superseded": bool(include_superseded),
+                "types": type_list,
+                "tags": tag_list,
+                "since": since,
+            },
+        }
+        count = 0
+        with ArchiveWriter(out) as writer:
+            writer.write(header)
+            for memory in self._iter_export(query, include_vectors):
+                row: dict[str, Any] = {"id": memory.id, "text": memory.text,
+                                       "meta": memory.to_dict()}
+                if include_vectors and memory.embedding is not None:
+                    row["vector"] = memory.embedding
+                writer.write(row)
+                count += 1
+        size = out.stat().st_size
+        self._journal("export", "", meta={"path": str(out), "count": count, "bytes": size})
+        return ExportSummary(path=out, count=count, bytes=size,
+                             elapsed=time.time() - started,
+                             vectors_included=bool(include_vectors))
+
+    def _count_matching(self, query: str) -> int:
+        from .search import total
+
+        return total(self.client, self.keys.index, query)
+
+    def _iter_export(self, query: str, with_vector: bool) -> Iterator[Memory]:
+        """Memories in (created_at, id) order: ties are regrouped across batch edges."""
+        group: list[Memory] = []
+        for batch in self.iter_memories(query, batch_size=500, with_vector=with_vector,
+                                        sortby="created_at"):
+            for memory in batch:
+                if group and memory.created_at != group[0].created_at:
+                    yield from sorted(group, key=lambda m: m.id)
+                    group = []
+                group.append(memory)
+        yield from sorted(group, key=lambda m: m.id)
+
+    # ------------------------------------------------------------------ import
+    def import_(self, path: str | os.PathLike[str], *, on_conflict: str = "skip",
+                regenerate_vectors: bool = False, dry_run: bool = False,
+                batch_size: int = 256) -> ImportSummary:
+        """Load an ``.ahkai`` archive; ids, links, vectors, timestamps and supersede state kept.
+
+        ``on_conflict`` for an id that already exists: ``skip`` · ``overwrite`` ·
+        ``rename`` (fresh id; links inside the archive follow it) · ``error``
+        (checked for the whole file before anything is written). Vectors from
+        another embedding model are refused unless ``regenerate_vectors=True``,
+        which re-embeds every row; rows without a usable vector are embedded in
+        batches. Every written memory is journaled as ``import`` by actor
+        ``import``. ``dry_run`` counts without writing.
+        """
+        validate_choice(on_conflict, IMPORT_POLICIES, "on_conflict")
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError("batch_size must be an integer >= 1")
+        header = read_archive_header(path)
+        source = header.get("source") or {}
+        options = header.get("options") or {}
+        src_model = source.get("embedding_model")
+        try:
+            src_dim = int(source.get("embedding_dim") or 0)
+        except (TypeError, ValueError):
+            src_dim = 0
+        has_vectors = bool(options.get("include_vectors", True)) and src_dim > 0
+        mismatch = bool(src_model) and (src_model != self.embedder.name
+                                        or src_dim != self.index_params.dim)
+        if has_vectors and mismatch and not regenerate_vectors:
+            raise ValueError(
+                f"embedding model mismatch (archive: {src_model!r}, {src_dim} dims; store: "
+                f"{self.embedder.name!r}, {self.index_params.dim} dims) — pass "
+                "regenerate_vectors=True to re-embed on import"
+            )
+        use_vectors = has_vectors and not mismatch and not regenerate_vectors
+        self._count_call("import")
+        summary = ImportSummary(dry_run=bool(dry_run))
+        if on_conflict == "error":
+            self._import_precheck(path)
+        renames: dict[str, str] = {}
+        written: list[str] = []
+        seen: set[str] = set()
+        _, rows = iter_archive(path)
+        batch: list[tuple[Memory, list | None, bool]] = []
+        with self.as_actor("import"):
+            for lineno, row in rows:
+                if isinstance(row, str):
+                    summary.errors.append((f"line:{lineno}", row))
+                    continue
+                try:
+                    memory = _row_memory(row, self.collection_name)
+                except ValueError as exc:
+                    summary.errors.append((str(row.get("id") or f"line:{lineno}"), str(exc)))
+                    continue
+                vector = row.get("vector") if use_vectors else None
+                batch.append((memory, vector, memory.id in seen))
+                seen.add(memory.id)
+                if len(batch) >= batch_size:
+                    self._import_batch(batch, on_conflict, dry_run, summary, renames, written)
+                    batch = []
+            if batch:
+                self._import_batch(batch, on_conflict, dry_run, summary, renames, written)
+            if renames and not dry_run:
+                self._remap_imported(written, renames)
+        return summary
+
+    def _import_precheck(self, path: str | os.PathLike[str]) -> None:
+        """``on_conflict='error'``: find every collision before the first write."""
+        collisions: list[tuple[str, str]] = []
+        seen: set[str] = set()
+        pending: list[str] = []
+
+        def flush() -> None:
+            existing = self.get_many(pending)
+            for rid in pending:
+                if rid in existing:
+                    collisions.append((rid, existing[rid].text[:80]))
+            pending.clear()
+
+        _, rows = iter_archive(path)
+        for _, row in rows:
+            if isinstance(row, str):
+                continue
+            rid = str(row.get("id") or (row.get("meta") or {}).get("id") or "").strip()
+            if not rid:
+                continue
+            if rid in seen:
+                collisions.append((rid, "(duplicate id within the archive)"))
+                continue
+            seen.add(rid)
+            pending.append(rid)
+            if len(pending) >= 500:
+                flush()
+        if pending:
+            flush()
+        if collisions:
+            raise ImportConflictError(
+                f"{len(collisions)} id collision(s) on import, nothing written; first: "
+                f"{[c[0] for c in collisions[:10]]}",
+                collisions=collisions,
+            )
+
+    def _import_batch(self, batch: list[tuple[Memory, list | None, bool]], on_conflict: str,
+                      dry_run: bool, summary: ImportSummary, renames: dict[str, str],
+                      written: list[str]) -> None:
+        existing = self.get_many([m.id for m, _, _ in batch])
+        to_write: list[tuple[Memory, list | None]] = []
+        to_delete: list[Memory] = []
+        for memory, vector, dup_in_file in batch:
+            current = existing.get(memory.id)
+            collides = current is not None or dup_in_file
+            if not collides:
+                summary.imported += 1
+            elif on_conflict == "skip":
+                summary.skipped += 1
+                continue
+            elif on_conflict == "rename":
+                old = memory.id
+                memory.id = new_id()
+                renames[old] = memory.id
+                summary.renamed += 1
+            elif on_conflict == "overwrite":
+                if current is not None and not dup_in_file:
+                    to_delete.append(current)
+                summary.overwritten += 1
+            else:  # "error": the precheck passed, so a collision here is a race
+                raise ImportConflictError(f"id {memory.id} appeared during the import",
+                                          collisions=[(memory.id, "(written concurrently)")])
+            to_write.append((memory, vector))
+        if dry_run or not to_write:
+            return
+        dim = int(self.index_params.dim)
+        vectors = np.zeros((len(to_write), dim), dtype=np.float32)
+        missing: list[int] = []
+        for i, (_, vector) in enumerate(to_write):
+            if isinstance(vector, list) and len(vector) == dim:
+                try:
+                    vectors[i] = np.asarray(vector, dtype=np.float32)
+                    continue
+                except (TypeError, ValueError):
+                    pass
+            missing.append(i)
+        if missing:
+            encoded = self._encode([to_write[i][0].text for i in missing])
+            for row, i in enumerate(missing):
+                vectors[i] = encoded[row]
+            summary.vectors_regenerated = True
+        if to_delete:
+            self._delete(to_delete)
+        memories = [m for m, _ in to_write]
+        pipe = self.client.pipeline(transaction=False)
+        self._write(memories, vectors, pipe=pipe)
+        self._reindex_links(memories, pipe=pipe)
+        pipe.execute()
+        regenerated = set(missing)
+        for i, memory in enumerate(memories):
+            written.append(memory.id)
+            self._journal("import", memory.id, after=memory.to_dict(),
+                          meta={"vectors_preserved": i not in regenerated})
+
+    def _remap_imported(self, written: list[str], renames: dict[str, str]) -> None:
+        """Point this import's links and superseded_by at the renamed ids."""
+        for start in range(0, len(written), 500):
+            chunk = written[start:start + 500]
+            fetched = self.get_many(chunk)
+            pipe = self.client.pipeline(transaction=False)
+            changed: list[tuple[dict, Memory]] = []
+            for mid in chunk:
+                memory = fetched.get(mid)
+                if memory is None:
+                    continue
+                before = memory.to_dict()
+                dirty = False
+                for link in memory.links:
+                    if link.to in renames:
+                        pipe.srem(self.keys.incoming(link.to), f"{memory.id}|{link.rel}")
+                        link.to = renames[link.to]
+                        pipe.sadd(self.keys.incoming(link.to), f"{memory.id}|{link.rel}")
+                        dirty = True
+                if memory.superseded_by in renames:
+                    memory.superseded_by = renames[memory.superseded_by]
+                    dirty = True
+                if dirty:
+                    fields = codec.to_hash(memory)
+                    pipe.hset(self.keys.memory(memory.id), mapping=fields)
+                    changed.append((before, memory))
+            pipe.execute()
+            for before, memory in changed:
+                self._journal("edit", memory.id, before=before, after=memory.to_dict(),
+                              meta={"import_remap": True})

@@ -8,9 +8,10 @@ metadata filters pushed into the query:
   BM25, which also brings in exact-keyword hits (ticket ids, names) that the
   embedding ranks too low to reach the vector pool.
 
-The pool is then scored (weighted blend or RRF), gated, optionally reranked,
-re-selected (MMR / dedup) and cut to ``k``; hits are touched in one pipelined
-write and optionally expanded along links.
+The pool is then gated (``min_cosine``), scored (semantic, weighted blend or
+RRF, plus optional graph-proximity fusion), optionally reranked, optionally
+merged with graph neighbours, re-selected (MMR / dedup) and cut to ``k``; hits
+are touched in one pipelined write and optionally expanded along links.
 """
 
 from __future__ import annotations
@@ -34,11 +35,15 @@ from ..model import (
     Reranker,
     validate_choice,
 )
-from ..text import lexical_query
-from . import codec
+from ..text import query_terms
+from . import codec, lexstats
 from .search import search
 
 DEFAULT_RRF_K = 60
+GRAPH_DAMPING = 0.5
+GRAPH_ITERATIONS = 3
+
+Result = tuple[Memory, float, dict[str, Any]]
 
 
 @dataclass
@@ -51,6 +56,7 @@ class Candidate:
     score: float = 0.0
     explain: dict[str, Any] = field(default_factory=dict)
     vector: np.ndarray | None = None
+    expanded: bool = False  # reached by graph expansion, not by the query
 
 
 def _check_unit(value: float | None, name: str, lo: float = 0.0, hi: float = 1.0) -> None:
@@ -73,14 +79,73 @@ def _minmax(values: list[float]) -> list[float]:
         return []
     lo, hi = min(values), max(values)
     if hi - lo <= 1e-12:
-        return [1.0 if hi > 0 else 0.0 for _ in values]
+        return [1.0 for _ in values]
     return [(v - lo) / (hi - lo) for v in values]
 
 
 def recency_score(memory: Memory, weights: HybridWeights, now: float) -> float:
+    """``exp(-λ · age_days)`` from created_at (default) or last_accessed."""
     basis = memory.last_accessed if weights.recency_basis == "accessed" else memory.created_at
     age_days = max(0.0, now - basis) / 86400.0
     return math.exp(-weights.decay_rate * age_days)
+
+
+def graph_spread(
+    memories: list[Memory],
+    relevance: list[float],
+    *,
+    damping: float = GRAPH_DAMPING,
+    iterations: int = GRAPH_ITERATIONS,
+) -> list[float] | None:
+    """Personalised-PageRank-lite over the links *within* a candidate pool.
+
+    Activation is seeded by each candidate's min-max normalised *relevance*
+    and spread along intra-pool links treated as undirected, so a memory many
+    strong hits link to (or that links to them) gains. Returns the spread
+    min-max normalised to [0, 1] in pool order, or ``None`` when the pool has no
+    internal edge (or the spread is flat), so callers skip the graph term.
+    Only the pool is walked: O(pool · links), no store round trip.
+    """
+    n = len(memories)
+    if n == 0:
+        return None
+    position = {m.id: i for i, m in enumerate(memories)}
+    adjacency: list[set[int]] = [set() for _ in range(n)]
+    for i, memory in enumerate(memories):
+        for link in memory.links:
+            j = position.get(link.to)
+            if j is not None and j != i:
+                adjacency[i].add(j)
+                adjacency[j].add(i)
+    if not any(adjacency):
+        return None
+    seed = _minmax(relevance)
+    total = sum(seed) or 1.0
+    seed = [s / total for s in seed]
+    activation = list(seed)
+    for _ in range(max(1, iterations)):
+        nxt = [(1.0 - damping) * s for s in seed]
+        for i, neighbours in enumerate(adjacency):
+            if not neighbours:
+                nxt[i] += damping * activation[i]  # isolated: keeps its own mass
+                continue
+            share = damping * activation[i] / len(neighbours)
+            for j in neighbours:
+                nxt[j] += share
+        activation = nxt
+    lo, hi = min(activation), max(activation)
+    if hi - lo <= 1e-12:
+        return None
+    return [(a - lo) / (hi - lo) for a in activation]
+
+
+def _rank_positions(values: list[float], cands: list[Candidate]) -> list[int]:
+    """0-based rank of each candidate for one signal (ties broken by id)."""
+    order = sorted(range(len(cands)), key=lambda i: (-values[i], cands[i].memory.id))
+    ranks = [0] * len(cands)
+    for rank, i in enumerate(order):
+        ranks[i] = rank
+    return ranks
 
 
 class RecallMixin:
@@ -111,30 +176,44 @@ class RecallMixin:
         expand: ExpandSpec | None = None,
         rrf_k: int = DEFAULT_RRF_K,
     ) -> list[tuple[Memory, float]] | list[tuple[Memory, float, dict[str, Any]]]:
-        """Find the *k* memories most relevant to *query* (seed §5, §14)."""
+        """Find the *k* memories most relevant to *query* (seed §5, §14).
+
+        ``mode="semantic"`` ranks by cosine (+ the polarity nudge);
+        ``mode="hybrid"`` blends cosine, BM25, recency and importance
+        (``fusion="weighted"``) or fuses their ranks (``fusion="rrf"``).
+        ``explain=True`` returns ``(memory, score, breakdown)`` triples.
+        """
         started = time.perf_counter()
         if not isinstance(query, str):
             raise ValueError(f"query must be a string — got {query!r}")
-        k = _check_int(k, "k")
+        k = _check_int(k, "k", 0)
         overfetch = _check_int(overfetch, "overfetch", 1, 100)
         validate_choice(mode, RECALL_MODES, "mode")
         validate_choice(fusion, FUSIONS, "fusion")
         if type is not None:
             validate_choice(type, MEMORY_TYPES, "type")
         _check_unit(diversity, "diversity")
-        _check_unit(dedup_threshold, "dedup_threshold", -1.0, 1.0)
+        _check_unit(dedup_threshold, "dedup_threshold")
         _check_unit(min_cosine, "min_cosine", -1.0, 1.0)
         if min_importance is not None:
             _check_unit(min_importance, "min_importance")
         for name, value in (("since", since), ("until", until)):
-            if value is not None and (isinstance(value, bool)
-                                      or not isinstance(value, int | float)):
+            if value is not None and (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or not math.isfinite(value)
+            ):
                 raise ValueError(f"{name} must be a Unix timestamp — got {value!r}")
         rrf_k = _check_int(rrf_k, "rrf_k", 1, 100_000)
         if weights is not None and not isinstance(weights, HybridWeights):
             raise ValueError("weights must be a HybridWeights")
         if expand is not None and not isinstance(expand, ExpandSpec):
             raise ValueError("expand must be an ExpandSpec")
+        if reranker is not None and not callable(reranker):
+            raise ValueError("reranker must be a callable (query, memories) -> scores")
+        if k == 0:
+            self._record_recall(time.perf_counter() - started)
+            return []
         w = weights or self._hybrid_weights or HybridWeights()
         now = time.time()
         where = filter_expr(type=type, tag=tag, min_importance=min_importance, source=source,
@@ -159,22 +238,24 @@ class RecallMixin:
         else:
             self._score_semantic(cands, w)
         cands.sort(key=lambda c: (-c.score, c.memory.id))
-        active_reranker = reranker or self._reranker
+        active_reranker = reranker if reranker is not None else self._reranker
         if active_reranker is not None and cands:
-            cands = self._rerank(active_reranker, query, cands, explain)
+            cands = self._rerank(active_reranker, query, cands)
+        select = diversity is not None or dedup_threshold is not None
         if expand is not None and expand.rerank and expand.cap > 0:
-            cands = self._merge_expansion(cands, k, expand, include_superseded, now)
-        if diversity is not None or dedup_threshold is not None:
+            cands = self._merge_expansion(cands, k, expand, include_superseded, now,
+                                          include_expired=include_expired,
+                                          need_vectors=select)
+        if select:
             chosen = self._mmr_select(cands, k, diversity, dedup_threshold)
         else:
             chosen = cands[:k]
         if touch and chosen:
             self._touch_many([c.memory for c in chosen], now=now)
-        results: list[tuple[Memory, float, dict[str, Any]]] = [
-            (c.memory, float(c.score), c.explain) for c in chosen
-        ]
+        results: list[Result] = [(c.memory, float(c.score), c.explain) for c in chosen]
         if expand is not None and not expand.rerank and expand.cap > 0:
-            results = self._append_expansion(results, expand, include_superseded, now)
+            results = self._append_expansion(results, expand, include_superseded, now,
+                                             include_expired=include_expired)
         self._record_recall(time.perf_counter() - started)
         if explain:
             return results
@@ -198,40 +279,35 @@ class RecallMixin:
 
     def _add_lexical(self, pool: dict[str, Candidate], query: str, where: str, size: int,
                      qvec: np.ndarray | None) -> bool:
-        """Add BM25 to the pool and pull in keyword-only hits. True if any BM25 > 0."""
-        text_clause = lexical_query(query)
-        if text_clause is None:
+        """Add BM25 to the pool and pull in keyword-only hits; True if any BM25 > 0.
+
+        The inverted index finds keyword candidates corpus-wide with the filters
+        pushed down; their BM25 comes from houkai's exact corpus statistics
+        (see ``lexstats``), since RediSearch's own drift on updates and deletes.
+        """
+        terms = query_terms(query)
+        if not terms:
             return False
-        clause = text_clause if where == "*" else f"{text_clause} {where}"
+        clause = "@lex:(" + "|".join(terms) + ")"
+        if where != "*":
+            clause = f"{clause} {where}"
         try:
-            _, hits = search(self.client, self.keys.index, clause, withscores=True,
-                             scorer="BM25", return_fields=(*MEMORY_FIELDS, "vec"), limit=size)
+            _, hits = search(self.client, self.keys.index, clause,
+                             return_fields=(*MEMORY_FIELDS, "vec"), limit=size * 2)
         except redis.exceptions.ResponseError:
-            return False  # a lexical bonus is never worth failing the recall
-        seen = set()
+            hits = []  # a lexical bonus is never worth failing the recall
         for hit in hits:
             memory = codec.from_hash(hit.fields)
-            seen.add(memory.id)
-            cand = pool.get(memory.id)
-            if cand is None:
-                vec = codec.vector_from_bytes(hit.fields.get("vec"))
-                cosine = float(np.dot(vec, qvec)) if vec is not None and qvec is not None else 0.0
-                cand = Candidate(memory=memory, cosine=cosine, has_vector=vec is not None,
-                                 vector=vec)
-                pool[memory.id] = cand
-            cand.bm25 = float(hit.score or 0.0)
-        missing = [self.keys.memory(mid) for mid in pool if mid not in seen]
-        if missing:
-            try:
-                _, scored = search(self.client, self.keys.index, text_clause, withscores=True,
-                                   scorer="BM25", inkeys=missing, nocontent=True,
-                                   limit=len(missing))
-            except redis.exceptions.ResponseError:
-                scored = []
-            for hit in scored:
-                mid = codec.memory_id_from_key(self.keys, hit.key)
-                if mid in pool:
-                    pool[mid].bm25 = float(hit.score or 0.0)
+            if memory.id in pool:
+                continue
+            vec = codec.vector_from_bytes(hit.fields.get("vec"))
+            cosine = float(np.dot(vec, qvec)) if vec is not None and qvec is not None else 0.0
+            pool[memory.id] = Candidate(memory=memory, cosine=cosine, has_vector=vec is not None,
+                                        vector=vec)
+        scores = lexstats.bm25_scores(terms, {mid: c.memory.text for mid, c in pool.items()},
+                                      self.client, self.keys.lexstats)
+        for mid, cand in pool.items():
+            cand.bm25 = scores.get(mid, 0.0)
         top = max((c.bm25 for c in pool.values()), default=0.0)
         for cand in pool.values():
             cand.lexical = cand.bm25 / top if top > 0 else 0.0
@@ -239,36 +315,43 @@ class RecallMixin:
 
     # ------------------------------------------------------------ scoring
     def _score_semantic(self, cands: list[Candidate], w: HybridWeights) -> None:
+        """Cosine plus ``ζ·polarity``; every other custom weight is ignored here."""
         for c in cands:
-            polarity = w.polarity_weight * c.memory.polarity
-            c.score = c.cosine + polarity
-            c.explain = {"cosine": round(c.cosine, 6), "polarity": polarity,
-                         "score": round(c.score, 6)}
+            c.score = c.cosine + w.polarity_weight * c.memory.polarity
+            c.explain = {"mode": "semantic", "cosine": round(c.cosine, 6),
+                         "polarity": c.memory.polarity, "score": round(c.score, 6)}
 
     def _score_weighted(self, cands: list[Candidate], w: HybridWeights, now: float,
                         lexical_active: bool) -> None:
         wc, wl, wr, wi = w.cosine, w.lexical, w.recency, w.importance
         if not lexical_active and wl > 0:
             rest = wc + wr + wi
-            if rest > 0:  # seed §14 lexical renormalisation
+            if rest > 0:  # seed §14 lexical renormalisation (not for a lexical-only config)
                 scale = (rest + wl) / rest
                 wc, wr, wi, wl = wc * scale, wr * scale, wi * scale, 0.0
         for c in cands:
             recency = recency_score(c.memory, w, now)
-            polarity = w.polarity_weight * c.memory.polarity
             c.score = (wc * c.cosine + wl * c.lexical + wr * recency
-                       + wi * c.memory.importance + polarity)
+                       + wi * c.memory.importance + w.polarity_weight * c.memory.polarity)
             c.explain = {
+                "mode": "hybrid", "fusion": "weighted",
                 "cosine": round(c.cosine, 6), "lexical": round(c.lexical, 6),
                 "recency": round(recency, 6), "importance": c.memory.importance,
-                "polarity": polarity,
-                "weights": {"cosine": wc, "lexical": wl, "recency": wr, "importance": wi,
-                            "polarity_weight": w.polarity_weight},
+                "polarity": c.memory.polarity,
+                "weights": {"cosine": round(wc, 6), "lexical": round(wl, 6),
+                            "recency": round(wr, 6), "importance": round(wi, 6),
+                            "polarity": w.polarity_weight},
                 "score": round(c.score, 6),
             }
 
     def _score_rrf(self, cands: list[Candidate], w: HybridWeights, now: float, rrf_k: int,
                    lexical_active: bool) -> None:
+        """Reciprocal Rank Fusion: ``Σ weight / (rrf_k + rank)`` with 0-based ranks.
+
+        Lexical only joins when the query produced BM25 somewhere in the pool
+        (an all-zero signal would rank by accident). Polarity stays a nudge of
+        ``ζ·polarity / (rrf_k + 1)``, on the same tiny scale as the signals.
+        """
         signals: dict[str, tuple[float, list[float]]] = {
             "cosine": (w.cosine, [c.cosine for c in cands]),
             "recency": (w.recency, [recency_score(c.memory, w, now) for c in cands]),
@@ -278,43 +361,76 @@ class RecallMixin:
             signals["lexical"] = (w.lexical, [c.lexical for c in cands])
         for c in cands:
             c.score = 0.0
-            c.explain = {"signals": {}, "rrf_k": rrf_k}
+            c.explain = {"mode": "hybrid", "fusion": "rrf", "rrf_k": rrf_k, "signals": {}}
         for name, (weight, values) in signals.items():
-            if weight <= 0:
-                continue
-            order = sorted(range(len(cands)), key=lambda i: (-values[i], cands[i].memory.id))
-            for rank, i in enumerate(order, start=1):
-                contribution = weight / (rrf_k + rank)
-                cands[i].score += contribution
-                cands[i].explain["signals"][name] = {"rank": rank,
-                                                     "contribution": round(contribution, 8)}
+            self._add_rrf_signal(cands, name, weight, values, rrf_k)
         for c in cands:
-            polarity = w.polarity_weight * c.memory.polarity * 0.01
-            c.score += polarity
-            c.explain["polarity"] = polarity
+            c.score += w.polarity_weight * c.memory.polarity / (rrf_k + 1)
+            c.explain["polarity"] = c.memory.polarity
             c.explain["score"] = round(c.score, 8)
+
+    @staticmethod
+    def _add_rrf_signal(cands: list[Candidate], name: str, weight: float,
+                        values: list[float], rrf_k: int) -> None:
+        if weight <= 0:
+            return
+        for c, rank in zip(cands, _rank_positions(values, cands), strict=True):
+            contribution = weight / (rrf_k + rank)
+            c.score += contribution
+            c.explain["signals"][name] = {"rank": rank, "contribution": round(contribution, 8)}
 
     def _apply_graph(self, cands: list[Candidate], w: HybridWeights, fusion: str,
                      rrf_k: int) -> None:
-        """Graph-proximity fusion; provided by the graph mixin (no-op without it)."""
+        """Graph-proximity fusion (``HybridWeights.graph``): lift well-connected hits.
+
+        Weighted: ``+ η·spread`` seeded by the blended score. RRF: an extra,
+        rank-transformed ``graph`` signal seeded by cosine, so it stays
+        scale-free. No internal link in the pool → nothing changes.
+        """
+        if not cands:
+            return
+        memories = [c.memory for c in cands]
+        if fusion == "rrf":
+            spread = graph_spread(memories, [c.cosine for c in cands])
+            if spread is None:
+                return
+            self._add_rrf_signal(cands, "graph", w.graph, spread, rrf_k)
+            for c in cands:
+                c.explain["score"] = round(c.score, 8)
+            return
+        spread = graph_spread(memories, [c.score for c in cands])
+        if spread is None:
+            return
+        for c, g in zip(cands, spread, strict=True):
+            c.score += w.graph * g
+            c.explain["graph"] = round(g, 6)
+            c.explain.setdefault("weights", {})["graph"] = w.graph
+            c.explain["score"] = round(c.score, 6)
 
     # ------------------------------------------------------------ selection
-    def _rerank(self, reranker: Reranker, query: str, cands: list[Candidate],
-                explain: bool) -> list[Candidate]:
+    def _rerank(self, reranker: Reranker, query: str,
+                cands: list[Candidate]) -> list[Candidate]:
+        """Second stage: the reranker's score replaces the blended one, then re-sort."""
         scores = list(reranker(query, [c.memory for c in cands]))
         if len(scores) != len(cands):
             raise ValueError(
-                f"reranker returned {len(scores)} scores for {len(cands)} candidates"
+                f"reranker returned {len(scores)} scores for {len(cands)} candidate(s)"
             )
-        first = {c.memory.id: (rank, c.score) for rank, c in enumerate(cands, start=1)}
+        first = {c.memory.id: (rank, c.score) for rank, c in enumerate(cands)}
         for c, s in zip(cands, scores, strict=True):
-            c.score = float(s)
+            try:
+                value = float(s)
+            except (TypeError, ValueError):
+                raise ValueError(f"reranker returned a non-numeric score: {s!r}") from None
+            if not math.isfinite(value):
+                raise ValueError(f"reranker returned a non-finite score: {s!r}")
+            c.score = value
         cands.sort(key=lambda c: (-c.score, c.memory.id))
-        for rank, c in enumerate(cands, start=1):
+        for rank, c in enumerate(cands):
             first_rank, first_score = first[c.memory.id]
-            c.explain["rerank"] = {"first_stage_score": first_score,
+            c.explain["rerank"] = {"first_stage_score": round(first_score, 6),
                                    "first_stage_rank": first_rank,
-                                   "score": c.score, "rank": rank}
+                                   "score": round(c.score, 6), "rank": rank}
         return cands
 
     def _ensure_vectors(self, cands: list[Candidate]) -> None:
@@ -327,40 +443,122 @@ class RecallMixin:
 
     def _mmr_select(self, cands: list[Candidate], k: int, diversity: float | None,
                     dedup_threshold: float | None) -> list[Candidate]:
-        """Maximal Marginal Relevance with min-max relevance, plus a hard dedup gate."""
+        """Maximal Marginal Relevance over min-max relevance, plus a hard dedup gate.
+
+        ``value = λ·relevance − (1−λ)·max_cosine_to_selected``; without
+        ``diversity`` (λ = 1) it is plain relevance order with the dedup gate.
+        A memory still waiting for its embedding has no redundancy to measure and
+        is judged on relevance alone.
+        """
         self._ensure_vectors(cands)
-        usable = [c for c in cands if c.vector is not None]
-        relevance = dict(zip((id(c) for c in usable), _minmax([c.score for c in usable]),
-                             strict=True))
+        relevance = _minmax([c.score for c in cands])
         lam = 1.0 if diversity is None else float(diversity)
         chosen: list[Candidate] = []
-        remaining = list(usable)
+        chosen_vectors: list[np.ndarray] = []
+        remaining = list(range(len(cands)))
         while remaining and len(chosen) < k:
-            best, best_value = None, -math.inf
-            for c in remaining:
-                redundancy = max((float(np.dot(c.vector, s.vector)) for s in chosen),
-                                 default=0.0)
-                if dedup_threshold is not None and chosen and redundancy >= dedup_threshold:
+            best, best_value = -1, -math.inf
+            for i in remaining:
+                vec = cands[i].vector
+                redundancy = (max((float(np.dot(vec, s)) for s in chosen_vectors), default=0.0)
+                              if vec is not None else 0.0)
+                if (dedup_threshold is not None and chosen_vectors and vec is not None
+                        and redundancy >= dedup_threshold):
                     continue
-                value = lam * relevance[id(c)] - (1 - lam) * redundancy
+                value = lam * relevance[i] - (1 - lam) * redundancy
                 if value > best_value:
-                    best, best_value = c, value
-            if best is None:
-                break
-            chosen.append(best)
+                    best, best_value = i, value
+            if best < 0:
+                break  # everything left is a near-duplicate of a selected hit
             remaining.remove(best)
+            chosen.append(cands[best])
+            if cands[best].vector is not None:
+                chosen_vectors.append(cands[best].vector)
         return chosen
 
-    # ------------------------------------------------------------ expansion hooks
-    def _merge_expansion(self, cands: list[Candidate], k: int, expand: ExpandSpec,
-                         include_superseded: bool, now: float) -> list[Candidate]:
-        """Merge graph neighbours into the pool before selection (graph mixin)."""
-        return cands
+    # ------------------------------------------------------------ graph expansion
+    def _collect_expansion(self, frontier: list[Memory], expand: ExpandSpec,
+                           include_superseded: bool, include_expired: bool, now: float,
+                           seen: set[str]) -> list[Result]:
+        """BFS along OUTGOING links whose rel is in ``expand.rels``.
 
-    def _append_expansion(self, results: list, expand: ExpandSpec, include_superseded: bool,
-                          now: float) -> list:
-        """Append graph neighbours after the top-k cut (graph mixin)."""
-        return results
+        Hop *h* scores ``expand.score · expand.decay**(h-1)``; at most
+        ``expand.cap`` nodes in total; ids in *seen* are never reached (and
+        *seen* grows). One batched fetch per hop, no per-node round trip.
+        """
+        rels = set(expand.rels)
+        found: list[Result] = []
+        for hop in range(1, expand.depth + 1):
+            if len(found) >= expand.cap or not frontier:
+                break
+            hop_score = expand.score * expand.decay ** (hop - 1)
+            wanted = []
+            wanted_ids: set[str] = set()
+            for src in frontier:
+                for link in src.links:
+                    if link.rel in rels and link.to not in seen and link.to not in wanted_ids:
+                        wanted.append(link)
+                        wanted_ids.add(link.to)
+            if not wanted:
+                break
+            fetched = self.get_many([link.to for link in wanted])
+            frontier = []
+            for link in wanted:
+                if len(found) >= expand.cap:
+                    break
+                node = fetched.get(link.to)
+                if node is None:
+                    continue
+                if node.superseded_by and not include_superseded:
+                    continue
+                if node.is_expired(now) and not include_expired:
+                    continue
+                seen.add(node.id)
+                frontier.append(node)
+                found.append((node, hop_score, {"source": "graph_expansion", "rel": link.rel,
+                                                "hop": hop, "score": round(hop_score, 6)}))
+        return found
+
+    def _merge_expansion(self, cands: list[Candidate], k: int, expand: ExpandSpec,
+                         include_superseded: bool, now: float, *,
+                         include_expired: bool = False,
+                         need_vectors: bool = False) -> list[Candidate]:
+        """``ExpandSpec.rerank=True``: neighbours of the top-k compete for the k slots.
+
+        Hop scores are scaled to the pool's top score so they sit on the pool's
+        own scale whatever the fusion. With MMR/dedup active, neighbours whose
+        vector cannot be fetched are dropped so they cannot dodge the dedup gate.
+        """
+        if not cands:
+            return cands
+        seen = {c.memory.id for c in cands}  # never re-reach (and clobber) a pool member
+        extra = self._collect_expansion([c.memory for c in cands[:k]], expand,
+                                        include_superseded, include_expired, now, seen)
+        if not extra:
+            return cands
+        top = max(c.score for c in cands)
+        added = [Candidate(memory=m, score=min(1.0, max(0.0, s)) * top, explain=e,
+                           expanded=True) for m, s, e in extra]
+        if need_vectors:
+            vectors = self.vectors([c.memory.id for c in added])
+            added = [c for c in added if c.memory.id in vectors]
+            for c in added:
+                c.vector = vectors[c.memory.id]
+                c.has_vector = True
+        merged = cands + added
+        merged.sort(key=lambda c: (-c.score, c.memory.id))
+        return merged
+
+    def _append_expansion(self, results: list[Result], expand: ExpandSpec,
+                          include_superseded: bool, now: float, *,
+                          include_expired: bool = False) -> list[Result]:
+        """``ExpandSpec.rerank=False``: neighbours appended after the top-k cut."""
+        if not results:
+            return results
+        seen = {m.id for m, _, _ in results}
+        extra = self._collect_expansion([m for m, _, _ in results], expand,
+                                        include_superseded, include_expired, now, seen)
+        return results + extra
 
     # ------------------------------------------------------------ metrics hook
     def _record_recall(self, seconds: float) -> None:

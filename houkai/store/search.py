@@ -89,7 +89,9 @@ def iter_keys(client: redis.Redis, index: str, query: str = "*", *, batch_size: 
     """
     args: list = ["FT.AGGREGATE", index, query, "LOAD", 1, "@__key"]
     if sortby:
-        args += ["SORTBY", 2, f"@{sortby}", "ASC", "MAX", 0]
+        # SORTBY keeps only MAX rows (default 10; "MAX 0" also means 10 on
+        # RediSearch 2.10), so ask for every matching document.
+        args += ["SORTBY", 2, f"@{sortby}", "ASC", "MAX", max(total(client, index, query), 1)]
     args += ["WITHCURSOR", "COUNT", batch_size, "DIALECT", 2]
     try:
         reply, cursor = client.execute_command(*args)

@@ -1,0 +1,177 @@
+"""The OpenAPI 3.1 document, generated from the same route table Flask mounts.
+
+Because the document and the URL map come from :data:`houkai.api.routes.ROUTES`,
+they cannot drift; ``tests/test_openapi.py`` still checks both directions.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from flask import Flask
+
+from houkai import __version__
+
+from .routes import COMPONENTS, ROUTES, Route
+
+ERROR = {"$ref": "#/components/schemas/Error"}
+_PARAM = re.compile(r"{([^}]+)}")
+
+
+def _err(text: str) -> dict[str, Any]:
+    return {"description": text, "content": {"application/json": {"schema": ERROR}}}
+
+
+def _operation(route: Route, scoped_prefix: bool, secured: bool) -> dict[str, Any]:
+    params: list[dict[str, Any]] = []
+    if scoped_prefix:
+        params.append(
+            {
+                "name": "collection",
+                "in": "path",
+                "required": True,
+                "schema": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.\\-]{0,63}$"},
+                "description": "Collection to address.",
+            }
+        )
+    for name in _PARAM.findall(route.path):
+        params.append({"name": name, "in": "path", "required": True, "schema": {"type": "string"}})
+    for name, schema in route.query.items():
+        params.append(
+            {
+                "name": name,
+                "in": "query",
+                "required": name in route.required_query,
+                "schema": schema,
+            }
+        )
+    if route.scoped and not scoped_prefix:
+        params.append(
+            {
+                "name": "collection",
+                "in": "query",
+                "required": False,
+                "schema": {"type": "string"},
+                "description": "Collection to address (default: the configured one).",
+            }
+        )
+    responses: dict[str, Any] = {}
+    for code, (text, schema) in route.responses.items():
+        entry: dict[str, Any] = {"description": text}
+        if schema is not None:
+            entry["content"] = {route.content_type: {"schema": schema}}
+        responses[str(code)] = entry
+    responses.setdefault("400", _err("Bad input"))
+    if route.auth and secured:
+        responses["401"] = _err("Missing or wrong bearer token")
+        responses["403"] = _err("Token not allowed for this collection or read-only")
+    if "{" in route.path or route.scoped:
+        responses.setdefault("404", _err("Unknown id or collection"))
+    if route.body is not None:
+        responses["413"] = _err("Request body over the size cap")
+    responses["500"] = _err("Unexpected error (body carries only a request_id)")
+    op: dict[str, Any] = {
+        "operationId": route.name + ("_in_collection" if scoped_prefix else ""),
+        "summary": route.summary,
+        "tags": [route.tag],
+        "parameters": params,
+        "responses": responses,
+    }
+    if route.body is not None:
+        op["requestBody"] = {
+            "required": bool(route.body.get("required")),
+            "content": {"application/json": {"schema": route.body}},
+        }
+    if not route.auth:
+        op["security"] = []
+    return op
+
+
+def build_openapi(app: Flask | None = None) -> dict[str, Any]:
+    """The OpenAPI 3.1 document of the REST API."""
+    secured = bool(app.config.get("HOUKAI_TOKENS")) if app is not None else True
+    paths: dict[str, dict[str, Any]] = {}
+    for route in ROUTES:
+        paths.setdefault(route.path, {})[route.method.lower()] = _operation(route, False, secured)
+        if route.scoped:
+            paths.setdefault("/c/{collection}" + route.path, {})[route.method.lower()] = _operation(
+                route, True, secured
+            )
+    text_ok = {
+        "200": {"description": "OK", "content": {"text/plain": {"schema": {"type": "string"}}}}
+    }
+    paths["/metrics/prometheus"] = {
+        "get": {
+            "operationId": "prometheus",
+            "tags": ["ops"],
+            "parameters": [],
+            "summary": "Counts and runtime counters of every collection the token may read, "
+            "in Prometheus text format.",
+            "responses": {
+                **text_ok,
+                "401": _err("Missing or wrong bearer token"),
+                "500": _err("Unexpected error"),
+            },
+        }
+    }
+    paths["/openapi.json"] = {
+        "get": {
+            "operationId": "openapi",
+            "tags": ["ops"],
+            "parameters": [],
+            "security": [],
+            "summary": "This document.",
+            "responses": {
+                "200": {
+                    "description": "OK",
+                    "content": {"application/json": {"schema": {"type": "object"}}},
+                }
+            },
+        }
+    }
+    paths["/docs"] = {
+        "get": {
+            "operationId": "docs",
+            "tags": ["ops"],
+            "parameters": [],
+            "security": [],
+            "summary": "Human-readable API reference (renders this document).",
+            "responses": {
+                "200": {
+                    "description": "OK",
+                    "content": {"text/html": {"schema": {"type": "string"}}},
+                }
+            },
+        }
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "houkai REST API",
+            "version": __version__,
+            "description": (
+                "Long-term memory for AI agents. Every memory route exists at its plain path "
+                "(default collection, or ?collection=NAME) and under /c/{collection}/. "
+                'Errors are JSON {"error": …}. Writes return 202 with a job id while '
+                "memories embed unless wait=true."
+            ),
+        },
+        "servers": [{"url": "/"}],
+        "security": [{"bearer": []}],
+        "tags": [
+            {"name": t}
+            for t in ("memories", "recall", "graph", "audit", "portability", "jobs", "ops")
+        ],
+        "paths": paths,
+        "components": {
+            "schemas": COMPONENTS,
+            "securitySchemes": {
+                "bearer": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "HOUKAI_HTTP_TOKENS entries TOKEN[:COLL1|COLL2][:ro|rw].",
+                }
+            },
+        },
+    }

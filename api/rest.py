@@ -1,0 +1,279 @@
+"""The Flask REST API: a thin front door over :class:`houkai.service.MemoryService`.
+
+Every operation of :data:`houkai.api.routes.ROUTES` is mounted twice: at its
+plain path (default collection, or ``?collection=NAME``) and under
+``/c/<collection>/…``. The request pipeline is the same for all of them:
+request id → auth (bearer token, collection scope, read-only) → query/body
+parsing with unknown-field rejection and the body cap (413) → the service →
+JSON. Expected errors map through :func:`houkai.errors.classify`; anything else
+is a 500 carrying only a request id, with the traceback logged server-side.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from flask import Flask, Response, g, request
+from werkzeug.exceptions import HTTPException, MethodNotAllowed, RequestEntityTooLarge
+
+from houkai.config import Settings, get_settings
+from houkai.errors import BadRequest, HoukaiError, classify
+from houkai.model import ConflictError
+from houkai.service import MemoryService, conflict_payload
+
+from .auth import TokenGrant, authenticate, load_tokens
+from .routes import ROUTES, Call, Route
+
+log = logging.getLogger("houkai.api")
+
+COLLECTION_PREFIX = "/c/<collection>"
+_REQUEST_ID = re.compile(r"^[A-Za-z0-9._\-]{1,64}$")
+
+
+def _json(status: int, payload: Any, headers: Mapping[str, str] | None = None) -> Response:
+    body = json.dumps(payload, ensure_ascii=False, allow_nan=False, default=str)
+    response = Response(body + "\n", status=status, mimetype="application/json")
+    for key, value in (headers or {}).items():
+        response.headers[key] = value
+    return response
+
+
+def _error(status: int, message: str, **extra: Any) -> Response:
+    return _json(status, {"error": message, **extra})
+
+
+class RestApp:
+    """Request handling state shared by every view of one app."""
+
+    def __init__(self, service: MemoryService, tokens: dict[str, TokenGrant]) -> None:
+        self.service = service
+        self.tokens = tokens
+
+    # ------------------------------------------------------------------ auth
+    def authenticate(self, route: Route | None) -> TokenGrant | None:
+        """The caller's token; raises 401 when tokens are configured and none matches."""
+        if not self.tokens or (route is not None and not route.auth):
+            return None
+        token = authenticate(request.headers.get("Authorization"), self.tokens)
+        if token is None:
+            raise HoukaiError("unauthorized: missing or invalid bearer token", status=401)
+        return token
+
+    @staticmethod
+    def authorize(
+        token: TokenGrant | None, route: Route, collection: str | None, default: str
+    ) -> None:
+        if token is None:
+            return
+        if route.scoped and not token.allows_collection(collection or default):
+            raise HoukaiError(
+                f"forbidden: this token may not use collection {collection or default!r}",
+                status=403,
+            )
+        if route.write and token.read_only:
+            raise HoukaiError("forbidden: this token is read-only", status=403)
+
+    # ------------------------------------------------------------------ parsing
+    @staticmethod
+    def query_args(route: Route) -> tuple[dict[str, Any], str | None]:
+        values: dict[str, Any] = {}
+        collection: str | None = None
+        for key in request.args:
+            items = request.args.getlist(key)
+            if len(items) > 1:
+                raise BadRequest(f"query parameter {key!r} given {len(items)} times")
+            if key == "collection" and route.scoped:
+                collection = items[0]
+            elif key in route.query:
+                values[key] = items[0]
+            else:
+                allowed = sorted([*route.query, *(["collection"] if route.scoped else [])])
+                raise BadRequest(
+                    f"unknown query parameter {key!r}; allowed: {', '.join(allowed) or '(none)'}"
+                )
+        missing = [k for k in route.required_query if not values.get(k)]
+        if missing:
+            raise BadRequest(f"missing required query parameter(s): {', '.join(missing)}")
+        return values, collection
+
+    @staticmethod
+    def body(route: Route) -> dict[str, Any]:
+        if route.body is None:
+            return {}
+        raw = request.get_data(cache=False)
+        if not raw.strip():
+            data: Any = {}
+        else:
+            try:
+                data = json.loads(raw)
+            except (UnicodeDecodeError, ValueError) as exc:
+                raise BadRequest(f"invalid JSON body: {exc}") from None
+        if not isinstance(data, dict):
+            raise BadRequest("JSON body must be an object")
+        allowed = route.body.get("properties", {})
+        unknown = sorted(k for k in data if k not in allowed)
+        if unknown:
+            raise BadRequest(f"unknown field(s) {unknown}; allowed: {', '.join(allowed)}")
+        required = [k for k in route.body.get("required", ()) if data.get(k) in (None, "")]
+        if required:
+            raise BadRequest(f"missing required field(s): {', '.join(required)}")
+        return data
+
+    # ------------------------------------------------------------------ views
+    def view(self, route: Route):
+        def handle(collection: str | None = None, **params: str) -> Response:
+            token = self.authenticate(route)
+            query, query_collection = self.query_args(route)
+            if collection is not None and query_collection not in (None, collection):
+                raise BadRequest(
+                    "collection given both in the path and as ?collection= with different values"
+                )
+            collection = collection if collection is not None else query_collection
+            self.authorize(token, route, collection, self.service.settings.collection)
+            call = Call(
+                service=self.service,
+                collection=collection,
+                query=query,
+                body=self.body(route),
+                params=params,
+                token=token,
+                tokens_configured=bool(self.tokens),
+            )
+            status, payload = route.handler(call)
+            return _json(status, payload)
+
+        handle.__name__ = f"view_{route.name}"
+        return handle
+
+
+def _openapi_view(app: Flask):
+    from .openapi import build_openapi
+
+    def view() -> Response:
+        return _json(200, build_openapi(app))
+
+    return view
+
+
+def _docs_view() -> Response:
+    from .docs_page import DOCS_HTML
+
+    return Response(DOCS_HTML, mimetype="text/html")
+
+
+def create_app(
+    settings: Settings | None = None,
+    service: MemoryService | None = None,
+    tokens: str | list[str] | Mapping[str, TokenGrant] | None = None,
+) -> Flask:
+    """The WSGI app. *tokens* overrides ``settings.http_tokens`` (spec, entries or grants)."""
+    settings = settings or (service.settings if service is not None else get_settings())
+    service = service or MemoryService(settings, actor="http")
+    token_list = load_tokens(settings.http_tokens if tokens is None else tokens)
+
+    app = Flask("houkai.api")
+    app.config["MAX_CONTENT_LENGTH"] = settings.http_max_body
+    app.config["HOUKAI_SERVICE"] = service
+    app.config["HOUKAI_TOKENS"] = token_list
+    app.url_map.strict_slashes = False
+    rest = RestApp(service, token_list)
+
+    for route in ROUTES:
+        view = rest.view(route)
+        app.add_url_rule(
+            route.flask_rule, endpoint=route.name, view_func=view, methods=[route.method]
+        )
+        if route.scoped:
+            app.add_url_rule(
+                COLLECTION_PREFIX + route.flask_rule,
+                endpoint=f"{route.name}@c",
+                view_func=view,
+                methods=[route.method],
+            )
+    app.add_url_rule(
+        "/openapi.json", endpoint="openapi", view_func=_openapi_view(app), methods=["GET"]
+    )
+    app.add_url_rule("/docs", endpoint="docs", view_func=_docs_view, methods=["GET"])
+    app.add_url_rule(
+        "/metrics/prometheus",
+        endpoint="prometheus",
+        view_func=_prometheus_view(rest),
+        methods=["GET"],
+    )
+
+    @app.before_request
+    def _request_id() -> None:
+        incoming = request.headers.get("X-Request-Id", "")
+        g.request_id = incoming if _REQUEST_ID.match(incoming) else uuid.uuid4().hex[:16]
+
+    @app.after_request
+    def _stamp(response: Response) -> Response:
+        response.headers["X-Request-Id"] = getattr(g, "request_id", "")
+        response.headers.setdefault("Cache-Control", "no-store")
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        return response
+
+    @app.errorhandler(HTTPException)
+    def _http_error(exc: HTTPException) -> Response:
+        status = exc.code or 500
+        if isinstance(exc, RequestEntityTooLarge):
+            return _error(413, f"request body too large (limit {settings.http_max_body} bytes)")
+        if isinstance(exc, MethodNotAllowed):
+            allowed = sorted(set(exc.valid_methods or []) | {"OPTIONS"})
+            return _json(
+                405,
+                {"error": f"method {request.method} not allowed; allowed: {', '.join(allowed)}"},
+                {"Allow": ", ".join(allowed)},
+            )
+        if status == 404:
+            return _error(404, "not found")
+        if status >= 500:
+            return _unexpected(exc)
+        return _error(status, exc.description or exc.name)
+
+    @app.errorhandler(Exception)
+    def _any_error(exc: Exception) -> Response:
+        if isinstance(exc, ConflictError):
+            payload = conflict_payload(exc)
+            return _error(409, f"refused: {len(exc.conflicts)} conflicting memory(ies)", **payload)
+        known = classify(exc)
+        if known is not None:
+            status, message = known
+            headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+            return _json(status, {"error": message}, headers)
+        return _unexpected(exc)
+
+    return app
+
+
+def _unexpected(exc: BaseException) -> Response:
+    request_id = getattr(g, "request_id", "") or uuid.uuid4().hex[:16]
+    log.error(
+        "unhandled error in %s %s [request_id=%s]",
+        request.method,
+        request.path,
+        request_id,
+        exc_info=exc,
+    )
+    return _json(500, {"error": "internal server error", "request_id": request_id})
+
+
+def _prometheus_view(rest: RestApp):
+    from .prometheus import render
+
+    def view() -> Response:
+        token = rest.authenticate(None)
+        rows = rest.service.collections()
+        names = [r["name"] for r in rows if token is None or token.allows_collection(r["name"])]
+        return Response(
+            render(rest.service, names),
+            mimetype="text/plain",
+            content_type="text/plain; version=0.0.4; charset=utf-8",
+        )
+
+    return view

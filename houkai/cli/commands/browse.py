@@ -1,0 +1,65 @@
+"""``houkai list`` and ``houkai show``: look at stored memories."""
+
+from __future__ import annotations
+
+import click
+
+from ...index import MEMORY_FIELDS, filter_expr
+from ...model import MEMORY_TYPES, MemoryNotFound
+from ...store.search import search
+from .. import Context, pass_ctx
+from ..output import output_options, print_memories, print_memory_detail, resolve_id
+from .recall import parse_time_option
+
+SORTS = {"created": "created_at", "importance": "importance", "accessed": "last_accessed"}
+
+
+@click.command("list")
+@click.option("--limit", "-n", type=click.IntRange(min=0), default=20, show_default=True,
+              help="How many memories.")
+@click.option("--type", "type_", type=click.Choice(MEMORY_TYPES), help="Only this type.")
+@click.option("--tag", "-t", help="Only memories carrying this tag.")
+@click.option("--source", "-s", help="Only this exact source.")
+@click.option("--since", help="Created at/after: epoch, ISO-8601 or a span like 7d.")
+@click.option("--sort", type=click.Choice(sorted(SORTS)), default="created", show_default=True,
+              help="Newest first by this field.")
+@click.option("--include-superseded", is_flag=True, help="Also superseded memories.")
+@click.option("--include-expired", is_flag=True, help="Also memories whose TTL has passed.")
+@output_options
+@pass_ctx
+def list_cmd(ctx: Context, limit: int, type_: str | None, tag: str | None, source: str | None,
+             since: str | None, sort: str, include_superseded: bool,
+             include_expired: bool) -> None:
+    """List memories, newest first (filters run in RediSearch, not in Python)."""
+    store = ctx.store()
+    since_ts = parse_time_option(since, "--since")
+    if since_ts is None and source is None and sort == "created":
+        memories = store.list_recent(limit, include_superseded, include_expired,
+                                     type=type_, tag=tag)
+    else:
+        query = filter_expr(type=type_, tag=tag, source=source, since=since_ts,
+                            include_superseded=include_superseded,
+                            include_expired=include_expired)
+        _, hits = search(store.client, store.keys.index, query, return_fields=MEMORY_FIELDS,
+                         sortby=(SORTS[sort], "DESC"), limit=limit)
+        memories = store._hits_to_memories(hits)
+    print_memories(ctx.fmt, memories)
+
+
+@click.command("show")
+@click.argument("memory_id")
+@output_options
+@pass_ctx
+def show(ctx: Context, memory_id: str) -> None:
+    """Show every field of one memory (full id or a unique prefix)."""
+    store = ctx.store()
+    full = resolve_id(store, memory_id)
+    memory = store.get(full)
+    if memory is None:
+        raise MemoryNotFound(full)
+    print_memory_detail(ctx.fmt, memory)
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(list_cmd)
+    cli.add_command(show)

@@ -1,0 +1,142 @@
+"""``houkai collections list|create|delete|copy``: namespaces under one key prefix."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+import numpy as np
+
+from ...index import Keys, validate_collection
+from .. import Context, pass_ctx
+from ..output import Column, confirm, output_options, print_rows, report
+
+
+def _names(ctx: Context) -> list[str]:
+    client = ctx.store().client
+    raw = client.smembers(Keys.registry(ctx.settings.key_prefix))
+    return sorted(n.decode() if isinstance(n, bytes) else str(n) for n in raw)
+
+
+def _require(ctx: Context, name: str) -> None:
+    validate_collection(name)
+    if name not in _names(ctx):
+        raise click.ClickException(f"no collection named {name!r}")
+
+
+@click.group("collections")
+def collections_group() -> None:
+    """List, create, delete and copy collections."""
+
+
+@collections_group.command("list")
+@output_options
+@pass_ctx
+def list_cmd(ctx: Context) -> None:
+    """Every collection with its memory count (* = the current one)."""
+    from ...store.search import total
+
+    client = ctx.store().client
+    rows = []
+    for name in _names(ctx):
+        try:
+            count: int | None = total(client, Keys(ctx.settings.key_prefix, name).index, "*")
+        except Exception:  # noqa: BLE001 - a half-dropped collection still lists
+            count = None
+        rows.append({"name": name, "count": count, "current": name == ctx.collection})
+    print_rows(ctx.fmt, rows, [
+        Column("name", "COLLECTION"), Column("count", "MEMORIES", justify="right"),
+        Column("current", "", show=lambda v: "*" if v else ""),
+    ], empty="No collections.")
+
+
+@collections_group.command("create")
+@click.argument("name")
+@output_options
+@pass_ctx
+def create(ctx: Context, name: str) -> None:
+    """Create an empty collection (its index, with the current embedder's dimension)."""
+    validate_collection(name)
+    if name in _names(ctx):
+        raise click.ClickException(f"collection {name!r} already exists")
+    ctx.store(name)
+    report(ctx.fmt, {"name": name, "created": True}, f"Created collection {name!r}.")
+
+
+@collections_group.command("delete")
+@click.argument("name")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+@output_options
+@pass_ctx
+def delete(ctx: Context, name: str, yes: bool) -> None:
+    """Delete a collection: memories, index, journal and metrics. Irreversible."""
+    _require(ctx, name)
+    store = ctx.store(name)
+    count = store.count()
+    confirm(f"Delete collection {name!r} and its {count} memories?", yes=yes)
+    deleted = store.drop()
+    ctx._stores.pop(name, None)
+    service = ctx._service
+    if service is not None:
+        service._stores.pop(name, None)
+    report(ctx.fmt, {"name": name, "deleted": deleted},
+           f"Deleted collection {name!r} ({deleted} memories).")
+
+
+def copy_memories(src: Any, dst: Any, *, batch_size: int = 500) -> int:
+    """Stream every memory of *src* into *dst* with its vector (no re-embedding).
+
+    Ids, links (and their reverse index), supersede state and access tracking
+    are kept; each copy is journaled in *dst* as an ``import`` so it is auditable.
+    Memories still pending in *src* are embedded on the way.
+    """
+    copied = 0
+    for batch in src.iter_memories("*", batch_size=batch_size, with_vector=True,
+                                   sortby="created_at"):
+        missing = [m for m in batch if m.embedding is None]
+        if missing:
+            fresh = dst._encode([m.text for m in missing])
+            for memory, vector in zip(missing, fresh, strict=True):
+                memory.embedding = vector.tolist()
+        vectors = np.asarray([m.embedding for m in batch], dtype=np.float32)
+        for memory in batch:
+            memory.collection = dst.collection_name
+        pipe = dst.client.pipeline(transaction=False)
+        dst._write(batch, vectors, pipe=pipe)
+        for memory in batch:
+            for link in memory.links:
+                pipe.sadd(dst.keys.incoming(link.to), f"{memory.id}|{link.rel}")
+        pipe.execute()
+        for memory in batch:
+            dst._journal("import", memory.id, after=memory.to_dict(),
+                         meta={"copied_from": src.collection_name})
+        copied += len(batch)
+    return copied
+
+
+@collections_group.command("copy")
+@click.argument("src")
+@click.argument("dst")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+@output_options
+@pass_ctx
+def copy(ctx: Context, src: str, dst: str, yes: bool) -> None:
+    """Copy every memory of SRC into DST (created if missing), vectors included.
+
+    Streams in batches, so it works at any size. Ids already in DST are overwritten.
+    """
+    _require(ctx, src)
+    validate_collection(dst)
+    if src == dst:
+        raise click.BadParameter("SRC and DST are the same collection", param_hint="DST")
+    source = ctx.store(src)
+    if dst in _names(ctx) and ctx.store(dst).count():
+        confirm(f"Copy {source.count()} memories into the non-empty collection {dst!r} "
+                "(same ids are overwritten)?", yes=yes)
+    copied = copy_memories(source, ctx.store(dst))
+    report(ctx.fmt, {"src": src, "dst": dst, "copied": copied},
+           f"Copied {copied} memories {src!r} → {dst!r}.")
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(collections_group)

@@ -1,0 +1,190 @@
+"""``houkai edit``, ``tag`` and ``bump``: change a memory in place (journaled, undoable)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import click
+
+from ...model import MEMORY_TYPES, Memory, MemoryNotFound
+from .. import Context, pass_ctx
+from ..output import output_options, report, resolve_id, short_id
+from .remember import parse_expires_at, parse_ttl, read_text
+
+_HELP = "# Edit the fields and the text below '---'; save and quit to apply. '#' lines are ignored."
+
+
+def _load(ctx: Context, memory_id: str) -> tuple[Any, Memory]:
+    store = ctx.store()
+    full = resolve_id(store, memory_id)
+    memory = store.get(full)
+    if memory is None:
+        raise MemoryNotFound(full)
+    return store, memory
+
+
+def editor_document(memory: Memory) -> str:
+    return (
+        f"{_HELP}\n"
+        f"type: {memory.type}\n"
+        f"importance: {memory.importance}\n"
+        f"tags: {', '.join(memory.tags)}\n"
+        f"source: {memory.source or ''}\n"
+        f"polarity: {memory.polarity}\n"
+        f"---\n{memory.text}\n"
+    )
+
+
+def parse_editor_document(raw: str) -> dict[str, Any]:
+    """The edited fields; raises ``click.UsageError`` on a malformed document."""
+    if "\n---" not in "\n" + raw:
+        raise click.UsageError("the edited file lost its '---' line; nothing changed")
+    head, _, body = ("\n" + raw).partition("\n---")
+    body = body.split("\n", 1)[1] if "\n" in body else ""
+    fields: dict[str, Any] = {"text": body.strip()}
+    for line in head.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        key, sep, value = line.partition(":")
+        key, value = key.strip(), value.strip()
+        if not sep:
+            raise click.UsageError(f"cannot read line {line!r} (expected 'key: value')")
+        if key == "type":
+            fields["type"] = value
+        elif key == "importance":
+            try:
+                fields["importance"] = float(value)
+            except ValueError:
+                raise click.UsageError(f"importance must be a number — got {value!r}") from None
+        elif key == "tags":
+            fields["tags"] = [t.strip() for t in value.split(",") if t.strip()]
+        elif key == "source":
+            fields["source"] = value or None
+        elif key == "polarity":
+            try:
+                fields["polarity"] = int(value)
+            except ValueError:
+                raise click.UsageError(f"polarity must be -1, 0 or 1 — got {value!r}") from None
+        else:
+            raise click.UsageError(f"unknown field {key!r} in the edited file")
+    return fields
+
+
+def _editor() -> str:
+    return os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+
+
+@click.command("edit")
+@click.argument("memory_id")
+@click.option("--text", help="New text ('-' reads stdin). Without any option: open $EDITOR.")
+@click.option("--type", "type_", type=click.Choice(MEMORY_TYPES), help="New type.")
+@click.option("--tag", "-t", "tags", multiple=True, help="Replace the tags (repeatable).")
+@click.option("--clear-tags", is_flag=True, help="Remove every tag.")
+@click.option("--importance", "-i", type=click.FloatRange(0.0, 1.0), help="New importance.")
+@click.option("--polarity", type=click.IntRange(-1, 1), help="New polarity.")
+@click.option("--source", "-s", help="New source ('' clears it).")
+@click.option("--ttl", help="Expire this span from now (e.g. 7d).")
+@click.option("--expires-at", help="Expire at epoch / ISO-8601 ('0' clears the expiry).")
+@output_options
+@pass_ctx
+def edit(ctx: Context, memory_id: str, text: str | None, type_: str | None,
+         tags: tuple[str, ...], clear_tags: bool, importance: float | None,
+         polarity: int | None, source: str | None, ttl: str | None,
+         expires_at: str | None) -> None:
+    """Change a memory in place: same id and links; the text is re-embedded if it changed."""
+    store, memory = _load(ctx, memory_id)
+    changes: dict[str, Any] = {}
+    if text is not None:
+        changes["text"] = read_text(text)
+    if type_ is not None:
+        changes["type"] = type_
+    if tags or clear_tags:
+        changes["tags"] = [] if clear_tags else list(tags)
+    if importance is not None:
+        changes["importance"] = importance
+    if polarity is not None:
+        changes["polarity"] = polarity
+    if source is not None:
+        changes["source"] = source or None
+    ttl_seconds, expiry = parse_ttl(ttl), parse_expires_at(expires_at)
+    if ttl_seconds is not None and expiry is not None:
+        raise click.UsageError("pass at most one of --ttl and --expires-at")
+    if ttl_seconds is not None:
+        import time
+
+        changes["expires_at"] = time.time() + ttl_seconds
+    elif expiry is not None:
+        changes["expires_at"] = expiry
+    if not changes:
+        edited = click.edit(editor_document(memory), editor=_editor(), extension=".md")
+        if edited is None:
+            report(ctx.fmt, {"id": memory.id, "changed": False},
+                   f"No changes to {short_id(memory.id)}.")
+            return
+        changes = parse_editor_document(edited)
+    updated = store.edit(memory.id, **changes)
+    changed = updated.to_dict() != memory.to_dict()
+    if ctx.fmt == "json":
+        report(ctx.fmt, {**updated.to_dict(), "changed": changed}, "")
+        return
+    if not changed:
+        click.echo(f"No changes to {short_id(memory.id)}.")
+    elif updated.text != memory.text:
+        click.echo(f"Updated {short_id(memory.id)} (text re-embedded).")
+    else:
+        click.echo(f"Updated {short_id(memory.id)}.")
+
+
+@click.command("tag")
+@click.argument("memory_id")
+@click.option("--add", "-a", "add", multiple=True, help="Tag to add (repeatable).")
+@click.option("--remove", "-r", "remove", multiple=True, help="Tag to remove (repeatable).")
+@output_options
+@pass_ctx
+def tag(ctx: Context, memory_id: str, add: tuple[str, ...], remove: tuple[str, ...]) -> None:
+    """Add or remove tags (metadata only; the vector is untouched)."""
+    if not add and not remove:
+        raise click.UsageError("give --add TAG and/or --remove TAG")
+    store, memory = _load(ctx, memory_id)
+    drop = {t.strip() for t in remove}
+    tags = [t for t in memory.tags if t not in drop]
+    tags += [t for t in add if t.strip() not in tags and t.strip() not in drop]
+    updated = store.edit(memory.id, tags=tags)
+    report(ctx.fmt, {"id": updated.id, "tags": updated.tags},
+           f"{short_id(updated.id)} tags: {', '.join(updated.tags) or '(none)'}")
+
+
+@click.command("bump", context_settings={"ignore_unknown_options": True})
+@click.argument("memory_id")
+@click.argument("delta")
+@output_options
+@pass_ctx
+def bump(ctx: Context, memory_id: str, delta: str) -> None:
+    """Adjust importance: +0.2, -0.1, or =0.9 (clamped to 0..1)."""
+    text = delta.strip()
+    try:
+        if text.startswith("="):
+            absolute, amount = True, float(text[1:])
+        elif text[:1] in "+-" and text[1:]:
+            absolute, amount = False, float(text)
+        else:
+            raise ValueError
+    except ValueError:
+        raise click.BadParameter(
+            f"expected +N, -N or =N (e.g. +0.2) — got {delta!r}", param_hint="DELTA"
+        ) from None
+    store, memory = _load(ctx, memory_id)
+    new = amount if absolute else memory.importance + amount
+    updated = store.edit(memory.id, importance=new)
+    report(ctx.fmt, {"id": updated.id, "before": memory.importance,
+                     "importance": updated.importance},
+           f"{short_id(updated.id)} importance: {memory.importance:.2f} → "
+           f"{updated.importance:.2f}")
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(edit)
+    cli.add_command(tag)
+    cli.add_command(bump)
+

@@ -1,0 +1,95 @@
+"""``houkai journal tail|show|undo``: the audit journal of the current collection."""
+
+from __future__ import annotations
+
+import click
+
+from ...config import parse_duration
+from ...journal import JOURNAL_OPS
+from .. import Context, pass_ctx
+from ..output import Column, confirm, echo_json, fmt_ts, output_options, print_mapping, print_rows
+from ..output import report as say
+
+
+def _entry_dict(entry, *, full: bool) -> dict:
+    data = {"entry_id": entry.stream_id, "ts": entry.ts, "op": entry.op, "actor": entry.actor,
+            "id": entry.id, "summary": entry.summary(), "meta": entry.meta}
+    if full:
+        data["before"] = entry.before
+        data["after"] = entry.after
+    return data
+
+
+def _find(store, ref: str):
+    """An entry by stream id (``1712345678901-0``, from ``tail``) or by its epoch ts."""
+    ref = ref.strip()
+    if "-" not in ref:
+        try:
+            float(ref)
+        except ValueError:
+            raise click.BadParameter(
+                f"expected a journal entry id like 1712345678901-0 (see `journal tail`) "
+                f"or an epoch timestamp — got {ref!r}", param_hint="ENTRY") from None
+    return store._find_entry(ref)
+
+
+@click.group("journal")
+def journal_group() -> None:
+    """Inspect and undo the audit journal."""
+
+
+@journal_group.command("tail")
+@click.option("--number", "-n", type=click.IntRange(min=1), default=20, show_default=True,
+              help="How many entries.")
+@click.option("--op", type=click.Choice(JOURNAL_OPS), help="Only this operation.")
+@click.option("--since", help="Only entries newer than this span (e.g. 1h, 7d).")
+@output_options
+@pass_ctx
+def tail(ctx: Context, number: int, op: str | None, since: str | None) -> None:
+    """The newest journal entries, newest first."""
+    since_seconds = None
+    if since is not None:
+        try:
+            since_seconds = parse_duration(since)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--since") from None
+    entries = ctx.store().journal_tail(number, op=op, since_seconds=since_seconds)
+    rows = [_entry_dict(e, full=False) for e in entries]
+    print_rows(ctx.fmt, rows, [
+        Column("entry_id", "ENTRY", style="dim"), Column("ts", "TIME", show=fmt_ts),
+        Column("op", "OP"), Column("actor", "ACTOR", style="cyan"),
+        Column("summary", "SUMMARY"),
+    ], empty="(no journal entries)")
+
+
+@journal_group.command("show")
+@click.argument("entry")
+@output_options
+@pass_ctx
+def show(ctx: Context, entry: str) -> None:
+    """One entry in full (before/after snapshots), by entry id or timestamp."""
+    found = _find(ctx.store(), entry)
+    data = _entry_dict(found, full=True)
+    if ctx.fmt == "json":
+        echo_json(data)
+    else:
+        print_mapping(ctx.fmt, data)
+
+
+@journal_group.command("undo")
+@click.argument("entry")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+@output_options
+@pass_ctx
+def undo(ctx: Context, entry: str, yes: bool) -> None:
+    """Reverse one entry (remember → forget, forget → restore, edit → previous version…)."""
+    store = ctx.store()
+    found = _find(store, entry)
+    confirm(f"Undo {found.summary()}?", yes=yes)
+    store.undo(found)
+    say(ctx.fmt, {"ok": True, "entry_id": found.stream_id, "op": found.op, "id": found.id},
+        f"Undone: {found.summary()}")
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(journal_group)

@@ -1,0 +1,384 @@
+"""Pipeline commands: ``worker``, ``beat``, ``up``, ``jobs …``, ``ingest``, ``maintenance …``."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from .. import Context, pass_ctx
+from ..output import Column, output_options, print_mapping, print_rows, resolve_format
+
+
+def _fmt(ctx: Context) -> str:
+    return resolve_format(ctx.output_format)
+
+
+def _pipeline(ctx: Context, mode: str | None = None):
+    from ...pipeline import Pipeline
+
+    return Pipeline(ctx.store(), mode=mode)
+
+
+def _celery_argv_common(loglevel: str) -> list[str]:
+    return ["--loglevel", loglevel]
+
+
+# --------------------------------------------------------------------------- worker / beat
+@click.command("worker")
+@click.option("--queues", "-Q", default="embed,ingest,maintenance", show_default=True,
+              help="Comma-separated queues to consume.")
+@click.option("--pool", type=click.Choice(["threads", "solo", "prefork"]), default="threads",
+              show_default=True,
+              help="threads: the model loads once and Redis writes overlap encoding.")
+@click.option("--concurrency", "-c", type=int, default=2, show_default=True,
+              help="Tasks in flight (encoding itself is serialised per process).")
+@click.option("--loglevel", "-l", default="info", show_default=True)
+@click.option("--hostname", "-n", default=None, help="Worker node name (default: celery's).")
+@pass_ctx
+def worker(ctx: Context, queues: str, pool: str, concurrency: int, loglevel: str,
+           hostname: str | None) -> None:
+    """Run a Celery worker (embedding, ingest and maintenance tasks)."""
+    from ...workers.app import app
+
+    argv = ["worker", "-Q", queues, "--pool", pool, "--concurrency", str(concurrency),
+            "--without-gossip", "--without-mingle", *_celery_argv_common(loglevel)]
+    if hostname:
+        argv += ["--hostname", hostname]
+    app.worker_main(argv=argv)
+
+
+@click.command("beat")
+@click.option("--loglevel", "-l", default="info", show_default=True)
+@pass_ctx
+def beat(ctx: Context, loglevel: str) -> None:
+    """Run Celery beat: triggers the maintenance tick (redbeat: one active beat at a time)."""
+    from ...workers.app import app
+
+    schedule = Path(tempfile.gettempdir()) / f"houkai-beat-{os.getpid()}"
+    app.start(argv=["beat", "--scheduler", "redbeat.RedBeatScheduler", "--schedule",
+                    str(schedule), *_celery_argv_common(loglevel)])
+
+
+# --------------------------------------------------------------------------- up
+def _houkai_exe() -> list[str]:
+    exe = shutil.which("houkai") or str(Path(sys.executable).parent / "houkai")
+    return [exe] if Path(exe).exists() else [sys.executable, "-m", "houkai.cli"]
+
+
+@click.command("up")
+@click.option("--host", default=None, help="REST API host (default: http_host).")
+@click.option("--port", type=int, default=None, help="REST API port (default: http_port).")
+@click.option("--api/--no-api", default=True, show_default=True, help="Start the REST API.")
+@click.option("--beat/--no-beat", "with_beat", default=True, show_default=True,
+              help="Start beat (scheduled maintenance).")
+@click.option("--loglevel", "-l", default="warning", show_default=True)
+@pass_ctx
+def up(ctx: Context, host: str | None, port: int | None, api: bool, with_beat: bool,
+       loglevel: str) -> None:
+    """Start Redis Stack (embedded default), a worker, beat and the REST API; Ctrl-C stops all."""
+    from ... import redis_server
+
+    s = ctx.settings
+    started_redis = False
+    if s.redis_url:
+        url = s.redis_url
+        click.echo(f"redis   {url} (external)")
+    else:
+        already = redis_server.status(s.data_dir)
+        info = already or redis_server.start(s.data_dir, s.redis_port)
+        started_redis = already is None
+        url = info.url
+        click.echo(f"redis   {url} (embedded, data in {info.data_dir}, pid {info.pid})")
+    env = dict(os.environ, HOUKAI_REDIS_URL=url, HOUKAI_DATA_DIR=s.data_dir,
+               HOUKAI_COLLECTION=s.collection, HOUKAI_KEY_PREFIX=s.key_prefix)
+    exe = _houkai_exe()
+    roles: list[tuple[str, list[str], str]] = [
+        ("worker", [*exe, "worker", "-l", loglevel], "queues embed,ingest,maintenance"),
+    ]
+    if with_beat:
+        roles.append(("beat", [*exe, "beat", "-l", loglevel], "maintenance tick schedule"))
+    if api:
+        h, p = host or s.http_host, port or s.http_port
+        roles.append(("api", [*exe, "serve", "--host", h, "--port", str(p)],
+                      f"http://{h}:{p}"))
+    children: list[tuple[str, subprocess.Popen]] = []
+    stopping = False
+
+    def _stop(*_args: Any) -> None:
+        nonlocal stopping
+        stopping = True
+
+    old_int = signal.signal(signal.SIGINT, _stop)
+    old_term = signal.signal(signal.SIGTERM, _stop)
+    try:
+        for name, argv, where in roles:
+            proc = subprocess.Popen(argv, env=env, start_new_session=True)
+            children.append((name, proc))
+            click.echo(f"{name:<7} pid {proc.pid}: {where}")
+        click.echo("houkai is up — press Ctrl-C to stop")
+        while not stopping:
+            for name, proc in children:
+                if proc.poll() is not None:
+                    click.echo(f"{name} exited with code {proc.returncode}; stopping", err=True)
+                    stopping = True
+            time.sleep(0.3)
+    finally:
+        click.echo("stopping…")
+        _terminate(children)
+        if started_redis:
+            redis_server.stop(s.data_dir)
+            click.echo("redis   stopped")
+        signal.signal(signal.SIGINT, old_int)
+        signal.signal(signal.SIGTERM, old_term)
+
+
+def _terminate(children: list[tuple[str, subprocess.Popen]], grace: float = 15.0) -> None:
+    """SIGTERM every child (warm shutdown: tasks finish or return to the queue), then kill."""
+    for _name, proc in children:
+        if proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+    deadline = time.monotonic() + grace
+    for name, proc in children:
+        try:
+            proc.wait(timeout=max(deadline - time.monotonic(), 0.1))
+        except subprocess.TimeoutExpired:
+            click.echo(f"{name} did not stop in {grace:g}s; killing", err=True)
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            proc.wait()
+        click.echo(f"{name:<7} stopped")
+
+
+# --------------------------------------------------------------------------- jobs
+JOB_COLUMNS = [
+    Column("id", "ID"), Column("kind", "KIND"), Column("state", "STATE"),
+    Column("progress", "DONE/TOTAL", justify="right"), Column("failed", "FAILED", justify="right"),
+    Column("rate", "RATE/S", justify="right"), Column("eta", "ETA", justify="right"),
+]
+
+
+def _job_row(status: Any) -> dict[str, Any]:
+    d = status.to_dict()
+    d["progress"] = f"{status.processed}/{status.total}"
+    d["eta"] = "" if status.eta_seconds is None else f"{status.eta_seconds:.0f}s"
+    return d
+
+
+@click.group("jobs")
+def jobs_group() -> None:
+    """List, inspect, retry or cancel ingestion jobs."""
+
+
+@jobs_group.command("list")
+@click.option("--limit", "-n", type=click.IntRange(1, 1000), default=20, show_default=True)
+@output_options
+@pass_ctx
+def jobs_list(ctx: Context, limit: int) -> None:
+    """Newest jobs of the collection first."""
+    statuses = _pipeline(ctx).jobs(limit=limit)
+    print_rows(_fmt(ctx), [_job_row(s) for s in statuses], JOB_COLUMNS,
+               json_data=[s.to_dict() for s in statuses], empty="no jobs")
+
+
+@jobs_group.command("show")
+@click.argument("job_id")
+@output_options
+@pass_ctx
+def jobs_show(ctx: Context, job_id: str) -> None:
+    """Progress, errors (with item positions) and conflicts of one job."""
+    status = _pipeline(ctx).job(job_id)
+    if status is None:
+        raise click.ClickException(f"no job with id {job_id!r}")
+    data = status.to_dict()
+    fmt = _fmt(ctx)
+    if fmt != "json":
+        data["memory_ids"] = f"{len(status.memory_ids)} shown (use --json for the list)"
+        data["errors"] = "; ".join(f"#{e['position']} {e['id'][:8]}: {e['error']}"
+                                   for e in status.errors[:20]) or "-"
+        data["conflicts"] = len(status.conflicts)
+    print_mapping(fmt, data, title=f"job {job_id}")
+
+
+@jobs_group.command("retry")
+@click.argument("job_id", required=False)
+@pass_ctx
+def jobs_retry(ctx: Context, job_id: str | None) -> None:
+    """Re-queue failed memories of JOB_ID (or of the whole collection)."""
+    n = _pipeline(ctx).retry_failed(job_id)
+    click.echo(f"re-queued {n} failed memor{'y' if n == 1 else 'ies'}")
+
+
+@jobs_group.command("cancel")
+@click.argument("job_id")
+@pass_ctx
+def jobs_cancel(ctx: Context, job_id: str) -> None:
+    """Cancel a job: its still-pending memories become failed ("cancelled"), retryable."""
+    if _pipeline(ctx).cancel(job_id):
+        click.echo(f"cancelled job {job_id}")
+    else:
+        click.echo(f"job {job_id} had already finished")
+
+
+# --------------------------------------------------------------------------- ingest
+def follow(pipeline: Any, job: Any, *, timeout: float | None = None, quiet: bool = False) -> Any:
+    """Poll a job until it settles, with a progress bar on a terminal (stderr)."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+    show = not quiet and sys.stderr.isatty()
+    last = -1
+    with click.progressbar(length=max(job.total, 1), label="embedding", file=sys.stderr,
+                           hidden=not show, show_eta=True) as bar:
+        while True:
+            status = pipeline.job(job.id)
+            if status is None:
+                raise click.ClickException(f"job {job.id} vanished")
+            if status.processed != last:
+                bar.update(status.processed - max(last, 0))
+                last = status.processed
+            if status.settled:
+                return status
+            if deadline is not None and time.monotonic() > deadline:
+                return status
+            time.sleep(0.25)
+
+
+@click.command("ingest")
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--glob", "glob_", default=None, help="File pattern inside folders, e.g. '*.md'.")
+@click.option("--type", "mtype", default=None, help="Memory type for every chunk.")
+@click.option("--tag", "tags", multiple=True, help="Tag every chunk (repeatable).")
+@click.option("--source", default=None, help="Source for stdin input (files use their path).")
+@click.option("--jsonl", is_flag=True, help="Read stdin as JSONL ({text,...} per line).")
+@click.option("--max-chars", type=int, default=None, help="Chunk size limit.")
+@click.option("--min-chars", type=int, default=None, help="Merge chunks shorter than this.")
+@click.option("--batch-size", type=int, default=None, help="Items per embedding batch.")
+@click.option("--wait/--no-wait", default=True, show_default=True,
+              help="Follow the job until every memory is embedded.")
+@click.option("--timeout", type=float, default=None, help="Stop following after N seconds.")
+@click.option("--inline", is_flag=True, help="Embed in this process instead of via workers.")
+@output_options
+@pass_ctx
+def ingest(ctx: Context, paths: tuple[str, ...], glob_: str | None, mtype: str | None,
+           tags: tuple[str, ...], source: str | None, jsonl: bool, max_chars: int | None,
+           min_chars: int | None, batch_size: int | None, wait: bool, timeout: float | None,
+           inline: bool) -> None:
+    """Ingest files, folders, globs or '-' (stdin) as chunked memories, as one job per path."""
+    from ...pipeline import _document_items, iter_jsonl
+
+    pipeline = _pipeline(ctx, "inline" if inline else None)
+    sizes = {k: v for k, v in (("max_chars", max_chars), ("min_chars", min_chars)) if v}
+    results = []
+    for path in paths:
+        if path == "-":
+            raw = sys.stdin.read()
+            extra = {k: v for k, v in (("type", mtype), ("source", source or "stdin"),
+                                       ("tags", list(tags))) if v}
+            if jsonl:
+                with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as fh:
+                    fh.write(raw)
+                try:
+                    docs = [{**extra, **d} for d in iter_jsonl(fh.name)]
+                finally:
+                    os.unlink(fh.name)
+                items = [i for d in docs for i in _document_items(d, sizes)]
+                job = pipeline._submit(lambda items=items: iter(items), kind="ingest",
+                                       on_conflict=None, batch_size=batch_size)
+            else:
+                job = pipeline.ingest_documents([{**extra, "text": raw}], **sizes,
+                                                batch_size=batch_size)
+        else:
+            job = pipeline.ingest_path(path, glob=glob_, type=mtype, tags=list(tags) or None,
+                                       batch_size=batch_size, **sizes)
+        click.echo(f"job {job.id}: {job.total} memories from {path}", err=True)
+        status = follow(pipeline, job, timeout=timeout) if wait else pipeline.job(job.id)
+        results.append(status.to_dict() if status else {"id": job.id, "total": job.total})
+    fmt = _fmt(ctx)
+    if fmt == "json":
+        click.echo(json.dumps(results if len(results) > 1 else results[0], default=str))
+    else:
+        for r in results:
+            click.echo(f"{r['id']}\t{r.get('state', 'queued')}\tdone={r.get('done', 0)}"
+                       f"\tfailed={r.get('failed', 0)}\ttotal={r['total']}")
+    if any(r.get("failed") for r in results):
+        raise click.exceptions.Exit(1)
+
+
+# --------------------------------------------------------------------------- maintenance
+@click.group("maintenance")
+def maintenance_group() -> None:
+    """Scheduled maintenance (decay, purge, reconcile, reflection, journal archival)."""
+
+
+@maintenance_group.command("tick")
+@click.option("--force", is_flag=True, help="Run every enabled job, due or not.")
+@click.option("--reflect-apply/--reflect-dry-run", default=None,
+              help="Write reflection summaries (default: maintenance_reflect_apply).")
+@click.option("--all-collections", is_flag=True, help="Tick every collection.")
+@click.option("--wait", "lock_wait", type=float, default=30.0, show_default=True,
+              help="Seconds to wait for a tick already running elsewhere.")
+@output_options
+@pass_ctx
+def maintenance_tick(ctx: Context, force: bool, reflect_apply: bool | None,
+                     all_collections: bool, lock_wait: float) -> None:
+    """Run every due job once, synchronously (for cron)."""
+    from ... import maintenance
+
+    if all_collections:
+        results = maintenance.tick_all(ctx.settings, force=force, reflect_apply=reflect_apply)
+    else:
+        result = maintenance.tick(ctx.store(), ctx.settings, force=force,
+                                  reflect_apply=reflect_apply, lock_wait=lock_wait)
+        results = {ctx.collection: result.to_dict()}
+    if _fmt(ctx) == "json":
+        click.echo(json.dumps(results if all_collections else results[ctx.collection],
+                              default=str))
+    else:
+        for name, r in results.items():
+            click.echo(f"{name}: {r['summary']}")
+    if any(any(r.get(f"{j}_error") for j in maintenance.JOB_NAMES) or r.get("error")
+           for r in results.values()):
+        raise click.exceptions.Exit(1)
+
+
+@maintenance_group.command("status")
+@output_options
+@pass_ctx
+def maintenance_status(ctx: Context) -> None:
+    """Each job's schedule, last run, last error and next due time."""
+    from ... import maintenance
+    from ..output import fmt_ts
+
+    data = maintenance.status(ctx.store(), ctx.settings)
+    fmt = _fmt(ctx)
+    if fmt == "json":
+        click.echo(json.dumps(data, default=str))
+        return
+    rows = []
+    for name, job in data["jobs"].items():
+        rows.append({"job": name, "every": job["every"] or "off",
+                     "last_success": fmt_ts(job["last_success"]),
+                     "last_count": job["last_count"], "last_error": job["last_error"] or "",
+                     "next_due": fmt_ts(job["next_due"])})
+    print_rows(fmt, rows, [Column("job", "JOB"), Column("every", "EVERY"),
+                           Column("last_success", "LAST OK"), Column("last_count", "COUNT"),
+                           Column("last_error", "LAST ERROR"), Column("next_due", "NEXT")],
+               title=f"maintenance of {data['collection']}")
+
+
+def register(cli: click.Group) -> None:
+    for command in (worker, beat, up, jobs_group, ingest, maintenance_group):
+        cli.add_command(command)

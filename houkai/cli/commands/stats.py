@@ -1,0 +1,190 @@
+"""``houkai stats`` (with ``--health``) and ``houkai doctor``."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import click
+
+from .. import Context, pass_ctx
+from ..output import echo_json, output_options, print_mapping, short_id, truncate
+
+BUCKETS: tuple[str, ...] = ("0.0-0.2", "0.2-0.4", "0.4-0.6", "0.6-0.8", "0.8-1.0")
+
+
+def health_report(ctx: Context, *, stale_days: float, decay_rate: float | None,
+                  frequency_weight: float | None) -> dict[str, Any]:
+    """Decay buckets and at-risk counts, streamed with the same engine ``prune`` uses."""
+    from ...decay import DecayEngine
+
+    s = ctx.settings
+    protect = tuple(t.strip() for t in s.maintenance_decay_protect_types.split(",") if t.strip())
+    engine = DecayEngine(
+        ctx.store(),
+        decay_rate=s.maintenance_decay_rate if decay_rate is None else decay_rate,
+        min_score=s.maintenance_decay_min_score,
+        protect_types=protect,
+        frequency_weight=(s.maintenance_decay_frequency_weight if frequency_weight is None
+                          else frequency_weight),
+    )
+    now = time.time()
+    stale_before = now - stale_days * 86400
+    hist = [0] * len(BUCKETS)
+    active = at_risk = never = stale = episodic = links = 0
+    importance_sum = 0.0
+    top: list[tuple[int, str, str]] = []
+    for memory, score in engine.iter_scores(now):
+        if memory.superseded_by:
+            continue
+        active += 1
+        hist[min(len(BUCKETS) - 1, max(0, int(score * len(BUCKETS))))] += 1
+        if score < engine.min_score and memory.type not in engine.protect_types:
+            at_risk += 1
+        never += memory.access_count == 0
+        stale += memory.last_accessed < stale_before
+        episodic += memory.type == "episodic"
+        links += len(memory.links)
+        importance_sum += memory.importance
+        if memory.access_count:
+            top.append((memory.access_count, memory.id, memory.text))
+            top = sorted(top, reverse=True)[:5]
+    return {
+        "decay_rate": engine.decay_rate,
+        "min_score": engine.min_score,
+        "protect_types": list(engine.protect_types),
+        "frequency_weight": engine.frequency_weight,
+        "active": active,
+        "decay_histogram": dict(zip(BUCKETS, hist, strict=True)),
+        "at_risk_count": at_risk,
+        "never_recalled_count": never,
+        "stale_count": stale,
+        "stale_days": stale_days,
+        "episodic_active_count": episodic,
+        "total_links": links,
+        "link_density": round(links / active, 3) if active else 0.0,
+        "avg_importance": round(importance_sum / active, 3) if active else 0.0,
+        "top_recalled": [{"id": mid, "access_count": n, "text": truncate(text, 60)}
+                         for n, mid, text in top],
+    }
+
+
+@click.command("stats")
+@click.option("--health", "-H", is_flag=True,
+              help="Add a health report: decay buckets, at-risk, stale, top recalled.")
+@click.option("--stale-days", type=click.FloatRange(min=0.0), default=30.0, show_default=True,
+              help="Idle days before a memory counts as stale (--health).")
+@click.option("--decay-rate", type=click.FloatRange(min=0.0),
+              help="Decay λ for --health (default: maintenance_decay_rate).")
+@click.option("--frequency-weight", type=click.FloatRange(min=0.0),
+              help="Recall reinforcement for --health (default: config).")
+@output_options
+@pass_ctx
+def stats(ctx: Context, health: bool, stale_days: float, decay_rate: float | None,
+          frequency_weight: float | None) -> None:
+    """Counts by type and tag for the collection (and optionally its health)."""
+    store = ctx.store()
+    data: dict[str, Any] = dict(store.stats())
+    if health:
+        data["health"] = health_report(ctx, stale_days=stale_days, decay_rate=decay_rate,
+                                       frequency_weight=frequency_weight)
+    if ctx.fmt != "table":
+        print_mapping(ctx.fmt, data)
+        return
+    basic = {k: v for k, v in data.items() if k != "health"}
+    print_mapping(ctx.fmt, basic, title=f"Collection {store.collection_name}")
+    if health:
+        h = dict(data["health"])
+        top = h.pop("top_recalled")
+        hist = h.pop("decay_histogram")
+        print_mapping(ctx.fmt, h, title="Health")
+        widest = max(hist.values()) or 1
+        for label, count in hist.items():
+            bar = "█" * round(count / widest * 20)
+            click.echo(f"  {label}  {count:>7}  {bar}")
+        for row in top:
+            click.echo(f"  {short_id(row['id'])}  recalled {row['access_count']}×  {row['text']}")
+
+
+# --------------------------------------------------------------------------- doctor
+def _check(checks: list[dict[str, Any]], name: str, fn) -> Any:
+    started = time.perf_counter()
+    try:
+        detail = fn() or {}
+        ok = bool(detail.pop("ok", True))
+    except Exception as exc:  # noqa: BLE001 - a diagnosis reports, it does not crash
+        detail, ok = {"error": f"{type(exc).__name__}: {' '.join(str(exc).split())}"}, False
+    detail["ms"] = round((time.perf_counter() - started) * 1000, 1)
+    checks.append({"name": name, "ok": ok, **detail})
+    return ok
+
+
+@click.command("doctor")
+@output_options
+@pass_ctx
+def doctor(ctx: Context) -> None:
+    """Check config, Redis Stack, the index, the embedder and the journal; exit 1 on failure."""
+    from ...config import config_path
+
+    s = ctx.settings
+    checks: list[dict[str, Any]] = []
+    path = config_path()
+    _check(checks, "config", lambda: {
+        "collection": s.collection, "key_prefix": s.key_prefix,
+        "redis": s.redis_url or f"embedded ({s.data_dir})", "embedder": s.embedder,
+        "config_file": str(path) + ("" if path.is_file() else " (absent)"),
+    })
+    holder: dict[str, Any] = {}
+
+    def backend() -> dict[str, Any]:
+        store = holder["store"] = ctx.store()
+        store.client.ping()
+        return {"count": store.count(), "index": store.keys.index}
+
+    if not _check(checks, "redis", backend):
+        _finish(ctx, checks)
+        return
+    store = holder["store"]
+
+    def embedder() -> dict[str, Any]:
+        vector = store._encode(["houkai doctor probe"])
+        return {"model": getattr(store.embedder, "name", "?"), "dim": int(vector.shape[1])}
+
+    _check(checks, "embedder", embedder)
+
+    def dimension() -> dict[str, Any]:
+        raw = store.client.hget(store.keys.meta, "dim")
+        stored = int(raw) if raw else None
+        return {"ok": stored in (None, store.embedder.dimension), "index_dim": stored,
+                "embedder_dim": store.embedder.dimension}
+
+    _check(checks, "embed_dim", dimension)
+    readiness = getattr(store, "readiness", None)
+    if callable(readiness):
+        def ready() -> dict[str, Any]:
+            report = readiness()
+            return {"ok": bool(report.get("ready", report.get("ok", False)))}
+
+        _check(checks, "readiness", ready)
+    _check(checks, "journal", lambda: {"enabled": store._journal_enabled,
+                                       "entries": len(store.journal)})
+    _finish(ctx, checks)
+
+
+def _finish(ctx: Context, checks: list[dict[str, Any]]) -> None:
+    ok = all(c["ok"] for c in checks)
+    if ctx.fmt == "json":
+        echo_json({"ok": ok, "checks": checks})
+    else:
+        for c in checks:
+            extras = " ".join(f"{k}={v}" for k, v in c.items()
+                              if k not in ("name", "ok") and v is not None)
+            click.echo(f"{'[ok]' if c['ok'] else '[!!]'} {c['name']:<10} {extras}")
+        click.echo("OK — ready" if ok else "NOT READY — see the failures above")
+    if not ok:
+        raise click.exceptions.Exit(1)
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(stats)
+    cli.add_command(doctor)

@@ -1,0 +1,398 @@
+"""How the CLI prints: rich tables for people, TSV for pipes, JSON on request.
+
+The renderer is chosen at call time (``sys.stdout.isatty()`` and ``NO_COLOR``),
+never at import time, so redirecting a command's output switches it to TSV.
+Tables show 8-character id prefixes; TSV and JSON keep full ids so scripts can
+join on them. :func:`resolve_id` turns such a prefix back into a full id.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import click
+
+from ..model import Memory
+
+MIN_PREFIX = 4
+SHORT_ID = 8
+_GLOB_CHARS = re.compile(r"([*?\[\]\\^])")
+
+
+class ConfirmationRequired(click.ClickException):
+    """A destructive command ran without ``--yes`` where nobody can answer a prompt."""
+
+
+# --------------------------------------------------------------------------- format
+def is_tty() -> bool:
+    """True when stdout is a terminal and the user did not ask for NO_COLOR."""
+    try:
+        tty = sys.stdout.isatty()
+    except (AttributeError, ValueError):
+        tty = False
+    return tty and not os.environ.get("NO_COLOR")
+
+
+def resolve_format(fmt: str | None) -> str:
+    """``auto`` → ``table`` on a terminal, ``tsv`` otherwise; others pass through."""
+    if fmt in ("table", "tsv", "json"):
+        return fmt
+    return "table" if is_tty() else "tsv"
+
+
+def _set_format(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    if value:
+        from . import Context
+
+        obj = ctx.find_object(Context)
+        if obj is not None:
+            obj.output_format = "json" if param.name == "as_json" else value
+    return value
+
+
+def output_options(f: Callable) -> Callable:
+    """Per-command ``--format`` and ``--json`` (the seed's spellings), overriding the global one."""
+    f = click.option("--json", "as_json", is_flag=True, expose_value=False, is_eager=False,
+                     callback=_set_format, help="Print JSON (same as --format json).")(f)
+    f = click.option("--format", "fmt", type=click.Choice(["auto", "table", "tsv", "json"]),
+                     expose_value=False, callback=_set_format,
+                     help="Output format (default: the global --format).")(f)
+    return f
+
+
+# --------------------------------------------------------------------------- values
+def short_id(memory_id: str) -> str:
+    return memory_id[:SHORT_ID]
+
+
+def fmt_age(ts: float | None, now: float | None = None) -> str:
+    """``just now`` / ``5m ago`` / ``3d ago`` / ``2mo ago`` (``in 3d`` for the future)."""
+    if not ts:
+        return "—"
+    delta = (time.time() if now is None else now) - float(ts)
+    future = delta < 0
+    delta = abs(delta)
+    if delta < 60:
+        text = "just now" if not future else "in <1m"
+        return text
+    for size, unit in ((86400 * 365, "y"), (86400 * 30, "mo"), (86400 * 7, "w"),
+                       (86400, "d"), (3600, "h"), (60, "m")):
+        if delta >= size:
+            amount = int(delta // size)
+            return f"in {amount}{unit}" if future else f"{amount}{unit} ago"
+    return "just now"  # pragma: no cover - unreachable
+
+
+def fmt_importance(value: float) -> str:
+    """A five-cell bar: ``███░░`` for 0.6."""
+    if not isinstance(value, int | float) or not math.isfinite(value):
+        return "?????"
+    filled = max(0, min(5, round(float(value) * 5)))
+    return "█" * filled + "░" * (5 - filled)
+
+
+def fmt_ts(ts: float | None) -> str:
+    """An epoch as ``2026-01-31 09:30:00Z``; empty for 0 / None."""
+    if not ts:
+        return ""
+    return datetime.fromtimestamp(float(ts), tz=UTC).strftime("%Y-%m-%d %H:%M:%SZ")
+
+
+def truncate(text: str, width: int = 60) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def tsv_cell(value: Any) -> str:
+    """One TSV field: no tabs or newlines inside, lists comma-joined, None empty."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(round(value, 6))
+    if isinstance(value, list | tuple):
+        return ",".join(tsv_cell(v) for v in value)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return str(value).replace("\t", " ").replace("\r", " ").replace("\n", " ")
+
+
+# --------------------------------------------------------------------------- writers
+def echo_json(data: Any) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=_json_default))
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "to_dict"):
+        return value.to_dict()
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, set | frozenset):
+        return sorted(value)
+    return str(value)
+
+
+def console():
+    """A rich Console on the *current* stdout (CliRunner and redirections swap it)."""
+    from rich.console import Console
+
+    return Console(file=sys.stdout, no_color=bool(os.environ.get("NO_COLOR")),
+                   highlight=False, soft_wrap=False)
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column: the record key, its table header and how a table cell shows it."""
+
+    key: str
+    header: str = ""
+    show: Callable[[Any], str] | None = None
+    justify: str = "left"
+    style: str | None = None
+    max_width: int | None = None
+
+
+def print_rows(fmt: str, rows: Sequence[dict[str, Any]], columns: Sequence[Column], *,
+               title: str | None = None, json_data: Any = None, empty: str | None = None) -> None:
+    """Render records as a rich table, TSV (header + full values) or JSON.
+
+    *json_data* replaces *rows* in JSON output when the JSON shape should be
+    richer than the table. *empty* goes to stderr for people when there are no rows.
+    """
+    if fmt == "json":
+        echo_json(list(rows) if json_data is None else json_data)
+        return
+    if fmt == "tsv":
+        click.echo("\t".join(c.key for c in columns))
+        for row in rows:
+            click.echo("\t".join(tsv_cell(row.get(c.key)) for c in columns))
+        return
+    if not rows and empty:
+        click.echo(empty, err=True)
+        return
+    from rich.table import Table
+
+    table = Table(title=title, show_header=True, header_style="bold cyan", expand=False)
+    for c in columns:
+        table.add_column(c.header or c.key.upper(), justify=c.justify, style=c.style,  # type: ignore[arg-type]
+                         max_width=c.max_width, overflow="fold")
+    for row in rows:
+        cells = []
+        for c in columns:
+            value = row.get(c.key)
+            cells.append(c.show(value) if c.show else ("" if value is None else str(value)))
+        table.add_row(*cells, style="dim" if row.get("_dim") else None)
+    console().print(table)
+
+
+def print_mapping(fmt: str, data: dict[str, Any], *, title: str | None = None) -> None:
+    """A flat-ish dict: JSON as is, TSV as ``key<TAB>value`` lines, a two-column grid for people."""
+    if fmt == "json":
+        echo_json(data)
+        return
+    flat = _flatten(data)
+    if fmt == "tsv":
+        for key, value in flat:
+            click.echo(f"{key}\t{tsv_cell(value)}")
+        return
+    from rich.table import Table
+
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold")
+    grid.add_column(overflow="fold")
+    for key, value in flat:
+        grid.add_row(key, tsv_cell(value) if not isinstance(value, str) else value)
+    out = console()
+    if title:
+        out.rule(title)
+    out.print(grid)
+
+
+def _flatten(data: dict[str, Any], prefix: str = "") -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    for key, value in data.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and value:
+            out.extend(_flatten(value, name + "."))
+        else:
+            out.append((name, value))
+    return out
+
+
+def report(fmt: str, payload: dict[str, Any], message: str) -> None:
+    """A command's outcome: *payload* as JSON, else the human sentence *message*."""
+    if fmt == "json":
+        echo_json(payload)
+    else:
+        click.echo(message)
+
+
+# --------------------------------------------------------------------------- memories
+def memory_record(memory: Memory, score: float | None = None,
+                  explain: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON shape of a memory on every CLI command (no vector)."""
+    record = memory.to_dict()
+    if score is not None:
+        record["score"] = round(float(score), 4)
+    if explain is not None:
+        record["explain"] = explain
+    return record
+
+
+MEMORY_COLUMNS: tuple[Column, ...] = (
+    Column("id", "ID", show=short_id, style="dim"),
+    Column("type", "TYPE"),
+    Column("importance", "IMP", show=fmt_importance),
+    Column("tags", "TAGS", show=lambda v: truncate(",".join(v or []), 24)),
+    Column("created_at", "CREATED", show=fmt_age),
+    Column("text", "TEXT", show=lambda v: truncate(v or "", 70)),
+)
+SCORE_COLUMN = Column("score", "SCORE", show=lambda v: "—" if v is None else f"{v:.3f}",
+                      justify="right")
+
+
+def _normalise(items: Iterable[Any]) -> list[tuple[Memory, float | None, dict | None]]:
+    out: list[tuple[Memory, float | None, dict | None]] = []
+    for item in items:
+        if isinstance(item, Memory):
+            out.append((item, None, None))
+        elif len(item) == 2:
+            out.append((item[0], item[1], None))
+        else:
+            out.append((item[0], item[1], item[2]))
+    return out
+
+
+def print_memories(fmt: str, items: Iterable[Any], *, show_score: bool = False,
+                   empty: str = "No memories found.", extra: Sequence[Column] = ()) -> None:
+    """Memories (or ``(memory, score[, explain])`` tuples) in the chosen format."""
+    rows = _normalise(items)
+    records = [memory_record(m, s, e) for m, s, e in rows]
+    for record in records:
+        if record.get("superseded_by"):
+            record["_dim"] = True
+    if fmt == "tsv":
+        columns = [Column("id"), Column("type"), Column("importance"), Column("tags"),
+                   Column("created_at"), Column("text")]
+        if show_score:
+            columns.append(Column("score"))
+        columns.extend(extra)
+        tsv_rows = [{**r, "created_at": int(r["created_at"])} for r in records]
+        print_rows(fmt, tsv_rows, columns)
+        return
+    columns = list(MEMORY_COLUMNS)
+    if show_score:
+        columns.insert(3, SCORE_COLUMN)
+    columns[-1:-1] = list(extra)
+    json_data = [{k: v for k, v in r.items() if k != "_dim"} for r in records]
+    print_rows(fmt, records, columns, json_data=json_data, empty=empty)
+
+
+def print_memory_detail(fmt: str, memory: Memory) -> None:
+    """One memory, every field: a panel plus a metadata grid for people."""
+    record = memory_record(memory)
+    if fmt != "table":
+        print_mapping(fmt, record)
+        return
+    from rich.panel import Panel
+    from rich.table import Table
+
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold")
+    grid.add_column(overflow="fold")
+    grid.add_row("id", memory.id)
+    grid.add_row("type", memory.type)
+    grid.add_row("importance", f"{memory.importance:.2f}  {fmt_importance(memory.importance)}")
+    grid.add_row("tags", ", ".join(memory.tags) or "—")
+    grid.add_row("created", f"{fmt_ts(memory.created_at)}  ({fmt_age(memory.created_at)})")
+    grid.add_row("last_accessed", fmt_age(memory.last_accessed))
+    grid.add_row("access_count", str(memory.access_count))
+    grid.add_row("source", memory.source or "—")
+    grid.add_row("polarity", str(memory.polarity))
+    grid.add_row("state", memory.state + (f" ({memory.error})" if memory.error else ""))
+    if memory.expires_at:
+        expired = " (expired)" if memory.is_expired() else ""
+        grid.add_row("expires", f"{fmt_ts(memory.expires_at)}  ({fmt_age(memory.expires_at)})"
+                     + expired)
+    if memory.superseded_by:
+        grid.add_row("superseded_by", memory.superseded_by)
+    if memory.links:
+        grid.add_row("links", "\n".join(f"{x.rel} → {x.to}" for x in memory.links))
+    out = console()
+    out.print(Panel(memory.text, title=short_id(memory.id), border_style="cyan"))
+    out.print(grid)
+
+
+# --------------------------------------------------------------------------- safety
+def confirm(prompt: str, *, yes: bool = False) -> None:
+    """Ask before a destructive action; refuse outright when nobody can answer.
+
+    Returns when confirmed. Without ``--yes`` and with stdin not a terminal
+    (a script, a pipe, CI) it raises :class:`ConfirmationRequired` instead of
+    guessing; a "no" at the prompt raises :class:`click.Abort`.
+    """
+    if yes:
+        return
+    try:
+        interactive = sys.stdin.isatty()
+    except (AttributeError, ValueError):
+        interactive = False
+    if not interactive:
+        raise ConfirmationRequired(
+            f"{prompt.rstrip('?')}: refusing without --yes (stdin is not a terminal)"
+        )
+    if not click.confirm(prompt, default=False, err=True):
+        raise click.Abort()
+
+
+# --------------------------------------------------------------------------- ids
+def resolve_id(store: Any, ref: str) -> str:
+    """A full memory id from a full id or a unique prefix of at least 4 characters.
+
+    Looks the exact id up first, then SCANs the collection's memory keys with
+    ``MATCH <prefix>*`` — streamed by the server, never loading the collection
+    into Python. Raises ``ValueError`` when nothing or more than one matches.
+    """
+    if not isinstance(ref, str) or not ref.strip():
+        raise ValueError("memory id must not be empty")
+    ref = ref.strip()
+    if store.exists(ref):
+        return ref
+    where = f"collection {store.collection_name!r}"
+    if len(ref) < MIN_PREFIX:
+        raise ValueError(
+            f"no memory with id {ref!r} in {where} (an id prefix needs at least "
+            f"{MIN_PREFIX} characters)"
+        )
+    prefix = store.keys.memory_prefix
+    pattern = _GLOB_CHARS.sub(r"\\\1", prefix + ref) + "*"
+    matches: list[str] = []
+    for key in store.client.scan_iter(match=pattern, count=5000):
+        text = key.decode("utf-8") if isinstance(key, bytes) else str(key)
+        matches.append(text[len(prefix):])
+        if len(matches) >= 5:
+            break
+    if not matches:
+        raise ValueError(f"no memory with id or id prefix {ref!r} in {where}")
+    if len(matches) > 1:
+        more = "+" if len(matches) >= 5 else ""
+        shown = ", ".join(sorted(short_id(m) for m in matches))
+        raise ValueError(
+            f"ambiguous id prefix {ref!r}: matches {len(matches)}{more} memories "
+            f"({shown}); type more characters"
+        )
+    return matches[0]
+
+
+def resolve_ids(store: Any, refs: Iterable[str]) -> list[str]:
+    return [resolve_id(store, ref) for ref in refs]

@@ -1,0 +1,360 @@
+"""Job records and per-memory embedding state transitions, kept in Redis.
+
+A job is a HASH of counters (``total``, ``done``, ``failed``, ``rejected``,
+``skipped``) plus a LIST of its memory ids, a bitmap with one bit per item
+position, and capped LISTs of errors and conflicts. Everything lives in the
+storage Redis, so progress survives worker restarts and is visible from every
+process.
+
+Every state change of a memory (pending → ready / failed / deleted) runs in one
+Lua script together with its job accounting. The script only acts on a memory
+that still exists, is still ``pending`` and still has the text the worker
+embedded (content-hash compare), so a late or duplicate task can neither
+resurrect a forgotten memory nor overwrite a newer edit. The position bit makes
+accounting idempotent: whichever path settles an item first counts it, every
+later attempt (a redelivered task, a reconcile, a cancel) counts nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import redis
+
+JOB_TTL = 7 * 86400  # settled jobs are kept a week, then expire
+LIST_CAP = 1000  # errors / conflicts kept per job
+MEMORY_IDS_SHOWN = 1000  # JobStatus.memory_ids is truncated beyond this
+JOB_STATES: tuple[str, ...] = ("queued", "running", "done", "failed", "cancelled")
+
+# KEYS: memory, job, bits, errors. ARGV: action, chash, pos, now, payload, error json.
+_SETTLE_LUA = """
+local st = redis.call('HGET', KEYS[1], 'state')
+local outcome
+if not st then
+  outcome = 'skipped'
+elseif st ~= 'pending' then
+  if st == 'ready' then outcome = 'done' else outcome = 'failed' end
+elseif redis.call('HGET', KEYS[1], 'chash') ~= ARGV[2] then
+  return 'stale'
+elseif ARGV[1] == 'ready' then
+  redis.call('HSET', KEYS[1], 'vec', ARGV[5], 'state', 'ready', 'error', '')
+  outcome = 'done'
+elseif ARGV[1] == 'failed' then
+  redis.call('HSET', KEYS[1], 'state', 'failed', 'error', ARGV[5])
+  outcome = 'failed'
+else
+  redis.call('DEL', KEYS[1])
+  outcome = 'rejected'
+end
+if redis.call('EXISTS', KEYS[2]) == 1
+   and redis.call('SETBIT', KEYS[3], tonumber(ARGV[3]), 1) == 0 then
+  redis.call('HINCRBY', KEYS[2], outcome, 1)
+  redis.call('HSET', KEYS[2], 'updated_at', ARGV[4])
+  if outcome == 'failed' and ARGV[6] ~= '' then
+    redis.call('RPUSH', KEYS[4], ARGV[6])
+    redis.call('LTRIM', KEYS[4], 0, LIST_LAST)
+  end
+end
+return outcome
+""".replace("LIST_LAST", str(LIST_CAP - 1))
+
+# KEYS: memory, job, bits. ARGV: pos, now. failed → pending, un-counting the failure.
+_RESET_LUA = """
+if redis.call('HGET', KEYS[1], 'state') ~= 'failed' then return 0 end
+redis.call('HSET', KEYS[1], 'state', 'pending', 'error', '')
+if redis.call('EXISTS', KEYS[2]) == 1
+   and redis.call('SETBIT', KEYS[3], tonumber(ARGV[1]), 0) == 1 then
+  redis.call('HINCRBY', KEYS[2], 'failed', -1)
+  redis.call('HSET', KEYS[2], 'updated_at', ARGV[2])
+end
+return 1
+"""
+
+# KEYS: memory. ARGV: job id, pos. Re-home an existing memory in another job.
+_ADOPT_LUA = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'job', ARGV[1], 'pos', ARGV[2])
+return 1
+"""
+
+
+def new_job_id() -> str:
+    return uuid.uuid4().hex[:16]
+
+
+def _s(raw: bytes | str | None, default: str = "") -> str:
+    if raw is None:
+        return default
+    return raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
+
+
+def _i(raw: bytes | str | None) -> int:
+    try:
+        return int(float(_s(raw) or 0))
+    except ValueError:
+        return 0
+
+
+def _f(raw: bytes | str | None) -> float:
+    try:
+        return float(_s(raw) or 0)
+    except ValueError:
+        return 0.0
+
+
+@dataclass
+class Job:
+    """What ``submit`` returns: the job id and the new memories' ids in item order."""
+
+    id: str
+    memory_ids: list[str]
+    total: int
+
+
+@dataclass
+class JobStatus:
+    """Progress of a job, read from Redis."""
+
+    id: str
+    kind: str
+    state: str
+    total: int
+    done: int
+    failed: int
+    rejected: int
+    rate: float
+    eta_seconds: float | None
+    errors: list[dict] = field(default_factory=list)
+    conflicts: list[dict] = field(default_factory=list)
+    memory_ids: list[str] = field(default_factory=list)
+    created_at: float = 0.0
+    updated_at: float = 0.0
+    collection: str = ""
+    skipped: int = 0
+    on_conflict: str = "ignore"
+
+    @property
+    def processed(self) -> int:
+        return self.done + self.failed + self.rejected + self.skipped
+
+    @property
+    def settled(self) -> bool:
+        """Nothing left to do: every item is ready, failed, rejected or gone (or cancelled)."""
+        return self.state in ("done", "failed", "cancelled")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class JobKeys:
+    """Redis keys of one job."""
+
+    def __init__(self, prefix: str, job_id: str) -> None:
+        self.hash = f"{prefix}:job:{job_id}"
+        self.ids = self.hash + ":ids"
+        self.bits = self.hash + ":bits"
+        self.errors = self.hash + ":errors"
+        self.conflicts = self.hash + ":conflicts"
+
+    def all(self) -> tuple[str, ...]:
+        return (self.hash, self.ids, self.bits, self.errors, self.conflicts)
+
+
+class JobStore:
+    """Create, read, account and expire job records under one key prefix."""
+
+    def __init__(self, client: redis.Redis, prefix: str) -> None:
+        self.client = client
+        self.prefix = prefix
+        self._settle = client.register_script(_SETTLE_LUA)
+        self._reset = client.register_script(_RESET_LUA)
+        self._adopt = client.register_script(_ADOPT_LUA)
+
+    def keys(self, job_id: str) -> JobKeys:
+        return JobKeys(self.prefix, job_id)
+
+    def index_key(self, collection: str) -> str:
+        return f"{self.prefix}:jobs:{collection}"
+
+    # ------------------------------------------------------------------ lifecycle
+    def create(self, collection: str, kind: str, total: int, on_conflict: str,
+               job_id: str | None = None) -> str:
+        job_id = job_id or new_job_id()
+        now = time.time()
+        k = self.keys(job_id)
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hset(k.hash, mapping={
+            "id": job_id, "kind": kind, "collection": collection, "total": total, "done": 0,
+            "failed": 0, "rejected": 0, "skipped": 0, "cancelled": 0,
+            "on_conflict": on_conflict, "created_at": repr(now), "updated_at": repr(now),
+            "requeued_at": 0,
+        })
+        pipe.zadd(self.index_key(collection), {job_id: now})
+        pipe.execute()
+        return job_id
+
+    def add_ids(self, job_id: str, ids: Sequence[str], pipe: Any = None) -> None:
+        if ids:
+            (pipe or self.client).rpush(self.keys(job_id).ids, *ids)
+
+    def set_fields(self, job_id: str, **fields: Any) -> None:
+        self.client.hset(self.keys(job_id).hash, mapping=fields)
+
+    def exists(self, job_id: str) -> bool:
+        return bool(job_id) and bool(self.client.exists(self.keys(job_id).hash))
+
+    def expire_if_settled(self, job_id: str) -> None:
+        """Give a settled job's keys a TTL (idempotent)."""
+        status = self.status(job_id, with_lists=False)
+        if status is not None and status.settled:
+            pipe = self.client.pipeline(transaction=False)
+            for key in self.keys(job_id).all():
+                pipe.expire(key, JOB_TTL)
+            pipe.execute()
+
+    def reopen(self, job_id: str) -> None:
+        """A retried job lives again: drop its TTL and cancelled flag."""
+        pipe = self.client.pipeline(transaction=False)
+        for key in self.keys(job_id).all():
+            pipe.persist(key)
+        pipe.hset(self.keys(job_id).hash, "cancelled", 0)
+        pipe.execute()
+
+    # ------------------------------------------------------------------ transitions
+    def settle(self, pipe: Any, memory_key: str, job_id: str, pos: int, action: str,
+               chash: str, payload: bytes | str = b"", error_entry: dict | None = None) -> None:
+        """Queue one settle script call on *pipe* (action: ready | failed | reject)."""
+        k = self.keys(job_id or "none")
+        err = json.dumps(error_entry, ensure_ascii=False) if error_entry else ""
+        self._settle(keys=[memory_key, k.hash, k.bits, k.errors],
+                     args=[action, chash, int(pos), repr(time.time()), payload, err], client=pipe)
+
+    def reset(self, pipe: Any, memory_key: str, job_id: str, pos: int) -> None:
+        k = self.keys(job_id or "none")
+        self._reset(keys=[memory_key, k.hash, k.bits], args=[int(pos), repr(time.time())],
+                    client=pipe)
+
+    def adopt(self, pipe: Any, memory_key: str, job_id: str, pos: int) -> None:
+        self._adopt(keys=[memory_key], args=[job_id, int(pos)], client=pipe)
+
+    def add_conflicts(self, job_id: str, conflicts: Sequence[dict]) -> None:
+        if not conflicts:
+            return
+        key = self.keys(job_id).conflicts
+        pipe = self.client.pipeline(transaction=False)
+        pipe.rpush(key, *(json.dumps(c, ensure_ascii=False) for c in conflicts))
+        pipe.ltrim(key, 0, LIST_CAP - 1)
+        pipe.execute()
+
+    def clear_errors(self, job_id: str) -> None:
+        self.client.delete(self.keys(job_id).errors)
+
+    # ------------------------------------------------------------------ reads
+    def iter_ids(self, job_id: str, batch: int = 1000) -> Iterator[tuple[int, list[str]]]:
+        """``(start_position, ids)`` chunks of the job's memory ids, in item order."""
+        key = self.keys(job_id).ids
+        start = 0
+        while True:
+            chunk = self.client.lrange(key, start, start + batch - 1)
+            if not chunk:
+                return
+            yield start, [_s(x) for x in chunk]
+            start += len(chunk)
+
+    def status(self, job_id: str, *, with_lists: bool = True) -> JobStatus | None:
+        if not isinstance(job_id, str) or not job_id:
+            return None
+        k = self.keys(job_id)
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hgetall(k.hash)
+        if with_lists:
+            pipe.lrange(k.errors, 0, -1)
+            pipe.lrange(k.conflicts, 0, -1)
+            pipe.lrange(k.ids, 0, MEMORY_IDS_SHOWN - 1)
+        replies = pipe.execute()
+        raw = {_s(a): b for a, b in replies[0].items()}
+        if not raw:
+            return None
+        total, done, failed = _i(raw.get("total")), _i(raw.get("done")), _i(raw.get("failed"))
+        rejected, skipped = _i(raw.get("rejected")), _i(raw.get("skipped"))
+        processed = done + failed + rejected + skipped
+        created, updated = _f(raw.get("created_at")), _f(raw.get("updated_at"))
+        if _i(raw.get("cancelled")):
+            state = "cancelled"
+        elif processed >= total:
+            state = "failed" if failed else "done"
+        elif processed == 0:
+            state = "queued"
+        else:
+            state = "running"
+        elapsed = max(updated - created, 1e-6)
+        rate = processed / elapsed if processed else 0.0
+        remaining = max(total - processed, 0)
+        if state in ("done", "failed", "cancelled"):
+            eta: float | None = 0.0
+        else:
+            eta = remaining / rate if rate > 0 else None
+        status = JobStatus(
+            id=job_id, kind=_s(raw.get("kind")), state=state, total=total, done=done,
+            failed=failed, rejected=rejected, rate=round(rate, 3),
+            eta_seconds=None if eta is None else round(eta, 1), created_at=created,
+            updated_at=updated, collection=_s(raw.get("collection")), skipped=skipped,
+            on_conflict=_s(raw.get("on_conflict"), "ignore"),
+        )
+        if with_lists:
+            status.errors = [json.loads(x) for x in replies[1]]
+            status.conflicts = [json.loads(x) for x in replies[2]]
+            status.memory_ids = [_s(x) for x in replies[3]]
+        return status
+
+    def raw_field(self, job_id: str, name: str) -> str:
+        return _s(self.client.hget(self.keys(job_id).hash, name))
+
+    def list(self, collection: str, limit: int = 20) -> list[JobStatus]:
+        """Newest jobs first; index entries of expired jobs are dropped on the way."""
+        out: list[JobStatus] = []
+        index = self.index_key(collection)
+        offset = 0
+        while len(out) < limit:
+            ids = self.client.zrevrange(index, offset, offset + limit - 1)
+            if not ids:
+                break
+            offset += len(ids)
+            for raw in ids:
+                job_id = _s(raw)
+                status = self.status(job_id, with_lists=False)
+                if status is None:
+                    self.client.zrem(index, job_id)
+                    offset -= 1
+                    continue
+                out.append(status)
+                if len(out) >= limit:
+                    break
+        return out
+
+
+def workers_key(prefix: str) -> str:
+    """ZSET of embedding workers → last heartbeat (unix seconds)."""
+    return f"{prefix}:workers"
+
+
+HEARTBEAT_TTL = 30.0
+
+
+def heartbeat(client: redis.Redis, prefix: str, name: str) -> None:
+    client.zadd(workers_key(prefix), {name: time.time()})
+
+
+def clear_heartbeat(client: redis.Redis, prefix: str, name: str) -> None:
+    client.zrem(workers_key(prefix), name)
+
+
+def workers_alive(client: redis.Redis, prefix: str) -> int:
+    """How many embedding workers sent a heartbeat within :data:`HEARTBEAT_TTL`."""
+    cutoff = time.time() - HEARTBEAT_TTL
+    return int(client.zcount(workers_key(prefix), cutoff, "+inf"))

@@ -1,0 +1,641 @@
+"""The durable write path: accept → pending in Redis → embed (worker or inline) → ready.
+
+``Pipeline.submit`` validates every item first (all-or-nothing), then writes the
+memories in state ``pending`` (fetchable by id and found by keyword search at
+once), records a job in Redis and enqueues one Celery embed task per batch; the
+worker encodes the batch and flips each memory to ``ready`` atomically (see
+:mod:`houkai.jobs`). With ``pipeline_mode="inline"`` — or ``"auto"`` while no
+worker heartbeat is fresh — the calling process embeds each batch right after
+writing it instead. Either way the same :func:`process_batch` does the work, so
+the semantics cannot drift between the two paths.
+
+Failures are never silent: an item the embedder rejects becomes ``failed`` with
+the error (the rest of its batch lands), counted on the job and retryable with
+:meth:`Pipeline.retry_failed`. :meth:`Pipeline.reconcile` re-enqueues memories
+left ``pending`` by a lost task.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import warnings
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .config import parse_duration
+from .errors import NotFound
+from .index import filter_expr
+from .jobs import Job, JobStatus, JobStore, workers_alive
+from .journal import JournalEntry
+from .model import CONFLICT_POLICIES, MEMORY_TYPES, validate_choice
+from .store import codec
+from .store.core import coerce_remember_item
+from .store.search import iter_keys
+
+if TYPE_CHECKING:
+    from .store import MemoryStore
+
+log = logging.getLogger(__name__)
+
+PIPELINE_MODES: tuple[str, ...] = ("auto", "celery", "inline")
+EMBED_TASK = "houkai.embed_batch"
+DOCUMENT_FIELDS: tuple[str, ...] = ("text", "source", "tags", "type", "importance")
+MAX_ERROR_CHARS = 500
+
+__all__ = ["PIPELINE_MODES", "Job", "JobStatus", "Pipeline", "process_batch"]
+
+
+def _s(raw: bytes | str | None) -> str:
+    if raw is None:
+        return ""
+    return raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
+
+
+def _error_text(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]
+
+
+def _encode_isolating(store: MemoryStore, texts: list[str]
+                      ) -> tuple[dict[int, np.ndarray], dict[int, str]]:
+    """Encode *texts*; if the batch fails, encode one by one so one bad text fails alone."""
+    try:
+        matrix = store._encode(texts)
+        return {i: matrix[i] for i in range(len(texts))}, {}
+    except Exception as exc:  # any embedder error: isolate the culprit
+        if len(texts) == 1:
+            return {}, {0: _error_text(exc)}
+        log.warning("batch of %d failed to embed (%s); isolating items", len(texts), exc)
+    vectors: dict[int, np.ndarray] = {}
+    errors: dict[int, str] = {}
+    for i, text in enumerate(texts):
+        try:
+            vectors[i] = store._encode([text])[0]
+        except Exception as exc:
+            errors[i] = _error_text(exc)
+    return vectors, errors
+
+
+class TransientEmbedError(RuntimeError):
+    """Every item of a batch failed: more likely the embedder is down than the data bad."""
+
+
+def process_batch(store: MemoryStore, job_id: str, ids: Sequence[str],
+                  positions: Sequence[int], on_conflict: str = "ignore", *,
+                  jobs: JobStore | None = None, final_attempt: bool = True,
+                  max_rounds: int = 3) -> dict[str, int]:
+    """Embed the still-pending memories among *ids* and settle each one (idempotent).
+
+    Memories already ready/failed/deleted are only counted (once, by position).
+    When every item fails and *final_attempt* is False, raise
+    :class:`TransientEmbedError` instead of marking them failed, so the caller
+    (a Celery task) can retry with backoff.
+    """
+    jobs = jobs or JobStore(store.client, store.keys.prefix)
+    counts: Counter[str] = Counter()
+    if jobs.raw_field(job_id, "cancelled") == "1":
+        counts["cancelled"] = len(ids)
+        return dict(counts)
+    todo = list(zip(ids, positions, strict=True))
+    written: list[str] = []
+    for _round in range(max_rounds):
+        if not todo:
+            break
+        pipe = store.client.pipeline(transaction=False)
+        for memory_id, _pos in todo:
+            pipe.hmget(store.keys.memory(memory_id), "state", "text", "chash")
+        rows = pipe.execute()
+        pending: list[tuple[str, int, str, str]] = []
+        settled_elsewhere: list[tuple[str, int]] = []
+        for (memory_id, pos), (state, text, chash) in zip(todo, rows, strict=True):
+            if _s(state) == "pending":
+                pending.append((memory_id, pos, _s(text), _s(chash)))
+            else:
+                settled_elsewhere.append((memory_id, pos))
+        vectors, errors = _encode_isolating(store, [p[2] for p in pending])
+        if pending and not vectors and not final_attempt:
+            raise TransientEmbedError(next(iter(errors.values())))
+        rejected: set[int] = set()
+        if on_conflict == "raise" and vectors:
+            rejected = _raise_check(store, jobs, job_id, pending, vectors)
+        pipe = store.client.pipeline(transaction=False)
+        actions: list[tuple[str, int]] = []
+        for memory_id, pos in settled_elsewhere:  # account only; the script changes nothing
+            jobs.settle(pipe, store.keys.memory(memory_id), job_id, pos, "ready", "")
+            actions.append((memory_id, pos))
+        for i, (memory_id, pos, _text, chash) in enumerate(pending):
+            key = store.keys.memory(memory_id)
+            if i in rejected:
+                jobs.settle(pipe, key, job_id, pos, "reject", chash)
+            elif i in vectors:
+                jobs.settle(pipe, key, job_id, pos, "ready", chash, codec.vector_bytes(vectors[i]))
+            else:
+                entry = {"position": pos, "id": memory_id, "error": errors[i]}
+                jobs.settle(pipe, key, job_id, pos, "failed", chash, errors[i], entry)
+            actions.append((memory_id, pos))
+        outcomes = [_s(r) for r in pipe.execute()]
+        todo = []
+        n_elsewhere = len(settled_elsewhere)
+        for j, ((memory_id, pos), outcome) in enumerate(zip(actions, outcomes, strict=True)):
+            if outcome == "stale":  # edited while we encoded: read the new text again
+                todo.append((memory_id, pos))
+                continue
+            counts[outcome] += 1
+            if j >= n_elsewhere and outcome == "done" and (j - n_elsewhere) in vectors:
+                written.append(memory_id)
+            if outcome == "rejected":
+                store._journal("forget", memory_id, meta={"reason": "conflict", "job": job_id})
+    if todo:
+        log.warning("%d memories kept changing while embedding; left pending", len(todo))
+        counts["stale"] = len(todo)
+    if written and on_conflict in ("warn", "supersede"):
+        _apply_policy(store, jobs, job_id, written, on_conflict)
+    jobs.expire_if_settled(job_id)
+    return dict(counts)
+
+
+def _conflict_dicts(conflicts: Iterable[Any]) -> list[dict]:
+    return [c.to_dict() if hasattr(c, "to_dict") else dict(c) for c in conflicts]
+
+
+def _raise_check(store: MemoryStore, jobs: JobStore, job_id: str,
+                 pending: list[tuple[str, int, str, str]],
+                 vectors: dict[int, np.ndarray]) -> set[int]:
+    """``on_conflict='raise'``: positions (in *pending*) whose memory conflicts → rejected."""
+    rejected: set[int] = set()
+    found = store.get_many([p[0] for p in pending])
+    for i, (memory_id, _pos, _text, _chash) in enumerate(pending):
+        memory = found.get(memory_id)
+        if memory is None or i not in vectors:
+            continue
+        memory.embedding = vectors[i].tolist()
+        conflicts = store._check_conflicts(memory, store._conflict_threshold,
+                                           store._contradiction_fn)
+        if conflicts:
+            rejected.add(i)
+            jobs.add_conflicts(job_id, _conflict_dicts(conflicts))
+    return rejected
+
+
+def _apply_policy(store: MemoryStore, jobs: JobStore, job_id: str, ids: list[str],
+                  policy: str) -> None:
+    """Run warn/supersede for freshly embedded memories; record what was found on the job."""
+    found = store.get_many(ids, with_vector=True)
+    memories = [found[i] for i in ids if i in found]
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the outcome is recorded on the job instead
+            conflicts = store._apply_conflict_policy_many(memories, policy,
+                                                          store._contradiction_fn)
+    except Exception as exc:  # the memories are stored; report, don't fail
+        log.warning("conflict policy %s failed for job %s: %s", policy, job_id, exc)
+        conflicts = []
+    jobs.add_conflicts(job_id, _conflict_dicts(conflicts or []))
+
+
+class Pipeline:
+    """Durable, queued writes and bulk ingestion for one collection."""
+
+    def __init__(self, store: MemoryStore, *, mode: str | None = None, app: Any = None) -> None:
+        self.store = store
+        self.settings = store.settings
+        self.client = store.client
+        self.prefix = store.keys.prefix
+        self.collection = store.collection_name
+        self.mode = mode or self.settings.pipeline_mode
+        validate_choice(self.mode, PIPELINE_MODES, "pipeline_mode")
+        self.jobs_store = JobStore(self.client, self.prefix)
+        self._app = app
+
+    # ------------------------------------------------------------------ plumbing
+    @property
+    def app(self):
+        if self._app is None:
+            from .workers.app import get_app
+
+            self._app = get_app(self.settings)
+        return self._app
+
+    def use_workers(self) -> bool:
+        """Whether new batches go to Celery (else they are embedded in this process)."""
+        if self.mode == "inline":
+            return False
+        if self.mode == "celery":
+            return True
+        return workers_alive(self.client, self.prefix) > 0
+
+    def _enqueue(self, job_id: str, ids: Sequence[str], positions: Sequence[int],
+                 on_conflict: str) -> bool:
+        """Send one embed task; False when the broker refused (caller embeds inline)."""
+        try:
+            self.app.send_task(EMBED_TASK, kwargs={
+                "prefix": self.prefix, "collection": self.collection, "job_id": job_id,
+                "ids": list(ids), "positions": [int(p) for p in positions],
+                "on_conflict": on_conflict,
+            }, queue="embed")
+            return True
+        except Exception as exc:  # the memories are durable; never lose them
+            log.warning("could not enqueue embed task for job %s (%s); embedding inline",
+                        job_id, exc)
+            return False
+
+    def _dispatch(self, job_id: str, ids: Sequence[str], positions: Sequence[int],
+                  on_conflict: str, queued: bool) -> None:
+        if queued and self._enqueue(job_id, ids, positions, on_conflict):
+            return
+        process_batch(self.store, job_id, ids, positions, on_conflict, jobs=self.jobs_store)
+
+    def _batch_size(self, batch_size: int | None) -> int:
+        size = self.settings.ingest_batch_size if batch_size is None else batch_size
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise ValueError(f"batch_size must be an integer >= 1 — got {batch_size!r}")
+        return size
+
+    # ------------------------------------------------------------------ submit
+    def submit(self, items: list[str | dict], *, on_conflict: str | None = None,
+               batch_size: int | None = None) -> Job:
+        """Accept *items* durably as one job (see the module docstring)."""
+        if isinstance(items, str | bytes) or not isinstance(items, Sequence):
+            raise ValueError("items must be a list of strings or mappings")
+        return self._submit(lambda: iter(items), kind="remember", on_conflict=on_conflict,
+                            batch_size=batch_size)
+
+    def _submit(self, make_items: Callable[[], Iterator[Any]], *, kind: str,
+                on_conflict: str | None, batch_size: int | None,
+                job_id: str | None = None) -> Job:
+        policy = on_conflict or self.store._conflict_policy
+        validate_choice(policy, CONFLICT_POLICIES, "on_conflict")
+        size = self._batch_size(batch_size)
+        total = 0
+        for position, item in enumerate(make_items()):  # pass 1: validate everything
+            try:
+                self.store._build_memory(**coerce_remember_item(item))
+            except ValueError as exc:
+                raise ValueError(f"item {position}: {exc}") from None
+            total += 1
+        if policy == "raise" and total != 1:
+            raise ValueError(
+                "on_conflict='raise' is only supported for a single item — bulk rollback is "
+                "ill-defined; submit items one by one"
+            )
+        done_before = 0
+        if job_id and self.jobs_store.exists(job_id):
+            # A re-run of the same job (a redelivered ingest task): resume after
+            # the items already written; their own batches were dispatched then.
+            done_before = int(self.client.llen(self.jobs_store.keys(job_id).ids))
+        else:
+            job_id = self.jobs_store.create(self.collection, kind, total, policy, job_id)
+        queued = self.use_workers()
+        ids: list[str] = []
+        chunk: list[Any] = []
+        start = done_before
+        for position, item in enumerate(make_items()):  # pass 2: write pending, enqueue
+            if position < done_before:
+                continue
+            chunk.append(self.store._build_memory(**coerce_remember_item(item)))
+            if len(chunk) >= size:
+                ids.extend(self._write_chunk(job_id, start, chunk, policy, queued))
+                start += len(chunk)
+                chunk = []
+        if chunk:
+            ids.extend(self._write_chunk(job_id, start, chunk, policy, queued))
+        if total == 0:
+            self.jobs_store.expire_if_settled(job_id)
+        return Job(id=job_id, memory_ids=ids, total=total)
+
+    def _write_chunk(self, job_id: str, start: int, memories: list, policy: str,
+                     queued: bool) -> list[str]:
+        """Write one batch as pending (with its job position), journal it, then dispatch."""
+        store = self.store
+        # One MULTI/EXEC per batch: the memories and the job's id list land
+        # together, so a resumed job knows exactly where to continue.
+        pipe = store.client.pipeline(transaction=True)
+        names: dict[str, str] = {}
+        journal = store._journal_enabled
+        for offset, memory in enumerate(memories):
+            fields = codec.to_hash(memory)
+            fields["job"] = job_id
+            fields["pos"] = str(start + offset)
+            pipe.hset(store.keys.memory(memory.id), mapping=fields)
+            for tag in memory.tags:
+                names[codec.value_key(tag)] = tag
+            if journal:
+                entry = JournalEntry(ts=time.time(), op="remember", actor=store.actor,
+                                     id=memory.id, after=memory.to_dict(), meta={"job": job_id})
+                pipe.xadd(store.keys.journal, {"e": entry.to_json()})
+        if names:
+            pipe.hset(store.keys.tag_names, mapping=names)
+        ids = [m.id for m in memories]
+        self.jobs_store.add_ids(job_id, ids, pipe)
+        pipe.execute()
+        store._count_call("remember", len(memories))
+        positions = list(range(start, start + len(memories)))
+        self._dispatch(job_id, ids, positions, policy, queued)
+        return ids
+
+    # ------------------------------------------------------------------ ingest
+    def ingest_documents(self, documents: list[dict], *, max_chars: int | None = None,
+                         min_chars: int | None = None, on_conflict: str | None = None,
+                         batch_size: int | None = None) -> Job:
+        """Chunk each ``{"text", "source"?, "tags"?, "type"?}`` document into memories."""
+        if isinstance(documents, str | bytes) or not isinstance(documents, Sequence):
+            raise ValueError("documents must be a list of {text, source?, tags?, type?} objects")
+        sizes = _chunk_sizes(max_chars, min_chars)
+        for i, doc in enumerate(documents):
+            _check_document(doc, f"documents[{i}]")
+
+        def items() -> Iterator[dict]:
+            for doc in documents:
+                yield from _document_items(doc if isinstance(doc, Mapping) else {"text": doc},
+                                           sizes)
+
+        return self._submit(items, kind="ingest", on_conflict=on_conflict,
+                            batch_size=batch_size)
+
+    def ingest_path(self, path: str, *, glob: str | None = None, max_chars: int | None = None,
+                    min_chars: int | None = None, type: str | None = None,
+                    tags: list[str] | None = None, on_conflict: str | None = None,
+                    batch_size: int | None = None, job_id: str | None = None) -> Job:
+        """Ingest a file, a folder or a glob: ``.md``/``.txt`` are chunked, ``.jsonl`` is
+        one memory item (or ``{"text", ...}`` document) per line. Read twice (validate,
+        then write), so memory use stays bounded for huge files."""
+        sizes = _chunk_sizes(max_chars, min_chars)
+        if type is not None:
+            validate_choice(type, MEMORY_TYPES, "type")
+        files = _expand_path(path, glob)
+        extra: dict[str, Any] = {}
+        if type is not None:
+            extra["type"] = type
+        if tags:
+            extra["tags"] = list(tags)
+
+        def items() -> Iterator[dict]:
+            for file in files:
+                if file.endswith(".jsonl"):
+                    for doc in iter_jsonl(file):
+                        yield from _document_items({**extra, "source": file, **doc}, sizes)
+                else:
+                    text = Path(file).read_text(encoding="utf-8-sig", errors="replace")
+                    yield from _document_items({**extra, "source": file, "text": text}, sizes)
+
+        return self._submit(items, kind="ingest", on_conflict=on_conflict,
+                            batch_size=batch_size, job_id=job_id)
+
+    # ------------------------------------------------------------------ jobs
+    def job(self, job_id: str) -> JobStatus | None:
+        return self.jobs_store.status(job_id)
+
+    def jobs(self, limit: int = 20) -> list[JobStatus]:
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise ValueError(f"limit must be an integer >= 1 — got {limit!r}")
+        return self.jobs_store.list(self.collection, limit)
+
+    def _require(self, job_id: str) -> JobStatus:
+        status = self.jobs_store.status(job_id, with_lists=False)
+        if status is None:
+            raise NotFound(f"no job with id {job_id!r}")
+        return status
+
+    def wait(self, job: Job | str, timeout: float | None = None) -> JobStatus:
+        """Block until every memory of the job is settled; ``TimeoutError`` names the rest."""
+        job_id = job.id if isinstance(job, Job) else job
+        if timeout is not None and (isinstance(timeout, bool) or timeout < 0):
+            raise ValueError(f"timeout must be >= 0 seconds — got {timeout!r}")
+        deadline = None if timeout is None else time.monotonic() + timeout
+        delay = 0.01
+        while True:
+            status = self._require(job_id)
+            if status.settled:
+                return self.jobs_store.status(job_id) or status
+            now = time.monotonic()
+            if deadline is not None and now >= deadline:
+                waiting = self.pending_ids(job_id, limit=5)
+                raise TimeoutError(
+                    f"job {job_id}: {status.total - status.processed} of {status.total} "
+                    f"memories still pending after {timeout:g}s (e.g. {', '.join(waiting)}); "
+                    "is a worker running? (`houkai worker`)"
+                )
+            pause = delay if deadline is None else min(delay, max(deadline - now, 0.001))
+            time.sleep(pause)
+            delay = min(delay * 1.5, 0.25)
+
+    def pending_ids(self, job_id: str, limit: int = 10) -> list[str]:
+        """Ids of the job's memories still pending (first *limit*)."""
+        out: list[str] = []
+        for _start, ids in self.jobs_store.iter_ids(job_id):
+            pipe = self.client.pipeline(transaction=False)
+            for memory_id in ids:
+                pipe.hget(self.store.keys.memory(memory_id), "state")
+            for memory_id, state in zip(ids, pipe.execute(), strict=True):
+                if _s(state) == "pending":
+                    out.append(memory_id)
+                    if len(out) >= limit:
+                        return out
+        return out
+
+    def cancel(self, job_id: str) -> bool:
+        """Stop a job: its still-pending memories become ``failed`` ("cancelled"), retryable.
+
+        Returns False when the job was already settled.
+        """
+        status = self._require(job_id)
+        if status.settled:
+            return False
+        self.jobs_store.set_fields(job_id, cancelled=1)
+        for start, ids in self.jobs_store.iter_ids(job_id):
+            pipe = self.client.pipeline(transaction=False)
+            for memory_id in ids:
+                pipe.hmget(self.store.keys.memory(memory_id), "state", "chash")
+            rows = pipe.execute()
+            pipe = self.client.pipeline(transaction=False)
+            for offset, (memory_id, (state, chash)) in enumerate(zip(ids, rows, strict=True)):
+                if _s(state) == "pending":
+                    pos = start + offset
+                    entry = {"position": pos, "id": memory_id, "error": "cancelled"}
+                    self.jobs_store.settle(pipe, self.store.keys.memory(memory_id), job_id,
+                                           pos, "failed", _s(chash), "cancelled", entry)
+            pipe.execute()
+        self.jobs_store.expire_if_settled(job_id)
+        return True
+
+    def retry_failed(self, job_id: str | None = None) -> int:
+        """Re-queue failed memories (of one job, or of the whole collection); returns how many."""
+        if job_id is not None:
+            self._require(job_id)
+            self.jobs_store.reopen(job_id)
+            failed: list[tuple[str, int]] = []
+            for start, ids in self.jobs_store.iter_ids(job_id):
+                pipe = self.client.pipeline(transaction=False)
+                for memory_id in ids:
+                    pipe.hget(self.store.keys.memory(memory_id), "state")
+                for offset, (memory_id, state) in enumerate(zip(ids, pipe.execute(),
+                                                                strict=True)):
+                    if _s(state) == "failed":
+                        failed.append((memory_id, start + offset))
+            self.jobs_store.clear_errors(job_id)
+            groups = {job_id: failed} if failed else {}
+        else:
+            groups = self._group_by_job(filter_expr(state="failed", include_superseded=True,
+                                                    include_expired=True))
+        return self._requeue(groups, reset=True, kind="retry")
+
+    def reconcile(self, older_than: float | str | None = None) -> int:
+        """Re-enqueue memories pending longer than *older_than* whose job made no progress
+        for that long (lost tasks, broker flush). Returns how many were re-enqueued."""
+        age = parse_duration(self.settings.reconcile_after if older_than is None else older_than)
+        cutoff = time.time() - age
+        query = (filter_expr(state="pending", include_superseded=True, include_expired=True)
+                 + f" @created_at:[-inf {cutoff!r}]")
+        groups = self._group_by_job(query)
+        stuck: dict[str, list[tuple[str, int]]] = {}
+        for job_id, members in groups.items():
+            if job_id and self.jobs_store.exists(job_id):
+                status = self.jobs_store.status(job_id, with_lists=False)
+                requeued = float(self.jobs_store.raw_field(job_id, "requeued_at") or 0)
+                if status is None or status.state == "cancelled":
+                    continue
+                if max(status.updated_at, requeued) > cutoff and age > 0:
+                    continue  # still making progress: its tasks are queued, not lost
+                self.jobs_store.set_fields(job_id, requeued_at=repr(time.time()))
+            stuck[job_id] = members
+        return self._requeue(stuck, reset=False, kind="reconcile")
+
+    def _group_by_job(self, query: str) -> dict[str, list[tuple[str, int]]]:
+        groups: dict[str, list[tuple[str, int]]] = {}
+        for keys in iter_keys(self.client, self.store.keys.index, query, batch_size=1000):
+            pipe = self.client.pipeline(transaction=False)
+            for key in keys:
+                pipe.hmget(key, "id", "job", "pos")
+            for raw_id, job, pos in pipe.execute():
+                memory_id = _s(raw_id)
+                if memory_id:
+                    groups.setdefault(_s(job), []).append((memory_id, int(_s(pos) or 0)))
+        return groups
+
+    def _requeue(self, groups: dict[str, list[tuple[str, int]]], *, reset: bool,
+                 kind: str) -> int:
+        """Dispatch each job's members again; orphans (job gone) are adopted by a new job."""
+        orphans: list[tuple[str, int]] = []
+        count = 0
+        queued = self.use_workers()
+        size = self.settings.ingest_batch_size
+        for job_id, members in groups.items():
+            if not job_id or not self.jobs_store.exists(job_id):
+                orphans.extend(members)
+                continue
+            count += self._redispatch(job_id, members, reset, queued, size)
+        if orphans:
+            job_id = self.jobs_store.create(self.collection, kind, len(orphans), "ignore")
+            pipe = self.client.pipeline(transaction=False)
+            adopted = []
+            for pos, (memory_id, _old) in enumerate(orphans):
+                self.jobs_store.adopt(pipe, self.store.keys.memory(memory_id), job_id, pos)
+                adopted.append((memory_id, pos))
+            self.jobs_store.add_ids(job_id, [m for m, _ in orphans], pipe)
+            pipe.execute()
+            count += self._redispatch(job_id, adopted, reset, queued, size)
+        return count
+
+    def _redispatch(self, job_id: str, members: list[tuple[str, int]], reset: bool,
+                    queued: bool, size: int) -> int:
+        policy = self.jobs_store.raw_field(job_id, "on_conflict") or "ignore"
+        if reset:
+            pipe = self.client.pipeline(transaction=False)
+            for memory_id, pos in members:
+                self.jobs_store.reset(pipe, self.store.keys.memory(memory_id), job_id, pos)
+            results = pipe.execute()
+            members = [m for m, ok in zip(members, results, strict=True) if int(ok)]
+            self.jobs_store.reopen(job_id)
+        for start in range(0, len(members), size):
+            chunk = members[start : start + size]
+            self._dispatch(job_id, [m for m, _ in chunk], [p for _, p in chunk], policy, queued)
+        return len(members)
+
+
+# ---------------------------------------------------------------------- helpers
+def _chunk_sizes(max_chars: int | None, min_chars: int | None) -> dict[str, int]:
+    sizes: dict[str, int] = {}
+    if max_chars is not None:
+        sizes["max_chars"] = max_chars
+    if min_chars is not None:
+        sizes["min_chars"] = min_chars
+    if sizes:
+        from .ingest import chunk_text
+
+        chunk_text("size check", **sizes)  # validates the sizes once, up front
+    return sizes
+
+
+def _check_document(doc: Any, where: str) -> None:
+    if isinstance(doc, str):
+        return
+    if not isinstance(doc, Mapping):
+        raise ValueError(f"{where}: expected an object with 'text'")
+    unknown = sorted(set(doc) - set(DOCUMENT_FIELDS))
+    if unknown:
+        raise ValueError(f"{where}: unknown field(s) {unknown}; allowed: "
+                         f"{', '.join(DOCUMENT_FIELDS)}")
+    if not isinstance(doc.get("text"), str):
+        raise ValueError(f"{where}: 'text' must be a string")
+
+
+def _document_items(doc: Mapping[str, Any], sizes: dict[str, int]) -> Iterator[dict]:
+    """One remember item per chunk of the document's text, carrying its metadata."""
+    from .ingest import chunk_text
+
+    meta = {k: v for k, v in doc.items() if k in DOCUMENT_FIELDS and k != "text"}
+    for chunk in chunk_text(doc.get("text") or "", **sizes):
+        yield {"text": chunk, **meta}
+
+
+def iter_jsonl(path: str) -> Iterator[dict]:
+    """Each non-blank line of a JSONL file as a document (a bare string is its text)."""
+    with open(path, encoding="utf-8-sig") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                doc = json.loads(line)
+            except ValueError as exc:
+                raise ValueError(f"{path}:{lineno}: invalid JSON: {exc}") from None
+            if isinstance(doc, str):
+                doc = {"text": doc}
+            _check_document(doc, f"{path}:{lineno}")
+            yield dict(doc)
+
+
+def _expand_path(path: str, glob: str | None) -> list[str]:
+    """The files behind *path*: JSONL files as-is, everything else via ``iter_documents``."""
+    from .ingest import TEXT_SUFFIXES
+
+    if not isinstance(path, str | Path) or not str(path).strip():
+        raise ValueError("path must be a non-empty file, folder or glob pattern")
+    root = Path(path).expanduser()
+    suffixes = (*TEXT_SUFFIXES, ".jsonl")
+    if root.is_file():
+        if glob is None and root.suffix.lower() not in suffixes:
+            raise ValueError(f"{root}: unsupported file type {root.suffix or '(none)'!r} "
+                             f"(supported: {', '.join(suffixes)})")
+        return [str(root)]
+    if root.is_dir():
+        if glob is not None:
+            found = root.glob(glob) if "/" in glob else root.rglob(glob)
+        else:
+            found = (p for p in root.rglob("*") if p.suffix.lower() in suffixes)
+        files = sorted(str(p) for p in found if p.is_file() and not any(
+            part.startswith(".") for part in p.relative_to(root).parts))
+    elif any(ch in str(path) for ch in "*?["):
+        import glob as globlib
+
+        files = sorted(p for p in globlib.glob(str(root), recursive=True) if Path(p).is_file())
+    else:
+        raise ValueError(f"{root}: no such file or folder")
+    if not files:
+        raise ValueError(f"{path}: no matching .md/.txt/.jsonl files")
+    return files
+

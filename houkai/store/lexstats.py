@@ -1,0 +1,98 @@
+"""Exact corpus statistics for BM25, maintained atomically beside every write.
+
+RediSearch's own term statistics drift when indexed documents are updated or
+deleted (document frequencies are not reconciled until, or even after, its
+garbage collector runs; see docs/adr/0003-bm25.md), so scores taken from it
+change as memories are touched, edited and forgotten. houkai uses the
+inverted index to *find* keyword candidates, and scores them with BM25 over
+statistics it keeps itself: per collection, a HASH of document frequency per
+term plus the document count and total length. Each memory hash records the
+terms it contributed (``lexterms``) and its length (``lexlen``), so the Lua
+scripts below are idempotent: rewriting a memory with unchanged text changes
+nothing, and a delete subtracts exactly what was added.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable
+
+import redis
+
+from ..text import tokenize
+
+K1 = 1.2
+B = 0.75
+
+WRITE_LUA = """
+local old = redis.call('HGET', KEYS[1], 'lexterms')
+local oldlen = tonumber(redis.call('HGET', KEYS[1], 'lexlen') or '0') or 0
+if old ~= ARGV[1] then
+  if old then
+    for term in string.gmatch(old, '%S+') do
+      if redis.call('HINCRBY', KEYS[2], 't:' .. term, -1) <= 0 then
+        redis.call('HDEL', KEYS[2], 't:' .. term)
+      end
+    end
+  else
+    redis.call('HINCRBY', KEYS[2], '__N', 1)
+  end
+  for term in string.gmatch(ARGV[1], '%S+') do
+    redis.call('HINCRBY', KEYS[2], 't:' .. term, 1)
+  end
+end
+redis.call('HINCRBY', KEYS[2], '__len', tonumber(ARGV[2]) - oldlen)
+local fields = {}
+for i = 3, #ARGV do fields[#fields + 1] = ARGV[i] end
+redis.call('HSET', KEYS[1], 'lexterms', ARGV[1], 'lexlen', ARGV[2], unpack(fields))
+return 1
+"""
+
+DELETE_LUA = """
+local old = redis.call('HGET', KEYS[1], 'lexterms')
+if old then
+  for term in string.gmatch(old, '%S+') do
+    if redis.call('HINCRBY', KEYS[2], 't:' .. term, -1) <= 0 then
+      redis.call('HDEL', KEYS[2], 't:' .. term)
+    end
+  end
+  redis.call('HINCRBY', KEYS[2], '__N', -1)
+  local len = tonumber(redis.call('HGET', KEYS[1], 'lexlen') or '0') or 0
+  redis.call('HINCRBY', KEYS[2], '__len', -len)
+end
+return redis.call('DEL', KEYS[1])
+"""
+
+
+def doc_terms(text: str) -> tuple[str, int]:
+    """The distinct terms a text contributes (space-joined, sorted) and its length."""
+    tokens = tokenize(text)
+    return " ".join(sorted(set(tokens))), len(tokens)
+
+
+def bm25_scores(query_terms: Iterable[str], texts: dict[str, str], client: redis.Redis,
+                stats_key: str) -> dict[str, float]:
+    """BM25 (k1=1.2, b=0.75) of each text for the query terms, with corpus-wide df and N."""
+    terms = list(dict.fromkeys(query_terms))
+    if not terms or not texts:
+        return {key: 0.0 for key in texts}
+    raw = client.hmget(stats_key, ["__N", "__len", *[f"t:{t}" for t in terms]])
+    n_docs = max(1, int(raw[0] or 0))
+    avgdl = max(1.0, int(raw[1] or 0) / n_docs)
+    idf = {}
+    for term, df_raw in zip(terms, raw[2:], strict=True):
+        df = max(0, int(df_raw or 0))
+        idf[term] = math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
+    scores: dict[str, float] = {}
+    for key, text in texts.items():
+        tokens = tokenize(text)
+        counts = Counter(tokens)
+        dl = len(tokens)
+        score = 0.0
+        for term in terms:
+            tf = counts.get(term, 0)
+            if tf:
+                score += idf[term] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
+        scores[key] = score
+    return scores

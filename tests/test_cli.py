@@ -1,0 +1,437 @@
+"""The ``houkai`` CLI end to end: click's CliRunner against the real Redis Stack and model."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+import uuid
+from collections.abc import Callable, Iterator
+
+import numpy as np
+import pytest
+from click.testing import CliRunner, Result
+
+from houkai.cli import cli
+from houkai.config import Settings, set_settings
+from houkai.model import Memory
+from houkai.timeparse import parse_timestamp
+
+UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
+@pytest.fixture()
+def houkai(settings: Settings, embedder, tmp_path) -> Iterator[Callable[..., Result]]:
+    """Run ``houkai ARGS`` in-process on a fresh collection; drops what it created."""
+    collection = f"cli-{uuid.uuid4().hex[:10]}"
+    env = {
+        "REDIS_URL": settings.redis_url,
+        "HOUKAI_KEY_PREFIX": settings.key_prefix,
+        "HOUKAI_DATA_DIR": settings.data_dir,
+        "HOUKAI_JOURNAL_ARCHIVE_DIR": settings.journal_archive_dir,
+        "HOUKAI_CONFIG": str(tmp_path / "absent.toml"),
+        "HOUKAI_COLLECTION": collection,
+        "HOUKAI_PIPELINE_MODE": "inline",
+        "NO_COLOR": "1",
+    }
+    runner = CliRunner()
+
+    def invoke(*args: str, input: str | None = None, **extra_env: str) -> Result:
+        try:
+            return runner.invoke(cli, list(args), input=input, env={**env, **extra_env},
+                                 catch_exceptions=False)
+        finally:
+            set_settings(settings)
+
+    invoke.collection = collection  # type: ignore[attr-defined]
+    invoke.created = [collection]  # type: ignore[attr-defined]
+    yield invoke
+    from houkai import MemoryStore
+
+    for name in invoke.created:  # type: ignore[attr-defined]
+        MemoryStore(collection=name, settings=settings).drop()
+
+
+def ok(result: Result) -> Result:
+    assert result.exit_code == 0, f"exit {result.exit_code}\n{result.output}"
+    return result
+
+
+def as_json(result: Result):
+    return json.loads(ok(result).stdout)
+
+
+def remember(houkai, text: str, *args: str) -> str:
+    out = ok(houkai("remember", text, *args)).stdout.strip()
+    assert UUID_RE.fullmatch(out), out
+    return out
+
+
+def assert_one_error_line(result: Result, *needles: str) -> str:
+    assert result.exit_code == 1, f"exit {result.exit_code}\n{result.output}"
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("Error: "), lines[0]
+    assert "Traceback" not in result.output
+    for needle in needles:
+        assert needle.lower() in lines[0].lower(), lines[0]
+    return lines[0]
+
+
+def store_for(settings: Settings, collection: str):
+    from houkai import MemoryStore
+
+    return MemoryStore(collection=collection, settings=settings)
+
+
+# --------------------------------------------------------------------------- round trips
+def test_remember_list_show_forget_nuke(houkai):
+    a = remember(houkai, "The deploy pipeline runs on GitHub Actions", "--tag", "ci", "-t",
+                 "deploy", "--type", "procedural", "--importance", "0.8")
+    b = remember(houkai, "Alice prefers dark mode in every editor")
+
+    listed = as_json(houkai("list", "--format", "json"))
+    assert {m["id"] for m in listed} == {a, b}
+    first = next(m for m in listed if m["id"] == a)
+    assert first["tags"] == ["ci", "deploy"] and first["type"] == "procedural"
+    assert first["importance"] == pytest.approx(0.8)
+
+    shown = as_json(houkai("show", a[:8], "--json"))
+    assert shown["id"] == a and shown["text"].startswith("The deploy pipeline")
+
+    ok(houkai("forget", a[:8], "--yes"))
+    assert [m["id"] for m in as_json(houkai("--format", "json", "list"))] == [b]
+
+    result = ok(houkai("nuke", "--yes"))
+    assert "Deleted 1" in result.stdout
+    assert as_json(houkai("list", "--json")) == []
+
+
+def test_remember_reads_stdin(houkai):
+    memory_id = ok(houkai("remember", "-", input="piped memory about kubernetes\n")).stdout.strip()
+    shown = as_json(houkai("show", memory_id, "--json"))
+    assert shown["text"] == "piped memory about kubernetes"
+
+
+def test_recall_finds_by_meaning_with_filters(houkai):
+    cat = remember(houkai, "The cat sleeps on the warm windowsill", "-t", "pets")
+    remember(houkai, "Quarterly revenue grew by twelve percent", "-t", "finance")
+    hits = as_json(houkai("recall", "kitten napping in the sun", "--k", "1", "--json"))
+    assert hits[0]["id"] == cat and 0 < hits[0]["score"] <= 1
+
+    hits = as_json(houkai("recall", "animal", "--tag", "finance", "--mode", "hybrid", "--json"))
+    assert [h["tags"] for h in hits] == [["finance"]]
+
+    explained = as_json(houkai("recall", "cat", "--explain", "--mode", "hybrid", "--json"))
+    assert isinstance(explained[0]["explain"], dict)
+
+    future = as_json(houkai("recall", "cat", "--since", "2999-01-01", "--json"))
+    assert future == []
+    past = as_json(houkai("recall", "cat", "--since", "7d", "--until", "2999-01-01T00:00:00Z",
+                          "--json"))
+    assert cat in [h["id"] for h in past]
+
+
+def test_pack_and_auto_context(houkai):
+    remember(houkai, "Use pytest fixtures for database setup in tests")
+    remember(houkai, "Database migrations run with alembic before deploy")
+    result = ok(houkai("pack", "database testing", "--budget", "200"))
+    assert result.stdout.startswith("## Relevant memory")
+    assert "tokens" in result.stderr
+    packed = as_json(houkai("pack", "database testing", "--json", "--header", ""))
+    assert packed["used_tokens"] <= packed["budget"] == 800 and packed["items"]
+    auto = as_json(houkai("auto-context", "set up database tests", "--json"))
+    assert auto["items"]
+
+
+def test_tag_and_bump(houkai):
+    memory_id = remember(houkai, "Tag me please", "-t", "old", "--importance", "0.5")
+    tagged = as_json(houkai("tag", memory_id[:6], "--add", "new", "--remove", "old", "--json"))
+    assert tagged["tags"] == ["new"]
+    ok(houkai("bump", memory_id, "+0.2"))
+    assert as_json(houkai("show", memory_id, "--json"))["importance"] == pytest.approx(0.7)
+    ok(houkai("bump", memory_id, "-0.5"))
+    assert as_json(houkai("show", memory_id, "--json"))["importance"] == pytest.approx(0.2)
+    ok(houkai("bump", memory_id, "=0.9"))
+    assert as_json(houkai("show", memory_id, "--json"))["importance"] == pytest.approx(0.9)
+    assert_one_error_line(houkai("bump", memory_id, "lots"), "DELTA")
+
+
+def test_edit_with_flags_and_editor(houkai, tmp_path):
+    memory_id = remember(houkai, "The capital of Australia is Sydney")
+    edited = as_json(houkai("edit", memory_id, "--text", "The capital of Australia is Canberra",
+                            "--type", "semantic", "--json"))
+    assert edited["changed"] and edited["id"] == memory_id
+    hits = as_json(houkai("recall", "Canberra", "--k", "1", "--json"))
+    assert hits[0]["id"] == memory_id and "Canberra" in hits[0]["text"]
+
+    script = tmp_path / "fake-editor.sh"
+    script.write_text("#!/bin/sh\nsed -i -e 's/Canberra/Canberra (since 1913)/' "
+                      "-e 's/^importance: .*/importance: 0.95/' \"$1\"\n")
+    script.chmod(0o755)
+    ok(houkai("edit", memory_id[:8], EDITOR=str(script)))
+    shown = as_json(houkai("show", memory_id, "--json"))
+    assert shown["text"] == "The capital of Australia is Canberra (since 1913)"
+    assert shown["importance"] == pytest.approx(0.95)
+
+
+def test_link_neighbors_unlink_graph(houkai):
+    a = remember(houkai, "Parent concept: caching")
+    b = remember(houkai, "Child detail: cache invalidation on write")
+    ok(houkai("link", b[:8], a[:8], "--rel", "refines"))
+    near = as_json(houkai("neighbors", a, "--json"))
+    assert [(n["id"], n["rel"]) for n in near] == [(b, "refines")]
+    graph = as_json(houkai("graph", b[:8], "--json"))
+    assert {"src": b, "dst": a, "rel": "refines"} in graph["edges"]
+    dot = ok(houkai("graph", b, "--dot")).stdout
+    assert dot.startswith("digraph") and "refines" in dot
+    assert as_json(houkai("unlink", b, a, "--json"))["removed"] == 1
+    assert as_json(houkai("neighbors", a, "--json")) == []
+    assert_one_error_line(houkai("link", a, b, "--rel", "friends"), "--rel")
+
+
+def test_supersede_restore_and_conflicts(houkai):
+    old = remember(houkai, "The office wifi password is hunter2")
+    new = remember(houkai, "The office wifi password is hunter3")
+    ok(houkai("supersede", old[:8], new[:8]))
+    assert [m["id"] for m in as_json(houkai("list", "--json"))] == [new]
+    everything = as_json(houkai("list", "--include-superseded", "--json"))
+    assert {m["id"] for m in everything} == {old, new}
+    assert as_json(houkai("restore", old, "--json"))["restored"] is True
+    assert len(as_json(houkai("list", "--json"))) == 2
+    found = as_json(houkai("conflicts", "--threshold", "0.8", "--json"))
+    assert {found[0]["a"]["id"], found[0]["b"]["id"]} == {old, new}
+
+
+def test_ttl_list_and_purge(houkai):
+    keep = remember(houkai, "Sprint goal: ship the importer", "--ttl", "7d")
+    shown = as_json(houkai("show", keep, "--json"))
+    assert shown["expires_at"] == pytest.approx(time.time() + 7 * 86400, abs=120)
+    gone = remember(houkai, "Temporary note that already expired", "--expires-at", "1000")
+    assert [m["id"] for m in as_json(houkai("list", "--json"))] == [keep]
+    assert gone in [m["id"] for m in as_json(houkai("list", "--include-expired", "--json"))]
+
+    preview = as_json(houkai("purge", "--json"))
+    assert preview["dry_run"] and [m["id"] for m in preview["memories"]] == [gone]
+    assert houkai("show", gone, "--json").exit_code == 0  # dry-run kept it
+    applied = as_json(houkai("purge", "--apply", "--yes", "--json"))
+    assert applied["applied"] == 1
+    assert_one_error_line(houkai("show", gone), "no memory")
+    assert_one_error_line(houkai("remember", "x", "--ttl", "soon"), "--ttl")
+    assert_one_error_line(houkai("remember", "x", "--expires-at", "7d"), "--ttl")
+
+
+def test_prune_dry_run_keeps_everything(houkai):
+    remember(houkai, "Barely important", "--importance", "0.01")
+    remember(houkai, "Very important", "--importance", "0.99")
+    preview = as_json(houkai("prune", "--min-score", "0.5", "--json"))
+    assert preview["dry_run"] and preview["count"] == 1 and preview["applied"] == 0
+    assert len(as_json(houkai("list", "--json"))) == 2
+    applied = as_json(houkai("prune", "--min-score", "0.5", "--apply", "--yes", "--json"))
+    assert applied["applied"] == 1
+    assert [m["text"] for m in as_json(houkai("list", "--json"))] == ["Very important"]
+
+
+def test_reflect_dry_run_writes_nothing(houkai):
+    for text in ("Debugged the login timeout bug today",
+                 "Debugged the login timeout bug again today",
+                 "Baked sourdough bread"):
+        remember(houkai, text, "--type", "episodic")
+    plan = as_json(houkai("reflect", "--threshold", "0.8", "--json"))
+    assert plan["dry_run"] and plan["count"] == 1
+    assert len(as_json(houkai("list", "--json"))) == 3
+    assert_one_error_line(houkai("reflect", "--summarizer", "nosuch:model"), "nosuch")
+
+
+def test_export_info_import_round_trip(houkai, tmp_path):
+    a = remember(houkai, "Exported memory one", "-t", "x")
+    remember(houkai, "Exported memory two")
+    archive = tmp_path / "dump.ahkai"
+    exported = as_json(houkai("export", str(archive), "--json"))
+    assert exported["count"] == 2 and archive.is_file()
+    info = as_json(houkai("info", str(archive), "--json"))
+    assert info["memories"] == 2 and info["format"] == "ai-houkai/export"
+
+    other = f"cli-imp-{uuid.uuid4().hex[:8]}"
+    houkai.created.append(other)
+    dry = as_json(houkai("-c", other, "import", str(archive), "--dry-run", "--json"))
+    assert dry["imported"] == 2
+    assert as_json(houkai("-c", other, "list", "--json")) == []
+    done = as_json(houkai("-c", other, "import", str(archive), "--yes", "--json"))
+    assert done["imported"] == 2
+    hits = as_json(houkai("-c", other, "recall", "memory one", "--k", "1", "--json"))
+    assert hits[0]["id"] == a and hits[0]["tags"] == ["x"]
+
+
+def test_stats_and_health(houkai):
+    remember(houkai, "Stat me", "-t", "s", "--type", "episodic")
+    data = as_json(houkai("stats", "--health", "--json"))
+    assert data["health"]["active"] == 1
+    assert sum(data["health"]["decay_histogram"].values()) == 1
+    tsv = ok(houkai("stats")).stdout
+    assert all("\t" in line for line in tsv.splitlines())
+
+
+def test_journal_tail_show_undo(houkai):
+    memory_id = remember(houkai, "Journaled then forgotten")
+    ok(houkai("forget", memory_id, "--yes"))
+    entries = as_json(houkai("journal", "tail", "-n", "5", "--json"))
+    assert [e["op"] for e in entries[:2]] == ["forget", "remember"]
+    forget_entry = entries[0]["entry_id"]
+    full = as_json(houkai("journal", "show", forget_entry, "--json"))
+    assert full["before"]["text"] == "Journaled then forgotten"
+    ok(houkai("journal", "undo", forget_entry, "--yes"))
+    assert as_json(houkai("show", memory_id, "--json"))["text"] == "Journaled then forgotten"
+    assert_one_error_line(houkai("journal", "show", "12-0"), "no journal entry")
+    assert_one_error_line(houkai("journal", "show", "yesterday"), "ENTRY")
+
+
+def test_collections_create_copy_list_delete(houkai, settings):
+    a = remember(houkai, "Copied memory with a link")
+    b = remember(houkai, "Link target")
+    ok(houkai("link", a, b))
+    target = f"cli-copy-{uuid.uuid4().hex[:8]}"
+    houkai.created.append(target)
+    copied = as_json(houkai("collections", "copy", houkai.collection, target, "--json"))
+    assert copied["copied"] == 2
+    names = {c["name"]: c for c in as_json(houkai("collections", "list", "--json"))}
+    assert names[target]["count"] == 2 and names[houkai.collection]["current"]
+    hits = as_json(houkai("-c", target, "recall", "copied link", "--k", "1", "--json"))
+    assert hits[0]["id"] == a
+    near = as_json(houkai("-c", target, "neighbors", b, "--direction", "in", "--json"))
+    assert [n["id"] for n in near] == [a]
+
+    created = f"cli-new-{uuid.uuid4().hex[:8]}"
+    houkai.created.append(created)
+    ok(houkai("collections", "create", created))
+    assert_one_error_line(houkai("collections", "create", created), "already exists")
+    ok(houkai("collections", "delete", target, "--yes"))
+    names = {c["name"] for c in as_json(houkai("collections", "list", "--json"))}
+    assert target not in names and created in names
+    assert_one_error_line(houkai("collections", "delete", "no-such-coll", "--yes"), "no collection")
+
+
+def test_config_show_and_path(houkai, settings):
+    shown = as_json(houkai("config", "show", "--json"))
+    assert shown["key_prefix"] == {"value": settings.key_prefix,
+                                   "source": "env HOUKAI_KEY_PREFIX"}
+    assert shown["hnsw_m"]["source"] == "default"
+    flagged = as_json(houkai("-c", "flagged", "config", "show", "collection", "--json"))
+    assert flagged == {"collection": {"value": "flagged", "source": "flag"}}
+    path = ok(houkai("config", "path")).stdout.strip()
+    assert path.endswith("absent.toml")
+    assert_one_error_line(houkai("config", "show", "nope"), "nope")
+
+
+def test_doctor_reports_ready(houkai):
+    report = as_json(houkai("doctor", "--json"))
+    assert report["ok"] is True
+    assert {c["name"] for c in report["checks"]} >= {"config", "redis", "embedder", "embed_dim"}
+    bad = houkai("--redis-url", "redis://127.0.0.1:1/0", "doctor", "--json")
+    assert bad.exit_code == 1 and json.loads(bad.stdout)["ok"] is False
+
+
+def test_backup_of_an_external_server_explains(houkai):
+    data = as_json(houkai("backup", "--json"))
+    assert data["embedded"] is False and data["server_dir"]
+
+
+# --------------------------------------------------------------------------- output
+def test_tsv_when_piped_and_table_on_request(houkai):
+    memory_id = remember(houkai, "Tab\tseparated\nand multi-line", "-t", "a", "-t", "b")
+    lines = ok(houkai("list")).stdout.splitlines()
+    assert lines[0].split("\t") == ["id", "type", "importance", "tags", "created_at", "text"]
+    row = lines[1].split("\t")
+    assert row[0] == memory_id and row[3] == "a,b" and row[5] == "Tab separated and multi-line"
+
+    table = ok(houkai("--format", "table", "list")).stdout
+    assert memory_id[:8] in table and memory_id not in table and "TEXT" in table
+
+
+def test_id_prefixes(houkai, settings):
+    store = store_for(settings, houkai.collection)
+    vector = store._encode(["prefix test"])
+    twins = []
+    for suffix in ("1111", "2222"):
+        m = Memory(id=f"abcd{suffix}-0000-4000-8000-000000000000", text=f"twin {suffix}",
+                   collection=store.collection_name)
+        store._write([m], np.asarray(vector))
+        twins.append(m.id)
+    assert as_json(houkai("show", "abcd1111", "--json"))["id"] == twins[0]
+    assert_one_error_line(houkai("show", "abcd"), "ambiguous", "abcd1111", "abcd2222")
+    assert_one_error_line(houkai("show", "abc"), "at least 4")
+    assert_one_error_line(houkai("show", "ffff0000"), "no memory")
+    assert_one_error_line(houkai("show", "ab*d"), "no memory")
+
+
+# --------------------------------------------------------------------------- errors
+@pytest.mark.parametrize("args, needle", [
+    (("remember", "x", "--type", "nonsense"), "--type"),
+    (("recall", "x", "--mode", "fuzzy"), "--mode"),
+    (("remember", "x", "--importance", "abc"), "--importance"),
+    (("remember", "x", "--importance", "1.5"), "--importance"),
+    (("recall", "x", "--k", "many"), "--k"),
+    (("recall", "x", "--since", "last tuesday"), "--since"),
+    (("list", "--since", "2026-13-45"), "--since"),
+    (("import", "/definitely/not/here.ahkai"), "does not exist"),
+    (("info", "/definitely/not/here.ahkai"), "does not exist"),
+    (("show", "deadbeef-0000-4000-8000-000000000000"), "no memory"),
+    (("nosuchcommand",), "nosuchcommand"),
+    (("remember", "   "), "empty"),
+    (("--collection", "bad name!", "list"), "collection"),
+])
+def test_errors_are_one_line(houkai, args, needle):
+    assert_one_error_line(houkai(*args), needle)
+
+
+def test_invalid_archive_is_one_line(houkai, tmp_path):
+    junk = tmp_path / "junk.ahkai"
+    junk.write_text("not gzip at all")
+    assert_one_error_line(houkai("info", str(junk)))
+    assert_one_error_line(houkai("import", str(junk), "--yes"))
+
+
+def test_destructive_commands_refuse_without_yes(houkai, tmp_path):
+    memory_id = remember(houkai, "Please do not delete me", "--importance", "0.01",
+                         "--type", "episodic")
+    remember(houkai, "Please do not delete me either", "--importance", "0.01",
+             "--type", "episodic")
+    remember(houkai, "Expired but still here", "--expires-at", "1000")
+    archive = tmp_path / "a.ahkai"
+    ok(houkai("export", str(archive)))
+    refused = [
+        ("forget", memory_id),
+        ("nuke",),
+        ("prune", "--apply", "--min-score", "0.9"),
+        ("purge", "--apply"),
+        ("reflect", "--apply", "--consolidate", "hard", "--threshold", "0.8"),
+        ("import", str(archive)),
+        ("collections", "delete", houkai.collection),
+    ]
+    for args in refused:
+        assert_one_error_line(houkai(*args), "--yes")
+    listed = as_json(houkai("list", "--include-expired", "--json"))
+    assert len(listed) == 3
+    assert not [m for m in listed if "reflection" in m["tags"]]
+
+
+def test_help_and_bare_group():
+    runner = CliRunner()
+    result = runner.invoke(cli, ["--help"])
+    assert result.exit_code == 0 and "remember" in result.stdout
+    result = runner.invoke(cli, ["journal"])
+    assert result.exit_code == 0 and "tail" in result.stdout
+
+
+# --------------------------------------------------------------------------- timeparse
+def test_parse_timestamp_forms():
+    assert parse_timestamp(None) is None and parse_timestamp("  ") is None
+    assert parse_timestamp(1700000000) == 1700000000.0
+    assert parse_timestamp("1700000000.5") == 1700000000.5
+    assert parse_timestamp("2026-01-31") == parse_timestamp("2026-01-31T00:00:00Z")
+    assert parse_timestamp("2026-01-31T02:00:00+02:00") == parse_timestamp("2026-01-31")
+    assert parse_timestamp("7d", now=1_000_000.0) == 1_000_000.0 - 7 * 86400
+    assert parse_timestamp("24h", now=100_000.0) == 100_000.0 - 86400
+    for bad in ("yesterday", "7 days", True, "nan", float("inf")):
+        with pytest.raises(ValueError):
+            parse_timestamp(bad)

@@ -1,0 +1,379 @@
+"""The REST API through the Flask test client: every route family, errors, auth matrix."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import uuid
+
+import pytest
+
+from houkai.api.rest import create_app
+from houkai.service import MemoryService
+from houkai.store import MemoryStore
+
+
+def needs(*methods: str) -> None:
+    missing = [m for m in methods if not callable(getattr(MemoryStore, m, None))]
+    if missing:
+        pytest.skip(f"store lacks {missing}")
+
+
+class Api:
+    """A test client bound to a fresh default collection (plus helpers)."""
+
+    def __init__(self, make_store, settings, tokens=None, **overrides) -> None:
+        self.collection = f"rest-{uuid.uuid4().hex[:8]}"
+        self.settings = settings.replace(collection=self.collection, pipeline_mode="inline",
+                                         **overrides)
+        self.service = MemoryService(self.settings, actor="http")
+        self.service._stores[self.collection] = make_store(self.collection, actor="http")
+        self.make_store = make_store
+        self.app = create_app(self.settings, self.service, tokens=tokens)
+        self.client = self.app.test_client()
+
+    def other_collection(self) -> str:
+        name = f"rest-o-{uuid.uuid4().hex[:8]}"
+        self.service._stores[name] = self.make_store(name, actor="http")
+        return name
+
+    def call(self, method: str, path: str, body=None, token=None, raw=None, headers=None):
+        h = dict(headers or {})
+        if token:
+            h["Authorization"] = f"Bearer {token}"
+        kwargs = {"headers": h}
+        if raw is not None:
+            kwargs["data"] = raw
+        elif body is not None:
+            kwargs["json"] = body
+        return self.client.open(path, method=method, **kwargs)
+
+    def remember(self, text: str, **fields) -> str:
+        r = self.call("POST", "/memories", {"text": text, "wait": True, **fields})
+        assert r.status_code == 201, r.get_json()
+        return r.get_json()["id"]
+
+
+@pytest.fixture()
+def api(make_store, settings, embedder):
+    return Api(make_store, settings)
+
+
+# ---------------------------------------------------------------- basics
+def test_health_ready_and_head(api):
+    api.remember("one memory")
+    r = api.call("GET", "/health")
+    assert r.status_code == 200 and r.get_json() == {"status": "ok", "count": 1}
+    assert api.collection not in r.get_data(as_text=True)
+    r = api.call("HEAD", "/health")
+    assert r.status_code == 200 and r.get_data() == b""
+    r = api.call("GET", "/ready")
+    body = r.get_json()
+    assert r.status_code in (200, 503) and set(body) == {"ready", "checks"}
+    assert all(set(c) == {"ok"} for c in body["checks"].values())
+    assert api.call("HEAD", "/memories").status_code == 200
+    assert r.headers["X-Request-Id"]
+
+
+def test_remember_202_then_fetch_and_wait_201(api):
+    r = api.call("POST", "/memories", {"text": "Cache TTL is 300 seconds", "tags": ["cache"]})
+    assert r.status_code == 202
+    body = r.get_json()
+    assert body["stored"] is True and body["ids"] == [body["id"]] and "job_id" in body
+    got = api.call("GET", f"/memories/{body['id']}")
+    assert got.status_code == 200 and got.get_json()["tags"] == ["cache"]
+    r = api.call("POST", "/memories?wait=true",
+                 {"text": "Retries back off exponentially", "importance": "0.9"})
+    assert r.status_code == 201
+    mem = r.get_json()
+    assert mem["stored"] is True and mem["state"] == "ready" and mem["importance"] == 0.9
+    hits = api.call("GET", "/recall?query=exponential+backoff&k=1").get_json()["results"]
+    assert hits[0]["id"] == mem["id"]
+    hits = api.call("POST", "/recall", {"query": "exponential backoff", "k": 1,
+                                        "mode": "hybrid", "explain": True}).get_json()
+    assert hits["results"][0]["id"] == mem["id"] and "explain" in hits["results"][0]
+
+
+def test_list_patch_delete(api):
+    mid = api.remember("Use black for formatting", source="style")
+    listed = api.call("GET", "/memories?limit=5").get_json()["memories"]
+    assert [m["id"] for m in listed] == [mid]
+    r = api.call("PATCH", f"/memories/{mid}", {"text": "Use ruff format", "tags": ["style"]})
+    assert r.status_code == 200 and r.get_json()["text"] == "Use ruff format"
+    assert r.get_json()["source"] == "style"
+    r = api.call("PATCH", f"/memories/{mid}", {"source": None})
+    assert r.get_json()["source"] is None
+    assert api.call("PATCH", f"/memories/{mid}", {}).status_code == 400
+    assert api.call("PATCH", "/memories/nope", {"text": "x"}).status_code == 404
+    r = api.call("DELETE", f"/memories/{mid}")
+    assert r.status_code == 200 and r.get_json() == {"forgotten": True, "id": mid}
+    assert api.call("DELETE", f"/memories/{mid}").status_code == 404
+    assert api.call("GET", f"/memories/{mid}").status_code == 404
+
+
+def test_batch(api):
+    r = api.call("POST", "/memories/batch", {"items": ["first", {"text": "second"}]})
+    assert r.status_code == 202 and len(r.get_json()["ids"]) == 2
+    r = api.call("POST", "/memories/batch", {"items": ["third"], "wait": True})
+    assert r.status_code == 201 and r.get_json()["memories"][0]["text"] == "third"
+    r = api.call("POST", "/memories/batch", {"items": ["x"], "on_conflict": "raise"})
+    assert r.status_code == 400
+    r = api.call("POST", "/memories/batch", {"items": ["ok", {"text": "bad", "type": "zzz"}]})
+    assert r.status_code == 400
+    assert api.service.store().count() == 3
+
+
+# ---------------------------------------------------------------- errors
+@pytest.mark.parametrize("method,path,raw,status", [
+    ("POST", "/memories", b"{not json", 400),
+    ("POST", "/memories", b"[1, 2]", 400),
+    ("POST", "/memories", b"\xff\xfe", 400),
+    ("POST", "/memories", b"{}", 400),
+    ("POST", "/memories", b'{"text": "x", "txet": 1}', 400),
+    ("POST", "/memories", b'{"text": "x", "type": "nope"}', 400),
+    ("POST", "/memories", b'{"text": ["x"]}', 400),
+    ("POST", "/memories", b'{"text": "x", "polarity": "up"}', 400),
+    ("POST", "/memories", b'{"text": "x", "ttl_seconds": -5}', 400),
+    ("POST", "/recall", b'{"query": "x", "k": 0}', 400),
+    ("POST", "/recall", b'{"query": "x", "since": "last tuesday"}', 400),
+    ("POST", "/recall", b'{"query": "x", "expand": "deep"}', 400),
+    ("GET", "/recall", None, 400),
+    ("GET", "/recall?query=x&k=abc", None, 400),
+    ("GET", "/recall?query=x&bogus=1", None, 400),
+    ("GET", "/recall?query=x&k=1&k=2", None, 400),
+    ("GET", "/memories?limit=-1", None, 400),
+    ("GET", "/state_at", None, 400),
+    ("GET", "/memories/unknown-id", None, 404),
+    ("GET", "/no/such/route", None, 404),
+    ("PUT", "/memories", None, 405),
+    ("DELETE", "/recall", None, 405),
+    ("GET", "/c/bad%20name/memories", None, 400),
+    ("GET", "/c/never-made/memories", None, 404),
+])
+def test_error_statuses(api, method, path, raw, status):
+    r = api.call(method, path, raw=raw)
+    assert r.status_code == status, r.get_data(as_text=True)
+    body = r.get_json()
+    assert isinstance(body, dict) and isinstance(body["error"], str) and body["error"]
+    assert "Traceback" not in r.get_data(as_text=True)
+    if status == 405:
+        assert "GET" in r.headers["Allow"] or "POST" in r.headers["Allow"]
+
+
+def test_body_cap_is_413(make_store, settings, embedder):
+    small = Api(make_store, settings, http_max_body=1024)
+    r = small.call("POST", "/memories", {"text": "x" * 5000})
+    assert r.status_code == 413 and "too large" in r.get_json()["error"]
+
+
+def test_unexpected_error_is_500_with_request_id_only(api, caplog):
+    def boom(*args, **kwargs):
+        raise RuntimeError("secret internals /etc/passwd")
+
+    api.service.list_recent = boom
+    with caplog.at_level(logging.ERROR, logger="houkai.api"):
+        r = api.call("GET", "/memories", headers={"X-Request-Id": "req-123"})
+    assert r.status_code == 500
+    assert r.get_json() == {"error": "internal server error", "request_id": "req-123"}
+    assert "secret" not in r.get_data(as_text=True)
+    assert any("req-123" in rec.getMessage() for rec in caplog.records)
+    assert api.call("GET", "/health").status_code == 200  # still serving
+
+
+# ---------------------------------------------------------------- collections
+def test_collection_addressing(api):
+    other = api.other_collection()
+    r = api.call("POST", f"/c/{other}/memories", {"text": "lives in other", "wait": True})
+    assert r.status_code == 201 and r.get_json()["collection"] == other
+    assert api.call("GET", "/memories").get_json()["memories"] == []
+    via_prefix = api.call("GET", f"/c/{other}/memories").get_json()["memories"]
+    via_query = api.call("GET", f"/memories?collection={other}").get_json()["memories"]
+    assert [m["text"] for m in via_prefix] == [m["text"] for m in via_query] == ["lives in other"]
+    assert api.call("GET", f"/c/{other}/memories?collection={api.collection}").status_code == 400
+    names = {c["name"] for c in api.call("GET", "/collections").get_json()["collections"]}
+    assert {api.collection, other} <= names
+
+
+# ---------------------------------------------------------------- auth matrix
+@pytest.fixture()
+def secured(make_store, settings, embedder):
+    probe = Api(make_store, settings)  # to learn names before building the secured app
+    other = probe.other_collection()
+    tokens = f"admin-tok,read-tok:ro,team-tok:{probe.collection},other-ro:{other}:ro"
+    app = create_app(probe.settings, probe.service, tokens=tokens)
+    probe.app, probe.client = app, app.test_client()
+    probe.other = other
+    return probe
+
+
+def test_auth_matrix(secured):
+    a = secured
+    write = ("POST", "/memories", {"text": "auth test", "wait": True})
+    read = ("GET", "/memories", None)
+    other_read = ("GET", f"/c/{a.other}/memories", None)
+    other_write = ("POST", f"/c/{a.other}/memories", {"text": "x", "wait": True})
+    cases = [
+        (None, write, 401), (None, read, 401), ("wrong", read, 401), ("admin-to", read, 401),
+        ("admin-tok", write, 201), ("admin-tok", read, 200), ("admin-tok", other_write, 201),
+        ("read-tok", read, 200), ("read-tok", write, 403), ("read-tok", other_read, 200),
+        ("team-tok", write, 201), ("team-tok", read, 200), ("team-tok", other_read, 403),
+        ("team-tok", other_write, 403), ("other-ro", other_read, 200),
+        ("other-ro", other_write, 403), ("other-ro", read, 403),
+    ]
+    for token, (method, path, body), status in cases:
+        r = a.call(method, path, body, token=token)
+        assert r.status_code == status, (token, method, path, r.get_json())
+        assert "error" in r.get_json() if status >= 400 else True
+    assert a.call("GET", "/health").status_code == 200
+    assert a.call("GET", "/ready").status_code in (200, 503)
+    assert a.call("POST", "/recall", {"query": "auth"}, token="read-tok").status_code == 200
+    r = a.call("GET", "/memories", headers={"Authorization": "Bearer \u00e9\u00e8\u4e2d"})
+    assert r.status_code == 401
+    assert a.call("GET", "/memories", headers={"Authorization": "Basic abc"}).status_code == 401
+    assert r.headers.get("WWW-Authenticate") == "Bearer"
+    names = {c["name"] for c in a.call("GET", "/collections", token="team-tok")
+             .get_json()["collections"]}
+    assert names == {a.collection}
+    assert a.call("GET", "/metrics/prometheus").status_code == 401
+
+
+def test_archive_routes_need_a_configured_token(api, secured, tmp_path):
+    needs("export", "import_")
+    path = str(tmp_path / "x.ahkai")
+    assert api.call("POST", "/export", {"path": path}).status_code == 403
+    secured.call("POST", "/memories", {"text": "exported memory", "wait": True},
+                 token="admin-tok")
+    r = secured.call("POST", "/export", {"path": path}, token="admin-tok")
+    assert r.status_code == 200 and r.get_json()["count"] == 1
+    assert secured.call("POST", "/export", {"path": path}, token="read-tok").status_code == 403
+    r = secured.call("POST", f"/c/{secured.other}/import", {"path": path, "dry_run": True},
+                     token="admin-tok")
+    assert r.status_code == 200 and r.get_json()["ok"] is True
+    r = secured.call("POST", "/import", {"path": str(tmp_path / "missing.ahkai")},
+                     token="admin-tok")
+    assert r.status_code in (400, 404)
+
+
+# ---------------------------------------------------------------- pipeline routes
+def test_jobs_and_ingest(api):
+    r = api.call("POST", "/memories", {"text": "tracked by a job"})
+    job_id = r.get_json()["job_id"]
+    if job_id is None:
+        pytest.skip("pipeline not available")
+    job = api.call("GET", f"/jobs/{job_id}")
+    assert job.status_code == 200 and job.get_json()["id"] == job_id
+    assert job_id in [j["id"] for j in api.call("GET", "/jobs").get_json()["jobs"]]
+    assert api.call("GET", "/jobs/not-a-job").status_code == 404
+    doc = "# Title\n\n" + "Paragraph about ingestion pipelines. " * 20
+    r = api.call("POST", "/ingest", {"documents": [{"text": doc, "source": "doc.md"}],
+                                     "wait": True})
+    assert r.status_code == 201 and r.get_json()["total"] >= 1
+    assert api.call("POST", "/ingest", {"documents": []}).status_code == 400
+    assert api.call("POST", "/ingest", {"path": "/etc"}).status_code == 400
+
+
+def test_metrics_and_prometheus(api):
+    needs("metrics")
+    api.remember("metric me")
+    api.call("GET", "/recall?query=metric")
+    assert api.call("GET", "/metrics").status_code == 200
+    assert api.call("GET", "/stats").get_json()["count"] == 1
+    r = api.call("GET", "/metrics/prometheus")
+    text = r.get_data(as_text=True)
+    assert r.status_code == 200 and r.mimetype == "text/plain"
+    assert f'houkai_memories{{collection="{api.collection}"}} 1' in text
+
+
+# ---------------------------------------------------------------- library routes
+def test_graph_routes(api):
+    needs("link", "unlink", "neighbors", "supersede", "restore", "subgraph", "find_conflicts")
+    a = api.remember("Service A calls service B over gRPC")
+    b = api.remember("Service B is written in Go")
+    r = api.call("POST", "/links", {"src_id": a, "dst_id": b, "rel": "related"})
+    assert r.status_code == 200 and r.get_json()["ok"] is True
+    assert api.call("POST", "/links", {"src_id": a, "dst_id": "nope"}).status_code == 404
+    assert api.call("POST", "/links", {"src_id": a, "dst_id": b, "rel": "bff"}).status_code == 400
+    assert api.call("POST", "/links", {"src_id": a, "dst_id": a}).status_code == 400
+    n = api.call("GET", f"/memories/{a}/neighbors?direction=out").get_json()["neighbors"]
+    assert [x["id"] for x in n] == [b] and n[0]["rel"] == "related"
+    assert api.call("GET", "/memories/nope/neighbors").status_code == 404
+    g = api.call("POST", "/subgraph", {"memory_ids": [a]}).get_json()
+    assert {e["dst"] for e in g["edges"]} == {b}
+    assert api.call("POST", "/unlink", {"src_id": a, "dst_id": b}).get_json()["removed"] == 1
+    assert api.call("POST", "/supersede", {"old_id": a, "new_id": b}).status_code == 200
+    assert api.call("POST", "/supersede", {"old_id": a, "new_id": "x"}).status_code == 404
+    assert api.call("POST", "/restore", {"memory_id": a}).get_json()["restored"] is True
+    r = api.call("POST", "/conflicts", {})
+    assert r.status_code == 200 and isinstance(r.get_json()["conflicts"], list)
+
+
+def test_audit_routes(api):
+    needs("history", "journal_tail", "state_at", "get_at", "undo")
+    t0 = time.time()
+    mid = api.remember("audit v1")
+    api.call("PATCH", f"/memories/{mid}", {"text": "audit v2"})
+    h = api.call("GET", f"/memories/{mid}/history").get_json()["history"]
+    assert [e["op"] for e in h] == ["remember", "edit"]
+    assert api.call("GET", "/memories/nope/history").status_code == 404
+    assert api.call("GET", f"/memories/{mid}/at?ts={t0 - 60}").status_code == 404
+    at = api.call("GET", f"/memories/{mid}/at?ts={time.time()}")
+    assert at.status_code == 200 and at.get_json()["text"] == "audit v2"
+    assert api.call("GET", f"/memories/{mid}/at").status_code == 400
+    assert api.call("GET", "/state_at?ts=1h").get_json()["count"] == 0
+    journal = api.call("GET", "/journal?n=5").get_json()
+    assert journal["entries"][0]["op"] == "edit" and journal["entries"][0]["actor"] == "http"
+    r = api.call("POST", "/undo", {"memory_id": mid})
+    assert r.status_code == 200 and r.get_json()["op"] == "edit"
+    assert api.call("GET", f"/memories/{mid}").get_json()["text"] == "audit v1"
+    assert api.call("POST", "/undo", {"entry_id": "not-an-id"}).status_code == 400
+    assert api.call("POST", "/undo", {"entry_id": "1-0"}).status_code == 404
+
+
+def test_lifecycle_routes(api):
+    needs("purge_expired")
+    api.service.store().remember("expired already", expires_at=time.time() - 5)
+    api.remember("keeps living")
+    r = api.call("POST", "/purge_expired", {"dry_run": "true"})
+    assert r.get_json()["purged"] == 1 and r.get_json()["dry_run"] is True
+    assert api.call("POST", "/purge_expired", {}).get_json()["purged"] == 1
+    assert api.call("POST", "/nuke", {}).status_code == 400
+    r = api.call("POST", "/nuke", {"confirm": "DELETE ALL"})
+    assert r.get_json() == {"ok": True, "deleted": 1}
+
+
+def test_pack_routes(api):
+    needs("recall_pack", "auto_context_pack")
+    api.remember("The API is deployed with blue-green releases to production")
+    r = api.call("POST", "/recall_pack", {"query": "how is the API deployed",
+                                          "token_budget": 100})
+    assert r.status_code == 200 and r.get_json()["items"]
+    r = api.call("POST", "/auto_context", {"task": "deploy the API to production"})
+    assert r.status_code == 200 and r.get_json()["queries"][0] == "deploy the API to production"
+    assert api.call("POST", "/auto_context", {}).status_code == 400
+
+
+def test_maintenance_tick_route(api):
+    r = api.call("POST", "/maintenance/tick", {"reflect_apply": False})
+    if r.status_code == 503:
+        pytest.skip("maintenance not available")
+    assert r.status_code == 200 and "summary" in r.get_json()
+
+
+def test_remember_raise_conflict_is_409(api):
+    needs("find_conflicts")
+    api.remember("The build cache lives in /var/cache/build")
+    r = api.call("POST", "/memories", {"text": "The build cache lives in /var/cache/build",
+                                       "on_conflict": "raise", "wait": True})
+    assert r.status_code == 409
+    body = r.get_json()
+    assert body["stored"] is False and body["conflicts"] and body["error"]
+    assert api.service.store().count() == 1
+
+
+def test_openapi_and_docs_are_served(api):
+    doc = api.call("GET", "/openapi.json").get_json()
+    assert doc["openapi"].startswith("3.1") and "/memories" in doc["paths"]
+    page = api.call("GET", "/docs")
+    assert page.status_code == 200 and b"openapi.json" in page.get_data()
+    json.dumps(doc)

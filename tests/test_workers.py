@@ -1,0 +1,271 @@
+"""The pipeline with real Celery worker subprocesses on the session's Redis Stack.
+
+Each worker family gets its own key prefix (and so its own Celery namespace):
+the real-model worker serves the session prefix; a hash-embedder worker (fast,
+deterministic, with a poison marker) serves the volume, poison, reconcile and
+beat tests; a deliberately slow hash worker is killed with SIGKILL mid-job.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from houkai.jobs import workers_alive
+from houkai.pipeline import Pipeline
+from houkai.store.search import total
+
+HOUKAI = str(Path(sys.executable).parent / "houkai")
+FAST_HNSW = {"hnsw_m": 8, "hnsw_ef_construction": 40}
+
+
+def _env(settings, prefix: str, embedder: str, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOUKAI_")}
+    env.pop("REDIS_URL", None)
+    env.update({
+        "HOUKAI_CONFIG": "/nonexistent/houkai.toml",
+        "HOUKAI_REDIS_URL": settings.redis_url,
+        "HOUKAI_DATA_DIR": settings.data_dir,
+        "HOUKAI_KEY_PREFIX": prefix,
+        "HOUKAI_EMBEDDER": embedder,
+        "HOUKAI_BROKER_VISIBILITY_TIMEOUT": "2s",
+        "HOUKAI_MAINTENANCE_DECAY_ENABLED": "false",
+        "HOUKAI_MAINTENANCE_PURGE_ENABLED": "false",
+        "HOUKAI_MAINTENANCE_REFLECT_ENABLED": "false",
+        "HOUKAI_MAINTENANCE_ARCHIVE_EVERY": "0",
+        "HOUKAI_MAINTENANCE_RECONCILE_EVERY": "3s",
+        "HOUKAI_MAINTENANCE_TICK_INTERVAL": "1s",
+    })
+    env.update({f"HOUKAI_{k.upper()}": str(v) for k, v in extra.items()})
+    return env
+
+
+class Procs:
+    def __init__(self, tmp: Path) -> None:
+        self.tmp = tmp
+        self.procs: list[subprocess.Popen] = []
+
+    def start(self, env: dict[str, str], *args: str) -> subprocess.Popen:
+        log = open(self.tmp / f"{args[0]}-{uuid.uuid4().hex[:6]}.log", "wb")  # noqa: SIM115
+        proc = subprocess.Popen([HOUKAI, *args], env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        self.procs.append(proc)
+        return proc
+
+    def kill(self, proc: subprocess.Popen, sig: int = signal.SIGTERM) -> None:
+        if proc.poll() is None:
+            try:
+                os.killpg(proc.pid, sig)
+            except ProcessLookupError:
+                return
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+    def close(self) -> None:
+        for proc in self.procs:
+            self.kill(proc)
+
+
+def _wait_alive(client, prefix: str, proc: subprocess.Popen, timeout: float = 180) -> None:
+    deadline = time.monotonic() + timeout
+    while workers_alive(client, prefix) == 0:
+        assert proc.poll() is None, "worker exited during start-up"
+        assert time.monotonic() < deadline, "worker did not become ready"
+        time.sleep(0.2)
+
+
+@pytest.fixture(scope="module")
+def procs(tmp_path_factory) -> Iterator[Procs]:
+    p = Procs(tmp_path_factory.mktemp("worker-logs"))
+    yield p
+    p.close()
+
+
+@pytest.fixture(scope="module")
+def model_worker(procs, settings, embedder):
+    proc = procs.start(_env(settings, settings.key_prefix, "minilm"), "worker", "-c", "2")
+    from houkai.connection import get_client
+
+    _wait_alive(get_client(settings.redis_url), settings.key_prefix, proc)
+    return proc
+
+
+@pytest.fixture(scope="module")
+def hash_settings(settings):
+    return settings.replace(key_prefix=settings.key_prefix + "-h", embedder="hash:384:fail=POISON",
+                            **FAST_HNSW)
+
+
+@pytest.fixture(scope="module")
+def hash_worker(procs, hash_settings):
+    env = _env(hash_settings, hash_settings.key_prefix, hash_settings.embedder,
+               **FAST_HNSW)
+    proc = procs.start(env, "worker", "-c", "2")
+    from houkai.connection import get_client
+
+    _wait_alive(get_client(hash_settings.redis_url), hash_settings.key_prefix, proc)
+    return proc
+
+
+@pytest.fixture()
+def hash_store(hash_settings):
+    from houkai import MemoryStore
+    from houkai.embeddings import HashEmbedder
+
+    store = MemoryStore(collection=f"w-{uuid.uuid4().hex[:8]}", settings=hash_settings,
+                        embedder=HashEmbedder(384))
+    yield store
+    store.drop()
+
+
+# --------------------------------------------------------------------------- real model
+def test_write_becomes_ready_and_recallable(model_worker, store):
+    p = Pipeline(store, mode="celery")
+    job = p.submit(["The billing service retries failed card payments three times"])
+    memory_id = job.memory_ids[0]
+    deadline = time.monotonic() + 60
+    while store.get(memory_id).state != "ready":
+        assert time.monotonic() < deadline, "memory never became ready"
+        time.sleep(0.05)
+    hits = store.recall("how often are card payments retried?", k=1)
+    assert hits[0][0].id == memory_id
+    assert p.job(job.id).state == "done"
+
+
+def test_wait_returns_only_once_recallable(model_worker, store):
+    p = Pipeline(store)  # auto mode: the worker heartbeat routes the batch to it
+    assert p.use_workers()
+    job = p.submit(["Ana from accounting prefers invoices as PDF attachments",
+                    "The VPN certificate expires every ninety days"])
+    status = p.wait(job, timeout=60)
+    assert (status.state, status.done) == ("done", 2)
+    memories = store.get_many(job.memory_ids)
+    assert all(m.state == "ready" for m in memories.values())
+    hits = store.recall("what format does accounting want invoices in", k=1)
+    assert hits[0][0].id == job.memory_ids[0]
+
+
+# --------------------------------------------------------------------------- volume
+def test_ten_thousand_items_exact_counts_and_progress(hash_worker, hash_store):
+    p = Pipeline(hash_store, mode="celery")
+    n = 10_000
+    job = p.submit([f"bulk item {i} about topic {i % 97}" for i in range(n)], batch_size=250)
+    assert job.total == n and len(set(job.memory_ids)) == n
+    seen: list[int] = []
+    deadline = time.monotonic() + 240
+    while True:
+        status = p.job(job.id)
+        seen.append(status.processed)
+        assert status.total == n
+        if status.state in ("running", "queued"):
+            assert status.eta_seconds is None or status.eta_seconds >= 0
+        if status.settled:
+            break
+        assert time.monotonic() < deadline, f"job stuck at {status.processed}/{n}"
+        time.sleep(0.2)
+    assert seen == sorted(seen), "progress went backwards"
+    assert (status.state, status.done, status.failed, status.rejected) == ("done", n, 0, 0)
+    assert status.rate > 0 and status.eta_seconds == 0.0
+    assert hash_store.count() == n
+    assert total(hash_store.client, hash_store.keys.index, "@state:{ready}") == n
+
+
+def test_poisoned_item_fails_while_its_batch_lands(hash_worker, hash_store):
+    p = Pipeline(hash_store, mode="celery")
+    texts = [f"ordinary note {i}" for i in range(20)]
+    texts[7] = "a POISON text the embedder rejects"
+    job = p.submit(texts, batch_size=20)
+    status = p.wait(job, timeout=60)
+    assert (status.state, status.done, status.failed) == ("failed", 19, 1)
+    assert status.errors == [{"position": 7, "id": job.memory_ids[7],
+                              "error": status.errors[0]["error"]}]
+    assert "POISON" in status.errors[0]["error"]
+    assert hash_store.get(job.memory_ids[7]).state == "failed"
+    assert all(m.state == "ready" for i, m in hash_store.get_many(job.memory_ids).items()
+               if i != job.memory_ids[7])
+
+
+def test_reconcile_recovers_memories_whose_task_vanished(hash_worker, hash_store):
+    class Blackhole:
+        def send_task(self, *args, **kwargs):
+            return None  # accepted, then lost (a broker flush)
+
+    lost = Pipeline(hash_store, mode="celery", app=Blackhole())
+    job = lost.submit([f"memory whose task vanished {i}" for i in range(30)], batch_size=8)
+    assert lost.job(job.id).state == "queued"
+    p = Pipeline(hash_store, mode="celery")
+    assert p.reconcile(older_than=0) == 30
+    status = p.wait(job, timeout=60)
+    assert (status.state, status.done, status.failed) == ("done", 30, 0)
+    assert hash_store.count() == 30
+
+
+def test_two_beats_never_double_run_a_job(procs, hash_worker, hash_settings, hash_store):
+    from houkai.maintenance import MaintenanceState
+
+    env = _env(hash_settings, hash_settings.key_prefix, hash_settings.embedder, **FAST_HNSW)
+    beats = [procs.start(env, "beat", "-l", "info") for _ in range(2)]
+    state = MaintenanceState(hash_store)
+    deadline = time.monotonic() + 60
+    runs: list[dict] = []
+    while len(runs) < 3:
+        assert all(b.poll() is None for b in beats), "a beat process died"
+        assert time.monotonic() < deadline, f"only {len(runs)} reconcile runs recorded"
+        time.sleep(0.5)
+        runs = [r for r in state.runs(100) if r["job"] == "reconcile"]
+    for b in beats:
+        procs.kill(b)
+    starts = sorted(r["started_at"] for r in runs)
+    gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
+    assert all(g >= 2.9 for g in gaps), f"a job ran twice within its 3s interval: {gaps}"
+    assert all(r["ok"] for r in runs)
+    lock = hash_store.client.get(f"{hash_settings.key_prefix}:redbeat::lock")
+    assert lock is None or lock  # redbeat's lock lives under our prefix while a beat runs
+
+
+# --------------------------------------------------------------------------- crash
+def test_sigkilled_worker_loses_nothing(procs, settings, tmp_path):
+    from houkai import MemoryStore
+    from houkai.connection import get_client
+    from houkai.embeddings import HashEmbedder
+
+    prefix = settings.key_prefix + "-k"
+    slow = settings.replace(key_prefix=prefix, embedder="hash:384:delay=0.15", **FAST_HNSW)
+    env = _env(slow, prefix, slow.embedder, **FAST_HNSW)
+    store = MemoryStore(collection="killed", settings=slow, embedder=HashEmbedder(384))
+    client = get_client(settings.redis_url)
+    try:
+        first = procs.start(env, "worker", "-c", "2")
+        _wait_alive(client, prefix, first)
+        p = Pipeline(store, mode="celery")
+        n = 1500
+        job = p.submit([f"crash test item {i}" for i in range(n)], batch_size=50)
+        deadline = time.monotonic() + 120
+        while p.job(job.id).processed < 150:
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        procs.kill(first, signal.SIGKILL)
+        client.zrem(f"{prefix}:workers", *client.zrange(f"{prefix}:workers", 0, -1))
+        mid = p.job(job.id)
+        assert 0 < mid.processed < n, "the worker was not killed mid-job"
+        time.sleep(2.5)  # past the broker visibility timeout: unacked tasks return
+        second = procs.start(env, "worker", "-c", "2")
+        _wait_alive(client, prefix, second)
+        status = p.wait(job, timeout=180)
+        assert (status.state, status.done, status.failed, status.skipped) == ("done", n, 0, 0)
+        assert store.count() == n
+        assert total(store.client, store.keys.index, "@state:{ready}") == n
+        procs.kill(second)
+    finally:
+        store.drop()

@@ -1,0 +1,133 @@
+"""The Celery app: Redis broker and result backend, named queues, reliability settings.
+
+``app`` (for ``celery -A houkai.workers.app``) is configured lazily from
+:func:`houkai.config.get_settings`, so importing this module never connects to
+Redis or starts the embedded server. :func:`get_app` builds (and caches) an app
+for explicit settings; front doors use it to enqueue.
+
+Queues, so each kind of work scales and is prioritised apart:
+
+* ``embed`` — embedding batches (CPU-bound: the model is the bottleneck);
+* ``ingest`` — server-side file/folder ingestion that expands into embed batches;
+* ``maintenance`` — the beat-triggered maintenance tick (decay, purge,
+  reconcile, reflection, journal archival).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+from celery import Celery
+from kombu import Queue
+
+from houkai.config import Settings, get_settings, parse_duration
+
+log = logging.getLogger(__name__)
+
+QUEUES: tuple[str, ...] = ("embed", "ingest", "maintenance")
+TASK_ROUTES: dict[str, dict[str, str]] = {
+    "houkai.embed_batch": {"queue": "embed"},
+    "houkai.ingest_path": {"queue": "ingest"},
+    "houkai.maintenance_tick": {"queue": "maintenance"},
+}
+# The longest task is one ingest expansion of a large folder; an embed batch of
+# 256 short texts takes about a second on 2 cores. Hard limit well above both.
+TASK_SOFT_TIME_LIMIT = 1800
+TASK_TIME_LIMIT = 2100
+
+
+def broker_url(settings: Settings) -> str:
+    """The broker: ``broker_url``, else the storage Redis (the embedded one if unset)."""
+    if settings.broker_url:
+        return settings.broker_url
+    from houkai.redis_server import resolve_url
+
+    return resolve_url(settings.redis_url, settings.data_dir, settings.redis_port)
+
+
+def celery_config(settings: Settings) -> dict[str, Any]:
+    """Every Celery setting houkai relies on, each with the reason it is set."""
+    from .beat import beat_schedule
+
+    broker = broker_url(settings)
+    visibility = parse_duration(settings.broker_visibility_timeout)
+    if visibility <= TASK_TIME_LIMIT:
+        log.warning("broker_visibility_timeout %ss is shorter than the task time limit %ss: a "
+                    "slow task may be delivered twice (harmless: tasks are idempotent)",
+                    visibility, TASK_TIME_LIMIT)
+    namespace = f"{settings.key_prefix}:celery:"
+    return {
+        "broker_url": broker,
+        "result_backend": settings.result_backend or broker,
+        "broker_transport_options": {
+            # A message delivered to a worker that dies without acking comes back
+            # after this long; it must exceed the longest task or live tasks get
+            # redelivered while still running.
+            "visibility_timeout": visibility,
+            # Celery's keys live under the houkai prefix: two deployments (or
+            # test sessions) sharing a Redis never consume each other's tasks.
+            "global_keyprefix": namespace,
+        },
+        "result_backend_transport_options": {"global_keyprefix": namespace},
+        "broker_connection_retry_on_startup": True,
+        "task_queues": tuple(Queue(name) for name in QUEUES),
+        "task_default_queue": "embed",
+        "task_routes": TASK_ROUTES,
+        # Ack after the task finished, not when received: a worker killed
+        # mid-task leaves the message in Redis for another worker.
+        "task_acks_late": True,
+        # ...and when a pool child dies (OOM, SIGKILL), re-queue instead of failing.
+        "task_reject_on_worker_lost": True,
+        # Heavy tasks: a worker reserves one message per process, so a slow
+        # worker never sits on a backlog that idle workers could take.
+        "worker_prefetch_multiplier": 1,
+        # Progress lives in houkai's job records; results would only fill Redis.
+        "task_ignore_result": True,
+        "task_soft_time_limit": TASK_SOFT_TIME_LIMIT,
+        "task_time_limit": TASK_TIME_LIMIT,
+        "task_serializer": "json",
+        "accept_content": ["json"],
+        "worker_hijack_root_logger": False,
+        "worker_send_task_events": False,
+        # Beat: redbeat keeps the schedule and a lock in Redis, so a second beat
+        # process waits instead of double-sending ticks.
+        "beat_scheduler": "redbeat.RedBeatScheduler",
+        "redbeat_redis_url": broker,
+        "redbeat_redis_options": {},
+        "redbeat_key_prefix": f"{settings.key_prefix}:redbeat",
+        "redbeat_lock_timeout": 300,
+        "beat_max_loop_interval": 60,
+        "beat_schedule": beat_schedule(settings),
+        "houkai_key_prefix": settings.key_prefix,
+    }
+
+
+def create_app(settings: Settings | None = None) -> Celery:
+    """A Celery app whose configuration is resolved on first use (never at import)."""
+    app = Celery("houkai", set_as_current=False)
+    app.add_defaults(lambda: celery_config(settings or get_settings()))
+    from . import tasks
+
+    tasks.register(app)
+    return app
+
+
+_apps: dict[tuple[str, str, str, str, str], Celery] = {}
+_lock = threading.Lock()
+
+
+def get_app(settings: Settings | None = None) -> Celery:
+    """The cached app for *settings* (the process-wide settings when None)."""
+    s = settings or get_settings()
+    key = (s.broker_url, s.redis_url, s.data_dir, s.key_prefix, s.broker_visibility_timeout)
+    with _lock:
+        found = _apps.get(key)
+        if found is None:
+            found = create_app(s)
+            _apps[key] = found
+        return found
+
+
+app = create_app()

@@ -1,0 +1,190 @@
+"""Celery tasks: thin, idempotent adapters over :mod:`houkai.pipeline` and
+:mod:`houkai.maintenance`, plus the worker's model warm-up and liveness heartbeat.
+
+Idempotency: ``embed_batch`` only changes memories still ``pending`` with the
+text it embedded and counts each item position once (see :mod:`houkai.jobs`);
+``ingest_path`` resumes a job by id instead of starting a second one;
+``maintenance_tick`` is gated by per-job schedule state and a lock in Redis.
+Running any of them twice changes nothing more than running it once.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+from collections import OrderedDict
+from typing import Any
+
+import redis
+from celery import Celery, signals
+
+from houkai.config import get_settings
+
+log = logging.getLogger(__name__)
+
+MAX_RETRIES = 8
+TRANSIENT = (redis.ConnectionError, redis.TimeoutError, ConnectionError, TimeoutError)
+HEARTBEAT_EVERY = 10.0
+
+_stores: OrderedDict[tuple[str, str], Any] = OrderedDict()
+_stores_lock = threading.Lock()
+
+
+def worker_store(prefix: str, collection: str):
+    """A cached MemoryStore for (prefix, collection) in this worker process."""
+    from houkai.store import MemoryStore
+
+    key = (prefix, collection)
+    with _stores_lock:
+        store = _stores.get(key)
+        if store is not None:
+            _stores.move_to_end(key)
+            return store
+    settings = get_settings()
+    if prefix != settings.key_prefix:
+        settings = settings.replace(key_prefix=prefix)
+    store = MemoryStore(collection=collection, settings=settings, actor="worker")
+    with _stores_lock:
+        _stores[key] = store
+        while len(_stores) > 64:
+            _stores.popitem(last=False)
+    return store
+
+
+def _backoff(retries: int) -> float:
+    return float(min(2 ** retries, 300))
+
+
+def register(app: Celery) -> None:
+    """Define houkai's tasks on *app* (the worker's and every sender's)."""
+
+    @app.task(name="houkai.embed_batch", bind=True, max_retries=MAX_RETRIES,
+              autoretry_for=TRANSIENT, retry_backoff=True, retry_backoff_max=300,
+              retry_jitter=True)
+    def embed_batch(self, prefix: str, collection: str, job_id: str, ids: list[str],
+                    positions: list[int], on_conflict: str = "ignore") -> dict[str, int]:
+        """Embed one batch; a batch where *every* item fails is retried with backoff first."""
+        from houkai.pipeline import TransientEmbedError, process_batch
+
+        store = worker_store(prefix, collection)
+        final = self.request.retries >= MAX_RETRIES
+        try:
+            return process_batch(store, job_id, ids, positions, on_conflict,
+                                 final_attempt=final)
+        except TransientEmbedError as exc:
+            log.warning("embed batch of job %s failed entirely (%s); retry %d/%d", job_id,
+                        exc, self.request.retries + 1, MAX_RETRIES)
+            raise self.retry(exc=exc, countdown=_backoff(self.request.retries)) from None
+
+    @app.task(name="houkai.ingest_path", bind=True, max_retries=3, autoretry_for=TRANSIENT,
+              retry_backoff=True)
+    def ingest_path(self, prefix: str, collection: str, job_id: str, path: str,
+                    options: dict | None = None) -> str:
+        """Expand a server-side file/folder into embed batches (resumes *job_id* if re-run)."""
+        from houkai.pipeline import Pipeline
+
+        store = worker_store(prefix, collection)
+        job = Pipeline(store, mode="celery").ingest_path(path, job_id=job_id,
+                                                         **(options or {}))
+        return job.id
+
+    @app.task(name="houkai.maintenance_tick", bind=True, max_retries=3,
+              autoretry_for=TRANSIENT, retry_backoff=True)
+    def maintenance_tick(self, prefix: str | None = None, force: bool = False
+                         ) -> dict[str, Any]:
+        """Run each due maintenance job once, for every collection under the prefix."""
+        from houkai.maintenance import tick_all
+
+        settings = get_settings()
+        if prefix and prefix != settings.key_prefix:
+            settings = settings.replace(key_prefix=prefix)
+        return tick_all(settings, force=force)
+
+
+# ---------------------------------------------------------------------- worker process
+class _Heartbeat:
+    """Tells front doors (``pipeline_mode="auto"``) an embedding worker is alive."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.stop = threading.Event()
+        self.thread: threading.Thread | None = None
+
+    def _client(self):
+        from houkai.connection import connect
+
+        s = get_settings()
+        return connect(s.redis_url, s.data_dir if not s.redis_url else None), s.key_prefix
+
+    def run(self) -> None:
+        from houkai.jobs import heartbeat
+
+        while not self.stop.is_set():
+            try:
+                client, prefix = self._client()
+                heartbeat(client, prefix, self.name)
+            except Exception as exc:  # keep beating through Redis blips
+                log.warning("worker heartbeat failed: %s", exc)
+            self.stop.wait(HEARTBEAT_EVERY)
+
+    def start(self) -> None:
+        self.thread = threading.Thread(target=self.run, name="houkai-heartbeat", daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        from houkai.jobs import clear_heartbeat
+
+        self.stop.set()
+        try:
+            client, prefix = self._client()
+            clear_heartbeat(client, prefix, self.name)
+        except Exception as exc:
+            log.debug("heartbeat cleanup failed: %s", exc)
+
+
+_heartbeat: _Heartbeat | None = None
+
+
+def _consumes_embed(sender: Any) -> bool:
+    try:
+        queues = sender.app.amqp.queues.consume_from or {}
+        return not queues or "embed" in queues
+    except AttributeError:
+        return True
+
+
+def _warm_model() -> None:
+    """Load the model once, in the process that will use it (never before a fork)."""
+    from houkai.embeddings import get_embedder
+
+    embedder = get_embedder()
+    embedder.encode(["warm up"])
+    log.info("embedder %s ready in pid %d", embedder.name, os.getpid())
+
+
+@signals.worker_process_init.connect
+def _child_init(**_kwargs: Any) -> None:
+    from houkai.connection import reset_clients
+
+    reset_clients()  # never share a socket with the parent after fork
+    _warm_model()
+
+
+@signals.worker_ready.connect
+def _on_ready(sender: Any = None, **_kwargs: Any) -> None:
+    global _heartbeat
+    pool = type(getattr(sender, "pool", None)).__module__
+    if not pool.endswith("prefork"):  # solo / threads: the model lives in this process
+        _warm_model()
+    if _consumes_embed(sender):
+        name = f"{getattr(sender, 'hostname', socket.gethostname())}:{os.getpid()}"
+        _heartbeat = _Heartbeat(name)
+        _heartbeat.start()
+
+
+@signals.worker_shutdown.connect
+def _on_shutdown(**_kwargs: Any) -> None:
+    if _heartbeat is not None:
+        _heartbeat.close()
