@@ -111,7 +111,7 @@ class RestApp:
         else:
             try:
                 data = json.loads(raw)
-            except (UnicodeDecodeError, ValueError) as exc:
+            except (UnicodeDecodeError, ValueError, RecursionError) as exc:
                 raise BadRequest(f"invalid JSON body: {exc}") from None
         if not isinstance(data, dict):
             raise BadRequest("JSON body must be an object")
@@ -176,7 +176,7 @@ def create_app(
     service = service or MemoryService(settings, actor="http")
     token_list = load_tokens(settings.http_tokens if tokens is None else tokens)
 
-    app = Flask("houkai.api")
+    app = Flask("houkai.api", static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = settings.http_max_body
     app.config["HOUKAI_SERVICE"] = service
     app.config["HOUKAI_TOKENS"] = token_list

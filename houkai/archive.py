@@ -44,8 +44,13 @@ class ExportSummary:
     vectors_included: bool = True
 
     def to_dict(self) -> dict[str, Any]:
-        return {"path": str(self.path), "count": self.count, "bytes": self.bytes,
-                "elapsed": round(self.elapsed, 3), "vectors_included": self.vectors_included}
+        return {
+            "path": str(self.path),
+            "count": self.count,
+            "bytes": self.bytes,
+            "elapsed": round(self.elapsed, 3),
+            "vectors_included": self.vectors_included,
+        }
 
 
 @dataclass
@@ -59,10 +64,15 @@ class ImportSummary:
     dry_run: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {"imported": self.imported, "skipped": self.skipped,
-                "overwritten": self.overwritten, "renamed": self.renamed,
-                "errors": [list(e) for e in self.errors],
-                "vectors_regenerated": self.vectors_regenerated, "dry_run": self.dry_run}
+        return {
+            "imported": self.imported,
+            "skipped": self.skipped,
+            "overwritten": self.overwritten,
+            "renamed": self.renamed,
+            "errors": [list(e) for e in self.errors],
+            "vectors_regenerated": self.vectors_regenerated,
+            "dry_run": self.dry_run,
+        }
 
 
 def dump_line(obj: dict[str, Any]) -> bytes:
@@ -152,8 +162,9 @@ def read_archive_header(path: str | os.PathLike[str]) -> dict[str, Any]:
     return _check_header(p, line)
 
 
-def iter_archive(path: str | os.PathLike[str]
-                 ) -> tuple[dict[str, Any], Iterator[tuple[int, dict[str, Any] | str]]]:
+def iter_archive(
+    path: str | os.PathLike[str],
+) -> tuple[dict[str, Any], Iterator[tuple[int, dict[str, Any] | str]]]:
     """``(header, rows)``: rows stream lazily as ``(line_number, row)``.
 
     A line that is not a JSON object comes through as ``(line_number, error)``

@@ -98,8 +98,7 @@ class AsyncMemoryStore:
         if self._closed:
             raise RuntimeError("AsyncMemoryStore is closed")
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor,
-                                          functools.partial(fn, *args, **kwargs))
+        return await loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
 
     async def aclose(self) -> None:
         """Finish queued calls, then release the executor (idempotent)."""

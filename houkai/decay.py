@@ -147,16 +147,23 @@ class DecayEngine:
         size = _batch_size(batch_size)
         pruned: list[Memory] = []
         for batch in self._candidate_batches(t, size):
-            doomed = [m for m in batch
-                      if m.type not in self.protect_types and self.score(m, t) < self.min_score]
+            doomed = [
+                m
+                for m in batch
+                if m.type not in self.protect_types and self.score(m, t) < self.min_score
+            ]
             if not doomed:
                 continue
             if not dry_run:
                 self._delete(doomed)
             pruned.extend(doomed)
         if pruned:
-            log.info("decay %s %d memories in %s", "would prune" if dry_run else "pruned",
-                     len(pruned), self.store.collection_name)
+            log.info(
+                "decay %s %d memories in %s",
+                "would prune" if dry_run else "pruned",
+                len(pruned),
+                self.store.collection_name,
+            )
         return pruned
 
     def _delete(self, memories: list[Memory]) -> None:
@@ -165,8 +172,9 @@ class DecayEngine:
             store._delete(memories)
             store._count_call("forget", len(memories))
             for memory in memories:
-                store._journal("forget", memory.id, before=memory.to_dict(),
-                               meta={"reason": "decay"})
+                store._journal(
+                    "forget", memory.id, before=memory.to_dict(), meta={"reason": "decay"}
+                )
 
     def _base_query(self, now: float) -> str:
         clauses = [f"-@type:{{{name}}}" for name in self.protect_types]
@@ -196,8 +204,9 @@ class DecayEngine:
                     yield batch
                 if not cursor:
                     return
-                reply, cursor = client.execute_command("FT.CURSOR", "READ", index, cursor,
-                                                       "COUNT", batch_size)
+                reply, cursor = client.execute_command(
+                    "FT.CURSOR", "READ", index, cursor, "COUNT", batch_size
+                )
         finally:
             if cursor:  # the caller stopped early or a read failed: free the server cursor
                 _close_cursor(client, index, cursor)
@@ -215,9 +224,25 @@ class DecayEngine:
         load = ["@__key", "@last_accessed", "@importance"]
         if self.frequency_weight:
             load.append("@access_count")
-        return ["FT.AGGREGATE", self.store.keys.index, query, "LOAD", len(load), *load,
-                "APPLY", expr, "AS", "s", "FILTER", keep,
-                "WITHCURSOR", "COUNT", batch_size, "DIALECT", 2]
+        return [
+            "FT.AGGREGATE",
+            self.store.keys.index,
+            query,
+            "LOAD",
+            len(load),
+            *load,
+            "APPLY",
+            expr,
+            "AS",
+            "s",
+            "FILTER",
+            keep,
+            "WITHCURSOR",
+            "COUNT",
+            batch_size,
+            "DIALECT",
+            2,
+        ]
 
     def _load(self, keys: list[str]) -> list[Memory]:
         """Fresh HASH reads for *keys* in one round trip (rows deleted meanwhile drop out)."""

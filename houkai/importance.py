@@ -115,4 +115,4 @@ def score_importance(text: str, type: str = "semantic", tags: Iterable[str] = ()
     return round(min(CEILING, max(FLOOR, score)), 3)
 
 
-__all__ = ["score_importance", "base_tier", "TIERS"]
+__all__ = ["TIERS", "base_tier", "score_importance"]

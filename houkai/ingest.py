@@ -229,9 +229,8 @@ def _merge_small(chunks: list[str], min_chars: int, max_chars: int) -> list[str]
         return chunks
     out: list[str] = []
     for chunk in chunks:
-        if out and len(chunk) < min_chars and len(out[-1]) + 2 + len(chunk) <= max_chars:
-            out[-1] = f"{out[-1]}\n\n{chunk}"
-        elif out and len(out[-1]) < min_chars and len(out[-1]) + 2 + len(chunk) <= max_chars:
+        small = out and (len(chunk) < min_chars or len(out[-1]) < min_chars)
+        if small and len(out[-1]) + 2 + len(chunk) <= max_chars:
             out[-1] = f"{out[-1]}\n\n{chunk}"
         else:
             out.append(chunk)
@@ -325,4 +324,4 @@ def iter_documents(path: str | Path, glob: str | None = None) -> Iterator[tuple[
             log.warning("skipping %s: %s", file, exc)
 
 
-__all__ = ["chunk_text", "iter_documents", "DEFAULT_MAX_CHARS", "DEFAULT_MIN_CHARS"]
+__all__ = ["DEFAULT_MAX_CHARS", "DEFAULT_MIN_CHARS", "chunk_text", "iter_documents"]

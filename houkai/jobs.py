@@ -182,18 +182,31 @@ class JobStore:
         return f"{self.prefix}:jobs:{collection}"
 
     # ------------------------------------------------------------------ lifecycle
-    def create(self, collection: str, kind: str, total: int, on_conflict: str,
-               job_id: str | None = None) -> str:
+    def create(
+        self, collection: str, kind: str, total: int, on_conflict: str, job_id: str | None = None
+    ) -> str:
         job_id = job_id or new_job_id()
         now = time.time()
         k = self.keys(job_id)
         pipe = self.client.pipeline(transaction=False)
-        pipe.hset(k.hash, mapping={
-            "id": job_id, "kind": kind, "collection": collection, "total": total, "done": 0,
-            "failed": 0, "rejected": 0, "skipped": 0, "cancelled": 0,
-            "on_conflict": on_conflict, "created_at": repr(now), "updated_at": repr(now),
-            "requeued_at": 0,
-        })
+        pipe.hset(
+            k.hash,
+            mapping={
+                "id": job_id,
+                "kind": kind,
+                "collection": collection,
+                "total": total,
+                "done": 0,
+                "failed": 0,
+                "rejected": 0,
+                "skipped": 0,
+                "cancelled": 0,
+                "on_conflict": on_conflict,
+                "created_at": repr(now),
+                "updated_at": repr(now),
+                "requeued_at": 0,
+            },
+        )
         pipe.zadd(self.index_key(collection), {job_id: now})
         pipe.execute()
         return job_id
@@ -226,18 +239,31 @@ class JobStore:
         pipe.execute()
 
     # ------------------------------------------------------------------ transitions
-    def settle(self, pipe: Any, memory_key: str, job_id: str, pos: int, action: str,
-               chash: str, payload: bytes | str = b"", error_entry: dict | None = None) -> None:
+    def settle(
+        self,
+        pipe: Any,
+        memory_key: str,
+        job_id: str,
+        pos: int,
+        action: str,
+        chash: str,
+        payload: bytes | str = b"",
+        error_entry: dict | None = None,
+    ) -> None:
         """Queue one settle script call on *pipe* (action: ready | failed | reject)."""
         k = self.keys(job_id or "none")
         err = json.dumps(error_entry, ensure_ascii=False) if error_entry else ""
-        self._settle(keys=[memory_key, k.hash, k.bits, k.errors],
-                     args=[action, chash, int(pos), repr(time.time()), payload, err], client=pipe)
+        self._settle(
+            keys=[memory_key, k.hash, k.bits, k.errors],
+            args=[action, chash, int(pos), repr(time.time()), payload, err],
+            client=pipe,
+        )
 
     def reset(self, pipe: Any, memory_key: str, job_id: str, pos: int) -> None:
         k = self.keys(job_id or "none")
-        self._reset(keys=[memory_key, k.hash, k.bits], args=[int(pos), repr(time.time())],
-                    client=pipe)
+        self._reset(
+            keys=[memory_key, k.hash, k.bits], args=[int(pos), repr(time.time())], client=pipe
+        )
 
     def adopt(self, pipe: Any, memory_key: str, job_id: str, pos: int) -> None:
         self._adopt(keys=[memory_key], args=[job_id, int(pos)], client=pipe)
@@ -300,10 +326,19 @@ class JobStore:
         else:
             eta = remaining / rate if rate > 0 else None
         status = JobStatus(
-            id=job_id, kind=_s(raw.get("kind")), state=state, total=total, done=done,
-            failed=failed, rejected=rejected, rate=round(rate, 3),
-            eta_seconds=None if eta is None else round(eta, 1), created_at=created,
-            updated_at=updated, collection=_s(raw.get("collection")), skipped=skipped,
+            id=job_id,
+            kind=_s(raw.get("kind")),
+            state=state,
+            total=total,
+            done=done,
+            failed=failed,
+            rejected=rejected,
+            rate=round(rate, 3),
+            eta_seconds=None if eta is None else round(eta, 1),
+            created_at=created,
+            updated_at=updated,
+            collection=_s(raw.get("collection")),
+            skipped=skipped,
             on_conflict=_s(raw.get("on_conflict"), "ignore"),
         )
         if with_lists:

@@ -31,8 +31,19 @@ import redis
 log = logging.getLogger(__name__)
 
 JOURNAL_OPS: tuple[str, ...] = (
-    "remember", "forget", "edit", "supersede", "restore", "link", "unlink", "reflect",
-    "decay", "import", "export", "undo", "nuke",
+    "remember",
+    "forget",
+    "edit",
+    "supersede",
+    "restore",
+    "link",
+    "unlink",
+    "reflect",
+    "decay",
+    "import",
+    "export",
+    "undo",
+    "nuke",
 )
 ARCHIVE_SUFFIX = ".jsonl.gz"
 _BATCH = 1000
@@ -82,9 +93,14 @@ class JournalEntry:
     @classmethod
     def from_dict(cls, d: dict[str, Any], stream_id: str = "") -> JournalEntry:
         return cls(
-            ts=float(d["ts"]), op=str(d["op"]), actor=str(d.get("actor") or "lib"),
-            id=str(d.get("id") or ""), before=d.get("before"), after=d.get("after"),
-            meta=dict(d.get("meta") or {}), stream_id=stream_id or str(d.get("sid") or ""),
+            ts=float(d["ts"]),
+            op=str(d["op"]),
+            actor=str(d.get("actor") or "lib"),
+            id=str(d.get("id") or ""),
+            before=d.get("before"),
+            after=d.get("after"),
+            meta=dict(d.get("meta") or {}),
+            stream_id=stream_id or str(d.get("sid") or ""),
         )
 
     def summary(self) -> str:
@@ -107,9 +123,15 @@ class JournalEntry:
 class Journal:
     """Append-only audit log of one collection: a Redis Stream plus gzip archives."""
 
-    def __init__(self, client: redis.Redis, key: str, *, maxlen: int = 100_000,
-                 archive_dir: str | os.PathLike[str] | None = None,
-                 name: str | None = None) -> None:
+    def __init__(
+        self,
+        client: redis.Redis,
+        key: str,
+        *,
+        maxlen: int = 100_000,
+        archive_dir: str | os.PathLike[str] | None = None,
+        name: str | None = None,
+    ) -> None:
         self.client = client
         self.key = key
         self.maxlen = maxlen
@@ -129,14 +151,16 @@ class Journal:
         return entry.stream_id
 
     # ------------------------------------------------------------------ live reads
-    def entries(self, start: str = "-", end: str = "+", count: int | None = None
-                ) -> list[JournalEntry]:
+    def entries(
+        self, start: str = "-", end: str = "+", count: int | None = None
+    ) -> list[JournalEntry]:
         """Live entries oldest → newest between two stream ids."""
         rows = self.client.xrange(self.key, start, end, count=count)
         return [self._decode(sid, data) for sid, data in rows]
 
-    def iter_live(self, start: str = "-", end: str = "+", *, batch: int = _BATCH
-                  ) -> Iterator[JournalEntry]:
+    def iter_live(
+        self, start: str = "-", end: str = "+", *, batch: int = _BATCH
+    ) -> Iterator[JournalEntry]:
         """Stream live entries oldest → newest in bounded batches."""
         lower = start
         while True:
@@ -147,15 +171,23 @@ class Journal:
                 return
             lower = "(" + _sid_text(rows[-1][0])
 
-    def tail(self, n: int = 20, op: str | None = None, since_seconds: float | None = None,
-             *, actor: str | None = None) -> list[JournalEntry]:
+    def tail(
+        self,
+        n: int = 20,
+        op: str | None = None,
+        since_seconds: float | None = None,
+        *,
+        actor: str | None = None,
+    ) -> list[JournalEntry]:
         """The newest *n* live entries (optionally of one op / actor / recent window),
         newest first."""
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise ValueError(f"n must be an integer >= 0 — got {n!r}")
         if since_seconds is not None and (
-                isinstance(since_seconds, bool) or not isinstance(since_seconds, int | float)
-                or since_seconds < 0):
+            isinstance(since_seconds, bool)
+            or not isinstance(since_seconds, int | float)
+            or since_seconds < 0
+        ):
             raise ValueError(f"since_seconds must be a number >= 0 — got {since_seconds!r}")
         if n == 0:
             return []
@@ -187,10 +219,17 @@ class Journal:
         return int(self.client.xlen(self.key))
 
     # ------------------------------------------------------------------ all reads
-    def read(self, *, include_archives: bool = True, since: float | None = None,
-             until: float | None = None, op: str | None = None, actor: str | None = None,
-             memory_id: str | None = None, limit: int | None = None
-             ) -> Iterator[JournalEntry]:
+    def read(
+        self,
+        *,
+        include_archives: bool = True,
+        since: float | None = None,
+        until: float | None = None,
+        op: str | None = None,
+        actor: str | None = None,
+        memory_id: str | None = None,
+        limit: int | None = None,
+    ) -> Iterator[JournalEntry]:
         """Every entry matching the filters, archived first, then live; oldest → newest.
 
         Live entries already present in an archive (a crash between writing the
@@ -286,8 +325,9 @@ class Journal:
             return None
         return parse_stream_id(paths[-1].name[: -len(ARCHIVE_SUFFIX)].split("~")[4])
 
-    def archive(self, archive_dir: str | os.PathLike[str] | None = None,
-                keep: int | None = None) -> int:
+    def archive(
+        self, archive_dir: str | os.PathLike[str] | None = None, keep: int | None = None
+    ) -> int:
         """Move the oldest entries beyond *keep* into a gzip JSONL file, then trim them.
 
         Returns how many entries were archived. The file is fully written and
@@ -343,10 +383,15 @@ class Journal:
             if not written or first is None or last is None:
                 tmp.unlink(missing_ok=True)
                 return 0
-            final = base / "~".join((
-                self.name, _stamp(first.ts), _stamp(last.ts), first.stream_id,
-                last.stream_id,
-            ))
+            final = base / "~".join(
+                (
+                    self.name,
+                    _stamp(first.ts),
+                    _stamp(last.ts),
+                    first.stream_id,
+                    last.stream_id,
+                )
+            )
             final = final.with_name(final.name + ARCHIVE_SUFFIX)
             os.replace(tmp, final)
         except BaseException:

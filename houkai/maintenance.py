@@ -42,8 +42,13 @@ _RELEASE_LUA = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
-_COUNT_NAMES = {"decay": "decayed", "purge": "purged", "reconcile": "reconciled",
-                "reflect": "reflected", "archive": "archived"}
+_COUNT_NAMES = {
+    "decay": "decayed",
+    "purge": "purged",
+    "reconcile": "reconciled",
+    "reflect": "reflected",
+    "archive": "archived",
+}
 
 
 @dataclass
@@ -107,11 +112,16 @@ class TickResult:
 def _run_decay(store: MemoryStore, settings: Settings, now: float, apply: bool) -> int:
     from .decay import DecayEngine
 
-    types = tuple(t.strip() for t in settings.maintenance_decay_protect_types.split(",")
-                  if t.strip())
-    engine = DecayEngine(store, decay_rate=settings.maintenance_decay_rate,
-                         min_score=settings.maintenance_decay_min_score, protect_types=types,
-                         frequency_weight=settings.maintenance_decay_frequency_weight)
+    types = tuple(
+        t.strip() for t in settings.maintenance_decay_protect_types.split(",") if t.strip()
+    )
+    engine = DecayEngine(
+        store,
+        decay_rate=settings.maintenance_decay_rate,
+        min_score=settings.maintenance_decay_min_score,
+        protect_types=types,
+        frequency_weight=settings.maintenance_decay_frequency_weight,
+    )
     with store.as_actor("decay"):
         return len(engine.prune(now=now))
 
@@ -132,7 +142,8 @@ def _run_reflect(store: MemoryStore, settings: Settings, now: float, apply: bool
     from .summarizers import build_summarizer
 
     engine = ReflectionEngine(
-        store, similarity_threshold=settings.maintenance_reflect_similarity_threshold,
+        store,
+        similarity_threshold=settings.maintenance_reflect_similarity_threshold,
         min_cluster_size=settings.maintenance_reflect_min_cluster_size,
         summarizer=build_summarizer(settings.maintenance_reflect_summarizer),
     )
@@ -146,8 +157,11 @@ def _run_archive(store: MemoryStore, settings: Settings, now: float, apply: bool
 
 Runner = Callable[["MemoryStore", Settings, float, bool], int]
 RUNNERS: dict[str, Runner] = {
-    "decay": _run_decay, "purge": _run_purge, "reconcile": _run_reconcile,
-    "reflect": _run_reflect, "archive": _run_archive,
+    "decay": _run_decay,
+    "purge": _run_purge,
+    "reconcile": _run_reconcile,
+    "reflect": _run_reflect,
+    "archive": _run_archive,
 }
 
 
@@ -192,16 +206,32 @@ class MaintenanceState:
     def release(self, token: str) -> None:
         self._release(keys=[self.lock_key], args=[token])
 
-    def record(self, job: str, *, started: float, stamp: float, duration: float, count: int,
-               error: str | None) -> None:
+    def record(
+        self,
+        job: str,
+        *,
+        started: float,
+        stamp: float,
+        duration: float,
+        count: int,
+        error: str | None,
+    ) -> None:
         fields: dict[str, Any] = {
-            f"{job}:last_run": repr(started), f"{job}:last_duration": repr(duration),
-            f"{job}:last_count": count, f"{job}:last_error": error or "",
+            f"{job}:last_run": repr(started),
+            f"{job}:last_duration": repr(duration),
+            f"{job}:last_count": count,
+            f"{job}:last_error": error or "",
         }
         if error is None:
             fields[f"{job}:last_success"] = repr(stamp)
-        run = {"job": job, "started_at": started, "duration": round(duration, 4),
-               "count": count, "error": error, "ok": error is None}
+        run = {
+            "job": job,
+            "started_at": started,
+            "duration": round(duration, 4),
+            "count": count,
+            "error": error,
+            "ok": error is None,
+        }
         pipe = self.client.pipeline(transaction=True)
         pipe.hset(self.key, mapping=fields)
         if error is None:
@@ -216,9 +246,15 @@ class MaintenanceState:
 
 
 # ---------------------------------------------------------------------- tick
-def tick(store: MemoryStore, settings: Settings | None = None, *, force: bool = False,
-         reflect_apply: bool | None = None, now: float | None = None,
-         lock_wait: float = 0.0) -> TickResult:
+def tick(
+    store: MemoryStore,
+    settings: Settings | None = None,
+    *,
+    force: bool = False,
+    reflect_apply: bool | None = None,
+    now: float | None = None,
+    lock_wait: float = 0.0,
+) -> TickResult:
     """Run every due (or, with *force*, every enabled) job once; see the module docstring."""
     settings = settings or store.settings
     apply = settings.maintenance_reflect_apply if reflect_apply is None else bool(reflect_apply)
@@ -251,8 +287,7 @@ def tick(store: MemoryStore, settings: Settings | None = None, *, force: bool = 
             result.durations[job] = round(duration, 4)
             setattr(result, _COUNT_NAMES[job], count)
             setattr(result, f"{job}_error", error)
-            state.record(job, started=started, stamp=t, duration=duration, count=count,
-                         error=error)
+            state.record(job, started=started, stamp=t, duration=duration, count=count, error=error)
     finally:
         state.release(token)
     if any(getattr(result, f"ran_{j}") for j in JOB_NAMES):
@@ -265,13 +300,15 @@ def collections(settings: Settings, client: Any = None) -> list[str]:
     from .connection import connect
     from .index import Keys
 
-    client = client or connect(settings.redis_url, settings.data_dir if not settings.redis_url
-                               else None)
+    client = client or connect(
+        settings.redis_url, settings.data_dir if not settings.redis_url else None
+    )
     return sorted(x.decode() for x in client.smembers(Keys.registry(settings.key_prefix)))
 
 
-def tick_all(settings: Settings, *, force: bool = False, reflect_apply: bool | None = None
-             ) -> dict[str, dict[str, Any]]:
+def tick_all(
+    settings: Settings, *, force: bool = False, reflect_apply: bool | None = None
+) -> dict[str, dict[str, Any]]:
     """Tick every collection under the prefix; one collection's error never stops the rest."""
     from .store import MemoryStore
 
@@ -286,8 +323,9 @@ def tick_all(settings: Settings, *, force: bool = False, reflect_apply: bool | N
     return out
 
 
-def status(store: MemoryStore, settings: Settings | None = None,
-           now: float | None = None) -> dict[str, Any]:
+def status(
+    store: MemoryStore, settings: Settings | None = None, now: float | None = None
+) -> dict[str, Any]:
     """Per job: enabled, interval, last run/success/error/count/duration, next due."""
     settings = settings or store.settings
     state = MaintenanceState(store)
@@ -311,6 +349,10 @@ def status(store: MemoryStore, settings: Settings | None = None,
             "total": int(current.get(f"{job}:total") or 0),
             "next_due": next_due,
         }
-    return {"collection": store.collection_name, "jobs": jobs,
-            "reflect_apply": settings.maintenance_reflect_apply,
-            "locked": bool(store.client.exists(state.lock_key)), "runs": state.runs(20)}
+    return {
+        "collection": store.collection_name,
+        "jobs": jobs,
+        "reflect_apply": settings.maintenance_reflect_apply,
+        "locked": bool(store.client.exists(state.lock_key)),
+        "runs": state.runs(20),
+    }

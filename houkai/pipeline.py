@@ -61,8 +61,9 @@ def _error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]
 
 
-def _encode_isolating(store: MemoryStore, texts: list[str]
-                      ) -> tuple[dict[int, np.ndarray], dict[int, str]]:
+def _encode_isolating(
+    store: MemoryStore, texts: list[str]
+) -> tuple[dict[int, np.ndarray], dict[int, str]]:
     """Encode *texts*; if the batch fails, encode one by one so one bad text fails alone."""
     try:
         matrix = store._encode(texts)
@@ -85,10 +86,17 @@ class TransientEmbedError(RuntimeError):
     """Every item of a batch failed: more likely the embedder is down than the data bad."""
 
 
-def process_batch(store: MemoryStore, job_id: str, ids: Sequence[str],
-                  positions: Sequence[int], on_conflict: str = "ignore", *,
-                  jobs: JobStore | None = None, final_attempt: bool = True,
-                  max_rounds: int = 3) -> dict[str, int]:
+def process_batch(
+    store: MemoryStore,
+    job_id: str,
+    ids: Sequence[str],
+    positions: Sequence[int],
+    on_conflict: str = "ignore",
+    *,
+    jobs: JobStore | None = None,
+    final_attempt: bool = True,
+    max_rounds: int = 3,
+) -> dict[str, int]:
     """Embed the still-pending memories among *ids* and settle each one (idempotent).
 
     Memories already ready/failed/deleted are only counted (once, by position).
@@ -163,9 +171,13 @@ def _conflict_dicts(conflicts: Iterable[Any]) -> list[dict]:
     return [c.to_dict() if hasattr(c, "to_dict") else dict(c) for c in conflicts]
 
 
-def _raise_check(store: MemoryStore, jobs: JobStore, job_id: str,
-                 pending: list[tuple[str, int, str, str]],
-                 vectors: dict[int, np.ndarray]) -> set[int]:
+def _raise_check(
+    store: MemoryStore,
+    jobs: JobStore,
+    job_id: str,
+    pending: list[tuple[str, int, str, str]],
+    vectors: dict[int, np.ndarray],
+) -> set[int]:
     """``on_conflict='raise'``: positions (in *pending*) whose memory conflicts → rejected."""
     rejected: set[int] = set()
     found = store.get_many([p[0] for p in pending])
@@ -174,24 +186,25 @@ def _raise_check(store: MemoryStore, jobs: JobStore, job_id: str,
         if memory is None or i not in vectors:
             continue
         memory.embedding = vectors[i].tolist()
-        conflicts = store._check_conflicts(memory, store._conflict_threshold,
-                                           store._contradiction_fn)
+        conflicts = store._check_conflicts(
+            memory, store._conflict_threshold, store._contradiction_fn
+        )
         if conflicts:
             rejected.add(i)
             jobs.add_conflicts(job_id, _conflict_dicts(conflicts))
     return rejected
 
 
-def _apply_policy(store: MemoryStore, jobs: JobStore, job_id: str, ids: list[str],
-                  policy: str) -> None:
+def _apply_policy(
+    store: MemoryStore, jobs: JobStore, job_id: str, ids: list[str], policy: str
+) -> None:
     """Run warn/supersede for freshly embedded memories; record what was found on the job."""
     found = store.get_many(ids, with_vector=True)
     memories = [found[i] for i in ids if i in found]
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the outcome is recorded on the job instead
-            conflicts = store._apply_conflict_policy_many(memories, policy,
-                                                          store._contradiction_fn)
+            conflicts = store._apply_conflict_policy_many(memories, policy, store._contradiction_fn)
     except Exception as exc:  # the memories are stored; report, don't fail
         log.warning("conflict policy %s failed for job %s: %s", policy, job_id, exc)
         conflicts = []
@@ -229,23 +242,38 @@ class Pipeline:
             return True
         return workers_alive(self.client, self.prefix) > 0
 
-    def _enqueue(self, job_id: str, ids: Sequence[str], positions: Sequence[int],
-                 on_conflict: str) -> bool:
+    def _enqueue(
+        self, job_id: str, ids: Sequence[str], positions: Sequence[int], on_conflict: str
+    ) -> bool:
         """Send one embed task; False when the broker refused (caller embeds inline)."""
         try:
-            self.app.send_task(EMBED_TASK, kwargs={
-                "prefix": self.prefix, "collection": self.collection, "job_id": job_id,
-                "ids": list(ids), "positions": [int(p) for p in positions],
-                "on_conflict": on_conflict,
-            }, queue="embed")
+            self.app.send_task(
+                EMBED_TASK,
+                kwargs={
+                    "prefix": self.prefix,
+                    "collection": self.collection,
+                    "job_id": job_id,
+                    "ids": list(ids),
+                    "positions": [int(p) for p in positions],
+                    "on_conflict": on_conflict,
+                },
+                queue="embed",
+            )
             return True
         except Exception as exc:  # the memories are durable; never lose them
-            log.warning("could not enqueue embed task for job %s (%s); embedding inline",
-                        job_id, exc)
+            log.warning(
+                "could not enqueue embed task for job %s (%s); embedding inline", job_id, exc
+            )
             return False
 
-    def _dispatch(self, job_id: str, ids: Sequence[str], positions: Sequence[int],
-                  on_conflict: str, queued: bool) -> None:
+    def _dispatch(
+        self,
+        job_id: str,
+        ids: Sequence[str],
+        positions: Sequence[int],
+        on_conflict: str,
+        queued: bool,
+    ) -> None:
         if queued and self._enqueue(job_id, ids, positions, on_conflict):
             return
         process_batch(self.store, job_id, ids, positions, on_conflict, jobs=self.jobs_store)
@@ -257,17 +285,29 @@ class Pipeline:
         return size
 
     # ------------------------------------------------------------------ submit
-    def submit(self, items: list[str | dict], *, on_conflict: str | None = None,
-               batch_size: int | None = None) -> Job:
+    def submit(
+        self,
+        items: list[str | dict],
+        *,
+        on_conflict: str | None = None,
+        batch_size: int | None = None,
+    ) -> Job:
         """Accept *items* durably as one job (see the module docstring)."""
         if isinstance(items, str | bytes) or not isinstance(items, Sequence):
             raise ValueError("items must be a list of strings or mappings")
-        return self._submit(lambda: iter(items), kind="remember", on_conflict=on_conflict,
-                            batch_size=batch_size)
+        return self._submit(
+            lambda: iter(items), kind="remember", on_conflict=on_conflict, batch_size=batch_size
+        )
 
-    def _submit(self, make_items: Callable[[], Iterator[Any]], *, kind: str,
-                on_conflict: str | None, batch_size: int | None,
-                job_id: str | None = None) -> Job:
+    def _submit(
+        self,
+        make_items: Callable[[], Iterator[Any]],
+        *,
+        kind: str,
+        on_conflict: str | None,
+        batch_size: int | None,
+        job_id: str | None = None,
+    ) -> Job:
         policy = on_conflict or self.store._conflict_policy
         validate_choice(policy, CONFLICT_POLICIES, "on_conflict")
         size = self._batch_size(batch_size)
@@ -308,8 +348,9 @@ class Pipeline:
             self.jobs_store.expire_if_settled(job_id)
         return Job(id=job_id, memory_ids=ids, total=total)
 
-    def _write_chunk(self, job_id: str, start: int, memories: list, policy: str,
-                     queued: bool) -> list[str]:
+    def _write_chunk(
+        self, job_id: str, start: int, memories: list, policy: str, queued: bool
+    ) -> list[str]:
         """Write one batch as pending (with its job position), journal it, then dispatch."""
         store = self.store
         # One MULTI/EXEC per batch: the memories and the job's id list land
@@ -325,8 +366,14 @@ class Pipeline:
             for tag in memory.tags:
                 names[codec.value_key(tag)] = tag
             if journal:
-                entry = JournalEntry(ts=time.time(), op="remember", actor=store.actor,
-                                     id=memory.id, after=memory.to_dict(), meta={"job": job_id})
+                entry = JournalEntry(
+                    ts=time.time(),
+                    op="remember",
+                    actor=store.actor,
+                    id=memory.id,
+                    after=memory.to_dict(),
+                    meta={"job": job_id},
+                )
                 pipe.xadd(store.keys.journal, {"e": entry.to_json()})
         if names:
             pipe.hset(store.keys.tag_names, mapping=names)
@@ -339,9 +386,15 @@ class Pipeline:
         return ids
 
     # ------------------------------------------------------------------ ingest
-    def ingest_documents(self, documents: list[dict], *, max_chars: int | None = None,
-                         min_chars: int | None = None, on_conflict: str | None = None,
-                         batch_size: int | None = None) -> Job:
+    def ingest_documents(
+        self,
+        documents: list[dict],
+        *,
+        max_chars: int | None = None,
+        min_chars: int | None = None,
+        on_conflict: str | None = None,
+        batch_size: int | None = None,
+    ) -> Job:
         """Chunk each ``{"text", "source"?, "tags"?, "type"?}`` document into memories."""
         if isinstance(documents, str | bytes) or not isinstance(documents, Sequence):
             raise ValueError("documents must be a list of {text, source?, tags?, type?} objects")
@@ -351,16 +404,25 @@ class Pipeline:
 
         def items() -> Iterator[dict]:
             for doc in documents:
-                yield from _document_items(doc if isinstance(doc, Mapping) else {"text": doc},
-                                           sizes)
+                yield from _document_items(
+                    doc if isinstance(doc, Mapping) else {"text": doc}, sizes
+                )
 
-        return self._submit(items, kind="ingest", on_conflict=on_conflict,
-                            batch_size=batch_size)
+        return self._submit(items, kind="ingest", on_conflict=on_conflict, batch_size=batch_size)
 
-    def ingest_path(self, path: str, *, glob: str | None = None, max_chars: int | None = None,
-                    min_chars: int | None = None, type: str | None = None,
-                    tags: list[str] | None = None, on_conflict: str | None = None,
-                    batch_size: int | None = None, job_id: str | None = None) -> Job:
+    def ingest_path(
+        self,
+        path: str,
+        *,
+        glob: str | None = None,
+        max_chars: int | None = None,
+        min_chars: int | None = None,
+        type: str | None = None,
+        tags: list[str] | None = None,
+        on_conflict: str | None = None,
+        batch_size: int | None = None,
+        job_id: str | None = None,
+    ) -> Job:
         """Ingest a file, a folder or a glob: ``.md``/``.txt`` are chunked, ``.jsonl`` is
         one memory item (or ``{"text", ...}`` document) per line. Read twice (validate,
         then write), so memory use stays bounded for huge files."""
@@ -383,8 +445,9 @@ class Pipeline:
                     text = Path(file).read_text(encoding="utf-8-sig", errors="replace")
                     yield from _document_items({**extra, "source": file, "text": text}, sizes)
 
-        return self._submit(items, kind="ingest", on_conflict=on_conflict,
-                            batch_size=batch_size, job_id=job_id)
+        return self._submit(
+            items, kind="ingest", on_conflict=on_conflict, batch_size=batch_size, job_id=job_id
+        )
 
     # ------------------------------------------------------------------ jobs
     def job(self, job_id: str) -> JobStatus | None:
@@ -457,8 +520,16 @@ class Pipeline:
                 if _s(state) == "pending":
                     pos = start + offset
                     entry = {"position": pos, "id": memory_id, "error": "cancelled"}
-                    self.jobs_store.settle(pipe, self.store.keys.memory(memory_id), job_id,
-                                           pos, "failed", _s(chash), "cancelled", entry)
+                    self.jobs_store.settle(
+                        pipe,
+                        self.store.keys.memory(memory_id),
+                        job_id,
+                        pos,
+                        "failed",
+                        _s(chash),
+                        "cancelled",
+                        entry,
+                    )
             pipe.execute()
         self.jobs_store.expire_if_settled(job_id)
         return True
@@ -473,15 +544,15 @@ class Pipeline:
                 pipe = self.client.pipeline(transaction=False)
                 for memory_id in ids:
                     pipe.hget(self.store.keys.memory(memory_id), "state")
-                for offset, (memory_id, state) in enumerate(zip(ids, pipe.execute(),
-                                                                strict=True)):
+                for offset, (memory_id, state) in enumerate(zip(ids, pipe.execute(), strict=True)):
                     if _s(state) == "failed":
                         failed.append((memory_id, start + offset))
             self.jobs_store.clear_errors(job_id)
             groups = {job_id: failed} if failed else {}
         else:
-            groups = self._group_by_job(filter_expr(state="failed", include_superseded=True,
-                                                    include_expired=True))
+            groups = self._group_by_job(
+                filter_expr(state="failed", include_superseded=True, include_expired=True)
+            )
         return self._requeue(groups, reset=True, kind="retry")
 
     def reconcile(self, older_than: float | str | None = None) -> int:
@@ -489,8 +560,10 @@ class Pipeline:
         for that long (lost tasks, broker flush). Returns how many were re-enqueued."""
         age = parse_duration(self.settings.reconcile_after if older_than is None else older_than)
         cutoff = time.time() - age
-        query = (filter_expr(state="pending", include_superseded=True, include_expired=True)
-                 + f" @created_at:[-inf {cutoff!r}]")
+        query = (
+            filter_expr(state="pending", include_superseded=True, include_expired=True)
+            + f" @created_at:[-inf {cutoff!r}]"
+        )
         groups = self._group_by_job(query)
         stuck: dict[str, list[tuple[str, int]]] = {}
         for job_id, members in groups.items():
@@ -517,8 +590,7 @@ class Pipeline:
                     groups.setdefault(_s(job), []).append((memory_id, int(_s(pos) or 0)))
         return groups
 
-    def _requeue(self, groups: dict[str, list[tuple[str, int]]], *, reset: bool,
-                 kind: str) -> int:
+    def _requeue(self, groups: dict[str, list[tuple[str, int]]], *, reset: bool, kind: str) -> int:
         """Dispatch each job's members again; orphans (job gone) are adopted by a new job."""
         orphans: list[tuple[str, int]] = []
         count = 0
@@ -541,8 +613,9 @@ class Pipeline:
             count += self._redispatch(job_id, adopted, reset, queued, size)
         return count
 
-    def _redispatch(self, job_id: str, members: list[tuple[str, int]], reset: bool,
-                    queued: bool, size: int) -> int:
+    def _redispatch(
+        self, job_id: str, members: list[tuple[str, int]], reset: bool, queued: bool, size: int
+    ) -> int:
         policy = self.jobs_store.raw_field(job_id, "on_conflict") or "ignore"
         if reset:
             pipe = self.client.pipeline(transaction=False)
@@ -578,8 +651,9 @@ def _check_document(doc: Any, where: str) -> None:
         raise ValueError(f"{where}: expected an object with 'text'")
     unknown = sorted(set(doc) - set(DOCUMENT_FIELDS))
     if unknown:
-        raise ValueError(f"{where}: unknown field(s) {unknown}; allowed: "
-                         f"{', '.join(DOCUMENT_FIELDS)}")
+        raise ValueError(
+            f"{where}: unknown field(s) {unknown}; allowed: {', '.join(DOCUMENT_FIELDS)}"
+        )
     if not isinstance(doc.get("text"), str):
         raise ValueError(f"{where}: 'text' must be a string")
 
@@ -619,16 +693,21 @@ def _expand_path(path: str, glob: str | None) -> list[str]:
     suffixes = (*TEXT_SUFFIXES, ".jsonl")
     if root.is_file():
         if glob is None and root.suffix.lower() not in suffixes:
-            raise ValueError(f"{root}: unsupported file type {root.suffix or '(none)'!r} "
-                             f"(supported: {', '.join(suffixes)})")
+            raise ValueError(
+                f"{root}: unsupported file type {root.suffix or '(none)'!r} "
+                f"(supported: {', '.join(suffixes)})"
+            )
         return [str(root)]
     if root.is_dir():
         if glob is not None:
             found = root.glob(glob) if "/" in glob else root.rglob(glob)
         else:
             found = (p for p in root.rglob("*") if p.suffix.lower() in suffixes)
-        files = sorted(str(p) for p in found if p.is_file() and not any(
-            part.startswith(".") for part in p.relative_to(root).parts))
+        files = sorted(
+            str(p)
+            for p in found
+            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
+        )
     elif any(ch in str(path) for ch in "*?["):
         import glob as globlib
 
@@ -638,4 +717,3 @@ def _expand_path(path: str, glob: str | None) -> list[str]:
     if not files:
         raise ValueError(f"{path}: no matching .md/.txt/.jsonl files")
     return files
-

@@ -29,9 +29,9 @@ from typing import TYPE_CHECKING, Literal
 import redis
 
 from .index import MEMORY_FIELDS, filter_expr
-from .model import MAX_TAGS, Memory, new_id
+from .model import MAX_TAGS, Memory, MemoryNotFound, new_id
 from .store import codec
-from .store.search import search
+from .store.search import search, total
 from .summarizers import Summarizer, build_summarizer, extractive_summarizer
 
 if TYPE_CHECKING:
@@ -137,17 +137,15 @@ class ReflectionEngine:
         """
         store = self.store
         client, index = store.client, store.keys.index
-        args: list = ["FT.AGGREGATE", index, query, "LOAD", 1, "@__key",
-                      "SORTBY", 4, "@importance", "DESC", "@created_at", "ASC", "MAX", 0,
-                      "WITHCURSOR", "COUNT", self.batch_size, "DIALECT", 2]
-        try:
-            reply, cursor = client.execute_command(*args)
-        except redis.exceptions.ResponseError as exc:
-            if "MAX" not in str(exc):
-                raise
-            args.remove("MAX")
-            args.remove(0)
-            reply, cursor = client.execute_command(*args)
+        # SORTBY keeps only MAX rows, and "MAX 0" or no MAX means 10: bound it by
+        # the number of matching documents instead.
+        matching = total(client, index, query)
+        if not matching:
+            return
+        sort = ["SORTBY", 4, "@importance", "DESC", "@created_at", "ASC", "MAX", matching]
+        args: list = ["FT.AGGREGATE", index, query, "LOAD", 1, "@__key", *sort]
+        args += ["WITHCURSOR", "COUNT", self.batch_size, "DIALECT", 2]
+        reply, cursor = client.execute_command(*args)
         try:
             while True:
                 keys = []
@@ -160,8 +158,9 @@ class ReflectionEngine:
                     yield batch
                 if not cursor:
                     return
-                reply, cursor = client.execute_command("FT.CURSOR", "READ", index, cursor,
-                                                       "COUNT", self.batch_size)
+                reply, cursor = client.execute_command(
+                    "FT.CURSOR", "READ", index, cursor, "COUNT", self.batch_size
+                )
         finally:
             if cursor:
                 try:
@@ -178,8 +177,9 @@ class ReflectionEngine:
         out = []
         for fields in pipe.execute():
             if fields:
-                out.append(codec.from_hash({k.decode(): v for k, v in fields.items()},
-                                           with_vector=True))
+                out.append(
+                    codec.from_hash({k.decode(): v for k, v in fields.items()}, with_vector=True)
+                )
         return out
 
     def _neighbours(self, query: str, seed: Memory) -> Iterator[Memory]:
@@ -193,9 +193,16 @@ class ReflectionEngine:
         params = {"radius": repr(radius), "vec": codec.vector_bytes(seed.embedding or [])}
         offset = 0
         while True:
-            _, hits = search(self.store.client, self.store.keys.index, full, params=params,
-                             return_fields=(*MEMORY_FIELDS, "dist"), sortby=("dist", "ASC"),
-                             offset=offset, limit=NEIGHBOUR_PAGE)
+            _, hits = search(
+                self.store.client,
+                self.store.keys.index,
+                full,
+                params=params,
+                return_fields=(*MEMORY_FIELDS, "dist"),
+                sortby=("dist", "ASC"),
+                offset=offset,
+                limit=NEIGHBOUR_PAGE,
+            )
             for hit in hits:
                 similarity = 1.0 - float(hit.str("dist", "2"))
                 if similarity >= self.similarity_threshold - _TOLERANCE:
@@ -228,16 +235,27 @@ class ReflectionEngine:
             tags = self._tags(group)
             importance = round(sum(m.importance for m in group) / len(group), 3)
             if dry_run:
-                created.append(Memory(
-                    id=new_id(), text=text, type="semantic", tags=tags, importance=importance,
-                    source="reflection/dry-run", collection=self.store.collection_name,
-                ))
+                created.append(
+                    Memory(
+                        id=new_id(),
+                        text=text,
+                        type="semantic",
+                        tags=tags,
+                        importance=importance,
+                        source="reflection/dry-run",
+                        collection=self.store.collection_name,
+                    )
+                )
                 continue
             with self.store.as_actor("reflection"):
                 created.append(self._persist(group, text, tags, importance, mode))
         if created:
-            log.info("reflection %s %d summaries in %s", "previewed" if dry_run else "created",
-                     len(created), self.store.collection_name)
+            log.info(
+                "reflection %s %d summaries in %s",
+                "previewed" if dry_run else "created",
+                len(created),
+                self.store.collection_name,
+            )
         return created
 
     def _summarise(self, group: list[Memory]) -> str:
@@ -259,29 +277,43 @@ class ReflectionEngine:
             tags = tags[:MAX_TAGS]
         return tags
 
-    def _persist(self, group: list[Memory], text: str, tags: list[str], importance: float,
-                 mode: Consolidate) -> Memory:
+    def _persist(
+        self, group: list[Memory], text: str, tags: list[str], importance: float, mode: Consolidate
+    ) -> Memory:
         store = self.store
         # The summary is by construction close to its sources: never let the
         # store's conflict policy reject or supersede it.
-        summary = store.remember(text, type="semantic", tags=tags, importance=importance,
-                                 source="reflection", on_conflict="ignore")
+        summary = store.remember(
+            text,
+            type="semantic",
+            tags=tags,
+            importance=importance,
+            source="reflection",
+            on_conflict="ignore",
+        )
         if mode == "hard":
             for memory in group:
                 store.forget(memory.id)
         else:
             for memory in group:
-                store.link(summary.id, memory.id, rel="derived_from")
-            if mode is True:
-                for memory in group:
-                    store.supersede(memory.id, summary.id)
+                try:
+                    store.link(summary.id, memory.id, rel="derived_from")
+                    if mode is True:
+                        store.supersede(memory.id, summary.id)
+                except MemoryNotFound:  # forgotten by someone else since clustering
+                    log.info("reflection: source %s vanished; not linked", memory.id)
         summary = store.get(summary.id) or summary
-        store._journal("reflect", summary.id, after=summary.to_dict(), meta={
-            "sources": [m.id for m in group],
-            "consolidate": mode,
-            "summarizer": getattr(self.summarizer, "spec", None)
-            or getattr(self.summarizer, "__name__", type(self.summarizer).__name__),
-        })
+        store._journal(
+            "reflect",
+            summary.id,
+            after=summary.to_dict(),
+            meta={
+                "sources": [m.id for m in group],
+                "consolidate": mode,
+                "summarizer": getattr(self.summarizer, "spec", None)
+                or getattr(self.summarizer, "__name__", type(self.summarizer).__name__),
+            },
+        )
         return summary
 
 

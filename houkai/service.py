@@ -1004,10 +1004,7 @@ class MemoryService:
                 raise BadRequest(
                     f"entry_id: expected a journal entry id like 1712345678901-0, got {entry_id!r}"
                 )
-            rows = store.journal.entries(entry_id, entry_id)
-            if not rows:
-                raise NotFound(f"no journal entry {entry_id!r}")
-            entry = rows[0]
+            entry = store._find_entry(entry_id)  # live stream and archives alike
         else:
             mid = None if memory_id is None else self._id(memory_id)
             entry = self._latest_undoable(store, mid)

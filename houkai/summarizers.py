@@ -68,11 +68,15 @@ def _ollama(model: str) -> Summarizer:
         base = (os.environ.get("OLLAMA_BASE_URL") or DEFAULT_OLLAMA_BASE_URL).rstrip("/")
         if not base.endswith("/v1"):
             base += "/v1"
-        payload = {"model": model,
-                   "messages": [{"role": "user", "content": render_prompt(memories)}]}
+        payload = {
+            "model": model,
+            "messages": [{"role": "user", "content": render_prompt(memories)}],
+        }
         request = urllib.request.Request(
-            f"{base}/chat/completions", data=json.dumps(payload).encode("utf-8"),
-            headers={"Content-Type": "application/json"}, method="POST",
+            f"{base}/chat/completions",
+            data=json.dumps(payload).encode("utf-8"),
+            headers={"Content-Type": "application/json"},
+            method="POST",
         )
         with urllib.request.urlopen(request, timeout=LLM_TIMEOUT_SECONDS) as response:
             data = json.loads(response.read().decode("utf-8"))
@@ -97,7 +101,8 @@ def _openai(model: str) -> Summarizer:
 
     def summarize(memories: list[Memory]) -> str:
         response = client.chat.completions.create(
-            model=model, messages=[{"role": "user", "content": render_prompt(memories)}],
+            model=model,
+            messages=[{"role": "user", "content": render_prompt(memories)}],
         )
         return response.choices[0].message.content or ""
 
@@ -109,7 +114,8 @@ def _anthropic(model: str) -> Summarizer:
 
     def summarize(memories: list[Memory]) -> str:
         response = client.messages.create(
-            model=model, max_tokens=MAX_OUTPUT_TOKENS,
+            model=model,
+            max_tokens=MAX_OUTPUT_TOKENS,
             messages=[{"role": "user", "content": render_prompt(memories)}],
         )
         return "".join(
@@ -178,7 +184,9 @@ def build_summarizer(spec: str | None, *, fallback: bool = True) -> Summarizer:
     if provider == "extractive":
         return extractive_summarizer
     factories: dict[str, Callable[[str], Summarizer]] = {
-        "ollama": _ollama, "openai": _openai, "anthropic": _anthropic,
+        "ollama": _ollama,
+        "openai": _openai,
+        "anthropic": _anthropic,
     }
     inner = factories[provider](model)
     return with_fallback(inner, f"{provider}:{model}") if fallback else inner

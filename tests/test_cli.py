@@ -38,8 +38,9 @@ def houkai(settings: Settings, embedder, tmp_path) -> Iterator[Callable[..., Res
 
     def invoke(*args: str, input: str | None = None, **extra_env: str) -> Result:
         try:
-            return runner.invoke(cli, list(args), input=input, env={**env, **extra_env},
-                                 catch_exceptions=False)
+            return runner.invoke(
+                cli, list(args), input=input, env={**env, **extra_env}, catch_exceptions=False
+            )
         finally:
             set_settings(settings)
 
@@ -86,8 +87,18 @@ def store_for(settings: Settings, collection: str):
 
 # --------------------------------------------------------------------------- round trips
 def test_remember_list_show_forget_nuke(houkai):
-    a = remember(houkai, "The deploy pipeline runs on GitHub Actions", "--tag", "ci", "-t",
-                 "deploy", "--type", "procedural", "--importance", "0.8")
+    a = remember(
+        houkai,
+        "The deploy pipeline runs on GitHub Actions",
+        "--tag",
+        "ci",
+        "-t",
+        "deploy",
+        "--type",
+        "procedural",
+        "--importance",
+        "0.8",
+    )
     b = remember(houkai, "Alice prefers dark mode in every editor")
 
     listed = as_json(houkai("list", "--format", "json"))
@@ -127,20 +138,23 @@ def test_recall_finds_by_meaning_with_filters(houkai):
 
     future = as_json(houkai("recall", "cat", "--since", "2999-01-01", "--json"))
     assert future == []
-    past = as_json(houkai("recall", "cat", "--since", "7d", "--until", "2999-01-01T00:00:00Z",
-                          "--json"))
+    past = as_json(
+        houkai("recall", "cat", "--since", "7d", "--until", "2999-01-01T00:00:00Z", "--json")
+    )
     assert cat in [h["id"] for h in past]
 
 
 def test_pack_and_auto_context(houkai):
     remember(houkai, "Use pytest fixtures for database setup in tests")
     remember(houkai, "Database migrations run with alembic before deploy")
-    result = ok(houkai("pack", "database testing", "--budget", "200"))
+    result = ok(houkai("pack", "database testing", "--budget", "200", "--max-items", "5"))
     assert result.stdout.startswith("## Relevant memory")
     assert "tokens" in result.stderr
-    packed = as_json(houkai("pack", "database testing", "--json", "--header", ""))
+    packed = as_json(
+        houkai("pack", "database testing", "--json", "--header", "", "--max-items", "5")
+    )
     assert packed["used_tokens"] <= packed["budget"] == 800 and packed["items"]
-    auto = as_json(houkai("auto-context", "set up database tests", "--json"))
+    auto = as_json(houkai("auto-context", "set up database tests", "--max-phrases", "1", "--json"))
     assert auto["items"]
 
 
@@ -159,15 +173,26 @@ def test_tag_and_bump(houkai):
 
 def test_edit_with_flags_and_editor(houkai, tmp_path):
     memory_id = remember(houkai, "The capital of Australia is Sydney")
-    edited = as_json(houkai("edit", memory_id, "--text", "The capital of Australia is Canberra",
-                            "--type", "semantic", "--json"))
+    edited = as_json(
+        houkai(
+            "edit",
+            memory_id,
+            "--text",
+            "The capital of Australia is Canberra",
+            "--type",
+            "semantic",
+            "--json",
+        )
+    )
     assert edited["changed"] and edited["id"] == memory_id
     hits = as_json(houkai("recall", "Canberra", "--k", "1", "--json"))
     assert hits[0]["id"] == memory_id and "Canberra" in hits[0]["text"]
 
     script = tmp_path / "fake-editor.sh"
-    script.write_text("#!/bin/sh\nsed -i -e 's/Canberra/Canberra (since 1913)/' "
-                      "-e 's/^importance: .*/importance: 0.95/' \"$1\"\n")
+    script.write_text(
+        "#!/bin/sh\nsed -i -e 's/Canberra/Canberra (since 1913)/' "
+        "-e 's/^importance: .*/importance: 0.95/' \"$1\"\n"
+    )
     script.chmod(0o755)
     ok(houkai("edit", memory_id[:8], EDITOR=str(script)))
     shown = as_json(houkai("show", memory_id, "--json"))
@@ -233,9 +258,11 @@ def test_prune_dry_run_keeps_everything(houkai):
 
 
 def test_reflect_dry_run_writes_nothing(houkai):
-    for text in ("Debugged the login timeout bug today",
-                 "Debugged the login timeout bug again today",
-                 "Baked sourdough bread"):
+    for text in (
+        "Debugged the login timeout bug today",
+        "Debugged the login timeout bug again today",
+        "Baked sourdough bread",
+    ):
         remember(houkai, text, "--type", "episodic")
     plan = as_json(houkai("reflect", "--threshold", "0.8", "--json"))
     assert plan["dry_run"] and plan["count"] == 1
@@ -313,8 +340,7 @@ def test_collections_create_copy_list_delete(houkai, settings):
 
 def test_config_show_and_path(houkai, settings):
     shown = as_json(houkai("config", "show", "--json"))
-    assert shown["key_prefix"] == {"value": settings.key_prefix,
-                                   "source": "env HOUKAI_KEY_PREFIX"}
+    assert shown["key_prefix"] == {"value": settings.key_prefix, "source": "env HOUKAI_KEY_PREFIX"}
     assert shown["hnsw_m"]["source"] == "default"
     flagged = as_json(houkai("-c", "flagged", "config", "show", "collection", "--json"))
     assert flagged == {"collection": {"value": "flagged", "source": "flag"}}
@@ -353,8 +379,11 @@ def test_id_prefixes(houkai, settings):
     vector = store._encode(["prefix test"])
     twins = []
     for suffix in ("1111", "2222"):
-        m = Memory(id=f"abcd{suffix}-0000-4000-8000-000000000000", text=f"twin {suffix}",
-                   collection=store.collection_name)
+        m = Memory(
+            id=f"abcd{suffix}-0000-4000-8000-000000000000",
+            text=f"twin {suffix}",
+            collection=store.collection_name,
+        )
         store._write([m], np.asarray(vector))
         twins.append(m.id)
     assert as_json(houkai("show", "abcd1111", "--json"))["id"] == twins[0]
@@ -365,21 +394,24 @@ def test_id_prefixes(houkai, settings):
 
 
 # --------------------------------------------------------------------------- errors
-@pytest.mark.parametrize("args, needle", [
-    (("remember", "x", "--type", "nonsense"), "--type"),
-    (("recall", "x", "--mode", "fuzzy"), "--mode"),
-    (("remember", "x", "--importance", "abc"), "--importance"),
-    (("remember", "x", "--importance", "1.5"), "--importance"),
-    (("recall", "x", "--k", "many"), "--k"),
-    (("recall", "x", "--since", "last tuesday"), "--since"),
-    (("list", "--since", "2026-13-45"), "--since"),
-    (("import", "/definitely/not/here.ahkai"), "does not exist"),
-    (("info", "/definitely/not/here.ahkai"), "does not exist"),
-    (("show", "deadbeef-0000-4000-8000-000000000000"), "no memory"),
-    (("nosuchcommand",), "nosuchcommand"),
-    (("remember", "   "), "empty"),
-    (("--collection", "bad name!", "list"), "collection"),
-])
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (("remember", "x", "--type", "nonsense"), "--type"),
+        (("recall", "x", "--mode", "fuzzy"), "--mode"),
+        (("remember", "x", "--importance", "abc"), "--importance"),
+        (("remember", "x", "--importance", "1.5"), "--importance"),
+        (("recall", "x", "--k", "many"), "--k"),
+        (("recall", "x", "--since", "last tuesday"), "--since"),
+        (("list", "--since", "2026-13-45"), "--since"),
+        (("import", "/definitely/not/here.ahkai"), "does not exist"),
+        (("info", "/definitely/not/here.ahkai"), "does not exist"),
+        (("show", "deadbeef-0000-4000-8000-000000000000"), "no memory"),
+        (("nosuchcommand",), "nosuchcommand"),
+        (("remember", "   "), "empty"),
+        (("--collection", "bad name!", "list"), "collection"),
+    ],
+)
 def test_errors_are_one_line(houkai, args, needle):
     assert_one_error_line(houkai(*args), needle)
 
@@ -392,10 +424,10 @@ def test_invalid_archive_is_one_line(houkai, tmp_path):
 
 
 def test_destructive_commands_refuse_without_yes(houkai, tmp_path):
-    memory_id = remember(houkai, "Please do not delete me", "--importance", "0.01",
-                         "--type", "episodic")
-    remember(houkai, "Please do not delete me either", "--importance", "0.01",
-             "--type", "episodic")
+    memory_id = remember(
+        houkai, "Please do not delete me", "--importance", "0.01", "--type", "episodic"
+    )
+    remember(houkai, "Please do not delete me either", "--importance", "0.01", "--type", "episodic")
     remember(houkai, "Expired but still here", "--expires-at", "1000")
     archive = tmp_path / "a.ahkai"
     ok(houkai("export", str(archive)))
@@ -435,3 +467,81 @@ def test_parse_timestamp_forms():
     for bad in ("yesterday", "7 days", True, "nan", float("inf")):
         with pytest.raises(ValueError):
             parse_timestamp(bad)
+
+
+def test_on_conflict_raise_refuses_in_one_line(houkai):
+    remember(houkai, "The build server is called jenkins-01")
+    result = houkai("remember", "The build server is called jenkins-01", "--on-conflict", "raise")
+    assert_one_error_line(result, "not stored", "duplicate")
+    assert len(as_json(houkai("list", "--json"))) == 1
+
+
+def test_history_state_at_get_at_metrics(houkai):
+    memory_id = remember(houkai, "Version one of the fact")
+    time.sleep(0.01)
+    between = time.time()
+    time.sleep(0.01)
+    ok(houkai("edit", memory_id, "--text", "Version two of the fact"))
+    timeline = as_json(houkai("history", memory_id[:8], "--json"))
+    assert [e["op"] for e in timeline] == ["remember", "edit"]
+    then = as_json(houkai("get-at", memory_id, repr(between), "--json"))
+    assert then["text"] == "Version one of the fact"
+    state = as_json(houkai("state-at", repr(between), "--json"))
+    assert [m["text"] for m in state] == ["Version one of the fact"]
+    assert_one_error_line(houkai("get-at", memory_id, "1000"), "did not exist")
+    counters = as_json(houkai("metrics", "--json"))
+    assert isinstance(counters, dict) and counters
+
+
+def test_backup_of_the_embedded_server(houkai, settings, tmp_path):
+    import os
+
+    import redis
+
+    from houkai import redis_server
+
+    if os.environ.get("HOUKAI_TEST_REDIS_URL"):
+        pytest.skip("the test server is external")
+    client = redis.Redis.from_url(settings.redis_url)
+    data_dir = client.config_get("dir")["dir"]
+    client.close()
+    assert redis_server.status(data_dir) is not None
+    result = as_json(
+        houkai(
+            "--data-dir", data_dir, "backup", "--dest", str(tmp_path / "bk"), "--json", REDIS_URL=""
+        )
+    )
+    target = tmp_path / "bk" / os.path.basename(result["path"])
+    assert result["embedded"] is True and target.is_dir()
+    names = {p.name for p in target.iterdir()}
+    assert "dump.rdb" in names and names & {"appendonlydir", "appendonly.aof"}
+
+
+def test_table_format_renders_every_read_command(houkai):
+    a = remember(houkai, "Table rendering check about caching", "-t", "t1", "--type", "episodic")
+    b = remember(houkai, "Another caching note for the table", "--ttl", "1d")
+    ok(houkai("link", a, b))
+    commands = [
+        ("show", a),
+        ("recall", "caching", "--explain", "--mode", "hybrid"),
+        ("list",),
+        ("neighbors", a),
+        ("graph", a),
+        ("conflicts",),
+        ("stats", "--health"),
+        ("doctor",),
+        ("journal", "tail"),
+        ("journal", "show", as_json(houkai("journal", "tail", "--json"))[0]["entry_id"]),
+        ("collections", "list"),
+        ("config", "show"),
+        ("metrics",),
+        ("history", a),
+        ("purge",),
+        ("prune", "--min-score", "0.9"),
+        ("reflect", "--threshold", "0.5"),
+    ]
+    for args in commands:
+        result = ok(houkai("--format", "table", *args))
+        assert "Traceback" not in result.output
+    shown = ok(houkai("--format", "table", "show", a)).stdout
+    assert a in shown and "t1" in shown

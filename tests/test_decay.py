@@ -12,10 +12,23 @@ from houkai import DecayEngine, Memory
 DAY = 86_400.0
 
 
-def _mem(importance: float, days_idle: float, now: float, access_count: int = 0,
-         type: str = "episodic") -> Memory:
-    return Memory(id="x", text="t", type=type, importance=importance,
-                  last_accessed=now - days_idle * DAY, access_count=access_count)
+def _mem(
+    importance: float, days_idle: float, now: float, access_count: int = 0, type: str = "episodic"
+) -> Memory:
+    return Memory(
+        id="x",
+        text="t",
+        type=type,
+        importance=importance,
+        last_accessed=now - days_idle * DAY,
+        access_count=access_count,
+    )
+
+
+def _add(store, *specs: tuple) -> list[Memory]:
+    """Write (text, importance[, extra fields]) rows in one batched model call."""
+    items = [{"text": t, "importance": i, **(extra[0] if extra else {})} for t, i, *extra in specs]
+    return store.remember_many(items)
 
 
 def _age(store, memory: Memory, days: float, now: float, **fields) -> None:
@@ -47,8 +60,12 @@ def test_score_table_from_design(importance, days, expected, pruned):
 
 def test_defaults_match_seed():
     engine = DecayEngine(None)
-    assert (engine.decay_rate, engine.min_score, engine.protect_types,
-            engine.frequency_weight) == (0.1, 0.05, ("procedural",), 0.0)
+    assert (engine.decay_rate, engine.min_score, engine.protect_types, engine.frequency_weight) == (
+        0.1,
+        0.05,
+        ("procedural",),
+        0.0,
+    )
 
 
 def test_reinforcement_factor():
@@ -61,7 +78,8 @@ def test_reinforcement_factor():
     assert plain.score(often, now) == plain.score(never, now) == 0.5 * math.exp(-2.5)
     assert reinforced.score(never, now) == plain.score(never, now)
     assert reinforced.score(often, now) == pytest.approx(
-        0.5 * math.exp(-2.5) * (1 + 0.2 * math.log(11)))
+        0.5 * math.exp(-2.5) * (1 + 0.2 * math.log(11))
+    )
     # the seed's example: ~10 recalls survive a prune that drops the never-reread twin
     assert reinforced.score(never, now) < 0.05 <= reinforced.score(often, now)
     # the score may exceed importance with reinforcement
@@ -95,7 +113,9 @@ def test_bad_parameters_raise(kwargs, message):
 
 def test_protect_types_accepts_config_string():
     assert DecayEngine(None, protect_types="procedural, feedback").protect_types == (
-        "procedural", "feedback")
+        "procedural",
+        "feedback",
+    )
     assert DecayEngine(None, protect_types=None).protect_types == ()
 
 
@@ -109,9 +129,7 @@ def test_empty_store(store):
 
 def test_score_all_sorted_desc_and_includes_superseded(store):
     now = time.time()
-    a = store.remember("alpha fact", importance=0.9)
-    b = store.remember("beta fact", importance=0.2)
-    c = store.remember("gamma fact", importance=0.6)
+    a, b, c = _add(store, ("alpha fact", 0.9), ("beta fact", 0.2), ("gamma fact", 0.6))
     store.supersede(b.id, a.id)
     pairs = DecayEngine(store).score_all(now=now + 5 * DAY)
     assert [m.id for m, _ in pairs] == [a.id, c.id, b.id]
@@ -122,9 +140,13 @@ def test_score_all_sorted_desc_and_includes_superseded(store):
 
 def test_prune_dry_run_then_apply(store):
     now = time.time()
-    stale = store.remember("old deployment note", type="episodic", importance=0.9)
-    fresh = store.remember("recent deployment note", type="episodic", importance=0.9)
-    weak = store.remember("trivial remark", type="episodic", importance=0.1)
+    ep = {"type": "episodic"}
+    stale, fresh, weak = _add(
+        store,
+        ("old deployment note", 0.9, ep),
+        ("recent deployment note", 0.9, ep),
+        ("trivial remark", 0.1, ep),
+    )
     _age(store, stale, 30, now)
     _age(store, weak, 7, now)
     engine = DecayEngine(store)
@@ -142,14 +164,18 @@ def test_prune_dry_run_then_apply(store):
 
 def test_prune_protects_procedural(store):
     now = time.time()
-    runbook = store.remember("runbook: restart the api", type="procedural", importance=0.01)
-    note = store.remember("a passing note", type="episodic", importance=0.01)
+    runbook, note = _add(
+        store,
+        ("runbook: restart the api", 0.01, {"type": "procedural"}),
+        ("a passing note", 0.01, {"type": "episodic"}),
+    )
     removed = DecayEngine(store).prune(now=now + 400 * DAY)
     assert [m.id for m in removed] == [note.id]
     assert store.get(runbook.id) is not None
     # nothing protected → the runbook goes too
     assert [m.id for m in DecayEngine(store, protect_types=()).prune(now=now + 400 * DAY)] == [
-        runbook.id]
+        runbook.id
+    ]
 
 
 def test_prune_custom_now(store):
@@ -163,10 +189,13 @@ def test_prune_custom_now(store):
 
 def test_prune_includes_superseded_skips_expired(store):
     now = time.time()
-    old = store.remember("the build uses make", importance=0.01)
-    new = store.remember("the build uses bazel", importance=0.9)
+    old, new, expired = _add(
+        store,
+        ("the build uses make", 0.01),
+        ("the build uses bazel", 0.9),
+        ("short-lived", 0.01, {"expires_at": now - 10}),
+    )
     store.supersede(old.id, new.id)
-    expired = store.remember("short-lived", importance=0.01, expires_at=now - 10)
     removed = DecayEngine(store).prune(now=now)
     assert [m.id for m in removed] == [old.id]
     assert removed[0].superseded_by == new.id
@@ -175,12 +204,12 @@ def test_prune_includes_superseded_skips_expired(store):
 
 def test_prune_reinforcement_on_store(store):
     now = time.time()
-    often = store.remember("frequently recalled fact", importance=0.5)
-    never = store.remember("never recalled fact", importance=0.5)
+    often, never = _add(store, ("frequently recalled fact", 0.5), ("never recalled fact", 0.5))
     _age(store, often, 25, now, access_count=10)
     _age(store, never, 25, now)
     assert sorted(m.id for m in DecayEngine(store).prune(dry_run=True, now=now)) == sorted(
-        [often.id, never.id])
+        [often.id, never.id]
+    )
     removed = DecayEngine(store, frequency_weight=0.2).prune(now=now)
     assert [m.id for m in removed] == [never.id]
     assert store.get(often.id) is not None
@@ -206,10 +235,10 @@ def test_dry_run_writes_no_journal(store):
 
 def test_prune_streams_in_batches(store, monkeypatch):
     now = time.time()
-    items = [{"text": f"note number {i}", "type": "episodic", "importance": 0.5}
-             for i in range(45)]
-    items += [{"text": f"important fact {i}", "type": "semantic", "importance": 1.0}
-              for i in range(5)]
+    items = [{"text": f"note number {i}", "type": "episodic", "importance": 0.5} for i in range(45)]
+    items += [
+        {"text": f"important fact {i}", "type": "semantic", "importance": 1.0} for i in range(5)
+    ]
     written = store.remember_many(items)
     doomed = {m.id for m in written if m.importance == 0.5}
     at = now + 25 * DAY  # 0.5·e^-2.5 = 0.041 < 0.05 ≤ 1.0·e^-2.5 = 0.082
@@ -238,27 +267,27 @@ def test_iter_scores_streams_every_memory(store):
 
 def test_fallback_without_server_filter(store, monkeypatch):
     now = time.time()
-    weak = store.remember("weak note", importance=0.01)
-    store.remember("strong note", importance=0.9)
+    weak, _ = _add(store, ("weak note", 0.01), ("strong note", 0.9))
     engine = DecayEngine(store)
-    monkeypatch.setattr(engine, "_aggregate_args",
-                        lambda *a: ["FT.AGGREGATE", store.keys.index, "*", "APPLY"])
+    monkeypatch.setattr(
+        engine, "_aggregate_args", lambda *a: ["FT.AGGREGATE", store.keys.index, "*", "APPLY"]
+    )
     assert [m.id for m in engine.prune(now=now)] == [weak.id]
 
 
 def test_server_filters_candidates(store, monkeypatch):
     """Only (near-)candidates cross the wire: the server computes the score itself."""
-    store.remember_many([{"text": f"fresh fact {i}", "importance": 0.9} for i in range(20)])
-    weak = store.remember("weak note", importance=0.01)
-    often = store.remember("often recalled", importance=0.5)
+    rows = [(f"fresh fact {i}", 0.9) for i in range(20)]
+    *_, weak, often = _add(store, *rows, ("weak note", 0.01), ("often recalled", 0.5))
     now = time.time() + 60  # a minute later: none of the rows was just touched
     _age(store, often, 25, now, access_count=10)
     loaded: list[int] = []
     for weight, expected in ((0.0, {weak.id, often.id}), (0.2, {weak.id})):
         engine = DecayEngine(store, frequency_weight=weight)
         real_load = engine._load
-        monkeypatch.setattr(engine, "_load",
-                            lambda keys, real=real_load: loaded.append(len(keys)) or real(keys))
+        monkeypatch.setattr(
+            engine, "_load", lambda keys, real=real_load: loaded.append(len(keys)) or real(keys)
+        )
         loaded.clear()
         assert {m.id for m in engine.prune(dry_run=True, now=now)} == expected
         assert sum(loaded) == len(expected)

@@ -24,10 +24,19 @@ def _write_seed_archive(path, rows, *, model="all-MiniLM-L6-v2", dim=384, vector
         "format": "ai-houkai/export",
         "version": 1,
         "exported_at": 1748284800.5,
-        "source": {"collection": "ai_houkai", "embedding_model": model,
-                   "embedding_dim": dim if vectors else 0, "count": len(rows)},
-        "options": {"include_vectors": vectors, "include_superseded": False,
-                    "types": None, "tags": None, "since": None},
+        "source": {
+            "collection": "ai_houkai",
+            "embedding_model": model,
+            "embedding_dim": dim if vectors else 0,
+            "count": len(rows),
+        },
+        "options": {
+            "include_vectors": vectors,
+            "include_superseded": False,
+            "types": None,
+            "tags": None,
+            "since": None,
+        },
     }
     with gzip.open(path, "wt", encoding="utf-8") as handle:
         handle.write(json.dumps(header, separators=(",", ":")) + "\n")
@@ -38,11 +47,25 @@ def _write_seed_archive(path, rows, *, model="all-MiniLM-L6-v2", dim=384, vector
 
 def _seed_row(mid, text, *, vector=None, created_at=1748000000.0, **meta):
     base = {
-        "id": mid, "text": text, "type": "semantic", "tags": [], "importance": 0.5,
-        "created_at": created_at, "last_accessed": created_at, "access_count": 0,
-        "source": None, "links": [], "superseded_by": "", "superseded_at": 0.0,
-        "polarity": 0, "expires_at": 0.0, "pinned": False, "trust": "trusted",
-        "content_hash": "", "valid_from": 0.0, "valid_until": 0.0,
+        "id": mid,
+        "text": text,
+        "type": "semantic",
+        "tags": [],
+        "importance": 0.5,
+        "created_at": created_at,
+        "last_accessed": created_at,
+        "access_count": 0,
+        "source": None,
+        "links": [],
+        "superseded_by": "",
+        "superseded_at": 0.0,
+        "polarity": 0,
+        "expires_at": 0.0,
+        "pinned": False,
+        "trust": "trusted",
+        "content_hash": "",
+        "valid_from": 0.0,
+        "valid_until": 0.0,
     }
     base.update(meta)
     row = {"id": mid, "text": text, "meta": base}
@@ -53,8 +76,13 @@ def _seed_row(mid, text, *, vector=None, created_at=1748000000.0, **meta):
 
 @pytest.fixture()
 def populated(store):
-    a = store.remember("Deploys go out on Tuesdays", tags=["ops", "deploy"], source="wiki",
-                       importance=0.8, type="procedural")
+    a = store.remember(
+        "Deploys go out on Tuesdays",
+        tags=["ops", "deploy"],
+        source="wiki",
+        importance=0.8,
+        type="procedural",
+    )
     b = store.remember("The staging cluster lives in eu-west-1", tags=["ops"], polarity=1)
     c = store.remember("Staging moved to us-east-2", tags=["ops"])
     d = store.remember("Temporary note", ttl_seconds=3600)
@@ -78,12 +106,15 @@ def test_round_trip_preserves_everything(populated, make_store, tmp_path):
     for mid in ids:
         x, y = before[mid], after[mid]
         assert x.to_dict() | {"collection": ""} == y.to_dict() | {"collection": ""}
-        assert np.array_equal(np.asarray(x.embedding, np.float32),
-                              np.asarray(y.embedding, np.float32))
+        assert np.array_equal(
+            np.asarray(x.embedding, np.float32), np.asarray(y.embedding, np.float32)
+        )
     a, b, c = mems[:3]
     assert after[b.id].superseded_by == c.id
     assert {(m.id, rel) for m, rel in dst.neighbors(b.id, direction="in")} == {
-        (a.id, "related"), (c.id, "supersedes")}
+        (a.id, "related"),
+        (c.id, "supersedes"),
+    }
     assert dst.recall("which day do deploys happen", k=1)[0][0].id == a.id
     imports = dst.journal_tail(10, op="import")
     assert len(imports) == 4 and {e.actor for e in imports} == {"import"}
@@ -114,8 +145,10 @@ def test_export_filters_and_header(populated, tmp_path):
 
 
 def test_export_is_byte_stable_and_orders_ties_by_id(store, tmp_path):
-    rows = [_seed_row(mid, f"tied memory {mid}", created_at=1748000000.0)
-            for mid in ("c-3", "a-1", "b-2")]
+    rows = [
+        _seed_row(mid, f"tied memory {mid}", created_at=1748000000.0)
+        for mid in ("c-3", "a-1", "b-2")
+    ]
     rows.append(_seed_row("z-0", "an older memory", created_at=1747000000.0))
     store.import_(_write_seed_archive(tmp_path / "in.ahkai", rows, vectors=False))
     first = _lines(store.export(tmp_path / "one.ahkai").path)
@@ -138,8 +171,11 @@ def test_import_policies(populated, make_store, tmp_path):
     assert over.overwritten == 4 and dst.get(a.id).text == a.text
     renamed = dst.import_(path, on_conflict="rename")
     assert renamed.renamed == 4 and dst.count() == 8
-    copies = [m for m in dst.list_recent(20, include_superseded=True, include_expired=True)
-              if m.id not in {a.id, b.id, c.id, d.id}]
+    copies = [
+        m
+        for m in dst.list_recent(20, include_superseded=True, include_expired=True)
+        if m.id not in {a.id, b.id, c.id, d.id}
+    ]
     by_text = {m.text: m for m in copies}
     copy_a, copy_b, copy_c = (by_text[m.text] for m in (a, b, c))
     # links and supersede state inside the archive follow the renamed ids
@@ -147,8 +183,6 @@ def test_import_policies(populated, make_store, tmp_path):
     assert copy_b.superseded_by == copy_c.id
     fresh = make_store()
     fresh.remember("unrelated memory")
-    src_only = make_store()
-    src_only.import_(path)
     before = fresh.count()
     fresh.import_(path)  # now every id collides with "error"
     with pytest.raises(ImportConflictError) as info:
@@ -163,8 +197,11 @@ def test_error_policy_writes_nothing_on_partial_collision(populated, make_store,
     src, mems = populated
     path = src.export(tmp_path / "dump.ahkai", include_superseded=True).path
     dst = make_store()
-    dst.import_(_write_seed_archive(tmp_path / "one.ahkai",
-                                    [_seed_row(mems[0].id, "one colliding id")], vectors=False))
+    dst.import_(
+        _write_seed_archive(
+            tmp_path / "one.ahkai", [_seed_row(mems[0].id, "one colliding id")], vectors=False
+        )
+    )
     with pytest.raises(ImportConflictError):
         dst.import_(path, on_conflict="error")
     assert dst.count() == 1
@@ -185,8 +222,11 @@ def test_dry_run_counts_without_writing(populated, make_store, tmp_path):
 def test_model_mismatch_guard_and_regenerate(store, embedder, tmp_path):
     text = "vectors from some other embedding model"
     fake = np.ones(384, dtype=np.float32) / np.sqrt(384)
-    path = _write_seed_archive(tmp_path / "other.ahkai", [_seed_row("m-1", text, vector=fake)],
-                               model="text-embedding-3-small")
+    path = _write_seed_archive(
+        tmp_path / "other.ahkai",
+        [_seed_row("m-1", text, vector=fake)],
+        model="text-embedding-3-small",
+    )
     with pytest.raises(ValueError, match="regenerate_vectors"):
         store.import_(path)
     assert store.count() == 0
@@ -199,13 +239,27 @@ def test_imports_an_archive_in_the_seeds_exact_format(store, embedder, tmp_path)
     texts = ["Use ruff for linting", "The office moved to Lisbon in March"]
     vectors = embedder.encode(texts)
     rows = [
-        _seed_row("72be7903-0000-4000-8000-000000000001", texts[0], vector=vectors[0],
-                  type="procedural", tags=["python", "tooling"], importance=0.9,
-                  access_count=7, last_accessed=1748100000.0, source="cli",
-                  links=[{"to": "72be7903-0000-4000-8000-000000000002", "rel": "related"}],
-                  pinned=True, trust="reported"),
-        _seed_row("72be7903-0000-4000-8000-000000000002", texts[1], vector=vectors[1],
-                  polarity=-1, created_at=1748000001.0),
+        _seed_row(
+            "72be7903-0000-4000-8000-000000000001",
+            texts[0],
+            vector=vectors[0],
+            type="procedural",
+            tags=["python", "tooling"],
+            importance=0.9,
+            access_count=7,
+            last_accessed=1748100000.0,
+            source="cli",
+            links=[{"to": "72be7903-0000-4000-8000-000000000002", "rel": "related"}],
+            pinned=True,
+            trust="reported",
+        ),
+        _seed_row(
+            "72be7903-0000-4000-8000-000000000002",
+            texts[1],
+            vector=vectors[1],
+            polarity=-1,
+            created_at=1748000001.0,
+        ),
     ]
     path = _write_seed_archive(tmp_path / "seed.ahkai", rows)
     assert read_archive_header(path)["source"]["count"] == 2
@@ -238,8 +292,11 @@ def test_bad_archives_are_clear_errors(store, tmp_path):
         handle.write('{"format": "ai-houkai/export", "version": 99}\n')
     with pytest.raises(ArchiveError, match="version"):
         store.import_(newer)
-    rows = [_seed_row("ok-1", "a good row"), _seed_row("bad-1", "   "),
-            _seed_row("bad-2", "bad type", type="nonsense")]
+    rows = [
+        _seed_row("ok-1", "a good row"),
+        _seed_row("bad-1", "   "),
+        _seed_row("bad-2", "bad type", type="nonsense"),
+    ]
     path = _write_seed_archive(tmp_path / "mixed.ahkai", rows, vectors=False)
     with gzip.open(path, "at") as handle:
         handle.write("this is not json\n")
@@ -249,8 +306,10 @@ def test_bad_archives_are_clear_errors(store, tmp_path):
 
 
 def test_import_is_streamed_in_batches(store, tmp_path, monkeypatch):
-    rows = [_seed_row(f"id-{i:03d}", f"batched memory {i}", created_at=time.time() + i)
-            for i in range(25)]
+    rows = [
+        _seed_row(f"id-{i:03d}", f"batched memory {i}", created_at=time.time() + i)
+        for i in range(25)
+    ]
     path = _write_seed_archive(tmp_path / "many.ahkai", rows, vectors=False)
     calls = []
     real = store._encode

@@ -97,8 +97,9 @@ def test_journal_caps_itself_while_appending(store):
 
 
 def test_append_is_best_effort_when_redis_fails(store):
-    dead = redis.Redis(host="127.0.0.1", port=1, socket_connect_timeout=0.2,
-                       retry=Retry(NoBackoff(), 0))
+    dead = redis.Redis(
+        host="127.0.0.1", port=1, socket_connect_timeout=0.2, retry=Retry(NoBackoff(), 0)
+    )
     entry = JournalEntry(ts=time.time(), op="remember", actor="lib", id="x")
     assert Journal(dead, "nowhere:journal:x").append(entry) is None
     live = store.journal.client

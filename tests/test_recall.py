@@ -74,8 +74,9 @@ def test_hybrid_ranks_exact_identifier_first_semantic_does_not(orn):
 def test_rrf_fuses_ranks(orn):
     store, target = orn
     w = HybridWeights(cosine=0.3, lexical=0.7, recency=0.0, importance=0.0)
-    res = store.recall("ORN-4821", k=5, mode="hybrid", fusion="rrf", weights=w, touch=False,
-                       explain=True)
+    res = store.recall(
+        "ORN-4821", k=5, mode="hybrid", fusion="rrf", weights=w, touch=False, explain=True
+    )
     memory, score, expl = res[0]
     assert memory.id == target.id
     assert set(expl) >= {"signals", "polarity", "rrf_k", "score"}
@@ -90,8 +91,16 @@ def test_rrf_score_is_sum_of_contributions_plus_polarity_nudge(store):
     store.remember("Always pin dependency versions in requirements files.", polarity=1)
     store.remember("Never pin dependency versions in requirements files.", polarity=-1)
     w = HybridWeights(polarity_weight=0.5)
-    res = store.recall("pin dependency versions", k=2, mode="hybrid", fusion="rrf", weights=w,
-                       rrf_k=10, touch=False, explain=True)
+    res = store.recall(
+        "pin dependency versions",
+        k=2,
+        mode="hybrid",
+        fusion="rrf",
+        weights=w,
+        rrf_k=10,
+        touch=False,
+        explain=True,
+    )
     assert len(res) == 2
     for memory, score, expl in res:
         parts = sum(s["contribution"] for s in expl["signals"].values())
@@ -131,8 +140,7 @@ def test_min_cosine_gate_and_range_errors(deploy):
     res = store.recall(DEPLOY_Q, k=5, min_cosine=0.3, touch=False, explain=True)
     assert res and all(e["cosine"] >= 0.3 for _, _, e in res)
     assert len(res) < 5
-    hybrid = store.recall(DEPLOY_Q, k=5, mode="hybrid", min_cosine=0.3, touch=False,
-                          explain=True)
+    hybrid = store.recall(DEPLOY_Q, k=5, mode="hybrid", min_cosine=0.3, touch=False, explain=True)
     assert hybrid and all(e["cosine"] >= 0.3 for _, _, e in hybrid)
     for bad in (-1.5, 1.01, float("nan"), "0.5", True):
         with pytest.raises(ValueError, match="min_cosine"):
@@ -203,17 +211,32 @@ def test_recency_basis_created_vs_accessed(store):
     new_created = store.remember("Deploy notes: staging cluster uses four nodes.")
     now = time.time()
     month = 30 * 86400
-    store.client.hset(store.keys.memory(old_created.id),
-                      mapping={"created_at": repr(now - month), "last_accessed": repr(now)})
-    store.client.hset(store.keys.memory(new_created.id),
-                      mapping={"created_at": repr(now), "last_accessed": repr(now - month)})
+    store.client.hset(
+        store.keys.memory(old_created.id),
+        mapping={"created_at": repr(now - month), "last_accessed": repr(now)},
+    )
+    store.client.hset(
+        store.keys.memory(new_created.id),
+        mapping={"created_at": repr(now), "last_accessed": repr(now - month)},
+    )
     recency_only = dict(cosine=0.0, lexical=0.0, recency=1.0, importance=0.0)
-    created = store.recall("staging cluster nodes", k=2, mode="hybrid", touch=False,
-                           explain=True, weights=HybridWeights(**recency_only))
+    created = store.recall(
+        "staging cluster nodes",
+        k=2,
+        mode="hybrid",
+        touch=False,
+        explain=True,
+        weights=HybridWeights(**recency_only),
+    )
     assert ids(created) == [new_created.id, old_created.id]
     assert created[1][2]["recency"] == pytest.approx(math.exp(-0.1 * 30), abs=1e-3)
-    accessed = store.recall("staging cluster nodes", k=2, mode="hybrid", touch=False,
-                            weights=HybridWeights(recency_basis="accessed", **recency_only))
+    accessed = store.recall(
+        "staging cluster nodes",
+        k=2,
+        mode="hybrid",
+        touch=False,
+        weights=HybridWeights(recency_basis="accessed", **recency_only),
+    )
     assert ids(accessed) == [old_created.id, new_created.id]
 
 
@@ -227,8 +250,9 @@ def test_lexical_weight_renormalised_when_no_bm25(store):
     assert weights["importance"] == pytest.approx(0.10 / 0.8, abs=1e-6)
     # a lexical-only config has nothing to scale into: weights stay as given
     lexical_only = HybridWeights(cosine=0, lexical=1, recency=0, importance=0)
-    res = store.recall("zzqx vvkw", k=2, mode="hybrid", touch=False, explain=True,
-                       weights=lexical_only)
+    res = store.recall(
+        "zzqx vvkw", k=2, mode="hybrid", touch=False, explain=True, weights=lexical_only
+    )
     assert res[0][2]["weights"]["lexical"] == 1.0 and res[0][1] == 0.0
     # with a BM25 hit the weights are untouched
     res = store.recall("blue-green", k=2, mode="hybrid", touch=False, explain=True)
@@ -245,8 +269,9 @@ def test_semantic_mode_polarity_bonus_and_ignores_other_weights(make_store):
         assert score == pytest.approx(expl["cosine"] + 0.05 * memory.polarity, abs=1e-5)
     assert ids(res)[0] == pos.id
     strong = HybridWeights(polarity_weight=0.0)
-    flat = store.recall("run the linter before commit", k=2, touch=False, explain=True,
-                        weights=strong)
+    flat = store.recall(
+        "run the linter before commit", k=2, touch=False, explain=True, weights=strong
+    )
     assert all(s == pytest.approx(e["cosine"], abs=1e-5) for _, s, e in flat)
     # custom hybrid weights other than polarity do not change semantic scores
     odd = HybridWeights(cosine=0.1, lexical=0.9, recency=0.5, importance=0.5)
@@ -257,21 +282,37 @@ def test_semantic_mode_polarity_bonus_and_ignores_other_weights(make_store):
     heavy = make_store(hybrid_weights=HybridWeights(polarity_weight=1.0))
     heavy.remember("Run the linter before committing code.", polarity=-1)
     p = heavy.remember("Code should be linted at some point.", polarity=1)
-    assert heavy.recall("run the linter before committing code", k=1, touch=False)[0][0].id \
-        == p.id
+    top = heavy.recall("run the linter before committing code", k=1, touch=False)
+    assert top[0][0].id == p.id
     assert neg.id in ids(res)
 
 
 def test_filters_are_pushed_down(store):
-    m1 = store.remember("Release notes for the billing service.", type="episodic",
-                        tags=["alpha"], importance=0.9, source="git")
-    m2 = store.remember("Billing service release schedule.", type="semantic",
-                        tags=["beta"], importance=0.2, source="chat")
-    m3 = store.remember("How to release the billing service.", type="procedural",
-                        tags=["alpha", "beta"], importance=0.6, source="git")
+    m1 = store.remember(
+        "Release notes for the billing service.",
+        type="episodic",
+        tags=["alpha"],
+        importance=0.9,
+        source="git",
+    )
+    m2 = store.remember(
+        "Billing service release schedule.",
+        type="semantic",
+        tags=["beta"],
+        importance=0.2,
+        source="chat",
+    )
+    m3 = store.remember(
+        "How to release the billing service.",
+        type="procedural",
+        tags=["alpha", "beta"],
+        importance=0.6,
+        source="git",
+    )
     q = "billing service release"
     for mode in ("semantic", "hybrid"):
-        def got(**kw):
+
+        def got(mode=mode, **kw):
             return set(ids(store.recall(q, k=10, mode=mode, touch=False, **kw)))
 
         assert got() == {m1.id, m2.id, m3.id}
@@ -294,10 +335,10 @@ def test_superseded_and_expired_hidden_unless_asked(store):
     q = "API gateway timeout"
     for mode in ("semantic", "hybrid"):
         assert ids(store.recall(q, k=5, mode=mode, touch=False)) == [live.id]
-        assert set(ids(store.recall(q, k=5, mode=mode, touch=False,
-                                    include_superseded=True))) == {live.id, old.id}
-        assert set(ids(store.recall(q, k=5, mode=mode, touch=False,
-                                    include_expired=True))) == {live.id, gone.id}
+        both = store.recall(q, k=5, mode=mode, touch=False, include_superseded=True)
+        assert set(ids(both)) == {live.id, old.id}
+        both = store.recall(q, k=5, mode=mode, touch=False, include_expired=True)
+        assert set(ids(both)) == {live.id, gone.id}
 
 
 def test_touch_false_is_read_only(store):
@@ -311,22 +352,41 @@ def test_touch_false_is_read_only(store):
 
 
 def test_explain_keys_per_path(store):
-    a, b = store.remember_many(["Redis runs with AOF persistence enabled.",
-                                "Redis snapshots are copied to object storage."])
+    a, b = store.remember_many(
+        [
+            "Redis runs with AOF persistence enabled.",
+            "Redis snapshots are copied to object storage.",
+        ]
+    )
     add_link(store, b, a)
     q = "redis persistence"
     sem = store.recall(q, k=2, touch=False, explain=True)
     assert set(sem[0][2]) >= {"cosine", "polarity", "score"}
     assert "weights" not in sem[0][2]
     weighted = store.recall(q, k=2, mode="hybrid", touch=False, explain=True)
-    assert set(weighted[0][2]) >= {"cosine", "lexical", "recency", "importance", "polarity",
-                                   "weights", "score"}
+    assert set(weighted[0][2]) >= {
+        "cosine",
+        "lexical",
+        "recency",
+        "importance",
+        "polarity",
+        "weights",
+        "score",
+    }
     assert "graph" not in weighted[0][2] and "graph" not in weighted[0][2]["weights"]
-    graphed = store.recall(q, k=2, mode="hybrid", touch=False, explain=True,
-                           weights=HybridWeights(graph=0.2))
+    graphed = store.recall(
+        q, k=2, mode="hybrid", touch=False, explain=True, weights=HybridWeights(graph=0.2)
+    )
     assert "graph" in graphed[0][2] and graphed[0][2]["weights"]["graph"] == 0.2
-    rrf = store.recall(q, k=2, mode="hybrid", fusion="rrf", touch=False, explain=True,
-                       weights=HybridWeights(graph=0.2))
+    rrf = store.recall(
+        q,
+        k=2,
+        mode="hybrid",
+        fusion="rrf",
+        touch=False,
+        explain=True,
+        weights=HybridWeights(graph=0.2),
+    )
     assert set(rrf[0][2]) >= {"signals", "polarity", "rrf_k", "score"}
     assert "graph" in rrf[0][2]["signals"]
     no_explain = store.recall(q, k=2, touch=False)
@@ -339,15 +399,17 @@ def test_explain_keys_per_path(store):
     [("オフィス", 0), ("预算", 1), ("회의실", 2)],
 )
 def test_cjk_and_korean_keyword_recall(store, query, index):
-    mems = store.remember_many([
-        "東京タワーの近くに新しいオフィスを開設しました",
-        "我们明天在上海讨论预算问题",
-        "내일 오후 세시에 회의실 예약을 확인하세요",
-        "昨日は雨が降ったので家で映画を見ました",
-        "他喜欢在周末去公园跑步",
-        "주말에는 가족과 함께 산에 갑니다",
-        "The quarterly budget review meeting is on Thursday.",
-    ])
+    mems = store.remember_many(
+        [
+            "東京タワーの近くに新しいオフィスを開設しました",
+            "我们明天在上海讨论预算问题",
+            "내일 오후 세시에 회의실 예약을 확인하세요",
+            "昨日は雨が降ったので家で映画を見ました",
+            "他喜欢在周末去公园跑步",
+            "주말에는 가족과 함께 산에 갑니다",
+            "The quarterly budget review meeting is on Thursday.",
+        ]
+    )
     res = store.recall(query, k=3, mode="hybrid", touch=False, explain=True)
     assert res[0][0].id == mems[index].id
     assert res[0][2]["lexical"] == 1.0
@@ -355,53 +417,73 @@ def test_cjk_and_korean_keyword_recall(store, query, index):
 
 # ----------------------------------------------------------------- graph fusion
 def test_graph_fusion_lifts_a_hub(store):
-    ms = store.remember_many([
-        "Python packaging uses pyproject.toml with hatchling as the build backend.",
-        "Wheels for the Python package are built in CI and uploaded to the index.",
-        "Python package versions follow semantic versioning with git tags.",
-        "Release checklist owned by the platform team.",
-        "Python style guide: ruff with line length 100.",
-        "Python virtual environments are created with uv.",
-        "The cafeteria serves lunch at noon.",
-    ])
+    ms = store.remember_many(
+        [
+            "Python packaging uses pyproject.toml with hatchling as the build backend.",
+            "Wheels for the Python package are built in CI and uploaded to the index.",
+            "Python package versions follow semantic versioning with git tags.",
+            "Release checklist owned by the platform team.",
+            "Python style guide: ruff with line length 100.",
+            "Python virtual environments are created with uv.",
+            "The cafeteria serves lunch at noon.",
+        ]
+    )
     hub = ms[3]
     for m in ms[:3]:
         add_link(store, m, hub)
     q = "python packaging and releases"
     # BM25 is left out: RediSearch's term statistics shift while re-indexed
     # documents (the link writes above) wait for its GC, so it is not stable here.
-    plain = store.recall(q, k=7, mode="hybrid", touch=False,
-                         weights=HybridWeights(lexical=0.0))
-    graphed = store.recall(q, k=7, mode="hybrid", touch=False, explain=True,
-                           weights=HybridWeights(lexical=0.0, graph=0.5))
+    plain = store.recall(q, k=7, mode="hybrid", touch=False, weights=HybridWeights(lexical=0.0))
+    graphed = store.recall(
+        q,
+        k=7,
+        mode="hybrid",
+        touch=False,
+        explain=True,
+        weights=HybridWeights(lexical=0.0, graph=0.5),
+    )
     assert ids(plain).index(hub.id) >= 3
     assert ids(graphed)[0] == hub.id
     by_id = {m.id: e for m, _, e in graphed}
     assert by_id[hub.id]["graph"] == 1.0
     assert by_id[ms[6].id]["graph"] == 0.0  # the unrelated, unlinked memory gains nothing
-    rrf = store.recall(q, k=7, mode="hybrid", fusion="rrf", touch=False, explain=True,
-                       weights=HybridWeights(graph=0.5))
+    rrf = store.recall(
+        q,
+        k=7,
+        mode="hybrid",
+        fusion="rrf",
+        touch=False,
+        explain=True,
+        weights=HybridWeights(graph=0.5),
+    )
     assert {m.id: e for m, _, e in rrf}[hub.id]["signals"]["graph"]["rank"] == 0
+
 
 def test_graph_fusion_without_links_in_pool_is_a_no_op(store):
     store.remember_many(["The cafeteria serves lunch at noon.", "Lunch is free on Fridays."])
     q = "cafeteria lunch"
     base = store.recall(q, k=2, mode="hybrid", touch=False, explain=True)
-    lonely = store.recall(q, k=2, mode="hybrid", touch=False, explain=True,
-                          weights=HybridWeights(graph=0.5))
-    assert [(m.id, s) for m, s, _ in lonely] == [(m.id, s) for m, s, _ in base]
+    lonely = store.recall(
+        q, k=2, mode="hybrid", touch=False, explain=True, weights=HybridWeights(graph=0.5)
+    )
+    assert ids(lonely) == ids(base)
+    for (_, s1, _), (_, s2, _) in zip(lonely, base, strict=True):
+        assert s1 == pytest.approx(s2, abs=1e-5)  # only recency moves between calls
     assert all("graph" not in e for _, _, e in lonely)
 
 
 # ----------------------------------------------------------------- expansion
 @pytest.fixture()
 def chain(store):
-    a, x, y, z = store.remember_many([
-        "Kubernetes cluster autoscaling is configured with Karpenter.",
-        "Node pool sizes: m5.large for general workloads.",
-        "Spot instances are used for nightly batch jobs.",
-        "The lunch menu changes every Wednesday.",
-    ])
+    a, x, y, z = store.remember_many(
+        [
+            "Kubernetes cluster autoscaling is configured with Karpenter.",
+            "Node pool sizes: m5.large for general workloads.",
+            "Spot instances are used for nightly batch jobs.",
+            "The lunch menu changes every Wednesday.",
+        ]
+    )
     add_link(store, a, x, "refines")
     add_link(store, x, y, "example_of")
     add_link(store, a, z, "related")
@@ -417,8 +499,9 @@ def test_expand_appends_after_cut(chain):
     assert ids(res) == [a.id, x.id]
     assert res[1][1] == pytest.approx(0.70)
     assert res[1][2] == {"source": "graph_expansion", "rel": "refines", "hop": 1, "score": 0.7}
-    deep = store.recall(Q_K8S, k=1, touch=False, explain=True,
-                        expand=ExpandSpec(depth=2, decay=0.5))
+    deep = store.recall(
+        Q_K8S, k=1, touch=False, explain=True, expand=ExpandSpec(depth=2, decay=0.5)
+    )
     assert ids(deep) == [a.id, x.id, y.id]
     assert deep[2][1] == pytest.approx(0.35) and deep[2][2]["hop"] == 2
     capped = store.recall(Q_K8S, k=1, touch=False, expand=ExpandSpec(depth=2, cap=1))
@@ -436,8 +519,7 @@ def test_expand_skips_superseded_and_expired(chain):
     store._write([x])
     res = store.recall(Q_K8S, k=1, touch=False, expand=ExpandSpec(depth=2))
     assert ids(res) == [a.id]
-    res = store.recall(Q_K8S, k=1, touch=False, include_superseded=True,
-                       expand=ExpandSpec(depth=2))
+    res = store.recall(Q_K8S, k=1, touch=False, include_superseded=True, expand=ExpandSpec(depth=2))
     assert ids(res)[:1] == [a.id] and {x.id, y.id} <= set(ids(res))
     z = store.get(z.id)
     z.expires_at = 1.0
@@ -450,22 +532,29 @@ def test_expand_rerank_competes_for_k_slots(store):
     a = store.remember("Kubernetes cluster autoscaling is configured with Karpenter.")
     w = store.remember("The office plants need water twice a week.")
     # an episodic neighbour: outside the type-filtered pool, reachable only by the link
-    x = store.remember("Karpenter provisions nodes for the Kubernetes cluster autoscaler.",
-                       type="episodic")
+    x = store.remember(
+        "Karpenter provisions nodes for the Kubernetes cluster autoscaler.", type="episodic"
+    )
     add_link(store, a, x, "refines")
-    appended = store.recall(Q_K8S, k=2, type="semantic", touch=False,
-                            expand=ExpandSpec())
+    appended = store.recall(Q_K8S, k=2, type="semantic", touch=False, expand=ExpandSpec())
     assert ids(appended) == [a.id, w.id, x.id]  # rerank=False overflows k
-    merged = store.recall(Q_K8S, k=2, type="semantic", touch=False, explain=True,
-                          expand=ExpandSpec(rerank=True))
+    merged = store.recall(
+        Q_K8S, k=2, type="semantic", touch=False, explain=True, expand=ExpandSpec(rerank=True)
+    )
     assert ids(merged) == [a.id, x.id]  # rerank=True competes for the k slots
     assert merged[1][1] == pytest.approx(0.7 * merged[0][1], abs=1e-6)
     assert merged[1][2]["source"] == "graph_expansion"
     # and passes the dedup gate like any other candidate (it paraphrases `a`)
     vec = store.vectors([a.id, x.id])
     sim = float(np.dot(vec[a.id], vec[x.id]))
-    gated = store.recall(Q_K8S, k=2, type="semantic", touch=False,
-                         dedup_threshold=sim - 0.01, expand=ExpandSpec(rerank=True))
+    gated = store.recall(
+        Q_K8S,
+        k=2,
+        type="semantic",
+        touch=False,
+        dedup_threshold=sim - 0.01,
+        expand=ExpandSpec(rerank=True),
+    )
     assert ids(gated) == [a.id, w.id]
     # a neighbour already in the pool is not re-reached (its own score is kept)
     pool = store.recall(Q_K8S, k=1, touch=False, explain=True, expand=ExpandSpec(rerank=True))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
 import pytest
 
 from houkai import ReflectionEngine
@@ -24,11 +25,40 @@ DARK = [
 NOISE = ["Cats sleep for most of the day", "Quarterly revenue grew by twelve percent"]
 
 
+class _MemoEmbedder:
+    """The real model, memoised per text: these tests re-embed the same sentences often."""
+
+    def __init__(self, inner) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.dimension = inner.dimension
+        self.cache: dict[str, np.ndarray] = {}
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in self.cache]
+        if missing:
+            for text, vector in zip(missing, self.inner.encode(missing), strict=True):
+                self.cache[text] = vector
+        return np.stack([self.cache[t] for t in texts]) if texts else self.inner.encode([])
+
+
+@pytest.fixture(scope="module")
+def memo(embedder):
+    return _MemoEmbedder(embedder)
+
+
+@pytest.fixture()
+def store(make_store, memo):
+    return make_store(embedder=memo)
+
+
 def _add(store, texts, importances, type="episodic", tags=None):
     """One batched write (one model call): the machine is shared, keep tests quick."""
     return store.remember_many(
-        [{"text": t, "type": type, "importance": i, "tags": tags or []}
-         for t, i in zip(texts, importances, strict=True)],
+        [
+            {"text": t, "type": type, "importance": i, "tags": tags or []}
+            for t, i in zip(texts, importances, strict=True)
+        ],
         on_conflict="ignore",
     )
 
@@ -39,12 +69,18 @@ def _ids(clusters):
 
 @pytest.fixture()
 def populated(store):
-    items = [{"text": t, "type": "episodic", "importance": i, "tags": ["deploy"]}
-             for t, i in zip(DEPLOY, [0.9, 0.6, 0.5], strict=True)]
-    items += [{"text": t, "type": "episodic", "importance": i, "tags": ["ui"]}
-              for t, i in zip(DARK, [0.4, 0.8, 0.3], strict=True)]
-    items += [{"text": t, "type": "episodic", "importance": i}
-              for t, i in zip(NOISE, [0.95, 0.2], strict=True)]
+    items = [
+        {"text": t, "type": "episodic", "importance": i, "tags": ["deploy"]}
+        for t, i in zip(DEPLOY, [0.9, 0.6, 0.5], strict=True)
+    ]
+    items += [
+        {"text": t, "type": "episodic", "importance": i, "tags": ["ui"]}
+        for t, i in zip(DARK, [0.4, 0.8, 0.3], strict=True)
+    ]
+    items += [
+        {"text": t, "type": "episodic", "importance": i}
+        for t, i in zip(NOISE, [0.95, 0.2], strict=True)
+    ]
     written = store.remember_many(items)
     return store, written[:3], written[3:6], written[6:]
 
@@ -67,8 +103,7 @@ def test_threshold_and_seed_choice(populated):
     store, deploy, dark, _ = populated
     # 0.8: seed M1 reaches neither M0 (0.774) nor M2 (0.772) → dropped; M0 then seeds {M0, M2}
     clusters = ReflectionEngine(store, similarity_threshold=0.8).clusters()
-    assert _ids(clusters) == [[deploy[0].id, deploy[1].id, deploy[2].id],
-                              [dark[0].id, dark[2].id]]
+    assert _ids(clusters) == [[deploy[0].id, deploy[1].id, deploy[2].id], [dark[0].id, dark[2].id]]
     assert ReflectionEngine(store, similarity_threshold=0.99).clusters() == []
 
 
@@ -76,14 +111,16 @@ def test_similarity_is_to_the_seed_not_chained(store):
     # D0 seeds: takes D1 (0.910) but not D2 (0.879), although D1–D2 is 0.899
     d = _add(store, DEPLOY, [0.9, 0.6, 0.5])
     assert _ids(ReflectionEngine(store, similarity_threshold=0.89).clusters()) == [
-        [d[0].id, d[1].id]]
+        [d[0].id, d[1].id]
+    ]
 
 
 def test_highest_importance_anchors(store):
     # the same texts, but D1 is now the most important: it reaches both others
     d = _add(store, DEPLOY, [0.6, 0.9, 0.5])
     assert _ids(ReflectionEngine(store, similarity_threshold=0.89).clusters()) == [
-        [d[1].id, d[0].id, d[2].id]]
+        [d[1].id, d[0].id, d[2].id]
+    ]
 
 
 def test_min_cluster_size(populated):
@@ -96,10 +133,12 @@ def test_only_active_ready_episodic_memories(store):
     ep = _add(store, DEPLOY[:2], [0.9, 0.8])
     _add(store, DEPLOY[:2], [0.9, 0.8], type="semantic")
     _add(store, DARK[:2], [0.9, 0.8], type="procedural")
-    old, _ = store.remember_many([
-        {"text": DARK[2], "type": "episodic", "importance": 0.7},
-        {"text": DARK[0], "type": "episodic", "importance": 0.7, "expires_at": time.time() - 5},
-    ])
+    old, _ = store.remember_many(
+        [
+            {"text": DARK[2], "type": "episodic", "importance": 0.7},
+            {"text": DARK[0], "type": "episodic", "importance": 0.7, "expires_at": time.time() - 5},
+        ]
+    )
     store.supersede(old.id, ep[0].id)
     assert _ids(ReflectionEngine(store).clusters()) == [[ep[0].id, ep[1].id]]
 
@@ -107,7 +146,8 @@ def test_only_active_ready_episodic_memories(store):
 def test_small_batches_give_the_same_clusters(populated):
     store = populated[0]
     assert _ids(ReflectionEngine(store, batch_size=2).clusters()) == _ids(
-        ReflectionEngine(store).clusters())
+        ReflectionEngine(store).clusters()
+    )
 
 
 def test_empty_store(store):
@@ -128,7 +168,8 @@ def test_reflect_creates_linked_semantic_summaries(populated):
     assert stored.importance == round((0.9 + 0.6 + 0.5) / 3, 3)
     assert stored.text.startswith("[Reflection ×3] " + DEPLOY[0])
     assert {(link.to, link.rel) for link in stored.links} == {
-        (m.id, "derived_from") for m in deploy}
+        (m.id, "derived_from") for m in deploy
+    }
     assert created[1].tags == ["reflection", "ui"]
     # sources untouched without consolidate
     assert all(not store.get(m.id).superseded_by for m in deploy + dark)
@@ -204,14 +245,14 @@ def test_empty_summary_falls_back_to_extractive(populated):
 
 def test_summarizer_spec_string(populated):
     store = populated[0]
-    assert ReflectionEngine(store, summarizer="extractive").reflect(dry_run=True)[0].text.startswith(
-        "[Reflection ×3]")
+    previews = ReflectionEngine(store, summarizer="extractive").reflect(dry_run=True)
+    assert previews[0].text.startswith("[Reflection ×3]")
     with pytest.raises(ValueError, match="provider"):
         ReflectionEngine(store, summarizer="bogus:model")
 
 
-def test_store_conflict_policy_does_not_block_summary(make_store):
-    store = make_store(conflict_policy="raise")
+def test_store_conflict_policy_does_not_block_summary(make_store, memo):
+    store = make_store(conflict_policy="raise", embedder=memo)
     _add(store, DEPLOY, [0.9, 0.6, 0.5])
     assert len(ReflectionEngine(store).reflect()) == 1
 
@@ -243,3 +284,35 @@ def test_extractive_summary_shape():
     assert _default_summarizer(ms) == "[Reflection ×2] high | low"
     long = [Memory(id=str(i), text="x" * 300) for i in range(3)]
     assert len(_default_summarizer(long)) == 512
+
+
+def _topic_vectors(texts: list[str]) -> list[list[float]]:
+    """Controlled geometry: 'topic K item J' sits near axis K (cosine ≈ 0.98 within a topic)."""
+    out = []
+    for text in texts:
+        words = text.split()
+        vector = [0.0] * 64
+        if len(words) == 4 and words[0] == "topic":
+            vector[int(words[1])] = 1.0
+            vector[32 + int(words[3])] = 0.2
+        else:  # anything else (the dimension probe, summaries) lies off every topic axis
+            vector[63] = 1.0
+        out.append(vector)
+    return out
+
+
+def test_many_clusters_stream_through_small_batches(make_store):
+    """More seeds than one batch (and than RediSearch's default SORTBY cap of 10)."""
+    store = make_store(embedding_function=_topic_vectors)
+    items = [
+        {"text": f"topic {k} item {j}", "type": "episodic", "importance": round(0.9 - k / 50, 3)}
+        for k in range(15)
+        for j in range(3)
+    ]
+    written = store.remember_many(items)
+    clusters = ReflectionEngine(store, similarity_threshold=0.9, batch_size=4).clusters()
+    assert len(clusters) == 15
+    # seeds come in importance order: topic 0 first
+    assert [c[0].text.split()[1] for c in clusters] == [str(k) for k in range(15)]
+    assert sorted(m.id for c in clusters for m in c) == sorted(m.id for m in written)
+    assert all(len({m.text.split()[1] for m in c}) == 1 for c in clusters)

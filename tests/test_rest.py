@@ -8,8 +8,8 @@ import time
 import uuid
 
 import pytest
-
 from houkai.api.rest import create_app
+
 from houkai.service import MemoryService
 from houkai.store import MemoryStore
 
@@ -25,8 +25,9 @@ class Api:
 
     def __init__(self, make_store, settings, tokens=None, **overrides) -> None:
         self.collection = f"rest-{uuid.uuid4().hex[:8]}"
-        self.settings = settings.replace(collection=self.collection, pipeline_mode="inline",
-                                         **overrides)
+        self.settings = settings.replace(
+            collection=self.collection, pipeline_mode="inline", **overrides
+        )
         self.service = MemoryService(self.settings, actor="http")
         self.service._stores[self.collection] = make_store(self.collection, actor="http")
         self.make_store = make_store
@@ -83,15 +84,21 @@ def test_remember_202_then_fetch_and_wait_201(api):
     assert body["stored"] is True and body["ids"] == [body["id"]] and "job_id" in body
     got = api.call("GET", f"/memories/{body['id']}")
     assert got.status_code == 200 and got.get_json()["tags"] == ["cache"]
-    r = api.call("POST", "/memories?wait=true",
-                 {"text": "Retries back off exponentially", "importance": "0.9"})
+    r = api.call(
+        "POST",
+        "/memories?wait=true",
+        {"text": "Retries back off exponentially", "importance": "0.9"},
+    )
     assert r.status_code == 201
     mem = r.get_json()
     assert mem["stored"] is True and mem["state"] == "ready" and mem["importance"] == 0.9
     hits = api.call("GET", "/recall?query=exponential+backoff&k=1").get_json()["results"]
     assert hits[0]["id"] == mem["id"]
-    hits = api.call("POST", "/recall", {"query": "exponential backoff", "k": 1,
-                                        "mode": "hybrid", "explain": True}).get_json()
+    hits = api.call(
+        "POST",
+        "/recall",
+        {"query": "exponential backoff", "k": 1, "mode": "hybrid", "explain": True},
+    ).get_json()
     assert hits["results"][0]["id"] == mem["id"] and "explain" in hits["results"][0]
 
 
@@ -125,32 +132,37 @@ def test_batch(api):
 
 
 # ---------------------------------------------------------------- errors
-@pytest.mark.parametrize("method,path,raw,status", [
-    ("POST", "/memories", b"{not json", 400),
-    ("POST", "/memories", b"[1, 2]", 400),
-    ("POST", "/memories", b"\xff\xfe", 400),
-    ("POST", "/memories", b"{}", 400),
-    ("POST", "/memories", b'{"text": "x", "txet": 1}', 400),
-    ("POST", "/memories", b'{"text": "x", "type": "nope"}', 400),
-    ("POST", "/memories", b'{"text": ["x"]}', 400),
-    ("POST", "/memories", b'{"text": "x", "polarity": "up"}', 400),
-    ("POST", "/memories", b'{"text": "x", "ttl_seconds": -5}', 400),
-    ("POST", "/recall", b'{"query": "x", "k": 0}', 400),
-    ("POST", "/recall", b'{"query": "x", "since": "last tuesday"}', 400),
-    ("POST", "/recall", b'{"query": "x", "expand": "deep"}', 400),
-    ("GET", "/recall", None, 400),
-    ("GET", "/recall?query=x&k=abc", None, 400),
-    ("GET", "/recall?query=x&bogus=1", None, 400),
-    ("GET", "/recall?query=x&k=1&k=2", None, 400),
-    ("GET", "/memories?limit=-1", None, 400),
-    ("GET", "/state_at", None, 400),
-    ("GET", "/memories/unknown-id", None, 404),
-    ("GET", "/no/such/route", None, 404),
-    ("PUT", "/memories", None, 405),
-    ("DELETE", "/recall", None, 405),
-    ("GET", "/c/bad%20name/memories", None, 400),
-    ("GET", "/c/never-made/memories", None, 404),
-])
+@pytest.mark.parametrize(
+    "method,path,raw,status",
+    [
+        ("POST", "/memories", b"{not json", 400),
+        ("POST", "/memories", b"[1, 2]", 400),
+        ("POST", "/memories", b"\xff\xfe", 400),
+        ("POST", "/memories", b"[" * 50000, 400),
+        ("POST", "/memories", b'{"text": "x", "importance": 1e400}', 400),
+        ("POST", "/memories", b"{}", 400),
+        ("POST", "/memories", b'{"text": "x", "txet": 1}', 400),
+        ("POST", "/memories", b'{"text": "x", "type": "nope"}', 400),
+        ("POST", "/memories", b'{"text": ["x"]}', 400),
+        ("POST", "/memories", b'{"text": "x", "polarity": "up"}', 400),
+        ("POST", "/memories", b'{"text": "x", "ttl_seconds": -5}', 400),
+        ("POST", "/recall", b'{"query": "x", "k": 0}', 400),
+        ("POST", "/recall", b'{"query": "x", "since": "last tuesday"}', 400),
+        ("POST", "/recall", b'{"query": "x", "expand": "deep"}', 400),
+        ("GET", "/recall", None, 400),
+        ("GET", "/recall?query=x&k=abc", None, 400),
+        ("GET", "/recall?query=x&bogus=1", None, 400),
+        ("GET", "/recall?query=x&k=1&k=2", None, 400),
+        ("GET", "/memories?limit=-1", None, 400),
+        ("GET", "/state_at", None, 400),
+        ("GET", "/memories/unknown-id", None, 404),
+        ("GET", "/no/such/route", None, 404),
+        ("PUT", "/memories", None, 405),
+        ("DELETE", "/recall", None, 405),
+        ("GET", "/c/bad%20name/memories", None, 400),
+        ("GET", "/c/never-made/memories", None, 404),
+    ],
+)
 def test_error_statuses(api, method, path, raw, status):
     r = api.call(method, path, raw=raw)
     assert r.status_code == status, r.get_data(as_text=True)
@@ -214,12 +226,23 @@ def test_auth_matrix(secured):
     other_read = ("GET", f"/c/{a.other}/memories", None)
     other_write = ("POST", f"/c/{a.other}/memories", {"text": "x", "wait": True})
     cases = [
-        (None, write, 401), (None, read, 401), ("wrong", read, 401), ("admin-to", read, 401),
-        ("admin-tok", write, 201), ("admin-tok", read, 200), ("admin-tok", other_write, 201),
-        ("read-tok", read, 200), ("read-tok", write, 403), ("read-tok", other_read, 200),
-        ("team-tok", write, 201), ("team-tok", read, 200), ("team-tok", other_read, 403),
-        ("team-tok", other_write, 403), ("other-ro", other_read, 200),
-        ("other-ro", other_write, 403), ("other-ro", read, 403),
+        (None, write, 401),
+        (None, read, 401),
+        ("wrong", read, 401),
+        ("admin-to", read, 401),
+        ("admin-tok", write, 201),
+        ("admin-tok", read, 200),
+        ("admin-tok", other_write, 201),
+        ("read-tok", read, 200),
+        ("read-tok", write, 403),
+        ("read-tok", other_read, 200),
+        ("team-tok", write, 201),
+        ("team-tok", read, 200),
+        ("team-tok", other_read, 403),
+        ("team-tok", other_write, 403),
+        ("other-ro", other_read, 200),
+        ("other-ro", other_write, 403),
+        ("other-ro", read, 403),
     ]
     for token, (method, path, body), status in cases:
         r = a.call(method, path, body, token=token)
@@ -232,8 +255,9 @@ def test_auth_matrix(secured):
     assert r.status_code == 401
     assert a.call("GET", "/memories", headers={"Authorization": "Basic abc"}).status_code == 401
     assert r.headers.get("WWW-Authenticate") == "Bearer"
-    names = {c["name"] for c in a.call("GET", "/collections", token="team-tok")
-             .get_json()["collections"]}
+    names = {
+        c["name"] for c in a.call("GET", "/collections", token="team-tok").get_json()["collections"]
+    }
     assert names == {a.collection}
     assert a.call("GET", "/metrics/prometheus").status_code == 401
 
@@ -242,16 +266,17 @@ def test_archive_routes_need_a_configured_token(api, secured, tmp_path):
     needs("export", "import_")
     path = str(tmp_path / "x.ahkai")
     assert api.call("POST", "/export", {"path": path}).status_code == 403
-    secured.call("POST", "/memories", {"text": "exported memory", "wait": True},
-                 token="admin-tok")
+    secured.call("POST", "/memories", {"text": "exported memory", "wait": True}, token="admin-tok")
     r = secured.call("POST", "/export", {"path": path}, token="admin-tok")
     assert r.status_code == 200 and r.get_json()["count"] == 1
     assert secured.call("POST", "/export", {"path": path}, token="read-tok").status_code == 403
-    r = secured.call("POST", f"/c/{secured.other}/import", {"path": path, "dry_run": True},
-                     token="admin-tok")
+    r = secured.call(
+        "POST", f"/c/{secured.other}/import", {"path": path, "dry_run": True}, token="admin-tok"
+    )
     assert r.status_code == 200 and r.get_json()["ok"] is True
-    r = secured.call("POST", "/import", {"path": str(tmp_path / "missing.ahkai")},
-                     token="admin-tok")
+    r = secured.call(
+        "POST", "/import", {"path": str(tmp_path / "missing.ahkai")}, token="admin-tok"
+    )
     assert r.status_code in (400, 404)
 
 
@@ -266,8 +291,9 @@ def test_jobs_and_ingest(api):
     assert job_id in [j["id"] for j in api.call("GET", "/jobs").get_json()["jobs"]]
     assert api.call("GET", "/jobs/not-a-job").status_code == 404
     doc = "# Title\n\n" + "Paragraph about ingestion pipelines. " * 20
-    r = api.call("POST", "/ingest", {"documents": [{"text": doc, "source": "doc.md"}],
-                                     "wait": True})
+    r = api.call(
+        "POST", "/ingest", {"documents": [{"text": doc, "source": "doc.md"}], "wait": True}
+    )
     assert r.status_code == 201 and r.get_json()["total"] >= 1
     assert api.call("POST", "/ingest", {"documents": []}).status_code == 400
     assert api.call("POST", "/ingest", {"path": "/etc"}).status_code == 400
@@ -345,8 +371,7 @@ def test_lifecycle_routes(api):
 def test_pack_routes(api):
     needs("recall_pack", "auto_context_pack")
     api.remember("The API is deployed with blue-green releases to production")
-    r = api.call("POST", "/recall_pack", {"query": "how is the API deployed",
-                                          "token_budget": 100})
+    r = api.call("POST", "/recall_pack", {"query": "how is the API deployed", "token_budget": 100})
     assert r.status_code == 200 and r.get_json()["items"]
     r = api.call("POST", "/auto_context", {"task": "deploy the API to production"})
     assert r.status_code == 200 and r.get_json()["queries"][0] == "deploy the API to production"
@@ -363,8 +388,11 @@ def test_maintenance_tick_route(api):
 def test_remember_raise_conflict_is_409(api):
     needs("find_conflicts")
     api.remember("The build cache lives in /var/cache/build")
-    r = api.call("POST", "/memories", {"text": "The build cache lives in /var/cache/build",
-                                       "on_conflict": "raise", "wait": True})
+    r = api.call(
+        "POST",
+        "/memories",
+        {"text": "The build cache lives in /var/cache/build", "on_conflict": "raise", "wait": True},
+    )
     assert r.status_code == 409
     body = r.get_json()
     assert body["stored"] is False and body["conflicts"] and body["error"]

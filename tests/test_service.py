@@ -54,12 +54,19 @@ def test_coercion_accepts_json_and_strings_and_rejects_the_rest():
     assert as_bool(0, "b") is False and as_bool(None, "b", True) is True
     assert as_str_list("one", "tags") == ["one"]
     assert as_timestamp("1d", "since") < time.time()
-    for call in (lambda: as_int(True, "k"), lambda: as_int("5x", "k"),
-                 lambda: as_int(2.5, "k"), lambda: as_int({}, "k"),
-                 lambda: as_int(0, "k", lo=1), lambda: as_float("nan", "x"),
-                 lambda: as_float([], "x"), lambda: as_bool("maybe", "b"),
-                 lambda: as_bool(2, "b"), lambda: as_str_list([1], "tags"),
-                 lambda: as_timestamp("soon", "since")):
+    for call in (
+        lambda: as_int(True, "k"),
+        lambda: as_int("5x", "k"),
+        lambda: as_int(2.5, "k"),
+        lambda: as_int({}, "k"),
+        lambda: as_int(0, "k", lo=1),
+        lambda: as_float("nan", "x"),
+        lambda: as_float([], "x"),
+        lambda: as_bool("maybe", "b"),
+        lambda: as_bool(2, "b"),
+        lambda: as_str_list([1], "tags"),
+        lambda: as_timestamp("soon", "since"),
+    ):
         with pytest.raises(BadRequest) as info:
             call()
         assert classify(info.value)[0] == 400
@@ -67,15 +74,25 @@ def test_coercion_accepts_json_and_strings_and_rejects_the_rest():
 
 # ---------------------------------------------------------------- shapes
 def test_remember_recall_get_forget_round_trip(svc):
-    out = svc.remember("The deploy script lives in ops/deploy.sh", tags=["ops"],
-                       importance="0.7", polarity="1")
+    out = svc.remember(
+        "The deploy script lives in ops/deploy.sh", tags=["ops"], importance="0.7", polarity="1"
+    )
     assert out["stored"] is True and out["importance"] == 0.7
     assert out["memory"]["state"] == "ready" and out["memory"]["polarity"] == 1
     mid = out["id"]
     hits = svc.recall("where is the deploy script?", k="3")
     assert hits[0]["id"] == mid and 0 < hits[0]["score"] <= 1.0001
-    assert {"id", "text", "type", "tags", "importance", "score", "created_at",
-            "superseded_by", "expires_at"} <= set(hits[0])
+    assert {
+        "id",
+        "text",
+        "type",
+        "tags",
+        "importance",
+        "score",
+        "created_at",
+        "superseded_by",
+        "expires_at",
+    } <= set(hits[0])
     explained = svc.recall("deploy script", explain="true", mode="hybrid")
     assert "explain" in explained[0]
     assert svc.get(mid)["text"] == "The deploy script lives in ops/deploy.sh"
@@ -87,11 +104,18 @@ def test_remember_recall_get_forget_round_trip(svc):
 
 
 def test_remember_validation_is_clear(svc):
-    for kwargs in ({"text": ""}, {"text": "x", "type": "nope"}, {"text": "x", "polarity": 5},
-                   {"text": "x", "importance": "high"}, {"text": "x", "tags": [1]},
-                   {"text": "x", "tags": ["a,b"]}, {"text": "x", "ttl_seconds": -1},
-                   {"text": "x", "ttl_seconds": 5, "expires_at": 9e9},
-                   {"text": 42}, {"text": "x", "on_conflict": "explode"}):
+    for kwargs in (
+        {"text": ""},
+        {"text": "x", "type": "nope"},
+        {"text": "x", "polarity": 5},
+        {"text": "x", "importance": "high"},
+        {"text": "x", "tags": [1]},
+        {"text": "x", "tags": ["a,b"]},
+        {"text": "x", "ttl_seconds": -1},
+        {"text": "x", "ttl_seconds": 5, "expires_at": 9e9},
+        {"text": 42},
+        {"text": "x", "on_conflict": "explode"},
+    ):
         with pytest.raises((ValueError, BadRequest)) as info:
             svc.remember(**kwargs)
         assert classify(info.value)[0] == 400, kwargs
@@ -99,8 +123,9 @@ def test_remember_validation_is_clear(svc):
 
 
 def test_remember_many_and_all_or_nothing(svc):
-    out = svc.remember_many(["alpha memory", {"text": "beta memory", "tags": "b"}],
-                            batch_size="2", wait=True)
+    out = svc.remember_many(
+        ["alpha memory", {"text": "beta memory", "tags": "b"}], batch_size="2", wait=True
+    )
     assert out["stored"] == 2 and len(out["ids"]) == 2
     with pytest.raises((ValueError, BadRequest)):
         svc.remember_many(["fine", {"text": "bad", "type": "nope"}])
@@ -150,10 +175,15 @@ def test_collections_are_isolated(svc):
 
 
 def test_recall_bad_arguments(svc):
-    for kwargs in ({"query": "x", "k": 0}, {"query": "x", "mode": "hybird"},
-                   {"query": "x", "since": "yesterday"}, {"query": None},
-                   {"query": "x", "expand": {"bogus": 1}}, {"query": "x", "fusion": "max"},
-                   {"query": "x", "overfetch": "lots"}):
+    for kwargs in (
+        {"query": "x", "k": 0},
+        {"query": "x", "mode": "hybird"},
+        {"query": "x", "since": "yesterday"},
+        {"query": None},
+        {"query": "x", "expand": {"bogus": 1}},
+        {"query": "x", "fusion": "max"},
+        {"query": "x", "overfetch": "lots"},
+    ):
         with pytest.raises((ValueError, BadRequest)) as info:
             svc.recall(**kwargs)
         assert classify(info.value)[0] == 400, kwargs
@@ -177,8 +207,12 @@ def test_memory_to_dict_shape(svc):
 def test_dispatch_covers_the_seed_tools():
     assert len(SEED_TOOLS) == 23 and "import" in SEED_TOOLS
     assert TOOLS["import"] == "import_"
-    assert tool_parameters("link") == {"src_id": True, "dst_id": True, "rel": False,
-                                       "collection": False}
+    assert tool_parameters("link") == {
+        "src_id": True,
+        "dst_id": True,
+        "rel": False,
+        "collection": False,
+    }
 
 
 def test_dispatch_calls_and_rejects(svc):
@@ -202,8 +236,9 @@ def test_remember_raise_conflict(svc):
     with pytest.raises(ConflictError) as info:
         svc.remember("The staging database runs on port 5432", on_conflict="raise")
     assert classify(info.value)[0] == 409
-    refused = svc.dispatch("remember", {"text": "The staging database runs on port 5432",
-                                        "on_conflict": "raise"})
+    refused = svc.dispatch(
+        "remember", {"text": "The staging database runs on port 5432", "on_conflict": "raise"}
+    )
     assert refused["stored"] is False and refused["conflicts"]
     assert svc.store().count() == 1
 

@@ -264,3 +264,26 @@ def test_seed_style_embedding_function_is_accepted(make_store) -> None:
     tiny = make_store(embedding_function=fn)
     tiny.remember("abc")
     assert tiny.index_params.dim == 3 and tiny.recall("abc", k=1)[0][0].text == "abc"
+
+
+def test_edit_from_a_stale_read_keeps_concurrent_links(store: MemoryStore, monkeypatch) -> None:
+    a, b = store.remember("service A calls service B"), store.remember("service B owns billing")
+    stale = store.get(a.id)
+    store.link(a.id, b.id, rel="related")  # lands between edit's read and its write
+    monkeypatch.setattr(store, "get", lambda memory_id, **kw: stale)
+    store.edit(a.id, importance=0.9)
+    monkeypatch.undo()
+    fresh = store.get(a.id)
+    assert fresh.importance == 0.9 and [(x.to, x.rel) for x in fresh.links] == [(b.id, "related")]
+
+
+def test_edit_never_recreates_a_memory_forgotten_meanwhile(store: MemoryStore,
+                                                           monkeypatch) -> None:
+    m = store.remember("short-lived")
+    stale = store.get(m.id)
+    store.forget(m.id)
+    monkeypatch.setattr(store, "get", lambda memory_id, **kw: stale)
+    with pytest.raises(MemoryNotFound):
+        store.edit(m.id, importance=0.9)
+    monkeypatch.undo()
+    assert store.get(m.id) is None and not store.exists(m.id)

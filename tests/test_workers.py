@@ -8,6 +8,7 @@ beat tests; a deliberately slow hash worker is killed with SIGKILL mid-job.
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import subprocess
@@ -30,20 +31,22 @@ FAST_HNSW = {"hnsw_m": 8, "hnsw_ef_construction": 40}
 def _env(settings, prefix: str, embedder: str, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOUKAI_")}
     env.pop("REDIS_URL", None)
-    env.update({
-        "HOUKAI_CONFIG": "/nonexistent/houkai.toml",
-        "HOUKAI_REDIS_URL": settings.redis_url,
-        "HOUKAI_DATA_DIR": settings.data_dir,
-        "HOUKAI_KEY_PREFIX": prefix,
-        "HOUKAI_EMBEDDER": embedder,
-        "HOUKAI_BROKER_VISIBILITY_TIMEOUT": "2s",
-        "HOUKAI_MAINTENANCE_DECAY_ENABLED": "false",
-        "HOUKAI_MAINTENANCE_PURGE_ENABLED": "false",
-        "HOUKAI_MAINTENANCE_REFLECT_ENABLED": "false",
-        "HOUKAI_MAINTENANCE_ARCHIVE_EVERY": "0",
-        "HOUKAI_MAINTENANCE_RECONCILE_EVERY": "3s",
-        "HOUKAI_MAINTENANCE_TICK_INTERVAL": "1s",
-    })
+    env.update(
+        {
+            "HOUKAI_CONFIG": "/nonexistent/houkai.toml",
+            "HOUKAI_REDIS_URL": settings.redis_url,
+            "HOUKAI_DATA_DIR": settings.data_dir,
+            "HOUKAI_KEY_PREFIX": prefix,
+            "HOUKAI_EMBEDDER": embedder,
+            "HOUKAI_BROKER_VISIBILITY_TIMEOUT": "2s",
+            "HOUKAI_MAINTENANCE_DECAY_ENABLED": "false",
+            "HOUKAI_MAINTENANCE_PURGE_ENABLED": "false",
+            "HOUKAI_MAINTENANCE_REFLECT_ENABLED": "false",
+            "HOUKAI_MAINTENANCE_ARCHIVE_EVERY": "0",
+            "HOUKAI_MAINTENANCE_RECONCILE_EVERY": "3s",
+            "HOUKAI_MAINTENANCE_TICK_INTERVAL": "1s",
+        }
+    )
     env.update({f"HOUKAI_{k.upper()}": str(v) for k, v in extra.items()})
     return env
 
@@ -55,8 +58,9 @@ class Procs:
 
     def start(self, env: dict[str, str], *args: str) -> subprocess.Popen:
         log = open(self.tmp / f"{args[0]}-{uuid.uuid4().hex[:6]}.log", "wb")  # noqa: SIM115
-        proc = subprocess.Popen([HOUKAI, *args], env=env, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            [HOUKAI, *args], env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         self.procs.append(proc)
         return proc
 
@@ -103,14 +107,14 @@ def model_worker(procs, settings, embedder):
 
 @pytest.fixture(scope="module")
 def hash_settings(settings):
-    return settings.replace(key_prefix=settings.key_prefix + "-h", embedder="hash:384:fail=POISON",
-                            **FAST_HNSW)
+    return settings.replace(
+        key_prefix=settings.key_prefix + "-h", embedder="hash:384:fail=POISON", **FAST_HNSW
+    )
 
 
 @pytest.fixture(scope="module")
 def hash_worker(procs, hash_settings):
-    env = _env(hash_settings, hash_settings.key_prefix, hash_settings.embedder,
-               **FAST_HNSW)
+    env = _env(hash_settings, hash_settings.key_prefix, hash_settings.embedder, **FAST_HNSW)
     proc = procs.start(env, "worker", "-c", "2")
     from houkai.connection import get_client
 
@@ -123,8 +127,9 @@ def hash_store(hash_settings):
     from houkai import MemoryStore
     from houkai.embeddings import HashEmbedder
 
-    store = MemoryStore(collection=f"w-{uuid.uuid4().hex[:8]}", settings=hash_settings,
-                        embedder=HashEmbedder(384))
+    store = MemoryStore(
+        collection=f"w-{uuid.uuid4().hex[:8]}", settings=hash_settings, embedder=HashEmbedder(384)
+    )
     yield store
     store.drop()
 
@@ -146,8 +151,12 @@ def test_write_becomes_ready_and_recallable(model_worker, store):
 def test_wait_returns_only_once_recallable(model_worker, store):
     p = Pipeline(store)  # auto mode: the worker heartbeat routes the batch to it
     assert p.use_workers()
-    job = p.submit(["Ana from accounting prefers invoices as PDF attachments",
-                    "The VPN certificate expires every ninety days"])
+    job = p.submit(
+        [
+            "Ana from accounting prefers invoices as PDF attachments",
+            "The VPN certificate expires every ninety days",
+        ]
+    )
     status = p.wait(job, timeout=60)
     assert (status.state, status.done) == ("done", 2)
     memories = store.get_many(job.memory_ids)
@@ -188,12 +197,16 @@ def test_poisoned_item_fails_while_its_batch_lands(hash_worker, hash_store):
     job = p.submit(texts, batch_size=20)
     status = p.wait(job, timeout=60)
     assert (status.state, status.done, status.failed) == ("failed", 19, 1)
-    assert status.errors == [{"position": 7, "id": job.memory_ids[7],
-                              "error": status.errors[0]["error"]}]
+    assert status.errors == [
+        {"position": 7, "id": job.memory_ids[7], "error": status.errors[0]["error"]}
+    ]
     assert "POISON" in status.errors[0]["error"]
     assert hash_store.get(job.memory_ids[7]).state == "failed"
-    assert all(m.state == "ready" for i, m in hash_store.get_many(job.memory_ids).items()
-               if i != job.memory_ids[7])
+    assert all(
+        m.state == "ready"
+        for i, m in hash_store.get_many(job.memory_ids).items()
+        if i != job.memory_ids[7]
+    )
 
 
 def test_reconcile_recovers_memories_whose_task_vanished(hash_worker, hash_store):
@@ -227,7 +240,7 @@ def test_two_beats_never_double_run_a_job(procs, hash_worker, hash_settings, has
     for b in beats:
         procs.kill(b)
     starts = sorted(r["started_at"] for r in runs)
-    gaps = [b - a for a, b in zip(starts, starts[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(starts)]
     assert all(g >= 2.9 for g in gaps), f"a job ran twice within its 3s interval: {gaps}"
     assert all(r["ok"] for r in runs)
     lock = hash_store.client.get(f"{hash_settings.key_prefix}:redbeat::lock")

@@ -54,9 +54,12 @@ def celery_config(settings: Settings) -> dict[str, Any]:
     broker = broker_url(settings)
     visibility = parse_duration(settings.broker_visibility_timeout)
     if visibility <= TASK_TIME_LIMIT:
-        log.warning("broker_visibility_timeout %ss is shorter than the task time limit %ss: a "
-                    "slow task may be delivered twice (harmless: tasks are idempotent)",
-                    visibility, TASK_TIME_LIMIT)
+        log.warning(
+            "broker_visibility_timeout %ss is shorter than the task time limit %ss: a "
+            "slow task may be delivered twice (harmless: tasks are idempotent)",
+            visibility,
+            TASK_TIME_LIMIT,
+        )
     namespace = f"{settings.key_prefix}:celery:"
     return {
         "broker_url": broker,

@@ -54,46 +54,72 @@ def worker_store(prefix: str, collection: str):
 
 
 def _backoff(retries: int) -> float:
-    return float(min(2 ** retries, 300))
+    return float(min(2**retries, 300))
 
 
 def register(app: Celery) -> None:
     """Define houkai's tasks on *app* (the worker's and every sender's)."""
 
-    @app.task(name="houkai.embed_batch", bind=True, max_retries=MAX_RETRIES,
-              autoretry_for=TRANSIENT, retry_backoff=True, retry_backoff_max=300,
-              retry_jitter=True)
-    def embed_batch(self, prefix: str, collection: str, job_id: str, ids: list[str],
-                    positions: list[int], on_conflict: str = "ignore") -> dict[str, int]:
+    @app.task(
+        name="houkai.embed_batch",
+        bind=True,
+        max_retries=MAX_RETRIES,
+        autoretry_for=TRANSIENT,
+        retry_backoff=True,
+        retry_backoff_max=300,
+        retry_jitter=True,
+    )
+    def embed_batch(
+        self,
+        prefix: str,
+        collection: str,
+        job_id: str,
+        ids: list[str],
+        positions: list[int],
+        on_conflict: str = "ignore",
+    ) -> dict[str, int]:
         """Embed one batch; a batch where *every* item fails is retried with backoff first."""
         from houkai.pipeline import TransientEmbedError, process_batch
 
         store = worker_store(prefix, collection)
         final = self.request.retries >= MAX_RETRIES
         try:
-            return process_batch(store, job_id, ids, positions, on_conflict,
-                                 final_attempt=final)
+            return process_batch(store, job_id, ids, positions, on_conflict, final_attempt=final)
         except TransientEmbedError as exc:
-            log.warning("embed batch of job %s failed entirely (%s); retry %d/%d", job_id,
-                        exc, self.request.retries + 1, MAX_RETRIES)
+            log.warning(
+                "embed batch of job %s failed entirely (%s); retry %d/%d",
+                job_id,
+                exc,
+                self.request.retries + 1,
+                MAX_RETRIES,
+            )
             raise self.retry(exc=exc, countdown=_backoff(self.request.retries)) from None
 
-    @app.task(name="houkai.ingest_path", bind=True, max_retries=3, autoretry_for=TRANSIENT,
-              retry_backoff=True)
-    def ingest_path(self, prefix: str, collection: str, job_id: str, path: str,
-                    options: dict | None = None) -> str:
+    @app.task(
+        name="houkai.ingest_path",
+        bind=True,
+        max_retries=3,
+        autoretry_for=TRANSIENT,
+        retry_backoff=True,
+    )
+    def ingest_path(
+        self, prefix: str, collection: str, job_id: str, path: str, options: dict | None = None
+    ) -> str:
         """Expand a server-side file/folder into embed batches (resumes *job_id* if re-run)."""
         from houkai.pipeline import Pipeline
 
         store = worker_store(prefix, collection)
-        job = Pipeline(store, mode="celery").ingest_path(path, job_id=job_id,
-                                                         **(options or {}))
+        job = Pipeline(store, mode="celery").ingest_path(path, job_id=job_id, **(options or {}))
         return job.id
 
-    @app.task(name="houkai.maintenance_tick", bind=True, max_retries=3,
-              autoretry_for=TRANSIENT, retry_backoff=True)
-    def maintenance_tick(self, prefix: str | None = None, force: bool = False
-                         ) -> dict[str, Any]:
+    @app.task(
+        name="houkai.maintenance_tick",
+        bind=True,
+        max_retries=3,
+        autoretry_for=TRANSIENT,
+        retry_backoff=True,
+    )
+    def maintenance_tick(self, prefix: str | None = None, force: bool = False) -> dict[str, Any]:
         """Run each due maintenance job once, for every collection under the prefix."""
         from houkai.maintenance import tick_all
 

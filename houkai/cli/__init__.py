@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import logging
+import os
 import pkgutil
 import sys
 from dataclasses import dataclass, field
@@ -44,7 +45,7 @@ class Context:
 
     @property
     def fmt(self) -> str:
-        """The resolved output format: ``table``, ``tsv`` or ``json`` (decided now, not at import)."""
+        """The resolved output format: ``table``, ``tsv`` or ``json`` (decided per call)."""
         from .output import resolve_format
 
         return resolve_format(self.output_format)
@@ -101,8 +102,9 @@ def error_message(exc: BaseException) -> str:
 class HoukaiGroup(click.Group):
     """Runs commands so that any failure is one ``Error: …`` line and exit 1."""
 
-    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
-             **extra: Any) -> Any:
+    def main(
+        self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra: Any
+    ) -> Any:
         try:
             rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.exceptions.Exit as exc:
@@ -113,7 +115,7 @@ class HoukaiGroup(click.Group):
         except KeyboardInterrupt:
             click.echo("Interrupted.", err=True)
             code = 130
-        except Exception as exc:  # noqa: BLE001 - the CLI's last line of defence
+        except Exception as exc:
             no_args = getattr(click.exceptions, "NoArgsIsHelpError", None)
             if no_args is not None and isinstance(exc, no_args):
                 click.echo(exc.format_message())  # a bare `houkai` / group: its help
@@ -130,18 +132,36 @@ class HoukaiGroup(click.Group):
 
 @click.group(cls=HoukaiGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--collection", "-c", envvar="HOUKAI_COLLECTION", help="Collection to use.")
-@click.option("--redis-url", envvar="REDIS_URL",
-              help="Redis Stack URL (default: the embedded server under the data dir).")
-@click.option("--data-dir", envvar="HOUKAI_DATA_DIR", type=click.Path(file_okay=False),
-              help="Data directory of the embedded Redis Stack.")
-@click.option("--format", "output_format", type=click.Choice(FORMATS),
-              default="auto", show_default=True,
-              help="Output format: table on a terminal, TSV when piped, or JSON.")
+@click.option(
+    "--redis-url",
+    envvar="REDIS_URL",
+    help="Redis Stack URL (default: the embedded server under the data dir).",
+)
+@click.option(
+    "--data-dir",
+    envvar="HOUKAI_DATA_DIR",
+    type=click.Path(file_okay=False),
+    help="Data directory of the embedded Redis Stack.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(FORMATS),
+    default="auto",
+    show_default=True,
+    help="Output format: table on a terminal, TSV when piped, or JSON.",
+)
 @click.option("-v", "--verbose", count=True, help="Log more (-vv for debug).")
 @click.version_option(package_name="houkai")
 @click.pass_context
-def cli(ctx: click.Context, collection: str | None, redis_url: str | None,
-        data_dir: str | None, output_format: str, verbose: int) -> None:
+def cli(
+    ctx: click.Context,
+    collection: str | None,
+    redis_url: str | None,
+    data_dir: str | None,
+    output_format: str,
+    verbose: int,
+) -> None:
     """houkai: long-term memory for AI agents, on Redis Stack."""
     level = logging.WARNING - 10 * min(verbose, 2)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
@@ -156,7 +176,8 @@ def cli(ctx: click.Context, collection: str | None, redis_url: str | None,
             raise click.BadParameter(str(exc), param_hint="--collection") from None
     set_settings(settings)
     from_flags = {
-        k: v for k, v in overrides.items()
+        k: v
+        for k, v in overrides.items()
         if v is not None and ctx.get_parameter_source(k) is ParameterSource.COMMANDLINE
     }
     ctx.obj = Context(settings=settings, output_format=output_format, overrides=from_flags)
@@ -177,4 +198,6 @@ _discover()
 
 def main(argv: list[str] | None = None) -> None:
     """Console-script entry point."""
+    # Model-loading progress bars would land in every command's stderr.
+    os.environ.setdefault("TQDM_DISABLE", "1")
     cli.main(args=argv if argv is not None else sys.argv[1:], prog_name="houkai")

@@ -61,11 +61,23 @@ def _set_format(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
 
 def output_options(f: Callable) -> Callable:
     """Per-command ``--format`` and ``--json`` (the seed's spellings), overriding the global one."""
-    f = click.option("--json", "as_json", is_flag=True, expose_value=False, is_eager=False,
-                     callback=_set_format, help="Print JSON (same as --format json).")(f)
-    f = click.option("--format", "fmt", type=click.Choice(["auto", "table", "tsv", "json"]),
-                     expose_value=False, callback=_set_format,
-                     help="Output format (default: the global --format).")(f)
+    f = click.option(
+        "--json",
+        "as_json",
+        is_flag=True,
+        expose_value=False,
+        is_eager=False,
+        callback=_set_format,
+        help="Print JSON (same as --format json).",
+    )(f)
+    f = click.option(
+        "--format",
+        "fmt",
+        type=click.Choice(["auto", "table", "tsv", "json"]),
+        expose_value=False,
+        callback=_set_format,
+        help="Output format (default: the global --format).",
+    )(f)
     return f
 
 
@@ -84,8 +96,14 @@ def fmt_age(ts: float | None, now: float | None = None) -> str:
     if delta < 60:
         text = "just now" if not future else "in <1m"
         return text
-    for size, unit in ((86400 * 365, "y"), (86400 * 30, "mo"), (86400 * 7, "w"),
-                       (86400, "d"), (3600, "h"), (60, "m")):
+    for size, unit in (
+        (86400 * 365, "y"),
+        (86400 * 30, "mo"),
+        (86400 * 7, "w"),
+        (86400, "d"),
+        (3600, "h"),
+        (60, "m"),
+    ):
         if delta >= size:
             amount = int(delta // size)
             return f"in {amount}{unit}" if future else f"{amount}{unit} ago"
@@ -146,8 +164,9 @@ def console():
     """A rich Console on the *current* stdout (CliRunner and redirections swap it)."""
     from rich.console import Console
 
-    return Console(file=sys.stdout, no_color=bool(os.environ.get("NO_COLOR")),
-                   highlight=False, soft_wrap=False)
+    return Console(
+        file=sys.stdout, no_color=bool(os.environ.get("NO_COLOR")), highlight=False, soft_wrap=False
+    )
 
 
 @dataclass(frozen=True)
@@ -162,8 +181,15 @@ class Column:
     max_width: int | None = None
 
 
-def print_rows(fmt: str, rows: Sequence[dict[str, Any]], columns: Sequence[Column], *,
-               title: str | None = None, json_data: Any = None, empty: str | None = None) -> None:
+def print_rows(
+    fmt: str,
+    rows: Sequence[dict[str, Any]],
+    columns: Sequence[Column],
+    *,
+    title: str | None = None,
+    json_data: Any = None,
+    empty: str | None = None,
+) -> None:
     """Render records as a rich table, TSV (header + full values) or JSON.
 
     *json_data* replaces *rows* in JSON output when the JSON shape should be
@@ -184,8 +210,13 @@ def print_rows(fmt: str, rows: Sequence[dict[str, Any]], columns: Sequence[Colum
 
     table = Table(title=title, show_header=True, header_style="bold cyan", expand=False)
     for c in columns:
-        table.add_column(c.header or c.key.upper(), justify=c.justify, style=c.style,  # type: ignore[arg-type]
-                         max_width=c.max_width, overflow="fold")
+        table.add_column(
+            c.header or c.key.upper(),
+            justify=c.justify,
+            style=c.style,  # type: ignore[arg-type]
+            max_width=c.max_width,
+            overflow="fold",
+        )
     for row in rows:
         cells = []
         for c in columns:
@@ -238,8 +269,9 @@ def report(fmt: str, payload: dict[str, Any], message: str) -> None:
 
 
 # --------------------------------------------------------------------------- memories
-def memory_record(memory: Memory, score: float | None = None,
-                  explain: dict[str, Any] | None = None) -> dict[str, Any]:
+def memory_record(
+    memory: Memory, score: float | None = None, explain: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The JSON shape of a memory on every CLI command (no vector)."""
     record = memory.to_dict()
     if score is not None:
@@ -257,8 +289,9 @@ MEMORY_COLUMNS: tuple[Column, ...] = (
     Column("created_at", "CREATED", show=fmt_age),
     Column("text", "TEXT", show=lambda v: truncate(v or "", 70)),
 )
-SCORE_COLUMN = Column("score", "SCORE", show=lambda v: "—" if v is None else f"{v:.3f}",
-                      justify="right")
+SCORE_COLUMN = Column(
+    "score", "SCORE", show=lambda v: "—" if v is None else f"{v:.3f}", justify="right"
+)
 
 
 def _normalise(items: Iterable[Any]) -> list[tuple[Memory, float | None, dict | None]]:
@@ -273,8 +306,14 @@ def _normalise(items: Iterable[Any]) -> list[tuple[Memory, float | None, dict | 
     return out
 
 
-def print_memories(fmt: str, items: Iterable[Any], *, show_score: bool = False,
-                   empty: str = "No memories found.", extra: Sequence[Column] = ()) -> None:
+def print_memories(
+    fmt: str,
+    items: Iterable[Any],
+    *,
+    show_score: bool = False,
+    empty: str = "No memories found.",
+    extra: Sequence[Column] = (),
+) -> None:
     """Memories (or ``(memory, score[, explain])`` tuples) in the chosen format."""
     rows = _normalise(items)
     records = [memory_record(m, s, e) for m, s, e in rows]
@@ -282,8 +321,14 @@ def print_memories(fmt: str, items: Iterable[Any], *, show_score: bool = False,
         if record.get("superseded_by"):
             record["_dim"] = True
     if fmt == "tsv":
-        columns = [Column("id"), Column("type"), Column("importance"), Column("tags"),
-                   Column("created_at"), Column("text")]
+        columns = [
+            Column("id"),
+            Column("type"),
+            Column("importance"),
+            Column("tags"),
+            Column("created_at"),
+            Column("text"),
+        ]
         if show_score:
             columns.append(Column("score"))
         columns.extend(extra)
@@ -322,8 +367,9 @@ def print_memory_detail(fmt: str, memory: Memory) -> None:
     grid.add_row("state", memory.state + (f" ({memory.error})" if memory.error else ""))
     if memory.expires_at:
         expired = " (expired)" if memory.is_expired() else ""
-        grid.add_row("expires", f"{fmt_ts(memory.expires_at)}  ({fmt_age(memory.expires_at)})"
-                     + expired)
+        grid.add_row(
+            "expires", f"{fmt_ts(memory.expires_at)}  ({fmt_age(memory.expires_at)})" + expired
+        )
     if memory.superseded_by:
         grid.add_row("superseded_by", memory.superseded_by)
     if memory.links:
@@ -379,7 +425,7 @@ def resolve_id(store: Any, ref: str) -> str:
     matches: list[str] = []
     for key in store.client.scan_iter(match=pattern, count=5000):
         text = key.decode("utf-8") if isinstance(key, bytes) else str(key)
-        matches.append(text[len(prefix):])
+        matches.append(text[len(prefix) :])
         if len(matches) >= 5:
             break
     if not matches:

@@ -187,23 +187,32 @@ def verify_server(
         return False
     print(f"  ok   command: {' '.join(command)}", file=stream)
 
-    async def probe() -> tuple[list[str], Any]:
+    async def probe(errlog: TextIO) -> tuple[list[str], Any]:
         from mcp import Client, StdioServerParameters
+        from mcp.client.stdio import stdio_client
 
         params = StdioServerParameters(
             command=command[0], args=command[1:], env={**os.environ, **env}
         )
         with anyio.fail_after(timeout):
-            async with Client(params, read_timeout_seconds=timeout) as client:
+            async with Client(
+                stdio_client(params, errlog=errlog), read_timeout_seconds=timeout
+            ) as client:
                 tools = [t.name for t in (await client.list_tools()).tools]
                 result = await client.call_tool("stats", {})
                 return tools, result
 
-    try:
-        tools, result = anyio.run(probe)
-    except Exception as exc:  # report, don't crash the installer
-        print(f"  err  server did not answer: {type(exc).__name__}: {exc}", file=stream)
-        return False
+    # The server's stderr (model loading, logs) goes to a temp file, shown on failure.
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
+        try:
+            tools, result = anyio.run(probe, errlog)
+        except Exception as exc:  # report, don't crash the installer
+            errlog.seek(0)
+            tail = [line for line in errlog.read().splitlines() if line.strip()][-5:]
+            print(f"  err  server did not answer: {type(exc).__name__}: {exc}", file=stream)
+            for line in tail:
+                print(f"       | {line}", file=stream)
+            return False
     missing = [t for t in CORE_TOOLS if t not in tools]
     if missing:
         print(f"  err  server lacks tools: {', '.join(missing)}", file=stream)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -63,6 +64,22 @@ def to_hash(memory: Memory, vector: np.ndarray | list[float] | None = None) -> d
     if vector is not None:
         fields["vec"] = vector_bytes(vector)
     return fields
+
+
+# Memory attribute → the HASH fields that carry it (derived fields included).
+_FIELD_MAP: dict[str, tuple[str, ...]] = {
+    "text": ("text", "lex", "chash"), "content_hash": ("chash",), "tags": ("tags", "tagk"),
+    "source": ("source", "srck"), "superseded_by": ("superseded_by", "sup"),
+    "collection": ("coll",),
+}
+
+
+def hash_fields(attributes: Iterable[str]) -> set[str]:
+    """The HASH field names to write when *attributes* of a Memory changed."""
+    out: set[str] = set()
+    for name in attributes:
+        out.update(_FIELD_MAP.get(name, (name,)))
+    return out
 
 
 def from_hash(fields: dict[str, bytes], *, with_vector: bool = False) -> Memory:

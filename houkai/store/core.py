@@ -169,6 +169,7 @@ class CoreStore:
         self._touch_script = self.client.register_script(_TOUCH_LUA)
         self._write_script = self.client.register_script(lexstats.WRITE_LUA)
         self._delete_script = self.client.register_script(lexstats.DELETE_LUA)
+        self._update_script = self.client.register_script(lexstats.UPDATE_LUA)
 
     # ------------------------------------------------------------------ plumbing
     def __repr__(self) -> str:
@@ -254,11 +255,19 @@ class CoreStore:
         )
 
     def _write(self, memories: Sequence[Memory], vectors: np.ndarray | None = None,
-               pipe: Any = None) -> None:
-        """HSET each memory (with its vector when given) in one pipelined round trip."""
+               pipe: Any = None, *, fields: Iterable[str] | None = None) -> None:
+        """HSET each memory (with its vector when given) in one pipelined round trip.
+
+        With *fields* (``Memory`` attribute names) only those are written, and
+        only to memories that still exist: an edit must not clobber links or
+        supersede state written concurrently from a stale read, nor recreate a
+        memory forgotten meanwhile.
+        """
         own = pipe is None
         pipe = self.client.pipeline(transaction=False) if own else pipe
         names: dict[str, str] = {}
+        allowed = None if fields is None else codec.hash_fields(fields)
+        script = self._write_script if allowed is None else self._update_script
         for i, memory in enumerate(memories):
             vector = None if vectors is None else vectors[i]
             if vector is not None:
@@ -266,9 +275,11 @@ class CoreStore:
             terms, length = lexstats.doc_terms(memory.text)
             flat: list = []
             for name, value in codec.to_hash(memory, vector).items():
-                flat += [name, value]
-            self._write_script(keys=[self.keys.memory(memory.id), self.keys.lexstats],
-                               args=[terms, length, *flat], client=pipe)
+                if allowed is None or name in allowed or (vector is not None and name in
+                                                          ("vec", "state", "error")):
+                    flat += [name, value]
+            script(keys=[self.keys.memory(memory.id), self.keys.lexstats],
+                   args=[terms, length, *flat], client=pipe)
             for tag in memory.tags:
                 names[codec.value_key(tag)] = tag
         if names:
@@ -391,7 +402,12 @@ class CoreStore:
         if updated.text != current.text:
             vector = self._encode([updated.text])
             updated.embedding = vector[0].tolist()
-        self._write([updated], vector)
+        changed = [name for name, value in updated.to_dict().items()
+                   if value != current.to_dict()[name]]
+        pipe = self.client.pipeline(transaction=False)
+        self._write([updated], vector, pipe, fields=changed)
+        if not pipe.execute()[0]:
+            raise MemoryNotFound(memory_id)
         self._count_call("edit")
         self._journal("edit", memory_id, before=current.to_dict(), after=updated.to_dict())
         return updated

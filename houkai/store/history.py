@@ -13,8 +13,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import redis
-
 from ..errors import NotFound
 from ..journal import JournalEntry
 from ..model import Memory, content_hash
@@ -38,8 +36,13 @@ def _touches(entry: JournalEntry, memory_id: str) -> bool:
     if entry.id == memory_id:
         return True
     meta = entry.meta or {}
-    return memory_id in (meta.get("dst_id"), meta.get("new_id"), meta.get("superseder_id"),
-                         meta.get("src_id"), meta.get("old_id"))
+    return memory_id in (
+        meta.get("dst_id"),
+        meta.get("new_id"),
+        meta.get("superseder_id"),
+        meta.get("src_id"),
+        meta.get("old_id"),
+    )
 
 
 def _replay_link(state: dict[str, dict], meta: dict, *, add: bool) -> None:
@@ -52,8 +55,9 @@ def _replay_link(state: dict[str, dict], meta: dict, *, add: bool) -> None:
             links.append({"to": dst, "rel": rel})
     else:
         rels = meta.get("removed_rels") or ([rel] if rel else None)
-        links = [x for x in links
-                 if not (x.get("to") == dst and (rels is None or x.get("rel") in rels))]
+        links = [
+            x for x in links if not (x.get("to") == dst and (rels is None or x.get("rel") in rels))
+        ]
     state[src] = {**state[src], "links": links}
 
 
@@ -70,8 +74,11 @@ class HistoryMixin:
         directory never mix their collections' histories.
         """
         s = self.settings
-        base = Path(s.journal_archive_dir) if s.journal_archive_dir else (
-            Path(s.data_dir) / "journal-archive")
+        base = (
+            Path(s.journal_archive_dir)
+            if s.journal_archive_dir
+            else (Path(s.data_dir) / "journal-archive")
+        )
         return base / (_UNSAFE_PATH.sub("_", self.keys.prefix) or "_")
 
     def _bind_journal(self):
@@ -80,8 +87,15 @@ class HistoryMixin:
             journal.archive_dir = self._journal_archive_dir()
         return journal
 
-    def _journal(self, op: str, memory_id: str, *, before: dict | None = None,
-                 after: dict | None = None, meta: dict | None = None) -> JournalEntry | None:
+    def _journal(
+        self,
+        op: str,
+        memory_id: str,
+        *,
+        before: dict | None = None,
+        after: dict | None = None,
+        meta: dict | None = None,
+    ) -> JournalEntry | None:
         """Append as usual; every few hundred appends, archive a stream grown past its cap."""
         entry = super()._journal(op, memory_id, before=before, after=after, meta=meta)
         if entry is not None:
@@ -96,7 +110,7 @@ class HistoryMixin:
         try:
             if len(journal) > journal.maxlen * 1.1:
                 journal.archive(keep=journal.maxlen)
-        except (redis.RedisError, OSError, ValueError) as exc:  # best-effort, like appends
+        except Exception as exc:  # best-effort, like appends: never fail the write
             log.warning("journal archival of %s failed: %s", journal.key, exc)
 
     def archive_journal(self) -> int:
@@ -104,8 +118,9 @@ class HistoryMixin:
         journal = self._bind_journal()
         return journal.archive(keep=int(self.settings.journal_maxlen))
 
-    def journal_tail(self, n: int = 20, op: str | None = None,
-                     since_seconds: float | None = None) -> list[JournalEntry]:
+    def journal_tail(
+        self, n: int = 20, op: str | None = None, since_seconds: float | None = None
+    ) -> list[JournalEntry]:
         """The newest *n* journal entries, newest first, optionally of one op / recent window."""
         return self._bind_journal().tail(n, op=op, since_seconds=since_seconds)
 
@@ -169,8 +184,10 @@ class HistoryMixin:
                 "changes first)"
             )
         restored = Memory.from_dict(e.before)
-        restored.access_count, restored.last_accessed = (current.access_count,
-                                                         current.last_accessed)
+        restored.access_count, restored.last_accessed = (
+            current.access_count,
+            current.last_accessed,
+        )
         restored.collection = self.collection_name
         vector = self._encode([restored.text])
         restored.embedding = vector[0].tolist()
@@ -195,7 +212,8 @@ class HistoryMixin:
             raise ValueError(f"cannot undo restore of {e.id}: the memory was forgotten since")
         if not self.exists(superseder):
             raise ValueError(
-                f"cannot undo restore of {e.id}: its superseder {superseder} was forgotten")
+                f"cannot undo restore of {e.id}: its superseder {superseder} was forgotten"
+            )
         self.supersede(e.id, superseder)
         return None, None
 
@@ -205,7 +223,8 @@ class HistoryMixin:
         for mid in (src, dst):
             if not mid or not self.exists(mid):
                 raise ValueError(
-                    f"cannot undo {e.op} {src} → {dst}: endpoint {mid or '?'} was forgotten")
+                    f"cannot undo {e.op} {src} → {dst}: endpoint {mid or '?'} was forgotten"
+                )
         return src, dst
 
     def _undo_link(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
@@ -253,9 +272,17 @@ class HistoryMixin:
             raise ValueError(f"timestamp must be a number — got {ts!r}")
         state: dict[str, dict] = {}
         for e in self._bind_journal().read(until=float(ts)):
-            if only is not None and e.op != "nuke" and e.id != only and only not in (
-                    (e.meta or {}).get("src_id"), (e.meta or {}).get("new_id"),
-                    (e.meta or {}).get("superseder_id")):
+            if (
+                only is not None
+                and e.op != "nuke"
+                and e.id != only
+                and only
+                not in (
+                    (e.meta or {}).get("src_id"),
+                    (e.meta or {}).get("new_id"),
+                    (e.meta or {}).get("superseder_id"),
+                )
+            ):
                 continue
             if e.op in _SNAPSHOT_OPS and e.after:
                 state[e.id] = dict(e.after)
@@ -263,11 +290,17 @@ class HistoryMixin:
                 # which is not journaled as a link of its own.
                 meta = e.meta or {}
                 if e.op == "supersede" and meta.get("new_id"):
-                    _replay_link(state, {"src_id": meta["new_id"], "dst_id": e.id,
-                                         "rel": "supersedes"}, add=True)
+                    _replay_link(
+                        state,
+                        {"src_id": meta["new_id"], "dst_id": e.id, "rel": "supersedes"},
+                        add=True,
+                    )
                 elif e.op == "restore" and meta.get("superseder_id"):
-                    _replay_link(state, {"src_id": meta["superseder_id"], "dst_id": e.id,
-                                         "rel": "supersedes"}, add=False)
+                    _replay_link(
+                        state,
+                        {"src_id": meta["superseder_id"], "dst_id": e.id, "rel": "supersedes"},
+                        add=False,
+                    )
             elif e.op == "forget":
                 state.pop(e.id, None)
             elif e.op == "nuke":

@@ -49,6 +49,10 @@ redis.call('HSET', KEYS[1], 'lexterms', ARGV[1], 'lexlen', ARGV[2], unpack(field
 return 1
 """
 
+# The same write, but only for a memory that still exists: partial updates
+# (edit) must never recreate a memory forgotten in the meantime as a stub.
+UPDATE_LUA = "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end\n" + WRITE_LUA
+
 DELETE_LUA = """
 local old = redis.call('HGET', KEYS[1], 'lexterms')
 if old then

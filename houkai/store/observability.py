@@ -34,13 +34,21 @@ def _rows(reply: Any) -> list[dict[str, str | None]]:
     """FT.AGGREGATE reply (RESP2 list or RESP3 map) → list of row dicts."""
     if isinstance(reply, dict):
         results = reply.get(b"results") or reply.get("results") or []
-        return [{_text(k): (None if v is None else _text(v))
-                 for k, v in (r.get(b"extra_attributes") or r.get("extra_attributes")
-                              or {}).items()} for r in results]
+        return [
+            {
+                _text(k): (None if v is None else _text(v))
+                for k, v in (r.get(b"extra_attributes") or r.get("extra_attributes") or {}).items()
+            }
+            for r in results
+        ]
     out = []
     for row in reply[1:]:
-        out.append({_text(row[i]): (None if row[i + 1] is None else _text(row[i + 1]))
-                    for i in range(0, len(row) - 1, 2)})
+        out.append(
+            {
+                _text(row[i]): (None if row[i + 1] is None else _text(row[i + 1]))
+                for i in range(0, len(row) - 1, 2)
+            }
+        )
     return out
 
 
@@ -71,7 +79,7 @@ class ObservabilityMixin:
             name = _text(field)
             if name.startswith("calls:"):
                 try:
-                    calls[name[len("calls:"):]] = int(value)
+                    calls[name[len("calls:") :]] = int(value)
                 except ValueError:
                     continue
         samples: list[float] = []
@@ -112,8 +120,9 @@ class ObservabilityMixin:
             "latency_ms": round((time.perf_counter() - started) * 1000, 2),
         }
         if not result["ok"]:
-            result["error"] = (f"embedder gives {dim} dims, the index expects "
-                               f"{self.index_params.dim}")
+            result["error"] = (
+                f"embedder gives {dim} dims, the index expects {self.index_params.dim}"
+            )
         return result
 
     def readiness(self, cache_ttl: float = 0.0) -> dict[str, Any]:
@@ -138,16 +147,18 @@ class ObservabilityMixin:
             checks["redis"] = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
         try:
             info = self.client.execute_command("FT.INFO", self.keys.index)
-            pairs = {_text(info[i]): info[i + 1] for i in range(0, len(info) - 1, 2)} \
-                if isinstance(info, list) else {_text(k): v for k, v in info.items()}
-            checks["search"] = {"ok": True, "num_docs": int(float(_text(pairs.get("num_docs",
-                                                                                  0))))}
+            pairs = (
+                {_text(info[i]): info[i + 1] for i in range(0, len(info) - 1, 2)}
+                if isinstance(info, list)
+                else {_text(k): v for k, v in info.items()}
+            )
+            checks["search"] = {"ok": True, "num_docs": int(float(_text(pairs.get("num_docs", 0))))}
         except (redis.RedisError, ValueError, TypeError) as exc:
             checks["search"] = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
         checks["embedder"] = self.probe_embedding()
         result = {"ready": all(c.get("ok") for c in checks.values()), "checks": checks}
         with lock:
-            if result["ready"]:
+            if result["ready"] and cache_ttl > 0:
                 self.__dict__["_readiness_cache"] = (time.monotonic(), result)
             else:
                 self.__dict__.pop("_readiness_cache", None)
@@ -155,14 +166,21 @@ class ObservabilityMixin:
 
     # ------------------------------------------------------------------ stats
     def _aggregate(self, query: str, *args: Any) -> list[dict[str, str | None]]:
-        reply = self.client.execute_command("FT.AGGREGATE", self.keys.index, query, *args,
-                                            "DIALECT", 2)
+        reply = self.client.execute_command(
+            "FT.AGGREGATE", self.keys.index, query, *args, "DIALECT", 2
+        )
         return _rows(reply)
 
-    def stats(self, *, top_tags: int = 15, stale_days: float = 30.0,
-              decay_rate: float | None = None, min_score: float | None = None,
-              frequency_weight: float | None = None,
-              protect_types: tuple[str, ...] | list[str] | None = None) -> dict[str, Any]:
+    def stats(
+        self,
+        *,
+        top_tags: int = 15,
+        stale_days: float = 30.0,
+        decay_rate: float | None = None,
+        min_score: float | None = None,
+        frequency_weight: float | None = None,
+        protect_types: tuple[str, ...] | list[str] | None = None,
+    ) -> dict[str, Any]:
         """Content aggregates: counts by type and state, top tags, decay health.
 
         Decay parameters default to the ``maintenance_decay_*`` settings, so the
@@ -172,15 +190,22 @@ class ObservabilityMixin:
         s = self.settings
         rate = s.maintenance_decay_rate if decay_rate is None else float(decay_rate)
         floor = s.maintenance_decay_min_score if min_score is None else float(min_score)
-        fweight = (s.maintenance_decay_frequency_weight if frequency_weight is None
-                   else float(frequency_weight))
+        fweight = (
+            s.maintenance_decay_frequency_weight
+            if frequency_weight is None
+            else float(frequency_weight)
+        )
         if protect_types is None:
-            protect = tuple(t.strip() for t in s.maintenance_decay_protect_types.split(",")
-                            if t.strip())
+            protect = tuple(
+                t.strip() for t in s.maintenance_decay_protect_types.split(",") if t.strip()
+            )
         else:
             protect = tuple(protect_types)
-        for value, name in ((rate, "decay_rate"), (fweight, "frequency_weight"),
-                            (stale_days, "stale_days")):
+        for value, name in (
+            (rate, "decay_rate"),
+            (fweight, "frequency_weight"),
+            (stale_days, "stale_days"),
+        ):
             if not math.isfinite(value) or value < 0:
                 raise ValueError(f"{name} must be a finite number >= 0 — got {value!r}")
         if isinstance(top_tags, bool) or not isinstance(top_tags, int) or top_tags < 0:
@@ -189,31 +214,100 @@ class ObservabilityMixin:
         now = time.time()
         idx = self.keys.index
         active_q = "@sup:{0}"
-        by_type = {r["type"]: int(r["n"] or 0)
-                   for r in self._aggregate(active_q, "GROUPBY", 1, "@type",
-                                            "REDUCE", "COUNT", 0, "AS", "n") if r.get("type")}
+        by_type = {
+            r["type"]: int(r["n"] or 0)
+            for r in self._aggregate(
+                active_q, "GROUPBY", 1, "@type", "REDUCE", "COUNT", 0, "AS", "n"
+            )
+            if r.get("type")
+        }
         tags = self._top_tags(active_q, top_tags) if top_tags else {}
-        summary = self._aggregate(active_q, "LOAD", 1, "@access_count", "GROUPBY", 0,
-                                  "REDUCE", "COUNT", 0, "AS", "n",
-                                  "REDUCE", "AVG", 1, "@importance", "AS", "avg")
-        never = self._aggregate(active_q, "LOAD", 1, "@access_count",
-                                "FILTER", "@access_count == 0",
-                                "GROUPBY", 0, "REDUCE", "COUNT", 0, "AS", "n")
-        score = (f"@importance * exp(-{rate!r} * (({now!r} - @last_accessed) / 86400))"
-                 f" * (1 + {fweight!r} * log(1 + @access_count))")
+        summary = self._aggregate(
+            active_q,
+            "LOAD",
+            1,
+            "@access_count",
+            "GROUPBY",
+            0,
+            "REDUCE",
+            "COUNT",
+            0,
+            "AS",
+            "n",
+            "REDUCE",
+            "AVG",
+            1,
+            "@importance",
+            "AS",
+            "avg",
+        )
+        never = self._aggregate(
+            active_q,
+            "LOAD",
+            1,
+            "@access_count",
+            "FILTER",
+            "@access_count == 0",
+            "GROUPBY",
+            0,
+            "REDUCE",
+            "COUNT",
+            0,
+            "AS",
+            "n",
+        )
+        score = (
+            f"@importance * exp(-{rate!r} * (({now!r} - @last_accessed) / 86400))"
+            f" * (1 + {fweight!r} * log(1 + @access_count))"
+        )
         hist = [0] * len(BUCKET_LABELS)
-        for r in self._aggregate(active_q, "LOAD", 1, "@access_count", "APPLY", score,
-                                 "AS", "score", "APPLY", "floor(@score * 5)", "AS", "b",
-                                 "GROUPBY", 1, "@b", "REDUCE", "COUNT", 0, "AS", "n"):
+        for r in self._aggregate(
+            active_q,
+            "LOAD",
+            1,
+            "@access_count",
+            "APPLY",
+            score,
+            "AS",
+            "score",
+            "APPLY",
+            "floor(@score * 5)",
+            "AS",
+            "b",
+            "GROUPBY",
+            1,
+            "@b",
+            "REDUCE",
+            "COUNT",
+            0,
+            "AS",
+            "n",
+        ):
             try:
                 bucket = min(len(hist) - 1, max(0, int(float(r["b"] or 0))))
             except ValueError:
                 continue
             hist[bucket] += int(r["n"] or 0)
         risk_q = active_q + "".join(f" -@type:{{{t}}}" for t in protect)
-        at_risk = self._aggregate(risk_q, "LOAD", 1, "@access_count", "APPLY", score,
-                                  "AS", "score", "FILTER", f"@score < {floor!r}",
-                                  "GROUPBY", 0, "REDUCE", "COUNT", 0, "AS", "n")
+        at_risk = self._aggregate(
+            risk_q,
+            "LOAD",
+            1,
+            "@access_count",
+            "APPLY",
+            score,
+            "AS",
+            "score",
+            "FILTER",
+            f"@score < {floor!r}",
+            "GROUPBY",
+            0,
+            "REDUCE",
+            "COUNT",
+            0,
+            "AS",
+            "n",
+        )
         stale_cut = now - float(stale_days) * 86400.0
         total_all = total(self.client, idx, "*")
         active = int(summary[0]["n"] or 0) if summary else 0
@@ -231,8 +325,9 @@ class ObservabilityMixin:
                 "decay_histogram": dict(zip(BUCKET_LABELS, hist, strict=True)),
                 "at_risk_count": int(at_risk[0]["n"] or 0) if at_risk else 0,
                 "never_recalled_count": int(never[0]["n"] or 0) if never else 0,
-                "stale_count": total(self.client, idx,
-                                     f"{active_q} @last_accessed:[-inf ({stale_cut!r}]"),
+                "stale_count": total(
+                    self.client, idx, f"{active_q} @last_accessed:[-inf ({stale_cut!r}]"
+                ),
                 "stale_days": stale_days,
                 "episodic_active_count": by_type.get("episodic", 0),
                 "avg_importance": round(float(summary[0]["avg"] or 0.0), 3) if summary else 0.0,
@@ -244,13 +339,39 @@ class ObservabilityMixin:
         }
 
     def _top_tags(self, query: str, limit: int) -> dict[str, int]:
-        rows = self._aggregate(query, "LOAD", 1, "@tagk", "APPLY", 'split(@tagk, ",")',
-                               "AS", "tag", "GROUPBY", 1, "@tag", "REDUCE", "COUNT", 0,
-                               "AS", "n", "FILTER", "@tag != ''", "SORTBY", 4, "@n", "DESC",
-                               "@tag", "ASC", "MAX", limit + 1)
+        rows = self._aggregate(
+            query,
+            "LOAD",
+            1,
+            "@tagk",
+            "APPLY",
+            'split(@tagk, ",")',
+            "AS",
+            "tag",
+            "GROUPBY",
+            1,
+            "@tag",
+            "REDUCE",
+            "COUNT",
+            0,
+            "AS",
+            "n",
+            "FILTER",
+            "@tag != ''",
+            "SORTBY",
+            4,
+            "@n",
+            "DESC",
+            "@tag",
+            "ASC",
+            "MAX",
+            limit + 1,
+        )
         keyed = [(r["tag"], int(r["n"] or 0)) for r in rows if r.get("tag")][:limit]
         if not keyed:
             return {}
         names = self.client.hmget(self.keys.tag_names, [k for k, _ in keyed])
-        return {(_text(name) if name is not None else key): n
-                for (key, n), name in zip(keyed, names, strict=True)}
+        return {
+            (_text(name) if name is not None else key): n
+            for (key, n), name in zip(keyed, names, strict=True)
+        }

@@ -12,6 +12,7 @@ cluster is folded into one ``- (compressed) …`` line when that fits.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 
 from ..model import (
@@ -45,7 +46,7 @@ def extract_key_phrases(task: str, max_phrases: int = 3) -> list[str]:
     if isinstance(max_phrases, bool) or not isinstance(max_phrases, int) or max_phrases < 0:
         raise ValueError(f"max_phrases must be an integer >= 0 — got {max_phrases!r}")
     words = [w for w in tokenize(task) if w not in STOP_WORDS and len(w) > 2]
-    candidates = [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)] + words
+    candidates = [f"{a} {b}" for a, b in itertools.pairwise(words)] + words
     phrases: list[str] = []
     for phrase in candidates:
         if len(phrases) >= max_phrases:
@@ -82,8 +83,9 @@ def pack_line(memory: Memory) -> str:
     return f"- ({memory.type}) {memory.text}"
 
 
-def cluster_by_jaccard(memories: Sequence[Memory], threshold: float,
-                       min_size: int) -> list[list[Memory]]:
+def cluster_by_jaccard(
+    memories: Sequence[Memory], threshold: float, min_size: int
+) -> list[list[Memory]]:
     """Greedy clusters: each unclaimed memory gathers later ones with Jaccard ≥ threshold.
 
     Only clusters of at least *min_size* members are returned; order follows
@@ -162,26 +164,42 @@ def pack_ranked(
     lines = [pack_line(p.memory) for p in items] + [g.text for g in groups]
     body = "\n".join(lines)
     text = (f"{header}\n{body}" if header else body) if lines else ""
-    return PackResult(items=items, text=text, used_tokens=used, budget=token_budget,
-                      truncated=bool(skipped), compressed_groups=groups,
-                      queries=list(queries or []))
+    return PackResult(
+        items=items,
+        text=text,
+        used_tokens=used,
+        budget=token_budget,
+        truncated=bool(skipped),
+        compressed_groups=groups,
+        queries=list(queries or []),
+    )
 
 
-def _validate_pack_args(token_budget: object, token_counter: object, header: object,
-                        compress_threshold: object, compress_min_group: object) -> None:
+def _validate_pack_args(
+    token_budget: object,
+    token_counter: object,
+    header: object,
+    compress_threshold: object,
+    compress_min_group: object,
+) -> None:
     if isinstance(token_budget, bool) or not isinstance(token_budget, int) or token_budget < 0:
         raise ValueError(f"token_budget must be an integer >= 0 — got {token_budget!r}")
     if token_counter is not None and not callable(token_counter):
         raise ValueError("token_counter must be a callable (text) -> int")
     if not isinstance(header, str):
         raise ValueError(f"header must be a string — got {header!r}")
-    if (isinstance(compress_threshold, bool) or not isinstance(compress_threshold, int | float)
-            or not 0.0 <= compress_threshold <= 1.0):
+    if (
+        isinstance(compress_threshold, bool)
+        or not isinstance(compress_threshold, int | float)
+        or not 0.0 <= compress_threshold <= 1.0
+    ):
         raise ValueError(f"compress_threshold must be in [0, 1] — got {compress_threshold!r}")
-    if (isinstance(compress_min_group, bool) or not isinstance(compress_min_group, int)
-            or compress_min_group < 1):
-        raise ValueError(f"compress_min_group must be an integer >= 1 — got "
-                         f"{compress_min_group!r}")
+    if (
+        isinstance(compress_min_group, bool)
+        or not isinstance(compress_min_group, int)
+        or compress_min_group < 1
+    ):
+        raise ValueError(f"compress_min_group must be an integer >= 1 — got {compress_min_group!r}")
 
 
 class PackingMixin:
@@ -220,21 +238,39 @@ class PackingMixin:
         ranking control is passed through), then packs greedily; see
         :func:`pack_ranked` for the budget and ``compress`` semantics.
         """
-        _validate_pack_args(token_budget, token_counter, header, compress_threshold,
-                            compress_min_group)
+        _validate_pack_args(
+            token_budget, token_counter, header, compress_threshold, compress_min_group
+        )
         if isinstance(max_items, bool) or not isinstance(max_items, int) or max_items < 1:
             raise ValueError(f"max_items must be an integer >= 1 — got {max_items!r}")
         ranked = self.recall(
-            query, k=max_items, type=type, tag=tag, min_importance=min_importance,
-            source=source, since=since, until=until, mode=mode, weights=weights,
-            fusion=fusion, diversity=diversity, dedup_threshold=dedup_threshold,
-            min_cosine=min_cosine, expand=expand, include_superseded=include_superseded,
+            query,
+            k=max_items,
+            type=type,
+            tag=tag,
+            min_importance=min_importance,
+            source=source,
+            since=since,
+            until=until,
+            mode=mode,
+            weights=weights,
+            fusion=fusion,
+            diversity=diversity,
+            dedup_threshold=dedup_threshold,
+            min_cosine=min_cosine,
+            expand=expand,
+            include_superseded=include_superseded,
             touch=touch,
         )
         return pack_ranked(
-            ranked, token_budget=token_budget, token_counter=token_counter or estimate_tokens,
-            header=header, compress=compress, compress_threshold=compress_threshold,
-            compress_min_group=compress_min_group, queries=[query],
+            ranked,
+            token_budget=token_budget,
+            token_counter=token_counter or estimate_tokens,
+            header=header,
+            compress=compress,
+            compress_threshold=compress_threshold,
+            compress_min_group=compress_min_group,
+            queries=[query],
         )
 
     def auto_context_pack(
@@ -260,31 +296,38 @@ class PackingMixin:
         packs nothing. ``PackResult.queries`` lists what was searched. Each
         distinct hit is touched once per call (not once per query that found it).
         """
-        _validate_pack_args(token_budget, token_counter, header, compress_threshold,
-                            compress_min_group)
+        _validate_pack_args(
+            token_budget, token_counter, header, compress_threshold, compress_min_group
+        )
         queries = fanout_queries(task, max_phrases)
         best: dict[str, tuple[Memory, float]] = {}
         for query in queries:
-            for memory, score in self.recall(query, k=FANOUT_K, mode=mode,
-                                             min_cosine=min_cosine, touch=False):
+            for memory, score in self.recall(
+                query, k=FANOUT_K, mode=mode, min_cosine=min_cosine, touch=False
+            ):
                 if memory.id not in best or score > best[memory.id][1]:
                     best[memory.id] = (memory, score)
         ranked = sorted(best.values(), key=lambda pair: (-pair[1], pair[0].id))
         if touch and ranked:
             self._touch_many([memory for memory, _ in ranked])
         return pack_ranked(
-            ranked, token_budget=token_budget, token_counter=token_counter or estimate_tokens,
-            header=header, compress=compress, compress_threshold=compress_threshold,
-            compress_min_group=compress_min_group, queries=queries,
+            ranked,
+            token_budget=token_budget,
+            token_counter=token_counter or estimate_tokens,
+            header=header,
+            compress=compress,
+            compress_threshold=compress_threshold,
+            compress_min_group=compress_min_group,
+            queries=queries,
         )
 
 
 __all__ = [
     "PackingMixin",
-    "extract_key_phrases",
-    "fanout_queries",
-    "pack_ranked",
-    "pack_line",
     "cluster_by_jaccard",
     "compress_group",
+    "extract_key_phrases",
+    "fanout_queries",
+    "pack_line",
+    "pack_ranked",
 ]

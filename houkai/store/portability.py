@@ -47,8 +47,13 @@ log = logging.getLogger(__name__)
 __all__ = ["ArchiveError", "PortabilityMixin", "read_archive_header"]
 
 
-def _export_query(*, include_superseded: bool, types: list[str] | None,
-                  tags: list[str] | None, since: float | None) -> str:
+def _export_query(
+    *,
+    include_superseded: bool,
+    types: list[str] | None,
+    tags: list[str] | None,
+    since: float | None,
+) -> str:
     """The RediSearch clause for the export filters (every value validated or hashed)."""
     parts: list[str] = []
     if not include_superseded:
@@ -71,8 +76,9 @@ def _row_memory(row: dict[str, Any], collection: str) -> Memory:
     if not isinstance(rid, str) or not rid.strip():
         raise ValueError("row has no id")
     try:
-        memory = Memory.from_dict({**meta, "id": rid.strip(),
-                                   "text": row.get("text") or meta.get("text") or ""})
+        memory = Memory.from_dict(
+            {**meta, "id": rid.strip(), "text": row.get("text") or meta.get("text") or ""}
+        )
     except (TypeError, ValueError, KeyError) as exc:
         raise ValueError(f"bad field: {exc}") from exc
     memory.text = validate_text(memory.text)
@@ -90,10 +96,16 @@ class PortabilityMixin:
     """export, import_."""
 
     # ------------------------------------------------------------------ export
-    def export(self, path: str | os.PathLike[str], *, include_vectors: bool = True,
-               include_superseded: bool = False, types: Iterable[str] | None = None,
-               tags: Iterable[str] | None = None, since: float | None = None
-               ) -> ExportSummary:
+    def export(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        include_vectors: bool = True,
+        include_superseded: bool = False,
+        types: Iterable[str] | None = None,
+        tags: Iterable[str] | None = None,
+        since: float | None = None,
+    ) -> ExportSummary:
         """Stream the collection (filtered) to a gzipped JSONL ``.ahkai`` archive."""
         started = time.time()
         type_list = sorted(set(types)) if types else None
@@ -105,8 +117,9 @@ class PortabilityMixin:
         out = Path(path)
         if out.is_dir():
             raise IsADirectoryError(21, "Is a directory", str(out))
-        query = _export_query(include_superseded=include_superseded, types=type_list,
-                              tags=tag_list, since=since)
+        query = _export_query(
+            include_superseded=include_superseded, types=type_list, tags=tag_list, since=since
+        )
         self._count_call("export")
         header = {
             "format": EXPORT_FORMAT,
@@ -130,17 +143,24 @@ class PortabilityMixin:
         with ArchiveWriter(out) as writer:
             writer.write(header)
             for memory in self._iter_export(query, include_vectors):
-                row: dict[str, Any] = {"id": memory.id, "text": memory.text,
-                                       "meta": memory.to_dict()}
+                row: dict[str, Any] = {
+                    "id": memory.id,
+                    "text": memory.text,
+                    "meta": memory.to_dict(),
+                }
                 if include_vectors and memory.embedding is not None:
                     row["vector"] = memory.embedding
                 writer.write(row)
                 count += 1
         size = out.stat().st_size
         self._journal("export", "", meta={"path": str(out), "count": count, "bytes": size})
-        return ExportSummary(path=out, count=count, bytes=size,
-                             elapsed=time.time() - started,
-                             vectors_included=bool(include_vectors))
+        return ExportSummary(
+            path=out,
+            count=count,
+            bytes=size,
+            elapsed=time.time() - started,
+            vectors_included=bool(include_vectors),
+        )
 
     def _count_matching(self, query: str) -> int:
         from .search import total
@@ -150,8 +170,9 @@ class PortabilityMixin:
     def _iter_export(self, query: str, with_vector: bool) -> Iterator[Memory]:
         """Memories in (created_at, id) order: ties are regrouped across batch edges."""
         group: list[Memory] = []
-        for batch in self.iter_memories(query, batch_size=500, with_vector=with_vector,
-                                        sortby="created_at"):
+        for batch in self.iter_memories(
+            query, batch_size=500, with_vector=with_vector, sortby="created_at"
+        ):
             for memory in batch:
                 if group and memory.created_at != group[0].created_at:
                     yield from sorted(group, key=lambda m: m.id)
@@ -160,9 +181,15 @@ class PortabilityMixin:
         yield from sorted(group, key=lambda m: m.id)
 
     # ------------------------------------------------------------------ import
-    def import_(self, path: str | os.PathLike[str], *, on_conflict: str = "skip",
-                regenerate_vectors: bool = False, dry_run: bool = False,
-                batch_size: int = 256) -> ImportSummary:
+    def import_(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        on_conflict: str = "skip",
+        regenerate_vectors: bool = False,
+        dry_run: bool = False,
+        batch_size: int = 256,
+    ) -> ImportSummary:
         """Load an ``.ahkai`` archive; ids, links, vectors, timestamps and supersede state kept.
 
         ``on_conflict`` for an id that already exists: ``skip`` · ``overwrite`` ·
@@ -185,8 +212,9 @@ class PortabilityMixin:
         except (TypeError, ValueError):
             src_dim = 0
         has_vectors = bool(options.get("include_vectors", True)) and src_dim > 0
-        mismatch = bool(src_model) and (src_model != self.embedder.name
-                                        or src_dim != self.index_params.dim)
+        mismatch = bool(src_model) and (
+            src_model != self.embedder.name or src_dim != self.index_params.dim
+        )
         if has_vectors and mismatch and not regenerate_vectors:
             raise ValueError(
                 f"embedding model mismatch (archive: {src_model!r}, {src_dim} dims; store: "
@@ -261,9 +289,15 @@ class PortabilityMixin:
                 collisions=collisions,
             )
 
-    def _import_batch(self, batch: list[tuple[Memory, list | None, bool]], on_conflict: str,
-                      dry_run: bool, summary: ImportSummary, renames: dict[str, str],
-                      written: list[str]) -> None:
+    def _import_batch(
+        self,
+        batch: list[tuple[Memory, list | None, bool]],
+        on_conflict: str,
+        dry_run: bool,
+        summary: ImportSummary,
+        renames: dict[str, str],
+        written: list[str],
+    ) -> None:
         existing = self.get_many([m.id for m, _, _ in batch])
         to_write: list[tuple[Memory, list | None]] = []
         to_delete: list[Memory] = []
@@ -285,8 +319,10 @@ class PortabilityMixin:
                     to_delete.append(current)
                 summary.overwritten += 1
             else:  # "error": the precheck passed, so a collision here is a race
-                raise ImportConflictError(f"id {memory.id} appeared during the import",
-                                          collisions=[(memory.id, "(written concurrently)")])
+                raise ImportConflictError(
+                    f"id {memory.id} appeared during the import",
+                    collisions=[(memory.id, "(written concurrently)")],
+                )
             to_write.append((memory, vector))
         if dry_run or not to_write:
             return
@@ -316,13 +352,17 @@ class PortabilityMixin:
         regenerated = set(missing)
         for i, memory in enumerate(memories):
             written.append(memory.id)
-            self._journal("import", memory.id, after=memory.to_dict(),
-                          meta={"vectors_preserved": i not in regenerated})
+            self._journal(
+                "import",
+                memory.id,
+                after=memory.to_dict(),
+                meta={"vectors_preserved": i not in regenerated},
+            )
 
     def _remap_imported(self, written: list[str], renames: dict[str, str]) -> None:
         """Point this import's links and superseded_by at the renamed ids."""
         for start in range(0, len(written), 500):
-            chunk = written[start:start + 500]
+            chunk = written[start : start + 500]
             fetched = self.get_many(chunk)
             pipe = self.client.pipeline(transaction=False)
             changed: list[tuple[dict, Memory]] = []
@@ -347,5 +387,10 @@ class PortabilityMixin:
                     changed.append((before, memory))
             pipe.execute()
             for before, memory in changed:
-                self._journal("edit", memory.id, before=before, after=memory.to_dict(),
-                              meta={"import_remap": True})
+                self._journal(
+                    "edit",
+                    memory.id,
+                    before=before,
+                    after=memory.to_dict(),
+                    meta={"import_remap": True},
+                )

@@ -216,9 +216,17 @@ class RecallMixin:
             return []
         w = weights or self._hybrid_weights or HybridWeights()
         now = time.time()
-        where = filter_expr(type=type, tag=tag, min_importance=min_importance, source=source,
-                            since=since, until=until, include_superseded=include_superseded,
-                            include_expired=include_expired, now=now)
+        where = filter_expr(
+            type=type,
+            tag=tag,
+            min_importance=min_importance,
+            source=source,
+            since=since,
+            until=until,
+            include_superseded=include_superseded,
+            include_expired=include_expired,
+            now=now,
+        )
         pool_size = max(k * overfetch, k)
         qvec = self._query_vector(query) if query.strip() else None
         pool = self._vector_candidates(qvec, where, pool_size) if qvec is not None else {}
@@ -243,19 +251,23 @@ class RecallMixin:
             cands = self._rerank(active_reranker, query, cands)
         select = diversity is not None or dedup_threshold is not None
         if expand is not None and expand.rerank and expand.cap > 0:
-            cands = self._merge_expansion(cands, k, expand, include_superseded, now,
-                                          include_expired=include_expired,
-                                          need_vectors=select)
-        if select:
-            chosen = self._mmr_select(cands, k, diversity, dedup_threshold)
-        else:
-            chosen = cands[:k]
+            cands = self._merge_expansion(
+                cands,
+                k,
+                expand,
+                include_superseded,
+                now,
+                include_expired=include_expired,
+                need_vectors=select,
+            )
+        chosen = self._mmr_select(cands, k, diversity, dedup_threshold) if select else cands[:k]
         if touch and chosen:
             self._touch_many([c.memory for c in chosen], now=now)
         results: list[Result] = [(c.memory, float(c.score), c.explain) for c in chosen]
         if expand is not None and not expand.rerank and expand.cap > 0:
-            results = self._append_expansion(results, expand, include_superseded, now,
-                                             include_expired=include_expired)
+            results = self._append_expansion(
+                results, expand, include_superseded, now, include_expired=include_expired
+            )
         self._record_recall(time.perf_counter() - started)
         if explain:
             return results
@@ -265,20 +277,30 @@ class RecallMixin:
     def _vector_candidates(self, qvec: np.ndarray, where: str, size: int) -> dict[str, Candidate]:
         base = f"({where})" if where != "*" else "*"
         query = f"{base}=>[KNN {size} @vec $q AS dist]"
-        _, hits = search(self.client, self.keys.index, query,
-                         params={"q": codec.vector_bytes(qvec)},
-                         return_fields=(*MEMORY_FIELDS, "dist", "vec"),
-                         sortby=("dist", "ASC"), limit=size)
+        _, hits = search(
+            self.client,
+            self.keys.index,
+            query,
+            params={"q": codec.vector_bytes(qvec)},
+            return_fields=(*MEMORY_FIELDS, "dist", "vec"),
+            sortby=("dist", "ASC"),
+            limit=size,
+        )
         pool: dict[str, Candidate] = {}
         for hit in hits:
             memory = codec.from_hash(hit.fields)
             cosine = 1.0 - float(hit.str("dist", "1"))
-            pool[memory.id] = Candidate(memory=memory, cosine=cosine, has_vector=True,
-                                        vector=codec.vector_from_bytes(hit.fields.get("vec")))
+            pool[memory.id] = Candidate(
+                memory=memory,
+                cosine=cosine,
+                has_vector=True,
+                vector=codec.vector_from_bytes(hit.fields.get("vec")),
+            )
         return pool
 
-    def _add_lexical(self, pool: dict[str, Candidate], query: str, where: str, size: int,
-                     qvec: np.ndarray | None) -> bool:
+    def _add_lexical(
+        self, pool: dict[str, Candidate], query: str, where: str, size: int, qvec: np.ndarray | None
+    ) -> bool:
         """Add BM25 to the pool and pull in keyword-only hits; True if any BM25 > 0.
 
         The inverted index finds keyword candidates corpus-wide with the filters
@@ -292,8 +314,13 @@ class RecallMixin:
         if where != "*":
             clause = f"{clause} {where}"
         try:
-            _, hits = search(self.client, self.keys.index, clause,
-                             return_fields=(*MEMORY_FIELDS, "vec"), limit=size * 2)
+            _, hits = search(
+                self.client,
+                self.keys.index,
+                clause,
+                return_fields=(*MEMORY_FIELDS, "vec"),
+                limit=size * 2,
+            )
         except redis.exceptions.ResponseError:
             hits = []  # a lexical bonus is never worth failing the recall
         for hit in hits:
@@ -302,10 +329,12 @@ class RecallMixin:
                 continue
             vec = codec.vector_from_bytes(hit.fields.get("vec"))
             cosine = float(np.dot(vec, qvec)) if vec is not None and qvec is not None else 0.0
-            pool[memory.id] = Candidate(memory=memory, cosine=cosine, has_vector=vec is not None,
-                                        vector=vec)
-        scores = lexstats.bm25_scores(terms, {mid: c.memory.text for mid, c in pool.items()},
-                                      self.client, self.keys.lexstats)
+            pool[memory.id] = Candidate(
+                memory=memory, cosine=cosine, has_vector=vec is not None, vector=vec
+            )
+        scores = lexstats.bm25_scores(
+            terms, {mid: c.memory.text for mid, c in pool.items()}, self.client, self.keys.lexstats
+        )
         for mid, cand in pool.items():
             cand.bm25 = scores.get(mid, 0.0)
         top = max((c.bm25 for c in pool.values()), default=0.0)
@@ -318,11 +347,16 @@ class RecallMixin:
         """Cosine plus ``ζ·polarity``; every other custom weight is ignored here."""
         for c in cands:
             c.score = c.cosine + w.polarity_weight * c.memory.polarity
-            c.explain = {"mode": "semantic", "cosine": round(c.cosine, 6),
-                         "polarity": c.memory.polarity, "score": round(c.score, 6)}
+            c.explain = {
+                "mode": "semantic",
+                "cosine": round(c.cosine, 6),
+                "polarity": c.memory.polarity,
+                "score": round(c.score, 6),
+            }
 
-    def _score_weighted(self, cands: list[Candidate], w: HybridWeights, now: float,
-                        lexical_active: bool) -> None:
+    def _score_weighted(
+        self, cands: list[Candidate], w: HybridWeights, now: float, lexical_active: bool
+    ) -> None:
         wc, wl, wr, wi = w.cosine, w.lexical, w.recency, w.importance
         if not lexical_active and wl > 0:
             rest = wc + wr + wi
@@ -331,21 +365,34 @@ class RecallMixin:
                 wc, wr, wi, wl = wc * scale, wr * scale, wi * scale, 0.0
         for c in cands:
             recency = recency_score(c.memory, w, now)
-            c.score = (wc * c.cosine + wl * c.lexical + wr * recency
-                       + wi * c.memory.importance + w.polarity_weight * c.memory.polarity)
+            c.score = (
+                wc * c.cosine
+                + wl * c.lexical
+                + wr * recency
+                + wi * c.memory.importance
+                + w.polarity_weight * c.memory.polarity
+            )
             c.explain = {
-                "mode": "hybrid", "fusion": "weighted",
-                "cosine": round(c.cosine, 6), "lexical": round(c.lexical, 6),
-                "recency": round(recency, 6), "importance": c.memory.importance,
+                "mode": "hybrid",
+                "fusion": "weighted",
+                "cosine": round(c.cosine, 6),
+                "lexical": round(c.lexical, 6),
+                "recency": round(recency, 6),
+                "importance": c.memory.importance,
                 "polarity": c.memory.polarity,
-                "weights": {"cosine": round(wc, 6), "lexical": round(wl, 6),
-                            "recency": round(wr, 6), "importance": round(wi, 6),
-                            "polarity": w.polarity_weight},
+                "weights": {
+                    "cosine": round(wc, 6),
+                    "lexical": round(wl, 6),
+                    "recency": round(wr, 6),
+                    "importance": round(wi, 6),
+                    "polarity": w.polarity_weight,
+                },
                 "score": round(c.score, 6),
             }
 
-    def _score_rrf(self, cands: list[Candidate], w: HybridWeights, now: float, rrf_k: int,
-                   lexical_active: bool) -> None:
+    def _score_rrf(
+        self, cands: list[Candidate], w: HybridWeights, now: float, rrf_k: int, lexical_active: bool
+    ) -> None:
         """Reciprocal Rank Fusion: ``Σ weight / (rrf_k + rank)`` with 0-based ranks.
 
         Lexical only joins when the query produced BM25 somewhere in the pool
@@ -370,8 +417,9 @@ class RecallMixin:
             c.explain["score"] = round(c.score, 8)
 
     @staticmethod
-    def _add_rrf_signal(cands: list[Candidate], name: str, weight: float,
-                        values: list[float], rrf_k: int) -> None:
+    def _add_rrf_signal(
+        cands: list[Candidate], name: str, weight: float, values: list[float], rrf_k: int
+    ) -> None:
         if weight <= 0:
             return
         for c, rank in zip(cands, _rank_positions(values, cands), strict=True):
@@ -379,8 +427,9 @@ class RecallMixin:
             c.score += contribution
             c.explain["signals"][name] = {"rank": rank, "contribution": round(contribution, 8)}
 
-    def _apply_graph(self, cands: list[Candidate], w: HybridWeights, fusion: str,
-                     rrf_k: int) -> None:
+    def _apply_graph(
+        self, cands: list[Candidate], w: HybridWeights, fusion: str, rrf_k: int
+    ) -> None:
         """Graph-proximity fusion (``HybridWeights.graph``): lift well-connected hits.
 
         Weighted: ``+ η·spread`` seeded by the blended score. RRF: an extra,
@@ -408,8 +457,7 @@ class RecallMixin:
             c.explain["score"] = round(c.score, 6)
 
     # ------------------------------------------------------------ selection
-    def _rerank(self, reranker: Reranker, query: str,
-                cands: list[Candidate]) -> list[Candidate]:
+    def _rerank(self, reranker: Reranker, query: str, cands: list[Candidate]) -> list[Candidate]:
         """Second stage: the reranker's score replaces the blended one, then re-sort."""
         scores = list(reranker(query, [c.memory for c in cands]))
         if len(scores) != len(cands):
@@ -428,9 +476,12 @@ class RecallMixin:
         cands.sort(key=lambda c: (-c.score, c.memory.id))
         for rank, c in enumerate(cands):
             first_rank, first_score = first[c.memory.id]
-            c.explain["rerank"] = {"first_stage_score": round(first_score, 6),
-                                   "first_stage_rank": first_rank,
-                                   "score": round(c.score, 6), "rank": rank}
+            c.explain["rerank"] = {
+                "first_stage_score": round(first_score, 6),
+                "first_stage_rank": first_rank,
+                "score": round(c.score, 6),
+                "rank": rank,
+            }
         return cands
 
     def _ensure_vectors(self, cands: list[Candidate]) -> None:
@@ -441,8 +492,9 @@ class RecallMixin:
                 if c.vector is None and c.memory.id in found:
                     c.vector = found[c.memory.id]
 
-    def _mmr_select(self, cands: list[Candidate], k: int, diversity: float | None,
-                    dedup_threshold: float | None) -> list[Candidate]:
+    def _mmr_select(
+        self, cands: list[Candidate], k: int, diversity: float | None, dedup_threshold: float | None
+    ) -> list[Candidate]:
         """Maximal Marginal Relevance over min-max relevance, plus a hard dedup gate.
 
         ``value = λ·relevance − (1−λ)·max_cosine_to_selected``; without
@@ -460,10 +512,17 @@ class RecallMixin:
             best, best_value = -1, -math.inf
             for i in remaining:
                 vec = cands[i].vector
-                redundancy = (max((float(np.dot(vec, s)) for s in chosen_vectors), default=0.0)
-                              if vec is not None else 0.0)
-                if (dedup_threshold is not None and chosen_vectors and vec is not None
-                        and redundancy >= dedup_threshold):
+                redundancy = (
+                    max((float(np.dot(vec, s)) for s in chosen_vectors), default=0.0)
+                    if vec is not None
+                    else 0.0
+                )
+                if (
+                    dedup_threshold is not None
+                    and chosen_vectors
+                    and vec is not None
+                    and redundancy >= dedup_threshold
+                ):
                     continue
                 value = lam * relevance[i] - (1 - lam) * redundancy
                 if value > best_value:
@@ -477,9 +536,15 @@ class RecallMixin:
         return chosen
 
     # ------------------------------------------------------------ graph expansion
-    def _collect_expansion(self, frontier: list[Memory], expand: ExpandSpec,
-                           include_superseded: bool, include_expired: bool, now: float,
-                           seen: set[str]) -> list[Result]:
+    def _collect_expansion(
+        self,
+        frontier: list[Memory],
+        expand: ExpandSpec,
+        include_superseded: bool,
+        include_expired: bool,
+        now: float,
+        seen: set[str],
+    ) -> list[Result]:
         """BFS along OUTGOING links whose rel is in ``expand.rels``.
 
         Hop *h* scores ``expand.score · expand.decay**(h-1)``; at most
@@ -515,14 +580,31 @@ class RecallMixin:
                     continue
                 seen.add(node.id)
                 frontier.append(node)
-                found.append((node, hop_score, {"source": "graph_expansion", "rel": link.rel,
-                                                "hop": hop, "score": round(hop_score, 6)}))
+                found.append(
+                    (
+                        node,
+                        hop_score,
+                        {
+                            "source": "graph_expansion",
+                            "rel": link.rel,
+                            "hop": hop,
+                            "score": round(hop_score, 6),
+                        },
+                    )
+                )
         return found
 
-    def _merge_expansion(self, cands: list[Candidate], k: int, expand: ExpandSpec,
-                         include_superseded: bool, now: float, *,
-                         include_expired: bool = False,
-                         need_vectors: bool = False) -> list[Candidate]:
+    def _merge_expansion(
+        self,
+        cands: list[Candidate],
+        k: int,
+        expand: ExpandSpec,
+        include_superseded: bool,
+        now: float,
+        *,
+        include_expired: bool = False,
+        need_vectors: bool = False,
+    ) -> list[Candidate]:
         """``ExpandSpec.rerank=True``: neighbours of the top-k compete for the k slots.
 
         Hop scores are scaled to the pool's top score so they sit on the pool's
@@ -532,13 +614,16 @@ class RecallMixin:
         if not cands:
             return cands
         seen = {c.memory.id for c in cands}  # never re-reach (and clobber) a pool member
-        extra = self._collect_expansion([c.memory for c in cands[:k]], expand,
-                                        include_superseded, include_expired, now, seen)
+        extra = self._collect_expansion(
+            [c.memory for c in cands[:k]], expand, include_superseded, include_expired, now, seen
+        )
         if not extra:
             return cands
         top = max(c.score for c in cands)
-        added = [Candidate(memory=m, score=min(1.0, max(0.0, s)) * top, explain=e,
-                           expanded=True) for m, s, e in extra]
+        added = [
+            Candidate(memory=m, score=min(1.0, max(0.0, s)) * top, explain=e, expanded=True)
+            for m, s, e in extra
+        ]
         if need_vectors:
             vectors = self.vectors([c.memory.id for c in added])
             added = [c for c in added if c.memory.id in vectors]
@@ -549,15 +634,22 @@ class RecallMixin:
         merged.sort(key=lambda c: (-c.score, c.memory.id))
         return merged
 
-    def _append_expansion(self, results: list[Result], expand: ExpandSpec,
-                          include_superseded: bool, now: float, *,
-                          include_expired: bool = False) -> list[Result]:
+    def _append_expansion(
+        self,
+        results: list[Result],
+        expand: ExpandSpec,
+        include_superseded: bool,
+        now: float,
+        *,
+        include_expired: bool = False,
+    ) -> list[Result]:
         """``ExpandSpec.rerank=False``: neighbours appended after the top-k cut."""
         if not results:
             return results
         seen = {m.id for m, _, _ in results}
-        extra = self._collect_expansion([m for m, _, _ in results], expand,
-                                        include_superseded, include_expired, now, seen)
+        extra = self._collect_expansion(
+            [m for m, _, _ in results], expand, include_superseded, include_expired, now, seen
+        )
         return results + extra
 
     # ------------------------------------------------------------ metrics hook

@@ -15,33 +15,64 @@ SORTS = {"created": "created_at", "importance": "importance", "accessed": "last_
 
 
 @click.command("list")
-@click.option("--limit", "-n", type=click.IntRange(min=0), default=20, show_default=True,
-              help="How many memories.")
+@click.option(
+    "--limit",
+    "-n",
+    type=click.IntRange(min=0),
+    default=20,
+    show_default=True,
+    help="How many memories.",
+)
 @click.option("--type", "type_", type=click.Choice(MEMORY_TYPES), help="Only this type.")
 @click.option("--tag", "-t", help="Only memories carrying this tag.")
 @click.option("--source", "-s", help="Only this exact source.")
 @click.option("--since", help="Created at/after: epoch, ISO-8601 or a span like 7d.")
-@click.option("--sort", type=click.Choice(sorted(SORTS)), default="created", show_default=True,
-              help="Newest first by this field.")
+@click.option(
+    "--sort",
+    type=click.Choice(sorted(SORTS)),
+    default="created",
+    show_default=True,
+    help="Newest first by this field.",
+)
 @click.option("--include-superseded", is_flag=True, help="Also superseded memories.")
 @click.option("--include-expired", is_flag=True, help="Also memories whose TTL has passed.")
 @output_options
 @pass_ctx
-def list_cmd(ctx: Context, limit: int, type_: str | None, tag: str | None, source: str | None,
-             since: str | None, sort: str, include_superseded: bool,
-             include_expired: bool) -> None:
+def list_cmd(
+    ctx: Context,
+    limit: int,
+    type_: str | None,
+    tag: str | None,
+    source: str | None,
+    since: str | None,
+    sort: str,
+    include_superseded: bool,
+    include_expired: bool,
+) -> None:
     """List memories, newest first (filters run in RediSearch, not in Python)."""
     store = ctx.store()
     since_ts = parse_time_option(since, "--since")
     if since_ts is None and source is None and sort == "created":
-        memories = store.list_recent(limit, include_superseded, include_expired,
-                                     type=type_, tag=tag)
+        memories = store.list_recent(
+            limit, include_superseded, include_expired, type=type_, tag=tag
+        )
     else:
-        query = filter_expr(type=type_, tag=tag, source=source, since=since_ts,
-                            include_superseded=include_superseded,
-                            include_expired=include_expired)
-        _, hits = search(store.client, store.keys.index, query, return_fields=MEMORY_FIELDS,
-                         sortby=(SORTS[sort], "DESC"), limit=limit)
+        query = filter_expr(
+            type=type_,
+            tag=tag,
+            source=source,
+            since=since_ts,
+            include_superseded=include_superseded,
+            include_expired=include_expired,
+        )
+        _, hits = search(
+            store.client,
+            store.keys.index,
+            query,
+            return_fields=MEMORY_FIELDS,
+            sortby=(SORTS[sort], "DESC"),
+            limit=limit,
+        )
         memories = store._hits_to_memories(hits)
     print_memories(ctx.fmt, memories)
 

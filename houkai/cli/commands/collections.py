@@ -41,13 +41,19 @@ def list_cmd(ctx: Context) -> None:
     for name in _names(ctx):
         try:
             count: int | None = total(client, Keys(ctx.settings.key_prefix, name).index, "*")
-        except Exception:  # noqa: BLE001 - a half-dropped collection still lists
+        except Exception:
             count = None
         rows.append({"name": name, "count": count, "current": name == ctx.collection})
-    print_rows(ctx.fmt, rows, [
-        Column("name", "COLLECTION"), Column("count", "MEMORIES", justify="right"),
-        Column("current", "", show=lambda v: "*" if v else ""),
-    ], empty="No collections.")
+    print_rows(
+        ctx.fmt,
+        rows,
+        [
+            Column("name", "COLLECTION"),
+            Column("count", "MEMORIES", justify="right"),
+            Column("current", "", show=lambda v: "*" if v else ""),
+        ],
+        empty="No collections.",
+    )
 
 
 @collections_group.command("create")
@@ -79,8 +85,11 @@ def delete(ctx: Context, name: str, yes: bool) -> None:
     service = ctx._service
     if service is not None:
         service._stores.pop(name, None)
-    report(ctx.fmt, {"name": name, "deleted": deleted},
-           f"Deleted collection {name!r} ({deleted} memories).")
+    report(
+        ctx.fmt,
+        {"name": name, "deleted": deleted},
+        f"Deleted collection {name!r} ({deleted} memories).",
+    )
 
 
 def copy_memories(src: Any, dst: Any, *, batch_size: int = 500) -> int:
@@ -91,8 +100,9 @@ def copy_memories(src: Any, dst: Any, *, batch_size: int = 500) -> int:
     Memories still pending in *src* are embedded on the way.
     """
     copied = 0
-    for batch in src.iter_memories("*", batch_size=batch_size, with_vector=True,
-                                   sortby="created_at"):
+    for batch in src.iter_memories(
+        "*", batch_size=batch_size, with_vector=True, sortby="created_at"
+    ):
         missing = [m for m in batch if m.embedding is None]
         if missing:
             fresh = dst._encode([m.text for m in missing])
@@ -108,8 +118,12 @@ def copy_memories(src: Any, dst: Any, *, batch_size: int = 500) -> int:
                 pipe.sadd(dst.keys.incoming(link.to), f"{memory.id}|{link.rel}")
         pipe.execute()
         for memory in batch:
-            dst._journal("import", memory.id, after=memory.to_dict(),
-                         meta={"copied_from": src.collection_name})
+            dst._journal(
+                "import",
+                memory.id,
+                after=memory.to_dict(),
+                meta={"copied_from": src.collection_name},
+            )
         copied += len(batch)
     return copied
 
@@ -131,11 +145,17 @@ def copy(ctx: Context, src: str, dst: str, yes: bool) -> None:
         raise click.BadParameter("SRC and DST are the same collection", param_hint="DST")
     source = ctx.store(src)
     if dst in _names(ctx) and ctx.store(dst).count():
-        confirm(f"Copy {source.count()} memories into the non-empty collection {dst!r} "
-                "(same ids are overwritten)?", yes=yes)
+        confirm(
+            f"Copy {source.count()} memories into the non-empty collection {dst!r} "
+            "(same ids are overwritten)?",
+            yes=yes,
+        )
     copied = copy_memories(source, ctx.store(dst))
-    report(ctx.fmt, {"src": src, "dst": dst, "copied": copied},
-           f"Copied {copied} memories {src!r} → {dst!r}.")
+    report(
+        ctx.fmt,
+        {"src": src, "dst": dst, "copied": copied},
+        f"Copied {copied} memories {src!r} → {dst!r}.",
+    )
 
 
 def register(cli: click.Group) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import fields
 from typing import Any
 
@@ -11,6 +12,8 @@ import click
 from ... import config as config_mod
 from .. import Context, pass_ctx
 from ..output import Column, output_options, print_rows, report
+
+_URL_PASSWORD = re.compile(r"(://[^/:@]*:)[^@/]*@")
 
 
 def sources(ctx: Context) -> list[dict[str, Any]]:
@@ -36,6 +39,8 @@ def sources(ctx: Context) -> list[dict[str, Any]]:
         value = getattr(ctx.settings, f.name)
         if f.name == "http_tokens" and value:
             value = "***"  # never print secrets
+        elif isinstance(value, str) and "://" in value:
+            value = _URL_PASSWORD.sub(r"\1***@", value)
         rows.append({"key": f.name, "value": value, "source": source})
     return rows
 
@@ -56,12 +61,14 @@ def show(ctx: Context, keys: tuple[str, ...]) -> None:
         known = {r["key"] for r in rows}
         unknown = [k for k in keys if k not in known]
         if unknown:
-            raise click.BadParameter(f"unknown setting(s): {', '.join(unknown)}",
-                                     param_hint="KEYS")
+            raise click.BadParameter(f"unknown setting(s): {', '.join(unknown)}", param_hint="KEYS")
         rows = [r for r in rows if r["key"] in keys]
-    print_rows(ctx.fmt, rows, [Column("key", "KEY"), Column("value", "VALUE"),
-                               Column("source", "SOURCE", style="dim")],
-               json_data={r["key"]: {"value": r["value"], "source": r["source"]} for r in rows})
+    print_rows(
+        ctx.fmt,
+        rows,
+        [Column("key", "KEY"), Column("value", "VALUE"), Column("source", "SOURCE", style="dim")],
+        json_data={r["key"]: {"value": r["value"], "source": r["source"]} for r in rows},
+    )
 
 
 @config_group.command("path")

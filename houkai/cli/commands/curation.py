@@ -88,10 +88,19 @@ def _editor() -> str:
 @click.option("--expires-at", help="Expire at epoch / ISO-8601 ('0' clears the expiry).")
 @output_options
 @pass_ctx
-def edit(ctx: Context, memory_id: str, text: str | None, type_: str | None,
-         tags: tuple[str, ...], clear_tags: bool, importance: float | None,
-         polarity: int | None, source: str | None, ttl: str | None,
-         expires_at: str | None) -> None:
+def edit(
+    ctx: Context,
+    memory_id: str,
+    text: str | None,
+    type_: str | None,
+    tags: tuple[str, ...],
+    clear_tags: bool,
+    importance: float | None,
+    polarity: int | None,
+    source: str | None,
+    ttl: str | None,
+    expires_at: str | None,
+) -> None:
     """Change a memory in place: same id and links; the text is re-embedded if it changed."""
     store, memory = _load(ctx, memory_id)
     changes: dict[str, Any] = {}
@@ -119,8 +128,11 @@ def edit(ctx: Context, memory_id: str, text: str | None, type_: str | None,
     if not changes:
         edited = click.edit(editor_document(memory), editor=_editor(), extension=".md")
         if edited is None:
-            report(ctx.fmt, {"id": memory.id, "changed": False},
-                   f"No changes to {short_id(memory.id)}.")
+            report(
+                ctx.fmt,
+                {"id": memory.id, "changed": False},
+                f"No changes to {short_id(memory.id)}.",
+            )
             return
         changes = parse_editor_document(edited)
     updated = store.edit(memory.id, **changes)
@@ -151,8 +163,11 @@ def tag(ctx: Context, memory_id: str, add: tuple[str, ...], remove: tuple[str, .
     tags = [t for t in memory.tags if t not in drop]
     tags += [t for t in add if t.strip() not in tags and t.strip() not in drop]
     updated = store.edit(memory.id, tags=tags)
-    report(ctx.fmt, {"id": updated.id, "tags": updated.tags},
-           f"{short_id(updated.id)} tags: {', '.join(updated.tags) or '(none)'}")
+    report(
+        ctx.fmt,
+        {"id": updated.id, "tags": updated.tags},
+        f"{short_id(updated.id)} tags: {', '.join(updated.tags) or '(none)'}",
+    )
 
 
 @click.command("bump", context_settings={"ignore_unknown_options": True})
@@ -177,14 +192,14 @@ def bump(ctx: Context, memory_id: str, delta: str) -> None:
     store, memory = _load(ctx, memory_id)
     new = amount if absolute else memory.importance + amount
     updated = store.edit(memory.id, importance=new)
-    report(ctx.fmt, {"id": updated.id, "before": memory.importance,
-                     "importance": updated.importance},
-           f"{short_id(updated.id)} importance: {memory.importance:.2f} → "
-           f"{updated.importance:.2f}")
+    report(
+        ctx.fmt,
+        {"id": updated.id, "before": memory.importance, "importance": updated.importance},
+        f"{short_id(updated.id)} importance: {memory.importance:.2f} → {updated.importance:.2f}",
+    )
 
 
 def register(cli: click.Group) -> None:
     cli.add_command(edit)
     cli.add_command(tag)
     cli.add_command(bump)
-

@@ -37,13 +37,19 @@ def nuke(ctx: Context, yes: bool) -> None:
     store = ctx.store()
     count = store.count()
     if count == 0:
-        report(ctx.fmt, {"deleted": 0, "collection": store.collection_name},
-               f"Collection {store.collection_name!r} is already empty.")
+        report(
+            ctx.fmt,
+            {"deleted": 0, "collection": store.collection_name},
+            f"Collection {store.collection_name!r} is already empty.",
+        )
         return
     confirm(f"Delete all {count} memories in collection {store.collection_name!r}?", yes=yes)
     deleted = store.nuke()
-    report(ctx.fmt, {"deleted": deleted, "collection": store.collection_name},
-           f"Deleted {deleted} memories from {store.collection_name!r}.")
+    report(
+        ctx.fmt,
+        {"deleted": deleted, "collection": store.collection_name},
+        f"Deleted {deleted} memories from {store.collection_name!r}.",
+    )
 
 
 def register(cli: click.Group) -> None:

@@ -25,8 +25,14 @@ from ..output import (
 @click.command("link")
 @click.argument("src")
 @click.argument("dst")
-@click.option("--rel", "-r", type=click.Choice(LINK_RELS), default="related", show_default=True,
-              help="Relation of the edge.")
+@click.option(
+    "--rel",
+    "-r",
+    type=click.Choice(LINK_RELS),
+    default="related",
+    show_default=True,
+    help="Relation of the edge.",
+)
 @output_options
 @pass_ctx
 def link(ctx: Context, src: str, dst: str, rel: str) -> None:
@@ -34,14 +40,19 @@ def link(ctx: Context, src: str, dst: str, rel: str) -> None:
     store = ctx.store()
     src_id, dst_id = resolve_id(store, src), resolve_id(store, dst)
     store.link(src_id, dst_id, rel)
-    report(ctx.fmt, {"src": src_id, "dst": dst_id, "rel": rel},
-           f"Linked {short_id(src_id)} --[{rel}]--> {short_id(dst_id)}")
+    report(
+        ctx.fmt,
+        {"src": src_id, "dst": dst_id, "rel": rel},
+        f"Linked {short_id(src_id)} --[{rel}]--> {short_id(dst_id)}",
+    )
 
 
 @click.command("unlink")
 @click.argument("src")
 @click.argument("dst")
-@click.option("--rel", "-r", type=click.Choice(LINK_RELS), help="Only this relation (default: all).")
+@click.option(
+    "--rel", "-r", type=click.Choice(LINK_RELS), help="Only this relation (default: all)."
+)
 @output_options
 @pass_ctx
 def unlink(ctx: Context, src: str, dst: str, rel: str | None) -> None:
@@ -49,15 +60,17 @@ def unlink(ctx: Context, src: str, dst: str, rel: str | None) -> None:
     store = ctx.store()
     src_id, dst_id = resolve_id(store, src), resolve_id(store, dst)
     removed = store.unlink(src_id, dst_id, rel)
-    report(ctx.fmt, {"src": src_id, "dst": dst_id, "rel": rel, "removed": removed},
-           f"Removed {removed} link(s).")
+    report(
+        ctx.fmt,
+        {"src": src_id, "dst": dst_id, "rel": rel, "removed": removed},
+        f"Removed {removed} link(s).",
+    )
 
 
 @click.command("neighbors")
 @click.argument("memory_id")
 @click.option("--rel", "-r", type=click.Choice(LINK_RELS), help="Only this relation.")
-@click.option("--direction", "-d", type=click.Choice(DIRECTIONS), default="both",
-              show_default=True)
+@click.option("--direction", "-d", type=click.Choice(DIRECTIONS), default="both", show_default=True)
 @click.option("--depth", "-D", type=click.IntRange(min=1), default=1, show_default=True)
 @output_options
 @pass_ctx
@@ -68,10 +81,18 @@ def neighbors(ctx: Context, memory_id: str, rel: str | None, direction: str, dep
     results = store.neighbors(full, rel=rel, direction=direction, depth=depth)
     rows = [{"rel": r, "id": m.id, "type": m.type, "text": m.text} for m, r in results]
     json_data = [{**memory_record(m), "rel": r} for m, r in results]
-    print_rows(ctx.fmt, rows, [
-        Column("rel", "REL"), Column("id", "ID", show=short_id, style="dim"),
-        Column("type", "TYPE"), Column("text", "TEXT", show=lambda v: truncate(v, 70)),
-    ], json_data=json_data, empty="No neighbors found.")
+    print_rows(
+        ctx.fmt,
+        rows,
+        [
+            Column("rel", "REL"),
+            Column("id", "ID", show=short_id, style="dim"),
+            Column("type", "TYPE"),
+            Column("text", "TEXT", show=lambda v: truncate(v, 70)),
+        ],
+        json_data=json_data,
+        empty="No neighbors found.",
+    )
 
 
 @click.command("graph")
@@ -85,18 +106,22 @@ def graph(ctx: Context, memory_ids: tuple[str, ...], depth: int, dot: bool) -> N
     store = ctx.store()
     g = store.subgraph(resolve_ids(store, memory_ids), depth=depth)
     if ctx.fmt == "json":
-        echo_json({
-            "nodes": [memory_record(m) for m in g.nodes.values()],
-            "edges": [{"src": s, "dst": d, "rel": r} for s, d, r in g.edges],
-        })
+        echo_json(
+            {
+                "nodes": [memory_record(m) for m in g.nodes.values()],
+                "edges": [{"src": s, "dst": d, "rel": r} for s, d, r in g.edges],
+            }
+        )
         return
     if dot:
         click.echo("digraph houkai {")
         for node_id, memory in g.nodes.items():
-            click.echo(f"  {json.dumps(short_id(node_id))} [label={json.dumps(truncate(memory.text, 40))}];")
+            label = json.dumps(truncate(memory.text, 40))
+            click.echo(f"  {json.dumps(short_id(node_id))} [label={label}];")
         for s, d, r in g.edges:
-            click.echo(f"  {json.dumps(short_id(s))} -> {json.dumps(short_id(d))} "
-                       f"[label={json.dumps(r)}];")
+            click.echo(
+                f"  {json.dumps(short_id(s))} -> {json.dumps(short_id(d))} [label={json.dumps(r)}];"
+            )
         click.echo("}")
         return
     if ctx.fmt == "tsv":

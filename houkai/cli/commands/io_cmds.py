@@ -26,46 +26,76 @@ def _as_dict(summary: Any) -> dict[str, Any]:
 
 @click.command("export")
 @click.argument("path", type=click.Path(dir_okay=False, writable=True))
-@click.option("--type", "types", multiple=True, type=click.Choice(MEMORY_TYPES),
-              help="Only this type (repeatable).")
-@click.option("--tag", "-t", "tags", multiple=True, help="Only memories with this tag (repeatable).")
+@click.option(
+    "--type",
+    "types",
+    multiple=True,
+    type=click.Choice(MEMORY_TYPES),
+    help="Only this type (repeatable).",
+)
+@click.option(
+    "--tag", "-t", "tags", multiple=True, help="Only memories with this tag (repeatable)."
+)
 @click.option("--since", help="Only created at/after: epoch, ISO-8601 or a span like 7d.")
 @click.option("--include-superseded", is_flag=True, help="Also superseded memories.")
 @click.option("--no-vectors", is_flag=True, help="Leave out embeddings (smaller file).")
 @output_options
 @pass_ctx
-def export(ctx: Context, path: str, types: tuple[str, ...], tags: tuple[str, ...],
-           since: str | None, include_superseded: bool, no_vectors: bool) -> None:
+def export(
+    ctx: Context,
+    path: str,
+    types: tuple[str, ...],
+    tags: tuple[str, ...],
+    since: str | None,
+    include_superseded: bool,
+    no_vectors: bool,
+) -> None:
     """Write memories to a portable .ahkai archive (gzipped JSONL, streamed)."""
     summary = ctx.store().export(
-        path, include_vectors=not no_vectors, include_superseded=include_superseded,
-        types=list(types) or None, tags=list(tags) or None,
+        path,
+        include_vectors=not no_vectors,
+        include_superseded=include_superseded,
+        types=list(types) or None,
+        tags=list(tags) or None,
         since=parse_time_option(since, "--since"),
     )
     data = _as_dict(summary)
-    report(ctx.fmt, data,
-           f"Exported {data.get('count')} memories → {data.get('path')} "
-           f"({int(data.get('bytes') or 0):,} bytes)")
+    report(
+        ctx.fmt,
+        data,
+        f"Exported {data.get('count')} memories → {data.get('path')} "
+        f"({int(data.get('bytes') or 0):,} bytes)",
+    )
 
 
 @click.command("import")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, readable=True))
-@click.option("--on-conflict", type=click.Choice(IMPORT_POLICIES), default="skip",
-              show_default=True, help="What to do when an id already exists.")
-@click.option("--regenerate-vectors", is_flag=True,
-              help="Re-embed the text (required when the archive's model differs).")
+@click.option(
+    "--on-conflict",
+    type=click.Choice(IMPORT_POLICIES),
+    default="skip",
+    show_default=True,
+    help="What to do when an id already exists.",
+)
+@click.option(
+    "--regenerate-vectors",
+    is_flag=True,
+    help="Re-embed the text (required when the archive's model differs).",
+)
 @click.option("--dry-run", is_flag=True, help="Count what would happen; write nothing.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 @output_options
 @pass_ctx
-def import_cmd(ctx: Context, path: str, on_conflict: str, regenerate_vectors: bool,
-               dry_run: bool, yes: bool) -> None:
+def import_cmd(
+    ctx: Context, path: str, on_conflict: str, regenerate_vectors: bool, dry_run: bool, yes: bool
+) -> None:
     """Import memories from a .ahkai archive into the current collection."""
     if not dry_run:
         verb = "overwriting" if on_conflict == "overwrite" else "into"
         confirm(f"Import {path} {verb} collection {ctx.collection!r}?", yes=yes)
-    summary = ctx.store().import_(path, on_conflict=on_conflict,
-                                  regenerate_vectors=regenerate_vectors, dry_run=dry_run)
+    summary = ctx.store().import_(
+        path, on_conflict=on_conflict, regenerate_vectors=regenerate_vectors, dry_run=dry_run
+    )
     data = _as_dict(summary)
     data.setdefault("dry_run", dry_run)
     errors = list(data.get("errors") or [])
@@ -131,10 +161,16 @@ def _bgsave(client: Any, timeout: float) -> float:
 
 
 @click.command("backup")
-@click.option("--dest", type=click.Path(file_okay=False),
-              help="Parent folder (default: <data_dir>-backups).")
-@click.option("--timeout", type=click.FloatRange(min=1.0), default=120.0, show_default=True,
-              help="Seconds to wait for the snapshot.")
+@click.option(
+    "--dest", type=click.Path(file_okay=False), help="Parent folder (default: <data_dir>-backups)."
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=1.0),
+    default=120.0,
+    show_default=True,
+    help="Seconds to wait for the snapshot.",
+)
 @output_options
 @pass_ctx
 def backup(ctx: Context, dest: str | None, timeout: float) -> None:
@@ -151,13 +187,21 @@ def backup(ctx: Context, dest: str | None, timeout: float) -> None:
             server_dir = client.config_get("dir").get("dir", "?")
         finally:
             client.close()
-        payload = {"embedded": False, "url": settings.redis_url, "bgsave_at": saved,
-                   "server_dir": server_dir, "copied": None}
-        report(ctx.fmt, payload,
-               f"Snapshot written on the external server {settings.redis_url} "
-               f"(its dir: {server_dir}). houkai does not manage that server's files: copy "
-               "dump.rdb and appendonlydir/ from there, or use `houkai export` for a "
-               "portable copy.")
+        payload = {
+            "embedded": False,
+            "url": settings.redis_url,
+            "bgsave_at": saved,
+            "server_dir": server_dir,
+            "copied": None,
+        }
+        report(
+            ctx.fmt,
+            payload,
+            f"Snapshot written on the external server {settings.redis_url} "
+            f"(its dir: {server_dir}). houkai does not manage that server's files: copy "
+            "dump.rdb and appendonlydir/ from there, or use `houkai export` for a "
+            "portable copy.",
+        )
         return
     data_dir = Path(settings.data_dir).expanduser().resolve()
     server = redis_server.status(data_dir)
@@ -186,9 +230,11 @@ def backup(ctx: Context, dest: str | None, timeout: float) -> None:
         else:
             shutil.copy2(item, target / item.name)
         copied.append(item.name)
-    report(ctx.fmt, {"embedded": True, "path": str(target), "bgsave_at": saved,
-                     "copied": copied},
-           f"Backup written to {target} ({', '.join(copied) or 'nothing to copy'})")
+    report(
+        ctx.fmt,
+        {"embedded": True, "path": str(target), "bgsave_at": saved, "copied": copied},
+        f"Backup written to {target} ({', '.join(copied) or 'nothing to copy'})",
+    )
 
 
 def register(cli: click.Group) -> None:

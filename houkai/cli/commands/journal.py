@@ -12,8 +12,15 @@ from ..output import report as say
 
 
 def _entry_dict(entry, *, full: bool) -> dict:
-    data = {"entry_id": entry.stream_id, "ts": entry.ts, "op": entry.op, "actor": entry.actor,
-            "id": entry.id, "summary": entry.summary(), "meta": entry.meta}
+    data = {
+        "entry_id": entry.stream_id,
+        "ts": entry.ts,
+        "op": entry.op,
+        "actor": entry.actor,
+        "id": entry.id,
+        "summary": entry.summary(),
+        "meta": entry.meta,
+    }
     if full:
         data["before"] = entry.before
         data["after"] = entry.after
@@ -29,7 +36,9 @@ def _find(store, ref: str):
         except ValueError:
             raise click.BadParameter(
                 f"expected a journal entry id like 1712345678901-0 (see `journal tail`) "
-                f"or an epoch timestamp — got {ref!r}", param_hint="ENTRY") from None
+                f"or an epoch timestamp — got {ref!r}",
+                param_hint="ENTRY",
+            ) from None
     return store._find_entry(ref)
 
 
@@ -39,8 +48,14 @@ def journal_group() -> None:
 
 
 @journal_group.command("tail")
-@click.option("--number", "-n", type=click.IntRange(min=1), default=20, show_default=True,
-              help="How many entries.")
+@click.option(
+    "--number",
+    "-n",
+    type=click.IntRange(min=1),
+    default=20,
+    show_default=True,
+    help="How many entries.",
+)
 @click.option("--op", type=click.Choice(JOURNAL_OPS), help="Only this operation.")
 @click.option("--since", help="Only entries newer than this span (e.g. 1h, 7d).")
 @output_options
@@ -55,11 +70,18 @@ def tail(ctx: Context, number: int, op: str | None, since: str | None) -> None:
             raise click.BadParameter(str(exc), param_hint="--since") from None
     entries = ctx.store().journal_tail(number, op=op, since_seconds=since_seconds)
     rows = [_entry_dict(e, full=False) for e in entries]
-    print_rows(ctx.fmt, rows, [
-        Column("entry_id", "ENTRY", style="dim"), Column("ts", "TIME", show=fmt_ts),
-        Column("op", "OP"), Column("actor", "ACTOR", style="cyan"),
-        Column("summary", "SUMMARY"),
-    ], empty="(no journal entries)")
+    print_rows(
+        ctx.fmt,
+        rows,
+        [
+            Column("entry_id", "ENTRY", style="dim"),
+            Column("ts", "TIME", show=fmt_ts),
+            Column("op", "OP"),
+            Column("actor", "ACTOR", style="cyan"),
+            Column("summary", "SUMMARY"),
+        ],
+        empty="(no journal entries)",
+    )
 
 
 @journal_group.command("show")
@@ -87,8 +109,11 @@ def undo(ctx: Context, entry: str, yes: bool) -> None:
     found = _find(store, entry)
     confirm(f"Undo {found.summary()}?", yes=yes)
     store.undo(found)
-    say(ctx.fmt, {"ok": True, "entry_id": found.stream_id, "op": found.op, "id": found.id},
-        f"Undone: {found.summary()}")
+    say(
+        ctx.fmt,
+        {"ok": True, "entry_id": found.stream_id, "op": found.op, "id": found.id},
+        f"Undone: {found.summary()}",
+    )
 
 
 def register(cli: click.Group) -> None:

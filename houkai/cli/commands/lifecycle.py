@@ -23,13 +23,18 @@ def _protect_types(ctx: Context, protect: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(t.strip() for t in raw.split(",") if t.strip())
 
 
-def _emit_candidates(ctx: Context, title: str, scored: list, *, dry_run: bool, applied: int,
-                     show: int) -> None:
+def _emit_candidates(
+    ctx: Context, title: str, scored: list, *, dry_run: bool, applied: int, show: int
+) -> None:
     if ctx.fmt == "json":
-        echo_json({
-            "dry_run": dry_run, "count": len(scored), "applied": applied,
-            "memories": [memory_record(m, s) for m, s in scored],
-        })
+        echo_json(
+            {
+                "dry_run": dry_run,
+                "count": len(scored),
+                "applied": applied,
+                "memories": [memory_record(m, s) for m, s in scored],
+            }
+        )
         return
     if not scored:
         click.echo(f"Nothing to {title}.")
@@ -45,27 +50,53 @@ def _emit_candidates(ctx: Context, title: str, scored: list, *, dry_run: bool, a
         click.echo(f"{title.capitalize()}d {applied} memories.", err=ctx.fmt == "tsv")
 
 
-show_option = click.option("--show", type=click.IntRange(min=0), default=50, show_default=True,
-                           help="List at most this many candidates.")
+show_option = click.option(
+    "--show",
+    type=click.IntRange(min=0),
+    default=50,
+    show_default=True,
+    help="List at most this many candidates.",
+)
 
 
 @click.command("prune")
-@click.option("--decay-rate", type=click.FloatRange(min=0.0),
-              help="Decay λ (default: maintenance_decay_rate).")
-@click.option("--min-score", type=click.FloatRange(min=0.0),
-              help="Prune below this score (default: maintenance_decay_min_score).")
-@click.option("--frequency-weight", type=click.FloatRange(min=0.0),
-              help="How strongly recall count resists decay (default: config).")
-@click.option("--protect", "protect", multiple=True, type=click.Choice(MEMORY_TYPES),
-              help="Type never pruned (repeatable; default: maintenance_decay_protect_types).")
+@click.option(
+    "--decay-rate",
+    type=click.FloatRange(min=0.0),
+    help="Decay λ (default: maintenance_decay_rate).",
+)
+@click.option(
+    "--min-score",
+    type=click.FloatRange(min=0.0),
+    help="Prune below this score (default: maintenance_decay_min_score).",
+)
+@click.option(
+    "--frequency-weight",
+    type=click.FloatRange(min=0.0),
+    help="How strongly recall count resists decay (default: config).",
+)
+@click.option(
+    "--protect",
+    "protect",
+    multiple=True,
+    type=click.Choice(MEMORY_TYPES),
+    help="Type never pruned (repeatable; default: maintenance_decay_protect_types).",
+)
 @apply_option
 @yes_option
 @show_option
 @output_options
 @pass_ctx
-def prune(ctx: Context, decay_rate: float | None, min_score: float | None,
-          frequency_weight: float | None, protect: tuple[str, ...], apply: bool, yes: bool,
-          show: int) -> None:
+def prune(
+    ctx: Context,
+    decay_rate: float | None,
+    min_score: float | None,
+    frequency_weight: float | None,
+    protect: tuple[str, ...],
+    apply: bool,
+    yes: bool,
+    show: int,
+) -> None:
     """Delete memories whose decay score fell below the threshold. Dry-run by default."""
     from ...decay import DecayEngine
 
@@ -75,8 +106,9 @@ def prune(ctx: Context, decay_rate: float | None, min_score: float | None,
         decay_rate=s.maintenance_decay_rate if decay_rate is None else decay_rate,
         min_score=s.maintenance_decay_min_score if min_score is None else min_score,
         protect_types=_protect_types(ctx, protect),
-        frequency_weight=(s.maintenance_decay_frequency_weight if frequency_weight is None
-                          else frequency_weight),
+        frequency_weight=(
+            s.maintenance_decay_frequency_weight if frequency_weight is None else frequency_weight
+        ),
     )
     candidates = engine.prune(dry_run=True)
     scored = [(m, engine.score(m)) for m in candidates]
@@ -106,20 +138,39 @@ def purge(ctx: Context, apply: bool, yes: bool, show: int) -> None:
 
 
 @click.command("reflect")
-@click.option("--threshold", type=click.FloatRange(0.0, 1.0),
-              help="Cluster similarity (default: maintenance_reflect_similarity_threshold).")
-@click.option("--min-cluster-size", type=click.IntRange(min=2),
-              help="Smallest cluster to summarise (default: config).")
+@click.option(
+    "--threshold",
+    type=click.FloatRange(0.0, 1.0),
+    help="Cluster similarity (default: maintenance_reflect_similarity_threshold).",
+)
+@click.option(
+    "--min-cluster-size",
+    type=click.IntRange(min=2),
+    help="Smallest cluster to summarise (default: config).",
+)
 @click.option("--summarizer", help="extractive | ollama:MODEL | openai:MODEL | anthropic:MODEL.")
-@click.option("--consolidate", type=click.Choice(["none", "soft", "hard"]), default="none",
-              is_flag=False, flag_value="soft", show_default=True,
-              help="After writing: soft = supersede + link the sources, hard = delete them.")
+@click.option(
+    "--consolidate",
+    type=click.Choice(["none", "soft", "hard"]),
+    default="none",
+    is_flag=False,
+    flag_value="soft",
+    show_default=True,
+    help="After writing: soft = supersede + link the sources, hard = delete them.",
+)
 @apply_option
 @yes_option
 @output_options
 @pass_ctx
-def reflect(ctx: Context, threshold: float | None, min_cluster_size: int | None,
-            summarizer: str | None, consolidate: str, apply: bool, yes: bool) -> None:
+def reflect(
+    ctx: Context,
+    threshold: float | None,
+    min_cluster_size: int | None,
+    summarizer: str | None,
+    consolidate: str,
+    apply: bool,
+    yes: bool,
+) -> None:
     """Summarise clusters of similar episodic memories into semantic ones. Dry-run by default."""
     from ...reflection import ReflectionEngine
     from ...summarizers import build_summarizer
@@ -128,10 +179,12 @@ def reflect(ctx: Context, threshold: float | None, min_cluster_size: int | None,
     spec = s.maintenance_reflect_summarizer if summarizer is None else summarizer
     engine = ReflectionEngine(
         ctx.store(),
-        similarity_threshold=(s.maintenance_reflect_similarity_threshold if threshold is None
-                              else threshold),
-        min_cluster_size=(s.maintenance_reflect_min_cluster_size if min_cluster_size is None
-                          else min_cluster_size),
+        similarity_threshold=(
+            s.maintenance_reflect_similarity_threshold if threshold is None else threshold
+        ),
+        min_cluster_size=(
+            s.maintenance_reflect_min_cluster_size if min_cluster_size is None else min_cluster_size
+        ),
         summarizer=build_summarizer(spec),
     )
     if not apply:
@@ -147,8 +200,13 @@ def reflect(ctx: Context, threshold: float | None, min_cluster_size: int | None,
 
 def _emit_reflection(ctx: Context, memories: list, *, dry_run: bool) -> None:
     if ctx.fmt == "json":
-        echo_json({"dry_run": dry_run, "count": len(memories),
-                   "memories": [memory_record(m) for m in memories]})
+        echo_json(
+            {
+                "dry_run": dry_run,
+                "count": len(memories),
+                "memories": [memory_record(m) for m in memories],
+            }
+        )
         return
     if not memories:
         click.echo("No clusters found to reflect on.")

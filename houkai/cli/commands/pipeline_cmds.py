@@ -35,23 +35,49 @@ def _celery_argv_common(loglevel: str) -> list[str]:
 
 # --------------------------------------------------------------------------- worker / beat
 @click.command("worker")
-@click.option("--queues", "-Q", default="embed,ingest,maintenance", show_default=True,
-              help="Comma-separated queues to consume.")
-@click.option("--pool", type=click.Choice(["threads", "solo", "prefork"]), default="threads",
-              show_default=True,
-              help="threads: the model loads once and Redis writes overlap encoding.")
-@click.option("--concurrency", "-c", type=int, default=2, show_default=True,
-              help="Tasks in flight (encoding itself is serialised per process).")
+@click.option(
+    "--queues",
+    "-Q",
+    default="embed,ingest,maintenance",
+    show_default=True,
+    help="Comma-separated queues to consume.",
+)
+@click.option(
+    "--pool",
+    type=click.Choice(["threads", "solo", "prefork"]),
+    default="threads",
+    show_default=True,
+    help="threads: the model loads once and Redis writes overlap encoding.",
+)
+@click.option(
+    "--concurrency",
+    "-c",
+    type=int,
+    default=2,
+    show_default=True,
+    help="Tasks in flight (encoding itself is serialised per process).",
+)
 @click.option("--loglevel", "-l", default="info", show_default=True)
 @click.option("--hostname", "-n", default=None, help="Worker node name (default: celery's).")
 @pass_ctx
-def worker(ctx: Context, queues: str, pool: str, concurrency: int, loglevel: str,
-           hostname: str | None) -> None:
+def worker(
+    ctx: Context, queues: str, pool: str, concurrency: int, loglevel: str, hostname: str | None
+) -> None:
     """Run a Celery worker (embedding, ingest and maintenance tasks)."""
     from ...workers.app import app
 
-    argv = ["worker", "-Q", queues, "--pool", pool, "--concurrency", str(concurrency),
-            "--without-gossip", "--without-mingle", *_celery_argv_common(loglevel)]
+    argv = [
+        "worker",
+        "-Q",
+        queues,
+        "--pool",
+        pool,
+        "--concurrency",
+        str(concurrency),
+        "--without-gossip",
+        "--without-mingle",
+        *_celery_argv_common(loglevel),
+    ]
     if hostname:
         argv += ["--hostname", hostname]
     app.worker_main(argv=argv)
@@ -65,8 +91,16 @@ def beat(ctx: Context, loglevel: str) -> None:
     from ...workers.app import app
 
     schedule = Path(tempfile.gettempdir()) / f"houkai-beat-{os.getpid()}"
-    app.start(argv=["beat", "--scheduler", "redbeat.RedBeatScheduler", "--schedule",
-                    str(schedule), *_celery_argv_common(loglevel)])
+    app.start(
+        argv=[
+            "beat",
+            "--scheduler",
+            "redbeat.RedBeatScheduler",
+            "--schedule",
+            str(schedule),
+            *_celery_argv_common(loglevel),
+        ]
+    )
 
 
 # --------------------------------------------------------------------------- up
@@ -79,12 +113,18 @@ def _houkai_exe() -> list[str]:
 @click.option("--host", default=None, help="REST API host (default: http_host).")
 @click.option("--port", type=int, default=None, help="REST API port (default: http_port).")
 @click.option("--api/--no-api", default=True, show_default=True, help="Start the REST API.")
-@click.option("--beat/--no-beat", "with_beat", default=True, show_default=True,
-              help="Start beat (scheduled maintenance).")
+@click.option(
+    "--beat/--no-beat",
+    "with_beat",
+    default=True,
+    show_default=True,
+    help="Start beat (scheduled maintenance).",
+)
 @click.option("--loglevel", "-l", default="warning", show_default=True)
 @pass_ctx
-def up(ctx: Context, host: str | None, port: int | None, api: bool, with_beat: bool,
-       loglevel: str) -> None:
+def up(
+    ctx: Context, host: str | None, port: int | None, api: bool, with_beat: bool, loglevel: str
+) -> None:
     """Start Redis Stack (embedded default), a worker, beat and the REST API; Ctrl-C stops all."""
     from ... import redis_server
 
@@ -99,8 +139,13 @@ def up(ctx: Context, host: str | None, port: int | None, api: bool, with_beat: b
         started_redis = already is None
         url = info.url
         click.echo(f"redis   {url} (embedded, data in {info.data_dir}, pid {info.pid})")
-    env = dict(os.environ, HOUKAI_REDIS_URL=url, HOUKAI_DATA_DIR=s.data_dir,
-               HOUKAI_COLLECTION=s.collection, HOUKAI_KEY_PREFIX=s.key_prefix)
+    env = dict(
+        os.environ,
+        HOUKAI_REDIS_URL=url,
+        HOUKAI_DATA_DIR=s.data_dir,
+        HOUKAI_COLLECTION=s.collection,
+        HOUKAI_KEY_PREFIX=s.key_prefix,
+    )
     exe = _houkai_exe()
     roles: list[tuple[str, list[str], str]] = [
         ("worker", [*exe, "worker", "-l", loglevel], "queues embed,ingest,maintenance"),
@@ -109,8 +154,7 @@ def up(ctx: Context, host: str | None, port: int | None, api: bool, with_beat: b
         roles.append(("beat", [*exe, "beat", "-l", loglevel], "maintenance tick schedule"))
     if api:
         h, p = host or s.http_host, port or s.http_port
-        roles.append(("api", [*exe, "serve", "--host", h, "--port", str(p)],
-                      f"http://{h}:{p}"))
+        roles.append(("api", [*exe, "serve", "--host", h, "--port", str(p)], f"http://{h}:{p}"))
     children: list[tuple[str, subprocess.Popen]] = []
     stopping = False
 
@@ -166,9 +210,13 @@ def _terminate(children: list[tuple[str, subprocess.Popen]], grace: float = 15.0
 
 # --------------------------------------------------------------------------- jobs
 JOB_COLUMNS = [
-    Column("id", "ID"), Column("kind", "KIND"), Column("state", "STATE"),
-    Column("progress", "DONE/TOTAL", justify="right"), Column("failed", "FAILED", justify="right"),
-    Column("rate", "RATE/S", justify="right"), Column("eta", "ETA", justify="right"),
+    Column("id", "ID"),
+    Column("kind", "KIND"),
+    Column("state", "STATE"),
+    Column("progress", "DONE/TOTAL", justify="right"),
+    Column("failed", "FAILED", justify="right"),
+    Column("rate", "RATE/S", justify="right"),
+    Column("eta", "ETA", justify="right"),
 ]
 
 
@@ -191,8 +239,13 @@ def jobs_group() -> None:
 def jobs_list(ctx: Context, limit: int) -> None:
     """Newest jobs of the collection first."""
     statuses = _pipeline(ctx).jobs(limit=limit)
-    print_rows(_fmt(ctx), [_job_row(s) for s in statuses], JOB_COLUMNS,
-               json_data=[s.to_dict() for s in statuses], empty="no jobs")
+    print_rows(
+        _fmt(ctx),
+        [_job_row(s) for s in statuses],
+        JOB_COLUMNS,
+        json_data=[s.to_dict() for s in statuses],
+        empty="no jobs",
+    )
 
 
 @jobs_group.command("show")
@@ -208,8 +261,10 @@ def jobs_show(ctx: Context, job_id: str) -> None:
     fmt = _fmt(ctx)
     if fmt != "json":
         data["memory_ids"] = f"{len(status.memory_ids)} shown (use --json for the list)"
-        data["errors"] = "; ".join(f"#{e['position']} {e['id'][:8]}: {e['error']}"
-                                   for e in status.errors[:20]) or "-"
+        data["errors"] = (
+            "; ".join(f"#{e['position']} {e['id'][:8]}: {e['error']}" for e in status.errors[:20])
+            or "-"
+        )
         data["conflicts"] = len(status.conflicts)
     print_mapping(fmt, data, title=f"job {job_id}")
 
@@ -240,8 +295,9 @@ def follow(pipeline: Any, job: Any, *, timeout: float | None = None, quiet: bool
     deadline = None if timeout is None else time.monotonic() + timeout
     show = not quiet and sys.stderr.isatty()
     last = -1
-    with click.progressbar(length=max(job.total, 1), label="embedding", file=sys.stderr,
-                           hidden=not show, show_eta=True) as bar:
+    with click.progressbar(
+        length=max(job.total, 1), label="embedding", file=sys.stderr, hidden=not show, show_eta=True
+    ) as bar:
         while True:
             status = pipeline.job(job.id)
             if status is None:
@@ -266,16 +322,31 @@ def follow(pipeline: Any, job: Any, *, timeout: float | None = None, quiet: bool
 @click.option("--max-chars", type=int, default=None, help="Chunk size limit.")
 @click.option("--min-chars", type=int, default=None, help="Merge chunks shorter than this.")
 @click.option("--batch-size", type=int, default=None, help="Items per embedding batch.")
-@click.option("--wait/--no-wait", default=True, show_default=True,
-              help="Follow the job until every memory is embedded.")
+@click.option(
+    "--wait/--no-wait",
+    default=True,
+    show_default=True,
+    help="Follow the job until every memory is embedded.",
+)
 @click.option("--timeout", type=float, default=None, help="Stop following after N seconds.")
 @click.option("--inline", is_flag=True, help="Embed in this process instead of via workers.")
 @output_options
 @pass_ctx
-def ingest(ctx: Context, paths: tuple[str, ...], glob_: str | None, mtype: str | None,
-           tags: tuple[str, ...], source: str | None, jsonl: bool, max_chars: int | None,
-           min_chars: int | None, batch_size: int | None, wait: bool, timeout: float | None,
-           inline: bool) -> None:
+def ingest(
+    ctx: Context,
+    paths: tuple[str, ...],
+    glob_: str | None,
+    mtype: str | None,
+    tags: tuple[str, ...],
+    source: str | None,
+    jsonl: bool,
+    max_chars: int | None,
+    min_chars: int | None,
+    batch_size: int | None,
+    wait: bool,
+    timeout: float | None,
+    inline: bool,
+) -> None:
     """Ingest files, folders, globs or '-' (stdin) as chunked memories, as one job per path."""
     from ...pipeline import _document_items, iter_jsonl
 
@@ -285,8 +356,11 @@ def ingest(ctx: Context, paths: tuple[str, ...], glob_: str | None, mtype: str |
     for path in paths:
         if path == "-":
             raw = sys.stdin.read()
-            extra = {k: v for k, v in (("type", mtype), ("source", source or "stdin"),
-                                       ("tags", list(tags))) if v}
+            extra = {
+                k: v
+                for k, v in (("type", mtype), ("source", source or "stdin"), ("tags", list(tags)))
+                if v
+            }
             if jsonl:
                 with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as fh:
                     fh.write(raw)
@@ -295,14 +369,25 @@ def ingest(ctx: Context, paths: tuple[str, ...], glob_: str | None, mtype: str |
                 finally:
                     os.unlink(fh.name)
                 items = [i for d in docs for i in _document_items(d, sizes)]
-                job = pipeline._submit(lambda items=items: iter(items), kind="ingest",
-                                       on_conflict=None, batch_size=batch_size)
+                job = pipeline._submit(
+                    lambda items=items: iter(items),
+                    kind="ingest",
+                    on_conflict=None,
+                    batch_size=batch_size,
+                )
             else:
-                job = pipeline.ingest_documents([{**extra, "text": raw}], **sizes,
-                                                batch_size=batch_size)
+                job = pipeline.ingest_documents(
+                    [{**extra, "text": raw}], **sizes, batch_size=batch_size
+                )
         else:
-            job = pipeline.ingest_path(path, glob=glob_, type=mtype, tags=list(tags) or None,
-                                       batch_size=batch_size, **sizes)
+            job = pipeline.ingest_path(
+                path,
+                glob=glob_,
+                type=mtype,
+                tags=list(tags) or None,
+                batch_size=batch_size,
+                **sizes,
+            )
         click.echo(f"job {job.id}: {job.total} memories from {path}", err=True)
         status = follow(pipeline, job, timeout=timeout) if wait else pipeline.job(job.id)
         results.append(status.to_dict() if status else {"id": job.id, "total": job.total})
@@ -311,8 +396,10 @@ def ingest(ctx: Context, paths: tuple[str, ...], glob_: str | None, mtype: str |
         click.echo(json.dumps(results if len(results) > 1 else results[0], default=str))
     else:
         for r in results:
-            click.echo(f"{r['id']}\t{r.get('state', 'queued')}\tdone={r.get('done', 0)}"
-                       f"\tfailed={r.get('failed', 0)}\ttotal={r['total']}")
+            click.echo(
+                f"{r['id']}\t{r.get('state', 'queued')}\tdone={r.get('done', 0)}"
+                f"\tfailed={r.get('failed', 0)}\ttotal={r['total']}"
+            )
     if any(r.get("failed") for r in results):
         raise click.exceptions.Exit(1)
 
@@ -325,32 +412,44 @@ def maintenance_group() -> None:
 
 @maintenance_group.command("tick")
 @click.option("--force", is_flag=True, help="Run every enabled job, due or not.")
-@click.option("--reflect-apply/--reflect-dry-run", default=None,
-              help="Write reflection summaries (default: maintenance_reflect_apply).")
+@click.option(
+    "--reflect-apply/--reflect-dry-run",
+    default=None,
+    help="Write reflection summaries (default: maintenance_reflect_apply).",
+)
 @click.option("--all-collections", is_flag=True, help="Tick every collection.")
-@click.option("--wait", "lock_wait", type=float, default=30.0, show_default=True,
-              help="Seconds to wait for a tick already running elsewhere.")
+@click.option(
+    "--wait",
+    "lock_wait",
+    type=float,
+    default=30.0,
+    show_default=True,
+    help="Seconds to wait for a tick already running elsewhere.",
+)
 @output_options
 @pass_ctx
-def maintenance_tick(ctx: Context, force: bool, reflect_apply: bool | None,
-                     all_collections: bool, lock_wait: float) -> None:
+def maintenance_tick(
+    ctx: Context, force: bool, reflect_apply: bool | None, all_collections: bool, lock_wait: float
+) -> None:
     """Run every due job once, synchronously (for cron)."""
     from ... import maintenance
 
     if all_collections:
         results = maintenance.tick_all(ctx.settings, force=force, reflect_apply=reflect_apply)
     else:
-        result = maintenance.tick(ctx.store(), ctx.settings, force=force,
-                                  reflect_apply=reflect_apply, lock_wait=lock_wait)
+        result = maintenance.tick(
+            ctx.store(), ctx.settings, force=force, reflect_apply=reflect_apply, lock_wait=lock_wait
+        )
         results = {ctx.collection: result.to_dict()}
     if _fmt(ctx) == "json":
-        click.echo(json.dumps(results if all_collections else results[ctx.collection],
-                              default=str))
+        click.echo(json.dumps(results if all_collections else results[ctx.collection], default=str))
     else:
         for name, r in results.items():
             click.echo(f"{name}: {r['summary']}")
-    if any(any(r.get(f"{j}_error") for j in maintenance.JOB_NAMES) or r.get("error")
-           for r in results.values()):
+    if any(
+        any(r.get(f"{j}_error") for j in maintenance.JOB_NAMES) or r.get("error")
+        for r in results.values()
+    ):
         raise click.exceptions.Exit(1)
 
 
@@ -369,14 +468,29 @@ def maintenance_status(ctx: Context) -> None:
         return
     rows = []
     for name, job in data["jobs"].items():
-        rows.append({"job": name, "every": job["every"] or "off",
-                     "last_success": fmt_ts(job["last_success"]),
-                     "last_count": job["last_count"], "last_error": job["last_error"] or "",
-                     "next_due": fmt_ts(job["next_due"])})
-    print_rows(fmt, rows, [Column("job", "JOB"), Column("every", "EVERY"),
-                           Column("last_success", "LAST OK"), Column("last_count", "COUNT"),
-                           Column("last_error", "LAST ERROR"), Column("next_due", "NEXT")],
-               title=f"maintenance of {data['collection']}")
+        rows.append(
+            {
+                "job": name,
+                "every": job["every"] or "off",
+                "last_success": fmt_ts(job["last_success"]),
+                "last_count": job["last_count"],
+                "last_error": job["last_error"] or "",
+                "next_due": fmt_ts(job["next_due"]),
+            }
+        )
+    print_rows(
+        fmt,
+        rows,
+        [
+            Column("job", "JOB"),
+            Column("every", "EVERY"),
+            Column("last_success", "LAST OK"),
+            Column("last_count", "COUNT"),
+            Column("last_error", "LAST ERROR"),
+            Column("next_due", "NEXT"),
+        ],
+        title=f"maintenance of {data['collection']}",
+    )
 
 
 def register(cli: click.Group) -> None:

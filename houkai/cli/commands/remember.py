@@ -53,6 +53,22 @@ def parse_ttl(value: str | None) -> float | None:
     return seconds
 
 
+def conflict_message(conflicts: list) -> str:
+    """``--on-conflict raise`` refused the write: say with what, on one line."""
+    parts = []
+    for c in conflicts[:3]:
+        d = c.to_dict() if hasattr(c, "to_dict") else dict(c)
+        other = d.get("b") if isinstance(d.get("b"), dict) else {}
+        similarity = d.get("similarity")
+        sim = f", similarity {float(similarity):.2f}" if similarity is not None else ""
+        parts.append(
+            f"{d.get('kind', 'conflict')} of {short_id(str(other.get('id', '?')))}"
+            f"{sim}: {str(other.get('text', ''))[:60]!r}"
+        )
+    more = f" (+{len(conflicts) - 3} more)" if len(conflicts) > 3 else ""
+    return f"not stored: {len(conflicts)} conflict(s) — {'; '.join(parts)}{more}"
+
+
 def _memory_id(result: Any) -> tuple[str, dict[str, Any]]:
     """The id and a JSON-able record from a service result or a Memory."""
     if hasattr(result, "to_dict"):
@@ -65,29 +81,64 @@ def _memory_id(result: Any) -> tuple[str, dict[str, Any]]:
 
 @click.command("remember")
 @click.argument("text", required=False)
-@click.option("--type", "-T", "type_", type=click.Choice(MEMORY_TYPES),
-              help="Memory type (default: config default_type).")
+@click.option(
+    "--type",
+    "-T",
+    "type_",
+    type=click.Choice(MEMORY_TYPES),
+    help="Memory type (default: config default_type).",
+)
 @click.option("--tag", "-t", "tags", multiple=True, help="Tag (repeatable).")
-@click.option("--importance", "-i", type=click.FloatRange(0.0, 1.0),
-              help="Importance 0..1 (default: config default_importance).")
-@click.option("--auto-importance", is_flag=True,
-              help="Score importance from the text (also: auto_importance = true in config).")
+@click.option(
+    "--importance",
+    "-i",
+    type=click.FloatRange(0.0, 1.0),
+    help="Importance 0..1 (default: config default_importance).",
+)
+@click.option(
+    "--auto-importance",
+    is_flag=True,
+    help="Score importance from the text (also: auto_importance = true in config).",
+)
 @click.option("--source", "-s", help="Provenance string (exact-match filterable).")
-@click.option("--polarity", type=click.IntRange(-1, 1), default=0, show_default=True,
-              help="-1 negative, 0 neutral, +1 positive statement.")
+@click.option(
+    "--polarity",
+    type=click.IntRange(-1, 1),
+    default=0,
+    show_default=True,
+    help="-1 negative, 0 neutral, +1 positive statement.",
+)
 @click.option("--ttl", help="Expire after this span: 90s, 30m, 24h, 7d, 2w.")
 @click.option("--expires-at", help="Expire at this instant: epoch seconds or ISO-8601.")
-@click.option("--on-conflict", type=click.Choice(CONFLICT_POLICIES),
-              help="What to do with near-duplicates/contradictions (default: config).")
-@click.option("--wait/--no-wait", default=True, show_default=True,
-              help="Wait until the memory is embedded and searchable.")
+@click.option(
+    "--on-conflict",
+    type=click.Choice(CONFLICT_POLICIES),
+    help="What to do with near-duplicates/contradictions (default: config).",
+)
+@click.option(
+    "--wait/--no-wait",
+    default=True,
+    show_default=True,
+    help="Wait until the memory is embedded and searchable.",
+)
 @click.option("--timeout", type=click.FloatRange(min=0.0), help="Seconds to wait at most.")
 @output_options
 @pass_ctx
-def remember(ctx: Context, text: str | None, type_: str | None, tags: tuple[str, ...],
-             importance: float | None, auto_importance: bool, source: str | None,
-             polarity: int, ttl: str | None, expires_at: str | None, on_conflict: str | None,
-             wait: bool, timeout: float | None) -> None:
+def remember(
+    ctx: Context,
+    text: str | None,
+    type_: str | None,
+    tags: tuple[str, ...],
+    importance: float | None,
+    auto_importance: bool,
+    source: str | None,
+    polarity: int,
+    ttl: str | None,
+    expires_at: str | None,
+    on_conflict: str | None,
+    wait: bool,
+    timeout: float | None,
+) -> None:
     """Store a new memory and print its id. TEXT '-' (or none, when piped) reads stdin."""
     body = read_text(text)
     ttl_seconds = parse_ttl(ttl)
@@ -99,22 +150,25 @@ def remember(ctx: Context, text: str | None, type_: str | None, tags: tuple[str,
 
         importance = score_importance(body, type_ or ctx.settings.default_type, list(tags))
     kwargs: dict[str, Any] = dict(
-        type=type_, tags=list(tags), importance=importance, source=source,
-        on_conflict=on_conflict, polarity=polarity, expires_at=expiry, ttl_seconds=ttl_seconds,
+        type=type_,
+        tags=list(tags),
+        importance=importance,
+        source=source,
+        on_conflict=on_conflict,
+        polarity=polarity,
+        expires_at=expiry,
+        ttl_seconds=ttl_seconds,
     )
     try:
         service = ctx.service
         if service is not None:
-            result = service.remember(body, **kwargs, wait=wait, timeout=timeout,
-                                      collection=ctx.collection)
+            result = service.remember(
+                body, **kwargs, wait=wait, timeout=timeout, collection=ctx.collection
+            )
         else:
             result = ctx.store().remember(body, **kwargs)
     except ConflictError as exc:
-        details = "; ".join(
-            f"{c.kind} of {short_id(c.b.id)} (similarity {c.similarity:.2f})"
-            for c in exc.conflicts[:3]
-        )
-        raise click.ClickException(f"not stored: {exc} — {details}") from None
+        raise click.ClickException(conflict_message(exc.conflicts)) from None
     memory_id, record = _memory_id(result)
     report(ctx.fmt, record, memory_id)
 

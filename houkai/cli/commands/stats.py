@@ -13,8 +13,9 @@ from ..output import echo_json, output_options, print_mapping, short_id, truncat
 BUCKETS: tuple[str, ...] = ("0.0-0.2", "0.2-0.4", "0.4-0.6", "0.6-0.8", "0.8-1.0")
 
 
-def health_report(ctx: Context, *, stale_days: float, decay_rate: float | None,
-                  frequency_weight: float | None) -> dict[str, Any]:
+def health_report(
+    ctx: Context, *, stale_days: float, decay_rate: float | None, frequency_weight: float | None
+) -> dict[str, Any]:
     """Decay buckets and at-risk counts, streamed with the same engine ``prune`` uses."""
     from ...decay import DecayEngine
 
@@ -25,8 +26,9 @@ def health_report(ctx: Context, *, stale_days: float, decay_rate: float | None,
         decay_rate=s.maintenance_decay_rate if decay_rate is None else decay_rate,
         min_score=s.maintenance_decay_min_score,
         protect_types=protect,
-        frequency_weight=(s.maintenance_decay_frequency_weight if frequency_weight is None
-                          else frequency_weight),
+        frequency_weight=(
+            s.maintenance_decay_frequency_weight if frequency_weight is None else frequency_weight
+        ),
     )
     now = time.time()
     stale_before = now - stale_days * 86400
@@ -64,30 +66,54 @@ def health_report(ctx: Context, *, stale_days: float, decay_rate: float | None,
         "total_links": links,
         "link_density": round(links / active, 3) if active else 0.0,
         "avg_importance": round(importance_sum / active, 3) if active else 0.0,
-        "top_recalled": [{"id": mid, "access_count": n, "text": truncate(text, 60)}
-                         for n, mid, text in top],
+        "top_recalled": [
+            {"id": mid, "access_count": n, "text": truncate(text, 60)} for n, mid, text in top
+        ],
     }
 
 
 @click.command("stats")
-@click.option("--health", "-H", is_flag=True,
-              help="Add a health report: decay buckets, at-risk, stale, top recalled.")
-@click.option("--stale-days", type=click.FloatRange(min=0.0), default=30.0, show_default=True,
-              help="Idle days before a memory counts as stale (--health).")
-@click.option("--decay-rate", type=click.FloatRange(min=0.0),
-              help="Decay λ for --health (default: maintenance_decay_rate).")
-@click.option("--frequency-weight", type=click.FloatRange(min=0.0),
-              help="Recall reinforcement for --health (default: config).")
+@click.option(
+    "--health",
+    "-H",
+    is_flag=True,
+    help="Add a health report: decay buckets, at-risk, stale, top recalled.",
+)
+@click.option(
+    "--stale-days",
+    type=click.FloatRange(min=0.0),
+    default=30.0,
+    show_default=True,
+    help="Idle days before a memory counts as stale (--health).",
+)
+@click.option(
+    "--decay-rate",
+    type=click.FloatRange(min=0.0),
+    help="Decay λ for --health (default: maintenance_decay_rate).",
+)
+@click.option(
+    "--frequency-weight",
+    type=click.FloatRange(min=0.0),
+    help="Recall reinforcement for --health (default: config).",
+)
 @output_options
 @pass_ctx
-def stats(ctx: Context, health: bool, stale_days: float, decay_rate: float | None,
-          frequency_weight: float | None) -> None:
+def stats(
+    ctx: Context,
+    health: bool,
+    stale_days: float,
+    decay_rate: float | None,
+    frequency_weight: float | None,
+) -> None:
     """Counts by type and tag for the collection (and optionally its health)."""
     store = ctx.store()
-    data: dict[str, Any] = dict(store.stats())
+    service = ctx.service
+    raw = service.stats(collection=ctx.collection) if service is not None else store.stats()
+    data: dict[str, Any] = dict(raw)
     if health:
-        data["health"] = health_report(ctx, stale_days=stale_days, decay_rate=decay_rate,
-                                       frequency_weight=frequency_weight)
+        data["health"] = health_report(
+            ctx, stale_days=stale_days, decay_rate=decay_rate, frequency_weight=frequency_weight
+        )
     if ctx.fmt != "table":
         print_mapping(ctx.fmt, data)
         return
@@ -112,7 +138,7 @@ def _check(checks: list[dict[str, Any]], name: str, fn) -> Any:
     try:
         detail = fn() or {}
         ok = bool(detail.pop("ok", True))
-    except Exception as exc:  # noqa: BLE001 - a diagnosis reports, it does not crash
+    except Exception as exc:
         detail, ok = {"error": f"{type(exc).__name__}: {' '.join(str(exc).split())}"}, False
     detail["ms"] = round((time.perf_counter() - started) * 1000, 1)
     checks.append({"name": name, "ok": ok, **detail})
@@ -129,11 +155,17 @@ def doctor(ctx: Context) -> None:
     s = ctx.settings
     checks: list[dict[str, Any]] = []
     path = config_path()
-    _check(checks, "config", lambda: {
-        "collection": s.collection, "key_prefix": s.key_prefix,
-        "redis": s.redis_url or f"embedded ({s.data_dir})", "embedder": s.embedder,
-        "config_file": str(path) + ("" if path.is_file() else " (absent)"),
-    })
+    _check(
+        checks,
+        "config",
+        lambda: {
+            "collection": s.collection,
+            "key_prefix": s.key_prefix,
+            "redis": s.redis_url or f"embedded ({s.data_dir})",
+            "embedder": s.embedder,
+            "config_file": str(path) + ("" if path.is_file() else " (absent)"),
+        },
+    )
     holder: dict[str, Any] = {}
 
     def backend() -> dict[str, Any]:
@@ -147,6 +179,9 @@ def doctor(ctx: Context) -> None:
     store = holder["store"]
 
     def embedder() -> dict[str, Any]:
+        probe = getattr(store, "probe_embedding", None)
+        if callable(probe):
+            return dict(probe())
         vector = store._encode(["houkai doctor probe"])
         return {"model": getattr(store.embedder, "name", "?"), "dim": int(vector.shape[1])}
 
@@ -155,19 +190,28 @@ def doctor(ctx: Context) -> None:
     def dimension() -> dict[str, Any]:
         raw = store.client.hget(store.keys.meta, "dim")
         stored = int(raw) if raw else None
-        return {"ok": stored in (None, store.embedder.dimension), "index_dim": stored,
-                "embedder_dim": store.embedder.dimension}
+        return {
+            "ok": stored in (None, store.embedder.dimension),
+            "index_dim": stored,
+            "embedder_dim": store.embedder.dimension,
+        }
 
     _check(checks, "embed_dim", dimension)
     readiness = getattr(store, "readiness", None)
     if callable(readiness):
+
         def ready() -> dict[str, Any]:
             report = readiness()
-            return {"ok": bool(report.get("ready", report.get("ok", False)))}
+            checks = report.get("checks") or {}
+            failed = [name for name, c in checks.items() if not c.get("ok")]
+            return {"ok": bool(report.get("ready")), "failed": ",".join(failed) or None}
 
         _check(checks, "readiness", ready)
-    _check(checks, "journal", lambda: {"enabled": store._journal_enabled,
-                                       "entries": len(store.journal)})
+    _check(
+        checks,
+        "journal",
+        lambda: {"enabled": store._journal_enabled, "entries": len(store.journal)},
+    )
     _finish(ctx, checks)
 
 
@@ -177,8 +221,9 @@ def _finish(ctx: Context, checks: list[dict[str, Any]]) -> None:
         echo_json({"ok": ok, "checks": checks})
     else:
         for c in checks:
-            extras = " ".join(f"{k}={v}" for k, v in c.items()
-                              if k not in ("name", "ok") and v is not None)
+            extras = " ".join(
+                f"{k}={v}" for k, v in c.items() if k not in ("name", "ok") and v is not None
+            )
             click.echo(f"{'[ok]' if c['ok'] else '[!!]'} {c['name']:<10} {extras}")
         click.echo("OK — ready" if ok else "NOT READY — see the failures above")
     if not ok:

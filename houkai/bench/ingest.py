@@ -1,0 +1,220 @@
+"""End-to-end ingest throughput against the raw encode rate of the same model.
+
+1. Start (or reuse) an embedding worker and wait until its model is warm.
+2. Measure the raw encode rate: this process encodes a sample of the same
+   texts with the same embedder while the worker is idle (before and after the
+   run, averaged).
+3. Submit *n* memories as one job into a throwaway collection and time
+   "accepting the job → every memory ``ready``".
+4. Report memories/s, the raw rate, their ratio and Redis bytes per memory
+   (``used_memory`` growth, with and without the journal's share).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+import time
+import uuid
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from ..config import Settings
+
+SUBJECTS = (
+    "the deploy",
+    "our billing service",
+    "Ana from accounting",
+    "the staging cluster",
+    "the mobile app",
+    "the search index",
+    "customer exports",
+    "the on-call rota",
+    "the VPN",
+    "the data warehouse",
+    "release notes",
+    "the payments queue",
+)
+VERBS = (
+    "runs",
+    "fails",
+    "needs review",
+    "moves",
+    "prefers",
+    "reports",
+    "syncs",
+    "expires",
+    "restarts",
+    "rotates",
+    "blocks",
+    "improves",
+)
+OBJECTS = (
+    "every Friday after standup",
+    "when the cache is cold",
+    "with PDF attachments",
+    "only in the EU region",
+    "after the nightly backup",
+    "before the quarterly audit",
+    "using the legacy token",
+    "under heavy load",
+    "once the migration lands",
+    "for enterprise customers",
+    "in under two seconds",
+    "behind the feature flag",
+)
+
+
+def synthetic_texts(n: int, seed: int = 7) -> list[str]:
+    """Short, varied, realistic memory sentences (deterministic)."""
+    rng = random.Random(seed)
+    return [
+        f"{rng.choice(SUBJECTS)} {rng.choice(VERBS)} {rng.choice(OBJECTS)} (note {i})"
+        for i in range(n)
+    ]
+
+
+@dataclass
+class IngestBenchResult:
+    n: int
+    mode: str
+    embedder: str
+    seconds: float
+    memories_per_second: float
+    raw_encode_per_second: float
+    ratio: float
+    bytes_per_memory: float
+    bytes_per_memory_without_journal: float
+    failed: int
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def lines(self) -> list[str]:
+        return [
+            f"memories       {self.n} ({self.mode}, embedder {self.embedder})",
+            f"end-to-end     {self.memories_per_second:,.1f} memories/s "
+            f"({self.seconds:,.1f} s, accepted → all ready)",
+            f"raw encode     {self.raw_encode_per_second:,.1f} texts/s (same model, same run)",
+            f"ratio          {self.ratio:.3f}",
+            f"redis memory   {self.bytes_per_memory:,.0f} bytes/memory "
+            f"({self.bytes_per_memory_without_journal:,.0f} without the journal)",
+            f"failed         {self.failed}",
+        ]
+
+
+def _used_memory(client) -> int:
+    return int(client.info("memory")["used_memory"])
+
+
+def _start_worker(settings: Settings, log_path: Path) -> subprocess.Popen:
+    exe = Path(sys.executable).parent / "houkai"
+    env = dict(
+        os.environ,
+        HOUKAI_REDIS_URL=settings.redis_url,
+        HOUKAI_DATA_DIR=settings.data_dir,
+        HOUKAI_KEY_PREFIX=settings.key_prefix,
+        HOUKAI_EMBEDDER=settings.embedder,
+    )
+    log = log_path.open("wb")
+    return subprocess.Popen(
+        [str(exe), "worker", "-Q", "embed", "-l", "warning"],
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+
+
+def run(
+    settings: Settings,
+    n: int,
+    *,
+    mode: str = "worker",
+    batch_size: int | None = None,
+    sample: int = 2000,
+    keep: bool = False,
+    log_dir: str | None = None,
+    progress=None,
+) -> IngestBenchResult:
+    """Run the benchmark (see the module docstring); *progress(processed, total)* is optional."""
+    import signal
+
+    from ..connection import connect
+    from ..embeddings import get_embedder
+    from ..jobs import workers_alive
+    from ..pipeline import Pipeline
+    from ..redis_server import resolve_url
+    from ..store import MemoryStore
+
+    if n < 1:
+        raise ValueError("n must be >= 1")
+    if mode not in ("worker", "inline"):
+        raise ValueError("mode must be 'worker' or 'inline'")
+    url = resolve_url(settings.redis_url, settings.data_dir, settings.redis_port)
+    settings = settings.replace(redis_url=url)
+    client = connect(url)
+    worker = None
+    if mode == "worker" and workers_alive(client, settings.key_prefix) == 0:
+        logs = Path(log_dir or os.getcwd())
+        worker = _start_worker(settings, logs / "bench-worker.log")
+        deadline = time.monotonic() + 300
+        while workers_alive(client, settings.key_prefix) == 0:
+            if worker.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"the benchmark worker did not start (see {logs})")
+            time.sleep(0.2)
+    store = None
+    try:
+        texts = synthetic_texts(n)
+        embedder = get_embedder(settings.embedder)
+        embedder.encode(texts[:32])  # warm
+        probe = texts[: min(sample, n)]
+
+        def raw_encode_rate() -> float:
+            start = time.perf_counter()
+            embedder.encode(probe)
+            return len(probe) / (time.perf_counter() - start)
+
+        raw_before = raw_encode_rate()
+
+        store = MemoryStore(
+            collection=f"bench-ingest-{uuid.uuid4().hex[:8]}", settings=settings, embedder=embedder
+        )
+        pipeline = Pipeline(store, mode="celery" if mode == "worker" else "inline")
+        before = _used_memory(client)
+        t0 = time.perf_counter()
+        job = pipeline.submit(texts, batch_size=batch_size)
+        while True:
+            status = pipeline.job(job.id)
+            if progress is not None:
+                progress(status.processed, status.total)
+            if status.settled:
+                break
+            time.sleep(0.2)
+        seconds = time.perf_counter() - t0
+        used = _used_memory(client) - before
+        # Measured before and after (worker idle both times) and averaged, so a
+        # change in machine load during the run biases the ratio less.
+        raw_rate = (raw_before + raw_encode_rate()) / 2
+        journal = int(client.memory_usage(store.keys.journal) or 0)
+        rate = n / seconds
+        return IngestBenchResult(
+            n=n,
+            mode=mode,
+            embedder=embedder.name,
+            seconds=round(seconds, 2),
+            memories_per_second=round(rate, 1),
+            raw_encode_per_second=round(raw_rate, 1),
+            ratio=round(rate / raw_rate, 3),
+            bytes_per_memory=round(used / n, 1),
+            bytes_per_memory_without_journal=round((used - journal) / n, 1),
+            failed=status.failed,
+        )
+    finally:
+        if store is not None and not keep:
+            store.drop()
+        if worker is not None:
+            os.killpg(worker.pid, signal.SIGTERM)
+            worker.wait(timeout=30)

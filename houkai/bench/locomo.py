@@ -1,0 +1,231 @@
+"""LoCoMo retrieval benchmark (Maharana et al., ACL 2024), scored without an LLM judge.
+
+Every dialog turn becomes one memory (one collection per conversation; the
+speaker leads the text, an image's caption is kept, the session date is a tag
+and the creation time, the turn id is the ``source``). Each question of
+categories 1–4 is recalled, and we score whether its evidence turns come back:
+recall@5 and recall@10 over evidence turns, and MRR of the first evidence turn.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+PUBLISHED_ANCHOR = {"recall@5": 0.497, "mrr": 0.414}  # mcp-memory-service, same model
+
+
+@dataclass
+class Turn:
+    dia_id: str
+    speaker: str
+    text: str
+    when: float
+
+
+@dataclass
+class Question:
+    text: str
+    evidence: list[str]
+    category: int
+
+
+@dataclass
+class Conversation:
+    sample_id: str
+    turns: list[Turn]
+    questions: list[Question]
+
+
+@dataclass
+class ModeScore:
+    mode: str
+    questions: int = 0
+    recall_at_5: float = 0.0
+    recall_at_10: float = 0.0
+    mrr: float = 0.0
+    by_category: dict[str, dict[str, float]] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"mode": self.mode, "questions": self.questions,
+                "recall@5": round(self.recall_at_5, 4), "recall@10": round(self.recall_at_10, 4),
+                "mrr": round(self.mrr, 4), "by_category": self.by_category,
+                "seconds": round(self.seconds, 1)}
+
+
+def _parse_date(text: str) -> float:
+    for fmt in ("%I:%M %p on %d %B, %Y", "%I:%M %p on %d %b, %Y"):
+        try:
+            return datetime.strptime(text.strip(), fmt).replace(tzinfo=UTC).timestamp()
+        except ValueError:
+            continue
+    return time.time()
+
+
+def _evidence(raw: Any) -> list[str]:
+    ids: list[str] = []
+    for item in raw if isinstance(raw, list) else [raw]:
+        ids += re.findall(r"D\d+:\d+", str(item))
+    return ids
+
+
+def _conversation(sample_id: str, data: dict[str, Any]) -> Conversation:
+    conv = data.get("conversation", data)
+    turns: list[Turn] = []
+    n = 1
+    while f"session_{n}_date_time" in conv or f"session_{n}" in conv:
+        when = _parse_date(str(conv.get(f"session_{n}_date_time", "")))
+        for turn in conv.get(f"session_{n}") or []:
+            text = str(turn.get("text", "")).strip()
+            caption = turn.get("blip_caption")
+            if caption:
+                text = f"{text} [shares a photo: {caption}]"
+            if text:
+                turns.append(Turn(dia_id=str(turn["dia_id"]), speaker=str(turn["speaker"]),
+                                  text=text, when=when))
+        n += 1
+    questions = [
+        Question(text=str(qa["question"]), evidence=_evidence(qa.get("evidence")),
+                 category=int(qa.get("category", 0)))
+        for qa in data.get("qa", [])
+        if int(qa.get("category", 0)) in CATEGORIES and _evidence(qa.get("evidence"))
+    ]
+    return Conversation(sample_id=sample_id, turns=turns, questions=questions)
+
+
+def load(path: str | Path) -> Iterator[Conversation]:
+    """Conversations from the released ``locomo10.zip``, a folder of JSON files, or one JSON."""
+    path = Path(path)
+    if path.suffix == ".zip":
+        with zipfile.ZipFile(path) as archive:
+            names = sorted(n for n in archive.namelist() if n.endswith(".json"))
+            for name in names:
+                data = json.loads(archive.read(name))
+                yield from _from_json(Path(name).stem, data)
+        return
+    files = sorted(path.glob("**/*.json")) if path.is_dir() else [path]
+    for file in files:
+        yield from _from_json(file.stem, json.loads(file.read_text()))
+
+
+def _from_json(stem: str, data: Any) -> Iterator[Conversation]:
+    if isinstance(data, list):  # locomo10.json: a list of samples
+        for i, sample in enumerate(data):
+            yield _conversation(str(sample.get("sample_id", f"{stem}-{i}")), sample)
+    else:
+        yield _conversation(stem, data)
+
+
+def memory_text(turn: Turn) -> str:
+    return f"{turn.speaker}: {turn.text}"
+
+
+def _score(ranked_sources: list[str], evidence: list[str]) -> tuple[float, float, float]:
+    wanted = set(evidence)
+    r5 = len(wanted & set(ranked_sources[:5])) / len(wanted)
+    r10 = len(wanted & set(ranked_sources[:10])) / len(wanted)
+    rr = next((1.0 / i for i, s in enumerate(ranked_sources, start=1) if s in wanted), 0.0)
+    return r5, r10, rr
+
+
+MODES: dict[str, dict[str, Any]] = {
+    "semantic": {"mode": "semantic"},
+    "hybrid": {"mode": "hybrid"},
+    "hybrid+rrf": {"mode": "hybrid", "fusion": "rrf"},
+}
+
+
+def run(path: str | Path, *, modes: list[str] | None = None, limit: int | None = None,
+        settings=None, keep: bool = False, k: int = 10, recall_options: dict | None = None
+        ) -> dict[str, Any]:
+    """Store every conversation, ask every question in each mode, return the scores."""
+    from ..store import MemoryStore
+
+    modes = modes or list(MODES)
+    for mode in modes:
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}; choose from {', '.join(MODES)}")
+    totals = {m: ModeScore(mode=m) for m in modes}
+    per_cat: dict[str, dict[int, list[tuple[float, float, float]]]] = {m: {} for m in modes}
+    conversations = list(load(path))[:limit]
+    ingest_seconds = 0.0
+    n_turns = 0
+    for conv in conversations:
+        store = MemoryStore(collection=f"bench-locomo-{conv.sample_id}", settings=settings,
+                            journal_enabled=False, actor="bench")
+        store.nuke()
+        started = time.perf_counter()
+        items = [{"text": memory_text(t), "type": "episodic", "source": t.dia_id,
+                  "tags": [t.speaker, datetime.fromtimestamp(t.when, UTC).date().isoformat()]}
+                 for t in conv.turns]
+        store.remember_many(items, batch_size=256)
+        ingest_seconds += time.perf_counter() - started
+        n_turns += len(items)
+        for mode in modes:
+            opts = {**MODES[mode], **(recall_options or {})}
+            started = time.perf_counter()
+            for q in conv.questions:
+                hits = store.recall(q.text, k=k, touch=False, **opts)
+                scores = _score([m.source or "" for m, _ in hits], q.evidence)
+                per_cat[mode].setdefault(q.category, []).append(scores)
+            totals[mode].seconds += time.perf_counter() - started
+        if not keep:
+            store.drop()
+    for mode, score in totals.items():
+        rows = [s for cat in per_cat[mode].values() for s in cat]
+        score.questions = len(rows)
+        if rows:
+            score.recall_at_5 = sum(r[0] for r in rows) / len(rows)
+            score.recall_at_10 = sum(r[1] for r in rows) / len(rows)
+            score.mrr = sum(r[2] for r in rows) / len(rows)
+        for cat, cat_rows in sorted(per_cat[mode].items()):
+            score.by_category[CATEGORIES[cat]] = {
+                "n": len(cat_rows),
+                "recall@5": round(sum(r[0] for r in cat_rows) / len(cat_rows), 4),
+                "mrr": round(sum(r[2] for r in cat_rows) / len(cat_rows), 4),
+            }
+    return {
+        "benchmark": "locomo",
+        "conversations": len(conversations),
+        "turns": n_turns,
+        "ingest_seconds": round(ingest_seconds, 1),
+        "anchor": PUBLISHED_ANCHOR,
+        "modes": [totals[m].to_dict() for m in modes],
+    }
+
+
+def plot(result: dict[str, Any], path: str | Path) -> None:
+    """Bar chart of recall@5, recall@10 and MRR per mode, with the published anchor."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    modes = [m["mode"] for m in result["modes"]]
+    metrics = ("recall@5", "recall@10", "mrr")
+    fig, ax = plt.subplots(figsize=(7, 4))
+    width = 0.25
+    for i, metric in enumerate(metrics):
+        ax.bar([x + i * width for x in range(len(modes))],
+               [m[metric] for m in result["modes"]], width, label=metric)
+    ax.axhline(PUBLISHED_ANCHOR["recall@5"], color="grey", linestyle="--",
+               label="published R@5 (49.7%)")
+    ax.set_xticks([x + width for x in range(len(modes))], modes)
+    ax.set_ylim(0, 1)
+    ax.set_title(f"LoCoMo retrieval ({result['conversations']} conversations)")
+    ax.legend(loc="upper left", fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

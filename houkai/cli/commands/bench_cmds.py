@@ -1,0 +1,83 @@
+"""``houkai bench ingest``: end-to-end ingest rate versus the raw encode rate."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from .. import Context, pass_ctx
+from ..output import output_options, resolve_format
+
+
+@click.group("bench")
+def bench_group() -> None:
+    """Benchmarks (they write to a throwaway collection and drop it)."""
+
+
+@bench_group.command("ingest")
+@click.option(
+    "--n",
+    "n",
+    type=click.IntRange(1),
+    default=10_000,
+    show_default=True,
+    help="Memories to ingest.",
+)
+@click.option(
+    "--mode",
+    type=click.Choice(["worker", "inline"]),
+    default="worker",
+    show_default=True,
+    help="worker: via Celery (a worker is started if none is alive); inline: in-process.",
+)
+@click.option(
+    "--batch-size",
+    type=click.IntRange(1),
+    default=None,
+    help="Items per embed task (default: ingest_batch_size).",
+)
+@click.option(
+    "--sample",
+    type=click.IntRange(1),
+    default=2000,
+    show_default=True,
+    help="Texts encoded to measure the raw encode rate.",
+)
+@click.option("--keep", is_flag=True, help="Keep the benchmark collection.")
+@output_options
+@pass_ctx
+def bench_ingest(
+    ctx: Context, n: int, mode: str, batch_size: int | None, sample: int, keep: bool
+) -> None:
+    """Ingest N synthetic memories end to end; print memories/s, raw encode rate, ratio and
+    Redis bytes per memory."""
+    from ...bench.ingest import run
+
+    show = sys.stderr.isatty()
+
+    def progress(done: int, total: int) -> None:
+        if show:
+            click.echo(f"\r{done}/{total}", nl=False, err=True)
+
+    result = run(
+        ctx.settings,
+        n,
+        mode=mode,
+        batch_size=batch_size,
+        sample=sample,
+        keep=keep,
+        progress=progress,
+    )
+    if show:
+        click.echo("", err=True)
+    if resolve_format(ctx.output_format) == "json":
+        click.echo(json.dumps(result.to_dict()))
+    else:
+        for line in result.lines():
+            click.echo(line)
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(bench_group)

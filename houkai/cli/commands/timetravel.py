@@ -1,0 +1,103 @@
+"""``houkai history``, ``state-at``, ``get-at`` and ``metrics``: audit and operations views."""
+
+from __future__ import annotations
+
+import click
+
+from ...model import MemoryNotFound
+from .. import Context, pass_ctx
+from ..output import (
+    Column,
+    fmt_ts,
+    output_options,
+    print_mapping,
+    print_memories,
+    print_memory_detail,
+    print_rows,
+    resolve_id,
+)
+from .recall import parse_time_option
+
+
+def _required_ts(value: str) -> float:
+    ts = parse_time_option(value, "TS")
+    if ts is None:
+        raise click.BadParameter("a timestamp is required", param_hint="TS")
+    return ts
+
+
+@click.command("history")
+@click.argument("memory_id")
+@output_options
+@pass_ctx
+def history(ctx: Context, memory_id: str) -> None:
+    """Every journal entry that touched a memory, oldest first (works after a forget too)."""
+    store = ctx.store()
+    try:
+        full = resolve_id(store, memory_id)
+    except ValueError:
+        full = memory_id  # a forgotten memory is no longer in the keyspace
+    entries = store.history(full)
+    if not entries:
+        raise MemoryNotFound(full)
+    rows = [
+        {"entry_id": e.stream_id, "ts": e.ts, "op": e.op, "actor": e.actor, "summary": e.summary()}
+        for e in entries
+    ]
+    print_rows(
+        ctx.fmt,
+        rows,
+        [
+            Column("entry_id", "ENTRY", style="dim"),
+            Column("ts", "TIME", show=fmt_ts),
+            Column("op", "OP"),
+            Column("actor", "ACTOR", style="cyan"),
+            Column("summary", "SUMMARY"),
+        ],
+        json_data=[
+            {**r, "before": e.before, "after": e.after, "meta": e.meta}
+            for r, e in zip(rows, entries, strict=True)
+        ],
+    )
+
+
+@click.command("state-at")
+@click.argument("ts")
+@output_options
+@pass_ctx
+def state_at(ctx: Context, ts: str) -> None:
+    """The collection as it was at TS (epoch, ISO-8601 or a span like 2d), from the journal."""
+    memories = ctx.store().state_at(_required_ts(ts))
+    print_memories(ctx.fmt, memories)
+
+
+@click.command("get-at")
+@click.argument("memory_id")
+@click.argument("ts")
+@output_options
+@pass_ctx
+def get_at(ctx: Context, memory_id: str, ts: str) -> None:
+    """One memory as it was at TS, reconstructed from the journal."""
+    store = ctx.store()
+    try:
+        full = resolve_id(store, memory_id)
+    except ValueError:
+        full = memory_id
+    stamp = _required_ts(ts)
+    memory = store.get_at(full, stamp)
+    if memory is None:
+        raise click.ClickException(f"memory {full!r} did not exist at {fmt_ts(stamp)}")
+    print_memory_detail(ctx.fmt, memory)
+
+
+@click.command("metrics")
+@output_options
+@pass_ctx
+def metrics(ctx: Context) -> None:
+    """Operation counters and recall latency of the collection."""
+    print_mapping(ctx.fmt, ctx.store().metrics())
+
+
+def register(cli: click.Group) -> None:
+    for command in (history, state_at, get_at, metrics):
+        cli.add_command(command)

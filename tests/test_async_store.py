@@ -1,0 +1,103 @@
+"""AsyncMemoryStore: API parity by introspection, executor lifecycle."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+
+import pytest
+
+from houkai import AsyncMemoryStore, MemoryStore
+from houkai.async_store import public_methods
+
+# Every public MemoryStore method the async wrapper exposes. A new store
+# method makes this test fail on purpose: check it belongs on the async API
+# (it is wrapped automatically) and add it here.
+ALLOWLIST = {
+    "archive_journal",
+    "auto_context_pack",
+    "count",
+    "drop",
+    "edit",
+    "exists",
+    "export",
+    "find_conflicts",
+    "forget",
+    "get",
+    "get_at",
+    "get_many",
+    "history",
+    "import_",
+    "iter_memories",
+    "journal_tail",
+    "link",
+    "list_recent",
+    "metrics",
+    "neighbors",
+    "nuke",
+    "probe_embedding",
+    "purge_expired",
+    "readiness",
+    "recall",
+    "recall_pack",
+    "remember",
+    "remember_many",
+    "restore",
+    "state_at",
+    "stats",
+    "subgraph",
+    "supersede",
+    "undo",
+    "unlink",
+    "vectors",
+}
+
+
+def test_every_public_store_method_is_a_coroutine():
+    names = set(public_methods())
+    assert names == ALLOWLIST, (
+        f"new: {sorted(names - ALLOWLIST)}, gone: {sorted(ALLOWLIST - names)}"
+    )
+    for name in names:
+        fn = getattr(AsyncMemoryStore, name)
+        assert inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn), name
+        assert inspect.signature(fn) == inspect.signature(getattr(MemoryStore, name)), name
+
+
+def test_async_round_trip(make_store, tmp_path):
+    sync = make_store()
+
+    async def scenario():
+        async with AsyncMemoryStore(store=sync) as store:
+            memories = await asyncio.gather(
+                *(store.remember(f"async memory {i}") for i in range(4))
+            )
+            hits = await store.recall("async memory", k=2)
+            assert len(hits) == 2
+            assert (await store.get(memories[0].id)).text == "async memory 0"
+            assert await store.forget(memories[0].id) is True
+            assert await store.undo((await store.journal_tail(1, op="forget"))[0]) is True
+            summary = await store.export(tmp_path / "a.ahkai")
+            batches = [b async for b in store.iter_memories()]
+            assert (await store.readiness())["ready"] is True
+            return summary, batches, store
+
+    summary, batches, store = asyncio.run(scenario())
+    assert summary.count == 4
+    assert sum(len(b) for b in batches) == 4
+    with pytest.raises(RuntimeError, match="closed"):
+        asyncio.run(store.count())
+    asyncio.run(store.aclose())  # idempotent
+    store.close()
+
+
+def test_constructor_arguments(settings, embedder):
+    with pytest.raises(ValueError):
+        AsyncMemoryStore(collection="x", store=object())
+    store = AsyncMemoryStore(collection="t-async-ctor", settings=settings)
+    try:
+        assert store.collection_name == "t-async-ctor"
+        assert asyncio.run(store.count()) == 0
+    finally:
+        store.sync.drop()
+        store.close()
