@@ -40,6 +40,7 @@ log = logging.getLogger("houkai.mcp")
 SERVER_NAME = "houkai"
 ACTOR = "mcp"
 MCP_PATH = "/mcp"
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 INSTRUCTIONS = (
     "houkai is your persistent long-term memory across sessions. Before starting a task, call "
@@ -787,6 +788,15 @@ def build_http_app(*, tokens: str | None = None, host: str = "127.0.0.1") -> Any
     return BearerAuth(app, grants)
 
 
+def check_http_exposure(host: str, tokens: str | None) -> None:
+    """Refuse to expose memory beyond this machine without a bearer token."""
+    if not tokens and host not in LOOPBACK:
+        raise ValueError(
+            f"refusing to serve MCP on {host} without a bearer token: pass --token "
+            "(or set HOUKAI_HTTP_TOKENS), or bind to 127.0.0.1"
+        )
+
+
 def serve_http(host: str | None = None, port: int | None = None, tokens: str | None = None) -> None:
     """Serve streamable HTTP at ``http://host:port/mcp`` with bearer-token auth."""
     import uvicorn
@@ -797,11 +807,8 @@ def serve_http(host: str | None = None, port: int | None = None, tokens: str | N
     host = host or settings.mcp_host
     port = port or settings.mcp_port
     tokens = settings.http_tokens if tokens is None else tokens
+    check_http_exposure(host, tokens)
     app = build_http_app(tokens=tokens, host=host)
-    if not tokens:
-        log.warning(
-            "MCP over HTTP without a token: anyone who can reach %s:%s can use memory", host, port
-        )
     log.info("houkai MCP (streamable HTTP) on http://%s:%s%s", host, port, MCP_PATH)
     uvicorn.run(app, host=host, port=port, log_level="warning")
 

@@ -61,10 +61,15 @@ def lexical_form(text: str) -> str:
 
 
 def query_terms(query: str) -> list[str]:
-    """Distinct, syntax-free terms for a lexical query (stop words removed)."""
+    """Distinct, syntax-free terms for a lexical query.
+
+    Common English function words are dropped: they carry almost no IDF, but
+    in short questions ("what did she do when…") they still pull BM25 toward
+    whatever memory repeats them.
+    """
     seen: list[str] = []
     for token in tokenize(query):
-        if token in REDISEARCH_STOPWORDS or token in seen:
+        if token in REDISEARCH_STOPWORDS or token in STOP_WORDS or token in seen:
             continue
         if _CJK_RE.search(token) and len(token) > 2:
             continue  # a whole CJK run is never an indexed term; its bigrams are

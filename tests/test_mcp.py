@@ -483,3 +483,37 @@ def test_tool_table_matches_service_signatures():
         params = tool_parameters(spec.name)
         assert set(spec.input_schema()["properties"]) <= set(params), spec.name
         assert set(spec.required) == {p for p, required in params.items() if required}
+
+
+def test_http_refuses_public_bind_without_token_and_bad_specs():
+    from click.testing import CliRunner
+
+    from houkai.cli import cli
+
+    env = {"REDIS_URL": "redis://127.0.0.1:1", "HOUKAI_HTTP_TOKENS": ""}
+    public = CliRunner().invoke(cli, ["mcp", "--transport", "http", "--host", "0.0.0.0"], env=env)
+    assert public.exit_code == 1 and "without a bearer token" in public.output
+    bad = CliRunner().invoke(cli, ["mcp", "--transport", "http", "--token", "t:c:admin"], env=env)
+    assert bad.exit_code == 1 and "mode must be ro or rw" in bad.output
+    stdio_flags = CliRunner().invoke(cli, ["mcp", "--port", "9"], env=env)
+    assert stdio_flags.exit_code != 0 and "--transport http" in stdio_flags.output
+
+
+def test_token_spec_parsing():
+    from houkai.auth import authenticate, parse_tokens
+
+    grants = parse_tokens(" admin , agent:proj_a|proj_b:ro, any:*:rw ")
+    assert set(grants) == {"admin", "agent", "any"}
+    assert grants["admin"].collections is None and not grants["admin"].read_only
+    assert grants["agent"].collections == {"proj_a", "proj_b"} and grants["agent"].read_only
+    assert grants["agent"].allows_collection("proj_a")
+    assert not grants["agent"].allows_collection("proj_c")
+    assert grants["any"].collections is None
+    assert parse_tokens("") == {} and parse_tokens(None) == {}
+    for spec in ("a:b:ro:x", ":x", "a b", "a:b:admin", "a:bad name!"):
+        with pytest.raises(ValueError):
+            parse_tokens(spec)
+    assert authenticate("Bearer agent", grants) is grants["agent"]
+    assert authenticate("bearer  admin ", grants) is grants["admin"]
+    for header in (None, "", "Bearer", "Bearer nope", "Basic admin", "admin"):
+        assert authenticate(header, grants) is None

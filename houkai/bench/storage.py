@@ -130,7 +130,9 @@ def measure_json(client: redis.Redis, n: int, dim: int, batch: int = 1000) -> St
     _settle(client, index, n)
     seconds = time.time() - started
     used = _used(client) - before
-    client.execute_command("FT.DROPINDEX", index, "DD")
+    client.execute_command("FT.DROPINDEX", index)
+    for key_batch in _chunks(client.scan_iter(match=prefix + "*", count=5000), 5000):
+        client.unlink(*key_batch)
     return StorageResult("JSON", n, used / n, seconds)
 
 
@@ -161,11 +163,15 @@ def main() -> None:  # pragma: no cover - manual benchmark
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--dim", type=int, default=384)
+    parser.add_argument("--layouts", default="hash,json", help="comma-separated: hash,json")
     args = parser.parse_args()
     client = connect()
-    for result in (measure_hash(client, args.n, args.dim), measure_json(client, args.n, args.dim)):
+    measures = {"hash": measure_hash, "json": measure_json}
+    for name in args.layouts.split(","):
+        result = measures[name.strip()](client, args.n, args.dim)
         print(f"{result.layout}: n={result.n} bytes/memory={result.bytes_per_memory:,.0f} "
-              f"memories/GB={result.memories_per_gb:,.0f} load+index={result.seconds:.1f}s")
+              f"memories/GB={result.memories_per_gb:,.0f} load+index={result.seconds:.1f}s",
+              flush=True)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -509,7 +509,7 @@ class CoreStore:
     def _hits_to_memories(self, hits: Sequence[Hit]) -> list[Memory]:
         return [codec.from_hash(h.fields) for h in hits]
 
-    def list_recent(self, limit: int = 10, include_superseded: bool = False,
+    def list_recent(self, limit: int = 20, include_superseded: bool = False,
                     include_expired: bool = False, *, type: str | None = None,
                     tag: str | None = None) -> list[Memory]:
         """Newest first, hiding superseded and expired memories unless asked."""

@@ -32,7 +32,7 @@ def mcp_command(
     ctx: Context, transport: str, host: str | None, port: int | None, tokens: tuple[str, ...]
 ) -> None:
     """Serve houkai's memory tools over MCP (stdio by default)."""
-    from ...api.mcp_server import serve
+    from ...api.mcp_server import check_http_exposure, serve
 
     if transport == "stdio" and (host or port or tokens):
         raise click.UsageError("--host/--port/--token only apply to --transport http")
@@ -42,6 +42,7 @@ def mcp_command(
         parse_tokens(list(tokens))  # fail fast on a malformed spec
     if transport == "http":
         shown_host = host or ctx.settings.mcp_host
+        check_http_exposure(shown_host, ",".join(tokens) if tokens else ctx.settings.http_tokens)
         click.echo(
             f"houkai MCP on http://{shown_host}:{port or ctx.settings.mcp_port}/mcp "
             f"(collection {ctx.collection})",

@@ -1,0 +1,704 @@
+"""``houkai bench recall``: recall latency (library and REST) and HNSW quality by corpus size.
+
+For each size N (default 10k and 100k) the benchmark
+
+1. builds a deterministic corpus of N agent memories (:mod:`.recall_corpus`),
+   embeds it once (vectors cached on disk) and writes it with the store's own
+   write path (``store._write``) in pipelined batches, then waits for
+   RediSearch to finish indexing;
+2. measures **HNSW quality**: recall@10 of the index's KNN answer against an
+   exact brute-force search (numpy dot over every stored vector, read back
+   from Redis in batches), at the configured ``EF_RUNTIME`` and a sweep of
+   query-time ``EF_RUNTIME`` values, unfiltered and with the tag+type filter;
+3. measures **library latency**: ``store.recall`` p50/p95/p99 for semantic and
+   hybrid mode, without and with a selective tag+type filter. Each
+   configuration runs the query set twice on a fresh query-embedding cache: a
+   cold pass (every query is embedded) and a warm pass (every query should be a
+   cache hit), and reports the cache hit rate of each pass;
+4. measures **REST latency**: ``GET /recall`` through the real Flask app served
+   by werkzeug's threaded server on a loopback port (HTTP/1.1 keep-alive, one
+   persistent connection), same queries, same cold/warm protocol.
+
+Ties: near-duplicate memories have identical vectors, so an HNSW answer may
+return a different member of a tie than the exact search; a returned memory
+counts as correct when its exact similarity reaches the k-th exact similarity.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import logging
+import os
+import platform
+import time
+import urllib.parse
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import redis
+
+from ..config import Settings
+from ..embeddings import QueryCache
+from ..index import filter_expr
+from ..store import codec
+from ..store.search import iter_keys, search
+from .recall_corpus import Query, corpus_vectors, generate, queries
+
+log = logging.getLogger(__name__)
+
+MODES: tuple[str, ...] = ("semantic", "hybrid")
+DEFAULT_SIZES: tuple[int, ...] = (10_000, 100_000)
+DEFAULT_EF_SWEEP: tuple[int, ...] = (10, 32, 64, 128, 256)
+Progress = Callable[[str], None]
+
+
+# --------------------------------------------------------------------------- results
+@dataclass
+class LatencyStats:
+    """Percentiles of one (surface, mode, filter, pass) run over the query set."""
+
+    surface: str  # "library" | "rest"
+    mode: str
+    filtered: bool
+    phase: str  # "cold" (fresh cache) | "warm" (same queries again)
+    n: int
+    p50_ms: float
+    p95_ms: float
+    p99_ms: float
+    mean_ms: float
+    cache_hits: int
+    cache_misses: int
+
+    @property
+    def cache_hit_rate(self) -> float:
+        total = self.cache_hits + self.cache_misses
+        return self.cache_hits / total if total else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        out["cache_hit_rate"] = round(self.cache_hit_rate, 4)
+        return out
+
+
+@dataclass
+class QualityPoint:
+    """HNSW recall@k against exact search at one query-time EF_RUNTIME."""
+
+    ef_runtime: int
+    knn: int
+    filtered: bool
+    recall_at_k: float
+    queries: int
+    p50_ms: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class SizeResult:
+    n: int
+    collection: str
+    vectors_cached: bool
+    embed_seconds: float
+    load_seconds: float
+    reused: bool
+    filter_selectivity: float  # median fraction of the corpus a query's tag+type filter keeps
+    latency: list[LatencyStats] = field(default_factory=list)
+    quality: list[QualityPoint] = field(default_factory=list)
+    rest_keepalive: bool | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "collection": self.collection,
+            "vectors_cached": self.vectors_cached,
+            "embed_seconds": round(self.embed_seconds, 2),
+            "load_seconds": round(self.load_seconds, 2),
+            "reused_collection": self.reused,
+            "filter_selectivity": round(self.filter_selectivity, 5),
+            "rest_keepalive": self.rest_keepalive,
+            "latency": [x.to_dict() for x in self.latency],
+            "hnsw": [q.to_dict() for q in self.quality],
+        }
+
+
+@dataclass
+class RecallBenchResult:
+    sizes: list[SizeResult]
+    config: dict[str, Any]
+    machine: dict[str, Any]
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "benchmark": "recall",
+            "config": self.config,
+            "machine": self.machine,
+            "seconds": round(self.seconds, 1),
+            "sizes": [s.to_dict() for s in self.sizes],
+        }
+
+    def lines(self) -> list[str]:
+        """A plain-text report: latency table, HNSW quality table, machine line."""
+        out = [
+            f"{'size':>7}  {'surface':<7}  {'mode':<8}  {'filter':<8}  {'pass':<4}  "
+            f"{'p50 ms':>8}  {'p95 ms':>8}  {'p99 ms':>8}  {'mean ms':>8}  {'cache hit':>9}"
+        ]
+        for size in self.sizes:
+            for x in size.latency:
+                out.append(
+                    f"{size.n:>7}  {x.surface:<7}  {x.mode:<8}  "
+                    f"{'tag+type' if x.filtered else 'none':<8}  {x.phase:<4}  "
+                    f"{x.p50_ms:>8.2f}  {x.p95_ms:>8.2f}  {x.p99_ms:>8.2f}  {x.mean_ms:>8.2f}  "
+                    f"{x.cache_hit_rate:>9.0%}"
+                )
+        out.append("")
+        out.append(
+            f"{'size':>7}  {'EF_RUNTIME':>10}  {'KNN':>4}  {'filter':<8}  "
+            f"{'recall@' + str(self.config['k']):>9}  {'p50 ms':>8}  {'queries':>7}"
+        )
+        for size in self.sizes:
+            for q in size.quality:
+                used = "*" if q.ef_runtime == self.config["ef_runtime"] else " "
+                out.append(
+                    f"{size.n:>7}  {q.ef_runtime:>9}{used}  {q.knn:>4}  "
+                    f"{'tag+type' if q.filtered else 'none':<8}  {q.recall_at_k:>9.4f}  "
+                    f"{q.p50_ms:>8.2f}  {q.queries:>7}"
+                )
+        out.append(f"(* = the index's configured EF_RUNTIME, {self.config['ef_runtime']})")
+        out.append("")
+        for size in self.sizes:
+            out.append(
+                f"N={size.n}: filter keeps {size.filter_selectivity:.2%} of the corpus "
+                f"(median); load {size.load_seconds:.1f}s"
+                f"{' (reused)' if size.reused else ''}; embed {size.embed_seconds:.1f}s"
+                f"{' (cached vectors)' if size.vectors_cached else ''}"
+            )
+        m = self.machine
+        out.append(
+            f"machine: {m['cpu']} × {m['nproc']} cores, {m['memory_gb']} GB RAM, "
+            f"load avg {m['loadavg_start']} → {m['loadavg_end']}; {m['python']}"
+        )
+        return out
+
+
+# --------------------------------------------------------------------------- helpers
+def percentiles(samples_ms: Sequence[float]) -> tuple[float, float, float, float]:
+    """(p50, p95, p99, mean) of *samples_ms* (linear interpolation); zeros when empty."""
+    if not samples_ms:
+        return 0.0, 0.0, 0.0, 0.0
+    arr = np.asarray(samples_ms, dtype=np.float64)
+    p50, p95, p99 = np.percentile(arr, [50, 95, 99])
+    return (
+        round(float(p50), 3),
+        round(float(p95), 3),
+        round(float(p99), 3),
+        round(float(arr.mean()), 3),
+    )
+
+
+def machine_facts() -> dict[str, Any]:
+    """What the figures ran on: CPU model, core count, memory, load."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    mem_gb = 0.0
+    try:
+        with open("/proc/meminfo", encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("MemTotal:"):
+                    mem_gb = round(int(line.split()[1]) / 1024 / 1024, 1)
+                    break
+    except OSError:
+        pass
+    return {
+        "cpu": cpu,
+        "nproc": os.cpu_count() or 0,
+        "memory_gb": mem_gb,
+        "python": platform.python_version(),
+        "loadavg_start": _loadavg(),
+    }
+
+
+def _loadavg() -> str:
+    try:
+        return "/".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "?"
+
+
+def _fresh_cache(store: Any) -> QueryCache:
+    """Give *store* an empty query-embedding cache (same bound), so a pass starts cold."""
+    cache = QueryCache(store.embedder, store.settings.query_cache_size)
+    store._qcache = cache
+    return cache
+
+
+def _index_info(client: redis.Redis, index: str) -> dict[str, str]:
+    info = client.execute_command("FT.INFO", index)
+    out: dict[str, str] = {}
+    for i in range(0, len(info) - 1, 2):
+        key = info[i].decode() if isinstance(info[i], bytes) else str(info[i])
+        value = info[i + 1]
+        out[key] = value.decode() if isinstance(value, bytes) else str(value)
+    return out
+
+
+def wait_indexed(client: redis.Redis, index: str, expected: int, timeout: float = 1800) -> None:
+    """Block until the index holds *expected* documents and is not (re)indexing."""
+    deadline = time.monotonic() + timeout
+    while True:
+        info = _index_info(client, index)
+        if int(float(info.get("num_docs", 0))) >= expected and info.get("indexing") in ("0", 0):
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"index {index} still indexing after {timeout:.0f}s")
+        time.sleep(0.2)
+
+
+# --------------------------------------------------------------------------- corpus
+def _marker_key(store: Any) -> str:
+    return f"{store.keys.prefix}:bench:{store.collection_name}"
+
+
+def load_corpus(
+    store: Any,
+    n: int,
+    *,
+    seed: int,
+    batch: int = 1000,
+    progress: Progress | None = None,
+) -> tuple[bool, float, bool, float]:
+    """Fill *store* with the N-memory corpus; returns (cached vectors, embed s, reused, load s).
+
+    A collection left by an earlier ``--keep`` run with the same corpus is reused as is.
+    """
+    signature = f"recall-corpus n={n} seed={seed} model={store.embedder.name}"
+    client = store.client
+    marker = client.get(_marker_key(store))
+    if marker is not None and marker.decode() == signature and store.count() == n:
+        wait_indexed(client, store.keys.index, n)
+        return True, 0.0, True, 0.0
+    if store.count():
+        store.nuke()
+    memories = generate(n, seed)
+    started = time.perf_counter()
+
+    def embed_progress(done: int, total: int) -> None:
+        if progress:
+            progress(f"embedding corpus {done}/{total}")
+
+    vectors, cached = corpus_vectors(
+        memories,
+        store.embedder.encode,
+        data_dir=store.settings.data_dir,
+        seed=seed,
+        model=store.embedder.name,
+        progress=embed_progress,
+    )
+    embed_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    for start in range(0, n, batch):
+        chunk = memories[start : start + batch]
+        for memory in chunk:
+            memory.collection = store.collection_name
+        store._write(chunk, vectors[start : start + batch])
+        if progress:
+            progress(f"writing {min(start + batch, n)}/{n}")
+    wait_indexed(client, store.keys.index, n)
+    load_seconds = time.perf_counter() - started
+    client.set(_marker_key(store), signature)
+    return cached, embed_seconds, False, load_seconds
+
+
+# --------------------------------------------------------------------------- quality
+def _read_vectors(
+    store: Any, batch: int = 2000
+) -> tuple[list[str], np.ndarray, list[str], list[set[str]]]:
+    """Every stored vector of the collection with its id, type and tag keys (batched reads)."""
+    ids: list[str] = []
+    rows: list[np.ndarray] = []
+    types: list[str] = []
+    tagks: list[set[str]] = []
+    client = store.client
+    for keys in iter_keys(client, store.keys.index, "*", batch_size=batch):
+        pipe = client.pipeline(transaction=False)
+        for key in keys:
+            pipe.hmget(key, "vec", "type", "tagk")
+        for key, (raw, kind, tagk) in zip(keys, pipe.execute(), strict=True):
+            vec = codec.vector_from_bytes(raw)
+            if vec is None:
+                continue
+            ids.append(codec.memory_id_from_key(store.keys, key))
+            rows.append(vec)
+            types.append((kind or b"").decode())
+            tagks.append(set((tagk or b"").decode().split(",")) - {""})
+    matrix = np.vstack(rows).astype(np.float32) if rows else np.zeros((0, 0), np.float32)
+    return ids, matrix, types, tagks
+
+
+def _knn(store: Any, qvec: np.ndarray, knn: int, ef: int, where: str) -> list[str]:
+    base = f"({where})" if where != "*" else "*"
+    _, hits = search(
+        store.client,
+        store.keys.index,
+        f"{base}=>[KNN {knn} @vec $q EF_RUNTIME $ef AS dist]",
+        params={"q": codec.vector_bytes(qvec), "ef": ef},
+        return_fields=("dist",),
+        sortby=("dist", "ASC"),
+        limit=knn,
+    )
+    return [codec.memory_id_from_key(store.keys, h.key) for h in hits]
+
+
+def measure_quality(
+    store: Any,
+    qset: Sequence[Query],
+    qvecs: np.ndarray,
+    *,
+    k: int,
+    ef_values: Sequence[int],
+    knn_sizes: Sequence[int],
+    eps: float = 1e-5,
+) -> list[QualityPoint]:
+    """HNSW recall@k vs exact search, per (EF_RUNTIME, KNN size, filter)."""
+    ids, matrix, types, tagks = _read_vectors(store)
+    if not ids:
+        return []
+    row_of = {mid: i for i, mid in enumerate(ids)}
+    sims = matrix @ qvecs.T  # (N, queries): exact cosine, vectors are unit length
+    type_arr = np.asarray(types)
+    points: list[QualityPoint] = []
+    for filtered in (False, True):
+        # Exact k-th similarity per query, over the filter's subset when filtered.
+        thresholds: list[float | None] = []
+        eligible: list[int] = []
+        wheres: list[str] = []
+        for qi, q in enumerate(qset):
+            column = sims[:, qi]
+            where = "*"
+            if filtered:
+                tag_key = codec.value_key(q.tag)
+                mask = (type_arr == q.type) & np.fromiter(
+                    (tag_key in t for t in tagks), dtype=bool, count=len(tagks)
+                )
+                column = column[mask]
+                where = filter_expr(
+                    type=q.type, tag=q.tag, include_superseded=True, include_expired=True
+                )
+            wheres.append(where)
+            kk = min(k, column.size)
+            eligible.append(kk)
+            thresholds.append(float(np.partition(column, -kk)[-kk]) if kk else None)
+        for ef in ef_values:
+            for knn in knn_sizes:
+                scores: list[float] = []
+                times: list[float] = []
+                for qi in range(len(qset)):
+                    threshold = thresholds[qi]
+                    if threshold is None:
+                        continue  # the filter keeps nothing: no answer to grade
+                    t0 = time.perf_counter()
+                    got = _knn(store, qvecs[qi], knn, ef, wheres[qi])[:k]
+                    times.append((time.perf_counter() - t0) * 1000)
+                    good = sum(
+                        1
+                        for mid in got
+                        if mid in row_of and sims[row_of[mid], qi] >= threshold - eps
+                    )
+                    scores.append(min(1.0, good / eligible[qi]))
+                if scores:
+                    points.append(
+                        QualityPoint(
+                            ef_runtime=ef,
+                            knn=knn,
+                            filtered=filtered,
+                            recall_at_k=round(float(np.mean(scores)), 4),
+                            queries=len(scores),
+                            p50_ms=percentiles(times)[0],
+                        )
+                    )
+    return points
+
+
+# --------------------------------------------------------------------------- latency
+def _configs() -> list[tuple[str, bool]]:
+    return [(mode, filtered) for mode in MODES for filtered in (False, True)]
+
+
+def measure_library(
+    store: Any, qset: Sequence[Query], *, k: int, touch: bool
+) -> list[LatencyStats]:
+    """``store.recall`` per (mode, filter): a cold pass on a fresh cache, then a warm pass."""
+    out: list[LatencyStats] = []
+    for mode, filtered in _configs():
+        cache = _fresh_cache(store)
+        for phase in ("cold", "warm"):
+            hits0, misses0 = cache.hits, cache.misses
+            times: list[float] = []
+            for q in qset:
+                kwargs: dict[str, Any] = {"type": q.type, "tag": q.tag} if filtered else {}
+                t0 = time.perf_counter()
+                store.recall(q.text, k=k, mode=mode, touch=touch, **kwargs)
+                times.append((time.perf_counter() - t0) * 1000)
+            p50, p95, p99, mean = percentiles(times)
+            out.append(
+                LatencyStats(
+                    "library",
+                    mode,
+                    filtered,
+                    phase,
+                    len(times),
+                    p50,
+                    p95,
+                    p99,
+                    mean,
+                    cache.hits - hits0,
+                    cache.misses - misses0,
+                )
+            )
+    return out
+
+
+def measure_rest(
+    settings: Settings, collection: str, qset: Sequence[Query], *, k: int, touch: bool
+) -> tuple[list[LatencyStats], bool]:
+    """``GET /recall`` over one keep-alive connection to a gunicorn-served app.
+
+    Returns the stats and whether the connection stayed open throughout.
+    """
+    from .recall_rest import RestServer
+
+    out: list[LatencyStats] = []
+    keepalive = True
+    with RestServer(settings, collection) as server:
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=300)
+        try:
+            for mode, filtered in _configs():
+                server.cache("POST")  # a fresh, empty query cache: the first pass is cold
+                for phase in ("cold", "warm"):
+                    before = server.cache("GET")
+                    times: list[float] = []
+                    for q in qset:
+                        params: dict[str, Any] = {
+                            "query": q.text,
+                            "k": k,
+                            "mode": mode,
+                            "touch": "true" if touch else "false",
+                        }
+                        if filtered:
+                            params.update(type=q.type, tag=q.tag)
+                        path = "/recall?" + urllib.parse.urlencode(params)
+                        t0 = time.perf_counter()
+                        conn.request("GET", path)
+                        resp = conn.getresponse()
+                        payload = json.loads(resp.read())
+                        times.append((time.perf_counter() - t0) * 1000)
+                        if resp.status != 200:
+                            raise RuntimeError(f"GET /recall returned {resp.status}: {payload}")
+                        if resp.will_close or conn.sock is None:
+                            keepalive = False
+                    after = server.cache("GET")
+                    p50, p95, p99, mean = percentiles(times)
+                    out.append(
+                        LatencyStats(
+                            "rest",
+                            mode,
+                            filtered,
+                            phase,
+                            len(times),
+                            p50,
+                            p95,
+                            p99,
+                            mean,
+                            after["hits"] - before["hits"],
+                            after["misses"] - before["misses"],
+                        )
+                    )
+        finally:
+            conn.close()
+    return out, keepalive
+
+
+# --------------------------------------------------------------------------- orchestration
+def run(
+    settings: Settings,
+    sizes: Sequence[int] = DEFAULT_SIZES,
+    *,
+    n_queries: int = 200,
+    k: int = 10,
+    rest: bool = True,
+    ef_sweep: Sequence[int] = DEFAULT_EF_SWEEP,
+    collection_prefix: str = "bench-recall",
+    seed: int = 7,
+    touch: bool = True,
+    keep: bool = False,
+    progress: Progress | None = None,
+) -> RecallBenchResult:
+    """Run the whole benchmark (see the module docstring) for every size in *sizes*."""
+    from ..embeddings import get_embedder
+    from ..index import validate_collection
+    from ..redis_server import resolve_url
+    from ..store import MemoryStore
+
+    sizes = list(sizes)
+    if not sizes or any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in sizes):
+        raise ValueError(f"sizes must be positive integers — got {sizes!r}")
+    if isinstance(n_queries, bool) or not isinstance(n_queries, int) or n_queries < 1:
+        raise ValueError(f"queries must be an integer >= 1 — got {n_queries!r}")
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 100:
+        raise ValueError(f"k must be an integer in [1, 100] — got {k!r}")
+    if any(isinstance(e, bool) or not isinstance(e, int) or e < 1 for e in ef_sweep):
+        raise ValueError(f"EF_RUNTIME values must be integers >= 1 — got {list(ef_sweep)!r}")
+    for n in sizes:
+        validate_collection(f"{collection_prefix}-{n}")
+    url = resolve_url(settings.redis_url, settings.data_dir, settings.redis_port)
+    settings = settings.replace(redis_url=url)
+    started = time.perf_counter()
+    machine = machine_facts()
+    embedder = get_embedder(settings.embedder)
+    qset = queries(n_queries, seed)
+    overfetch = 4
+    ef_values = sorted({*ef_sweep, settings.hnsw_ef_runtime})
+    results: list[SizeResult] = []
+    for n in sizes:
+        name = f"{collection_prefix}-{n}"
+        store = MemoryStore(
+            collection=name,
+            settings=settings,
+            embedder=embedder,
+            actor="bench",
+            journal_enabled=False,
+        )
+        try:
+            if progress:
+                progress(f"N={n}: loading corpus into {name}")
+            cached, embed_s, reused, load_s = load_corpus(store, n, seed=seed, progress=progress)
+            corpus = generate(n, seed)
+            counts: dict[tuple[str, str], int] = {}
+            for m in corpus:
+                for tag in m.tags:
+                    counts[(tag, m.type)] = counts.get((tag, m.type), 0) + 1
+            selectivity = float(np.median([counts.get((q.tag, q.type), 0) / n for q in qset]))
+            size = SizeResult(
+                n=n,
+                collection=name,
+                vectors_cached=cached,
+                embed_seconds=embed_s,
+                load_seconds=load_s,
+                reused=reused,
+                filter_selectivity=selectivity,
+            )
+            if progress:
+                progress(f"N={n}: HNSW recall@{k} vs exact search")
+            qvecs = embedder.encode([q.text for q in qset])
+            size.quality = measure_quality(
+                store, qset, qvecs, k=k, ef_values=ef_values, knn_sizes=(k, k * overfetch)
+            )
+            if progress:
+                progress(f"N={n}: library recall latency")
+            size.latency = measure_library(store, qset, k=k, touch=touch)
+            if rest:
+                if progress:
+                    progress(f"N={n}: REST recall latency")
+                rest_stats, keepalive = measure_rest(settings, name, qset, k=k, touch=touch)
+                size.latency += rest_stats
+                size.rest_keepalive = keepalive
+            results.append(size)
+        finally:
+            if not keep:
+                store.drop()
+                store.client.delete(_marker_key(store))
+    machine["loadavg_end"] = _loadavg()
+    config = {
+        "sizes": sizes,
+        "queries": n_queries,
+        "k": k,
+        "overfetch": overfetch,
+        "touch": touch,
+        "rest": rest,
+        "seed": seed,
+        "embedder": embedder.name,
+        "ef_runtime": settings.hnsw_ef_runtime,
+        "ef_sweep": ef_values,
+        "hnsw_m": settings.hnsw_m,
+        "hnsw_ef_construction": settings.hnsw_ef_construction,
+        "query_cache_size": settings.query_cache_size,
+    }
+    return RecallBenchResult(
+        sizes=results, config=config, machine=machine, seconds=time.perf_counter() - started
+    )
+
+
+# --------------------------------------------------------------------------- plot
+def plot(result: RecallBenchResult, path: str) -> None:
+    """Warm-cache latency percentiles by corpus size, one panel per surface (PNG).
+
+    Raises ImportError when matplotlib (the ``bench`` extra) is missing.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    surfaces = [
+        s
+        for s in ("library", "rest")
+        if any(x.surface == s for size in result.sizes for x in size.latency)
+    ]
+    configs = _configs()
+    sizes = [s.n for s in result.sizes]
+    fig, axes = plt.subplots(
+        1,
+        max(1, len(surfaces)),
+        figsize=(6.5 * max(1, len(surfaces)), 4.6),
+        squeeze=False,
+        sharey=True,
+    )
+    width = 0.8 / max(1, len(sizes))
+    colours = plt.get_cmap("tab10")
+    for ax, surface in zip(axes[0], surfaces, strict=False):
+        for si, size in enumerate(result.sizes):
+            stats = {
+                (x.mode, x.filtered): x
+                for x in size.latency
+                if x.surface == surface and x.phase == "warm"
+            }
+            xs = [ci + (si - (len(sizes) - 1) / 2) * width for ci in range(len(configs))]
+            p50 = [stats[c].p50_ms if c in stats else 0.0 for c in configs]
+            p95 = [stats[c].p95_ms if c in stats else 0.0 for c in configs]
+            p99 = [stats[c].p99_ms if c in stats else 0.0 for c in configs]
+            ax.bar(xs, p50, width * 0.9, color=colours(si), label=f"N={size.n:,} p50")
+            ax.scatter(
+                xs, p95, marker="^", color="black", s=22, zorder=3, label="p95" if si == 0 else None
+            )
+            ax.scatter(
+                xs, p99, marker="x", color="red", s=26, zorder=3, label="p99" if si == 0 else None
+            )
+        ax.set_xticks(range(len(configs)))
+        ax.set_xticklabels([f"{m}\n{'tag+type' if f else 'no filter'}" for m, f in configs])
+        ax.set_title(f"{surface} recall (warm query cache, k={result.config['k']})")
+        ax.set_ylabel("latency (ms)")
+        ax.grid(axis="y", alpha=0.3)
+        ax.legend(fontsize=8)
+    m = result.machine
+    fig.suptitle(
+        f"houkai recall latency — {m['cpu']} × {m['nproc']} cores, "
+        f"{result.config['queries']} queries",
+        fontsize=10,
+    )
+    fig.tight_layout()
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

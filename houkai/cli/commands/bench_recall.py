@@ -1,0 +1,151 @@
+"""``houkai bench recall``: recall latency (library, REST) and HNSW recall@10 by corpus size."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from .. import Context, pass_ctx
+from ..output import output_options, resolve_format
+
+
+def _int_list(value: str, name: str) -> list[int]:
+    try:
+        items = [int(x.strip().replace("_", "")) for x in value.split(",") if x.strip()]
+    except ValueError:
+        raise click.BadParameter(
+            f"expected comma-separated integers, got {value!r}", param_hint=name
+        ) from None
+    if not items or any(x < 1 for x in items):
+        raise click.BadParameter(f"expected positive integers, got {value!r}", param_hint=name)
+    return items
+
+
+@click.command("recall")
+@click.option(
+    "--sizes", default="10000,100000", show_default=True, help="Corpus sizes (comma-separated)."
+)
+@click.option(
+    "--queries",
+    "n_queries",
+    type=click.IntRange(1, 100_000),
+    default=200,
+    show_default=True,
+    help="Distinct queries per pass.",
+)
+@click.option(
+    "--k",
+    "k",
+    type=click.IntRange(1, 100),
+    default=10,
+    show_default=True,
+    help="Results per recall (and the k of recall@k).",
+)
+@click.option(
+    "--ef-sweep",
+    default="10,32,64,128,256",
+    show_default=True,
+    help="Query-time EF_RUNTIME values for the HNSW quality sweep "
+    "(the configured one is always added).",
+)
+@click.option(
+    "--rest/--no-rest",
+    default=True,
+    show_default=True,
+    help="Also measure GET /recall through the REST app over HTTP keep-alive.",
+)
+@click.option(
+    "--touch/--no-touch",
+    default=True,
+    show_default=True,
+    help="Let recall bump access tracking of its hits (the library default).",
+)
+@click.option(
+    "--collection-prefix",
+    default="bench-recall",
+    show_default=True,
+    help="Benchmark collections are named PREFIX-N.",
+)
+@click.option("--seed", type=int, default=7, show_default=True, help="Corpus and query seed.")
+@click.option(
+    "--keep",
+    is_flag=True,
+    help="Keep the collections (a later run with the same corpus reuses them).",
+)
+@click.option(
+    "--plot",
+    "plot_path",
+    type=click.Path(dir_okay=False),
+    help="Write a PNG of latency percentiles by size and mode (needs houkai[bench]).",
+)
+@output_options
+@pass_ctx
+def bench_recall(
+    ctx: Context,
+    sizes: str,
+    n_queries: int,
+    k: int,
+    ef_sweep: str,
+    rest: bool,
+    touch: bool,
+    collection_prefix: str,
+    seed: int,
+    keep: bool,
+    plot_path: str | None,
+) -> None:
+    """Recall latency p50/p95/p99 (library and REST; semantic and hybrid; with and without a
+    tag+type filter; cold and warm query cache) and HNSW recall@k against exact search.
+
+    Corpus vectors are embedded once and cached under DATA_DIR/bench; the collections are
+    dropped afterwards unless --keep.
+    """
+    from ...bench import recall as bench
+
+    size_list = _int_list(sizes, "--sizes")
+    ef_list = _int_list(ef_sweep, "--ef-sweep")
+    if plot_path:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise click.ClickException("install houkai[bench] for --plot") from None
+    show = sys.stderr.isatty()
+
+    def progress(message: str) -> None:
+        if show:
+            click.echo(f"\r\033[K{message}", nl=False, err=True)
+
+    result = bench.run(
+        ctx.settings,
+        size_list,
+        n_queries=n_queries,
+        k=k,
+        rest=rest,
+        ef_sweep=ef_list,
+        collection_prefix=collection_prefix,
+        seed=seed,
+        touch=touch,
+        keep=keep,
+        progress=progress,
+    )
+    if show:
+        click.echo("\r\033[K", nl=False, err=True)
+    if plot_path:
+        bench.plot(result, plot_path)
+    if resolve_format(ctx.output_format) == "json":
+        click.echo(json.dumps(result.to_dict()))
+    else:
+        for line in result.lines():
+            click.echo(line)
+        if plot_path:
+            click.echo(f"plot: {plot_path}")
+
+
+def register(cli: click.Group) -> None:
+    """Add ``recall`` to the ``bench`` group (created here if no other module made it)."""
+    group = cli.commands.get("bench")
+    if not isinstance(group, click.Group):
+        group = click.Group("bench", help="Benchmarks (they write to throwaway collections).")
+        cli.add_command(group)
+    group.add_command(bench_recall)

@@ -1,0 +1,75 @@
+"""The LoCoMo harness: parsing the released format and scoring evidence turns."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from houkai.bench import locomo
+
+SAMPLE = {
+    "qa": [
+        {"question": "What instrument does Mel play?", "answer": "violin",
+         "evidence": ["D1:2"], "category": 4},
+        {"question": "Where did Caroline adopt her guinea pig Oscar?", "answer": "shelter",
+         "evidence": ["D2:1; D2:2"], "category": 1},
+        {"question": "Adversarial question", "answer": "n/a", "evidence": ["D1:1"], "category": 5},
+    ],
+    "conversation": {
+        "speaker_a": "Caroline", "speaker_b": "Melanie",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [
+            {"speaker": "Caroline", "dia_id": "D1:1", "text": "Hey Mel! How have you been?"},
+            {"speaker": "Melanie", "dia_id": "D1:2",
+             "text": "I have been practising the violin every evening after work."},
+            {"speaker": "Caroline", "dia_id": "D1:3", "text": "The weather is lovely today.",
+             "blip_caption": "a photo of a sunny park"},
+        ],
+        "session_2_date_time": "7:55 pm on 9 June, 2023",
+        "session_2": [
+            {"speaker": "Caroline", "dia_id": "D2:1",
+             "text": "I adopted a guinea pig and named him Oscar."},
+            {"speaker": "Caroline", "dia_id": "D2:2", "text": "I found Oscar at the animal shelter."},
+            {"speaker": "Melanie", "dia_id": "D2:3", "text": "We are going camping next week."},
+        ],
+    },
+}
+
+
+@pytest.fixture()
+def archive(tmp_path: Path) -> Path:
+    path = tmp_path / "locomo_small.zip"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("data/locomo/1.json", json.dumps(SAMPLE))
+    return path
+
+
+def test_load_parses_turns_dates_captions_and_questions(archive: Path) -> None:
+    (conv,) = list(locomo.load(archive))
+    assert [t.dia_id for t in conv.turns] == ["D1:1", "D1:2", "D1:3", "D2:1", "D2:2", "D2:3"]
+    assert conv.turns[2].text.endswith("[shares a photo: a photo of a sunny park]")
+    assert conv.turns[0].when < conv.turns[3].when
+    assert [q.category for q in conv.questions] == [4, 1]  # category 5 left out
+    assert conv.questions[1].evidence == ["D2:1", "D2:2"]  # "D2:1; D2:2" split
+
+
+def test_scoring_counts_evidence_turns() -> None:
+    assert locomo._score(["D1:2", "x"], ["D1:2"]) == (1.0, 1.0, 1.0)
+    r5, r10, rr = locomo._score(["a", "b", "D2:1", "c", "d", "e", "D2:2"], ["D2:1", "D2:2"])
+    assert (r5, r10, rr) == (0.5, 1.0, pytest.approx(1 / 3))
+    assert locomo._score(["a"], ["b"]) == (0.0, 0.0, 0.0)
+
+
+def test_run_reports_every_mode(archive: Path, settings) -> None:
+    result = locomo.run(archive, settings=settings)
+    assert result["conversations"] == 1 and result["turns"] == 6
+    modes = {m["mode"]: m for m in result["modes"]}
+    assert set(modes) == {"semantic", "hybrid", "hybrid+rrf"}
+    for m in modes.values():
+        assert m["questions"] == 2
+        assert 0.0 <= m["recall@5"] <= m["recall@10"] <= 1.0
+        assert 0.0 <= m["mrr"] <= 1.0
+    assert modes["hybrid"]["recall@5"] == 1.0  # six turns: every evidence turn is in the top 5
