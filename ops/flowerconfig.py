@@ -8,10 +8,11 @@ answers ``OK`` without auth; ``/metrics`` is Celery's queue/task metrics for Pro
 
 import os
 
-address = os.environ.get("FLOWER_ADDRESS", "0.0.0.0")
+address = "0.0.0.0"
 port = int(os.environ.get("FLOWER_PORT", "5555"))
 # Serve under a path when behind a reverse proxy (e.g. "flower" for /flower/).
-url_prefix = os.environ.get("FLOWER_URL_PREFIX", "")
+if os.environ.get("HOUKAI_FLOWER_URL_PREFIX"):
+    url_prefix = os.environ["HOUKAI_FLOWER_URL_PREFIX"]
 # Only set when given: an empty FLOWER_BASIC_AUTH would read as one empty credential.
 _credentials = [c.strip() for c in os.environ.get("HOUKAI_FLOWER_BASIC_AUTH", "").split(",")]
 if any(_credentials):

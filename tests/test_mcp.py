@@ -13,6 +13,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -126,16 +127,21 @@ def drop_collection(settings, name: str) -> None:
 @pytest.fixture(scope="module")
 def stdio(settings) -> Iterator[tuple[Session, str]]:
     from mcp import StdioServerParameters
+    from mcp.client.stdio import stdio_client
 
     collection = f"mcp-{uuid.uuid4().hex[:8]}"
     params = StdioServerParameters(
         command=HOUKAI, args=["mcp"], env=server_env(settings, collection)
     )
-    try:
-        with session(lambda: params) as s:
-            yield s, collection
-    finally:
-        drop_collection(settings, collection)
+    # stdio_client's default errlog is whatever sys.stderr was when the SDK was
+    # first imported (possibly a capture buffer with no file descriptor): give
+    # the server's stderr a real file.
+    with tempfile.TemporaryFile("w+") as errlog:
+        try:
+            with session(lambda: stdio_client(params, errlog=errlog)) as s:
+                yield s, collection
+        finally:
+            drop_collection(settings, collection)
 
 
 def test_lists_every_seed_tool_with_schema(stdio):

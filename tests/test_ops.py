@@ -41,6 +41,7 @@ HOUKAI_SERVICES = ("api", "worker", "beat", "mcp", "flower")
 PROCFILE_ROLES = ("web", "worker", "beat", "mcp")
 # Procfile role -> the compose service running the same houkai command.
 ROLE_SERVICE = {"web": "api", "worker": "worker", "beat": "beat", "mcp": "mcp"}
+TOKEN = f"ops-{uuid.uuid4().hex}"
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -204,6 +205,17 @@ def test_compose_healthchecks_use_existing_probes() -> None:
         assert parser_ok.returncode == 0, parser_ok.stderr
 
 
+def test_compose_requires_a_token() -> None:
+    """Servers listen on 0.0.0.0 in containers: compose refuses to start without a token."""
+    data = _compose()
+    for name in HOUKAI_SERVICES:
+        value = data["services"][name]["environment"]["HOUKAI_HTTP_TOKENS"]
+        assert value.startswith("${HOUKAI_HTTP_TOKENS:?"), (name, value)
+    assert re.search(r"^ENV .*HOUKAI_MCP_HOST=0\.0\.0\.0", _dockerfile(), re.M | re.S)
+    example = (ROOT / "ops" / "example.env").read_text()
+    assert re.search(r"^# REQUIRED.*\n(#.*\n)*HOUKAI_HTTP_TOKENS=$", example, re.M)
+
+
 def test_compose_depends_on_and_volumes_exist() -> None:
     data = _compose()
     services = data["services"]
@@ -261,6 +273,23 @@ def test_dockerfile_builds_an_offline_cpu_image_as_non_root() -> None:
     assert "['project']['dependencies']" in text
     ignored = (ROOT / ".dockerignore").read_text().split()
     assert ".venv" in ignored and ".git" in ignored
+    assert not {"ops", "houkai", "api", "workers", "pyproject.toml"} & set(ignored)
+    # An installed (non-checkout) `houkai serve --workers` finds the gunicorn settings here.
+    assert 'GUNICORN_CMD_ARGS="--config /app/ops/gunicorn.conf.py"' in text
+    assert (ROOT / "ops" / "gunicorn.conf.py").is_file()
+
+
+@pytest.mark.parametrize(
+    ("auth", "expected"), [("", None), (" , ", None), ("ops:s3cret, a:b", ["ops:s3cret", "a:b"])]
+)
+def test_flower_config_sets_login_only_when_given(monkeypatch, auth, expected) -> None:
+    monkeypatch.setenv("HOUKAI_FLOWER_BASIC_AUTH", auth)
+    monkeypatch.delenv("HOUKAI_FLOWER_URL_PREFIX", raising=False)
+    monkeypatch.delenv("FLOWER_PORT", raising=False)
+    namespace: dict[str, Any] = {}
+    exec((ROOT / "ops" / "flowerconfig.py").read_text(), namespace)  # as Flower loads it
+    assert namespace.get("basic_auth") == expected
+    assert namespace["port"] == 5555 and "url_prefix" not in namespace
 
 
 # ----------------------------------------------------------------------------- redis.conf
@@ -406,6 +435,8 @@ def roles(settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Roles]
             # As in the image: the bundled model must load without the hub.
             "HF_HUB_OFFLINE": "1",
             "GUNICORN_LOGLEVEL": "warning",
+            # As in compose, where a token is required.
+            "HOUKAI_HTTP_TOKENS": TOKEN,
         }
     )
     procs = Roles(env, logs, f"http://127.0.0.1:{web_port}", f"http://127.0.0.1:{mcp_port}/mcp")
@@ -434,6 +465,10 @@ def test_procfile_web_answers_health(roles: Roles) -> None:
     status, body = _request(roles.web_url + "/health")
     assert status == 200 and json.loads(body)["status"] == "ok"
     status, body = _request(roles.web_url + "/metrics/prometheus")
+    assert status == 401, "metrics need the token once tokens are configured"
+    status, body = _request(
+        roles.web_url + "/metrics/prometheus", headers={"Authorization": f"Bearer {TOKEN}"}
+    )
     assert status == 200 and b"# TYPE" in body
     # Served by gunicorn (the production server), as in compose.
     assert "gunicorn" in roles.log("web")
@@ -442,11 +477,10 @@ def test_procfile_web_answers_health(roles: Roles) -> None:
 def test_procfile_mcp_answers_initialize_and_lists_tools(roles: Roles) -> None:
     assert "mcp ok" in roles.wait_healthy("mcp", "--timeout", "30")
     headers = {"Accept": "application/json, text/event-stream"}
-    status, body = _request(
-        roles.mcp_url,
-        {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}},
-        headers,
-    )
+    message = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}
+    status, _body = _request(roles.mcp_url, message, headers)
+    assert status == 401, "the token in HOUKAI_HTTP_TOKENS must be required"
+    status, body = _request(roles.mcp_url, message, {**headers, "Authorization": f"Bearer {TOKEN}"})
     assert status == 200, body[:300]
     names = {tool["name"] for tool in json.loads(body)["result"]["tools"]}
     assert {"remember", "recall", "forget"} <= names

@@ -287,3 +287,16 @@ def test_edit_never_recreates_a_memory_forgotten_meanwhile(store: MemoryStore,
         store.edit(m.id, importance=0.9)
     monkeypatch.undo()
     assert store.get(m.id) is None and not store.exists(m.id)
+
+
+def test_sorted_streaming_orders_ties_by_id_across_pages(store: MemoryStore) -> None:
+    mems = store.remember_many([f"note number {i}" for i in range(23)])
+    for i, m in enumerate(mems):  # groups of five memories share one created_at
+        store.client.hset(store.keys.memory(m.id), "created_at", repr(1000.0 + i // 5))
+    got = [m.id for batch in store.iter_memories(batch_size=3, sortby="created_at")
+           for m in batch]
+    want = [m.id for m in sorted(mems, key=lambda m: (mems.index(m) // 5, m.id))]
+    assert got == want
+    filtered = [m for batch in store.iter_memories("@type:{semantic}", batch_size=4,
+                                                   sortby="created_at") for m in batch]
+    assert len(filtered) == 23

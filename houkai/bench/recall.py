@@ -379,6 +379,7 @@ def measure_quality(
     row_of = {mid: i for i, mid in enumerate(ids)}
     sims = matrix @ qvecs.T  # (N, queries): exact cosine, vectors are unit length
     type_arr = np.asarray(types)
+    tag_masks: dict[str, np.ndarray] = {}
     points: list[QualityPoint] = []
     for filtered in (False, True):
         # Exact k-th similarity per query, over the filter's subset when filtered.
@@ -389,10 +390,12 @@ def measure_quality(
             column = sims[:, qi]
             where = "*"
             if filtered:
-                tag_key = codec.value_key(q.tag)
-                mask = (type_arr == q.type) & np.fromiter(
-                    (tag_key in t for t in tagks), dtype=bool, count=len(tagks)
-                )
+                if q.tag not in tag_masks:
+                    tag_key = codec.value_key(q.tag)
+                    tag_masks[q.tag] = np.fromiter(
+                        (tag_key in t for t in tagks), dtype=bool, count=len(tagks)
+                    )
+                mask = (type_arr == q.type) & tag_masks[q.tag]
                 column = column[mask]
                 where = filter_expr(
                     type=q.type, tag=q.tag, include_superseded=True, include_expired=True
@@ -635,6 +638,8 @@ def run(
         "hnsw_m": settings.hnsw_m,
         "hnsw_ef_construction": settings.hnsw_ef_construction,
         "query_cache_size": settings.query_cache_size,
+        "embed_threads": settings.embed_threads,
+        "rest_server": "gunicorn gthread, 1 worker × 4 threads, HTTP/1.1 keep-alive",
     }
     return RecallBenchResult(
         sizes=results, config=config, machine=machine, seconds=time.perf_counter() - started
@@ -688,7 +693,8 @@ def plot(result: RecallBenchResult, path: str) -> None:
             )
         ax.set_xticks(range(len(configs)))
         ax.set_xticklabels([f"{m}\n{'tag+type' if f else 'no filter'}" for m, f in configs])
-        ax.set_title(f"{surface} recall (warm query cache, k={result.config['k']})")
+        label = "REST GET /recall" if surface == "rest" else "library store.recall()"
+        ax.set_title(f"{label} (warm query cache, k={result.config['k']})")
         ax.set_ylabel("latency (ms)")
         ax.grid(axis="y", alpha=0.3)
         ax.legend(fontsize=8)

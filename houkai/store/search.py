@@ -81,26 +81,21 @@ def search(
 
 def iter_keys(client: redis.Redis, index: str, query: str = "*", *, batch_size: int = 1000,
               sortby: str | None = None) -> Iterator[list[str]]:
-    """Stream the keys matching *query* in batches with an aggregate cursor.
+    """Stream the keys matching *query* in batches, in bounded memory at any size.
 
-    Bounded memory whatever the collection size: the server hands out
-    *batch_size* keys per round trip. With *sortby* (a sortable field) batches
-    come in ascending order of it.
+    Unsorted, an aggregate cursor hands out *batch_size* keys per round trip.
+    With *sortby* (a SORTABLE numeric field) keys come in ascending order of
+    it, ties ordered by key, through keyset pagination: each page is a small
+    ``FT.SEARCH … SORTBY`` above the last value seen, so no query ever asks the
+    server to sort or return more than a page (stock Redis Stack caps both at
+    10,000 results).
     """
-    args: list = ["FT.AGGREGATE", index, query, "LOAD", 1, "@__key"]
     if sortby:
-        # SORTBY keeps only MAX rows (default 10; "MAX 0" also means 10 on
-        # RediSearch 2.10), so ask for every matching document.
-        args += ["SORTBY", 2, f"@{sortby}", "ASC", "MAX", max(total(client, index, query), 1)]
-    args += ["WITHCURSOR", "COUNT", batch_size, "DIALECT", 2]
-    try:
-        reply, cursor = client.execute_command(*args)
-    except redis.exceptions.ResponseError as exc:
-        if "MAX" in str(exc):  # older engines without SORTBY ... MAX 0
-            args = [a for a in args if a not in ("MAX",)]
-            reply, cursor = client.execute_command(*args)
-        else:
-            raise
+        yield from _iter_sorted_keys(client, index, query, sortby, batch_size)
+        return
+    args: list = ["FT.AGGREGATE", index, query, "LOAD", 1, "@__key",
+                  "WITHCURSOR", "COUNT", batch_size, "DIALECT", 2]
+    reply, cursor = client.execute_command(*args)
     while True:
         keys = []
         for row in reply[1:]:
@@ -113,6 +108,37 @@ def iter_keys(client: redis.Redis, index: str, query: str = "*", *, batch_size: 
             return
         reply, cursor = client.execute_command("FT.CURSOR", "READ", index, cursor,
                                                "COUNT", batch_size)
+
+
+def _range_clause(query: str, field: str, lo: str, hi: str) -> str:
+    base = "" if query.strip() == "*" else f"({query}) "
+    return f"{base}@{field}:[{lo} {hi}]"
+
+
+def _iter_sorted_keys(client: redis.Redis, index: str, query: str, field: str,
+                      batch_size: int) -> Iterator[list[str]]:
+    lower = "-inf"
+    while True:
+        _, hits = search(client, index, _range_clause(query, field, lower, "+inf"),
+                         return_fields=(field,), sortby=(field, "ASC"), limit=batch_size)
+        if not hits:
+            return
+        top = hits[-1].str(field)
+        below = sorted((h for h in hits if h.str(field) != top),
+                       key=lambda h: (float(h.str(field)), h.key))
+        # The whole group of keys sharing the page's last value, so ties are
+        # ordered by key and never split across pages.
+        tied: list[str] = []
+        while True:
+            _, group = search(client, index, _range_clause(query, field, top, top),
+                              nocontent=True, offset=len(tied), limit=batch_size)
+            tied += [h.key for h in group]
+            if len(group) < batch_size:
+                break
+        keys = [h.key for h in below] + sorted(tied)
+        if keys:
+            yield keys
+        lower = f"({top}"
 
 
 def total(client: redis.Redis, index: str, query: str = "*") -> int:

@@ -131,6 +131,7 @@ def bench_recall(
     )
     if show:
         click.echo("\r\033[K", nl=False, err=True)
+    result.config["command"] = " ".join(["houkai", *sys.argv[1:]])
     if plot_path:
         bench.plot(result, plot_path)
     if resolve_format(ctx.output_format) == "json":
