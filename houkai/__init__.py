@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from .archive import ExportSummary, ImportConflictError, ImportSummary
+from .async_store import AsyncMemoryStore
+from .decay import DecayEngine
+from .importance import score_importance
+from .ingest import chunk_text
+from .journal import Journal, JournalEntry
 from .model import (
     CONFLICT_POLICIES,
     DIRECTIONS,
@@ -26,12 +32,6 @@ from .model import (
     RememberItem,
     Reranker,
 )
-from .archive import ExportSummary, ImportConflictError, ImportSummary
-from .async_store import AsyncMemoryStore
-from .decay import DecayEngine
-from .importance import score_importance
-from .ingest import chunk_text
-from .journal import Journal, JournalEntry
 from .reflection import ReflectionEngine
 from .store import MemoryStore
 from .store.packing import extract_key_phrases
@@ -40,18 +40,6 @@ from .summarizers import build_summarizer
 __version__ = "0.1.0"
 
 __all__ = [
-    "AsyncMemoryStore",
-    "DecayEngine",
-    "ExportSummary",
-    "ImportConflictError",
-    "ImportSummary",
-    "Journal",
-    "JournalEntry",
-    "ReflectionEngine",
-    "build_summarizer",
-    "chunk_text",
-    "extract_key_phrases",
-    "score_importance",
     "CONFLICT_POLICIES",
     "DIRECTIONS",
     "FUSIONS",
@@ -59,13 +47,20 @@ __all__ = [
     "LINK_RELS",
     "MEMORY_TYPES",
     "RECALL_MODES",
+    "AsyncMemoryStore",
     "CompressedGroup",
     "Conflict",
     "ConflictError",
     "ConflictFn",
+    "DecayEngine",
     "ExpandSpec",
+    "ExportSummary",
     "Graph",
     "HybridWeights",
+    "ImportConflictError",
+    "ImportSummary",
+    "Journal",
+    "JournalEntry",
     "Link",
     "Memory",
     "MemoryNotFound",
@@ -73,7 +68,12 @@ __all__ = [
     "MemoryType",
     "PackResult",
     "PackedMemory",
+    "ReflectionEngine",
     "RememberItem",
     "Reranker",
     "__version__",
+    "build_summarizer",
+    "chunk_text",
+    "extract_key_phrases",
+    "score_importance",
 ]

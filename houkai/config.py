@@ -168,8 +168,9 @@ def _read_file(path: Path) -> dict[str, Any]:
         raise ValueError(f"config file {path} is not valid TOML: {exc}") from None
 
 
-def load_settings(overrides: dict[str, Any] | None = None, *, env: dict[str, str] | None = None
-                  ) -> Settings:
+def load_settings(
+    overrides: dict[str, Any] | None = None, *, env: dict[str, str] | None = None
+) -> Settings:
     """Resolve settings from defaults → file → env → *overrides* (None values skipped)."""
     env = os.environ if env is None else env
     types = _field_types()

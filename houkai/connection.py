@@ -22,7 +22,10 @@ def get_client(url: str) -> redis.Redis:
         client = _clients.get(url)
         if client is None:
             client = redis.Redis.from_url(
-                url, protocol=2, decode_responses=False, health_check_interval=30,
+                url,
+                protocol=2,
+                decode_responses=False,
+                health_check_interval=30,
                 socket_keepalive=True,
             )
             check_query_engine(client)

@@ -46,8 +46,14 @@ def _normalise(matrix: np.ndarray) -> np.ndarray:
 class SentenceTransformerEmbedder:
     """all-MiniLM-L6-v2 (or another local sentence-transformers model) on the CPU."""
 
-    def __init__(self, model_path: str | None = None, *, name: str = DEFAULT_MODEL_NAME,
-                 batch_size: int = 128, threads: int = 0) -> None:
+    def __init__(
+        self,
+        model_path: str | None = None,
+        *,
+        name: str = DEFAULT_MODEL_NAME,
+        batch_size: int = 128,
+        threads: int = 0,
+    ) -> None:
         self.name = name
         self.batch_size = batch_size
         self._threads = threads
@@ -76,8 +82,10 @@ class SentenceTransformerEmbedder:
                     path = str(get_model_path())
                 log.info("loading embedding model %s from %s", self.name, path)
                 model = SentenceTransformer(path, device="cpu")
-                dim_fn = getattr(model, "get_embedding_dimension", None) or getattr(
-                    model, "get_sentence_embedding_dimension")
+                dim_fn = (
+                    getattr(model, "get_embedding_dimension", None)
+                    or model.get_sentence_embedding_dimension
+                )
                 self._dimension = int(dim_fn())
                 self._model = model
         return self._model
@@ -95,8 +103,11 @@ class SentenceTransformerEmbedder:
             return np.zeros((0, self.dimension), dtype=np.float32)
         with self._lock:  # torch already uses every core; serialise callers
             vectors = model.encode(
-                list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-                convert_to_numpy=True, show_progress_bar=False,
+                list(texts),
+                batch_size=self.batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
             )
         return _normalise(vectors)
 
@@ -104,8 +115,9 @@ class SentenceTransformerEmbedder:
 class OpenAIEmbedder:
     """OpenAI embeddings (``pip install 'houkai[openai]'``); dimension probed once."""
 
-    def __init__(self, model: str = "text-embedding-3-small", *, client=None,
-                 batch_size: int = 256) -> None:
+    def __init__(
+        self, model: str = "text-embedding-3-small", *, client=None, batch_size: int = 256
+    ) -> None:
         self.name = f"openai:{model}"
         self.model = model
         self.batch_size = batch_size
@@ -232,8 +244,9 @@ def build_embedder(spec: str = "minilm", *, batch_size: int = 128, threads: int 
     if provider == "openai":
         return OpenAIEmbedder(model or "text-embedding-3-small")
     if provider == "st" and model:
-        return SentenceTransformerEmbedder(model, name=model, batch_size=batch_size,
-                                           threads=threads)
+        return SentenceTransformerEmbedder(
+            model, name=model, batch_size=batch_size, threads=threads
+        )
     raise ValueError(f"unknown embedder {spec!r}: use 'minilm', 'openai:MODEL' or 'st:PATH'")
 
 
@@ -246,8 +259,9 @@ def get_embedder(spec: str | None = None) -> Embedder:
     with _registry_lock:
         embedder = _registry.get(spec)
         if embedder is None:
-            embedder = build_embedder(spec, batch_size=settings.embed_batch_size,
-                                      threads=settings.embed_threads)
+            embedder = build_embedder(
+                spec, batch_size=settings.embed_batch_size, threads=settings.embed_threads
+            )
             _registry[spec] = embedder
         return embedder
 

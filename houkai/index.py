@@ -29,9 +29,24 @@ COLLECTION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 
 # Fields returned by searches that build Memory objects (everything but the vector).
 MEMORY_FIELDS: tuple[str, ...] = (
-    "id", "text", "type", "tags", "importance", "created_at", "last_accessed", "access_count",
-    "source", "links", "superseded_by", "superseded_at", "polarity", "expires_at", "coll",
-    "state", "error", "chash",
+    "id",
+    "text",
+    "type",
+    "tags",
+    "importance",
+    "created_at",
+    "last_accessed",
+    "access_count",
+    "source",
+    "links",
+    "superseded_by",
+    "superseded_at",
+    "polarity",
+    "expires_at",
+    "coll",
+    "state",
+    "error",
+    "chash",
 )
 
 
@@ -117,33 +132,74 @@ class IndexParams:
 
     def signature(self) -> str:
         return json.dumps(
-            {"v": SCHEMA_VERSION, "dim": self.dim, "m": self.m,
-             "efc": self.ef_construction, "efr": self.ef_runtime},
+            {
+                "v": SCHEMA_VERSION,
+                "dim": self.dim,
+                "m": self.m,
+                "efc": self.ef_construction,
+                "efr": self.ef_runtime,
+            },
             sort_keys=True,
         )
 
 
 def _schema_args(keys: Keys, params: IndexParams) -> list[str | int]:
     return [
-        "FT.CREATE", keys.index, "ON", "HASH", "PREFIX", 1, keys.memory_prefix,
+        "FT.CREATE",
+        keys.index,
+        "ON",
+        "HASH",
+        "PREFIX",
+        1,
+        keys.memory_prefix,
         "SCHEMA",
-        "lex", "TEXT",
-        "type", "TAG",
-        "tagk", "TAG", "SEPARATOR", ",",
-        "srck", "TAG",
-        "coll", "TAG",
-        "state", "TAG",
-        "sup", "TAG",
-        "chash", "TAG",
-        "importance", "NUMERIC", "SORTABLE",
-        "created_at", "NUMERIC", "SORTABLE",
-        "last_accessed", "NUMERIC", "SORTABLE",
-        "expires_at", "NUMERIC",
-        "polarity", "NUMERIC",
-        "vec", "VECTOR", "HNSW", 12,
-        "TYPE", "FLOAT32", "DIM", params.dim, "DISTANCE_METRIC", "COSINE",
-        "M", params.m, "EF_CONSTRUCTION", params.ef_construction,
-        "EF_RUNTIME", params.ef_runtime,
+        "lex",
+        "TEXT",
+        "type",
+        "TAG",
+        "tagk",
+        "TAG",
+        "SEPARATOR",
+        ",",
+        "srck",
+        "TAG",
+        "coll",
+        "TAG",
+        "state",
+        "TAG",
+        "sup",
+        "TAG",
+        "chash",
+        "TAG",
+        "importance",
+        "NUMERIC",
+        "SORTABLE",
+        "created_at",
+        "NUMERIC",
+        "SORTABLE",
+        "last_accessed",
+        "NUMERIC",
+        "SORTABLE",
+        "expires_at",
+        "NUMERIC",
+        "polarity",
+        "NUMERIC",
+        "vec",
+        "VECTOR",
+        "HNSW",
+        12,
+        "TYPE",
+        "FLOAT32",
+        "DIM",
+        params.dim,
+        "DISTANCE_METRIC",
+        "COSINE",
+        "M",
+        params.m,
+        "EF_CONSTRUCTION",
+        params.ef_construction,
+        "EF_RUNTIME",
+        params.ef_runtime,
     ]
 
 
@@ -180,10 +236,16 @@ def ensure_index(client: redis.Redis, keys: Keys, params: IndexParams, model: st
     except redis.exceptions.ResponseError as exc:
         if "already exists" not in str(exc).lower():
             raise
-    client.hset(keys.meta, mapping={
-        "signature": signature, "schema_version": SCHEMA_VERSION, "dim": params.dim,
-        "model": meta.get("model") or model, "created_at": meta.get("created_at") or time.time(),
-    })
+    client.hset(
+        keys.meta,
+        mapping={
+            "signature": signature,
+            "schema_version": SCHEMA_VERSION,
+            "dim": params.dim,
+            "model": meta.get("model") or model,
+            "created_at": meta.get("created_at") or time.time(),
+        },
+    )
     client.sadd(Keys.registry(keys.prefix), keys.collection)
 
 

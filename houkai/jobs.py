@@ -48,6 +48,17 @@ elseif ARGV[1] == 'failed' then
   redis.call('HSET', KEYS[1], 'state', 'failed', 'error', ARGV[5])
   outcome = 'failed'
 else
+  local terms = redis.call('HGET', KEYS[1], 'lexterms')
+  if terms then  -- keep the BM25 statistics exact (see houkai/store/lexstats.py)
+    for term in string.gmatch(terms, '%S+') do
+      if redis.call('HINCRBY', KEYS[5], 't:' .. term, -1) <= 0 then
+        redis.call('HDEL', KEYS[5], 't:' .. term)
+      end
+    end
+    redis.call('HINCRBY', KEYS[5], '__N', -1)
+    local len = tonumber(redis.call('HGET', KEYS[1], 'lexlen') or '0') or 0
+    redis.call('HINCRBY', KEYS[5], '__len', -len)
+  end
   redis.call('DEL', KEYS[1])
   outcome = 'rejected'
 end
@@ -249,12 +260,18 @@ class JobStore:
         chash: str,
         payload: bytes | str = b"",
         error_entry: dict | None = None,
+        *,
+        stats_key: str,
     ) -> None:
-        """Queue one settle script call on *pipe* (action: ready | failed | reject)."""
+        """Queue one settle script call on *pipe* (action: ready | failed | reject).
+
+        *stats_key* is the collection's BM25 statistics hash, which a rejected
+        (deleted) memory must leave exact.
+        """
         k = self.keys(job_id or "none")
         err = json.dumps(error_entry, ensure_ascii=False) if error_entry else ""
         self._settle(
-            keys=[memory_key, k.hash, k.bits, k.errors],
+            keys=[memory_key, k.hash, k.bits, k.errors, stats_key],
             args=[action, chash, int(pos), repr(time.time()), payload, err],
             client=pipe,
         )

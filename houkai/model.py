@@ -23,7 +23,12 @@ MemoryType = Literal["episodic", "semantic", "procedural", "feedback"]
 
 MEMORY_TYPES: tuple[str, ...] = ("episodic", "semantic", "procedural", "feedback")
 LINK_RELS: tuple[str, ...] = (
-    "related", "refines", "derived_from", "example_of", "contradicts", "supersedes",
+    "related",
+    "refines",
+    "derived_from",
+    "example_of",
+    "contradicts",
+    "supersedes",
 )
 RECALL_MODES: tuple[str, ...] = ("semantic", "hybrid")
 FUSIONS: tuple[str, ...] = ("weighted", "rrf")
@@ -108,8 +113,9 @@ def validate_source(source: object) -> str | None:
     return source
 
 
-def resolve_expiry(expires_at: float | None, ttl_seconds: float | None,
-                   now: float | None = None) -> float:
+def resolve_expiry(
+    expires_at: float | None, ttl_seconds: float | None, now: float | None = None
+) -> float:
     """The seed's TTL rules: mutually exclusive, ttl > 0, expires_at >= 0 (0 = never)."""
     if expires_at is not None and ttl_seconds is not None:
         raise ValueError("pass at most one of expires_at, ttl_seconds")
@@ -247,7 +253,9 @@ class HybridWeights:
         for name in ("cosine", "lexical", "recency", "importance", "decay_rate", "graph"):
             value = getattr(self, name)
             if not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
-                raise ValueError(f"HybridWeights.{name} must be a finite number >= 0 — got {value!r}")
+                raise ValueError(
+                    f"HybridWeights.{name} must be a finite number >= 0 — got {value!r}"
+                )
         validate_choice(self.recency_basis, RECENCY_BASES, "recency_basis")
         if self.cosine + self.lexical + self.recency + self.importance <= 0:
             raise ValueError("HybridWeights: at least one weight must be > 0")
@@ -290,7 +298,14 @@ class RememberItem:
 
 
 REMEMBER_ITEM_FIELDS: tuple[str, ...] = (
-    "text", "type", "tags", "importance", "source", "polarity", "expires_at", "ttl_seconds",
+    "text",
+    "type",
+    "tags",
+    "importance",
+    "source",
+    "polarity",
+    "expires_at",
+    "ttl_seconds",
 )
 
 

@@ -134,17 +134,44 @@ def process_batch(
         pipe = store.client.pipeline(transaction=False)
         actions: list[tuple[str, int]] = []
         for memory_id, pos in settled_elsewhere:  # account only; the script changes nothing
-            jobs.settle(pipe, store.keys.memory(memory_id), job_id, pos, "ready", "")
+            jobs.settle(
+                pipe,
+                store.keys.memory(memory_id),
+                job_id,
+                pos,
+                "ready",
+                "",
+                stats_key=store.keys.lexstats,
+            )
             actions.append((memory_id, pos))
         for i, (memory_id, pos, _text, chash) in enumerate(pending):
             key = store.keys.memory(memory_id)
             if i in rejected:
-                jobs.settle(pipe, key, job_id, pos, "reject", chash)
+                jobs.settle(pipe, key, job_id, pos, "reject", chash, stats_key=store.keys.lexstats)
             elif i in vectors:
-                jobs.settle(pipe, key, job_id, pos, "ready", chash, codec.vector_bytes(vectors[i]))
+                jobs.settle(
+                    pipe,
+                    key,
+                    job_id,
+                    pos,
+                    "ready",
+                    chash,
+                    codec.vector_bytes(vectors[i]),
+                    stats_key=store.keys.lexstats,
+                )
             else:
                 entry = {"position": pos, "id": memory_id, "error": errors[i]}
-                jobs.settle(pipe, key, job_id, pos, "failed", chash, errors[i], entry)
+                jobs.settle(
+                    pipe,
+                    key,
+                    job_id,
+                    pos,
+                    "failed",
+                    chash,
+                    errors[i],
+                    entry,
+                    stats_key=store.keys.lexstats,
+                )
             actions.append((memory_id, pos))
         outcomes = [_s(r) for r in pipe.execute()]
         todo = []
@@ -356,15 +383,15 @@ class Pipeline:
         # One MULTI/EXEC per batch: the memories and the job's id list land
         # together, so a resumed job knows exactly where to continue.
         pipe = store.client.pipeline(transaction=True)
-        names: dict[str, str] = {}
         journal = store._journal_enabled
-        for offset, memory in enumerate(memories):
-            fields = codec.to_hash(memory)
-            fields["job"] = job_id
-            fields["pos"] = str(start + offset)
-            pipe.hset(store.keys.memory(memory.id), mapping=fields)
-            for tag in memory.tags:
-                names[codec.value_key(tag)] = tag
+        # The store's own write path: it keeps the BM25 statistics exact.
+        store._write(
+            memories,
+            None,
+            pipe,
+            extra=[{"job": job_id, "pos": str(start + offset)} for offset in range(len(memories))],
+        )
+        for memory in memories:
             if journal:
                 entry = JournalEntry(
                     ts=time.time(),
@@ -375,8 +402,6 @@ class Pipeline:
                     meta={"job": job_id},
                 )
                 pipe.xadd(store.keys.journal, {"e": entry.to_json()})
-        if names:
-            pipe.hset(store.keys.tag_names, mapping=names)
         ids = [m.id for m in memories]
         self.jobs_store.add_ids(job_id, ids, pipe)
         pipe.execute()
@@ -529,6 +554,7 @@ class Pipeline:
                         _s(chash),
                         "cancelled",
                         entry,
+                        stats_key=self.store.keys.lexstats,
                     )
             pipe.execute()
         self.jobs_store.expire_if_settled(job_id)

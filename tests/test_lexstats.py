@@ -33,10 +33,15 @@ def _live_texts(store: MemoryStore) -> list[str]:
 
 
 def test_statistics_exact_after_touch_edit_forget_and_rewrite(store: MemoryStore) -> None:
-    mems = store.remember_many([
-        "ORN-4812 login page times out", "ORN-4281 flaky search test",
-        "ticket triage every Monday", "deploy the API on Fridays", "東京の天気は晴れです",
-    ])
+    mems = store.remember_many(
+        [
+            "ORN-4812 login page times out",
+            "ORN-4281 flaky search test",
+            "ticket triage every Monday",
+            "deploy the API on Fridays",
+            "東京の天気は晴れです",
+        ]
+    )
     for _ in range(3):
         store.recall("ORN ticket", k=5, mode="hybrid")  # touches re-write indexed hashes
     store.edit(mems[0].id, text="ORN-4812 login page fixed in release 2.1")
@@ -50,8 +55,9 @@ def test_statistics_exact_after_touch_edit_forget_and_rewrite(store: MemoryStore
 def test_bm25_matches_the_formula_with_corpus_wide_df(store: MemoryStore) -> None:
     texts = ["alpha beta", "alpha gamma delta", "beta beta epsilon", "zeta"]
     store.remember_many(texts)
-    scores = lexstats.bm25_scores(["alpha", "beta"], dict(enumerate(texts)), store.client,
-                                  store.keys.lexstats)
+    scores = lexstats.bm25_scores(
+        ["alpha", "beta"], dict(enumerate(texts)), store.client, store.keys.lexstats
+    )
     n, avgdl = 4, sum(len(t.split()) for t in texts) / 4
 
     def bm25(text: str) -> float:
@@ -72,3 +78,16 @@ def test_nuke_clears_statistics(store: MemoryStore) -> None:
     store.remember_many(["one two", "three four"])
     store.nuke()
     assert _stats(store) == {}
+
+
+def test_pipeline_writes_and_rejections_keep_statistics_exact(store: MemoryStore) -> None:
+    from houkai.pipeline import Pipeline
+
+    store.remember("The deploy runs on Fridays")
+    pipeline = Pipeline(store, mode="inline")
+    job = pipeline.submit(["The billing export truncates names", "Tickets close after 7 days"])
+    pipeline.wait(job, timeout=120)
+    duplicate = pipeline.submit(["The deploy runs on Fridays"], on_conflict="raise")
+    status = pipeline.wait(duplicate, timeout=120)
+    assert status.rejected == 1  # the worker path deleted the rejected memory
+    assert _stats(store) == _expected(_live_texts(store))

@@ -41,12 +41,22 @@ DISTRACTORS = [
 
 
 def test_remember_then_get_roundtrip(store: MemoryStore) -> None:
-    m = store.remember("Postgres runs on port 5433 in staging", type="semantic",
-                       tags=["db", "staging"], importance=0.7, source="chat")
+    m = store.remember(
+        "Postgres runs on port 5433 in staging",
+        type="semantic",
+        tags=["db", "staging"],
+        importance=0.7,
+        source="chat",
+    )
     got = store.get(m.id)
     assert got is not None
     assert (got.text, got.type, got.tags, got.importance, got.source) == (
-        "Postgres runs on port 5433 in staging", "semantic", ["db", "staging"], 0.7, "chat")
+        "Postgres runs on port 5433 in staging",
+        "semantic",
+        ["db", "staging"],
+        0.7,
+        "chat",
+    )
     assert got.state == "ready" and got.collection == store.collection_name
     assert got.content_hash and got.created_at > 0 and got.access_count == 0
     assert store.get("no-such-id") is None
@@ -56,7 +66,13 @@ def test_remember_then_get_roundtrip(store: MemoryStore) -> None:
 def test_remember_defaults_match_seed(store: MemoryStore) -> None:
     m = store.remember("A plain fact")
     assert (m.type, m.tags, m.importance, m.polarity, m.expires_at, m.source) == (
-        "semantic", [], 0.5, 0, 0.0, None)
+        "semantic",
+        [],
+        0.5,
+        0,
+        0.0,
+        None,
+    )
 
 
 def test_hybrid_finds_exact_identifier_semantic_does_not_rank_first(store: MemoryStore) -> None:
@@ -73,9 +89,16 @@ def test_recall_returns_seed_shapes(store: MemoryStore) -> None:
     pairs = store.recall("how should answers be written", k=1)
     assert len(pairs) == 1 and isinstance(pairs[0][0], Memory) and isinstance(pairs[0][1], float)
     triples = store.recall("answers", k=1, mode="hybrid", explain=True)
-    memory, score, breakdown = triples[0]
-    assert set(breakdown) >= {"cosine", "lexical", "recency", "importance", "polarity",
-                              "weights", "score"}
+    _memory, score, breakdown = triples[0]
+    assert set(breakdown) >= {
+        "cosine",
+        "lexical",
+        "recency",
+        "importance",
+        "polarity",
+        "weights",
+        "score",
+    }
     assert breakdown["score"] == pytest.approx(score, abs=1e-5)
     assert store.recall("answers", k=1, explain=True)[0][2].keys() >= {"cosine", "polarity"}
 
@@ -83,15 +106,26 @@ def test_recall_returns_seed_shapes(store: MemoryStore) -> None:
 def test_hybrid_default_weights(store: MemoryStore) -> None:
     w = HybridWeights()
     assert (w.cosine, w.lexical, w.recency, w.importance, w.polarity_weight) == (
-        0.55, 0.20, 0.15, 0.10, 0.05)
+        0.55,
+        0.20,
+        0.15,
+        0.10,
+        0.05,
+    )
 
 
 def test_filters_are_pushed_down(store: MemoryStore) -> None:
-    old = store.remember("deploy with the blue green script", type="procedural",
-                         importance=0.9, source="wiki")
+    old = store.remember(
+        "deploy with the blue green script", type="procedural", importance=0.9, source="wiki"
+    )
     store.client.hset(store.keys.memory(old.id), "created_at", repr(time.time() - 86400 * 10))
-    new = store.remember("deploy notes from yesterday", type="episodic", importance=0.2,
-                         tags=["deploy"], source="chat")
+    new = store.remember(
+        "deploy notes from yesterday",
+        type="episodic",
+        importance=0.2,
+        tags=["deploy"],
+        source="chat",
+    )
     ids = lambda rs: {m.id for m, _ in rs}  # noqa: E731
     assert ids(store.recall("deploy", k=5, type="procedural")) == {old.id}
     assert ids(store.recall("deploy", k=5, tag="deploy")) == {new.id}
@@ -102,12 +136,29 @@ def test_filters_are_pushed_down(store: MemoryStore) -> None:
     assert ids(store.recall("deploy", k=5, mode="hybrid", type="episodic")) == {new.id}
 
 
-@pytest.mark.parametrize("tag", [
-    "with space", "braces{x}", "pipe|bar", "at@sign", "quote\"d", "apo'strophe", "dash-ed",
-    "colon:x", "paren(s)", "日本語タグ", "émoji 🚀", "star*", "back\\slash", "%$#!", "-",
-])
-def test_tags_with_special_characters_roundtrip_and_filter_exactly(store: MemoryStore,
-                                                                  tag: str) -> None:
+@pytest.mark.parametrize(
+    "tag",
+    [
+        "with space",
+        "braces{x}",
+        "pipe|bar",
+        "at@sign",
+        'quote"d',
+        "apo'strophe",
+        "dash-ed",
+        "colon:x",
+        "paren(s)",
+        "日本語タグ",
+        "émoji 🚀",
+        "star*",
+        "back\\slash",
+        "%$#!",
+        "-",
+    ],
+)
+def test_tags_with_special_characters_roundtrip_and_filter_exactly(
+    store: MemoryStore, tag: str
+) -> None:
     hit = store.remember("a memory carrying a tricky tag", tags=[tag])
     store.remember("a memory carrying a tricky tag too", tags=[tag.upper() + "x", "other"])
     assert store.get(hit.id).tags == [tag]
@@ -151,25 +202,28 @@ def test_reopened_store_sees_everything(make_store, settings) -> None:
     assert reopened.recall("three", k=1, mode="hybrid")[0][0].id == ids[2]
 
 
-@pytest.mark.parametrize("call, message", [
-    (lambda s: s.remember("x", type="episodc"), "type must be one of"),
-    (lambda s: s.remember("x", polarity=2), "polarity"),
-    (lambda s: s.remember(""), "empty"),
-    (lambda s: s.remember("x", ttl_seconds=0), "ttl_seconds"),
-    (lambda s: s.remember("x", ttl_seconds=5, expires_at=10), "at most one"),
-    (lambda s: s.remember("x", expires_at=-1), "expires_at"),
-    (lambda s: s.remember("x", on_conflict="maybe"), "on_conflict must be one of"),
-    (lambda s: s.remember("x", importance="high"), "importance"),
-    (lambda s: s.recall("x", mode="hybird"), "mode must be one of"),
-    (lambda s: s.recall("x", fusion="sum"), "fusion must be one of"),
-    (lambda s: s.recall("x", type="nope"), "type must be one of"),
-    (lambda s: s.recall("x", min_cosine=1.5), "min_cosine"),
-    (lambda s: s.recall("x", diversity=-0.1), "diversity"),
-    (lambda s: s.list_recent(limit=-1), "limit"),
-    (lambda s: s.remember_many(["a"], on_conflict="raise"), "not supported"),
-    (lambda s: s.remember_many([{"txt": "a"}]), "unknown remember item field"),
-    (lambda s: s.edit("missing-id", text="y"), "no memory"),
-])
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda s: s.remember("x", type="episodc"), "type must be one of"),
+        (lambda s: s.remember("x", polarity=2), "polarity"),
+        (lambda s: s.remember(""), "empty"),
+        (lambda s: s.remember("x", ttl_seconds=0), "ttl_seconds"),
+        (lambda s: s.remember("x", ttl_seconds=5, expires_at=10), "at most one"),
+        (lambda s: s.remember("x", expires_at=-1), "expires_at"),
+        (lambda s: s.remember("x", on_conflict="maybe"), "on_conflict must be one of"),
+        (lambda s: s.remember("x", importance="high"), "importance"),
+        (lambda s: s.recall("x", mode="hybird"), "mode must be one of"),
+        (lambda s: s.recall("x", fusion="sum"), "fusion must be one of"),
+        (lambda s: s.recall("x", type="nope"), "type must be one of"),
+        (lambda s: s.recall("x", min_cosine=1.5), "min_cosine"),
+        (lambda s: s.recall("x", diversity=-0.1), "diversity"),
+        (lambda s: s.list_recent(limit=-1), "limit"),
+        (lambda s: s.remember_many(["a"], on_conflict="raise"), "not supported"),
+        (lambda s: s.remember_many([{"txt": "a"}]), "unknown remember item field"),
+        (lambda s: s.edit("missing-id", text="y"), "no memory"),
+    ],
+)
 def test_validation_errors_name_the_problem(store: MemoryStore, call, message) -> None:
     with pytest.raises((ValueError, KeyError), match=message):
         call(store)
@@ -177,8 +231,14 @@ def test_validation_errors_name_the_problem(store: MemoryStore, call, message) -
 
 def test_vocabularies_match_the_seed() -> None:
     assert MEMORY_TYPES == ("episodic", "semantic", "procedural", "feedback")
-    assert LINK_RELS == ("related", "refines", "derived_from", "example_of", "contradicts",
-                         "supersedes")
+    assert LINK_RELS == (
+        "related",
+        "refines",
+        "derived_from",
+        "example_of",
+        "contradicts",
+        "supersedes",
+    )
     assert RECALL_MODES == ("semantic", "hybrid")
     assert FUSIONS == ("weighted", "rrf")
     assert CONFLICT_POLICIES == ("ignore", "warn", "supersede", "raise")
@@ -190,7 +250,11 @@ def test_remember_many_is_all_or_nothing_and_ordered(store: MemoryStore) -> None
     with pytest.raises(ValueError):
         store.remember_many(["fine", {"text": "bad", "type": "wrong"}])
     assert store.count() == 0
-    items = ["plain", RememberItem(text="item", tags=("t",)), {"text": "mapping", "importance": 0.9}]
+    items = [
+        "plain",
+        RememberItem(text="item", tags=("t",)),
+        {"text": "mapping", "importance": 0.9},
+    ]
     stored = store.remember_many(items, batch_size=2)
     assert [m.text for m in stored] == ["plain", "item", "mapping"]
     assert stored[1].tags == ["t"] and stored[2].importance == 0.9
@@ -277,8 +341,7 @@ def test_edit_from_a_stale_read_keeps_concurrent_links(store: MemoryStore, monke
     assert fresh.importance == 0.9 and [(x.to, x.rel) for x in fresh.links] == [(b.id, "related")]
 
 
-def test_edit_never_recreates_a_memory_forgotten_meanwhile(store: MemoryStore,
-                                                           monkeypatch) -> None:
+def test_edit_never_recreates_a_memory_forgotten_meanwhile(store: MemoryStore, monkeypatch) -> None:
     m = store.remember("short-lived")
     stale = store.get(m.id)
     store.forget(m.id)
@@ -293,10 +356,12 @@ def test_sorted_streaming_orders_ties_by_id_across_pages(store: MemoryStore) -> 
     mems = store.remember_many([f"note number {i}" for i in range(23)])
     for i, m in enumerate(mems):  # groups of five memories share one created_at
         store.client.hset(store.keys.memory(m.id), "created_at", repr(1000.0 + i // 5))
-    got = [m.id for batch in store.iter_memories(batch_size=3, sortby="created_at")
-           for m in batch]
+    got = [m.id for batch in store.iter_memories(batch_size=3, sortby="created_at") for m in batch]
     want = [m.id for m in sorted(mems, key=lambda m: (mems.index(m) // 5, m.id))]
     assert got == want
-    filtered = [m for batch in store.iter_memories("@type:{semantic}", batch_size=4,
-                                                   sortby="created_at") for m in batch]
+    filtered = [
+        m
+        for batch in store.iter_memories("@type:{semantic}", batch_size=4, sortby="created_at")
+        for m in batch
+    ]
     assert len(filtered) == 23

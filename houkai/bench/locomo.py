@@ -59,10 +59,15 @@ class ModeScore:
     seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        return {"mode": self.mode, "questions": self.questions,
-                "recall@5": round(self.recall_at_5, 4), "recall@10": round(self.recall_at_10, 4),
-                "mrr": round(self.mrr, 4), "by_category": self.by_category,
-                "seconds": round(self.seconds, 1)}
+        return {
+            "mode": self.mode,
+            "questions": self.questions,
+            "recall@5": round(self.recall_at_5, 4),
+            "recall@10": round(self.recall_at_10, 4),
+            "mrr": round(self.mrr, 4),
+            "by_category": self.by_category,
+            "seconds": round(self.seconds, 1),
+        }
 
 
 def _parse_date(text: str) -> float:
@@ -93,12 +98,21 @@ def _conversation(sample_id: str, data: dict[str, Any]) -> Conversation:
             if caption:
                 text = f"{text} [shares a photo: {caption}]"
             if text:
-                turns.append(Turn(dia_id=str(turn["dia_id"]), speaker=str(turn["speaker"]),
-                                  text=text, when=when))
+                turns.append(
+                    Turn(
+                        dia_id=str(turn["dia_id"]),
+                        speaker=str(turn["speaker"]),
+                        text=text,
+                        when=when,
+                    )
+                )
         n += 1
     questions = [
-        Question(text=str(qa["question"]), evidence=_evidence(qa.get("evidence")),
-                 category=int(qa.get("category", 0)))
+        Question(
+            text=str(qa["question"]),
+            evidence=_evidence(qa.get("evidence")),
+            category=int(qa.get("category", 0)),
+        )
         for qa in data.get("qa", [])
         if int(qa.get("category", 0)) in CATEGORIES and _evidence(qa.get("evidence"))
     ]
@@ -147,9 +161,16 @@ MODES: dict[str, dict[str, Any]] = {
 }
 
 
-def run(path: str | Path, *, modes: list[str] | None = None, limit: int | None = None,
-        settings=None, keep: bool = False, k: int = 10, recall_options: dict | None = None
-        ) -> dict[str, Any]:
+def run(
+    path: str | Path,
+    *,
+    modes: list[str] | None = None,
+    limit: int | None = None,
+    settings=None,
+    keep: bool = False,
+    k: int = 10,
+    recall_options: dict | None = None,
+) -> dict[str, Any]:
     """Store every conversation, ask every question in each mode, return the scores."""
     from ..store import MemoryStore
 
@@ -163,13 +184,23 @@ def run(path: str | Path, *, modes: list[str] | None = None, limit: int | None =
     ingest_seconds = 0.0
     n_turns = 0
     for conv in conversations:
-        store = MemoryStore(collection=f"bench-locomo-{conv.sample_id}", settings=settings,
-                            journal_enabled=False, actor="bench")
+        store = MemoryStore(
+            collection=f"bench-locomo-{conv.sample_id}",
+            settings=settings,
+            journal_enabled=False,
+            actor="bench",
+        )
         store.nuke()
         started = time.perf_counter()
-        items = [{"text": memory_text(t), "type": "episodic", "source": t.dia_id,
-                  "tags": [t.speaker, datetime.fromtimestamp(t.when, UTC).date().isoformat()]}
-                 for t in conv.turns]
+        items = [
+            {
+                "text": memory_text(t),
+                "type": "episodic",
+                "source": t.dia_id,
+                "tags": [t.speaker, datetime.fromtimestamp(t.when, UTC).date().isoformat()],
+            }
+            for t in conv.turns
+        ]
         store.remember_many(items, batch_size=256)
         ingest_seconds += time.perf_counter() - started
         n_turns += len(items)
@@ -218,10 +249,15 @@ def plot(result: dict[str, Any], path: str | Path) -> None:
     fig, ax = plt.subplots(figsize=(7, 4))
     width = 0.25
     for i, metric in enumerate(metrics):
-        ax.bar([x + i * width for x in range(len(modes))],
-               [m[metric] for m in result["modes"]], width, label=metric)
-    ax.axhline(PUBLISHED_ANCHOR["recall@5"], color="grey", linestyle="--",
-               label="published R@5 (49.7%)")
+        ax.bar(
+            [x + i * width for x in range(len(modes))],
+            [m[metric] for m in result["modes"]],
+            width,
+            label=metric,
+        )
+    ax.axhline(
+        PUBLISHED_ANCHOR["recall@5"], color="grey", linestyle="--", label="published R@5 (49.7%)"
+    )
     ax.set_xticks([x + width for x in range(len(modes))], modes)
     ax.set_ylim(0, 1)
     ax.set_title(f"LoCoMo retrieval ({result['conversations']} conversations)")

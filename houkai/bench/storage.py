@@ -44,9 +44,17 @@ class StorageResult:
 def _memory(rng: random.Random, collection: str) -> Memory:
     text = " ".join(rng.choice(WORDS) for _ in range(rng.randint(12, 30))).capitalize() + "."
     now = time.time() - rng.random() * 86400 * 30
-    return Memory(id=str(uuid.uuid4()), text=text, type=rng.choice(("semantic", "episodic")),
-                  tags=rng.sample(WORDS, 2), importance=round(rng.random(), 2), created_at=now,
-                  last_accessed=now, collection=collection, content_hash=content_hash(text))
+    return Memory(
+        id=str(uuid.uuid4()),
+        text=text,
+        type=rng.choice(("semantic", "episodic")),
+        tags=rng.sample(WORDS, 2),
+        importance=round(rng.random(), 2),
+        created_at=now,
+        last_accessed=now,
+        collection=collection,
+        content_hash=content_hash(text),
+    )
 
 
 def _used(client: redis.Redis) -> int:
@@ -57,10 +65,14 @@ def _settle(client: redis.Redis, index: str, expected: int, timeout: float = 600
     deadline = time.time() + timeout
     while time.time() < deadline:
         info = client.execute_command("FT.INFO", index)
-        fields = {info[i].decode() if isinstance(info[i], bytes) else info[i]: info[i + 1]
-                  for i in range(0, len(info) - 1, 2)}
+        fields = {
+            info[i].decode() if isinstance(info[i], bytes) else info[i]: info[i + 1]
+            for i in range(0, len(info) - 1, 2)
+        }
         if int(fields.get("num_docs", 0)) >= expected and str(fields.get("indexing", 0)) in (
-                "0", "b'0'"):
+            "0",
+            "b'0'",
+        ):
             return
         time.sleep(0.5)
 
@@ -82,8 +94,7 @@ def measure_hash(client: redis.Redis, n: int, dim: int, batch: int = 1000) -> St
             m = _memory(rng, keys.collection)
             terms, length = lexstats.doc_terms(m.text)
             flat = [x for kv in codec.to_hash(m, vectors[i]).items() for x in kv]
-            write(keys=[keys.memory(m.id), keys.lexstats], args=[terms, length, *flat],
-                  client=pipe)
+            write(keys=[keys.memory(m.id), keys.lexstats], args=[terms, length, *flat], client=pipe)
         pipe.execute()
     _settle(client, keys.index, n)
     seconds = time.time() - started
@@ -100,17 +111,87 @@ def measure_json(client: redis.Redis, n: int, dim: int, batch: int = 1000) -> St
     before = _used(client)
     started = time.time()
     client.execute_command(
-        "FT.CREATE", index, "ON", "JSON", "PREFIX", 1, prefix, "SCHEMA",
-        "$.lex", "AS", "lex", "TEXT", "$.type", "AS", "type", "TAG",
-        "$.tagk[*]", "AS", "tagk", "TAG", "$.srck", "AS", "srck", "TAG",
-        "$.coll", "AS", "coll", "TAG", "$.state", "AS", "state", "TAG",
-        "$.sup", "AS", "sup", "TAG", "$.chash", "AS", "chash", "TAG",
-        "$.importance", "AS", "importance", "NUMERIC", "SORTABLE",
-        "$.created_at", "AS", "created_at", "NUMERIC", "SORTABLE",
-        "$.last_accessed", "AS", "last_accessed", "NUMERIC", "SORTABLE",
-        "$.expires_at", "AS", "expires_at", "NUMERIC", "$.polarity", "AS", "polarity", "NUMERIC",
-        "$.vec", "AS", "vec", "VECTOR", "HNSW", 12, "TYPE", "FLOAT32", "DIM", dim,
-        "DISTANCE_METRIC", "COSINE", "M", 16, "EF_CONSTRUCTION", 200, "EF_RUNTIME", 64,
+        "FT.CREATE",
+        index,
+        "ON",
+        "JSON",
+        "PREFIX",
+        1,
+        prefix,
+        "SCHEMA",
+        "$.lex",
+        "AS",
+        "lex",
+        "TEXT",
+        "$.type",
+        "AS",
+        "type",
+        "TAG",
+        "$.tagk[*]",
+        "AS",
+        "tagk",
+        "TAG",
+        "$.srck",
+        "AS",
+        "srck",
+        "TAG",
+        "$.coll",
+        "AS",
+        "coll",
+        "TAG",
+        "$.state",
+        "AS",
+        "state",
+        "TAG",
+        "$.sup",
+        "AS",
+        "sup",
+        "TAG",
+        "$.chash",
+        "AS",
+        "chash",
+        "TAG",
+        "$.importance",
+        "AS",
+        "importance",
+        "NUMERIC",
+        "SORTABLE",
+        "$.created_at",
+        "AS",
+        "created_at",
+        "NUMERIC",
+        "SORTABLE",
+        "$.last_accessed",
+        "AS",
+        "last_accessed",
+        "NUMERIC",
+        "SORTABLE",
+        "$.expires_at",
+        "AS",
+        "expires_at",
+        "NUMERIC",
+        "$.polarity",
+        "AS",
+        "polarity",
+        "NUMERIC",
+        "$.vec",
+        "AS",
+        "vec",
+        "VECTOR",
+        "HNSW",
+        12,
+        "TYPE",
+        "FLOAT32",
+        "DIM",
+        dim,
+        "DISTANCE_METRIC",
+        "COSINE",
+        "M",
+        16,
+        "EF_CONSTRUCTION",
+        200,
+        "EF_RUNTIME",
+        64,
     )
     for start in range(0, n, batch):
         size = min(batch, n - start)
@@ -119,12 +200,20 @@ def measure_json(client: redis.Redis, n: int, dim: int, batch: int = 1000) -> St
         pipe = client.pipeline(transaction=False)
         for i in range(size):
             m = _memory(rng, "storage")
-            doc = {k: (v.decode() if isinstance(v, bytes) else v)
-                   for k, v in codec.to_hash(m).items()}
-            doc.update(importance=m.importance, created_at=m.created_at,
-                       last_accessed=m.last_accessed, expires_at=0.0, polarity=0,
-                       tagk=doc["tagk"].split(","), tags=m.tags, links=[],
-                       vec=[round(float(x), 7) for x in vectors[i]])
+            doc = {
+                k: (v.decode() if isinstance(v, bytes) else v) for k, v in codec.to_hash(m).items()
+            }
+            doc.update(
+                importance=m.importance,
+                created_at=m.created_at,
+                last_accessed=m.last_accessed,
+                expires_at=0.0,
+                polarity=0,
+                tagk=doc["tagk"].split(","),
+                tags=m.tags,
+                links=[],
+                vec=[round(float(x), 7) for x in vectors[i]],
+            )
             pipe.execute_command("JSON.SET", prefix + m.id, "$", json.dumps(doc))
         pipe.execute()
     _settle(client, index, n)
@@ -169,9 +258,11 @@ def main() -> None:  # pragma: no cover - manual benchmark
     measures = {"hash": measure_hash, "json": measure_json}
     for name in args.layouts.split(","):
         result = measures[name.strip()](client, args.n, args.dim)
-        print(f"{result.layout}: n={result.n} bytes/memory={result.bytes_per_memory:,.0f} "
-              f"memories/GB={result.memories_per_gb:,.0f} load+index={result.seconds:.1f}s",
-              flush=True)
+        print(
+            f"{result.layout}: n={result.n} bytes/memory={result.bytes_per_memory:,.0f} "
+            f"memories/GB={result.memories_per_gb:,.0f} load+index={result.seconds:.1f}s",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":  # pragma: no cover

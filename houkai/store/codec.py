@@ -35,7 +35,9 @@ def vector_from_bytes(raw: bytes | None) -> np.ndarray | None:
     return np.frombuffer(raw, dtype=np.float32).copy()
 
 
-def to_hash(memory: Memory, vector: np.ndarray | list[float] | None = None) -> dict[str, bytes | str]:
+def to_hash(
+    memory: Memory, vector: np.ndarray | list[float] | None = None
+) -> dict[str, bytes | str]:
     """Every field of *memory* as a HASH mapping; the vector only when given."""
     fields: dict[str, bytes | str] = {
         "id": memory.id,
@@ -68,8 +70,11 @@ def to_hash(memory: Memory, vector: np.ndarray | list[float] | None = None) -> d
 
 # Memory attribute → the HASH fields that carry it (derived fields included).
 _FIELD_MAP: dict[str, tuple[str, ...]] = {
-    "text": ("text", "lex", "chash"), "content_hash": ("chash",), "tags": ("tags", "tagk"),
-    "source": ("source", "srck"), "superseded_by": ("superseded_by", "sup"),
+    "text": ("text", "lex", "chash"),
+    "content_hash": ("chash",),
+    "tags": ("tags", "tagk"),
+    "source": ("source", "srck"),
+    "superseded_by": ("superseded_by", "sup"),
     "collection": ("coll",),
 }
 
@@ -119,4 +124,4 @@ def from_hash(fields: dict[str, bytes], *, with_vector: bool = False) -> Memory:
 
 
 def memory_id_from_key(keys: Keys, key: str) -> str:
-    return key[len(keys.memory_prefix):] if key.startswith(keys.memory_prefix) else key
+    return key[len(keys.memory_prefix) :] if key.startswith(keys.memory_prefix) else key

@@ -58,8 +58,17 @@ end
 return 0
 """
 CALL_NAMES: tuple[str, ...] = (
-    "remember", "recall", "forget", "edit", "supersede", "link", "unlink", "restore",
-    "purge_expired", "export", "import",
+    "remember",
+    "recall",
+    "forget",
+    "edit",
+    "supersede",
+    "link",
+    "unlink",
+    "restore",
+    "purge_expired",
+    "export",
+    "import",
 )
 
 
@@ -150,7 +159,9 @@ class CoreStore:
         self.embedder: Embedder = embedder or get_embedder()
         self._qcache: QueryCache = query_cache(self.embedder)
         self.index_params = IndexParams(
-            dim=self.embedder.dimension, m=s.hnsw_m, ef_construction=s.hnsw_ef_construction,
+            dim=self.embedder.dimension,
+            m=s.hnsw_m,
+            ef_construction=s.hnsw_ef_construction,
             ef_runtime=s.hnsw_ef_runtime,
         )
         ensure_index(self.client, self.keys, self.index_params, self.embedder.name)
@@ -198,12 +209,26 @@ class CoreStore:
     def actor(self) -> str:
         return self._actor
 
-    def _journal(self, op: str, memory_id: str, *, before: dict | None = None,
-                 after: dict | None = None, meta: dict | None = None) -> JournalEntry | None:
+    def _journal(
+        self,
+        op: str,
+        memory_id: str,
+        *,
+        before: dict | None = None,
+        after: dict | None = None,
+        meta: dict | None = None,
+    ) -> JournalEntry | None:
         if not self._journal_enabled:
             return None
-        entry = JournalEntry(ts=time.time(), op=op, actor=self._actor, id=memory_id,
-                             before=before, after=after, meta=meta or {})
+        entry = JournalEntry(
+            ts=time.time(),
+            op=op,
+            actor=self._actor,
+            id=memory_id,
+            before=before,
+            after=after,
+            meta=meta or {},
+        )
         self.journal.append(entry)
         return entry
 
@@ -248,20 +273,37 @@ class CoreStore:
                 importance = self.settings.default_importance
         now = time.time()
         return Memory(
-            id=new_id(), text=clean, type=type, tags=tag_list,
-            importance=validate_importance(importance), created_at=now, last_accessed=now,
-            source=source, polarity=polarity, expires_at=expiry,
-            collection=self.collection_name, state="pending", content_hash=content_hash(clean),
+            id=new_id(),
+            text=clean,
+            type=type,
+            tags=tag_list,
+            importance=validate_importance(importance),
+            created_at=now,
+            last_accessed=now,
+            source=source,
+            polarity=polarity,
+            expires_at=expiry,
+            collection=self.collection_name,
+            state="pending",
+            content_hash=content_hash(clean),
         )
 
-    def _write(self, memories: Sequence[Memory], vectors: np.ndarray | None = None,
-               pipe: Any = None, *, fields: Iterable[str] | None = None) -> None:
+    def _write(
+        self,
+        memories: Sequence[Memory],
+        vectors: np.ndarray | None = None,
+        pipe: Any = None,
+        *,
+        fields: Iterable[str] | None = None,
+        extra: Sequence[Mapping[str, str]] | None = None,
+    ) -> None:
         """HSET each memory (with its vector when given) in one pipelined round trip.
 
         With *fields* (``Memory`` attribute names) only those are written, and
         only to memories that still exist: an edit must not clobber links or
         supersede state written concurrently from a stale read, nor recreate a
-        memory forgotten meanwhile.
+        memory forgotten meanwhile. *extra* adds per-memory bookkeeping fields
+        (the pipeline's job and position).
         """
         own = pipe is None
         pipe = self.client.pipeline(transaction=False) if own else pipe
@@ -275,11 +317,19 @@ class CoreStore:
             terms, length = lexstats.doc_terms(memory.text)
             flat: list = []
             for name, value in codec.to_hash(memory, vector).items():
-                if allowed is None or name in allowed or (vector is not None and name in
-                                                          ("vec", "state", "error")):
+                if (
+                    allowed is None
+                    or name in allowed
+                    or (vector is not None and name in ("vec", "state", "error"))
+                ):
                     flat += [name, value]
-            script(keys=[self.keys.memory(memory.id), self.keys.lexstats],
-                   args=[terms, length, *flat], client=pipe)
+            for name, value in (extra[i] if extra else {}).items():
+                flat += [name, value]
+            script(
+                keys=[self.keys.memory(memory.id), self.keys.lexstats],
+                args=[terms, length, *flat],
+                client=pipe,
+            )
             for tag in memory.tags:
                 names[codec.value_key(tag)] = tag
         if names:
@@ -305,14 +355,23 @@ class CoreStore:
         """Embed and store one memory; conflict policy per the seed's §13."""
         if on_conflict is not None:
             validate_choice(on_conflict, CONFLICT_POLICIES, "on_conflict")
-        memory = self._build_memory(text, type, tags, importance, source, polarity=polarity,
-                                    expires_at=expires_at, ttl_seconds=ttl_seconds)
+        memory = self._build_memory(
+            text,
+            type,
+            tags,
+            importance,
+            source,
+            polarity=polarity,
+            expires_at=expires_at,
+            ttl_seconds=ttl_seconds,
+        )
         policy = on_conflict or self._conflict_policy
         vector = self._encode([memory.text])
         memory.embedding = vector[0].tolist()
         if policy == "raise":
-            conflicts = self._check_conflicts(memory, self._conflict_threshold,
-                                              contradiction_fn or self._contradiction_fn)
+            conflicts = self._check_conflicts(
+                memory, self._conflict_threshold, contradiction_fn or self._contradiction_fn
+            )
             if conflicts:
                 from ..model import ConflictError
 
@@ -321,8 +380,7 @@ class CoreStore:
         self._count_call("remember")
         self._journal("remember", memory.id, after=memory.to_dict())
         if policy in ("warn", "supersede"):
-            self._apply_conflict_policy(memory, policy,
-                                        contradiction_fn or self._contradiction_fn)
+            self._apply_conflict_policy(memory, policy, contradiction_fn or self._contradiction_fn)
         return memory
 
     def remember_many(
@@ -354,8 +412,9 @@ class CoreStore:
             for memory in chunk:
                 self._journal("remember", memory.id, after=memory.to_dict())
         if policy in ("warn", "supersede") and built:
-            self._apply_conflict_policy_many(built, policy,
-                                             contradiction_fn or self._contradiction_fn)
+            self._apply_conflict_policy_many(
+                built, policy, contradiction_fn or self._contradiction_fn
+            )
         return built
 
     def edit(
@@ -402,8 +461,9 @@ class CoreStore:
         if updated.text != current.text:
             vector = self._encode([updated.text])
             updated.embedding = vector[0].tolist()
-        changed = [name for name, value in updated.to_dict().items()
-                   if value != current.to_dict()[name]]
+        changed = [
+            name for name, value in updated.to_dict().items() if value != current.to_dict()[name]
+        ]
         pipe = self.client.pipeline(transaction=False)
         self._write([updated], vector, pipe, fields=changed)
         if not pipe.execute()[0]:
@@ -426,8 +486,7 @@ class CoreStore:
         """Delete memories and their reverse-link entries in one round trip."""
         pipe = self.client.pipeline(transaction=False)
         for memory in memories:
-            self._delete_script(keys=[self.keys.memory(memory.id), self.keys.lexstats],
-                                client=pipe)
+            self._delete_script(keys=[self.keys.memory(memory.id), self.keys.lexstats], client=pipe)
             for link in memory.links:
                 pipe.srem(self.keys.incoming(link.to), f"{memory.id}|{link.rel}")
         pipe.execute()
@@ -457,8 +516,13 @@ class CoreStore:
         """Delete the collection entirely: memories, index, journal, metrics, registry entry."""
         deleted = self.nuke()
         drop_index(self.client, self.keys)
-        self.client.delete(self.keys.meta, self.keys.journal, self.keys.metrics,
-                           self.keys.latency, self.keys.lexstats)
+        self.client.delete(
+            self.keys.meta,
+            self.keys.journal,
+            self.keys.metrics,
+            self.keys.latency,
+            self.keys.lexstats,
+        )
         self.client.srem(Keys.registry(self.keys.prefix), self.collection_name)
         return deleted
 
@@ -470,8 +534,7 @@ class CoreStore:
         fields = self.client.hgetall(self.keys.memory(memory_id))
         if not fields:
             return None
-        return codec.from_hash({k.decode(): v for k, v in fields.items()},
-                               with_vector=with_vector)
+        return codec.from_hash({k.decode(): v for k, v in fields.items()}, with_vector=with_vector)
 
     _get_by_id = get
 
@@ -483,8 +546,9 @@ class CoreStore:
         out: dict[str, Memory] = {}
         for memory_id, fields in zip(ids, pipe.execute(), strict=True):
             if fields:
-                out[memory_id] = codec.from_hash({k.decode(): v for k, v in fields.items()},
-                                                 with_vector=with_vector)
+                out[memory_id] = codec.from_hash(
+                    {k.decode(): v for k, v in fields.items()}, with_vector=with_vector
+                )
         return out
 
     def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
@@ -509,9 +573,15 @@ class CoreStore:
     def _hits_to_memories(self, hits: Sequence[Hit]) -> list[Memory]:
         return [codec.from_hash(h.fields) for h in hits]
 
-    def list_recent(self, limit: int = 20, include_superseded: bool = False,
-                    include_expired: bool = False, *, type: str | None = None,
-                    tag: str | None = None) -> list[Memory]:
+    def list_recent(
+        self,
+        limit: int = 20,
+        include_superseded: bool = False,
+        include_expired: bool = False,
+        *,
+        type: str | None = None,
+        tag: str | None = None,
+    ) -> list[Memory]:
         """Newest first, hiding superseded and expired memories unless asked."""
         from ..index import filter_expr
 
@@ -519,26 +589,45 @@ class CoreStore:
             raise ValueError(f"limit must be an integer >= 0 — got {limit!r}")
         if type is not None:
             validate_choice(type, MEMORY_TYPES, "type")
-        query = filter_expr(type=type, tag=tag, include_superseded=include_superseded,
-                            include_expired=include_expired)
-        _, hits = search(self.client, self.keys.index, query, return_fields=MEMORY_FIELDS,
-                         sortby=("created_at", "DESC"), limit=limit)
+        query = filter_expr(
+            type=type,
+            tag=tag,
+            include_superseded=include_superseded,
+            include_expired=include_expired,
+        )
+        _, hits = search(
+            self.client,
+            self.keys.index,
+            query,
+            return_fields=MEMORY_FIELDS,
+            sortby=("created_at", "DESC"),
+            limit=limit,
+        )
         return self._hits_to_memories(hits)
 
-    def iter_memories(self, query: str = "*", *, batch_size: int = 1000,
-                      with_vector: bool = False, sortby: str | None = None
-                      ) -> Iterator[list[Memory]]:
+    def iter_memories(
+        self,
+        query: str = "*",
+        *,
+        batch_size: int = 1000,
+        with_vector: bool = False,
+        sortby: str | None = None,
+    ) -> Iterator[list[Memory]]:
         """Stream every memory matching *query* in batches (bounded memory at any size)."""
-        for keys in iter_keys(self.client, self.keys.index, query, batch_size=batch_size,
-                              sortby=sortby):
+        for keys in iter_keys(
+            self.client, self.keys.index, query, batch_size=batch_size, sortby=sortby
+        ):
             pipe = self.client.pipeline(transaction=False)
             for key in keys:
                 pipe.hgetall(key)
             batch = []
             for fields in pipe.execute():
                 if fields:
-                    batch.append(codec.from_hash({k.decode(): v for k, v in fields.items()},
-                                                 with_vector=with_vector))
+                    batch.append(
+                        codec.from_hash(
+                            {k.decode(): v for k, v in fields.items()}, with_vector=with_vector
+                        )
+                    )
             if batch:
                 yield batch
 
@@ -551,23 +640,25 @@ class CoreStore:
         for memory in memories:
             # Only existing hashes: a memory forgotten between the search and
             # the touch must not come back as a stub.
-            self._touch_script(keys=[self.keys.memory(memory.id)], args=[repr(stamp)],
-                               client=pipe)
+            self._touch_script(keys=[self.keys.memory(memory.id)], args=[repr(stamp)], client=pipe)
         pipe.execute()
         for memory in memories:
             memory.access_count += 1
             memory.last_accessed = stamp
 
     # ------------------------------------------------------------------ hooks
-    def _check_conflicts(self, memory: Memory, threshold: float,
-                         contradiction_fn: ConflictFn | None) -> list:
+    def _check_conflicts(
+        self, memory: Memory, threshold: float, contradiction_fn: ConflictFn | None
+    ) -> list:
         """Conflicts of *memory* with stored memories (implemented by ConflictsMixin)."""
         return []
 
-    def _apply_conflict_policy(self, memory: Memory, policy: str,
-                               contradiction_fn: ConflictFn | None) -> list:
+    def _apply_conflict_policy(
+        self, memory: Memory, policy: str, contradiction_fn: ConflictFn | None
+    ) -> list:
         return []
 
-    def _apply_conflict_policy_many(self, memories: Sequence[Memory], policy: str,
-                                    contradiction_fn: ConflictFn | None) -> list:
+    def _apply_conflict_policy_many(
+        self, memories: Sequence[Memory], policy: str, contradiction_fn: ConflictFn | None
+    ) -> list:
         return []

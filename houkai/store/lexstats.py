@@ -75,8 +75,9 @@ def doc_terms(text: str) -> tuple[str, int]:
     return " ".join(sorted(set(tokens))), len(tokens)
 
 
-def bm25_scores(query_terms: Iterable[str], texts: dict[str, str], client: redis.Redis,
-                stats_key: str) -> dict[str, float]:
+def bm25_scores(
+    query_terms: Iterable[str], texts: dict[str, str], client: redis.Redis, stats_key: str
+) -> dict[str, float]:
     """BM25 (k1=1.2, b=0.75) of each text for the query terms, with corpus-wide df and N."""
     terms = list(dict.fromkeys(query_terms))
     if not terms or not texts:

@@ -79,8 +79,14 @@ def search(
     return total, hits
 
 
-def iter_keys(client: redis.Redis, index: str, query: str = "*", *, batch_size: int = 1000,
-              sortby: str | None = None) -> Iterator[list[str]]:
+def iter_keys(
+    client: redis.Redis,
+    index: str,
+    query: str = "*",
+    *,
+    batch_size: int = 1000,
+    sortby: str | None = None,
+) -> Iterator[list[str]]:
     """Stream the keys matching *query* in batches, in bounded memory at any size.
 
     Unsorted, an aggregate cursor hands out *batch_size* keys per round trip.
@@ -93,8 +99,19 @@ def iter_keys(client: redis.Redis, index: str, query: str = "*", *, batch_size: 
     if sortby:
         yield from _iter_sorted_keys(client, index, query, sortby, batch_size)
         return
-    args: list = ["FT.AGGREGATE", index, query, "LOAD", 1, "@__key",
-                  "WITHCURSOR", "COUNT", batch_size, "DIALECT", 2]
+    args: list = [
+        "FT.AGGREGATE",
+        index,
+        query,
+        "LOAD",
+        1,
+        "@__key",
+        "WITHCURSOR",
+        "COUNT",
+        batch_size,
+        "DIALECT",
+        2,
+    ]
     reply, cursor = client.execute_command(*args)
     while True:
         keys = []
@@ -106,8 +123,9 @@ def iter_keys(client: redis.Redis, index: str, query: str = "*", *, batch_size: 
             yield keys
         if not cursor:
             return
-        reply, cursor = client.execute_command("FT.CURSOR", "READ", index, cursor,
-                                               "COUNT", batch_size)
+        reply, cursor = client.execute_command(
+            "FT.CURSOR", "READ", index, cursor, "COUNT", batch_size
+        )
 
 
 def _range_clause(query: str, field: str, lo: str, hi: str) -> str:
@@ -115,23 +133,37 @@ def _range_clause(query: str, field: str, lo: str, hi: str) -> str:
     return f"{base}@{field}:[{lo} {hi}]"
 
 
-def _iter_sorted_keys(client: redis.Redis, index: str, query: str, field: str,
-                      batch_size: int) -> Iterator[list[str]]:
+def _iter_sorted_keys(
+    client: redis.Redis, index: str, query: str, field: str, batch_size: int
+) -> Iterator[list[str]]:
     lower = "-inf"
     while True:
-        _, hits = search(client, index, _range_clause(query, field, lower, "+inf"),
-                         return_fields=(field,), sortby=(field, "ASC"), limit=batch_size)
+        _, hits = search(
+            client,
+            index,
+            _range_clause(query, field, lower, "+inf"),
+            return_fields=(field,),
+            sortby=(field, "ASC"),
+            limit=batch_size,
+        )
         if not hits:
             return
         top = hits[-1].str(field)
-        below = sorted((h for h in hits if h.str(field) != top),
-                       key=lambda h: (float(h.str(field)), h.key))
+        below = sorted(
+            (h for h in hits if h.str(field) != top), key=lambda h: (float(h.str(field)), h.key)
+        )
         # The whole group of keys sharing the page's last value, so ties are
         # ordered by key and never split across pages.
         tied: list[str] = []
         while True:
-            _, group = search(client, index, _range_clause(query, field, top, top),
-                              nocontent=True, offset=len(tied), limit=batch_size)
+            _, group = search(
+                client,
+                index,
+                _range_clause(query, field, top, top),
+                nocontent=True,
+                offset=len(tied),
+                limit=batch_size,
+            )
             tied += [h.key for h in group]
             if len(group) < batch_size:
                 break

@@ -11,24 +11,50 @@ DEFAULT_LOCOMO = "../shared/bench-data/locomo10.zip"
 
 
 @click.command("locomo")
-@click.option("--data", "data", type=click.Path(exists=True, dir_okay=True),
-              default=DEFAULT_LOCOMO, show_default=True,
-              help="locomo10.zip, a folder of its JSON files, or locomo10.json.")
-@click.option("--modes", default="semantic,hybrid,hybrid+rrf", show_default=True,
-              help="Comma-separated: semantic, hybrid, hybrid+rrf.")
+@click.option(
+    "--data",
+    "data",
+    type=click.Path(exists=True, dir_okay=True),
+    default=DEFAULT_LOCOMO,
+    show_default=True,
+    help="locomo10.zip, a folder of its JSON files, or locomo10.json.",
+)
+@click.option(
+    "--modes",
+    default="semantic,hybrid,hybrid+rrf",
+    show_default=True,
+    help="Comma-separated: semantic, hybrid, hybrid+rrf.",
+)
 @click.option("--limit", type=click.IntRange(1), help="Only the first N conversations.")
-@click.option("--overfetch", type=click.IntRange(1, 100), default=4, show_default=True,
-              help="Candidate pool = k × overfetch.")
+@click.option(
+    "--overfetch",
+    type=click.IntRange(1, 100),
+    default=4,
+    show_default=True,
+    help="Candidate pool = k × overfetch.",
+)
 @click.option("--lexical", type=click.FloatRange(0, 1), help="Hybrid lexical weight (β).")
 @click.option("--cosine", type=click.FloatRange(0, 1), help="Hybrid cosine weight (α).")
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False),
-              help="Write a PNG of the scores by mode.")
+@click.option(
+    "--plot",
+    "plot_path",
+    type=click.Path(dir_okay=False),
+    help="Write a PNG of the scores by mode.",
+)
 @click.option("--keep", is_flag=True, help="Keep the bench-locomo-* collections.")
 @output_options
 @pass_ctx
-def bench_locomo(ctx: Context, data: str, modes: str, limit: int | None, overfetch: int,
-                 lexical: float | None, cosine: float | None, plot_path: str | None,
-                 keep: bool) -> None:
+def bench_locomo(
+    ctx: Context,
+    data: str,
+    modes: str,
+    limit: int | None,
+    overfetch: int,
+    lexical: float | None,
+    cosine: float | None,
+    plot_path: str | None,
+    keep: bool,
+) -> None:
     """LoCoMo retrieval: recall@5, recall@10 and MRR over the evidence turns (categories 1-4)."""
     from ...bench import locomo
     from ...model import HybridWeights
@@ -42,24 +68,44 @@ def bench_locomo(ctx: Context, data: str, modes: str, limit: int | None, overfet
         )
     if plot_path:
         _require_matplotlib()
-    result = locomo.run(data, modes=[m.strip() for m in modes.split(",") if m.strip()],
-                        limit=limit, settings=ctx.settings, keep=keep, recall_options=options)
+    result = locomo.run(
+        data,
+        modes=[m.strip() for m in modes.split(",") if m.strip()],
+        limit=limit,
+        settings=ctx.settings,
+        keep=keep,
+        recall_options=options,
+    )
     if plot_path:
         locomo.plot(result, plot_path)
     if resolve_format(ctx.output_format) == "json":
         echo_json(result)
         return
     anchor = result["anchor"]
-    rows = [{"mode": m["mode"], "questions": m["questions"], "r5": f"{m['recall@5']:.1%}",
-             "r10": f"{m['recall@10']:.1%}", "mrr": f"{m['mrr']:.3f}",
-             "vs": f"{(m['recall@5'] - anchor['recall@5']) * 100:+.1f} pts"}
-            for m in result["modes"]]
-    print_rows(resolve_format(ctx.output_format), rows, [
-        Column("mode"), Column("questions", justify="right"),
-        Column("r5", header="R@5", justify="right"), Column("r10", header="R@10", justify="right"),
-        Column("mrr", header="MRR", justify="right"),
-        Column("vs", header="R@5 vs 49.7%", justify="right"),
-    ], title=f"LoCoMo: {result['conversations']} conversations, {result['turns']} turns")
+    rows = [
+        {
+            "mode": m["mode"],
+            "questions": m["questions"],
+            "r5": f"{m['recall@5']:.1%}",
+            "r10": f"{m['recall@10']:.1%}",
+            "mrr": f"{m['mrr']:.3f}",
+            "vs": f"{(m['recall@5'] - anchor['recall@5']) * 100:+.1f} pts",
+        }
+        for m in result["modes"]
+    ]
+    print_rows(
+        resolve_format(ctx.output_format),
+        rows,
+        [
+            Column("mode"),
+            Column("questions", justify="right"),
+            Column("r5", header="R@5", justify="right"),
+            Column("r10", header="R@10", justify="right"),
+            Column("mrr", header="MRR", justify="right"),
+            Column("vs", header="R@5 vs 49.7%", justify="right"),
+        ],
+        title=f"LoCoMo: {result['conversations']} conversations, {result['turns']} turns",
+    )
 
 
 @click.command("storage")
@@ -81,14 +127,27 @@ def bench_storage(ctx: Context, n: int, layouts: str) -> None:
         if name not in measures:
             raise click.ClickException(f"unknown layout {name!r}: use hash and/or json")
         results.append(measures[name](client, n, dim))
-    rows = [{"layout": r.layout, "n": r.n, "bytes": round(r.bytes_per_memory),
-             "per_gb": round(r.memories_per_gb), "seconds": round(r.seconds, 1)} for r in results]
-    print_rows(resolve_format(ctx.output_format), rows, [
-        Column("layout"), Column("n", justify="right"),
-        Column("bytes", header="bytes/memory", justify="right"),
-        Column("per_gb", header="memories/GB", justify="right"),
-        Column("seconds", header="load+index s", justify="right"),
-    ])
+    rows = [
+        {
+            "layout": r.layout,
+            "n": r.n,
+            "bytes": round(r.bytes_per_memory),
+            "per_gb": round(r.memories_per_gb),
+            "seconds": round(r.seconds, 1),
+        }
+        for r in results
+    ]
+    print_rows(
+        resolve_format(ctx.output_format),
+        rows,
+        [
+            Column("layout"),
+            Column("n", justify="right"),
+            Column("bytes", header="bytes/memory", justify="right"),
+            Column("per_gb", header="memories/GB", justify="right"),
+            Column("seconds", header="load+index s", justify="right"),
+        ],
+    )
 
 
 def _require_matplotlib() -> None:

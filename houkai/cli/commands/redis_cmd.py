@@ -61,8 +61,16 @@ def status(ctx: Context) -> None:
     if info is None:
         _emit(ctx, {"running": False, "embedded": True, "data_dir": ctx.settings.data_dir})
         raise click.exceptions.Exit(1)
-    _emit(ctx, {"running": True, "embedded": True, "url": info.url, "pid": info.pid,
-                "data_dir": info.data_dir})
+    _emit(
+        ctx,
+        {
+            "running": True,
+            "embedded": True,
+            "url": info.url,
+            "pid": info.pid,
+            "data_dir": info.data_dir,
+        },
+    )
 
 
 def _emit(ctx: Context, payload: dict) -> None:
