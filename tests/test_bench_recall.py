@@ -1,4 +1,4 @@
-"""``houkai bench recall`` on a tiny corpus: output structure and sane numbers (no timing limits)."""
+"""``houkai bench recall`` on a tiny corpus: output structure and sane numbers (no timing)."""
 
 from __future__ import annotations
 
@@ -189,3 +189,36 @@ def test_cli_json_and_errors(invoke, monkeypatch) -> None:
     missing = invoke("bench", "recall", "--sizes", "120", "--plot", "x.png")
     assert missing.exit_code == 1
     assert "Error: install houkai[bench] for --plot" in missing.output
+
+
+def test_result_round_trips_through_json() -> None:
+    size = bench.SizeResult(
+        n=10,
+        collection="c",
+        vectors_cached=True,
+        embed_seconds=0.0,
+        load_seconds=1.0,
+        reused=False,
+        filter_selectivity=0.1,
+        rest_keepalive=True,
+    )
+    size.latency = [
+        bench.LatencyStats("library", "semantic", False, "warm", 3, 1.0, 2.0, 3.0, 1.5, 3, 0)
+    ]
+    size.quality = [bench.QualityPoint(64, 10, False, 0.99, 3, 0.5)]
+    result = bench.RecallBenchResult(
+        sizes=[size],
+        config={"k": 10, "ef_runtime": 64, "queries": 3},
+        machine={
+            "cpu": "x",
+            "nproc": 2,
+            "memory_gb": 1.0,
+            "python": "3.11",
+            "loadavg_start": "1",
+            "loadavg_end": "1",
+        },
+    )
+    data = json.loads(json.dumps(result.to_dict()))
+    assert data["sizes"][0]["latency"][0]["cache_hit_rate"] == 1.0
+    again = bench.RecallBenchResult.from_dict(data)
+    assert again.to_dict() == data and again.lines() == result.lines()

@@ -143,6 +143,34 @@ class RecallBenchResult:
             "sizes": [s.to_dict() for s in self.sizes],
         }
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RecallBenchResult:
+        """Rebuild a result from :meth:`to_dict` output (e.g. to re-render a saved ``--json``)."""
+        sizes = []
+        for raw in data["sizes"]:
+            size = SizeResult(
+                n=raw["n"],
+                collection=raw["collection"],
+                vectors_cached=raw["vectors_cached"],
+                embed_seconds=raw["embed_seconds"],
+                load_seconds=raw["load_seconds"],
+                reused=raw["reused_collection"],
+                filter_selectivity=raw["filter_selectivity"],
+                rest_keepalive=raw.get("rest_keepalive"),
+            )
+            size.latency = [
+                LatencyStats(**{k: v for k, v in x.items() if k != "cache_hit_rate"})
+                for x in raw["latency"]
+            ]
+            size.quality = [QualityPoint(**q) for q in raw["hnsw"]]
+            sizes.append(size)
+        return cls(
+            sizes=sizes,
+            config=data["config"],
+            machine=data["machine"],
+            seconds=data.get("seconds", 0.0),
+        )
+
     def lines(self) -> list[str]:
         """A plain-text report: latency table, HNSW quality table, machine line."""
         out = [
