@@ -229,7 +229,16 @@ class RecallMixin:
         )
         pool_size = max(k * overfetch, k)
         qvec = self._query_vector(query) if query.strip() else None
-        pool = self._vector_candidates(qvec, where, pool_size) if qvec is not None else {}
+        # Only the default clauses (not superseded, not expired) keep nearly every
+        # memory: search the HNSW graph in batches and filter, instead of letting
+        # RediSearch brute-force every document. User filters may be selective, so
+        # there RediSearch picks the policy from its own estimate.
+        broad = all(v is None for v in (type, tag, min_importance, source, since, until))
+        pool = (
+            self._vector_candidates(qvec, where, pool_size, batches=broad)
+            if qvec is not None
+            else {}
+        )
         lexical_active = False
         if mode == "hybrid" and query.strip():
             lexical_active = self._add_lexical(pool, query, where, pool_size, qvec)
@@ -274,9 +283,12 @@ class RecallMixin:
         return [(m, s) for m, s, _ in results]
 
     # ------------------------------------------------------------ candidates
-    def _vector_candidates(self, qvec: np.ndarray, where: str, size: int) -> dict[str, Candidate]:
+    def _vector_candidates(
+        self, qvec: np.ndarray, where: str, size: int, *, batches: bool = False
+    ) -> dict[str, Candidate]:
         base = f"({where})" if where != "*" else "*"
-        query = f"{base}=>[KNN {size} @vec $q AS dist]"
+        policy = " HYBRID_POLICY BATCHES" if batches and where != "*" else ""
+        query = f"{base}=>[KNN {size} @vec $q{policy} AS dist]"
         _, hits = search(
             self.client,
             self.keys.index,
