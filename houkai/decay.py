@@ -145,6 +145,7 @@ class DecayEngine:
         """
         t = time.time() if now is None else now
         size = _batch_size(batch_size)
+        self.store.flush_access()  # the server-side pre-filter reads the indexed counts
         pruned: list[Memory] = []
         for batch in self._candidate_batches(t, size):
             doomed = [
@@ -255,7 +256,7 @@ class DecayEngine:
         for fields in pipe.execute():
             if fields:
                 out.append(codec.from_hash({k.decode(): v for k, v in fields.items()}))
-        return out
+        return self.store._overlay_access(out)
 
 
 def _num(value: float) -> str:

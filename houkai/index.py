@@ -106,6 +106,11 @@ class Keys:
         return f"{self.prefix}:lex:{self.collection}"
 
     @property
+    def access(self) -> str:
+        """HASH of access counts not yet folded into memories: ``n:<id>``, ``t:<id>``."""
+        return f"{self.prefix}:acc:{self.collection}"
+
+    @property
     def journal(self) -> str:
         return f"{self.prefix}:journal:{self.collection}"
 

@@ -66,6 +66,7 @@ class TickResult:
     purged: int = 0
     reconciled: int = 0
     archived: int = 0
+    access_flushed: int = 0  # memories whose pending access counts were folded in
     reflect_applied: bool = False
     decay_error: str | None = None
     reflect_error: str | None = None
@@ -266,6 +267,10 @@ def tick(
         return result
     try:
         t = time.time() if now is None else now
+        try:
+            result.access_flushed = store.flush_access()
+        except Exception as exc:  # never blocks the jobs below
+            log.warning("access flush failed for %s: %s", store.collection_name, exc)
         current = state.load()
         for job in JOB_NAMES:
             interval = job_interval(settings, job)

@@ -365,3 +365,31 @@ def test_sorted_streaming_orders_ties_by_id_across_pages(store: MemoryStore) -> 
         for m in batch
     ]
     assert len(filtered) == 23
+
+
+def test_touch_leaves_the_indexed_hash_alone_until_flushed(store: MemoryStore) -> None:
+    m = store.remember("quarterly planning notes for the platform team")
+    store.recall("quarterly planning", k=1)
+    hits = store.recall("quarterly planning", k=1)
+    assert hits[0][0].access_count == 2  # what recall returns is already exact
+    key = store.keys.memory(m.id)
+    assert store.client.hget(key, "access_count") == b"0"  # no re-index per recall
+    assert store.get(m.id).access_count == 2
+    assert store.list_recent()[0].access_count == 2
+    assert store.flush_access() == 1
+    assert store.client.hget(key, "access_count") == b"2"
+    assert store.get(m.id).access_count == 2  # folded in, never counted twice
+    assert store.client.hlen(store.keys.access) == 0
+
+
+def test_decay_sees_recent_access_that_is_not_flushed_yet(store: MemoryStore) -> None:
+    from houkai import DecayEngine
+
+    m = store.remember("an old note that was just looked up", importance=0.3)
+    key = store.keys.memory(m.id)
+    store.client.hset(key, "last_accessed", repr(time.time() - 90 * 86400))
+    engine = DecayEngine(store)
+    assert [x.id for x in engine.prune(dry_run=True)] == [m.id]
+    store.recall("old note looked up", k=1)  # a fresh access, only in the side hash
+    assert engine.prune(dry_run=True) == []
+    assert store.get(m.id) is not None

@@ -49,13 +49,30 @@ from .search import Hit, iter_keys, search, total
 log = logging.getLogger(__name__)
 
 _UNSET: Any = object()  # "leave unchanged" where None is meaningful (edit's source)
+# Access tracking goes to a side hash, never to the indexed memory hash: any
+# write to an indexed hash makes RediSearch re-index the whole document, vector
+# included, which cost ~10 ms per recall. KEYS: memory, access hash.
+# ARGV: id, now. Only existing memories: a forgotten one never comes back.
 _TOUCH_LUA = """
 if redis.call('EXISTS', KEYS[1]) == 1 then
-  redis.call('HINCRBY', KEYS[1], 'access_count', 1)
-  redis.call('HSET', KEYS[1], 'last_accessed', ARGV[1])
+  redis.call('HINCRBY', KEYS[2], 'n:' .. ARGV[1], 1)
+  redis.call('HSET', KEYS[2], 't:' .. ARGV[1], ARGV[2])
   return 1
 end
 return 0
+"""
+
+# Fold one memory's pending access counts into its hash (one re-index per
+# flush, however many recalls touched it). KEYS: memory, access hash. ARGV: id.
+_FLUSH_LUA = """
+local n = tonumber(redis.call('HGET', KEYS[2], 'n:' .. ARGV[1]) or '0') or 0
+local t = tonumber(redis.call('HGET', KEYS[2], 't:' .. ARGV[1]) or '0') or 0
+redis.call('HDEL', KEYS[2], 'n:' .. ARGV[1], 't:' .. ARGV[1])
+if n == 0 or redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HINCRBY', KEYS[1], 'access_count', n)
+local last = tonumber(redis.call('HGET', KEYS[1], 'last_accessed') or '0') or 0
+if t > last then redis.call('HSET', KEYS[1], 'last_accessed', ARGV[2]) end
+return n
 """
 CALL_NAMES: tuple[str, ...] = (
     "remember",
@@ -178,6 +195,7 @@ class CoreStore:
         self.journal = Journal(self.client, self.keys.journal, maxlen=s.journal_maxlen)
         self._started = time.time()
         self._touch_script = self.client.register_script(_TOUCH_LUA)
+        self._flush_script = self.client.register_script(_FLUSH_LUA)
         self._write_script = self.client.register_script(lexstats.WRITE_LUA)
         self._delete_script = self.client.register_script(lexstats.DELETE_LUA)
         self._update_script = self.client.register_script(lexstats.UPDATE_LUA)
@@ -487,6 +505,7 @@ class CoreStore:
         pipe = self.client.pipeline(transaction=False)
         for memory in memories:
             self._delete_script(keys=[self.keys.memory(memory.id), self.keys.lexstats], client=pipe)
+            pipe.hdel(self.keys.access, f"n:{memory.id}", f"t:{memory.id}")
             for link in memory.links:
                 pipe.srem(self.keys.incoming(link.to), f"{memory.id}|{link.rel}")
         pipe.execute()
@@ -498,7 +517,7 @@ class CoreStore:
             deleted += int(self.client.unlink(*batch))
         for batch in self._scan_keys(self.keys.incoming_prefix + "*"):
             self.client.unlink(*batch)
-        self.client.delete(self.keys.tag_names, self.keys.lexstats)
+        self.client.delete(self.keys.tag_names, self.keys.lexstats, self.keys.access)
         self._journal("nuke", "", meta={"deleted": deleted})
         return deleted
 
@@ -522,6 +541,7 @@ class CoreStore:
             self.keys.metrics,
             self.keys.latency,
             self.keys.lexstats,
+            self.keys.access,
         )
         self.client.srem(Keys.registry(self.keys.prefix), self.collection_name)
         return deleted
@@ -534,7 +554,11 @@ class CoreStore:
         fields = self.client.hgetall(self.keys.memory(memory_id))
         if not fields:
             return None
-        return codec.from_hash({k.decode(): v for k, v in fields.items()}, with_vector=with_vector)
+        memory = codec.from_hash(
+            {k.decode(): v for k, v in fields.items()}, with_vector=with_vector
+        )
+        self._overlay_access([memory])
+        return memory
 
     _get_by_id = get
 
@@ -549,6 +573,7 @@ class CoreStore:
                 out[memory_id] = codec.from_hash(
                     {k.decode(): v for k, v in fields.items()}, with_vector=with_vector
                 )
+        self._overlay_access(list(out.values()))
         return out
 
     def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
@@ -571,7 +596,7 @@ class CoreStore:
         return total(self.client, self.keys.index, "*")
 
     def _hits_to_memories(self, hits: Sequence[Hit]) -> list[Memory]:
-        return [codec.from_hash(h.fields) for h in hits]
+        return self._overlay_access([codec.from_hash(h.fields) for h in hits])
 
     def list_recent(
         self,
@@ -629,22 +654,68 @@ class CoreStore:
                         )
                     )
             if batch:
-                yield batch
+                yield self._overlay_access(batch)
 
     def _touch_many(self, memories: Sequence[Memory], now: float | None = None) -> None:
-        """Bump access tracking for every hit in one pipelined write."""
+        """Bump access tracking for every hit in one pipelined write to the side hash."""
         if not memories:
             return
         stamp = time.time() if now is None else now
         pipe = self.client.pipeline(transaction=False)
         for memory in memories:
-            # Only existing hashes: a memory forgotten between the search and
-            # the touch must not come back as a stub.
-            self._touch_script(keys=[self.keys.memory(memory.id)], args=[repr(stamp)], client=pipe)
+            self._touch_script(
+                keys=[self.keys.memory(memory.id), self.keys.access],
+                args=[memory.id, repr(stamp)],
+                client=pipe,
+            )
         pipe.execute()
         for memory in memories:
             memory.access_count += 1
             memory.last_accessed = stamp
+
+    def _overlay_access(self, memories: list[Memory]) -> list[Memory]:
+        """Add access counts not yet folded into the memory hashes (one HMGET)."""
+        todo = [m for m in memories if not getattr(m, "_access_overlaid", False)]
+        if not todo:
+            return memories
+        fields = [f"{p}:{m.id}" for m in todo for p in ("n", "t")]
+        values = self.client.hmget(self.keys.access, fields)
+        for i, memory in enumerate(todo):
+            memory._access_overlaid = True
+            n, t = values[2 * i], values[2 * i + 1]
+            if n:
+                memory.access_count += int(n)
+            if t:
+                memory.last_accessed = max(memory.last_accessed, float(t))
+        return memories
+
+    def flush_access(self, batch_size: int = 1000) -> int:
+        """Fold pending access counts into the memory hashes; returns memories updated.
+
+        Runs on every maintenance tick and before decay and stats aggregate on
+        the indexed ``access_count``/``last_accessed``; reads are exact anyway.
+        """
+        updated = 0
+        ids: list[str] = []
+        for name, _ in self.client.hscan_iter(self.keys.access, match="n:*", count=batch_size):
+            ids.append(name.decode()[2:])
+            if len(ids) >= batch_size:
+                updated += self._flush_ids(ids)
+                ids = []
+        if ids:
+            updated += self._flush_ids(ids)
+        return updated
+
+    def _flush_ids(self, ids: list[str]) -> int:
+        stamps = self.client.hmget(self.keys.access, [f"t:{i}" for i in ids])
+        pipe = self.client.pipeline(transaction=False)
+        for memory_id, stamp in zip(ids, stamps, strict=True):
+            self._flush_script(
+                keys=[self.keys.memory(memory_id), self.keys.access],
+                args=[memory_id, (stamp or b"0").decode()],
+                client=pipe,
+            )
+        return sum(1 for r in pipe.execute() if r)
 
     # ------------------------------------------------------------------ hooks
     def _check_conflicts(

@@ -187,6 +187,7 @@ class ObservabilityMixin:
         at-risk count matches what a prune would remove. Superseded memories are
         counted but left out of the type, tag and health breakdowns.
         """
+        self.flush_access()  # the aggregates below read the indexed access counts
         s = self.settings
         rate = s.maintenance_decay_rate if decay_rate is None else float(decay_rate)
         floor = s.maintenance_decay_min_score if min_score is None else float(min_score)

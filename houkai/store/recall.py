@@ -243,6 +243,8 @@ class RecallMixin:
         if mode == "hybrid" and query.strip():
             lexical_active = self._add_lexical(pool, query, where, pool_size, qvec)
         cands = list(pool.values())
+        if mode == "hybrid" and w.recency_basis == "accessed":
+            self._overlay_access([c.memory for c in cands])  # recency from the true access
         if min_cosine is not None:
             cands = [c for c in cands if c.has_vector and c.cosine >= min_cosine]
         if mode == "hybrid":
@@ -270,6 +272,7 @@ class RecallMixin:
                 need_vectors=select,
             )
         chosen = self._mmr_select(cands, k, diversity, dedup_threshold) if select else cands[:k]
+        self._overlay_access([c.memory for c in chosen])
         if touch and chosen:
             self._touch_many([c.memory for c in chosen], now=now)
         results: list[Result] = [(c.memory, float(c.score), c.explain) for c in chosen]

@@ -142,17 +142,31 @@ def _iter_sorted_keys(
             client,
             index,
             _range_clause(query, field, lower, "+inf"),
-            return_fields=(field,),
+            nocontent=True,
             sortby=(field, "ASC"),
             limit=batch_size,
         )
         if not hits:
             return
-        top = hits[-1].str(field)
+        # RETURN formats numbers to 12 significant digits, so read the exact
+        # stored values: a page bound taken from a rounded value would be
+        # below the true one and match the same documents forever.
+        pipe = client.pipeline(transaction=False)
+        for hit in hits:
+            pipe.hget(hit.key, field)
+        exact = {
+            hit.key: _text(raw)
+            for hit, raw in zip(hits, pipe.execute(), strict=True)
+            if raw is not None
+        }
+        if not exact:
+            return
+        top = max(exact.values(), key=float)
         below = sorted(
-            (h for h in hits if h.str(field) != top), key=lambda h: (float(h.str(field)), h.key)
+            (k for k, v in exact.items() if float(v) < float(top)),
+            key=lambda k: (float(exact[k]), k),
         )
-        # The whole group of keys sharing the page's last value, so ties are
+        # The whole group of keys sharing the page's top value, so ties are
         # ordered by key and never split across pages.
         tied: list[str] = []
         while True:
@@ -167,9 +181,7 @@ def _iter_sorted_keys(
             tied += [h.key for h in group]
             if len(group) < batch_size:
                 break
-        keys = [h.key for h in below] + sorted(tied)
-        if keys:
-            yield keys
+        yield below + sorted(tied)
         lower = f"({top}"
 
 
