@@ -22,6 +22,7 @@ ALLOWLIST = {
     "exists",
     "export",
     "find_conflicts",
+    "flush_access",
     "forget",
     "get",
     "get_at",
