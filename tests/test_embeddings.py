@@ -1,0 +1,54 @@
+"""Embedders: the bundled MiniLM (offline, normalised, shared) and the OpenAI option."""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+import pytest
+
+from houkai.embeddings import OpenAIEmbedder, QueryCache, build_embedder, get_embedder
+
+
+def test_default_model_is_offline_normalised_and_shared(embedder) -> None:
+    assert embedder.name == "all-MiniLM-L6-v2" and embedder.dimension == 384
+    vectors = embedder.encode(["first text", "second, rather different text"])
+    assert vectors.dtype == np.float32 and vectors.shape == (2, 384)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert get_embedder() is get_embedder()
+
+
+def test_openai_embedder_batches_and_normalises_with_a_stub_client() -> None:
+    calls = []
+
+    def create(model, input):
+        calls.append((model, list(input)))
+        data = [types.SimpleNamespace(embedding=[3.0, 4.0, float(len(t))]) for t in input]
+        return types.SimpleNamespace(data=data)
+
+    client = types.SimpleNamespace(embeddings=types.SimpleNamespace(create=create))
+    emb = OpenAIEmbedder("text-embedding-3-small", client=client, batch_size=2)
+    out = emb.encode(["a", "bb", "ccc"])
+    assert [len(batch) for _, batch in calls] == [2, 1]
+    assert calls[0][0] == "text-embedding-3-small"
+    assert out.shape == (3, 3) and np.allclose(np.linalg.norm(out, axis=1), 1.0)
+    assert emb.dimension == 3 and emb.name == "openai:text-embedding-3-small"
+
+
+def test_unknown_embedder_spec_fails_fast() -> None:
+    with pytest.raises(ValueError, match="unknown embedder"):
+        build_embedder("word2vec")
+
+
+def test_query_cache_is_bounded_and_counts_hits() -> None:
+    class Counting:
+        name, dimension, calls = "count", 2, 0
+
+        def encode(self, texts):
+            Counting.calls += 1
+            return np.ones((len(texts), 2), dtype=np.float32)
+
+    cache = QueryCache(Counting(), size=2)
+    for q in ("a", "b", "a", "c", "a"):
+        cache.encode_query(q)
+    assert (cache.hits, cache.misses, len(cache)) == (2, 3, 2)
