@@ -1,0 +1,5 @@
+"""``python -m houkai.cli``."""
+
+from . import main
+
+main()
