@@ -26,13 +26,16 @@ from typing import Any
 
 import redis
 
+from .store.lexstats import uncount_lua
+
 JOB_TTL = 7 * 86400  # settled jobs are kept a week, then expire
 LIST_CAP = 1000  # errors / conflicts kept per job
 MEMORY_IDS_SHOWN = 1000  # JobStatus.memory_ids is truncated beyond this
 JOB_STATES: tuple[str, ...] = ("queued", "running", "done", "failed", "cancelled")
 
 # KEYS: memory, job, bits, errors. ARGV: action, chash, pos, now, payload, error json.
-_SETTLE_LUA = """
+_SETTLE_LUA = (
+    """
 local st = redis.call('HGET', KEYS[1], 'state')
 local outcome
 if not st then
@@ -48,17 +51,9 @@ elseif ARGV[1] == 'failed' then
   redis.call('HSET', KEYS[1], 'state', 'failed', 'error', ARGV[5])
   outcome = 'failed'
 else
-  local terms = redis.call('HGET', KEYS[1], 'lexterms')
-  if terms then  -- keep the BM25 statistics exact (see houkai/store/lexstats.py)
-    for term in string.gmatch(terms, '%S+') do
-      if redis.call('HINCRBY', KEYS[5], 't:' .. term, -1) <= 0 then
-        redis.call('HDEL', KEYS[5], 't:' .. term)
-      end
-    end
-    redis.call('HINCRBY', KEYS[5], '__N', -1)
-    local len = tonumber(redis.call('HGET', KEYS[1], 'lexlen') or '0') or 0
-    redis.call('HINCRBY', KEYS[5], '__len', -len)
-  end
+"""
+    + uncount_lua("KEYS[1]", "KEYS[5]")
+    + """
   redis.call('DEL', KEYS[1])
   outcome = 'rejected'
 end
@@ -72,7 +67,8 @@ if redis.call('EXISTS', KEYS[2]) == 1
   end
 end
 return outcome
-""".replace("LIST_LAST", str(LIST_CAP - 1))
+"""
+).replace("LIST_LAST", str(LIST_CAP - 1))
 
 # KEYS: memory, job, bits. ARGV: pos, now. failed → pending, un-counting the failure.
 _RESET_LUA = """

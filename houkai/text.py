@@ -79,11 +79,8 @@ def query_terms(query: str) -> list[str]:
     return seen
 
 
-def lexical_query(query: str, field: str = "lex") -> str | None:
-    """A RediSearch full-text clause matching any query term in *field*, or None."""
-    terms = query_terms(query)
-    if not terms:
-        return None
+def lexical_clause(terms: list[str], field: str = "lex") -> str:
+    """A RediSearch full-text clause matching any of *terms* (from :func:`query_terms`)."""
     return f"@{field}:(" + "|".join(terms) + ")"
 
 

@@ -21,6 +21,7 @@ import redis
 from ..index import IndexParams, Keys, drop_index, ensure_index
 from ..model import Memory, content_hash
 from ..store import codec, lexstats
+from ..store.search import batched
 
 WORDS = (
     "deploy release api billing customer export unicode plan legacy service queue worker redis "
@@ -220,28 +221,17 @@ def measure_json(client: redis.Redis, n: int, dim: int, batch: int = 1000) -> St
     seconds = time.time() - started
     used = _used(client) - before
     client.execute_command("FT.DROPINDEX", index)
-    for key_batch in _chunks(client.scan_iter(match=prefix + "*", count=5000), 5000):
+    for key_batch in batched(client.scan_iter(match=prefix + "*", count=5000), 5000):
         client.unlink(*key_batch)
     return StorageResult("JSON", n, used / n, seconds)
 
 
 def _cleanup(client: redis.Redis, keys: Keys) -> None:
     drop_index(client, keys)
-    for key_batch in _chunks(client.scan_iter(match=keys.memory_prefix + "*", count=5000), 5000):
+    for key_batch in batched(client.scan_iter(match=keys.memory_prefix + "*", count=5000), 5000):
         client.unlink(*key_batch)
     client.delete(keys.meta, keys.lexstats)
     client.srem(Keys.registry(keys.prefix), keys.collection)
-
-
-def _chunks(iterable, size):
-    buf = []
-    for item in iterable:
-        buf.append(item)
-        if len(buf) >= size:
-            yield buf
-            buf = []
-    if buf:
-        yield buf
 
 
 def main() -> None:  # pragma: no cover - manual benchmark

@@ -26,6 +26,7 @@ from ..model import (
     CONFLICT_POLICIES,
     MEMORY_TYPES,
     REMEMBER_ITEM_FIELDS,
+    ConflictError,
     ConflictFn,
     HybridWeights,
     ImportanceFn,
@@ -44,7 +45,7 @@ from ..model import (
     validate_text,
 )
 from . import codec, lexstats
-from .search import Hit, iter_keys, search, total
+from .search import Hit, batched, iter_keys, search, total
 
 log = logging.getLogger(__name__)
 
@@ -391,8 +392,6 @@ class CoreStore:
                 memory, self._conflict_threshold, contradiction_fn or self._contradiction_fn
             )
             if conflicts:
-                from ..model import ConflictError
-
                 raise ConflictError(conflicts)
         self._write([memory], vector)
         self._count_call("remember")
@@ -473,15 +472,14 @@ class CoreStore:
             updated.expires_at = resolve_expiry(expires_at, None)
         if source is not _UNSET:
             updated.source = validate_source(source)
-        if updated.to_dict() == current.to_dict():
+        before = current.to_dict()
+        changed = [name for name, value in updated.to_dict().items() if value != before[name]]
+        if not changed:
             return current
         vector = None
         if updated.text != current.text:
             vector = self._encode([updated.text])
             updated.embedding = vector[0].tolist()
-        changed = [
-            name for name, value in updated.to_dict().items() if value != current.to_dict()[name]
-        ]
         pipe = self.client.pipeline(transaction=False)
         self._write([updated], vector, pipe, fields=changed)
         if not pipe.execute()[0]:
@@ -522,27 +520,13 @@ class CoreStore:
         return deleted
 
     def _scan_keys(self, pattern: str, batch: int = 1000) -> Iterator[list[bytes]]:
-        buffer: list[bytes] = []
-        for key in self.client.scan_iter(match=pattern, count=batch):
-            buffer.append(key)
-            if len(buffer) >= batch:
-                yield buffer
-                buffer = []
-        if buffer:
-            yield buffer
+        return batched(self.client.scan_iter(match=pattern, count=batch), batch)
 
     def drop(self) -> int:
         """Delete the collection entirely: memories, index, journal, metrics, registry entry."""
-        deleted = self.nuke()
+        deleted = self.nuke()  # memories, reverse links, tag names, BM25 and access hashes
         drop_index(self.client, self.keys)
-        self.client.delete(
-            self.keys.meta,
-            self.keys.journal,
-            self.keys.metrics,
-            self.keys.latency,
-            self.keys.lexstats,
-            self.keys.access,
-        )
+        self.client.delete(self.keys.meta, self.keys.journal, self.keys.metrics, self.keys.latency)
         self.client.srem(Keys.registry(self.keys.prefix), self.collection_name)
         return deleted
 
@@ -695,16 +679,11 @@ class CoreStore:
         Runs on every maintenance tick and before decay and stats aggregate on
         the indexed ``access_count``/``last_accessed``; reads are exact anyway.
         """
-        updated = 0
-        ids: list[str] = []
-        for name, _ in self.client.hscan_iter(self.keys.access, match="n:*", count=batch_size):
-            ids.append(name.decode()[2:])
-            if len(ids) >= batch_size:
-                updated += self._flush_ids(ids)
-                ids = []
-        if ids:
-            updated += self._flush_ids(ids)
-        return updated
+        names = self.client.hscan_iter(self.keys.access, match="n:*", count=batch_size)
+        return sum(
+            self._flush_ids([name.decode()[2:] for name, _ in chunk])
+            for chunk in batched(names, batch_size)
+        )
 
     def _flush_ids(self, ids: list[str]) -> int:
         stamps = self.client.hmget(self.keys.access, [f"t:{i}" for i in ids])

@@ -25,17 +25,43 @@ from ..text import tokenize
 K1 = 1.2
 B = 0.75
 
-WRITE_LUA = """
+
+def _decrement(terms: str, stats: str) -> str:
+    """Lua: one document fewer for each term in the Lua string *terms* (space-separated)."""
+    return f"""
+for term in string.gmatch({terms}, '%S+') do
+  if redis.call('HINCRBY', {stats}, 't:' .. term, -1) <= 0 then
+    redis.call('HDEL', {stats}, 't:' .. term)
+  end
+end
+"""
+
+
+def uncount_lua(memory: str, stats: str) -> str:
+    """Lua: take back what the hash at *memory* contributed to *stats*, before deleting it.
+
+    Shared by every script that deletes a memory (here, purge, the pipeline's
+    rejection), so the statistics stay exact whichever path removes it.
+    """
+    return (
+        f"local counted = redis.call('HGET', {memory}, 'lexterms')\n"
+        "if counted then"
+        + _decrement("counted", stats)
+        + f"  redis.call('HINCRBY', {stats}, '__N', -1)\n"
+        f"  local counted_len = tonumber(redis.call('HGET', {memory}, 'lexlen') or '0') or 0\n"
+        f"  redis.call('HINCRBY', {stats}, '__len', -counted_len)\n"
+        "end\n"
+    )
+
+
+WRITE_LUA = (
+    """
 local old = redis.call('HGET', KEYS[1], 'lexterms')
 local oldlen = tonumber(redis.call('HGET', KEYS[1], 'lexlen') or '0') or 0
 if old ~= ARGV[1] then
-  if old then
-    for term in string.gmatch(old, '%S+') do
-      if redis.call('HINCRBY', KEYS[2], 't:' .. term, -1) <= 0 then
-        redis.call('HDEL', KEYS[2], 't:' .. term)
-      end
-    end
-  else
+  if old then"""
+    + _decrement("old", "KEYS[2]")
+    + """  else
     redis.call('HINCRBY', KEYS[2], '__N', 1)
   end
   for term in string.gmatch(ARGV[1], '%S+') do
@@ -48,25 +74,13 @@ for i = 3, #ARGV do fields[#fields + 1] = ARGV[i] end
 redis.call('HSET', KEYS[1], 'lexterms', ARGV[1], 'lexlen', ARGV[2], unpack(fields))
 return 1
 """
+)
 
 # The same write, but only for a memory that still exists: partial updates
 # (edit) must never recreate a memory forgotten in the meantime as a stub.
 UPDATE_LUA = "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end\n" + WRITE_LUA
 
-DELETE_LUA = """
-local old = redis.call('HGET', KEYS[1], 'lexterms')
-if old then
-  for term in string.gmatch(old, '%S+') do
-    if redis.call('HINCRBY', KEYS[2], 't:' .. term, -1) <= 0 then
-      redis.call('HDEL', KEYS[2], 't:' .. term)
-    end
-  end
-  redis.call('HINCRBY', KEYS[2], '__N', -1)
-  local len = tonumber(redis.call('HGET', KEYS[1], 'lexlen') or '0') or 0
-  redis.call('HINCRBY', KEYS[2], '__len', -len)
-end
-return redis.call('DEL', KEYS[1])
-"""
+DELETE_LUA = uncount_lua("KEYS[1]", "KEYS[2]") + "return redis.call('DEL', KEYS[1])\n"
 
 
 def doc_terms(text: str) -> tuple[str, int]:

@@ -35,7 +35,7 @@ from ..model import (
     Reranker,
     validate_choice,
 )
-from ..text import query_terms
+from ..text import lexical_clause, query_terms
 from . import codec, lexstats
 from .search import search
 
@@ -325,7 +325,7 @@ class RecallMixin:
         terms = query_terms(query)
         if not terms:
             return False
-        clause = "@lex:(" + "|".join(terms) + ")"
+        clause = lexical_clause(terms)
         if where != "*":
             clause = f"{clause} {where}"
         try:

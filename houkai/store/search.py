@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import redis
+
+
+def batched(items: Iterable, size: int) -> Iterator[list]:
+    """Lists of up to *size* consecutive items (``itertools.batched`` arrives in 3.12)."""
+    chunk: list = []
+    for item in items:
+        chunk.append(item)
+        if len(chunk) >= size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
 
 
 def _text(value: bytes | str) -> str:
