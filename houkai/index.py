@@ -111,6 +111,12 @@ class Keys:
         return f"{self.prefix}:acc:{self.collection}"
 
     @property
+    def inflight(self) -> str:
+        """HASH memory id → ``job:pos`` for memories not yet ``ready`` (pending or failed):
+        pipeline bookkeeping that a ready memory no longer carries."""
+        return f"{self.prefix}:inf:{self.collection}"
+
+    @property
     def journal(self) -> str:
         return f"{self.prefix}:journal:{self.collection}"
 

@@ -4,7 +4,9 @@ A job is a HASH of counters (``total``, ``done``, ``failed``, ``rejected``,
 ``skipped``) plus a LIST of its memory ids, a bitmap with one bit per item
 position, and capped LISTs of errors and conflicts. Everything lives in the
 storage Redis, so progress survives worker restarts and is visible from every
-process.
+process. Which job (and item position) a memory belongs to lives in the
+collection's *inflight* hash only while the memory is pending or failed: a
+ready memory carries no pipeline bookkeeping (ADR 0001's bytes per memory).
 
 Every state change of a memory (pending → ready / failed / deleted) runs in one
 Lua script together with its job accounting. The script only acts on a memory
@@ -26,6 +28,7 @@ from typing import Any
 
 import redis
 
+from .index import Keys
 from .store.lexstats import uncount_lua
 
 JOB_TTL = 7 * 86400  # settled jobs are kept a week, then expire
@@ -33,7 +36,8 @@ LIST_CAP = 1000  # errors / conflicts kept per job
 MEMORY_IDS_SHOWN = 1000  # JobStatus.memory_ids is truncated beyond this
 JOB_STATES: tuple[str, ...] = ("queued", "running", "done", "failed", "cancelled")
 
-# KEYS: memory, job, bits, errors. ARGV: action, chash, pos, now, payload, error json.
+# KEYS: memory, job, bits, errors, BM25 stats, inflight.
+# ARGV: action, chash, pos, now, payload, error json, memory id.
 _SETTLE_LUA = (
     """
 local st = redis.call('HGET', KEYS[1], 'state')
@@ -45,7 +49,11 @@ elseif st ~= 'pending' then
 elseif redis.call('HGET', KEYS[1], 'chash') ~= ARGV[2] then
   return 'stale'
 elseif ARGV[1] == 'ready' then
-  redis.call('HSET', KEYS[1], 'vec', ARGV[5], 'state', 'ready', 'error', '')
+  if redis.call('HEXISTS', KEYS[1], 'error') == 1 then
+    redis.call('HSET', KEYS[1], 'vec', ARGV[5], 'state', 'ready', 'error', '')
+  else
+    redis.call('HSET', KEYS[1], 'vec', ARGV[5], 'state', 'ready')
+  end
   outcome = 'done'
 elseif ARGV[1] == 'failed' then
   redis.call('HSET', KEYS[1], 'state', 'failed', 'error', ARGV[5])
@@ -56,6 +64,9 @@ else
     + """
   redis.call('DEL', KEYS[1])
   outcome = 'rejected'
+end
+if outcome ~= 'failed' then
+  redis.call('HDEL', KEYS[6], ARGV[7])
 end
 if redis.call('EXISTS', KEYS[2]) == 1
    and redis.call('SETBIT', KEYS[3], tonumber(ARGV[3]), 1) == 0 then
@@ -82,12 +93,27 @@ end
 return 1
 """
 
-# KEYS: memory. ARGV: job id, pos. Re-home an existing memory in another job.
+# KEYS: memory, inflight. ARGV: memory id, job id, pos. Re-home a memory in another job.
 _ADOPT_LUA = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'job', ARGV[1], 'pos', ARGV[2])
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2] .. ':' .. ARGV[3])
 return 1
 """
+
+
+def inflight_entry(job_id: str, pos: int) -> str:
+    """The inflight hash value for a memory at item *pos* of *job_id*."""
+    return f"{job_id}:{int(pos)}"
+
+
+def parse_inflight(raw: bytes | str | None) -> tuple[str, int]:
+    """``(job id, pos)`` from an inflight value; ``("", 0)`` when absent or malformed."""
+    text = _s(raw)
+    job_id, _, pos = text.rpartition(":")
+    try:
+        return job_id, int(pos)
+    except ValueError:
+        return "", 0
 
 
 def new_job_id() -> str:
@@ -249,26 +275,25 @@ class JobStore:
     def settle(
         self,
         pipe: Any,
-        memory_key: str,
+        keys: Keys,
+        memory_id: str,
         job_id: str,
         pos: int,
         action: str,
         chash: str,
         payload: bytes | str = b"",
         error_entry: dict | None = None,
-        *,
-        stats_key: str,
     ) -> None:
         """Queue one settle script call on *pipe* (action: ready | failed | reject).
 
-        *stats_key* is the collection's BM25 statistics hash, which a rejected
-        (deleted) memory must leave exact.
+        *keys* are the collection's: the BM25 statistics a rejected (deleted)
+        memory must leave exact, and the inflight entry a settled one drops.
         """
         k = self.keys(job_id or "none")
         err = json.dumps(error_entry, ensure_ascii=False) if error_entry else ""
         self._settle(
-            keys=[memory_key, k.hash, k.bits, k.errors, stats_key],
-            args=[action, chash, int(pos), repr(time.time()), payload, err],
+            keys=[keys.memory(memory_id), k.hash, k.bits, k.errors, keys.lexstats, keys.inflight],
+            args=[action, chash, int(pos), repr(time.time()), payload, err, memory_id],
             client=pipe,
         )
 
@@ -278,8 +303,12 @@ class JobStore:
             keys=[memory_key, k.hash, k.bits], args=[int(pos), repr(time.time())], client=pipe
         )
 
-    def adopt(self, pipe: Any, memory_key: str, job_id: str, pos: int) -> None:
-        self._adopt(keys=[memory_key], args=[job_id, int(pos)], client=pipe)
+    def adopt(self, pipe: Any, keys: Keys, memory_id: str, job_id: str, pos: int) -> None:
+        self._adopt(
+            keys=[keys.memory(memory_id), keys.inflight],
+            args=[memory_id, job_id, int(pos)],
+            client=pipe,
+        )
 
     def add_conflicts(self, job_id: str, conflicts: Sequence[dict]) -> None:
         if not conflicts:

@@ -31,7 +31,7 @@ import numpy as np
 from .config import parse_duration
 from .errors import NotFound
 from .index import filter_expr
-from .jobs import Job, JobStatus, JobStore, workers_alive
+from .jobs import Job, JobStatus, JobStore, inflight_entry, parse_inflight, workers_alive
 from .journal import JournalEntry
 from .model import CONFLICT_POLICIES, MEMORY_TYPES, validate_choice
 from .store import codec
@@ -134,43 +134,18 @@ def process_batch(
         pipe = store.client.pipeline(transaction=False)
         actions: list[tuple[str, int]] = []
         for memory_id, pos in settled_elsewhere:  # account only; the script changes nothing
-            jobs.settle(
-                pipe,
-                store.keys.memory(memory_id),
-                job_id,
-                pos,
-                "ready",
-                "",
-                stats_key=store.keys.lexstats,
-            )
+            jobs.settle(pipe, store.keys, memory_id, job_id, pos, "ready", "")
             actions.append((memory_id, pos))
         for i, (memory_id, pos, _text, chash) in enumerate(pending):
-            key = store.keys.memory(memory_id)
             if i in rejected:
-                jobs.settle(pipe, key, job_id, pos, "reject", chash, stats_key=store.keys.lexstats)
+                jobs.settle(pipe, store.keys, memory_id, job_id, pos, "reject", chash)
             elif i in vectors:
-                jobs.settle(
-                    pipe,
-                    key,
-                    job_id,
-                    pos,
-                    "ready",
-                    chash,
-                    codec.vector_bytes(vectors[i]),
-                    stats_key=store.keys.lexstats,
-                )
+                payload = codec.vector_bytes(vectors[i])
+                jobs.settle(pipe, store.keys, memory_id, job_id, pos, "ready", chash, payload)
             else:
                 entry = {"position": pos, "id": memory_id, "error": errors[i]}
                 jobs.settle(
-                    pipe,
-                    key,
-                    job_id,
-                    pos,
-                    "failed",
-                    chash,
-                    errors[i],
-                    entry,
-                    stats_key=store.keys.lexstats,
+                    pipe, store.keys, memory_id, job_id, pos, "failed", chash, errors[i], entry
                 )
             actions.append((memory_id, pos))
         outcomes = [_s(r) for r in pipe.execute()]
@@ -380,16 +355,14 @@ class Pipeline:
     ) -> list[str]:
         """Write one batch as pending (with its job position), journal it, then dispatch."""
         store = self.store
-        # One MULTI/EXEC per batch: the memories and the job's id list land
-        # together, so a resumed job knows exactly where to continue.
+        # One MULTI/EXEC per batch: the memories, their inflight entries and the
+        # job's id list land together, so a resumed job knows where to continue.
         pipe = store.client.pipeline(transaction=True)
         journal = store._journal_enabled
-        # The store's own write path: it keeps the BM25 statistics exact.
-        store._write(
-            memories,
-            None,
-            pipe,
-            extra=[{"job": job_id, "pos": str(start + offset)} for offset in range(len(memories))],
+        store._write(memories, None, pipe)  # the store's own write path (BM25 stats)
+        pipe.hset(
+            store.keys.inflight,
+            mapping={m.id: inflight_entry(job_id, start + i) for i, m in enumerate(memories)},
         )
         for memory in memories:
             if journal:
@@ -547,14 +520,14 @@ class Pipeline:
                     entry = {"position": pos, "id": memory_id, "error": "cancelled"}
                     self.jobs_store.settle(
                         pipe,
-                        self.store.keys.memory(memory_id),
+                        self.store.keys,
+                        memory_id,
                         job_id,
                         pos,
                         "failed",
                         _s(chash),
                         "cancelled",
                         entry,
-                        stats_key=self.store.keys.lexstats,
                     )
             pipe.execute()
         self.jobs_store.expire_if_settled(job_id)
@@ -586,6 +559,7 @@ class Pipeline:
         for that long (lost tasks, broker flush). Returns how many were re-enqueued."""
         age = parse_duration(self.settings.reconcile_after if older_than is None else older_than)
         cutoff = time.time() - age
+        self.sweep_inflight()
         query = (
             filter_expr(state="pending", include_superseded=True, include_expired=True)
             + f" @created_at:[-inf {cutoff!r}]"
@@ -605,16 +579,33 @@ class Pipeline:
         return self._requeue(stuck, reset=False, kind="reconcile")
 
     def _group_by_job(self, query: str) -> dict[str, list[tuple[str, int]]]:
+        """The memories matching *query*, grouped by the job (and position) they belong
+        to; memories without an inflight entry come back under ``""`` (orphans)."""
         groups: dict[str, list[tuple[str, int]]] = {}
+        start = len(self.store.keys.memory_prefix)
         for keys in iter_keys(self.client, self.store.keys.index, query, batch_size=1000):
-            pipe = self.client.pipeline(transaction=False)
-            for key in keys:
-                pipe.hmget(key, "id", "job", "pos")
-            for raw_id, job, pos in pipe.execute():
-                memory_id = _s(raw_id)
-                if memory_id:
-                    groups.setdefault(_s(job), []).append((memory_id, int(_s(pos) or 0)))
+            ids = [_s(key)[start:] for key in keys]
+            entries = self.client.hmget(self.store.keys.inflight, ids)
+            for memory_id, raw in zip(ids, entries, strict=True):
+                job_id, pos = parse_inflight(raw)
+                groups.setdefault(job_id, []).append((memory_id, pos))
         return groups
+
+    def sweep_inflight(self) -> int:
+        """Drop inflight entries of memories that were settled or deleted by a path that
+        bypassed the pipeline (e.g. forgotten while pending); returns how many."""
+        key = self.store.keys.inflight
+        stale: list[str] = []
+        for ids in _batched_hkeys(self.client, key):
+            pipe = self.client.pipeline(transaction=False)
+            for memory_id in ids:
+                pipe.hget(self.store.keys.memory(memory_id), "state")
+            for memory_id, state in zip(ids, pipe.execute(), strict=True):
+                if _s(state) not in ("pending", "failed"):
+                    stale.append(memory_id)
+        for start in range(0, len(stale), 1000):
+            self.client.hdel(key, *stale[start : start + 1000])
+        return len(stale)
 
     def _requeue(self, groups: dict[str, list[tuple[str, int]]], *, reset: bool, kind: str) -> int:
         """Dispatch each job's members again; orphans (job gone) are adopted by a new job."""
@@ -632,7 +623,7 @@ class Pipeline:
             pipe = self.client.pipeline(transaction=False)
             adopted = []
             for pos, (memory_id, _old) in enumerate(orphans):
-                self.jobs_store.adopt(pipe, self.store.keys.memory(memory_id), job_id, pos)
+                self.jobs_store.adopt(pipe, self.store.keys, memory_id, job_id, pos)
                 adopted.append((memory_id, pos))
             self.jobs_store.add_ids(job_id, [m for m, _ in orphans], pipe)
             pipe.execute()
@@ -657,6 +648,18 @@ class Pipeline:
 
 
 # ---------------------------------------------------------------------- helpers
+def _batched_hkeys(client: Any, key: str, size: int = 1000) -> Iterator[list[str]]:
+    """The fields of the hash at *key*, in lists of about *size* (HSCAN)."""
+    batch: list[str] = []
+    for field, _value in client.hscan_iter(key, count=size):
+        batch.append(_s(field))
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
 def _chunk_sizes(max_chars: int | None, min_chars: int | None) -> dict[str, int]:
     sizes: dict[str, int] = {}
     if max_chars is not None:

@@ -28,6 +28,11 @@ from pathlib import Path
 import redis
 
 log = logging.getLogger(__name__)
+# RDB snapshot schedule: hourly when anything changed. AOF (everysec) is what
+# makes writes durable; a snapshot forks and serialises the whole data set, so
+# Redis's own "every minute after 10,000 changes" would keep a core busy during
+# bulk ingest. Backups take one on demand (BGSAVE).
+SAVE_SCHEDULE = "3600 1"
 
 STATE_FILE = "houkai-redis.json"
 LOG_FILE = "redis.log"
@@ -144,7 +149,7 @@ def start(
         "--appendfsync",
         "everysec",
         "--save",
-        "900 1 300 100 60 10000",
+        SAVE_SCHEDULE,
         "--maxmemory-policy",
         "noeviction",
         "--protected-mode",

@@ -545,3 +545,25 @@ def test_table_format_renders_every_read_command(houkai):
         assert "Traceback" not in result.output
     shown = ok(houkai("--format", "table", "show", a)).stdout
     assert a in shown and "t1" in shown
+
+
+def test_worker_gives_each_task_slot_its_own_encode_stream(houkai, monkeypatch) -> None:
+    from houkai.workers import app as app_module
+
+    from houkai.config import get_settings
+
+    seen: list[tuple[int, list[str]]] = []
+    monkeypatch.setattr(
+        app_module.app,
+        "worker_main",
+        lambda argv: seen.append((get_settings().embed_streams, argv)),
+    )
+    ok(houkai("worker", "-Q", "embed", "--concurrency", "3"))
+    streams, argv = seen[-1]
+    assert streams == 3 and argv[argv.index("--concurrency") + 1] == "3"
+    ok(houkai("worker", "--pool", "solo", "--concurrency", "1"))
+    assert seen[-1][0] == 0  # solo: one encode at a time, torch's threads (auto → 1)
+    ok(houkai("worker", "--concurrency", "2", HOUKAI_EMBED_STREAMS="1"))
+    assert seen[-1][0] == 1  # configured explicitly: kept
+    result = houkai("worker", "--concurrency", "0")
+    assert result.exit_code == 1 and "Error" in result.output and "concurrency" in result.output

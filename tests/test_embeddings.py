@@ -52,3 +52,59 @@ def test_query_cache_is_bounded_and_counts_hits() -> None:
     for q in ("a", "b", "a", "c", "a"):
         cache.encode_query(q)
     assert (cache.hits, cache.misses, len(cache)) == (2, 3, 2)
+
+
+def test_parallel_streams_overlap_share_one_model_and_match_one_stream(embedder) -> None:
+    """``houkai worker``'s layout: two encodes at once on one loaded model, same vectors."""
+    import os
+    import threading
+    import time
+
+    import torch
+
+    from houkai.embeddings import SentenceTransformerEmbedder
+
+    with pytest.raises(ValueError, match="streams"):
+        SentenceTransformerEmbedder(streams=0)
+    cores = len(os.sched_getaffinity(0))
+    assert SentenceTransformerEmbedder(streams=2)._threads == max(1, cores // 2)
+
+    # threads given explicitly: torch's thread count is process-wide and the
+    # rest of the session must keep its default.
+    parallel = SentenceTransformerEmbedder(streams=2, threads=torch.get_num_threads())
+    model = parallel._load()
+    forward = model.forward
+    active, peak, lock = [0], [0], threading.Lock()
+
+    def counting_forward(*args, **kwargs):
+        with lock:
+            active[0] += 1
+            peak[0] = max(peak[0], active[0])
+        try:
+            time.sleep(0.05)  # long enough for the other stream to enter
+            return forward(*args, **kwargs)
+        finally:
+            with lock:
+                active[0] -= 1
+
+    model.forward = counting_forward
+    texts = [f"memory {i}: the deploy moves to Friday for team {i % 7}" for i in range(64)]
+    expected = embedder.encode(texts)
+    results: dict[int, np.ndarray] = {}
+    errors: list[BaseException] = []
+
+    def run(k: int) -> None:
+        try:
+            results[k] = parallel.encode(texts[k::4])
+        except BaseException as exc:  # e.g. the tokenizer's "Already borrowed"
+            errors.append(exc)
+
+    workers = [threading.Thread(target=run, args=(k,)) for k in range(4)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    assert errors == []
+    assert peak[0] == 2  # two forward passes overlapped, never more than the streams
+    for k in range(4):
+        assert np.allclose(results[k], expected[k::4], atol=1e-5)

@@ -291,3 +291,56 @@ def test_job_listing_and_progress_fields(store):
         p.jobs(limit=0)
     empty = p.submit([])
     assert p.job(empty.id).state == "done"
+
+
+def test_ready_memories_carry_no_pipeline_bookkeeping(make_store):
+    """Job and position live in the inflight hash only while a memory is pending or
+    failed; a ready memory's hash holds no bookkeeping and no default-valued fields."""
+    store = make_store(embedder=HashEmbedder(fail="POISON"))
+    p, app = queued(store)
+    job = p.submit(["plain fact one", "POISON fact", "plain fact three"], batch_size=3)
+    inflight = store.client.hgetall(store.keys.inflight)
+    assert {k.decode(): v.decode() for k, v in inflight.items()} == {
+        mid: f"{job.id}:{pos}" for pos, mid in enumerate(job.memory_ids)
+    }
+    app.deliver(store)
+    ready, failed = job.memory_ids[0], job.memory_ids[1]
+    fields = set(store.client.hkeys(store.keys.memory(ready)))
+    assert not fields & {b"job", b"pos", b"error", b"source", b"srck", b"tagk", b"links"}
+    assert store.get(ready).source is None and store.get(ready).tags == []
+    # the failed one keeps its entry, so a retry knows its job and position
+    assert store.client.hkeys(store.keys.inflight) == [failed.encode()]
+    assert p._group_by_job("@state:{failed}") == {job.id: [(failed, 1)]}
+    store.embedder.fail = ""
+    assert p.retry_failed() == 1
+    app.deliver(store)  # the first task again (a no-op) and the retry's
+    assert store.get(failed).state == "ready" and p.job(job.id).done == 3
+    assert store.client.exists(store.keys.inflight) == 0
+
+
+def test_reconcile_sweeps_entries_of_memories_deleted_while_pending(store):
+    p, _app = queued(store)
+    job = p.submit(["forgotten before its task ran", "still waiting"])
+    store.forget(job.memory_ids[0])
+    assert p.sweep_inflight() == 1
+    assert store.client.hkeys(store.keys.inflight) == [job.memory_ids[1].encode()]
+    assert p.reconcile(older_than=0) == 1
+
+
+def test_a_full_rewrite_clears_fields_a_sparse_hash_leaves_out(store):
+    """Undo of an edit rewrites the whole memory: values the older version did not
+    have (source, tags) must not survive in the hash or the index."""
+    memory = store.remember("the billing export runs nightly")
+    store.edit(memory.id, source="wiki/billing", tags=["ops"])
+
+    def found(**filters) -> bool:
+        hits = store.recall("billing export", k=5, touch=False, **filters)
+        return [m.id for m, _score in hits] == [memory.id]
+
+    assert found(tag="ops") and found(source="wiki/billing")
+    assert store.undo(store.journal_tail(1, op="edit")[0]) is True
+    restored = store.get(memory.id)
+    assert restored.source is None and restored.tags == []
+    raw = store.client.hgetall(store.keys.memory(memory.id))
+    assert raw.get(b"source", b"") == b"" and raw.get(b"tagk", b"") == b""
+    assert not found(tag="ops") and not found(source="wiki/billing") and found()

@@ -158,12 +158,15 @@ def run(
     client = connect(url)
     worker = None
     if mode == "worker" and workers_alive(client, settings.key_prefix) == 0:
-        logs = Path(log_dir or os.getcwd())
+        logs = Path(log_dir or settings.data_dir).expanduser()  # never litter the cwd
+        logs.mkdir(parents=True, exist_ok=True)
         worker = _start_worker(settings, logs / "bench-worker.log")
         deadline = time.monotonic() + 300
         while workers_alive(client, settings.key_prefix) == 0:
             if worker.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"the benchmark worker did not start (see {logs})")
+                raise RuntimeError(
+                    f"the benchmark worker did not start (see {logs / 'bench-worker.log'})"
+                )
             time.sleep(0.2)
     store = None
     try:

@@ -94,8 +94,13 @@ def measure_hash(client: redis.Redis, n: int, dim: int, batch: int = 1000) -> St
         for i in range(size):
             m = _memory(rng, keys.collection)
             terms, length = lexstats.doc_terms(m.text)
-            flat = [x for kv in codec.to_hash(m, vectors[i]).items() for x in kv]
-            write(keys=[keys.memory(m.id), keys.lexstats], args=[terms, length, *flat], client=pipe)
+            mapping, cleared = codec.sparse_hash(m, vectors[i])
+            flat = [x for kv in mapping.items() for x in kv]
+            write(
+                keys=[keys.memory(m.id), keys.lexstats],
+                args=[terms, length, " ".join(cleared), *flat],
+                client=pipe,
+            )
         pipe.execute()
     _settle(client, keys.index, n)
     seconds = time.time() - started

@@ -68,6 +68,32 @@ def to_hash(
     return fields
 
 
+# Fields not stored while they hold their default: from_hash reads an absent
+# field as exactly this value. A memory without tags, links, source or error
+# then costs nothing for them (about 260 bytes per memory; ADR 0001).
+SPARSE_DEFAULTS: dict[str, str] = {
+    "tags": "[]",
+    "tagk": "",
+    "links": "[]",
+    "source": "",
+    "srck": "",
+    "superseded_by": "",
+    "error": "",
+}
+
+
+def sparse_hash(
+    memory: Memory, vector: np.ndarray | list[float] | None = None
+) -> tuple[dict[str, bytes | str], list[str]]:
+    """:func:`to_hash` without default-valued fields, plus the names left out
+    (a rewrite of an existing memory must clear them)."""
+    fields = to_hash(memory, vector)
+    omitted = [name for name, default in SPARSE_DEFAULTS.items() if fields[name] == default]
+    for name in omitted:
+        del fields[name]
+    return fields, omitted
+
+
 # Memory attribute → the HASH fields that carry it (derived fields included).
 _FIELD_MAP: dict[str, tuple[str, ...]] = {
     "text": ("text", "lex", "chash"),

@@ -314,15 +314,15 @@ class CoreStore:
         pipe: Any = None,
         *,
         fields: Iterable[str] | None = None,
-        extra: Sequence[Mapping[str, str]] | None = None,
     ) -> None:
         """HSET each memory (with its vector when given) in one pipelined round trip.
 
         With *fields* (``Memory`` attribute names) only those are written, and
         only to memories that still exist: an edit must not clobber links or
         supersede state written concurrently from a stale read, nor recreate a
-        memory forgotten meanwhile. *extra* adds per-memory bookkeeping fields
-        (the pipeline's job and position).
+        memory forgotten meanwhile. A full write stores the hash sparsely
+        (:func:`codec.sparse_hash`), clearing left-out fields an older version
+        of the memory still holds.
         """
         own = pipe is None
         pipe = self.client.pipeline(transaction=False) if own else pipe
@@ -334,19 +334,16 @@ class CoreStore:
             if vector is not None:
                 memory.state, memory.error = "ready", ""
             terms, length = lexstats.doc_terms(memory.text)
-            flat: list = []
-            for name, value in codec.to_hash(memory, vector).items():
-                if (
-                    allowed is None
-                    or name in allowed
-                    or (vector is not None and name in ("vec", "state", "error"))
-                ):
-                    flat += [name, value]
-            for name, value in (extra[i] if extra else {}).items():
-                flat += [name, value]
+            if allowed is None:
+                mapping, cleared = codec.sparse_hash(memory, vector)
+            else:
+                keep = allowed | ({"vec", "state", "error"} if vector is not None else set())
+                mapping = {k: v for k, v in codec.to_hash(memory, vector).items() if k in keep}
+                cleared = []
+            flat = [x for pair in mapping.items() for x in pair]
             script(
                 keys=[self.keys.memory(memory.id), self.keys.lexstats],
-                args=[terms, length, *flat],
+                args=[terms, length, " ".join(cleared), *flat],
                 client=pipe,
             )
             for tag in memory.tags:
@@ -515,7 +512,9 @@ class CoreStore:
             deleted += int(self.client.unlink(*batch))
         for batch in self._scan_keys(self.keys.incoming_prefix + "*"):
             self.client.unlink(*batch)
-        self.client.delete(self.keys.tag_names, self.keys.lexstats, self.keys.access)
+        self.client.delete(
+            self.keys.tag_names, self.keys.lexstats, self.keys.access, self.keys.inflight
+        )
         self._journal("nuke", "", meta={"deleted": deleted})
         return deleted
 

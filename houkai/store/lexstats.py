@@ -54,6 +54,9 @@ def uncount_lua(memory: str, stats: str) -> str:
     )
 
 
+# KEYS: memory, stats. ARGV: terms, length, names to clear (space-separated:
+# fields a sparse write leaves out), then field/value pairs. Clearing happens in
+# the same HSET, so RediSearch re-indexes the document once.
 WRITE_LUA = (
     """
 local old = redis.call('HGET', KEYS[1], 'lexterms')
@@ -70,7 +73,15 @@ if old ~= ARGV[1] then
 end
 redis.call('HINCRBY', KEYS[2], '__len', tonumber(ARGV[2]) - oldlen)
 local fields = {}
-for i = 3, #ARGV do fields[#fields + 1] = ARGV[i] end
+for i = 4, #ARGV do fields[#fields + 1] = ARGV[i] end
+if ARGV[3] ~= '' and (old or redis.call('EXISTS', KEYS[1]) == 1) then
+  for name in string.gmatch(ARGV[3], '%S+') do
+    if redis.call('HEXISTS', KEYS[1], name) == 1 then
+      fields[#fields + 1] = name
+      fields[#fields + 1] = ''
+    end
+  end
+end
 redis.call('HSET', KEYS[1], 'lexterms', ARGV[1], 'lexlen', ARGV[2], unpack(fields))
 return 1
 """

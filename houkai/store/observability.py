@@ -345,6 +345,8 @@ class ObservabilityMixin:
             "LOAD",
             1,
             "@tagk",
+            "FILTER",
+            "exists(@tagk)",  # untagged memories store no tagk field (codec.sparse_hash)
             "APPLY",
             'split(@tagk, ",")',
             "AS",

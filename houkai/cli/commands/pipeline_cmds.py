@@ -52,10 +52,11 @@ def _celery_argv_common(loglevel: str) -> list[str]:
 @click.option(
     "--concurrency",
     "-c",
-    type=int,
+    type=click.IntRange(1),
     default=2,
     show_default=True,
-    help="Tasks in flight (encoding itself is serialised per process).",
+    help="Tasks in flight; with the threads pool each encodes on its own core share "
+    "(embed_streams).",
 )
 @click.option("--loglevel", "-l", default="info", show_default=True)
 @click.option("--hostname", "-n", default=None, help="Worker node name (default: celery's).")
@@ -64,7 +65,13 @@ def worker(
     ctx: Context, queues: str, pool: str, concurrency: int, loglevel: str, hostname: str | None
 ) -> None:
     """Run a Celery worker (embedding, ingest and maintenance tasks)."""
+    from ...config import set_settings
     from ...workers.app import app
+
+    if pool == "threads" and not ctx.settings.embed_streams:
+        # One encode stream per task slot, one torch thread each (see
+        # SentenceTransformerEmbedder): the model is still loaded once.
+        set_settings(ctx.settings.replace(embed_streams=concurrency))
 
     argv = [
         "worker",
