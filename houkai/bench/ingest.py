@@ -2,8 +2,8 @@
 
 1. Start (or reuse) an embedding worker and wait until its model is warm.
 2. Measure the raw encode rate: this process encodes a sample of the same
-   texts with the same embedder while the worker is idle (before and after the
-   run, averaged).
+   texts with the same model in one plain ``encode()`` call (torch's default
+   threads) while the worker is idle, before and after the run, averaged.
 3. Submit *n* memories as one job into a throwaway collection and time
    "accepting the job → every memory ``ready``".
 4. Report memories/s, the raw rate, their ratio and Redis bytes per memory
@@ -143,7 +143,7 @@ def run(
     import signal
 
     from ..connection import connect
-    from ..embeddings import get_embedder
+    from ..embeddings import build_embedder
     from ..jobs import workers_alive
     from ..pipeline import Pipeline
     from ..redis_server import resolve_url
@@ -171,7 +171,9 @@ def run(
     store = None
     try:
         texts = synthetic_texts(n)
-        embedder = get_embedder(settings.embedder)
+        # The raw rate is one plain encode() call with torch's default threads,
+        # whatever embed_streams / embed_threads the worker runs with.
+        embedder = build_embedder(settings.embedder, batch_size=settings.embed_batch_size)
         embedder.encode(texts[:32])  # warm
         probe = texts[: min(sample, n)]
 
