@@ -49,8 +49,9 @@ class Settings:
     embedder: str = "minilm"  # "minilm" (bundled, offline) | "openai:MODEL"
     embed_batch_size: int = 128
     embed_threads: int = 0  # torch intra-op threads; 0 = torch's default (or cores / streams)
-    # concurrent encode calls per process; 0 = auto: one per task slot in
-    # `houkai worker` (threads pool), else 1 (one call already uses every core)
+    # concurrent encode calls per process; 0 = auto: one per task slot (at most
+    # one per core) in `houkai worker` (threads pool), else 1 (one call already
+    # uses every core)
     embed_streams: int = 0
     query_cache_size: int = 1024
     # --- library defaults ----------------------------------------------------

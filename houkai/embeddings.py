@@ -43,7 +43,7 @@ def _normalise(matrix: np.ndarray) -> np.ndarray:
     return matrix / norms
 
 
-def _cpu_count() -> int:
+def cpu_count() -> int:
     """Cores this process may run on (the affinity mask, not the machine's total)."""
     try:
         return len(os.sched_getaffinity(0))
@@ -99,7 +99,7 @@ class SentenceTransformerEmbedder:
         self.name = name
         self.batch_size = batch_size
         self.streams = streams
-        self._threads = threads or (max(1, _cpu_count() // streams) if streams > 1 else 0)
+        self._threads = threads or (max(1, cpu_count() // streams) if streams > 1 else 0)
         self._model_path = model_path
         self._model = None
         self._dimension: int | None = None

@@ -558,9 +558,13 @@ def test_worker_gives_each_task_slot_its_own_encode_stream(houkai, monkeypatch) 
         "worker_main",
         lambda argv: seen.append((get_settings().embed_streams, argv)),
     )
+    from houkai.embeddings import cpu_count
+
     ok(houkai("worker", "-Q", "embed", "--concurrency", "3"))
     streams, argv = seen[-1]
-    assert streams == 3 and argv[argv.index("--concurrency") + 1] == "3"
+    assert streams == min(3, cpu_count()) and argv[argv.index("--concurrency") + 1] == "3"
+    ok(houkai("worker", "--concurrency", "1"))
+    assert seen[-1][0] == 1
     ok(houkai("worker", "--pool", "solo", "--concurrency", "1"))
     assert seen[-1][0] == 0  # solo: one encode at a time, torch's threads (auto → 1)
     ok(houkai("worker", "--concurrency", "2", HOUKAI_EMBED_STREAMS="1"))

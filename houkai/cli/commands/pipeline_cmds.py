@@ -55,8 +55,8 @@ def _celery_argv_common(loglevel: str) -> list[str]:
     type=click.IntRange(1),
     default=2,
     show_default=True,
-    help="Tasks in flight; with the threads pool each encodes on its own core share "
-    "(embed_streams).",
+    help="Tasks in flight; with the threads pool each is an encode stream (at most one per "
+    "core, embed_streams).",
 )
 @click.option("--loglevel", "-l", default="info", show_default=True)
 @click.option("--hostname", "-n", default=None, help="Worker node name (default: celery's).")
@@ -66,12 +66,13 @@ def worker(
 ) -> None:
     """Run a Celery worker (embedding, ingest and maintenance tasks)."""
     from ...config import set_settings
+    from ...embeddings import cpu_count
     from ...workers.app import app
 
     if pool == "threads" and not ctx.settings.embed_streams:
-        # One encode stream per task slot, one torch thread each (see
-        # SentenceTransformerEmbedder): the model is still loaded once.
-        set_settings(ctx.settings.replace(embed_streams=concurrency))
+        # One encode stream per task slot (at most one per core), one torch
+        # thread each (see SentenceTransformerEmbedder): the model loads once.
+        set_settings(ctx.settings.replace(embed_streams=min(concurrency, cpu_count())))
 
     argv = [
         "worker",
