@@ -90,7 +90,7 @@ class SentenceTransformerEmbedder:
         model_path: str | None = None,
         *,
         name: str = DEFAULT_MODEL_NAME,
-        batch_size: int = 128,
+        batch_size: int = 32,
         threads: int = 0,
         streams: int = 1,
     ) -> None:
@@ -286,7 +286,7 @@ _registry_lock = threading.Lock()
 
 
 def build_embedder(
-    spec: str = "minilm", *, batch_size: int = 128, threads: int = 0, streams: int = 1
+    spec: str = "minilm", *, batch_size: int = 32, threads: int = 0, streams: int = 1
 ) -> Embedder:
     """A new embedder for *spec*: ``minilm`` (default) or ``openai:MODEL``."""
     spec = (spec or "minilm").strip()
