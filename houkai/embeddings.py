@@ -79,7 +79,7 @@ class SentenceTransformerEmbedder:
     the default is one stream. A worker that embeds several batches at once
     (``houkai worker`` with the threads pool) uses one stream per batch and
     one torch thread per stream instead: independent batches keep the cores
-    busier than one batch split across threads (about 12% more texts/s on 2
+    busier than one batch split across threads (8–12% more texts/s on 2
     cores), and a core taken by Redis stalls one stream, not every thread.
     The weights are shared; only tokenisation (a Rust tokenizer that is not
     safe to call concurrently) is serialised.
