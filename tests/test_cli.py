@@ -552,16 +552,18 @@ def test_worker_gives_each_task_slot_its_own_encode_stream(houkai, monkeypatch) 
 
     from houkai.config import get_settings
 
-    seen: list[tuple[int, list[str]]] = []
+    seen: list[tuple[int, list[str], int]] = []
     monkeypatch.setattr(
         app_module.app,
         "worker_main",
-        lambda argv: seen.append((get_settings().embed_streams, argv)),
+        lambda argv: seen.append(
+            (get_settings().embed_streams, argv, get_settings().embed_threads)
+        ),
     )
     from houkai.embeddings import cpu_count
 
     ok(houkai("worker", "-Q", "embed", "--concurrency", "3"))
-    streams, argv = seen[-1]
+    streams, argv, _threads = seen[-1]
     assert streams == min(3, cpu_count()) and argv[argv.index("--concurrency") + 1] == "3"
     ok(houkai("worker", "--concurrency", "1"))
     assert seen[-1][0] == 1
@@ -569,5 +571,7 @@ def test_worker_gives_each_task_slot_its_own_encode_stream(houkai, monkeypatch) 
     assert seen[-1][0] == 0  # solo: one encode at a time, torch's threads (auto → 1)
     ok(houkai("worker", "--concurrency", "2", HOUKAI_EMBED_STREAMS="1"))
     assert seen[-1][0] == 1  # configured explicitly: kept
+    ok(houkai("worker", "--pool", "prefork", "--concurrency", "2"))
+    assert seen[-1][2] == max(1, cpu_count() // 2)  # one model per child: share the cores
     result = houkai("worker", "--concurrency", "0")
     assert result.exit_code == 1 and "Error" in result.output and "concurrency" in result.output

@@ -73,6 +73,10 @@ def worker(
         # One encode stream per task slot (at most one per core), one torch
         # thread each (see SentenceTransformerEmbedder): the model loads once.
         set_settings(ctx.settings.replace(embed_streams=min(concurrency, cpu_count())))
+    elif pool == "prefork" and not ctx.settings.embed_threads:
+        # Each child loads its own model: share the cores out instead of letting
+        # every child start one torch thread per core.
+        set_settings(ctx.settings.replace(embed_threads=max(1, cpu_count() // concurrency)))
 
     argv = [
         "worker",
