@@ -36,7 +36,7 @@ from .journal import JournalEntry
 from .model import CONFLICT_POLICIES, MEMORY_TYPES, validate_choice
 from .store import codec
 from .store.core import coerce_remember_item
-from .store.search import iter_keys
+from .store.search import batched, iter_keys
 
 if TYPE_CHECKING:
     from .store import MemoryStore
@@ -596,15 +596,16 @@ class Pipeline:
         bypassed the pipeline (e.g. forgotten while pending); returns how many."""
         key = self.store.keys.inflight
         stale: list[str] = []
-        for ids in _batched_hkeys(self.client, key):
+        fields = (_s(field) for field, _value in self.client.hscan_iter(key, count=1000))
+        for ids in batched(fields, 1000):
             pipe = self.client.pipeline(transaction=False)
             for memory_id in ids:
                 pipe.hget(self.store.keys.memory(memory_id), "state")
             for memory_id, state in zip(ids, pipe.execute(), strict=True):
                 if _s(state) not in ("pending", "failed"):
                     stale.append(memory_id)
-        for start in range(0, len(stale), 1000):
-            self.client.hdel(key, *stale[start : start + 1000])
+        for chunk in batched(stale, 1000):
+            self.client.hdel(key, *chunk)
         return len(stale)
 
     def _requeue(self, groups: dict[str, list[tuple[str, int]]], *, reset: bool, kind: str) -> int:
@@ -648,18 +649,6 @@ class Pipeline:
 
 
 # ---------------------------------------------------------------------- helpers
-def _batched_hkeys(client: Any, key: str, size: int = 1000) -> Iterator[list[str]]:
-    """The fields of the hash at *key*, in lists of about *size* (HSCAN)."""
-    batch: list[str] = []
-    for field, _value in client.hscan_iter(key, count=size):
-        batch.append(_s(field))
-        if len(batch) >= size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
 def _chunk_sizes(max_chars: int | None, min_chars: int | None) -> dict[str, int]:
     sizes: dict[str, int] = {}
     if max_chars is not None:

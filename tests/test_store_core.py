@@ -393,3 +393,19 @@ def test_decay_sees_recent_access_that_is_not_flushed_yet(store: MemoryStore) ->
     store.recall("old note looked up", k=1)  # a fresh access, only in the side hash
     assert engine.prune(dry_run=True) == []
     assert store.get(m.id) is not None
+
+
+def test_list_recent_filters_and_sorts_in_redisearch(store):
+    first = store.remember("the first note", source="wiki", importance=0.9)
+    time.sleep(0.01)
+    second = store.remember("the second note", source="chat", importance=0.2)
+    time.sleep(0.01)
+    third = store.remember("the third note", source="wiki", importance=0.5)
+    ids = [m.id for m in store.list_recent(10)]
+    assert ids == [third.id, second.id, first.id]
+    assert [m.id for m in store.list_recent(10, source="wiki")] == [third.id, first.id]
+    assert [m.id for m in store.list_recent(10, since=second.created_at)] == [third.id, second.id]
+    by_importance = store.list_recent(10, sort="importance")
+    assert [m.id for m in by_importance] == [first.id, third.id, second.id]
+    with pytest.raises(ValueError, match="sort"):
+        store.list_recent(10, sort="size")

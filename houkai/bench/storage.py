@@ -93,12 +93,10 @@ def measure_hash(client: redis.Redis, n: int, dim: int, batch: int = 1000) -> St
         pipe = client.pipeline(transaction=False)
         for i in range(size):
             m = _memory(rng, keys.collection)
-            terms, length = lexstats.doc_terms(m.text)
             mapping, cleared = codec.sparse_hash(m, vectors[i])
-            flat = [x for kv in mapping.items() for x in kv]
             write(
                 keys=[keys.memory(m.id), keys.lexstats],
-                args=[terms, length, " ".join(cleared), *flat],
+                args=lexstats.write_args(m.text, mapping, cleared),
                 client=pipe,
             )
         pipe.execute()

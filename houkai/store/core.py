@@ -49,6 +49,12 @@ from .search import Hit, batched, iter_keys, search, total
 
 log = logging.getLogger(__name__)
 
+# ``list_recent`` sort keys → the SORTABLE field each one orders by (newest first).
+LIST_SORTS: dict[str, str] = {
+    "created": "created_at",
+    "importance": "importance",
+    "accessed": "last_accessed",
+}
 _UNSET: Any = object()  # "leave unchanged" where None is meaningful (edit's source)
 # Access tracking goes to a side hash, never to the indexed memory hash: any
 # write to an indexed hash makes RediSearch re-index the whole document, vector
@@ -333,17 +339,15 @@ class CoreStore:
             vector = None if vectors is None else vectors[i]
             if vector is not None:
                 memory.state, memory.error = "ready", ""
-            terms, length = lexstats.doc_terms(memory.text)
             if allowed is None:
                 mapping, cleared = codec.sparse_hash(memory, vector)
             else:
                 keep = allowed | ({"vec", "state", "error"} if vector is not None else set())
                 mapping = {k: v for k, v in codec.to_hash(memory, vector).items() if k in keep}
                 cleared = []
-            flat = [x for pair in mapping.items() for x in pair]
             script(
                 keys=[self.keys.memory(memory.id), self.keys.lexstats],
-                args=[terms, length, " ".join(cleared), *flat],
+                args=lexstats.write_args(memory.text, mapping, cleared),
                 client=pipe,
             )
             for tag in memory.tags:
@@ -589,17 +593,24 @@ class CoreStore:
         *,
         type: str | None = None,
         tag: str | None = None,
+        source: str | None = None,
+        since: float | None = None,
+        sort: str = "created",
     ) -> list[Memory]:
-        """Newest first, hiding superseded and expired memories unless asked."""
+        """Newest first (by *sort*: created, importance or accessed), hiding superseded and
+        expired memories unless asked; every filter runs in RediSearch."""
         from ..index import filter_expr
 
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
             raise ValueError(f"limit must be an integer >= 0 — got {limit!r}")
         if type is not None:
             validate_choice(type, MEMORY_TYPES, "type")
+        validate_choice(sort, tuple(LIST_SORTS), "sort")
         query = filter_expr(
             type=type,
             tag=tag,
+            source=source,
+            since=since,
             include_superseded=include_superseded,
             include_expired=include_expired,
         )
@@ -608,7 +619,7 @@ class CoreStore:
             self.keys.index,
             query,
             return_fields=MEMORY_FIELDS,
-            sortby=("created_at", "DESC"),
+            sortby=(LIST_SORTS[sort], "DESC"),
             limit=limit,
         )
         return self._hits_to_memories(hits)

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import redis
 
@@ -92,6 +93,13 @@ return 1
 UPDATE_LUA = "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end\n" + WRITE_LUA
 
 DELETE_LUA = uncount_lua("KEYS[1]", "KEYS[2]") + "return redis.call('DEL', KEYS[1])\n"
+
+
+def write_args(text: str, mapping: Mapping[str, Any], cleared: Iterable[str] = ()) -> list[Any]:
+    """ARGV for :data:`WRITE_LUA` / :data:`UPDATE_LUA`: *text*'s terms and length, the
+    fields to clear, then *mapping*'s field/value pairs."""
+    terms, length = doc_terms(text)
+    return [terms, length, " ".join(cleared), *(x for pair in mapping.items() for x in pair)]
 
 
 def doc_terms(text: str) -> tuple[str, int]:

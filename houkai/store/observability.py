@@ -261,16 +261,11 @@ class ObservabilityMixin:
             f"@importance * exp(-{rate!r} * (({now!r} - @last_accessed) / 86400))"
             f" * (1 + {fweight!r} * log(1 + @access_count))"
         )
+        scored = ("LOAD", 1, "@access_count", "APPLY", score, "AS", "score")
         hist = [0] * len(BUCKET_LABELS)
         for r in self._aggregate(
             active_q,
-            "LOAD",
-            1,
-            "@access_count",
-            "APPLY",
-            score,
-            "AS",
-            "score",
+            *scored,
             "APPLY",
             "floor(@score * 5)",
             "AS",
@@ -292,13 +287,7 @@ class ObservabilityMixin:
         risk_q = active_q + "".join(f" -@type:{{{t}}}" for t in protect)
         at_risk = self._aggregate(
             risk_q,
-            "LOAD",
-            1,
-            "@access_count",
-            "APPLY",
-            score,
-            "AS",
-            "score",
+            *scored,
             "FILTER",
             f"@score < {floor!r}",
             "GROUPBY",

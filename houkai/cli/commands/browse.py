@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import click
 
-from ...index import MEMORY_FIELDS, filter_expr
 from ...model import MEMORY_TYPES, MemoryNotFound
-from ...store.search import search
+from ...store.core import LIST_SORTS
 from .. import Context, pass_ctx
 from ..output import output_options, print_memories, print_memory_detail, resolve_id
 from .recall import parse_time_option
-
-SORTS = {"created": "created_at", "importance": "importance", "accessed": "last_accessed"}
 
 
 @click.command("list")
@@ -29,7 +26,7 @@ SORTS = {"created": "created_at", "importance": "importance", "accessed": "last_
 @click.option("--since", help="Created at/after: epoch, ISO-8601 or a span like 7d.")
 @click.option(
     "--sort",
-    type=click.Choice(sorted(SORTS)),
+    type=click.Choice(sorted(LIST_SORTS)),
     default="created",
     show_default=True,
     help="Newest first by this field.",
@@ -50,30 +47,16 @@ def list_cmd(
     include_expired: bool,
 ) -> None:
     """List memories, newest first (filters run in RediSearch, not in Python)."""
-    store = ctx.store()
-    since_ts = parse_time_option(since, "--since")
-    if since_ts is None and source is None and sort == "created":
-        memories = store.list_recent(
-            limit, include_superseded, include_expired, type=type_, tag=tag
-        )
-    else:
-        query = filter_expr(
-            type=type_,
-            tag=tag,
-            source=source,
-            since=since_ts,
-            include_superseded=include_superseded,
-            include_expired=include_expired,
-        )
-        _, hits = search(
-            store.client,
-            store.keys.index,
-            query,
-            return_fields=MEMORY_FIELDS,
-            sortby=(SORTS[sort], "DESC"),
-            limit=limit,
-        )
-        memories = store._hits_to_memories(hits)
+    memories = ctx.store().list_recent(
+        limit,
+        include_superseded,
+        include_expired,
+        type=type_,
+        tag=tag,
+        source=source,
+        since=parse_time_option(since, "--since"),
+        sort=sort,
+    )
     print_memories(ctx.fmt, memories)
 
 
