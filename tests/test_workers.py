@@ -273,6 +273,12 @@ def test_sigkilled_worker_loses_nothing(procs, settings, tmp_path):
         mid = p.job(job.id)
         assert 0 < mid.processed < n, "the worker was not killed mid-job"
         time.sleep(2.5)  # past the broker visibility timeout: unacked tasks return
+        # The worst moment to die: in the middle of kombu's sweep for such tasks,
+        # holding its lock. The lock must expire in UNACKED_MUTEX_EXPIRE (30 s),
+        # not kombu's default 5 minutes, or nothing is restored within the wait.
+        from houkai.workers.app import UNACKED_MUTEX_EXPIRE
+
+        client.set(f"{prefix}:celery:unacked_mutex", "dead-worker", ex=UNACKED_MUTEX_EXPIRE)
         second = procs.start(env, "worker", "-c", "2")
         _wait_alive(client, prefix, second)
         status = p.wait(job, timeout=180)
@@ -282,3 +288,19 @@ def test_sigkilled_worker_loses_nothing(procs, settings, tmp_path):
         procs.kill(second)
     finally:
         store.drop()
+
+
+def test_dead_workers_messages_are_swept_back_promptly(settings):
+    """Reliability settings: kombu's sweep for unacked messages runs every half
+    visibility timeout (≤ 60 s) and a dead sweeper's lock lapses in 30 s."""
+    from houkai.workers.app import UNACKED_MUTEX_EXPIRE, celery_config
+
+    options = celery_config(settings.replace(broker_visibility_timeout="1h"))[
+        "broker_transport_options"
+    ]
+    assert options["visibility_timeout"] == 3600
+    assert options["unacked_restore_interval"] == 60
+    assert options["unacked_restore_throttle"] == 1
+    assert options["unacked_mutex_expire"] == UNACKED_MUTEX_EXPIRE == 30
+    fast = celery_config(settings.replace(broker_visibility_timeout="2s"))
+    assert fast["broker_transport_options"]["unacked_restore_interval"] == 1

@@ -36,6 +36,7 @@ TASK_ROUTES: dict[str, dict[str, str]] = {
 # 256 short texts takes about a second on 2 cores. Hard limit well above both.
 TASK_SOFT_TIME_LIMIT = 1800
 TASK_TIME_LIMIT = 2100
+UNACKED_MUTEX_EXPIRE = 30
 
 
 def broker_url(settings: Settings) -> str:
@@ -60,6 +61,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
             visibility,
             TASK_TIME_LIMIT,
         )
+    restore_every = max(1, min(60, int(visibility // 2)))
     namespace = f"{settings.key_prefix}:celery:"
     return {
         "broker_url": broker,
@@ -69,6 +71,14 @@ def celery_config(settings: Settings) -> dict[str, Any]:
             # after this long; it must exceed the longest task or live tasks get
             # redelivered while still running.
             "visibility_timeout": visibility,
+            # Sweep for such messages every half timeout (at most a minute):
+            # kombu's default scans only every ~100 s.
+            "unacked_restore_interval": restore_every,
+            "unacked_restore_throttle": 1,
+            # The sweep's lock: a worker killed mid-sweep must not block every
+            # other worker's sweeps for kombu's default 5 minutes. A sweep takes
+            # milliseconds; two overlapping ones only redeliver (tasks are idempotent).
+            "unacked_mutex_expire": UNACKED_MUTEX_EXPIRE,
             # Celery's keys live under the houkai prefix: two deployments (or
             # test sessions) sharing a Redis never consume each other's tasks.
             "global_keyprefix": namespace,
