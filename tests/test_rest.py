@@ -343,9 +343,7 @@ def test_export_streams_and_import_takes_an_upload(make_store, settings, tmp_pat
     assert r.status_code == 403  # the collection scope holds for uploads too
     r = a.call("POST", f"/c/{a.other}/import", raw=archive, headers=gz, token="admin-tok")
     assert r.status_code == 200 and r.get_json()["imported"] == 2
-    r = a.call(
-        "POST", "/import?on_conflict=overwrite", raw=archive, headers=gz, token="team-tok"
-    )
+    r = a.call("POST", "/import?on_conflict=overwrite", raw=archive, headers=gz, token="team-tok")
     assert r.status_code == 200 and r.get_json()["overwritten"] == 2
     assert a.call("POST", "/import", raw=archive, headers=gz, token="read-tok").status_code == 403
     with open("/etc/passwd", "rb") as handle:
