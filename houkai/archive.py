@@ -204,8 +204,8 @@ def check_header(line: str | bytes, where: str = "archive") -> dict[str, Any]:
             f"{where}: written with format version {version}, this reader knows "
             f"version {EXPORT_VERSION}"
         )
-    source = header.get("source") or {}
-    options = header.get("options") or {}
+    source = {} if header.get("source") is None else header["source"]
+    options = {} if header.get("options") is None else header["options"]
     if not isinstance(source, dict) or not isinstance(options, dict):
         raise ArchiveError(f"{where}: header source and options must be objects")
     model = source.get("embedding_model")
