@@ -53,6 +53,14 @@ MAX_VECTOR_DIM = 65_536
 TIMESTAMP_FIELDS: tuple[str, ...] = ("created_at", "last_accessed", "superseded_at", "expires_at")
 
 
+def _is_finite(value: Any) -> bool:
+    """``math.isfinite`` that answers False for an int too large for a double."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 def validate_choice(value: object, allowed: tuple[str, ...], param: str) -> None:
     """Raise ``ValueError`` naming *param* and the allowed vocabulary."""
     if value not in allowed:
@@ -69,8 +77,8 @@ def validate_importance(importance: object) -> float:
     """Importance is a finite number; it is clamped into [0, 1] like the seed does."""
     if isinstance(importance, bool) or not isinstance(importance, int | float):
         raise ValueError(f"importance must be a number in [0, 1] — got {importance!r}")
-    if not math.isfinite(importance):
-        raise ValueError(f"importance must be finite — got {importance!r}")
+    if not _is_finite(importance):
+        raise ValueError(f"importance must be finite — got {str(importance)[:40]}")
     return max(0.0, min(1.0, float(importance)))
 
 
@@ -132,8 +140,8 @@ def resolve_expiry(
     if ttl_seconds is not None:
         if isinstance(ttl_seconds, bool) or not isinstance(ttl_seconds, int | float):
             raise ValueError(f"ttl_seconds must be a number — got {ttl_seconds!r}")
-        if not math.isfinite(ttl_seconds) or ttl_seconds <= 0:
-            raise ValueError("ttl_seconds must be > 0")
+        if not _is_finite(ttl_seconds) or ttl_seconds <= 0:
+            raise ValueError("ttl_seconds must be > 0 (a finite number)")
         return check_timestamp(
             (time.time() if now is None else now) + float(ttl_seconds), "ttl_seconds (now + ttl)"
         )
@@ -141,8 +149,8 @@ def resolve_expiry(
         return 0.0
     if isinstance(expires_at, bool) or not isinstance(expires_at, int | float):
         raise ValueError(f"expires_at must be a number — got {expires_at!r}")
-    if not math.isfinite(expires_at) or expires_at < 0:
-        raise ValueError("expires_at must be >= 0")
+    if not _is_finite(expires_at) or expires_at < 0:
+        raise ValueError("expires_at must be >= 0 (a finite number)")
     return check_timestamp(expires_at, "expires_at")
 
 
@@ -150,7 +158,7 @@ def check_timestamp(value: object, name: str) -> float:
     """A finite epoch-seconds number in ``[0, MAX_TIMESTAMP]`` (0 means "unset")."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a number (epoch seconds) — got {value!r}")
-    if not math.isfinite(value) or not 0 <= value <= MAX_TIMESTAMP:
+    if not 0 <= value <= MAX_TIMESTAMP:  # false for nan; no float() of a huge int
         raise ValueError(f"{name} must be a finite epoch time in [0, {MAX_TIMESTAMP:.0f}]")
     return float(value)
 
@@ -167,7 +175,6 @@ def check_memory(memory: Memory) -> Memory:
     if (
         isinstance(importance, bool)
         or not isinstance(importance, numbers.Real)
-        or not math.isfinite(importance)
         or not 0 <= importance <= 1
     ):
         raise ValueError(f"importance must be a finite number in [0, 1] — got {importance!r}")
