@@ -258,7 +258,8 @@ class PortabilityMixin:
         dim = int(self.index_params.dim) if use_vectors else None
         self._count_call("import")
         summary = ImportSummary(dry_run=bool(dry_run))
-        self._import_validate(path, limits, dim, on_conflict, summary)
+        if not self._import_validate(path, limits, dim, on_conflict, summary):
+            return summary  # nothing valid: skip the second read
         renames: dict[str, str] = {}
         written: list[str] = []
         seen: set[str] = set()
@@ -309,10 +310,10 @@ class PortabilityMixin:
         dim: int | None,
         on_conflict: str,
         summary: ImportSummary,
-    ) -> None:
+    ) -> int:
         """Pass one, before any write: read the whole archive (size caps, gzip
         integrity), validate every row into ``summary.errors`` (bounded), and for
-        ``on_conflict='error'`` find every collision."""
+        ``on_conflict='error'`` find every collision. Returns the valid row count."""
         collisions: list[tuple[str, str]] = []
         seen: set[str] = set()
         pending: list[str] = []
@@ -324,10 +325,12 @@ class PortabilityMixin:
                     collisions.append((rid, existing[rid].text[:80]))
             pending.clear()
 
+        valid = 0
         for lineno, memory, _vector, label, error in self._checked_rows(path, limits, dim):
             if memory is None:
                 summary.add_error(label, f"line {lineno}: {error}", limits.max_errors)
                 continue
+            valid += 1
             if on_conflict != "error":
                 continue
             if memory.id in seen:
@@ -345,6 +348,7 @@ class PortabilityMixin:
                 f"{[c[0] for c in collisions[:10]]}",
                 collisions=collisions[: limits.max_errors],
             )
+        return valid
 
     def _import_batch(
         self,
