@@ -220,7 +220,7 @@ def check_header(line: str | bytes, where: str = "archive") -> dict[str, Any]:
     return header
 
 
-def _open_binary(path: str | os.PathLike[str]) -> tuple[Path, IO[bytes]]:
+def _open_binary(path: str | os.PathLike[str]) -> tuple[Path, gzip.GzipFile]:
     p = Path(path)
     if not p.exists():
         raise FileNotFoundError(2, "No such file", str(p))
@@ -233,7 +233,7 @@ class _Lines:
     """Bounded line reader over a gzip stream: a line past the cap is skipped in
     chunks (never held whole) and reported; the total is capped too."""
 
-    def __init__(self, handle: IO[bytes], where: str, limits: ArchiveLimits) -> None:
+    def __init__(self, handle: Any, where: str, limits: ArchiveLimits) -> None:
         self.handle = handle
         self.where = where
         self.limits = limits

@@ -158,7 +158,7 @@ def check_timestamp(value: object, name: str) -> float:
     """A finite epoch-seconds number in ``[0, MAX_TIMESTAMP]`` (0 means "unset")."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a number (epoch seconds) — got {value!r}")
-    if not 0 <= value <= MAX_TIMESTAMP:  # false for nan; no float() of a huge int
+    if not 0 <= value <= MAX_TIMESTAMP:  # type: ignore[operator]  # false for nan
         raise ValueError(f"{name} must be a finite epoch time in [0, {MAX_TIMESTAMP:.0f}]")
     return float(value)
 
