@@ -439,7 +439,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Export memories to a portable .ahkai file on the server. Returns {path, count, bytes, "
         "elapsed}.",
         {
-            "path": _s("Server-local output file path."),
+            "path": _s(
+                "Server-local output file path. Over HTTP: admin tokens only, relative to "
+                "the server's export_dir."
+            ),
             "include_vectors": _b("Include embeddings (default true)."),
             "include_superseded": _INCLUDE_SUPERSEDED,
             "type": _TYPE_FILTER,
@@ -454,7 +457,10 @@ TOOLS: tuple[ToolSpec, ...] = (
         "Import memories from a .ahkai file on the server. Returns {ok, imported, skipped, "
         "overwritten, renamed, errors, vectors_regenerated}.",
         {
-            "path": _s("Server-local .ahkai file path."),
+            "path": _s(
+                "Server-local .ahkai file path. Over HTTP: admin tokens only, relative to "
+                "the server's export_dir."
+            ),
             "on_conflict": _enum(IMPORT_POLICIES, "When an id already exists (default skip)."),
             "regenerate_vectors": _b("Re-embed instead of using stored vectors."),
             "dry_run": _b("Only report what would happen."),
@@ -573,7 +579,9 @@ class ToolError(Exception):
 
 @dataclass(frozen=True)
 class CallPolicy:
-    """Who is calling: the token's grant and whether server file paths are allowed."""
+    """Who is calling: the token's grant, and whether server file paths are taken as
+    given (a local caller) or go through :func:`houkai.serverpaths.resolve_server_path`
+    (a remote one: admin tokens only, inside ``export_dir``)."""
 
     grant: Any = None  # houkai.auth.TokenGrant | None (None: unrestricted)
     allow_server_paths: bool = True
@@ -604,14 +612,22 @@ def call_tool(name: str, arguments: Mapping[str, Any] | None, policy: CallPolicy
             raise ToolError(f"this token may not use collection {collection!r}")
         if grant.read_only and not spec.read_only:
             raise ToolError(f"this token is read-only; {name!r} changes memory")
-    if not policy.allow_server_paths:
-        used = [p for p in spec.server_paths if p in args]
-        if used:
-            raise ToolError(
-                f"{name}: server file paths ({', '.join(used)}) are not allowed over "
-                "HTTP; use the stdio server or the CLI for files"
-            )
+    if not policy.allow_server_paths:  # a remote caller: the one server-path policy
+        from houkai.serverpaths import resolve_server_path
+
+        settings = getattr(get_service(), "settings", None) or _settings()
+        for param in spec.server_paths:
+            if param in args:
+                args[param] = resolve_server_path(
+                    args[param], settings=settings, grant=grant, param=f"{name}: {param}"
+                )
     return get_service().dispatch(name, args)
+
+
+def _settings() -> Any:
+    from houkai.config import get_settings
+
+    return get_settings()
 
 
 def _default_collection() -> str:

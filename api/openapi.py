@@ -83,6 +83,11 @@ def _operation(route: Route, scoped_prefix: bool, secured: bool) -> dict[str, An
             "required": bool(route.body.get("required")),
             "content": {"application/json": {"schema": route.body}},
         }
+        if route.upload:
+            binary = {"schema": {"type": "string", "format": "binary"}}
+            op["requestBody"]["content"].update(
+                {"application/gzip": binary, "application/octet-stream": binary}
+            )
     if not route.auth:
         op["security"] = []
     return op

@@ -27,7 +27,7 @@ from houkai.model import ConflictError
 from houkai.service import MemoryService, conflict_payload
 
 from .auth import TokenGrant, authenticate, load_tokens
-from .routes import ROUTES, Call, Route
+from .routes import ROUTES, Call, Download, Route
 
 log = logging.getLogger("houkai.api")
 
@@ -39,6 +39,15 @@ def _json(status: int, payload: Any, headers: Mapping[str, str] | None = None) -
     body = json.dumps(payload, ensure_ascii=False, allow_nan=False, default=str)
     response = Response(body + "\n", status=status, mimetype="application/json")
     for key, value in (headers or {}).items():
+        response.headers[key] = value
+    return response
+
+
+def _download(status: int, download: Download) -> Response:
+    """Stream a file body (``GET /export``) chunk by chunk, as an attachment."""
+    response = Response(download.chunks, status=status, mimetype=download.mimetype)
+    response.headers["Content-Disposition"] = f'attachment; filename="{download.filename}"'
+    for key, value in download.headers.items():
         response.headers[key] = value
     return response
 
@@ -135,16 +144,25 @@ class RestApp:
                 )
             collection = collection if collection is not None else query_collection
             self.authorize(token, route, collection, self.service.settings.collection)
+            upload = None
+            if route.upload and request.mimetype != "application/json":
+                # a file body (an archive): its own, larger cap; the service
+                # counts the bytes it reads too, so chunked framing is capped alike
+                request.max_content_length = self.service.settings.http_max_upload
+                upload = request.stream
             call = Call(
                 service=self.service,
                 collection=collection,
                 query=query,
-                body=self.body(route),
+                body={} if upload is not None else self.body(route),
                 params=params,
                 token=token,
                 tokens_configured=bool(self.tokens),
+                upload=upload,
             )
             status, payload = route.handler(call)
+            if isinstance(payload, Download):
+                return _download(status, payload)
             return _json(status, payload)
 
         handle.__name__ = f"view_{route.name}"

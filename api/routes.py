@@ -155,6 +155,7 @@ class Call:
     params: dict[str, str]
     token: Any = None
     tokens_configured: bool = False
+    upload: Any = None  # the raw request stream of an ``upload`` route sent as a file
 
     def kw(self, source: dict[str, Any], *skip: str) -> dict[str, Any]:
         return {k: v for k, v in source.items() if k not in skip}
@@ -179,6 +180,7 @@ class Route:
     responses: dict[int, tuple[str, dict[str, Any] | None]] = field(default_factory=dict)
     tag: str = "memories"
     content_type: str = "application/json"
+    upload: bool = False  # also accepts a non-JSON body (a file) as ``Call.upload``
 
     @property
     def flask_rule(self) -> str:
@@ -339,26 +341,43 @@ def _journal(c: Call) -> tuple[int, Any]:
     return 200, {"count": len(entries), "entries": entries}
 
 
-def _archive_guard(c: Call) -> None:
-    from houkai.errors import HoukaiError
+@dataclass
+class Download:
+    """A streamed file response (``GET /export``): the adapter sends *chunks* as is."""
 
-    if not c.tokens_configured:
-        raise HoukaiError(
-            "archive routes read/write server-side paths and need an auth "
-            "token configured (HOUKAI_HTTP_TOKENS); use `houkai export` / "
-            "`houkai import` locally",
-            status=403,
-        )
+    chunks: Any
+    filename: str
+    mimetype: str = "application/gzip"
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def _server_path(c: Call, args: dict[str, Any]) -> dict[str, Any]:
+    """Apply the one server-path policy (admin token, inside export_dir) to ``path``."""
+    from houkai.serverpaths import resolve_server_path
+
+    path = resolve_server_path(args.get("path"), settings=c.service.settings, grant=c.token)
+    return {**args, "path": path}
 
 
 def _export(c: Call) -> tuple[int, Any]:
-    _archive_guard(c)
-    return 200, c.service.export(**c.body, collection=c.collection)
+    return 200, c.service.export(**_server_path(c, c.body), collection=c.collection)
+
+
+def _export_stream(c: Call) -> tuple[int, Any]:
+    chunks, summary = c.service.export_stream(**c.query, collection=c.collection)
+    name = c.collection or c.service.settings.collection
+    return 200, Download(
+        chunks,
+        f"{name}.ahkai",
+        headers={"X-Houkai-Count": str(summary["count"]), "Content-Length": str(summary["bytes"])},
+    )
 
 
 def _import(c: Call) -> tuple[int, Any]:
-    _archive_guard(c)
-    return 200, c.service.import_(**c.body, collection=c.collection)
+    if c.upload is not None:
+        return 200, c.service.import_stream(c.upload, **c.query, collection=c.collection)
+    args = _server_path(c, {**c.query, **c.body})
+    return 200, c.service.import_(**args, collection=c.collection)
 
 
 def _tick(c: Call) -> tuple[int, Any]:
@@ -822,11 +841,28 @@ ROUTES: list[Route] = [
         responses=_r(200, obj({"count": INT, "entries": arr(ref("JournalEntry"))})),
     ),
     Route(
+        "export_stream",
+        "GET",
+        "/export",
+        _export_stream,
+        "Download the collection (filtered) as a .ahkai archive (gzipped JSONL) in the body.",
+        tag="portability",
+        query={
+            "include_vectors": BOOL,
+            "include_superseded": BOOL,
+            "type": STR,
+            "tag": STR,
+            "since": TIMESTAMP,
+        },
+        responses=_r(200, {"type": "string", "contentMediaType": "application/gzip"}),
+        content_type="application/gzip",
+    ),
+    Route(
         "export",
         "POST",
         "/export",
         _export,
-        "Write a .ahkai archive to a server-side path (needs a configured token).",
+        "Write a .ahkai archive to a server path inside export_dir (admin tokens only).",
         write=True,
         tag="portability",
         body=obj(
@@ -847,9 +883,15 @@ ROUTES: list[Route] = [
         "POST",
         "/import",
         _import,
-        "Read a .ahkai archive from a server-side path (needs a configured token).",
+        "Import a .ahkai archive sent as the body (application/gzip; options in the query), "
+        'or, for admin tokens, JSON {"path": …} naming a file inside export_dir.',
         write=True,
         tag="portability",
+        query={
+            "on_conflict": _t("string", enum=["skip", "overwrite", "rename", "error"]),
+            "regenerate_vectors": BOOL,
+            "dry_run": BOOL,
+        },
         body=obj(
             {
                 "path": STR,
@@ -859,7 +901,14 @@ ROUTES: list[Route] = [
             },
             ("path",),
         ),
-        responses=_r(200, obj({"ok": BOOL, "imported": INT}, extra=True)),
+        responses=_r(
+            200,
+            obj(
+                {"ok": BOOL, "imported": INT, "errors": arr(ref("Object")), "errors_total": INT},
+                extra=True,
+            ),
+        ),
+        upload=True,
     ),
     Route(
         "maintenance_tick",

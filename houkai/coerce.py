@@ -65,7 +65,10 @@ def as_float(
     if isinstance(value, bool):
         raise BadRequest(f"{name}: expected a number, got {value!r}")
     if isinstance(value, int | float):
-        result = float(value)
+        try:
+            result = float(value)
+        except OverflowError:  # an int past the double range
+            raise BadRequest(f"{name}: must be a finite number, got {_show(value)}") from None
     elif isinstance(value, str):
         try:
             result = float(value.strip())

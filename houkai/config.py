@@ -98,6 +98,13 @@ class Settings:
     mcp_host: str = "127.0.0.1"
     mcp_port: int = 8766
     auto_importance: bool = False
+    # --- archives (.ahkai) ---------------------------------------------------
+    # Server-side paths given over REST / MCP-over-HTTP resolve inside this
+    # folder (admin tokens only); empty: <data_dir>/exports.
+    export_dir: str = ""
+    import_max_bytes: int = 4 * 1024**3  # decompressed size cap of one archive
+    import_max_errors: int = 100  # error rows listed in an import summary (all are counted)
+    http_max_upload: int = 512 * 1024 * 1024  # uploaded archive (POST /import body)
 
     def replace(self, **changes: Any) -> Settings:
         """A copy with *changes* applied (unknown keys raise ``TypeError``)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import numbers
 import time
 import uuid
 from collections.abc import Callable, Iterable
@@ -41,6 +42,23 @@ RECENCY_BASES: tuple[str, ...] = ("created", "accessed")
 MAX_TEXT_CHARS = 100_000
 MAX_TAGS = 64
 MAX_TAG_CHARS = 256
+MAX_ID_CHARS = 256
+# Bounds every stored number must respect, whichever door wrote it (a single
+# ``Infinity`` timestamp or a 1e30 counter used to break list/recall/stats for
+# the whole collection). Timestamps are epoch seconds up to 9999-12-31;
+# counters stay exact in a double (RediSearch NUMERIC) and in HINCRBY's int64.
+MAX_TIMESTAMP = 253_402_300_799.0
+MAX_ACCESS_COUNT = 2**53 - 1
+MAX_VECTOR_DIM = 65_536
+TIMESTAMP_FIELDS: tuple[str, ...] = ("created_at", "last_accessed", "superseded_at", "expires_at")
+
+
+def _is_finite(value: Any) -> bool:
+    """``math.isfinite`` that answers False for an int too large for a double."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def validate_choice(value: object, allowed: tuple[str, ...], param: str) -> None:
@@ -59,8 +77,8 @@ def validate_importance(importance: object) -> float:
     """Importance is a finite number; it is clamped into [0, 1] like the seed does."""
     if isinstance(importance, bool) or not isinstance(importance, int | float):
         raise ValueError(f"importance must be a number in [0, 1] — got {importance!r}")
-    if not math.isfinite(importance):
-        raise ValueError(f"importance must be finite — got {importance!r}")
+    if not _is_finite(importance):
+        raise ValueError(f"importance must be finite — got {str(importance)[:40]}")
     return max(0.0, min(1.0, float(importance)))
 
 
@@ -122,16 +140,53 @@ def resolve_expiry(
     if ttl_seconds is not None:
         if isinstance(ttl_seconds, bool) or not isinstance(ttl_seconds, int | float):
             raise ValueError(f"ttl_seconds must be a number — got {ttl_seconds!r}")
-        if not math.isfinite(ttl_seconds) or ttl_seconds <= 0:
-            raise ValueError("ttl_seconds must be > 0")
-        return (time.time() if now is None else now) + float(ttl_seconds)
+        if not _is_finite(ttl_seconds) or ttl_seconds <= 0:
+            raise ValueError("ttl_seconds must be > 0 (a finite number)")
+        return check_timestamp(
+            (time.time() if now is None else now) + float(ttl_seconds), "ttl_seconds (now + ttl)"
+        )
     if expires_at is None:
         return 0.0
     if isinstance(expires_at, bool) or not isinstance(expires_at, int | float):
         raise ValueError(f"expires_at must be a number — got {expires_at!r}")
-    if not math.isfinite(expires_at) or expires_at < 0:
-        raise ValueError("expires_at must be >= 0")
-    return float(expires_at)
+    if not _is_finite(expires_at) or expires_at < 0:
+        raise ValueError("expires_at must be >= 0 (a finite number)")
+    return check_timestamp(expires_at, "expires_at")
+
+
+def check_timestamp(value: object, name: str) -> float:
+    """A finite epoch-seconds number in ``[0, MAX_TIMESTAMP]`` (0 means "unset")."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a number (epoch seconds) — got {value!r}")
+    if not 0 <= value <= MAX_TIMESTAMP:  # type: ignore[operator]  # false for nan
+        raise ValueError(f"{name} must be a finite epoch time in [0, {MAX_TIMESTAMP:.0f}]")
+    return float(value)
+
+
+def check_memory(memory: Memory) -> Memory:
+    """Refuse a memory whose numbers could poison the index; the one check every write uses.
+
+    Called by :func:`houkai.store.codec.to_hash`, so no door (library, pipeline,
+    REST, MCP, import, undo) can store a non-finite or out-of-range value.
+    """
+    for name in TIMESTAMP_FIELDS:
+        check_timestamp(getattr(memory, name), name)
+    importance = memory.importance
+    if (
+        isinstance(importance, bool)
+        or not isinstance(importance, numbers.Real)
+        or not 0 <= importance <= 1
+    ):
+        raise ValueError(f"importance must be a finite number in [0, 1] — got {importance!r}")
+    count = memory.access_count
+    if (
+        isinstance(count, bool)
+        or not isinstance(count, numbers.Integral)
+        or not 0 <= count <= MAX_ACCESS_COUNT
+    ):
+        raise ValueError(f"access_count must be an integer in [0, {MAX_ACCESS_COUNT}]")
+    validate_polarity(memory.polarity)
+    return memory
 
 
 def content_hash(text: str) -> str:

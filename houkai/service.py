@@ -1071,14 +1071,19 @@ class MemoryService:
     ) -> dict[str, Any]:
         """Read a ``.ahkai`` archive from a server-side *path*.
 
-        Returns ``{ok, imported, skipped, overwritten, renamed, errors, vectors_regenerated}``.
+        Returns ``{ok, imported, skipped, overwritten, renamed, errors,
+        errors_total, vectors_regenerated, dry_run}``; ``errors`` lists the first
+        ``import_max_errors`` refused rows, ``errors_total`` counts them all.
         """
+        from .archive import ArchiveLimits
+
         store = self.store(collection)
         summary = store.import_(
             as_str(path, "path", required=True),
             on_conflict=self._enum(on_conflict, "on_conflict") or "skip",
             regenerate_vectors=as_bool(regenerate_vectors, "regenerate_vectors"),
             dry_run=as_bool(dry_run, "dry_run"),
+            limits=ArchiveLimits.from_settings(self.settings),
         )
         errors = [
             {"id": e[0], "error": e[1]} if isinstance(e, tuple | list) and len(e) == 2 else e
@@ -1091,9 +1096,107 @@ class MemoryService:
             "overwritten": summary.overwritten,
             "renamed": summary.renamed,
             "errors": errors,
+            "errors_total": summary.errors_total,
             "vectors_regenerated": summary.vectors_regenerated,
             "dry_run": as_bool(dry_run, "dry_run"),
         }
+
+    def export_stream(
+        self,
+        include_vectors: bool = True,
+        include_superseded: bool = False,
+        type: str | list[str] | None = None,
+        tag: str | list[str] | None = None,
+        since: Any = None,
+        *,
+        collection: str | None = None,
+    ) -> tuple[Any, dict[str, Any]]:
+        """Export into a private temp file: ``(chunks, summary)``.
+
+        *chunks* yields the archive bytes and deletes the file when exhausted
+        or closed, so a network door streams any size in bounded memory and
+        never names a server path.
+        """
+        import os
+        import tempfile
+
+        fd, tmp = tempfile.mkstemp(prefix="houkai-export-", suffix=".ahkai")
+        os.close(fd)
+        try:
+            summary = self.export(
+                tmp,
+                include_vectors=include_vectors,
+                include_superseded=include_superseded,
+                type=type,
+                tag=tag,
+                since=since,
+                collection=collection,
+            )
+        except BaseException:
+            os.unlink(tmp)
+            raise
+        summary.pop("path", None)
+
+        def chunks() -> Any:
+            try:
+                with open(tmp, "rb") as handle:
+                    while block := handle.read(1 << 16):
+                        yield block
+            finally:
+                os.unlink(tmp)
+
+        return chunks(), summary
+
+    def import_stream(
+        self,
+        stream: Any,
+        on_conflict: str = "skip",
+        regenerate_vectors: bool = False,
+        dry_run: bool = False,
+        *,
+        max_bytes: int | None = None,
+        collection: str | None = None,
+    ) -> dict[str, Any]:
+        """Import an archive read from a binary *stream* (an upload), at most
+        *max_bytes* (default ``http_max_upload``) compressed bytes; 413 past it.
+
+        The bytes are spooled to a private temp file (the import reads it twice:
+        validate, then write) and go through exactly the same checks as a file.
+        """
+        import os
+        import tempfile
+
+        from .archive import ArchiveError
+
+        cap = int(max_bytes if max_bytes is not None else self.settings.http_max_upload)
+        fd, tmp = tempfile.mkstemp(prefix="houkai-import-", suffix=".ahkai")
+        try:
+            size = 0
+            with os.fdopen(fd, "wb") as out:
+                while block := stream.read(1 << 16):
+                    size += len(block)
+                    if size > cap:
+                        raise HoukaiError(
+                            f"uploaded archive over {cap} bytes (http_max_upload)", status=413
+                        )
+                    out.write(block)
+            if size == 0:
+                raise BadRequest(
+                    "empty body: send the .ahkai archive as the request body "
+                    "(Content-Type: application/gzip)"
+                )
+            try:
+                return self.import_(
+                    tmp,
+                    on_conflict=on_conflict,
+                    regenerate_vectors=regenerate_vectors,
+                    dry_run=dry_run,
+                    collection=collection,
+                )
+            except ArchiveError as exc:  # name the upload, not the server's temp file
+                raise ArchiveError(str(exc).replace(tmp, "upload")) from None
+        finally:
+            os.unlink(tmp)
 
     # ------------------------------------------------------------------ operations
     def maintenance_tick(

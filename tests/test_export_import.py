@@ -316,3 +316,170 @@ def test_import_is_streamed_in_batches(store, tmp_path, monkeypatch):
     monkeypatch.setattr(store, "_encode", lambda texts: calls.append(len(texts)) or real(texts))
     assert store.import_(path, batch_size=10).imported == 25
     assert calls == [10, 10, 5]
+
+
+# --------------------------------------------------------------- hostile archives (issue 10)
+def _raw_archive(path, lines, header=None):
+    """An archive from raw text lines (NaN/Infinity spelled as Python's json writes them)."""
+    header = header or {"format": "ai-houkai/export", "version": 1, "source": {}}
+    with gzip.open(path, "wt", encoding="utf-8") as handle:
+        handle.write(header if isinstance(header, str) else json.dumps(header))
+        handle.write("\n")
+        for line in lines:
+            handle.write(line if isinstance(line, str) else json.dumps(line))
+            handle.write("\n")
+    return path
+
+
+def test_overwrite_validates_every_row_before_writing(store, tmp_path):
+    """Item 4 reproducer: the bad second row used to delete keep-1 and raise a 500."""
+    keep = store.remember("keep this memory", tags=["x"])
+    path = _raw_archive(
+        tmp_path / "repro.ahkai",
+        [{"id": keep.id, "text": "new"}, {"id": "b", "text": "x", "meta": {"source": {"a": 1}}}],
+    )
+    result = store.import_(path, on_conflict="overwrite")
+    assert result.overwritten == 1 and result.errors_total == 1
+    assert result.errors[0][0] == "b" and result.errors[0][1].startswith("line 3: source")
+    assert store.get(keep.id).text == "new" and store.get("b") is None
+    assert store.get(keep.id).tags == []  # replaced whole, not merged
+
+
+def test_overwrite_keeps_the_old_memory_when_the_write_fails(store, tmp_path, monkeypatch):
+    old = store.remember("the version that must survive")
+    path = _raw_archive(tmp_path / "o.ahkai", [{"id": old.id, "text": "replacement"}])
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("redis went away mid-import")
+
+    monkeypatch.setattr(store, "_reindex_links", broken)
+    with pytest.raises(RuntimeError):
+        store.import_(path, on_conflict="overwrite")
+    assert store.get(old.id).text == "the version that must survive"
+
+
+def test_a_corrupt_archive_writes_nothing(store, tmp_path):
+    rows = [_seed_row(f"c-{i}", f"row {i}") for i in range(20)]
+    path = _write_seed_archive(tmp_path / "cut.ahkai", rows, vectors=False)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) - 12])  # truncated gzip: the tail is gone
+    with pytest.raises(ArchiveError, match="truncated or corrupt"):
+        store.import_(path)
+    assert store.count() == 0
+
+
+def test_poisoned_values_are_refused_and_the_collection_stays_usable(store, embedder, tmp_path):
+    """Item 5: each of these used to import, then list/recall/pack gave 400 and stats 500."""
+    good = embedder.encode(["a healthy memory about deploys"])[0].tolist()
+    nan = [float("nan")] * len(good)
+    header = {
+        "format": "ai-houkai/export",
+        "version": 1,
+        "source": {"embedding_model": store.embedder.name, "embedding_dim": len(good)},
+        "options": {"include_vectors": True},
+    }
+    lines = [
+        {"id": "ok", "text": "a healthy memory about deploys", "vector": good},
+        '{"id":"p1","text":"t1","meta":{"created_at":Infinity}}',
+        {"id": "p2", "text": "t2", "vector": nan},
+        {"id": "p3", "text": "t3", "vector": good[:10]},
+        {"id": "p4", "text": "t4", "meta": {"access_count": 1e30}},
+        {"id": "p5", "text": "t5", "meta": {"created_at": 1e300}},
+        {"id": "p6", "text": "t6", "meta": {"importance": "NaN"}},
+        '{"id":"p7","text":"t7","meta":{"last_accessed":1e400}}',
+        {"id": "p8", "text": "t8", "meta": {"expires_at": -5}},
+        {"id": "p9", "text": "t9", "meta": {"polarity": 7}},
+        {"id": "p10", "text": "t10", "meta": {"links": [{"to": "ok", "rel": "owns"}]}},
+    ]
+    result = store.import_(_raw_archive(tmp_path / "poison.ahkai", lines, header))
+    assert result.imported == 1 and result.errors_total == 10
+    assert [e[1].split(":")[0] for e in result.errors] == [f"line {n}" for n in range(3, 13)]
+    assert store.count() == 1
+    assert [m.id for m in store.list_recent(10)] == ["ok"]
+    assert store.recall("deploys", k=3)[0][0].id == "ok"
+    assert store.recall_pack("deploys", token_budget=200).ids() == ["ok"]
+    assert store.stats()["total"] == 1
+
+
+def test_archive_headers_with_overflowing_numbers_are_archive_errors(store, tmp_path):
+    """Item 9: these used to raise OverflowError (a 500)."""
+    for header in (
+        '{"format":"ai-houkai/export","version":1e400}',
+        '{"format":"ai-houkai/export","version":1,"source":{"embedding_dim":1e400}}',
+        '{"format":"ai-houkai/export","version":NaN}',
+        '{"format":"ai-houkai/export","version":1,"source":{"embedding_dim":-3}}',
+        '{"format":"ai-houkai/export","version":1,"source":[]}',
+    ):
+        path = _raw_archive(tmp_path / "h.ahkai", [], header)
+        with pytest.raises(ArchiveError) as info:
+            store.import_(path)
+        assert info.value.status == 400
+
+
+def test_hostile_archives_cost_bounded_memory_and_output(store, tmp_path):
+    """Item 8: a huge line is skipped in chunks; errors are capped but all counted."""
+    import tracemalloc
+
+    from houkai.archive import ArchiveLimits
+
+    path = tmp_path / "long.ahkai"
+    with gzip.open(path, "wb", compresslevel=1) as handle:
+        handle.write(b'{"format":"ai-houkai/export","version":1}\n{"id":"x","text":"')
+        block = b" " * (1 << 20)
+        for _ in range(48):  # one 48 MiB line
+            handle.write(block)
+        handle.write(b'"}\n')
+        handle.write(b'{"id":"fine","text":"after the long line"}\n')
+    limits = ArchiveLimits(max_line_bytes=1 << 20)
+    tracemalloc.start()
+    try:
+        result = store.import_(path, limits=limits)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.imported == 1 and result.errors == [
+        ("line:2", "line 2: line longer than 1048576 bytes")
+    ]
+    assert peak < 16 * 1024 * 1024  # the 48 MiB line was never held
+    with pytest.raises(ArchiveError, match="import_max_bytes"):
+        store.import_(path, limits=ArchiveLimits(max_bytes=8 << 20))
+    assert store.count() == 1
+
+    bad = _raw_archive(tmp_path / "bad.ahkai", ["x"] * 50_000)
+    assert bad.stat().st_size < 4096
+    summary = store.import_(bad)
+    assert summary.errors_total == 50_000 and len(summary.errors) == 100
+    assert len(json.dumps(summary.to_dict())) < 10_000
+
+
+def test_every_write_path_refuses_non_finite_numbers_and_vectors(make_store, store):
+    from houkai.embeddings import HashEmbedder
+    from houkai.model import Memory
+    from houkai.pipeline import Pipeline
+
+    with pytest.raises(ValueError, match="expires_at"):
+        store.remember("far future", expires_at=1e300)
+    with pytest.raises(ValueError, match="ttl"):
+        store.remember("far future", ttl_seconds=1e300)
+    m = store.remember("an ordinary memory")
+    with pytest.raises(ValueError, match="expires_at"):
+        store.edit(m.id, expires_at=float("inf"))
+    with pytest.raises(ValueError, match="created_at"):
+        store._write([Memory(id="raw", text="raw", created_at=float("inf"))])
+    with pytest.raises(ValueError, match="dimensions"):
+        store._write([Memory(id="raw", text="raw")], np.zeros((1, 3), np.float32))
+    assert store.get("raw") is None
+
+    class NanEmbedder(HashEmbedder):
+        def encode(self, texts):
+            out = super().encode(texts)
+            out[[i for i, t in enumerate(texts) if "NAN" in t]] = np.nan
+            return out
+
+    nan_store = make_store(embedder=NanEmbedder())
+    with pytest.raises(ValueError, match="NaN"):
+        nan_store.remember("this one embeds to NAN")
+    job = Pipeline(nan_store, mode="inline").submit(["fine one", "NAN here", "fine two"])
+    status = Pipeline(nan_store, mode="inline").job(job.id)
+    assert (status.done, status.failed) == (2, 1) and "NaN" in status.errors[0]["error"]
+    assert nan_store.recall("fine", k=5)

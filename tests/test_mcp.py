@@ -414,8 +414,12 @@ def test_http_with_token_stores_and_recalls(http_server):
         hits = s.ok("recall", {"query": "how do remote agents connect?", "k": 1})
         assert hits[0]["id"] == stored["id"]
         assert s.ok("stats")["collection"] == http_server["collection"]
-        # server-local file paths are a local-only feature
-        assert "not allowed over HTTP" in s.error("export", {"path": "/tmp/x.ahkai"})
+        # over HTTP, server paths follow the REST policy: admin tokens, inside export_dir
+        assert "export_dir" in s.error("export", {"path": "/tmp/x.ahkai"})
+        assert "'..'" in s.error("import", {"path": "../x.ahkai"})
+        exported = s.ok("export", {"path": "mcp-http.ahkai"})
+        assert exported["path"].endswith("/exports/mcp-http.ahkai") and exported["count"] >= 1
+        assert s.ok("import", {"path": "mcp-http.ahkai", "dry_run": True})["skipped"] >= 1
 
 
 def test_http_token_grants_are_enforced(http_server):
@@ -462,6 +466,43 @@ def test_houkai_mcp_http_command_serves_with_token(settings):
 
 
 # --------------------------------------------------------------------------- module
+
+
+def test_mcp_over_http_and_rest_share_one_path_policy(settings, tmp_path):
+    """Item 2: the same function decides for both doors; only admins, inside export_dir."""
+    from houkai.auth import parse_tokens
+    from houkai.errors import HoukaiError
+    from houkai.service import MemoryService
+
+    grants = parse_tokens("admin,team:proj-a")
+    service = MemoryService(settings.replace(export_dir=str(tmp_path / "ex")), actor="mcp")
+    mcp_server.set_service(service)
+    try:
+        remote = mcp_server.CallPolicy
+        with pytest.raises(HoukaiError) as info:  # read-write, but on one collection only
+            mcp_server.call_tool(
+                "export",
+                {"path": "a.ahkai", "collection": "proj-a"},
+                remote(grant=grants["team"], allow_server_paths=False),
+            )
+        assert info.value.status == 403 and "admin token" in info.value.message
+        with pytest.raises(HoukaiError, match="export_dir"):
+            mcp_server.call_tool(
+                "ingest", {"path": "/etc"}, remote(grant=grants["admin"], allow_server_paths=False)
+            )
+        with pytest.raises(HoukaiError, match="admin token"):
+            mcp_server.call_tool(
+                "import", {"path": "/etc/passwd"}, remote(allow_server_paths=False)
+            )
+    finally:
+        mcp_server.set_service(None)
+    assert not (tmp_path / "ex" / "a.ahkai").exists()
+
+
+def test_mcp_refuses_poisoned_numbers(stdio):
+    s, _ = stdio
+    assert "expires_at" in s.error("remember", {"text": "far future", "expires_at": 1e300})
+    assert "ttl" in s.error("remember", {"text": "far future", "ttl_seconds": 1e300})
 
 
 def test_import_has_no_side_effects():

@@ -212,7 +212,7 @@ def test_fuzz_operation_never_5xx(fuzz_env, doc, path, method):
         if body_schema is not None:
             kwargs["json"] = data.draw(_mostly(_strategy(body_schema, components)), label="body")
         r = client.open(url, method=method.upper(), **kwargs)
-        text = r.get_data(as_text=True)
+        text = r.get_data().decode("utf-8", "replace")  # GET /export answers gzip bytes
         assert r.status_code < 500 or (path == "/ready" and r.status_code == 503), (
             method,
             url,

@@ -262,22 +262,135 @@ def test_auth_matrix(secured):
     assert a.call("GET", "/metrics/prometheus").status_code == 401
 
 
-def test_archive_routes_need_a_configured_token(api, secured, tmp_path):
+def _archive_app(make_store, settings, tmp_path, **overrides):
+    """A token-secured app whose export_dir is tmp_path/exports (as the secured fixture)."""
+    probe = Api(make_store, settings, export_dir=str(tmp_path / "exports"), **overrides)
+    other = probe.other_collection()
+    tokens = f"admin-tok,read-tok:ro,team-tok:{probe.collection},other-ro:{other}:ro"
+    app = create_app(probe.settings, probe.service, tokens=tokens)
+    probe.app, probe.client, probe.other = app, app.test_client(), other
+    return probe
+
+
+def _gz_lines(raw: bytes) -> list[dict]:
+    import gzip
+
+    return [json.loads(line) for line in gzip.decompress(raw).splitlines()]
+
+
+def test_server_paths_are_admin_only_and_stay_in_export_dir(api, make_store, settings, tmp_path):
     needs("export", "import_")
-    path = str(tmp_path / "x.ahkai")
-    assert api.call("POST", "/export", {"path": path}).status_code == 403
-    secured.call("POST", "/memories", {"text": "exported memory", "wait": True}, token="admin-tok")
-    r = secured.call("POST", "/export", {"path": path}, token="admin-tok")
+    a = _archive_app(make_store, settings, tmp_path)
+    exports = tmp_path / "exports"
+    assert api.call("POST", "/export", {"path": "x.ahkai"}).status_code == 403  # no tokens
+    a.call("POST", "/memories", {"text": "exported memory", "wait": True}, token="admin-tok")
+    r = a.call("POST", "/export", {"path": "x.ahkai"}, token="admin-tok")
     assert r.status_code == 200 and r.get_json()["count"] == 1
-    assert secured.call("POST", "/export", {"path": path}, token="read-tok").status_code == 403
-    r = secured.call(
-        "POST", f"/c/{secured.other}/import", {"path": path, "dry_run": True}, token="admin-tok"
+    assert r.get_json()["path"] == str((exports / "x.ahkai").resolve())
+    # a read-write token limited to one collection may not name server files at all
+    for token in ("team-tok", "read-tok"):
+        r = a.call("POST", f"/c/{a.collection}/export", {"path": "t.ahkai"}, token=token)
+        assert r.status_code == 403
+        assert token == "read-tok" or "admin token" in r.get_json()["error"]
+        r = a.call("POST", f"/c/{a.collection}/import", {"path": "x.ahkai"}, token=token)
+        assert r.status_code == 403
+    assert not (exports / "t.ahkai").exists()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (exports / "escape").symlink_to(outside, target_is_directory=True)
+    for path in (
+        str(tmp_path / "abs.ahkai"),
+        "/etc/x.ahkai",
+        "../x.ahkai",
+        "sub/../../x.ahkai",
+        "escape/x.ahkai",
+    ):
+        r = a.call("POST", "/export", {"path": path}, token="admin-tok")
+        assert r.status_code == 403, (path, r.get_json())
+    assert list(outside.iterdir()) == [] and not (tmp_path / "abs.ahkai").exists()
+    r = a.call("POST", "/export", {"path": str(exports / "sub" / "y.ahkai")}, token="admin-tok")
+    assert r.status_code == 200 and (exports / "sub" / "y.ahkai").is_file()
+    r = a.call(
+        "POST", f"/c/{a.other}/import", {"path": "x.ahkai", "dry_run": True}, token="admin-tok"
     )
-    assert r.status_code == 200 and r.get_json()["ok"] is True
-    r = secured.call(
-        "POST", "/import", {"path": str(tmp_path / "missing.ahkai")}, token="admin-tok"
-    )
+    assert r.status_code == 200 and r.get_json()["imported"] == 1
+    # import of /etc/passwd: refused, and a copy inside export_dir leaks nothing
+    assert a.call("POST", "/import", {"path": "/etc/passwd"}, token="admin-tok").status_code == 403
+    (exports / "passwd").write_bytes(b"root:x:0:0:root:/root:/bin/bash\n")
+    r = a.call("POST", "/import", {"path": "passwd"}, token="admin-tok")
+    assert r.status_code == 400 and "0:0" not in r.get_data(as_text=True)
+    assert "bash" not in r.get_data(as_text=True)
+    r = a.call("POST", "/import", {"path": "missing.ahkai"}, token="admin-tok")
     assert r.status_code in (400, 404)
+
+
+def test_export_streams_and_import_takes_an_upload(make_store, settings, tmp_path):
+    needs("export", "import_")
+    a = _archive_app(make_store, settings, tmp_path)
+    for text in ("streamed memory one", "streamed memory two"):
+        a.call("POST", "/memories", {"text": text, "wait": True}, token="team-tok")
+    for token in ("team-tok", "read-tok"):  # reading your own collection needs no server path
+        r = a.call("GET", f"/c/{a.collection}/export", token=token)
+        assert r.status_code == 200 and r.mimetype == "application/gzip"
+        assert r.headers["Content-Disposition"] == f'attachment; filename="{a.collection}.ahkai"'
+    rows = _gz_lines(r.get_data())
+    assert rows[0]["format"] == "ai-houkai/export" and len(rows) == 3
+    assert {row["text"] for row in rows[1:]} == {"streamed memory one", "streamed memory two"}
+    assert len(_gz_lines(a.call("GET", "/export?include_vectors=false", token="team-tok").data))
+    archive = r.get_data()
+    gz = {"Content-Type": "application/gzip"}
+    r = a.call("POST", f"/c/{a.other}/import", raw=archive, headers=gz, token="team-tok")
+    assert r.status_code == 403  # the collection scope holds for uploads too
+    r = a.call("POST", f"/c/{a.other}/import", raw=archive, headers=gz, token="admin-tok")
+    assert r.status_code == 200 and r.get_json()["imported"] == 2
+    r = a.call("POST", "/import?on_conflict=overwrite", raw=archive, headers=gz, token="team-tok")
+    assert r.status_code == 200 and r.get_json()["overwritten"] == 2
+    assert a.call("POST", "/import", raw=archive, headers=gz, token="read-tok").status_code == 403
+    with open("/etc/passwd", "rb") as handle:
+        secret = handle.read()
+    r = a.call("POST", "/import", raw=secret, headers=gz, token="team-tok")
+    first = secret.split(b"\n")[0].decode()
+    assert r.status_code == 400 and first[:2] not in r.get_json()["error"].replace("upload", "")
+    assert "tmp" not in r.get_json()["error"]  # names the upload, not a server temp file
+    r = a.call("POST", "/import", raw=b"", headers=gz, token="team-tok")
+    assert r.status_code == 400
+    small = _archive_app(make_store, settings, tmp_path, http_max_upload=1000)
+    r = small.call("POST", "/import", raw=archive + b"\0" * 2000, headers=gz, token="admin-tok")
+    assert r.status_code == 413
+
+
+def test_overwrite_import_with_a_bad_row_loses_nothing(api, tmp_path):
+    """Issue 10 item 4: the reproducer used to answer 500 and delete keep-1."""
+    import gzip
+
+    keep = api.call("POST", "/memories", {"text": "the original text", "wait": True}).get_json()
+    header = {"format": "ai-houkai/export", "version": 1, "source": {"embedding_dim": 0}}
+    rows = [
+        {"id": keep["id"], "text": "new"},
+        {"id": "b", "text": "x", "meta": {"source": {"a": 1}}},
+    ]
+    body = gzip.compress(b"\n".join(json.dumps(x).encode() for x in [header, *rows]))
+    r = api.call(
+        "POST",
+        "/import?on_conflict=overwrite",
+        raw=body,
+        headers={"Content-Type": "application/gzip"},
+    )
+    assert r.status_code == 200, r.get_json()
+    out = r.get_json()
+    assert out["overwritten"] == 1 and out["errors_total"] == 1
+    assert out["errors"][0]["id"] == "b" and out["errors"][0]["error"].startswith("line 3:")
+    assert api.call("GET", f"/memories/{keep['id']}").get_json()["text"] == "new"
+    assert api.call("GET", "/memories/b").status_code == 404
+
+
+def test_poisoned_numbers_are_refused_on_rest_writes(api):
+    r = api.call("POST", "/memories", {"text": "far future", "expires_at": 1e300, "wait": True})
+    assert r.status_code == 400
+    mid = api.remember("a memory to edit")
+    r = api.call("PATCH", f"/memories/{mid}", {"expires_at": 1e300})
+    assert r.status_code == 400
+    assert api.call("GET", "/stats").status_code == 200
 
 
 # ---------------------------------------------------------------- pipeline routes

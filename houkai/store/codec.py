@@ -8,7 +8,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from ..index import Keys, value_key
-from ..model import Link, Memory
+from ..model import MAX_VECTOR_DIM, Link, Memory, check_memory
 from ..text import lexical_form
 
 
@@ -29,6 +29,23 @@ def vector_bytes(vector: np.ndarray | list[float]) -> bytes:
     return np.asarray(vector, dtype=np.float32).tobytes()
 
 
+def check_vectors(vectors: object, dim: int) -> np.ndarray:
+    """*vectors* as a float32 ``(n, dim)`` matrix; ``ValueError`` when a row has the
+    wrong dimension or a non-finite value (a NaN vector poisons every KNN query)."""
+    try:
+        matrix = np.asarray(vectors, dtype=np.float32)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"vector must be a list of numbers ({exc})") from None
+    if matrix.ndim == 1:
+        matrix = matrix.reshape(1, -1)
+    if matrix.ndim != 2 or matrix.shape[1] != dim or not 0 < dim <= MAX_VECTOR_DIM:
+        got = matrix.shape[-1] if matrix.ndim else 0
+        raise ValueError(f"vector has {got} dimensions; this store uses {dim}")
+    if not np.isfinite(matrix).all():
+        raise ValueError("vector holds a NaN or infinite value")
+    return matrix
+
+
 def vector_from_bytes(raw: bytes | None) -> np.ndarray | None:
     if not raw:
         return None
@@ -38,7 +55,12 @@ def vector_from_bytes(raw: bytes | None) -> np.ndarray | None:
 def to_hash(
     memory: Memory, vector: np.ndarray | list[float] | None = None
 ) -> dict[str, bytes | str]:
-    """Every field of *memory* as a HASH mapping; the vector only when given."""
+    """Every field of *memory* as a HASH mapping; the vector only when given.
+
+    Every write goes through here, so the bounds check (:func:`check_memory`)
+    sits here too: a poisoned number raises ``ValueError`` before anything is sent.
+    """
+    check_memory(memory)
     fields: dict[str, bytes | str] = {
         "id": memory.id,
         "text": memory.text,

@@ -34,6 +34,7 @@ from ..model import (
     MemoryNotFound,
     RememberItem,
     Reranker,
+    check_memory,
     content_hash,
     new_id,
     resolve_expiry,
@@ -265,7 +266,11 @@ class CoreStore:
             log.debug("metrics update failed: %s", exc)
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
-        return self.embedder.encode(list(texts))
+        """Embed *texts*; an embedder answering NaN or the wrong dimension raises ValueError."""
+        matrix = self.embedder.encode(list(texts))
+        if not len(texts):
+            return matrix
+        return codec.check_vectors(matrix, int(self.index_params.dim))
 
     def _query_vector(self, query: str) -> np.ndarray:
         return self._qcache.encode_query(query)
@@ -330,6 +335,10 @@ class CoreStore:
         (:func:`codec.sparse_hash`), clearing left-out fields an older version
         of the memory still holds.
         """
+        for memory in memories:  # refuse a poisoned batch before queueing any of it
+            check_memory(memory)
+        if vectors is not None:
+            vectors = codec.check_vectors(vectors, int(self.index_params.dim))
         own = pipe is None
         pipe = self.client.pipeline(transaction=False) if own else pipe
         names: dict[str, str] = {}

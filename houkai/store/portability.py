@@ -20,6 +20,7 @@ from ..archive import (
     EXPORT_FORMAT,
     EXPORT_VERSION,
     ArchiveError,
+    ArchiveLimits,
     ArchiveWriter,
     ExportSummary,
     ImportConflictError,
@@ -30,13 +31,17 @@ from ..archive import (
 from ..index import value_key
 from ..model import (
     IMPORT_POLICIES,
+    LINK_RELS,
+    MAX_ID_CHARS,
     MEMORY_TYPES,
     Memory,
+    check_memory,
     content_hash,
     new_id,
     validate_choice,
     validate_importance,
     validate_polarity,
+    validate_source,
     validate_tags,
     validate_text,
 )
@@ -67,29 +72,53 @@ def _export_query(
     return " ".join(parts) or "*"
 
 
-def _row_memory(row: dict[str, Any], collection: str) -> Memory:
-    """Rebuild and validate one archive row; ValueError says what is wrong."""
+def _row_memory(
+    row: dict[str, Any], collection: str, dim: int | None
+) -> tuple[Memory, np.ndarray | None]:
+    """Rebuild and validate one archive row: ``(memory, vector or None)``.
+
+    Every check a stored memory must pass runs here, before any write: the
+    vocabularies, text and tags, every number finite and in range
+    (:func:`check_memory`) and, when *dim* is given and the row carries a
+    vector, its dimension and finiteness. ValueError says what is wrong.
+    """
     meta = row.get("meta") or {}
     if not isinstance(meta, dict):
         raise ValueError("'meta' is not an object")
     rid = row.get("id") or meta.get("id")
     if not isinstance(rid, str) or not rid.strip():
         raise ValueError("row has no id")
+    if len(rid.strip()) > MAX_ID_CHARS:
+        raise ValueError(f"id longer than {MAX_ID_CHARS} characters")
+    links = meta.get("links") or []
+    if not isinstance(links, list) or not all(
+        isinstance(x, dict) and isinstance(x.get("to"), str) and x.get("rel") in LINK_RELS
+        for x in links
+    ):
+        raise ValueError(f"links must be a list of {{to, rel}} with rel in {', '.join(LINK_RELS)}")
+    for name in ("superseded_by", "collection", "state", "error", "content_hash"):
+        if meta.get(name) is not None and not isinstance(meta.get(name), str):
+            raise ValueError(f"{name} must be a string")
     try:
         memory = Memory.from_dict(
             {**meta, "id": rid.strip(), "text": row.get("text") or meta.get("text") or ""}
         )
-    except (TypeError, ValueError, KeyError) as exc:
-        raise ValueError(f"bad field: {exc}") from exc
-    memory.text = validate_text(memory.text)
+    except (TypeError, ValueError, KeyError, OverflowError) as exc:
+        raise ValueError(f"bad field: {exc}") from None
+    memory.text = validate_text(row.get("text") or meta.get("text"))
     validate_choice(memory.type, MEMORY_TYPES, "type")
-    memory.tags = validate_tags(memory.tags)
+    memory.tags = validate_tags(meta.get("tags") or [])
+    memory.source = validate_source(meta.get("source"))
     memory.importance = validate_importance(memory.importance)
-    memory.polarity = validate_polarity(memory.polarity)
+    memory.polarity = validate_polarity(meta.get("polarity") or 0)
     memory.collection = collection
     memory.state, memory.error = "ready", ""
     memory.content_hash = content_hash(memory.text)
-    return memory
+    check_memory(memory)
+    vector = None
+    if dim is not None and row.get("vector") is not None:
+        vector = codec.check_vectors(row["vector"], dim)[0]
+    return memory, vector
 
 
 class PortabilityMixin:
@@ -189,6 +218,7 @@ class PortabilityMixin:
         regenerate_vectors: bool = False,
         dry_run: bool = False,
         batch_size: int = 256,
+        limits: ArchiveLimits | None = None,
     ) -> ImportSummary:
         """Load an ``.ahkai`` archive; ids, links, vectors, timestamps and supersede state kept.
 
@@ -196,52 +226,46 @@ class PortabilityMixin:
         ``rename`` (fresh id; links inside the archive follow it) · ``error``
         (checked for the whole file before anything is written). Vectors from
         another embedding model are refused unless ``regenerate_vectors=True``,
-        which re-embeds every row; rows without a usable vector are embedded in
+        which re-embeds every row; rows without a vector are embedded in
         batches. Every written memory is journaled as ``import`` by actor
         ``import``. ``dry_run`` counts without writing.
+
+        The whole archive is read and every row validated before the first
+        write: a corrupt or oversized archive writes nothing, and a bad row is
+        reported as ``(id or line:N, "line N: why")`` and skipped, never half
+        applied. An overwrite replaces each memory in one transaction.
         """
         validate_choice(on_conflict, IMPORT_POLICIES, "on_conflict")
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError("batch_size must be an integer >= 1")
+        limits = limits or ArchiveLimits.from_settings(self.settings)
         header = read_archive_header(path)
         source = header.get("source") or {}
         options = header.get("options") or {}
         src_model = source.get("embedding_model")
-        try:
-            src_dim = int(source.get("embedding_dim") or 0)
-        except (TypeError, ValueError):
-            src_dim = 0
+        src_dim = int(source.get("embedding_dim") or 0)
         has_vectors = bool(options.get("include_vectors", True)) and src_dim > 0
         mismatch = bool(src_model) and (
             src_model != self.embedder.name or src_dim != self.index_params.dim
         )
         if has_vectors and mismatch and not regenerate_vectors:
-            raise ValueError(
+            raise ArchiveError(
                 f"embedding model mismatch (archive: {src_model!r}, {src_dim} dims; store: "
                 f"{self.embedder.name!r}, {self.index_params.dim} dims) — pass "
                 "regenerate_vectors=True to re-embed on import"
             )
         use_vectors = has_vectors and not mismatch and not regenerate_vectors
+        dim = int(self.index_params.dim) if use_vectors else None
         self._count_call("import")
         summary = ImportSummary(dry_run=bool(dry_run))
-        if on_conflict == "error":
-            self._import_precheck(path)
+        if not self._import_validate(path, limits, dim, on_conflict, summary):
+            return summary  # nothing valid: skip the second read
         renames: dict[str, str] = {}
         written: list[str] = []
         seen: set[str] = set()
-        _, rows = iter_archive(path)
-        batch: list[tuple[Memory, list | None, bool]] = []
+        batch: list[tuple[Memory, np.ndarray | None, bool]] = []
         with self.as_actor("import"):
-            for lineno, row in rows:
-                if isinstance(row, str):
-                    summary.errors.append((f"line:{lineno}", row))
-                    continue
-                try:
-                    memory = _row_memory(row, self.collection_name)
-                except ValueError as exc:
-                    summary.errors.append((str(row.get("id") or f"line:{lineno}"), str(exc)))
-                    continue
-                vector = row.get("vector") if use_vectors else None
+            for memory, vector in self._valid_rows(path, limits, dim):
                 batch.append((memory, vector, memory.id in seen))
                 seen.add(memory.id)
                 if len(batch) >= batch_size:
@@ -253,8 +277,43 @@ class PortabilityMixin:
                 self._remap_imported(written, renames)
         return summary
 
-    def _import_precheck(self, path: str | os.PathLike[str]) -> None:
-        """``on_conflict='error'``: find every collision before the first write."""
+    def _checked_rows(
+        self, path: str | os.PathLike[str], limits: ArchiveLimits, dim: int | None
+    ) -> Iterator[tuple[int, Memory | None, np.ndarray | None, str, str]]:
+        """``(line, memory, vector, label, error)`` per row; a refused row has no memory."""
+        _, rows = iter_archive(path, limits)
+        for lineno, row in rows:
+            if isinstance(row, str):
+                yield lineno, None, None, f"line:{lineno}", row
+                continue
+            try:
+                memory, vector = _row_memory(row, self.collection_name, dim)
+            except ValueError as exc:
+                rid = row.get("id")
+                ok = isinstance(rid, str) and rid.strip()
+                label = rid.strip()[:MAX_ID_CHARS] if ok else f"line:{lineno}"
+                yield lineno, None, None, label, str(exc)[:300]
+                continue
+            yield lineno, memory, vector, "", ""
+
+    def _valid_rows(
+        self, path: str | os.PathLike[str], limits: ArchiveLimits, dim: int | None
+    ) -> Iterator[tuple[Memory, np.ndarray | None]]:
+        for _, memory, vector, _label, _error in self._checked_rows(path, limits, dim):
+            if memory is not None:
+                yield memory, vector
+
+    def _import_validate(
+        self,
+        path: str | os.PathLike[str],
+        limits: ArchiveLimits,
+        dim: int | None,
+        on_conflict: str,
+        summary: ImportSummary,
+    ) -> int:
+        """Pass one, before any write: read the whole archive (size caps, gzip
+        integrity), validate every row into ``summary.errors`` (bounded), and for
+        ``on_conflict='error'`` find every collision. Returns the valid row count."""
         collisions: list[tuple[str, str]] = []
         seen: set[str] = set()
         pending: list[str] = []
@@ -266,18 +325,19 @@ class PortabilityMixin:
                     collisions.append((rid, existing[rid].text[:80]))
             pending.clear()
 
-        _, rows = iter_archive(path)
-        for _, row in rows:
-            if isinstance(row, str):
+        valid = 0
+        for lineno, memory, _vector, label, error in self._checked_rows(path, limits, dim):
+            if memory is None:
+                summary.add_error(label, f"line {lineno}: {error}", limits.max_errors)
                 continue
-            rid = str(row.get("id") or (row.get("meta") or {}).get("id") or "").strip()
-            if not rid:
+            valid += 1
+            if on_conflict != "error":
                 continue
-            if rid in seen:
-                collisions.append((rid, "(duplicate id within the archive)"))
+            if memory.id in seen:
+                collisions.append((memory.id, "(duplicate id within the archive)"))
                 continue
-            seen.add(rid)
-            pending.append(rid)
+            seen.add(memory.id)
+            pending.append(memory.id)
             if len(pending) >= 500:
                 flush()
         if pending:
@@ -286,12 +346,13 @@ class PortabilityMixin:
             raise ImportConflictError(
                 f"{len(collisions)} id collision(s) on import, nothing written; first: "
                 f"{[c[0] for c in collisions[:10]]}",
-                collisions=collisions,
+                collisions=collisions[: limits.max_errors],
             )
+        return valid
 
     def _import_batch(
         self,
-        batch: list[tuple[Memory, list | None, bool]],
+        batch: list[tuple[Memory, np.ndarray | None, bool]],
         on_conflict: str,
         dry_run: bool,
         summary: ImportSummary,
@@ -299,8 +360,8 @@ class PortabilityMixin:
         written: list[str],
     ) -> None:
         existing = self.get_many([m.id for m, _, _ in batch])
-        to_write: list[tuple[Memory, list | None]] = []
-        to_delete: list[Memory] = []
+        to_write: list[tuple[Memory, np.ndarray | None]] = []
+        replaced: list[Memory] = []
         for memory, vector, dup_in_file in batch:
             current = existing.get(memory.id)
             collides = current is not None or dup_in_file
@@ -316,7 +377,7 @@ class PortabilityMixin:
                 summary.renamed += 1
             elif on_conflict == "overwrite":
                 if current is not None and not dup_in_file:
-                    to_delete.append(current)
+                    replaced.append(current)
                 summary.overwritten += 1
             else:  # "error": the precheck passed, so a collision here is a race
                 raise ImportConflictError(
@@ -330,22 +391,23 @@ class PortabilityMixin:
         vectors = np.zeros((len(to_write), dim), dtype=np.float32)
         missing: list[int] = []
         for i, (_, vector) in enumerate(to_write):
-            if isinstance(vector, list) and len(vector) == dim:
-                try:
-                    vectors[i] = np.asarray(vector, dtype=np.float32)
-                    continue
-                except (TypeError, ValueError):
-                    pass
-            missing.append(i)
+            if vector is None:
+                missing.append(i)
+            else:
+                vectors[i] = vector
         if missing:
             encoded = self._encode([to_write[i][0].text for i in missing])
             for row, i in enumerate(missing):
                 vectors[i] = encoded[row]
             summary.vectors_regenerated = True
-        if to_delete:
-            self._delete(to_delete)
         memories = [m for m, _ in to_write]
-        pipe = self.client.pipeline(transaction=False)
+        # One MULTI/EXEC: an overwritten memory is replaced whole (the write
+        # script rewrites every field) or, on any failure, left as it was.
+        pipe = self.client.pipeline(transaction=True)
+        for old in replaced:
+            pipe.hdel(self.keys.access, f"n:{old.id}", f"t:{old.id}")
+            for link in old.links:
+                pipe.srem(self.keys.incoming(link.to), f"{old.id}|{link.rel}")
         self._write(memories, vectors, pipe=pipe)
         self._reindex_links(memories, pipe=pipe)
         pipe.execute()

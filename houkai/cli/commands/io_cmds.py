@@ -105,7 +105,7 @@ def import_cmd(
         click.echo(
             f"{'[dry-run] ' if dry_run else ''}imported={data.get('imported', 0)} "
             f"skipped={data.get('skipped', 0)} overwritten={data.get('overwritten', 0)} "
-            f"renamed={data.get('renamed', 0)} errors={len(errors)}"
+            f"renamed={data.get('renamed', 0)} errors={data.get('errors_total', len(errors))}"
         )
         for error in errors[:5]:
             click.echo(f"  ! {error}", err=True)

@@ -1,0 +1,80 @@
+"""Who may name a file on the server over the network, and where (issue 10, item 2).
+
+One policy for every remote door (REST and MCP over HTTP): a server-side path
+is accepted only from an *admin* token (every collection, read-write) and
+only inside the configured ``export_dir`` (default ``<data_dir>/exports``).
+Relative paths resolve under it; ``..`` components, absolute paths outside it
+and symlinks leading out of it are refused with 403. Everyone else streams
+archives through the request/response body instead. Local callers (the CLI,
+the stdio MCP server, the library) are the user's own process and use their
+own paths unchanged.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+from .errors import BadRequest, HoukaiError
+
+log = logging.getLogger(__name__)
+
+STREAM_HINT = (
+    "stream the archive instead: GET /export returns the .ahkai, POST /import takes it "
+    "as the request body"
+)
+
+
+class PathForbidden(HoukaiError):
+    """A remote caller named a server path it may not use (403)."""
+
+    status = 403
+
+
+def export_root(settings: Any) -> Path:
+    """The folder remote server paths live in (created on first use)."""
+    configured = str(getattr(settings, "export_dir", "") or "")
+    root = Path(configured).expanduser() if configured else Path(settings.data_dir) / "exports"
+    return root
+
+
+def is_admin(grant: Any) -> bool:
+    """An admin token: configured, every collection, read-write."""
+    return (
+        grant is not None
+        and getattr(grant, "collections", ()) is None
+        and not getattr(grant, "read_only", True)
+    )
+
+
+def resolve_server_path(raw: Any, *, settings: Any, grant: Any, param: str = "path") -> str:
+    """The absolute path a remote caller with *grant* may use for *raw*, else an error.
+
+    ``PathForbidden`` (403) for a non-admin caller or a path that leaves
+    ``export_dir``; ``BadRequest`` (400) for a value that is not a path. The
+    message never echoes file contents, only the caller's own argument.
+    """
+    if not is_admin(grant):
+        raise PathForbidden(
+            f"{param}: server file paths need an admin token (all collections, read-write); "
+            + STREAM_HINT
+        )
+    if not isinstance(raw, str) or not raw.strip():
+        raise BadRequest(f"{param}: expected a non-empty path string")
+    if "\x00" in raw or len(raw) > 4096:
+        raise BadRequest(f"{param}: not a valid path")
+    given = Path(raw.strip()).expanduser()
+    if ".." in given.parts:
+        raise PathForbidden(f"{param}: '..' is not allowed in server paths")
+    root = export_root(settings)
+    root.mkdir(parents=True, exist_ok=True)
+    root = root.resolve()
+    target = (given if given.is_absolute() else root / given).resolve()  # follows symlinks
+    if target != root and not target.is_relative_to(root):
+        log.warning("refused server path outside export_dir: %r", raw[:200])
+        raise PathForbidden(
+            f"{param}: server paths must stay inside the configured export_dir "
+            "(relative paths resolve there; symlinks out of it are refused)"
+        )
+    return str(target)
