@@ -145,6 +145,9 @@ def build_openapi(app: Flask | None = None) -> dict[str, Any]:
             },
         }
     }
+    from .ui import openapi_paths as ui_paths
+
+    paths.update(ui_paths())
     return {
         "openapi": "3.1.0",
         "info": {
@@ -161,7 +164,16 @@ def build_openapi(app: Flask | None = None) -> dict[str, Any]:
         "security": [{"bearer": []}],
         "tags": [
             {"name": t}
-            for t in ("memories", "recall", "graph", "audit", "portability", "jobs", "ops")
+            for t in (
+                "memories",
+                "recall",
+                "graph",
+                "audit",
+                "portability",
+                "jobs",
+                "ops",
+                "dashboard",
+            )
         ],
         "paths": paths,
         "components": {
