@@ -18,6 +18,7 @@ from .coerce import as_bool, as_int, as_str
 from .errors import BadRequest
 from .index import filter_expr
 from .model import MEMORY_TYPES
+from .store.observability import _rows
 
 log = logging.getLogger(__name__)
 
@@ -25,13 +26,15 @@ log = logging.getLogger(__name__)
 #: (not the raw floats) so a cursor value round-trips exactly through the reply's
 #: 12-significant-digit formatting; ties are broken by the memory's key.
 BROWSE_SORTS: dict[str, str] = {
-    "created": "floor(@created_at * 1000)",
+    "created": "floor(@created_at * 1000000)",
     "importance": "floor(@importance * 1000000)",
     "decay": "floor(@decay * 1000000000)",
 }
 MAX_PAGE = 200
 GROWTH_BUCKETS: dict[str, int] = {"hour": 3600, "day": 86400, "week": 7 * 86400}
-_CURSOR = re.compile(r"^(-?\d{1,20}):([A-Za-z0-9_\-]{1,128})$")
+#: VALUE:HEXID:T: the last row's sort key, its id (hex of the UTF-8 bytes) and the time (ms)
+#: decay scores are taken at, so every page of one walk ranks by the same clock.
+_CURSOR = re.compile(r"^(-?\d{1,20}):([0-9a-f]{2,1024}):(\d{1,15})$")
 
 
 def _text(value: Any) -> str:
@@ -52,13 +55,19 @@ def decay_expression(settings: Any, now: float) -> str:
     return expr
 
 
-def _parse_cursor(after: str | None) -> tuple[int, str] | None:
+def _parse_cursor(after: str | None) -> tuple[int, str, int] | None:
     if after in (None, ""):
         return None
     match = _CURSOR.match(str(after))
     if match is None:
-        raise BadRequest("after: not a cursor from a previous page (expected VALUE:ID)")
-    return int(match.group(1)), match.group(2)
+        raise BadRequest("after: not a cursor from a previous page (expected VALUE:ID:T)")
+    try:
+        memory_id = bytes.fromhex(match.group(2)).decode("utf-8")
+    except ValueError:
+        memory_id = '"'
+    if '"' in memory_id or "\\" in memory_id:
+        raise BadRequest("after: not a cursor from a previous page (bad id)")
+    return int(match.group(1)), memory_id, int(match.group(3))
 
 
 def browse(
@@ -90,6 +99,7 @@ def browse(
     cursor = _parse_cursor(after)
     store = service._read_store(collection)
     now = time.time()
+    clock_ms = cursor[2] if cursor is not None else int(now * 1000)
     query = filter_expr(
         type=type_,
         tag=as_str(tag, "tag"),
@@ -99,19 +109,14 @@ def browse(
     load = ["@__key", "@created_at", "@importance", "@last_accessed", "@access_count"]
     args: list[Any] = ["FT.AGGREGATE", store.keys.index, query, "LOAD", len(load), *load]
     if sort == "decay":
-        args += ["APPLY", decay_expression(store.settings, now), "AS", "decay"]
+        args += ["APPLY", decay_expression(store.settings, clock_ms / 1000.0), "AS", "decay"]
     args += ["APPLY", BROWSE_SORTS[sort], "AS", "k"]
     if cursor is not None:
-        value, memory_id = cursor
-        last_key = store.keys.memory(memory_id).replace('"', "")
+        value, memory_id, _ = cursor
+        last_key = store.keys.memory(memory_id)
         args += ["FILTER", f'@k < {value} || (@k == {value} && @__key < "{last_key}")']
     args += ["SORTBY", 4, "@k", "DESC", "@__key", "DESC", "MAX", limit + 1, "DIALECT", 2]
-    reply = store.client.execute_command(*args)
-    rows = []
-    for raw in reply[1:]:
-        fields = {_text(raw[i]): _text(raw[i + 1]) for i in range(0, len(raw) - 1, 2)}
-        if "__key" in fields and "k" in fields:
-            rows.append(fields)
+    rows = [r for r in _rows(store.client.execute_command(*args)) if r.get("__key") and r.get("k")]
     more = len(rows) > limit
     rows = rows[:limit]
     pipe = store.client.pipeline(transaction=False)
@@ -124,12 +129,13 @@ def browse(
         memory = codec.from_hash({k.decode(): v for k, v in fields.items()})
         item = memory_to_dict(memory)
         if sort == "decay":
-            item["decay_score"] = round(float(row.get("decay") or 0.0), 6)
+            item["decay_score"] = int(row["k"]) / 1e9  # the sort key itself
         memories.append(item)
     next_cursor = None
     if more and rows:
         last = rows[-1]
-        next_cursor = f"{int(float(last['k']))}:{last['__key'].rsplit(':', 1)[-1]}"
+        memory_id = str(last["__key"]).rsplit(":", 1)[-1]
+        next_cursor = f"{int(last['k'])}:{memory_id.encode().hex()}:{clock_ms}"
     return {"sort": sort, "memories": memories, "next": next_cursor}
 
 
@@ -169,8 +175,7 @@ def growth(service: Any, bucket: str = "day", *, collection: str | None = None) 
         2,
     )
     series = []
-    for raw in reply[1:]:
-        fields = {_text(raw[i]): _text(raw[i + 1]) for i in range(0, len(raw) - 1, 2)}
+    for fields in _rows(reply):
         try:
             series.append({"t": int(float(fields["b"])) * seconds, "n": int(fields["n"])})
         except (KeyError, ValueError):
