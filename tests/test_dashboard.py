@@ -9,8 +9,8 @@ from __future__ import annotations
 import uuid
 
 import pytest
-
 from houkai.api.rest import create_app
+
 from houkai.embeddings import HashEmbedder
 from houkai.service import MemoryService
 from houkai.store import MemoryStore
