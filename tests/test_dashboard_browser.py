@@ -256,7 +256,8 @@ def _login(driver, live: Live, token: str) -> None:
 def _shot(driver, name: str) -> None:
     if SHOTS:
         Path(SHOTS).mkdir(parents=True, exist_ok=True)
-        time.sleep(0.2)
+        driver.execute_script("document.getElementById('toast').className = ''")
+        time.sleep(0.3)
         driver.save_screenshot(str(Path(SHOTS) / f"{name}.png"))
 
 

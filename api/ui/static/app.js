@@ -373,7 +373,6 @@
         after ? h("a", { href: link({ after: "" }) }, "« first page") : h("span"),
         page.next ? h("a", { id: "next-page", href: link({ after: page.next }) }, "next page »") : h("span", { class: "muted" }, "end")));
     root.append(h("div", { class: "grid browse" }, facets, list));
-    root.querySelector(".grid").style.gridTemplateColumns = "repeat(auto-fit, minmax(280px, 1fr))";
   }
 
   /** Nodes and typed edges among a memory and its neighbours (each node carries its out-links). */
