@@ -230,6 +230,12 @@ def pipeline_status(service: Any, *, collection: str | None = None) -> dict[str,
         for name, seen in store.client.zrevrange(workers_key(prefix), 0, 49, withscores=True)
     ]
     schedule = maintenance.status(store, service.settings, now=now)
+    try:
+        from houkai.workers.beat import tick_interval
+
+        schedule["beat_every_seconds"] = tick_interval(service.settings)
+    except ImportError:  # no Celery: ticks come from cron or `houkai maintenance tick`
+        schedule["beat_every_seconds"] = None
     return {
         "collection": store.collection_name,
         "now": now,

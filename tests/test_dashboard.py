@@ -130,6 +130,7 @@ def test_pipeline_status_reports_queues_workers_and_the_schedule(dash):
     assert set(before["queues"]) == {"embed", "ingest", "maintenance"}
     assert before["workers_alive"] == sum(w["alive"] for w in before["workers"])
     assert before["maintenance"]["jobs"]["decay"]["last_run"] is None
+    assert before["maintenance"]["beat_every_seconds"] > 0
     assert dash.post("/maintenance/tick", {"force": True}).status_code == 200
     after = dash.get("/pipeline").get_json()["maintenance"]["jobs"]
     assert after["decay"]["last_run"] is not None

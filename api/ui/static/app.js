@@ -560,7 +560,7 @@
         h("thead", {}, h("tr", {}, ["job", "kind", "state", "progress", "done", "failed", "rate/s", "ETA"].map((c, i) =>
           h("th", { class: i === 1 || i === 6 ? "hide-narrow" : null }, c)))),
         jobsBody)), detail),
-      card("Maintenance", h("div", { class: "scroll" }, h("table", {},
+      card("Maintenance", h("p", { class: "muted", id: "beat" }), h("div", { class: "scroll" }, h("table", {},
         h("thead", {}, h("tr", {}, ["job", "every", "last run", "result", "next run"].map((c) => h("th", {}, c)))),
         schedule)),
       canWrite() ? h("div", { class: "actions" },
@@ -615,6 +615,12 @@
       }));
       if (!jobs.jobs.length) jobsBody.append(h("tr", {}, h("td", { colspan: 8, class: "muted" }, "No jobs yet.")));
       const maint = status.maintenance || { jobs: {} };
+      const beat = document.getElementById("beat");
+      if (beat) {
+        beat.textContent = maint.beat_every_seconds
+          ? `Beat triggers a tick every ${fmtNum(maint.beat_every_seconds, 0)} s; each job runs when due.`
+          : "No beat schedule (Celery is not installed).";
+      }
       schedule.replaceChildren(...Object.entries(maint.jobs).map(([name, j]) => h("tr", { "data-maint": name },
         h("td", {}, name), h("td", {}, j.every || "off"), h("td", {}, fmtTime(j.last_run)),
         h("td", { class: j.last_error ? "error" : "" }, j.last_error ? j.last_error : j.last_run ? `${j.last_count} item(s) in ${fmtNum(j.last_duration, 2)}s` : "—"),
