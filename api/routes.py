@@ -393,6 +393,12 @@ def _browse(c: Call) -> tuple[int, Any]:
     return 200, browse(c.service, **c.query, collection=c.collection)
 
 
+def _facets(c: Call) -> tuple[int, Any]:
+    from houkai.dashboard import facets
+
+    return 200, facets(c.service, **c.query, collection=c.collection)
+
+
 def _growth(c: Call) -> tuple[int, Any]:
     from houkai.dashboard import growth
 
@@ -981,6 +987,23 @@ ROUTES: list[Route] = [
             obj(
                 {"sort": STR, "memories": arr(ref("Memory")), "next": _t(["string", "null"])},
                 ("memories", "next"),
+            ),
+        ),
+    ),
+    Route(
+        "facets",
+        "GET",
+        "/facets",
+        _facets,
+        "Active memories per type and the most used tags (the browse facets; far "
+        "cheaper than /stats).",
+        tag="dashboard",
+        query={"top_tags": _t("integer", minimum=0, maximum=100)},
+        responses=_r(
+            200,
+            obj(
+                {"by_type": _t("object"), "active": INT, "top_tags": _t("object")},
+                ("by_type", "top_tags"),
             ),
         ),
     ),

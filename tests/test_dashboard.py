@@ -115,6 +115,25 @@ def test_browse_filters_and_refuses_bad_input(dash):
         assert needle in r.get_json()["error"]
 
 
+def test_facets_count_active_memories_by_type_and_tag(dash):
+    dash.store.remember_many(
+        [
+            {"text": "p1", "type": "procedural", "tags": ["ops", "shared"]},
+            {"text": "p2", "type": "procedural", "tags": ["ops"]},
+            {"text": "s1", "type": "semantic", "tags": ["shared"]},
+        ]
+    )
+    old = dash.store.remember("old", type="semantic", tags=["gone"])
+    new = dash.store.remember("new", type="semantic")
+    dash.store.supersede(old.id, new.id)
+    body = dash.get("/facets").get_json()
+    assert body["by_type"] == {"procedural": 2, "semantic": 2}
+    assert body["active"] == 4
+    assert body["top_tags"] == {"ops": 2, "shared": 2}
+    assert dash.get("/facets", top_tags=1).get_json()["top_tags"].keys() <= {"ops", "shared"}
+    assert dash.get("/facets", top_tags=-1).status_code == 400
+
+
 def test_growth_series_adds_up_to_the_count(dash):
     dash.store.remember_many([f"g {i}" for i in range(5)])
     body = dash.get("/growth", bucket="hour").get_json()

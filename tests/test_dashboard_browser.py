@@ -332,7 +332,8 @@ def test_browse_health_and_narrow_screen(live, browser):
     root = _go(browser, "#/browse", "browse")
     rows = root.find_elements(By.CSS_SELECTOR, "#browse-list li.result")
     assert len(rows) == 6
-    root.find_element(By.XPATH, "//div[@id='type-facets']/a[starts-with(., 'procedural')]").click()
+    facet = "//div[@id='type-facets']/a[starts-with(., 'procedural')]"
+    _wait(browser, lambda d: d.find_elements(By.XPATH, facet))[0].click()
     _wait(browser, lambda d: "type=procedural" in d.current_url)
     root = _view(browser, "browse")
     kinds = {

@@ -36,6 +36,7 @@ class ViewTiming:
     view: str
     calls: list[str]
     api_ms: float  # median of the summed call times
+    call_ms: list[float] = field(default_factory=list)  # median of each call
     browser_ms: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
@@ -43,6 +44,7 @@ class ViewTiming:
             "view": self.view,
             "calls": self.calls,
             "api_ms": self.api_ms,
+            "call_ms": self.call_ms,
             "browser_ms": self.browser_ms,
         }
 
@@ -53,12 +55,16 @@ class DashboardBenchResult:
     repeat: int
     load_seconds: float
     views: list[ViewTiming] = field(default_factory=list)
+    count_ms: float = 0.0  # same-run baseline: one FT.SEARCH count of the collection
+    machine: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "n": self.n,
             "repeat": self.repeat,
             "load_seconds": round(self.load_seconds, 1),
+            "count_ms": self.count_ms,
+            "machine": self.machine,
             "views": [v.to_dict() for v in self.views],
         }
 
@@ -66,11 +72,17 @@ class DashboardBenchResult:
         out = [
             f"dashboard views against {self.n:,} memories "
             f"(medians of {self.repeat} runs; loaded in {self.load_seconds:.0f}s)",
-            f"{'view':<18} {'REST calls (sum)':>16} {'browser render':>15}",
+            f"machine: {self.machine.get('nproc')} cores, load "
+            f"{self.machine.get('loadavg_start')} → {self.machine.get('loadavg_end')}; "
+            f"baseline GET /health (one index count): {self.count_ms:,.1f} ms",
+            f"{'view':<18} {'REST calls (sum)':>16} {'÷ baseline':>10} {'browser render':>15}"
+            "  per call",
         ]
         for v in self.views:
             browser = "—" if v.browser_ms is None else f"{v.browser_ms:,.0f} ms"
-            out.append(f"{v.view:<18} {v.api_ms:>13,.0f} ms {browser:>15}")
+            ratio = v.api_ms / self.count_ms if self.count_ms else 0.0
+            calls = ", ".join(f"{c} {t:,.0f}" for c, t in zip(v.calls, v.call_ms, strict=True))
+            out.append(f"{v.view:<18} {v.api_ms:>13,.0f} ms {ratio:>9.1f}x {browser:>15}  {calls}")
         return out
 
 
@@ -109,12 +121,12 @@ def _views(client: Any, memory_id: str) -> dict[str, list[tuple[str, str, Any]]]
     m = f"/memories/{memory_id}"
     return {
         "search": [("GET", "/recall?query=billing+deploy+failed&explain=true&k=10", None)],
-        "browse (newest)": [("GET", "/browse?limit=25", None), ("GET", "/stats", None)],
+        "browse (newest)": [("GET", "/browse?limit=25", None), ("GET", "/facets", None)],
         "browse (deep)": [
             ("GET", f"/browse?limit=25&after={after}", None),
-            ("GET", "/stats", None),
+            ("GET", "/facets", None),
         ],
-        "browse (decay)": [("GET", "/browse?limit=25&sort=decay", None), ("GET", "/stats", None)],
+        "browse (decay)": [("GET", "/browse?limit=25&sort=decay", None), ("GET", "/facets", None)],
         "memory": [
             ("GET", m, None),
             ("GET", m + "/history", None),
@@ -129,13 +141,16 @@ def _views(client: Any, memory_id: str) -> dict[str, list[tuple[str, str, Any]]]
     }
 
 
-def _time_calls(client: Any, calls: list[tuple[str, str, Any]]) -> float:
-    started = time.perf_counter()
+def _time_calls(client: Any, calls: list[tuple[str, str, Any]]) -> list[float]:
+    """Milliseconds of each call, in order."""
+    out = []
     for method, path, body in calls:
+        started = time.perf_counter()
         response = client.open(path, method=method, json=body)
+        out.append((time.perf_counter() - started) * 1000)
         if response.status_code >= 400:
             raise RuntimeError(f"{method} {path}: {response.status_code} {response.get_data()!r}")
-    return (time.perf_counter() - started) * 1000
+    return out
 
 
 def _free_port() -> int:
@@ -250,8 +265,9 @@ def run(
     from ..embeddings import HashEmbedder
     from ..service import MemoryService
     from ..store import MemoryStore
+    from .recall import _loadavg, machine_facts
 
-    settings = settings.replace(collection="bench-dashboard", embedder="hash:384")
+    settings = settings.replace(collection=f"bench-dashboard-{n}", embedder="hash:384")
     store = MemoryStore(collection=settings.collection, settings=settings, embedder=HashEmbedder())
     try:
         load_seconds = _load(store, n, progress)
@@ -266,15 +282,21 @@ def run(
         client = app.test_client()
         client.environ_base["HTTP_AUTHORIZATION"] = f"Bearer {TOKEN}"
         views = _views(client, center)
-        result = DashboardBenchResult(n=n, repeat=repeat, load_seconds=load_seconds)
+        result = DashboardBenchResult(
+            n=n, repeat=repeat, load_seconds=load_seconds, machine=machine_facts()
+        )
+        baseline = [("GET", "/health", None)]
         for view, calls in views.items():
             _time_calls(client, calls)  # warm
             samples = [_time_calls(client, calls) for _ in range(repeat)]
             result.views.append(
                 ViewTiming(
                     view=view,
-                    calls=[f"{m} {p.split('?')[0]}" for m, p, _ in calls],
-                    api_ms=round(statistics.median(samples), 1),
+                    calls=[p.split("?")[0] for _, p, _ in calls],
+                    api_ms=round(statistics.median(sum(x) for x in samples), 1),
+                    call_ms=[
+                        round(statistics.median(col), 1) for col in zip(*samples, strict=True)
+                    ],
                 )
             )
             if progress:
@@ -291,6 +313,10 @@ def run(
             times = _browser_times(settings, center, hashes, repeat)
             for v in result.views:
                 v.browser_ms = times.get(v.view)
+        result.count_ms = round(
+            statistics.median(_time_calls(client, baseline)[0] for _ in range(max(5, repeat))), 1
+        )
+        result.machine["loadavg_end"] = _loadavg()
         return result
     finally:
         if not keep:

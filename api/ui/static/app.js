@@ -345,10 +345,6 @@
       for (const [k, v] of [...p]) if (!v) p.delete(k);
       return "#/browse?" + p.toString();
     };
-    const [page, stats] = await Promise.all([
-      api("GET", "/browse", { query: { sort, type, tag, after, limit: 25 } }),
-      api("GET", "/stats"),
-    ]);
     const facets = card(null,
       h("div", { class: "row" },
         h("label", {}, "Order",
@@ -357,22 +353,32 @@
               h("option", { value: v, selected: v === sort }, l))))),
       h("h3", {}, "Type"),
       h("div", { class: "chips", id: "type-facets" },
-        h("a", { class: "chip" + (type ? "" : " on"), href: link({ type: "", after: "" }) }, "all"),
-        Object.entries(stats.by_type || {}).map(([t, n]) =>
-          h("a", { class: "chip" + (t === type ? " on" : ""), href: link({ type: t, after: "" }) }, `${t} ${fmtNum(n, 0)}`))),
+        h("a", { class: "chip" + (type ? "" : " on"), href: link({ type: "", after: "" }) }, "all")),
       h("h3", {}, "Tags"),
       h("div", { class: "chips", id: "tag-facets" },
-        tag ? h("a", { class: "chip on", href: link({ tag: "", after: "" }) }, `${tag} ✕`) : null,
-        Object.entries(stats.top_tags || {}).filter(([t]) => t !== tag).map(([t, n]) =>
-          h("a", { class: "chip", href: link({ tag: t, after: "" }) }, `${t} ${fmtNum(n, 0)}`))));
-    const list = card(`${fmtNum(stats.active, 0)} active memories` + (after ? " · later page" : ""),
+        tag ? h("a", { class: "chip on", href: link({ tag: "", after: "" }) }, `${tag} ✕`) : null));
+    const heading = h("h2", {}, after ? "Later page" : "Memories");
+    const list = h("section", { class: "card" }, heading);
+    root.append(h("div", { class: "grid browse" }, facets, list));
+    // The facets (two aggregates) arrive on their own: the page never waits for them.
+    const seq = state.seq;
+    api("GET", "/facets").then((f) => {
+      if (seq !== state.seq) return;
+      heading.textContent = `${fmtNum(f.active, 0)} active memories` + (after ? " · later page" : "");
+      document.getElementById("type-facets").append(...Object.entries(f.by_type || {}).map(([t, n]) =>
+        h("a", { class: "chip" + (t === type ? " on" : ""), href: link({ type: t, after: "" }) }, `${t} ${fmtNum(n, 0)}`)));
+      document.getElementById("tag-facets").append(...Object.entries(f.top_tags || {}).filter(([t]) => t !== tag).map(([t, n]) =>
+        h("a", { class: "chip", href: link({ tag: t, after: "" }) }, `${t} ${fmtNum(n, 0)}`)));
+      facets.dataset.ready = "1";
+    }).catch(reportError);
+    const page = await api("GET", "/browse", { query: { sort, type, tag, after, limit: 25 } });
+    list.append(
       page.memories.length
         ? h("ol", { class: "results", id: "browse-list" }, page.memories.map((m) => memoryRow(m)))
         : h("p", { class: "muted" }, "No memories here yet."),
       h("div", { class: "pager" },
         after ? h("a", { href: link({ after: "" }) }, "« first page") : h("span"),
         page.next ? h("a", { id: "next-page", href: link({ after: page.next }) }, "next page »") : h("span", { class: "muted" }, "end")));
-    root.append(h("div", { class: "grid browse" }, facets, list));
   }
 
   /** Nodes and typed edges among a memory and its neighbours (each node carries its out-links). */
