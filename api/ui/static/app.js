@@ -635,7 +635,13 @@
     }
 
     await refresh();
-    state.timer = setInterval(() => { refresh().catch(reportError); }, POLL_MS);
+    // Poll after each answer (never overlapping requests on a slow server) until the view changes.
+    const seq = state.seq;
+    const loop = async () => {
+      try { await refresh(); } catch (err) { reportError(err); }
+      if (seq === state.seq && state.me) state.timer = setTimeout(loop, POLL_MS);
+    };
+    state.timer = setTimeout(loop, POLL_MS);
   }
 
   async function viewHealth(root) {
@@ -670,7 +676,7 @@
 
   async function route() {
     if (!state.me) return;
-    clearInterval(state.timer);
+    clearTimeout(state.timer);
     state.timer = null;
     state.seq += 1;
     const seq = state.seq;
@@ -709,7 +715,7 @@
 
   function showLogin(message) {
     state.me = null;
-    clearInterval(state.timer);
+    clearTimeout(state.timer);
     document.getElementById("session").hidden = true;
     document.getElementById("login").hidden = false;
     document.getElementById("login-error").textContent = message || "";
