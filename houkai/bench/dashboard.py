@@ -12,6 +12,7 @@ being rendered. Figures are medians of *repeat* runs.
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -250,6 +251,7 @@ def _browser_times(
             driver.quit()
         server.terminate()
         server.wait(timeout=30)
+        shutil.rmtree(profile, ignore_errors=True)
 
 
 def run(
