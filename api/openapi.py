@@ -150,6 +150,9 @@ def build_openapi(app: Flask | None = None) -> dict[str, Any]:
             },
         }
     }
+    from .ui import openapi_paths as ui_paths
+
+    paths.update(ui_paths())
     return {
         "openapi": "3.1.0",
         "info": {
@@ -166,7 +169,16 @@ def build_openapi(app: Flask | None = None) -> dict[str, Any]:
         "security": [{"bearer": []}],
         "tags": [
             {"name": t}
-            for t in ("memories", "recall", "graph", "audit", "portability", "jobs", "ops")
+            for t in (
+                "memories",
+                "recall",
+                "graph",
+                "audit",
+                "portability",
+                "jobs",
+                "ops",
+                "dashboard",
+            )
         ],
         "paths": paths,
         "components": {

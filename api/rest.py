@@ -217,6 +217,9 @@ def create_app(
         "/openapi.json", endpoint="openapi", view_func=_openapi_view(app), methods=["GET"]
     )
     app.add_url_rule("/docs", endpoint="docs", view_func=_docs_view, methods=["GET"])
+    from .ui import bp as ui_blueprint
+
+    app.register_blueprint(ui_blueprint)
     app.add_url_rule(
         "/metrics/prometheus",
         endpoint="prometheus",

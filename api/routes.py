@@ -400,6 +400,42 @@ def _ingest(c: Call) -> tuple[int, Any]:
     return (201 if wait and not result.get("timed_out") else 202), result
 
 
+def _whoami(c: Call) -> tuple[int, Any]:
+    from houkai.dashboard import whoami
+
+    return 200, whoami(c.token, c.tokens_configured)
+
+
+def _browse(c: Call) -> tuple[int, Any]:
+    from houkai.dashboard import browse
+
+    return 200, browse(c.service, **c.query, collection=c.collection)
+
+
+def _facets(c: Call) -> tuple[int, Any]:
+    from houkai.dashboard import facets
+
+    return 200, facets(c.service, **c.query, collection=c.collection)
+
+
+def _growth(c: Call) -> tuple[int, Any]:
+    from houkai.dashboard import growth
+
+    return 200, growth(c.service, **c.query, collection=c.collection)
+
+
+def _pipeline_status(c: Call) -> tuple[int, Any]:
+    from houkai.dashboard import pipeline_status
+
+    return 200, pipeline_status(c.service, collection=c.collection)
+
+
+def _job_retry(c: Call) -> tuple[int, Any]:
+    from houkai.dashboard import retry_job
+
+    return 200, retry_job(c.service, c.params["job_id"], collection=c.collection)
+
+
 # --------------------------------------------------------------------------- rows
 
 _FILTERS = {
@@ -961,6 +997,117 @@ ROUTES: list[Route] = [
             ("documents",),
         ),
         responses={201: ("Done", ref("Object")), 202: ("Accepted", ref("Object"))},
+    ),
+    # ---- dashboard (houkai.dashboard): read views the web UI needs, plus job retry
+    Route(
+        "whoami",
+        "GET",
+        "/whoami",
+        _whoami,
+        "What the caller's token may do: read_only and its collections (null = all).",
+        scoped=False,
+        tag="dashboard",
+        responses=_r(
+            200,
+            obj(
+                {"auth": BOOL, "read_only": BOOL, "collections": _t(["array", "null"], items=STR)},
+                ("read_only",),
+            ),
+        ),
+    ),
+    Route(
+        "browse",
+        "GET",
+        "/browse",
+        _browse,
+        "One keyset page of memories, highest sort key first (created, importance or "
+        "decay score); pass the reply's next as after for the following page.",
+        tag="dashboard",
+        query={
+            "sort": _t("string", enum=["created", "importance", "decay"]),
+            "after": STR,
+            "limit": _t("integer", minimum=1, maximum=200),
+            "type": MEMORY_TYPE,
+            "tag": STR,
+            "include_superseded": BOOL,
+        },
+        responses=_r(
+            200,
+            obj(
+                {"sort": STR, "memories": arr(ref("Memory")), "next": _t(["string", "null"])},
+                ("memories", "next"),
+            ),
+        ),
+    ),
+    Route(
+        "facets",
+        "GET",
+        "/facets",
+        _facets,
+        "Active memories per type and the most used tags (the browse facets; far "
+        "cheaper than /stats).",
+        tag="dashboard",
+        query={"top_tags": _t("integer", minimum=0, maximum=100)},
+        responses=_r(
+            200,
+            obj(
+                {"by_type": _t("object"), "active": INT, "top_tags": _t("object")},
+                ("by_type", "top_tags"),
+            ),
+        ),
+    ),
+    Route(
+        "growth",
+        "GET",
+        "/growth",
+        _growth,
+        "Memories created per hour/day/week (with running total) and Redis bytes per memory.",
+        tag="dashboard",
+        query={"bucket": _t("string", enum=["hour", "day", "week"])},
+        responses=_r(
+            200,
+            obj(
+                {
+                    "bucket": STR,
+                    "series": arr(obj({"t": INT, "n": INT, "total": INT})),
+                    "count": INT,
+                    "redis": _t("object"),
+                },
+                ("series",),
+            ),
+        ),
+    ),
+    Route(
+        "pipeline_status",
+        "GET",
+        "/pipeline",
+        _pipeline_status,
+        "Queue depths, embedding workers (last heartbeat) and the maintenance schedule "
+        "with each job's last run, next run and result.",
+        tag="jobs",
+        responses=_r(
+            200,
+            obj(
+                {
+                    "queues": _t("object"),
+                    "workers": arr(_t("object")),
+                    "workers_alive": INT,
+                    "maintenance": _t("object"),
+                },
+                ("queues", "workers", "maintenance"),
+                extra=True,
+            ),
+        ),
+    ),
+    Route(
+        "job_retry",
+        "POST",
+        "/jobs/{job_id}/retry",
+        _job_retry,
+        "Re-queue the failed memories of one job.",
+        write=True,
+        tag="jobs",
+        responses=_r(200, obj({"job_id": STR, "requeued": INT})),
     ),
 ]
 

@@ -41,5 +41,8 @@ def test_wheel_maps_api_and_workers_under_houkai(tmp_path: Path) -> None:
         "houkai/workers/tasks.py",
         "houkai/cli/__init__.py",
         "houkai/store/core.py",
+        "houkai/api/ui/templates/index.html",  # the dashboard's page and assets
+        "houkai/api/ui/static/app.js",
+        "houkai/api/ui/static/app.css",
     ):
         assert module in names

@@ -60,6 +60,7 @@ def test_up_starts_every_role_and_ctrl_c_stops_them(tmp_path: Path) -> None:
         output = Path(log.name).read_text()
         for role in ("redis", "worker", "beat", "api"):
             assert f"\n{role}" in "\n" + output, output[-2000:]
+        assert f"{base}/ui" in output  # the dashboard's address
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGINT)

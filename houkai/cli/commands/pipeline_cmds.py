@@ -164,9 +164,12 @@ def up(
     ]
     if with_beat:
         roles.append(("beat", [*exe, "beat", "-l", loglevel], "maintenance tick schedule"))
+    dashboard = None
     if api:
         h, p = host or s.http_host, port or s.http_port
         roles.append(("api", [*exe, "serve", "--host", h, "--port", str(p)], f"http://{h}:{p}"))
+        shown = "127.0.0.1" if h in ("0.0.0.0", "::", "") else h
+        dashboard = f"http://{shown}:{p}/ui"
     children: list[tuple[str, subprocess.Popen]] = []
     stopping = False
 
@@ -181,6 +184,8 @@ def up(
             proc = subprocess.Popen(argv, env=env, start_new_session=True)
             children.append((name, proc))
             click.echo(f"{name:<7} pid {proc.pid}: {where}")
+        if dashboard:
+            click.echo(f"ui      {dashboard} (the web dashboard; log in with an API token)")
         click.echo("houkai is up — press Ctrl-C to stop")
         while not stopping:
             for name, proc in children:

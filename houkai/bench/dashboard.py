@@ -1,0 +1,325 @@
+"""``houkai bench dashboard``: how long each dashboard view takes against a large collection.
+
+Fills a throwaway collection with *n* synthetic memories (the recall corpus, with
+random unit vectors written straight to Redis: no encoder), links a few of them,
+then times every REST call each ``/ui`` view makes, through the real Flask app
+(in process, sequentially — the browser issues a view's calls in parallel, so
+the sum is an upper bound). With ``--browser`` it also serves the app with
+``houkai serve`` and times a headless Chromium from navigation to the view
+being rendered. Figures are medians of *repeat* runs.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..config import Settings
+
+Progress = Callable[[str], None]
+TOKEN = "bench-dashboard"
+
+
+@dataclass
+class ViewTiming:
+    view: str
+    calls: list[str]
+    api_ms: float  # median of the summed call times
+    call_ms: list[float] = field(default_factory=list)  # median of each call
+    browser_ms: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "view": self.view,
+            "calls": self.calls,
+            "api_ms": self.api_ms,
+            "call_ms": self.call_ms,
+            "browser_ms": self.browser_ms,
+        }
+
+
+@dataclass
+class DashboardBenchResult:
+    n: int
+    repeat: int
+    load_seconds: float
+    views: list[ViewTiming] = field(default_factory=list)
+    count_ms: float = 0.0  # same-run baseline: one FT.SEARCH count of the collection
+    machine: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "repeat": self.repeat,
+            "load_seconds": round(self.load_seconds, 1),
+            "count_ms": self.count_ms,
+            "machine": self.machine,
+            "views": [v.to_dict() for v in self.views],
+        }
+
+    def lines(self) -> list[str]:
+        out = [
+            f"dashboard views against {self.n:,} memories "
+            f"(medians of {self.repeat} runs; loaded in {self.load_seconds:.0f}s)",
+            f"machine: {self.machine.get('nproc')} cores, load "
+            f"{self.machine.get('loadavg_start')} → {self.machine.get('loadavg_end')}; "
+            f"baseline GET /health (one index count): {self.count_ms:,.1f} ms",
+            f"{'view':<18} {'REST calls (sum)':>16} {'÷ baseline':>10} {'browser render':>15}"
+            "  per call",
+        ]
+        for v in self.views:
+            browser = "—" if v.browser_ms is None else f"{v.browser_ms:,.0f} ms"
+            ratio = v.api_ms / self.count_ms if self.count_ms else 0.0
+            calls = ", ".join(f"{c} {t:,.0f}" for c, t in zip(v.calls, v.call_ms, strict=True))
+            out.append(f"{v.view:<18} {v.api_ms:>13,.0f} ms {ratio:>9.1f}x {browser:>15}  {calls}")
+        return out
+
+
+def _load(store: Any, n: int, progress: Progress | None) -> float:
+    """Write the corpus with random unit vectors (no encoder); reuse it if already there."""
+    from .recall import wait_indexed
+    from .recall_corpus import generate
+
+    if store.count() == n:
+        return 0.0
+    if store.count():
+        store.nuke()
+    started = time.perf_counter()
+    memories = generate(n, seed=11)
+    rng = np.random.default_rng(11)
+    dim = store.index_params.dim
+    for start in range(0, n, 2000):
+        chunk = memories[start : start + 2000]
+        vectors = rng.standard_normal((len(chunk), dim)).astype(np.float32)
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        for memory in chunk:
+            memory.collection = store.collection_name
+        store._write(chunk, vectors)
+        if progress:
+            progress(f"writing {min(start + 2000, n)}/{n}")
+    wait_indexed(store.client, store.keys.index, n)
+    return time.perf_counter() - started
+
+
+def _views(client: Any, memory_id: str) -> dict[str, list[tuple[str, str, Any]]]:
+    """Each view's REST calls, as the page makes them."""
+    page = client.get("/browse?limit=25").get_json()
+    after = page["next"]
+    for _ in range(20):  # a page 21 pages deep
+        after = client.get(f"/browse?limit=25&after={after}").get_json()["next"]
+    m = f"/memories/{memory_id}"
+    return {
+        "search": [("GET", "/recall?query=billing+deploy+failed&explain=true&k=10", None)],
+        "browse (newest)": [("GET", "/browse?limit=25", None), ("GET", "/facets", None)],
+        "browse (deep)": [
+            ("GET", f"/browse?limit=25&after={after}", None),
+            ("GET", "/facets", None),
+        ],
+        "browse (decay)": [("GET", "/browse?limit=25&sort=decay", None), ("GET", "/facets", None)],
+        "memory": [
+            ("GET", m, None),
+            ("GET", m + "/history", None),
+            ("GET", m + "/neighbors?direction=both&depth=2", None),
+        ],
+        "pipeline": [("GET", "/pipeline", None), ("GET", "/jobs?limit=15", None)],
+        "health": [
+            ("GET", "/stats", None),
+            ("GET", "/growth?bucket=day", None),
+            ("GET", "/metrics", None),
+        ],
+    }
+
+
+def _time_calls(client: Any, calls: list[tuple[str, str, Any]]) -> list[float]:
+    """Milliseconds of each call, in order."""
+    out = []
+    for method, path, body in calls:
+        started = time.perf_counter()
+        response = client.open(path, method=method, json=body)
+        out.append((time.perf_counter() - started) * 1000)
+        if response.status_code >= 400:
+            raise RuntimeError(f"{method} {path}: {response.status_code} {response.get_data()!r}")
+    return out
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _browser_times(
+    settings: Settings, memory_id: str, hashes: dict[str, str], repeat: int
+) -> dict[str, float]:
+    """Median ms from setting the hash to the view's ``data-ready`` in headless Chromium."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOUKAI_")}
+    env.update(
+        HOUKAI_CONFIG="/nonexistent/houkai.toml",
+        HOUKAI_REDIS_URL=settings.redis_url,
+        HOUKAI_DATA_DIR=settings.data_dir,
+        HOUKAI_KEY_PREFIX=settings.key_prefix,
+        HOUKAI_COLLECTION=settings.collection,
+        HOUKAI_EMBEDDER=settings.embedder,
+        HOUKAI_HTTP_TOKENS=TOKEN,
+    )
+    exe = str(Path(sys.executable).parent / "houkai")
+    server = subprocess.Popen(
+        [exe, "serve", "--host", "127.0.0.1", "--port", str(port)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    profile = tempfile.mkdtemp(prefix="houkai-bench-chrome-")
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+        "--window-size=1280,900",
+    ):
+        options.add_argument(flag)
+    driver = None
+    try:
+        import urllib.request
+
+        for _ in range(300):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1)
+                break
+            except OSError:
+                time.sleep(0.2)
+        driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+        driver.set_script_timeout(60)
+        driver.get(f"http://127.0.0.1:{port}/ui")
+        driver.execute_script("sessionStorage.setItem('houkai.token', arguments[0])", TOKEN)
+        driver.refresh()
+        time.sleep(1.0)
+        out: dict[str, float] = {}
+        for view, target in hashes.items():
+            samples = []
+            for _ in range(repeat):
+                samples.append(
+                    driver.execute_async_script(
+                        """
+                        const [target, done] = [arguments[0], arguments[arguments.length - 1]];
+                        location.hash = '#/';
+                        const start = () => {
+                          const before = document.querySelector('#view > *');
+                          const t0 = performance.now();
+                          location.hash = target;
+                          const poll = () => {
+                            const el = document.querySelector('#view > [data-ready="1"]');
+                            if (el && el !== before) {
+                              requestAnimationFrame(() => done(performance.now() - t0));
+                            } else { setTimeout(poll, 5); }
+                          };
+                          poll();
+                        };
+                        setTimeout(start, 300);
+                        """,
+                        target,
+                    )
+                )
+            out[view] = round(statistics.median(samples), 1)
+        return out
+    finally:
+        if driver is not None:
+            driver.quit()
+        server.terminate()
+        server.wait(timeout=30)
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def run(
+    settings: Settings,
+    n: int = 100_000,
+    *,
+    repeat: int = 5,
+    browser: bool = False,
+    keep: bool = False,
+    progress: Progress | None = None,
+) -> DashboardBenchResult:
+    from ..api.rest import create_app
+    from ..embeddings import HashEmbedder
+    from ..service import MemoryService
+    from ..store import MemoryStore
+    from .recall import _loadavg, machine_facts
+
+    settings = settings.replace(collection=f"bench-dashboard-{n}", embedder="hash:384")
+    store = MemoryStore(collection=settings.collection, settings=settings, embedder=HashEmbedder())
+    try:
+        load_seconds = _load(store, n, progress)
+        recent = store.list_recent(limit=4, sort="importance")
+        center = recent[0].id
+        for other in recent[1:]:
+            store.link(center, other.id, "related")
+        store.edit(center, importance=recent[0].importance)
+        service = MemoryService(settings, actor="http")
+        service._stores[settings.collection] = store
+        app = create_app(settings, service, tokens=TOKEN)
+        client = app.test_client()
+        client.environ_base["HTTP_AUTHORIZATION"] = f"Bearer {TOKEN}"
+        views = _views(client, center)
+        result = DashboardBenchResult(
+            n=n, repeat=repeat, load_seconds=load_seconds, machine=machine_facts()
+        )
+        baseline = [("GET", "/health", None)]
+        for view, calls in views.items():
+            _time_calls(client, calls)  # warm
+            samples = [_time_calls(client, calls) for _ in range(repeat)]
+            result.views.append(
+                ViewTiming(
+                    view=view,
+                    calls=[p.split("?")[0] for _, p, _ in calls],
+                    api_ms=round(statistics.median(sum(x) for x in samples), 1),
+                    call_ms=[
+                        round(statistics.median(col), 1) for col in zip(*samples, strict=True)
+                    ],
+                )
+            )
+            if progress:
+                progress(f"{view}: {result.views[-1].api_ms} ms")
+        if browser:
+            hashes = {
+                "search": "#/search?q=billing+deploy+failed",
+                "browse (newest)": "#/browse",
+                "browse (decay)": "#/browse?sort=decay",
+                "memory": f"#/m/{center}",
+                "pipeline": "#/pipeline",
+                "health": "#/health",
+            }
+            times = _browser_times(settings, center, hashes, repeat)
+            for v in result.views:
+                v.browser_ms = times.get(v.view)
+        result.count_ms = round(
+            statistics.median(_time_calls(client, baseline)[0] for _ in range(max(5, repeat))), 1
+        )
+        result.machine["loadavg_end"] = _loadavg()
+        return result
+    finally:
+        if not keep:
+            store.drop()

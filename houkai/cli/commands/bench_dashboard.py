@@ -1,0 +1,46 @@
+"""``houkai bench dashboard``: per-view render time of the web dashboard on a large collection."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from .. import Context, pass_ctx
+from ..output import output_options, resolve_format
+
+
+@click.command("dashboard")
+@click.option("--n", "n", type=click.IntRange(min=1), default=100_000, show_default=True)
+@click.option("--repeat", type=click.IntRange(min=1), default=5, show_default=True)
+@click.option("--browser", is_flag=True, help="Also time a headless Chromium (needs chromium).")
+@click.option("--keep", is_flag=True, help="Keep the benchmark collection for the next run.")
+@output_options
+@pass_ctx
+def bench_dashboard(ctx: Context, n: int, repeat: int, browser: bool, keep: bool) -> None:
+    """Time every /ui view's REST calls (and, with --browser, the rendered page) at N memories."""
+    from ...bench.dashboard import run
+
+    as_json = resolve_format(ctx.output_format) == "json"
+    result = run(
+        ctx.settings,
+        n,
+        repeat=repeat,
+        browser=browser,
+        keep=keep,
+        progress=None if as_json else lambda msg: click.echo(msg, err=True),
+    )
+    if as_json:
+        click.echo(json.dumps(result.to_dict()))
+    else:
+        for line in result.lines():
+            click.echo(line)
+
+
+def register(cli: click.Group) -> None:
+    """Add ``dashboard`` to the ``bench`` group (created here if no other module made it)."""
+    group = cli.commands.get("bench")
+    if not isinstance(group, click.Group):
+        group = click.Group("bench", help="Benchmarks (they write to throwaway collections).")
+        cli.add_command(group)
+    group.add_command(bench_dashboard)

@@ -1,0 +1,282 @@
+"""Read views the web dashboard needs that no other door offered.
+
+Every function takes a :class:`houkai.service.MemoryService` and validates its
+arguments here, once; the REST routes in :mod:`houkai.api.routes` only unpack
+the request. Nothing here fetches every memory: pages are keyset-paginated
+``FT.AGGREGATE … SORTBY … MAX n`` queries, counts and growth are server-side
+aggregates, and the pipeline view reads a handful of Redis keys.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from typing import Any
+
+from .coerce import as_bool, as_int, as_str
+from .errors import BadRequest
+from .index import filter_expr
+from .model import MEMORY_TYPES
+from .store.observability import _rows
+
+log = logging.getLogger(__name__)
+
+#: Browse orders: the integer sort key computed server-side per memory. Integers
+#: (not the raw floats) so a cursor value round-trips exactly through the reply's
+#: 12-significant-digit formatting; ties are broken by the memory's key.
+BROWSE_SORTS: dict[str, str] = {
+    "created": "floor(@created_at * 1000000)",
+    "importance": "floor(@importance * 1000000)",
+    "decay": "floor(@decay * 1000000000)",
+}
+MAX_PAGE = 200
+GROWTH_BUCKETS: dict[str, int] = {"hour": 3600, "day": 86400, "week": 7 * 86400}
+#: VALUE:HEXID:T: the last row's sort key, its id (hex of the UTF-8 bytes) and the time (ms)
+#: decay scores are taken at, so every page of one walk ranks by the same clock.
+_CURSOR = re.compile(r"^(-?\d{1,20}):([0-9a-f]{2,1024}):(\d{1,15})$")
+
+
+def _text(value: Any) -> str:
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+
+def _num(value: float) -> str:
+    return repr(float(value))
+
+
+def decay_expression(settings: Any, now: float) -> str:
+    """The maintenance decay score as a RediSearch expression (same formula as ``stats``)."""
+    rate = float(settings.maintenance_decay_rate)
+    weight = float(settings.maintenance_decay_frequency_weight)
+    expr = f"@importance * exp(-{_num(rate)} * (({_num(now)} - @last_accessed) / 86400))"
+    if weight:
+        expr += f" * (1 + {_num(weight)} * log(1 + @access_count))"
+    return expr
+
+
+def _parse_cursor(after: str | None) -> tuple[int, str, int] | None:
+    if after in (None, ""):
+        return None
+    match = _CURSOR.match(str(after))
+    if match is None:
+        raise BadRequest("after: not a cursor from a previous page (expected VALUE:ID:T)")
+    try:
+        memory_id = bytes.fromhex(match.group(2)).decode("utf-8")
+    except ValueError:
+        memory_id = '"'
+    if '"' in memory_id or "\\" in memory_id:
+        raise BadRequest("after: not a cursor from a previous page (bad id)")
+    return int(match.group(1)), memory_id, int(match.group(3))
+
+
+def browse(
+    service: Any,
+    sort: str = "created",
+    after: str | None = None,
+    limit: int = 25,
+    type: str | None = None,
+    tag: str | None = None,
+    include_superseded: bool = False,
+    *,
+    collection: str | None = None,
+) -> dict[str, Any]:
+    """One page of memories, highest *sort* key first; ``next`` is the cursor of the page after.
+
+    Keyset pagination: a page asks for keys strictly below the last one shown, so
+    paging to the end of 100k memories costs the same per page as the first.
+    """
+    from .service import memory_to_dict
+    from .store import codec
+
+    sort = as_str(sort, "sort", max_len=32) or "created"
+    if sort not in BROWSE_SORTS:
+        raise BadRequest(f"sort must be one of {', '.join(BROWSE_SORTS)} — got {sort!r}")
+    limit = as_int(limit, "limit", 25, lo=1, hi=MAX_PAGE)
+    type_ = as_str(type, "type", max_len=64)
+    if type_ is not None and type_ not in MEMORY_TYPES:
+        raise BadRequest(f"type must be one of {', '.join(MEMORY_TYPES)} — got {type_!r}")
+    cursor = _parse_cursor(after)
+    store = service._read_store(collection)
+    now = time.time()
+    clock_ms = cursor[2] if cursor is not None else int(now * 1000)
+    query = filter_expr(
+        type=type_,
+        tag=as_str(tag, "tag"),
+        include_superseded=as_bool(include_superseded, "include_superseded"),
+        now=now,
+    )
+    load = ["@__key", "@created_at", "@importance", "@last_accessed", "@access_count"]
+    args: list[Any] = ["FT.AGGREGATE", store.keys.index, query, "LOAD", len(load), *load]
+    if sort == "decay":
+        args += ["APPLY", decay_expression(store.settings, clock_ms / 1000.0), "AS", "decay"]
+    args += ["APPLY", BROWSE_SORTS[sort], "AS", "k"]
+    if cursor is not None:
+        value, memory_id, _ = cursor
+        last_key = store.keys.memory(memory_id)
+        args += ["FILTER", f'@k < {value} || (@k == {value} && @__key < "{last_key}")']
+    args += ["SORTBY", 4, "@k", "DESC", "@__key", "DESC", "MAX", limit + 1, "DIALECT", 2]
+    rows = [r for r in _rows(store.client.execute_command(*args)) if r.get("__key") and r.get("k")]
+    more = len(rows) > limit
+    rows = rows[:limit]
+    pipe = store.client.pipeline(transaction=False)
+    for row in rows:
+        pipe.hgetall(row["__key"])
+    memories = []
+    for row, fields in zip(rows, pipe.execute(), strict=True):
+        if not fields:
+            continue  # deleted between the two reads
+        memory = codec.from_hash({k.decode(): v for k, v in fields.items()})
+        item = memory_to_dict(memory)
+        if sort == "decay":
+            item["decay_score"] = int(row["k"]) / 1e9  # the sort key itself
+        memories.append(item)
+    next_cursor = None
+    if more and rows:
+        last = rows[-1]
+        memory_id = str(last["__key"]).rsplit(":", 1)[-1]
+        next_cursor = f"{int(last['k'])}:{memory_id.encode().hex()}:{clock_ms}"
+    return {"sort": sort, "memories": memories, "next": next_cursor}
+
+
+def facets(service: Any, top_tags: int = 15, *, collection: str | None = None) -> dict[str, Any]:
+    """Active memories per type and the most used tags: the browse view's facets.
+
+    Two aggregates (``stats`` runs about ten), reusing the store's own helpers.
+    """
+    top = as_int(top_tags, "top_tags", 15, lo=0, hi=100)
+    store = service._read_store(collection)
+    active = "@sup:{0}"
+    rows = store._aggregate(active, "GROUPBY", 1, "@type", "REDUCE", "COUNT", 0, "AS", "n")
+    by_type = {r["type"]: int(r["n"] or 0) for r in rows if r.get("type")}
+    return {
+        "by_type": dict(sorted(by_type.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "active": sum(by_type.values()),
+        "top_tags": store._top_tags(active, top) if top else {},
+    }
+
+
+def growth(service: Any, bucket: str = "day", *, collection: str | None = None) -> dict[str, Any]:
+    """Memories created per *bucket* (hour/day/week) and Redis memory used per memory."""
+    bucket = as_str(bucket, "bucket", max_len=16) or "day"
+    if bucket not in GROWTH_BUCKETS:
+        raise BadRequest(f"bucket must be one of {', '.join(GROWTH_BUCKETS)} — got {bucket!r}")
+    seconds = GROWTH_BUCKETS[bucket]
+    store = service._read_store(collection)
+    reply = store.client.execute_command(
+        "FT.AGGREGATE",
+        store.keys.index,
+        "*",
+        "LOAD",
+        1,
+        "@created_at",
+        "APPLY",
+        f"floor(@created_at / {seconds})",
+        "AS",
+        "b",
+        "GROUPBY",
+        1,
+        "@b",
+        "REDUCE",
+        "COUNT",
+        0,
+        "AS",
+        "n",
+        "SORTBY",
+        2,
+        "@b",
+        "ASC",
+        "MAX",
+        1000,
+        "DIALECT",
+        2,
+    )
+    series = []
+    for fields in _rows(reply):
+        try:
+            series.append({"t": int(float(fields["b"])) * seconds, "n": int(fields["n"])})
+        except (KeyError, ValueError):
+            continue
+    running = 0
+    for point in series:
+        running += point["n"]
+        point["total"] = running
+    info = store.client.info("memory")
+    used = int(info.get("used_memory", 0))
+    count = store.count()
+    keyspace = service.collections()
+    all_memories = sum(int(c.get("count") or 0) for c in keyspace)
+    return {
+        "bucket": bucket,
+        "series": series,
+        "count": count,
+        "redis": {
+            "used_memory": used,
+            "memories_in_redis": all_memories,
+            "bytes_per_memory": round(used / all_memories) if all_memories else None,
+        },
+    }
+
+
+def _queue_depths(client: Any, prefix: str) -> dict[str, int]:
+    """Messages waiting in each Celery queue (kombu's Redis lists under the houkai prefix)."""
+    try:
+        from houkai.workers.app import QUEUES
+    except ImportError:  # the pipeline extras are not installed
+        return {}
+    pipe = client.pipeline(transaction=False)
+    for name in QUEUES:
+        pipe.llen(f"{prefix}:celery:{name}")
+    return {name: int(n or 0) for name, n in zip(QUEUES, pipe.execute(), strict=True)}
+
+
+def pipeline_status(service: Any, *, collection: str | None = None) -> dict[str, Any]:
+    """Queue depths, embedding workers with their last heartbeat, and the maintenance schedule."""
+    from . import maintenance
+    from .jobs import HEARTBEAT_TTL, workers_key
+
+    store = service._read_store(collection)
+    prefix = service.settings.key_prefix
+    now = time.time()
+    workers = [
+        {
+            "name": _text(name),
+            "last_seen": float(seen),
+            "alive": float(seen) >= now - HEARTBEAT_TTL,
+        }
+        for name, seen in store.client.zrevrange(workers_key(prefix), 0, 49, withscores=True)
+    ]
+    schedule = maintenance.status(store, service.settings, now=now)
+    try:
+        from houkai.workers.beat import tick_interval
+
+        schedule["beat_every_seconds"] = tick_interval(service.settings)
+    except ImportError:  # no Celery: ticks come from cron or `houkai maintenance tick`
+        schedule["beat_every_seconds"] = None
+    return {
+        "collection": store.collection_name,
+        "now": now,
+        "pipeline_mode": service.settings.pipeline_mode,
+        "queues": _queue_depths(store.client, prefix),
+        "workers": workers,
+        "workers_alive": sum(1 for w in workers if w["alive"]),
+        "maintenance": schedule,
+    }
+
+
+def retry_job(service: Any, job_id: str, *, collection: str | None = None) -> dict[str, Any]:
+    """Re-queue the failed memories of one job (they embed again through the pipeline)."""
+    job_id = as_str(job_id, "job_id", required=True, max_len=256)
+    pipeline = service.pipeline(collection)
+    if pipeline is None:
+        raise BadRequest("the ingestion pipeline is not available")
+    service.job(job_id, collection=collection)  # 404 for an unknown job
+    return {"job_id": job_id, "requeued": pipeline.retry_failed(job_id)}
+
+
+def whoami(token: Any, tokens_configured: bool) -> dict[str, Any]:
+    """What the caller's token may do (the dashboard hides what it may not)."""
+    if token is None:
+        return {"auth": tokens_configured, "read_only": False, "collections": None}
+    names = None if token.collections is None else sorted(token.collections)
+    return {"auth": True, "read_only": bool(token.read_only), "collections": names}
