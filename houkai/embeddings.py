@@ -344,6 +344,12 @@ def resolve_spec(spec: str | None) -> tuple[str, str]:
     return spec, f"embedder={spec}"
 
 
+def backend_label(embedder: Embedder) -> str:
+    """``name`` plus the backend when it is not torch: benchmark caches and reports key on it."""
+    backend = getattr(embedder, "backend", None)
+    return embedder.name if backend in (None, "torch") else f"{embedder.name}@{backend}"
+
+
 def build_embedder(
     spec: str = "minilm", *, batch_size: int = 32, threads: int = 0, streams: int = 1
 ) -> Embedder:

@@ -139,7 +139,11 @@ def _export_fp32(model_dir: Path, target: Path, max_length: int) -> None:
             pooled = summed / counts
             return torch.nn.functional.normalize(pooled, p=2.0, dim=1)
 
-    model = AutoModel.from_pretrained(str(model_dir), local_files_only=True)
+    # Eager attention exports the classic BERT pattern that ONNX Runtime fuses
+    # into its Attention kernel (the SDPA export is not recognised).
+    model = AutoModel.from_pretrained(
+        str(model_dir), local_files_only=True, attn_implementation="eager"
+    )
     model.eval()
     wrapper = SentenceEncoder(model).eval()
     sample = torch.ones((2, 16), dtype=torch.long)
