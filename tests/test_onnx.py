@@ -108,21 +108,29 @@ def test_default_falls_back_to_torch_when_onnx_cannot_run(tmp_path) -> None:
 
 
 def test_streams_share_one_session_and_match_one_stream(embedder) -> None:
+    """The worker's layout: two encodes at once on one session, same vectors as one stream.
+
+    fp32 is exact whatever the batching; int8 quantizes activations with one
+    scale per batch, so a text's vector moves slightly with its batch-mates.
+    """
     texts = synthetic_texts(64, seed=5)
-    single = build_embedder("minilm-onnx-int8").encode(texts)
-    parallel = build_embedder("minilm-onnx-int8", streams=2)
-    assert parallel._threads == max(1, len(os.sched_getaffinity(0)) // 2)
-    results: dict[int, np.ndarray] = {}
+    for spec, atol, min_cos in (("minilm-onnx", 1e-5, 0.99999), ("minilm-onnx-int8", 1.0, 0.98)):
+        single = build_embedder(spec).encode(texts)
+        parallel = build_embedder(spec, streams=2)
+        assert parallel._threads == max(1, len(os.sched_getaffinity(0)) // 2)
+        results: dict[int, np.ndarray] = {}
 
-    def run(i: int) -> None:
-        results[i] = parallel.encode(texts[i * 32 : (i + 1) * 32])
+        def run(i: int, parallel=parallel, results=results) -> None:
+            results[i] = parallel.encode(texts[i * 32 : (i + 1) * 32])
 
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert np.allclose(np.vstack([results[0], results[1]]), single, atol=1e-5)
+        threads = [threading.Thread(target=run, args=(i,)) for i in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        both = np.vstack([results[0], results[1]])
+        assert np.allclose(both, single, atol=atol)
+        assert (both * single).sum(axis=1).min() > min_cos, spec
 
 
 def test_export_runs_once_under_concurrency_and_writes_atomically(tmp_path, monkeypatch) -> None:
