@@ -219,3 +219,36 @@ def test_cli_recall_loads_the_onnx_session_only(settings, embedder) -> None:
     result = _run_cli(settings, _PROBE.format(args=["recall", "what runs on Fridays?"]))
     assert result["code"] == 0
     assert "onnxruntime" in result["mods"] and not set(result["mods"]) & set(HEAVY), result
+
+
+def test_bench_recall_compare_runs_torch_and_the_default_in_one_run(settings, embedder, tmp_path):
+    from click.testing import CliRunner
+
+    from houkai.cli import cli
+    from houkai.config import set_settings
+
+    env = {
+        "REDIS_URL": settings.redis_url,
+        "HOUKAI_KEY_PREFIX": settings.key_prefix,
+        "HOUKAI_DATA_DIR": settings.data_dir,
+        "HOUKAI_CONFIG": str(tmp_path / "absent.toml"),
+    }
+    args = ["bench", "recall", "--sizes", "60", "--queries", "4", "--no-rest", "--ef-sweep", "64"]
+    try:
+        result = CliRunner().invoke(
+            cli, [*args, "--compare", "--collection-prefix", "tcmp", "--json"], env=env
+        )
+        bad = CliRunner().invoke(cli, [*args, "--embedder", "word2vec"], env=env)
+    finally:
+        set_settings(settings)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert list(data["results"]) == ["minilm-torch", MINILM_DEFAULT]
+    assert data["results"][MINILM_DEFAULT]["config"]["embedder"].endswith(
+        "@" + MINILM_BACKENDS[MINILM_DEFAULT]
+    )
+    ratios = data["ratios"]
+    assert ratios["N=60 minilm-torch cold semantic p50 / torch"] == 1.0
+    assert ratios[f"N=60 {MINILM_DEFAULT} cold semantic p50 / torch"] > 0
+    assert ratios[f"N=60 {MINILM_DEFAULT} HNSW recall@k (ef=64)"] > 0.9
+    assert bad.exit_code == 1 and "Error: unknown embedder 'word2vec'" in bad.output
