@@ -72,7 +72,7 @@ def _cold_p50(size: dict[str, Any], mode: str) -> float | None:
 
 
 def _recall_at_k(size: dict[str, Any], ef: int) -> float | None:
-    for point in size["quality"]:
+    for point in size["hnsw"]:
         if (
             point["ef_runtime"] == ef
             and not point["filtered"]
