@@ -76,7 +76,7 @@ def _recall_at_k(size: dict[str, Any], ef: int) -> float | None:
         if (
             point["ef_runtime"] == ef
             and not point["filtered"]
-            and point["knn"] == min(p["knn"] for p in size["quality"])
+            and point["knn"] == min(p["knn"] for p in size["hnsw"])
         ):
             return float(point["recall_at_k"])
     return None
