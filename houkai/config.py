@@ -46,9 +46,12 @@ class Settings:
     hnsw_ef_construction: int = 200
     hnsw_ef_runtime: int = 64
     # --- embeddings ----------------------------------------------------------
-    embedder: str = "minilm"  # "minilm" (bundled, offline) | "openai:MODEL"
+    # "minilm" (bundled, offline: the fastest backend within the quality gate,
+    # see ADR 0019) | "minilm-onnx-int8" | "minilm-onnx" | "minilm-torch" | "openai:MODEL"
+    embedder: str = "minilm"
+    model_cache_dir: str = ""  # exported ONNX files; empty: <data_dir>/models
     embed_batch_size: int = 32  # sentence-transformers' default; measured fastest on 2 cores
-    embed_threads: int = 0  # torch intra-op threads; 0 = torch's default (or cores / streams)
+    embed_threads: int = 0  # torch / ONNX Runtime intra-op threads; 0 = default (cores / streams)
     # concurrent encode calls per process; 0 = auto: one per task slot (at most
     # one per core) in `houkai worker` (threads pool), else 1 (one call already
     # uses every core)

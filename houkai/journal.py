@@ -24,9 +24,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import redis
+if TYPE_CHECKING:  # redis loads with the first Journal: `houkai --help` stays light
+    import redis
 
 log = logging.getLogger(__name__)
 
@@ -150,6 +151,8 @@ class Journal:
     # ------------------------------------------------------------------ writes
     def append(self, entry: JournalEntry) -> str | None:
         """Append *entry*; returns its stream id, or None when the write failed (logged)."""
+        import redis
+
         try:
             stream_id = self.client.xadd(self.key, {"e": entry.to_json()})
         except (redis.RedisError, TypeError, ValueError) as exc:
@@ -359,6 +362,8 @@ class Journal:
         try:
             return self._archive_locked(base, keep)
         finally:
+            import redis
+
             try:
                 self.client.eval(_RELEASE_LUA, 1, lock_key, token)
             except redis.RedisError as exc:  # the lock expires by itself

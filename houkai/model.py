@@ -32,6 +32,12 @@ LINK_RELS: tuple[str, ...] = (
     "supersedes",
 )
 RECALL_MODES: tuple[str, ...] = ("semantic", "hybrid")
+# ``list_recent`` sort keys → the SORTABLE field each one orders by (newest first).
+LIST_SORTS: dict[str, str] = {
+    "created": "created_at",
+    "importance": "importance",
+    "accessed": "last_accessed",
+}
 FUSIONS: tuple[str, ...] = ("weighted", "rrf")
 CONFLICT_POLICIES: tuple[str, ...] = ("ignore", "warn", "supersede", "raise")
 IMPORT_POLICIES: tuple[str, ...] = ("skip", "overwrite", "rename", "error")

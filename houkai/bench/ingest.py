@@ -137,13 +137,14 @@ def run(
     sample: int = 2000,
     keep: bool = False,
     log_dir: str | None = None,
+    own_worker: bool = False,
     progress=None,
 ) -> IngestBenchResult:
     """Run the benchmark (see the module docstring); *progress(processed, total)* is optional."""
     import signal
 
     from ..connection import connect
-    from ..embeddings import build_embedder
+    from ..embeddings import backend_label, build_embedder
     from ..jobs import workers_alive
     from ..pipeline import Pipeline
     from ..redis_server import resolve_url
@@ -157,7 +158,13 @@ def run(
     settings = settings.replace(redis_url=url)
     client = connect(url)
     worker = None
-    if mode == "worker" and workers_alive(client, settings.key_prefix) == 0:
+    alive = workers_alive(client, settings.key_prefix) if mode == "worker" else 0
+    if own_worker and alive:
+        raise ValueError(
+            f"{alive} worker(s) already running: a per-backend run starts its own worker "
+            "with that backend (stop the others, or drop --compare/--embedder)"
+        )
+    if mode == "worker" and alive == 0:
         logs = Path(log_dir or settings.data_dir).expanduser()  # never litter the cwd
         logs.mkdir(parents=True, exist_ok=True)
         worker = _start_worker(settings, logs / "bench-worker.log")
@@ -171,7 +178,7 @@ def run(
     store = None
     try:
         texts = synthetic_texts(n)
-        # The raw rate is one plain encode() call with torch's default threads,
+        # The raw rate is one plain encode() call with the backend's default threads,
         # whatever embed_streams / embed_threads the worker runs with.
         embedder = build_embedder(settings.embedder, batch_size=settings.embed_batch_size)
         embedder.encode(texts[:32])  # warm
@@ -208,7 +215,7 @@ def run(
         return IngestBenchResult(
             n=n,
             mode=mode,
-            embedder=embedder.name,
+            embedder=backend_label(embedder),
             seconds=round(seconds, 2),
             memories_per_second=round(rate, 1),
             raw_encode_per_second=round(raw_rate, 1),

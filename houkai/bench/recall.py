@@ -42,7 +42,7 @@ import numpy as np
 import redis
 
 from ..config import Settings
-from ..embeddings import QueryCache
+from ..embeddings import QueryCache, backend_label
 from ..index import filter_expr
 from ..store import codec
 from ..store.search import iter_keys, search
@@ -312,7 +312,7 @@ def load_corpus(
 
     A collection left by an earlier ``--keep`` run with the same corpus is reused as is.
     """
-    signature = f"recall-corpus n={n} seed={seed} model={store.embedder.name}"
+    signature = f"recall-corpus n={n} seed={seed} model={backend_label(store.embedder)}"
     client = store.client
     marker = client.get(_marker_key(store))
     if marker is not None and marker.decode() == signature and store.count() == n:
@@ -332,7 +332,7 @@ def load_corpus(
         store.embedder.encode,
         data_dir=store.settings.data_dir,
         seed=seed,
-        model=store.embedder.name,
+        model=backend_label(store.embedder),
         progress=embed_progress,
     )
     embed_seconds = time.perf_counter() - started
@@ -660,7 +660,7 @@ def run(
         "touch": touch,
         "rest": rest,
         "seed": seed,
-        "embedder": embedder.name,
+        "embedder": backend_label(embedder),
         "ef_runtime": settings.hnsw_ef_runtime,
         "ef_sweep": ef_values,
         "hnsw_m": settings.hnsw_m,

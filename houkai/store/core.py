@@ -24,6 +24,7 @@ from ..index import MEMORY_FIELDS, IndexParams, Keys, drop_index, ensure_index, 
 from ..journal import Journal, JournalEntry
 from ..model import (
     CONFLICT_POLICIES,
+    LIST_SORTS,
     MEMORY_TYPES,
     REMEMBER_ITEM_FIELDS,
     ConflictError,
@@ -50,12 +51,6 @@ from .search import Hit, batched, iter_keys, search, total
 
 log = logging.getLogger(__name__)
 
-# ``list_recent`` sort keys → the SORTABLE field each one orders by (newest first).
-LIST_SORTS: dict[str, str] = {
-    "created": "created_at",
-    "importance": "importance",
-    "accessed": "last_accessed",
-}
 _UNSET: Any = object()  # "leave unchanged" where None is meaningful (edit's source)
 # Access tracking goes to a side hash, never to the indexed memory hash: any
 # write to an indexed hash makes RediSearch re-index the whole document, vector

@@ -116,6 +116,8 @@ class ObservabilityMixin:
         result: dict[str, Any] = {
             "ok": dim == self.index_params.dim,
             "model": self.embedder.name,
+            "backend": getattr(self.embedder, "backend", None),
+            "why": getattr(self.embedder, "backend_reason", None) or None,
             "dim": dim,
             "latency_ms": round((time.perf_counter() - started) * 1000, 2),
         }

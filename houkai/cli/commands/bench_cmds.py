@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import click
 
@@ -46,14 +47,34 @@ def bench_group() -> None:
     help="Texts encoded to measure the raw encode rate.",
 )
 @click.option("--keep", is_flag=True, help="Keep the benchmark collection.")
+@click.option(
+    "--embedder",
+    "embedder",
+    help="Backend to measure, e.g. minilm-torch, minilm-onnx, minilm-onnx-int8 "
+    "(default: the configured embedder).",
+)
+@click.option(
+    "--compare",
+    is_flag=True,
+    help="Run minilm-torch, then the default backend, in one run and print their ratios.",
+)
 @output_options
 @pass_ctx
 def bench_ingest(
-    ctx: Context, n: int, mode: str, batch_size: int | None, sample: int, keep: bool
+    ctx: Context,
+    n: int,
+    mode: str,
+    batch_size: int | None,
+    sample: int,
+    keep: bool,
+    embedder: str | None,
+    compare: bool,
 ) -> None:
     """Ingest N synthetic memories end to end; print memories/s, raw encode rate, ratio and
     Redis bytes per memory."""
+    from ...bench.backends import compare_ingest
     from ...bench.ingest import run
+    from ...embeddings import build_embedder
 
     show = sys.stderr.isatty()
 
@@ -61,15 +82,15 @@ def bench_ingest(
         if show:
             click.echo(f"\r{done}/{total}", nl=False, err=True)
 
-    result = run(
-        ctx.settings,
-        n,
-        mode=mode,
-        batch_size=batch_size,
-        sample=sample,
-        keep=keep,
-        progress=progress,
-    )
+    settings = ctx.settings
+    if embedder:
+        build_embedder(embedder)  # an unknown spec fails here, before any work
+        settings = settings.replace(embedder=embedder)
+    options = dict(mode=mode, batch_size=batch_size, sample=sample, keep=keep, progress=progress)
+    if compare:
+        result: Any = compare_ingest(settings, n, **options)
+    else:
+        result = run(settings, n, own_worker=bool(embedder), **options)
     if show:
         click.echo("", err=True)
     if resolve_format(ctx.output_format) == "json":

@@ -80,6 +80,17 @@ def _int_list(value: str, name: str) -> list[int]:
     type=click.Path(dir_okay=False),
     help="Write a PNG of latency percentiles by size and mode (needs houkai[bench]).",
 )
+@click.option(
+    "--embedder",
+    "embedder",
+    help="Backend to measure, e.g. minilm-torch, minilm-onnx, minilm-onnx-int8 "
+    "(default: the configured embedder).",
+)
+@click.option(
+    "--compare",
+    is_flag=True,
+    help="Run minilm-torch, then the default backend, in one run and print their ratios.",
+)
 @output_options
 @pass_ctx
 def bench_recall(
@@ -94,6 +105,8 @@ def bench_recall(
     seed: int,
     keep: bool,
     plot_path: str | None,
+    embedder: str | None,
+    compare: bool,
 ) -> None:
     """Recall latency p50/p95/p99 (library and REST; semantic and hybrid; with and without a
     tag+type filter; cold and warm query cache) and HNSW recall@k against exact search.
@@ -102,6 +115,8 @@ def bench_recall(
     dropped afterwards unless --keep.
     """
     from ...bench import recall as bench
+    from ...bench.backends import compare_recall
+    from ...embeddings import build_embedder
 
     size_list = _int_list(sizes, "--sizes")
     ef_list = _int_list(ef_sweep, "--ef-sweep")
@@ -116,9 +131,11 @@ def bench_recall(
         if show:
             click.echo(f"\r\033[K{message}", nl=False, err=True)
 
-    result = bench.run(
-        ctx.settings,
-        size_list,
+    settings = ctx.settings
+    if embedder:
+        build_embedder(embedder)  # an unknown spec fails here, before any work
+        settings = settings.replace(embedder=embedder)
+    options = dict(
         n_queries=n_queries,
         k=k,
         rest=rest,
@@ -129,6 +146,17 @@ def bench_recall(
         keep=keep,
         progress=progress,
     )
+    if compare:
+        comparison = compare_recall(settings, size_list, **options)
+        if show:
+            click.echo("\r\033[K", nl=False, err=True)
+        if resolve_format(ctx.output_format) == "json":
+            click.echo(json.dumps(comparison.to_dict()))
+        else:
+            for line in comparison.lines():
+                click.echo(line)
+        return
+    result = bench.run(settings, size_list, **options)
     if show:
         click.echo("\r\033[K", nl=False, err=True)
     result.config["command"] = " ".join(["houkai", *sys.argv[1:]])

@@ -5,20 +5,22 @@ from __future__ import annotations
 from typing import Any
 
 import click
-import numpy as np
 
-from ...index import Keys, validate_collection
 from .. import Context, pass_ctx
 from ..output import Column, confirm, output_options, print_rows, report
 
 
 def _names(ctx: Context) -> list[str]:
+    from ...index import Keys
+
     client = ctx.store().client
     raw = client.smembers(Keys.registry(ctx.settings.key_prefix))
     return sorted(n.decode() if isinstance(n, bytes) else str(n) for n in raw)
 
 
 def _require(ctx: Context, name: str) -> None:
+    from ...index import validate_collection
+
     validate_collection(name)
     if name not in _names(ctx):
         raise click.ClickException(f"no collection named {name!r}")
@@ -34,6 +36,7 @@ def collections_group() -> None:
 @pass_ctx
 def list_cmd(ctx: Context) -> None:
     """Every collection with its memory count (* = the current one)."""
+    from ...index import Keys
     from ...store.search import total
 
     client = ctx.store().client
@@ -62,6 +65,8 @@ def list_cmd(ctx: Context) -> None:
 @pass_ctx
 def create(ctx: Context, name: str) -> None:
     """Create an empty collection (its index, with the current embedder's dimension)."""
+    from ...index import validate_collection
+
     validate_collection(name)
     if name in _names(ctx):
         raise click.ClickException(f"collection {name!r} already exists")
@@ -99,6 +104,8 @@ def copy_memories(src: Any, dst: Any, *, batch_size: int = 500) -> int:
     are kept; each copy is journaled in *dst* as an ``import`` so it is auditable.
     Memories still pending in *src* are embedded on the way.
     """
+    import numpy as np
+
     copied = 0
     for batch in src.iter_memories(
         "*", batch_size=batch_size, with_vector=True, sortby="created_at"
@@ -139,6 +146,8 @@ def copy(ctx: Context, src: str, dst: str, yes: bool) -> None:
 
     Streams in batches, so it works at any size. Ids already in DST are overwritten.
     """
+    from ...index import validate_collection
+
     _require(ctx, src)
     validate_collection(dst)
     if src == dst:

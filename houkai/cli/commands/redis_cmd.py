@@ -6,7 +6,6 @@ import json
 
 import click
 
-from ... import redis_server
 from .. import Context, pass_ctx
 
 
@@ -27,6 +26,8 @@ def _require_embedded(ctx: Context) -> None:
 @pass_ctx
 def start(ctx: Context, port: int | None) -> None:
     """Start the embedded server (or report the one already running)."""
+    from ... import redis_server
+
     _require_embedded(ctx)
     info = redis_server.start(ctx.settings.data_dir, port or ctx.settings.redis_port)
     click.echo(f"Redis Stack running at {info.url} (pid {info.pid}, data in {info.data_dir})")
@@ -36,6 +37,8 @@ def start(ctx: Context, port: int | None) -> None:
 @pass_ctx
 def stop(ctx: Context) -> None:
     """Stop the embedded server, flushing its append-only file."""
+    from ... import redis_server
+
     _require_embedded(ctx)
     if redis_server.stop(ctx.settings.data_dir):
         click.echo("Redis Stack stopped")
@@ -47,6 +50,8 @@ def stop(ctx: Context) -> None:
 @pass_ctx
 def status(ctx: Context) -> None:
     """Say whether the server is up; exit 1 when it is not."""
+    from ... import redis_server
+
     if ctx.settings.redis_url:
         import redis
 

@@ -1,0 +1,197 @@
+"""all-MiniLM-L6-v2 on ONNX Runtime: the default embedding backend.
+
+Tokenisation is the fast ``tokenizers`` tokenizer from the bundle's
+``tokenizer.json`` and the session's graph already pools and normalises (see
+:mod:`houkai.onnx_export`), so this path never imports torch, transformers or
+sentence-transformers once the ONNX file exists.
+
+Concurrency mirrors :class:`~houkai.embeddings.SentenceTransformerEmbedder`:
+*streams* ``encode`` calls may run at once on one shared session
+(``InferenceSession.run`` is thread-safe), each with cores / streams intra-op
+threads; only tokenisation (a Rust object that refuses concurrent borrows)
+takes a lock.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .embeddings import DEFAULT_MODEL_NAME, _normalise, bundle_settings, cpu_count
+
+log = logging.getLogger(__name__)
+
+
+class OnnxEmbedder:
+    """The bundled MiniLM exported to ONNX (``fp32`` or ``int8``), run by ONNX Runtime.
+
+    ``name`` stays the model's name whatever the variant: every backend embeds
+    into the same space (fp32 is identical to torch; int8 ranks the same, see
+    ADR 0019), so vectors stored by one stay searchable by another.
+    """
+
+    def __init__(
+        self,
+        variant: str = "int8",
+        *,
+        model_dir: str | os.PathLike | None = None,
+        cache_dir: str | os.PathLike | None = None,
+        onnx_path: str | os.PathLike | None = None,
+        name: str = DEFAULT_MODEL_NAME,
+        batch_size: int = 32,
+        threads: int = 0,
+        streams: int = 1,
+        fallback: bool = False,
+    ) -> None:
+        if isinstance(streams, bool) or not isinstance(streams, int) or streams < 1:
+            raise ValueError(f"embed streams must be an integer >= 1 — got {streams!r}")
+        from .onnx_export import VARIANTS
+
+        if variant not in VARIANTS:
+            raise ValueError(f"unknown ONNX variant {variant!r}: use one of {', '.join(VARIANTS)}")
+        self.name = name
+        self.variant = variant
+        self.backend = f"onnx-{variant}"
+        self.backend_reason = ""
+        self._fallback_allowed = fallback  # torch when ONNX cannot run (``embedder=minilm``)
+        self._fallback: Any = None
+        self.batch_size = batch_size
+        self.streams = streams
+        self._threads = threads or (max(1, cpu_count() // streams) if streams > 1 else 0)
+        self._model_dir = Path(model_dir) if model_dir else None
+        self._cache_dir = Path(cache_dir) if cache_dir else None
+        self._onnx_path = Path(onnx_path) if onnx_path else None  # benchmarks: a given file
+        self._dimension: int | None = None
+        self._max_length = 256
+        self._session: Any = None
+        self._tokenizer: Any = None
+        self._input_names: tuple[str, ...] = ()
+        self.model_path: Path | None = None
+        self._lock = threading.Lock()
+        self._tokenizer_lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(streams)
+
+    # ------------------------------------------------------------------ setup
+    def _resolve_dirs(self) -> tuple[Path, Path]:
+        if self._model_dir is None:
+            from .onnx_export import bundled_model_path
+
+            self._model_dir = bundled_model_path()
+        if self._cache_dir is None:
+            from .config import get_settings
+
+            self._cache_dir = model_cache_dir(get_settings())
+        return self._model_dir, self._cache_dir
+
+    @property
+    def dimension(self) -> int:
+        """Read from the bundle's config: knowing it never loads the model."""
+        if self._dimension is None:
+            model_dir, _ = self._resolve_dirs()
+            self._dimension, self._max_length = bundle_settings(model_dir)
+        return self._dimension
+
+    def _load(self) -> Any:
+        if self._session is not None or self._fallback is not None:
+            return self._session
+        with self._lock:
+            if self._session is None and self._fallback is None:
+                try:
+                    self._open()
+                except Exception as exc:
+                    if not self._fallback_allowed:
+                        raise
+                    self._use_torch(exc)
+        return self._session
+
+    def _use_torch(self, exc: Exception) -> None:
+        from .embeddings import SentenceTransformerEmbedder
+
+        log.warning(
+            "ONNX backend unavailable (%s: %s); falling back to torch", type(exc).__name__, exc
+        )
+        self._fallback = SentenceTransformerEmbedder(
+            name=self.name, batch_size=self.batch_size, threads=self._threads, streams=self.streams
+        )
+        self.backend = "torch"
+        self.backend_reason = (
+            f"{self.backend_reason}; ONNX unavailable ({type(exc).__name__}: {exc}): torch fallback"
+        ).lstrip("; ")
+
+    def _open(self) -> None:
+        """Export if needed, then load the tokenizer and the ONNX Runtime session."""
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        from .onnx_export import ensure_onnx
+
+        model_dir, cache_dir = self._resolve_dirs()
+        dim = self.dimension
+        path = self._onnx_path or ensure_onnx(
+            model_dir, cache_dir, self.variant, name=self.name, max_length=self._max_length
+        )
+        tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+        tokenizer.enable_truncation(max_length=self._max_length)
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the batch's longest
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        if self._threads:
+            options.intra_op_num_threads = self._threads
+        options.inter_op_num_threads = 1
+        session = ort.InferenceSession(
+            str(path), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        self._input_names = tuple(i.name for i in session.get_inputs())
+        log.info(
+            "loaded %s (%s, %d dims) from %s: %d stream(s), %s intra-op thread(s)",
+            self.name,
+            self.backend,
+            dim,
+            path,
+            self.streams,
+            self._threads or "default",
+        )
+        self.model_path = path
+        self._tokenizer = tokenizer
+        self._session = session
+
+    # ------------------------------------------------------------------ encode
+    def _tokenize(self, texts: list[str]) -> dict[str, np.ndarray]:
+        with self._tokenizer_lock:
+            encodings = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        return feeds
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        session = self._load()
+        if self._fallback is not None:
+            return self._fallback.encode(texts)
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        # Longest first, as sentence-transformers does: batches pad less.
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        with self._slots:  # at most `streams` batches on the cores at once
+            for start in range(0, len(order), self.batch_size):
+                rows = order[start : start + self.batch_size]
+                feeds = self._tokenize([texts[i] for i in rows])
+                (vectors,) = session.run(None, feeds)
+                out[rows] = vectors
+        return _normalise(out)
+
+
+def model_cache_dir(settings: Any) -> Path:
+    """Where exported ONNX files live: ``model_cache_dir`` or ``<data_dir>/models``."""
+    explicit = getattr(settings, "model_cache_dir", "")
+    return Path(explicit or Path(settings.data_dir) / "models").expanduser()
