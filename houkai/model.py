@@ -372,6 +372,14 @@ class ConflictError(Exception):
         self.conflicts = conflicts
 
 
+class EmbeddingModelMismatch(ImportError, ValueError):
+    """An archive's vectors come from another embedding model (``regenerate_vectors`` re-embeds).
+
+    An ``ImportError`` as in the seed, and a ``ValueError`` so every door
+    reports it as bad input (HTTP 400, CLI ``Error:``).
+    """
+
+
 class MemoryNotFound(KeyError):
     """No memory with that id in this collection."""
 

@@ -1008,7 +1008,7 @@ class MemoryService:
         else:
             mid = None if memory_id is None else self._id(memory_id)
             entry = self._latest_undoable(store, mid)
-        result = store.undo(entry)
+        result = store.undo(entry, strict=True)
         return {
             "ok": bool(result) if isinstance(result, bool) else True,
             "op": entry.op,

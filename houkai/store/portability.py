@@ -31,6 +31,7 @@ from ..index import value_key
 from ..model import (
     IMPORT_POLICIES,
     MEMORY_TYPES,
+    EmbeddingModelMismatch,
     Memory,
     content_hash,
     new_id,
@@ -216,7 +217,7 @@ class PortabilityMixin:
             src_model != self.embedder.name or src_dim != self.index_params.dim
         )
         if has_vectors and mismatch and not regenerate_vectors:
-            raise ValueError(
+            raise EmbeddingModelMismatch(
                 f"embedding model mismatch (archive: {src_model!r}, {src_dim} dims; store: "
                 f"{self.embedder.name!r}, {self.index_params.dim} dims) — pass "
                 "regenerate_vectors=True to re-embed on import"
