@@ -530,7 +530,13 @@ TOOLS: tuple[ToolSpec, ...] = (
             "path": _s("Server-local file, folder or glob to ingest."),
             "glob": _s('File pattern inside a folder, e.g. "**/*.md".'),
             "max_chars": _i("Longest chunk in characters.", minimum=1),
-            "min_chars": _i("Shortest chunk in characters (smaller ones merge).", minimum=1),
+            "min_chars": _i("Shortest chunk in characters (shorter ones are dropped).", minimum=1),
+            "chunking": {
+                "type": "string",
+                "enum": ["paragraph", "pack"],
+                "description": "paragraph: one memory per paragraph (default); "
+                "pack: paragraphs packed up to max_chars.",
+            },
             "wait": _b("Wait until every chunk is recallable (default false)."),
             "timeout": _n("Seconds to wait at most when wait is true.", minimum=0),
         },

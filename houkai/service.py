@@ -38,6 +38,7 @@ from .model import (
     HybridWeights,
     Memory,
     MemoryNotFound,
+    validate_choice,
 )
 
 log = logging.getLogger(__name__)
@@ -478,19 +479,30 @@ class MemoryService:
         glob: str | None = None,
         max_chars: int | None = None,
         min_chars: int | None = None,
+        chunking: str | None = None,
         *,
         wait: bool = False,
         timeout: float | None = None,
         collection: str | None = None,
     ) -> dict[str, Any]:
-        """Chunk documents (or files under a server-side *path*) into memories as one job."""
+        """Chunk documents (or files under a server-side *path*) into memories as one job.
+
+        ``chunking``: ``paragraph`` (default: the seed's one memory per paragraph)
+        or ``pack`` (houkai's packing up to ``max_chars``).
+        """
         if (documents is None) == (path is None):
             raise BadRequest("pass exactly one of documents, path")
-        sizes: dict[str, int] = {}
+        sizes: dict[str, Any] = {}
         for key, value in (("max_chars", max_chars), ("min_chars", min_chars)):
             number = as_int(value, key, lo=1, hi=1_000_000)
             if number is not None:
                 sizes[key] = number
+        chunking = as_str(chunking, "chunking")
+        if chunking is not None:
+            from .ingest import CHUNK_MODES
+
+            validate_choice(chunking, CHUNK_MODES, "chunking")
+            sizes["chunking"] = chunking
         wait = as_bool(wait, "wait", False)
         timeout = as_float(timeout, "timeout", lo=0)
         pipeline = self.pipeline(collection)

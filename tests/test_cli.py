@@ -92,9 +92,9 @@ def test_remember_list_show_forget_nuke(houkai):
         "The deploy pipeline runs on GitHub Actions",
         "--tag",
         "ci",
-        "-t",
+        "-g",
         "deploy",
-        "--type",
+        "-t",
         "procedural",
         "--importance",
         "0.8",
@@ -125,8 +125,8 @@ def test_remember_reads_stdin(houkai):
 
 
 def test_recall_finds_by_meaning_with_filters(houkai):
-    cat = remember(houkai, "The cat sleeps on the warm windowsill", "-t", "pets")
-    remember(houkai, "Quarterly revenue grew by twelve percent", "-t", "finance")
+    cat = remember(houkai, "The cat sleeps on the warm windowsill", "-g", "pets")
+    remember(houkai, "Quarterly revenue grew by twelve percent", "-g", "finance")
     hits = as_json(houkai("recall", "kitten napping in the sun", "--k", "1", "--json"))
     assert hits[0]["id"] == cat and 0 < hits[0]["score"] <= 1
 
@@ -159,7 +159,7 @@ def test_pack_and_auto_context(houkai):
 
 
 def test_tag_and_bump(houkai):
-    memory_id = remember(houkai, "Tag me please", "-t", "old", "--importance", "0.5")
+    memory_id = remember(houkai, "Tag me please", "-g", "old", "--importance", "0.5")
     tagged = as_json(houkai("tag", memory_id[:6], "--add", "new", "--remove", "old", "--json"))
     assert tagged["tags"] == ["new"]
     ok(houkai("bump", memory_id, "+0.2"))
@@ -271,7 +271,7 @@ def test_reflect_dry_run_writes_nothing(houkai):
 
 
 def test_export_info_import_round_trip(houkai, tmp_path):
-    a = remember(houkai, "Exported memory one", "-t", "x")
+    a = remember(houkai, "Exported memory one", "-g", "x")
     remember(houkai, "Exported memory two")
     archive = tmp_path / "dump.ahkai"
     exported = as_json(houkai("export", str(archive), "--json"))
@@ -291,7 +291,7 @@ def test_export_info_import_round_trip(houkai, tmp_path):
 
 
 def test_stats_and_health(houkai):
-    remember(houkai, "Stat me", "-t", "s", "--type", "episodic")
+    remember(houkai, "Stat me", "-g", "s", "--type", "episodic")
     data = as_json(houkai("stats", "--health", "--json"))
     assert data["health"]["active"] == 1
     assert sum(data["health"]["decay_histogram"].values()) == 1
@@ -364,7 +364,7 @@ def test_backup_of_an_external_server_explains(houkai):
 
 # --------------------------------------------------------------------------- output
 def test_tsv_when_piped_and_table_on_request(houkai):
-    memory_id = remember(houkai, "Tab\tseparated\nand multi-line", "-t", "a", "-t", "b")
+    memory_id = remember(houkai, "Tab\tseparated\nand multi-line", "-g", "a", "-g", "b")
     lines = ok(houkai("list")).stdout.splitlines()
     assert lines[0].split("\t") == ["id", "type", "importance", "tags", "created_at", "text"]
     row = lines[1].split("\t")
@@ -518,7 +518,7 @@ def test_backup_of_the_embedded_server(houkai, settings, tmp_path):
 
 
 def test_table_format_renders_every_read_command(houkai):
-    a = remember(houkai, "Table rendering check about caching", "-t", "t1", "--type", "episodic")
+    a = remember(houkai, "Table rendering check about caching", "-g", "t1", "--type", "episodic")
     b = remember(houkai, "Another caching note for the table", "--ttl", "1d")
     ok(houkai("link", a, b))
     commands = [

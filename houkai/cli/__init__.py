@@ -131,7 +131,13 @@ class HoukaiGroup(click.Group):
 
 
 @click.group(cls=HoukaiGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--collection", "-c", envvar="HOUKAI_COLLECTION", help="Collection to use.")
+@click.option(
+    "--collection",
+    "-C",
+    "-c",
+    envvar=["HOUKAI_COLLECTION", "AI_HOUKAI_COLLECTION"],
+    help="Collection to use (env HOUKAI_COLLECTION, or the seed's AI_HOUKAI_COLLECTION).",
+)
 @click.option(
     "--redis-url",
     envvar="REDIS_URL",
@@ -139,20 +145,23 @@ class HoukaiGroup(click.Group):
 )
 @click.option(
     "--data-dir",
+    "--store",
+    "-S",
+    "data_dir",
     envvar="HOUKAI_DATA_DIR",
     type=click.Path(file_okay=False),
-    help="Data directory of the embedded Redis Stack.",
+    help="Data directory of the embedded Redis Stack (--store/-S: the seed's spelling).",
 )
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(FORMATS),
+    type=click.Choice([*FORMATS, "rich"]),
     default="auto",
     show_default=True,
     help="Output format: table on a terminal, TSV when piped, or JSON.",
 )
 @click.option("-v", "--verbose", count=True, help="Log more (-vv for debug).")
-@click.version_option(package_name="houkai")
+@click.version_option(None, "-V", "--version", package_name="houkai")
 @click.pass_context
 def cli(
     ctx: click.Context,
