@@ -255,8 +255,14 @@ def tick(
     reflect_apply: bool | None = None,
     now: float | None = None,
     lock_wait: float = 0.0,
+    runners: dict[str, Runner] | None = None,
 ) -> TickResult:
-    """Run every due (or, with *force*, every enabled) job once; see the module docstring."""
+    """Run every due (or, with *force*, every enabled) job once; see the module docstring.
+
+    *runners* replaces some jobs' runner functions (:class:`MaintenanceScheduler`
+    uses it for its own reflection engine options).
+    """
+    jobs = {**RUNNERS, **(runners or {})}
     settings = settings or store.settings
     apply = settings.maintenance_reflect_apply if reflect_apply is None else bool(reflect_apply)
     result = TickResult(collection=store.collection_name, reflect_applied=apply)
@@ -284,7 +290,7 @@ def tick(
             error: str | None = None
             count = 0
             try:
-                count = int(RUNNERS[job](store, settings, t, apply) or 0)
+                count = int(jobs[job](store, settings, t, apply) or 0)
             except Exception as exc:  # one job's failure never blocks others
                 error = f"{type(exc).__name__}: {exc}"
                 log.exception("maintenance %s failed for %s", job, store.collection_name)
@@ -361,3 +367,115 @@ def status(
         "locked": bool(store.client.exists(state.lock_key)),
         "runs": state.runs(20),
     }
+
+
+# ---------------------------------------------------------------------- seed facade
+class MaintenanceScheduler:
+    """The seed's ``MaintenanceScheduler``: :func:`tick` with per-instance options.
+
+    Intervals are seconds (``None`` disables a job); the engine options map onto
+    the ``maintenance_*`` settings of this instance only. The schedule state is
+    houkai's, in Redis per collection and shared with the beat-triggered worker
+    task and ``houkai maintenance tick``, so ``state_path`` is accepted and
+    ignored, and two schedulers on one collection never double-run a job.
+    ``run_forever`` is for a process without Celery beat (``houkai beat`` is
+    the deployed equivalent).
+    """
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        decay_every: float | None = 86_400,
+        reflect_every: float | None = 604_800,
+        purge_every: float | None = 86_400,
+        tick_interval: float = 300,
+        state_path: str | None = None,
+        decay_rate: float = 0.1,
+        min_score: float = 0.05,
+        protect_types: tuple[str, ...] = ("procedural",),
+        frequency_weight: float = 0.0,
+        min_cluster_size: int = 3,
+        reflect_apply: bool = False,
+        reflect_consolidate: bool | str = True,
+        summarizer: Any = None,
+        *,
+        lock_wait: float = 30.0,
+    ) -> None:
+        self.store = store
+        self.decay_every = decay_every
+        self.reflect_every = reflect_every
+        self.purge_every = purge_every
+        self.tick_interval = tick_interval
+        self.state_path = state_path
+        self.decay_rate = decay_rate
+        self.min_score = min_score
+        self.protect_types = tuple(protect_types)
+        self.frequency_weight = frequency_weight
+        self.min_cluster_size = min_cluster_size
+        self.reflect_apply = reflect_apply
+        self.reflect_consolidate = reflect_consolidate
+        self.summarizer = summarizer
+        self.lock_wait = lock_wait
+
+    def settings(self) -> Settings:
+        """The store's settings with this scheduler's intervals and engine options."""
+        changes: dict[str, Any] = {
+            "maintenance_decay_rate": float(self.decay_rate),
+            "maintenance_decay_min_score": float(self.min_score),
+            "maintenance_decay_protect_types": ",".join(self.protect_types),
+            "maintenance_decay_frequency_weight": float(self.frequency_weight),
+            "maintenance_reflect_min_cluster_size": int(self.min_cluster_size),
+            "maintenance_reflect_apply": bool(self.reflect_apply),
+        }
+        for job in ("decay", "reflect", "purge"):
+            every = getattr(self, f"{job}_every")
+            changes[f"maintenance_{job}_enabled"] = every is not None
+            if every is not None:
+                changes[f"maintenance_{job}_every"] = f"{float(every)}s"
+        if isinstance(self.summarizer, str):
+            changes["maintenance_reflect_summarizer"] = self.summarizer
+        return self.store.settings.replace(**changes)
+
+    def _reflect(self, store: MemoryStore, settings: Settings, now: float, apply: bool) -> int:
+        from .reflection import ReflectionEngine
+        from .summarizers import build_summarizer
+
+        summarizer = self.summarizer
+        if summarizer is None or isinstance(summarizer, str):
+            summarizer = build_summarizer(settings.maintenance_reflect_summarizer)
+        engine = ReflectionEngine(
+            store,
+            similarity_threshold=settings.maintenance_reflect_similarity_threshold,
+            min_cluster_size=settings.maintenance_reflect_min_cluster_size,
+            summarizer=summarizer,
+        )
+        # Applied summaries consolidate their sources (soft by default, as the
+        # seed), so the next scheduled run does not summarise them again.
+        consolidate = self.reflect_consolidate if apply else False
+        with store.as_actor("reflection"):
+            return len(engine.reflect(dry_run=not apply, consolidate=consolidate))
+
+    def tick(self, now: float | None = None) -> TickResult:
+        """Run the overdue jobs once (see :func:`tick`)."""
+        return tick(
+            self.store,
+            self.settings(),
+            now=now,
+            reflect_apply=self.reflect_apply,
+            lock_wait=self.lock_wait,
+            runners={"reflect": self._reflect},
+        )
+
+    def run_forever(self, stop: Any = None) -> None:
+        """Tick every ``tick_interval`` seconds until *stop* (a ``threading.Event``) is set."""
+        import threading
+
+        stop = stop or threading.Event()
+        log.info("maintenance scheduler for %s started", self.store.collection_name)
+        while not stop.is_set():
+            try:
+                self.tick()
+            except Exception:  # the loop outlives a failed tick
+                log.exception("maintenance tick failed for %s", self.store.collection_name)
+            stop.wait(timeout=float(self.tick_interval))
+        log.info("maintenance scheduler for %s stopped", self.store.collection_name)
