@@ -322,7 +322,7 @@ def test_collections_create_copy_list_delete(houkai, settings):
     copied = as_json(houkai("collections", "copy", houkai.collection, target, "--json"))
     assert copied["copied"] == 2
     names = {c["name"]: c for c in as_json(houkai("collections", "list", "--json"))}
-    assert names[target]["count"] == 2 and names[houkai.collection]["current"]
+    assert names[target]["count"] == 2 and names[houkai.collection]["active"]
     hits = as_json(houkai("-c", target, "recall", "copied link", "--k", "1", "--json"))
     assert hits[0]["id"] == a
     near = as_json(houkai("-c", target, "neighbors", b, "--direction", "in", "--json"))
@@ -438,10 +438,15 @@ def test_destructive_commands_refuse_without_yes(houkai, tmp_path):
         ("purge", "--apply"),
         ("reflect", "--apply", "--consolidate", "hard", "--threshold", "0.8"),
         ("import", str(archive)),
-        ("collections", "delete", houkai.collection),
     ]
     for args in refused:
         assert_one_error_line(houkai(*args), "--yes")
+    # the active collection is refused outright, as in the seed
+    assert_one_error_line(houkai("collections", "delete", houkai.collection, "--yes"), "active")
+    # a piped answer is read as the confirmation; "n" declines (exit 0), nothing else is one
+    declined = ok(houkai("forget", memory_id, input="n\n"))
+    assert "Aborted." in declined.stderr
+    assert_one_error_line(houkai("nuke", input="maybe\n"), "--yes")
     listed = as_json(houkai("list", "--include-expired", "--json"))
     assert len(listed) == 3
     assert not [m for m in listed if "reflection" in m["tags"]]

@@ -33,7 +33,8 @@ def test_paragraph_mode_is_the_seeds():
     # one chunk per paragraph, a heading glued to its paragraph, short ones dropped
     text = (
         "## Deploy\n\nAlways deploy with make release, never by hand.\n\n"
-        "ok\n\nThe staging box is at 10.0.0.7 and runs Debian.\n\n## A trailing heading standing alone"
+        "ok\n\nThe staging box is at 10.0.0.7 and runs Debian.\n\n"
+        "## A trailing heading standing alone"
     )
     assert chunk_text(text) == [
         "## Deploy\nAlways deploy with make release, never by hand.",

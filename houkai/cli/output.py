@@ -344,7 +344,7 @@ def print_memories(
             columns.append(Column("score"))
         columns.extend(extra)
         tsv_rows = [{**r, "created_at": int(r["created_at"])} for r in records]
-        print_rows(fmt, tsv_rows, columns)
+        print_rows(fmt, tsv_rows, columns, empty=empty)
         return
     columns = list(MEMORY_COLUMNS)
     if show_score:

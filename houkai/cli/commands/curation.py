@@ -12,7 +12,10 @@ from .. import Context, pass_ctx
 from ..output import output_options, report, resolve_id, short_id
 from .remember import parse_expires_at, parse_ttl, read_text
 
-_HELP = "# Edit the fields and the text below '---'; save and quit to apply. '#' lines are ignored."
+_HELP = (
+    "# Edit the fields, and the text below the dashed line; save and quit to apply. "
+    "'#' lines are ignored."
+)
 
 
 def _load(ctx: Context, memory_id: str) -> tuple[Any, Memory]:
