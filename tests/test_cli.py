@@ -295,6 +295,8 @@ def test_stats_and_health(houkai):
     data = as_json(houkai("stats", "--health", "--json"))
     assert data["health"]["active"] == 1
     assert sum(data["health"]["decay_histogram"].values()) == 1
+    assert "0.0–0.2" in data["health"]["decay_histogram"]  # en dash, as stats() and the seed
+    assert "health" not in as_json(houkai("stats", "--json"))  # only with --health
     tsv = ok(houkai("stats")).stdout
     assert all("\t" in line for line in tsv.splitlines())
 
@@ -352,7 +354,7 @@ def test_config_show_and_path(houkai, settings):
 def test_doctor_reports_ready(houkai):
     report = as_json(houkai("doctor", "--json"))
     assert report["ok"] is True
-    assert {c["name"] for c in report["checks"]} >= {"config", "redis", "embedder", "embed_dim"}
+    assert {c["name"] for c in report["checks"]} >= {"config", "redis", "store", "embedder", "embed_dim"}
     bad = houkai("--redis-url", "redis://127.0.0.1:1/0", "doctor", "--json")
     assert bad.exit_code == 1 and json.loads(bad.stdout)["ok"] is False
 
