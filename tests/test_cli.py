@@ -354,7 +354,13 @@ def test_config_show_and_path(houkai, settings):
 def test_doctor_reports_ready(houkai):
     report = as_json(houkai("doctor", "--json"))
     assert report["ok"] is True
-    assert {c["name"] for c in report["checks"]} >= {"config", "redis", "store", "embedder", "embed_dim"}
+    assert {c["name"] for c in report["checks"]} >= {
+        "config",
+        "redis",
+        "store",
+        "embedder",
+        "embed_dim",
+    }
     bad = houkai("--redis-url", "redis://127.0.0.1:1/0", "doctor", "--json")
     assert bad.exit_code == 1 and json.loads(bad.stdout)["ok"] is False
 
