@@ -90,6 +90,10 @@ def error_message(exc: BaseException) -> str:
     """The user-facing text for *exc* (expected errors verbatim, others by type)."""
     from ..errors import user_message
 
+    if isinstance(exc, click.BadParameter) and isinstance(
+        getattr(exc.param, "type", None), click.Choice
+    ):
+        return _choice_message(exc)
     if isinstance(exc, click.ClickException):
         return exc.format_message()
     message = user_message(exc)
@@ -97,6 +101,17 @@ def error_message(exc: BaseException) -> str:
         log.debug("unexpected error", exc_info=exc)
         message = f"unexpected {type(exc).__name__}: {exc}"
     return message
+
+
+def _choice_message(exc: click.BadParameter) -> str:
+    """A bad vocabulary value in the store's (and the seed's) words: ``mode must be one of …``."""
+    param = exc.param
+    assert param is not None
+    name = (param.name or "value").rstrip("_")
+    choices = ", ".join(str(c) for c in param.type.choices)  # type: ignore[union-attr]
+    got = exc.message.split(" is not ", 1)[0]
+    hint = exc.param_hint or param.get_error_hint(exc.ctx) if exc.ctx else name
+    return f"Invalid value for {hint}: {name} must be one of {choices} — got {got}"
 
 
 class HoukaiGroup(click.Group):

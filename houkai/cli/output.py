@@ -441,7 +441,7 @@ def resolve_id(store: Any, ref: str) -> str:
     where = f"collection {store.collection_name!r}"
     if len(ref) < MIN_PREFIX:
         raise ValueError(
-            f"no memory with id {ref!r} in {where} (an id prefix needs at least "
+            f"memory not found: no memory with id {ref!r} in {where} (an id prefix needs at least "
             f"{MIN_PREFIX} characters)"
         )
     prefix = store.keys.memory_prefix
@@ -453,7 +453,7 @@ def resolve_id(store: Any, ref: str) -> str:
         if len(matches) >= 5:
             break
     if not matches:
-        raise ValueError(f"no memory with id or id prefix {ref!r} in {where}")
+        raise ValueError(f"memory not found: no memory with id or id prefix {ref!r} in {where}")
     if len(matches) > 1:
         more = "+" if len(matches) >= 5 else ""
         shown = ", ".join(sorted(short_id(m) for m in matches))

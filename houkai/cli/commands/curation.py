@@ -190,7 +190,7 @@ def bump(ctx: Context, memory_id: str, delta: str) -> None:
             raise ValueError
     except ValueError:
         raise click.BadParameter(
-            f"expected +N, -N or =N (e.g. +0.2) — got {delta!r}", param_hint="DELTA"
+            f"delta must be +N, -N or =N (e.g. +0.2) — got {delta!r}", param_hint="DELTA"
         ) from None
     store, memory = _load(ctx, memory_id)
     new = amount if absolute else memory.importance + amount

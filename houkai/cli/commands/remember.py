@@ -70,7 +70,7 @@ def conflict_message(conflicts: list) -> str:
             f"{sim}: {str(other.get('text', ''))[:60]!r}"
         )
     more = f" (+{len(conflicts) - 3} more)" if len(conflicts) > 3 else ""
-    return f"not stored: {len(conflicts)} conflict(s) — {'; '.join(parts)}{more}"
+    return f"Not stored: {len(conflicts)} conflict(s) — {'; '.join(parts)}{more}"
 
 
 def _memory_id(result: Any) -> tuple[str, dict[str, Any]]:
