@@ -588,3 +588,60 @@ def test_worker_gives_each_task_slot_its_own_encode_stream(houkai, monkeypatch) 
     assert seen[-1][2] == max(1, cpu_count() // 2)  # one model per child: share the cores
     result = houkai("worker", "--concurrency", "0")
     assert result.exit_code == 1 and "Error" in result.output and "concurrency" in result.output
+
+
+# --------------------------------------------------------------------------- seed compatibility
+def test_seed_short_flags_and_stdin(houkai):
+    mid = remember(houkai, "Deploys go through make release", "-t", "procedural", "-g", "ops")
+    listed = as_json(houkai("list", "-t", "procedural", "-g", "ops", "-f", "json"))
+    assert [m["id"] for m in listed] == [mid] and listed[0]["type"] == "procedural"
+    assert as_json(houkai("list", "-g", "procedural", "-f", "json")) == []  # -g is the tag
+    piped = ok(houkai("remember", "--stdin", input="Memory from stdin\n")).stdout.strip()
+    assert as_json(houkai("show", piped, "--json"))["text"] == "Memory from stdin"
+    assert houkai("remember", "both", "--stdin", input="x").exit_code == 1
+    hits = as_json(
+        houkai("-C", houkai.collection, "recall", "release", "-t", "procedural", "-f", "json")
+    )
+    assert hits and hits[0]["id"] == mid
+    empty = ok(houkai("list", "-g", "nothing-here"))
+    assert "No memories found." in empty.stderr
+    assert "No memories found." in ok(houkai("list", "-g", "nothing-here", "--json")).stderr
+    assert_one_error_line(houkai("recall", "x", "--mode", "hybird"), "mode must be one of")
+
+
+def test_ingest_follows_the_seed(houkai, tmp_path):
+    notes = tmp_path / "notes.md"
+    notes.write_text(
+        "## Deploy\n\nAlways deploy with make release, never by hand.\n\nok\n\n"
+        "The staging box is at 10.0.0.7 and runs Debian.\n"
+    )
+    dry = ok(houkai("ingest", str(notes), "--dry-run"))
+    assert "2 chunk(s) from 1 input(s)." in dry.stdout and "Dry-run" in dry.stdout
+    assert as_json(houkai("list", "--json")) == []
+    done = ok(houkai("ingest", str(notes), "-g", "ops", "--yes"))
+    assert "Stored 2 memories." in done.stderr
+    listed = as_json(houkai("list", "--json"))
+    assert {m["source"] for m in listed} == {"ingest:notes.md"}
+    assert all(m["type"] == "episodic" and m["tags"] == ["ops"] for m in listed)
+    ok(
+        houkai(
+            "ingest", "-i", "0.9", "-t", "semantic", input="A paragraph that arrives on stdin.\n"
+        )
+    )
+    piped = [m for m in as_json(houkai("list", "--json")) if m["source"] == "ingest:stdin"]
+    assert len(piped) == 1 and piped[0]["importance"] == 0.9 and piped[0]["type"] == "semantic"
+    packed = ok(houkai("ingest", str(notes), "--chunking", "pack", "--dry-run")).stdout
+    assert "1 chunk(s)" in packed
+
+
+def test_conflicts_resolve_interactively(houkai):
+    for text in (
+        "The database uses Postgres for storage.",
+        "Our primary database is Postgres.",
+        "We run Postgres as the database backend.",
+    ):
+        remember(houkai, text)
+    result = ok(houkai("conflicts", "-T", "0.3", "--resolve", "interactive", input="d\ns\ns\n"))
+    assert "Deleted A." in result.stdout
+    assert "already resolved" in result.stdout or "superseded" in result.stdout
+    assert len(as_json(houkai("list", "--json"))) < 3
