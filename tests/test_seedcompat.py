@@ -155,3 +155,41 @@ def test_journal_keep_days_expires_old_archives(make_store, tmp_path):
     assert store.journal.archive(keep=2) == 1
     names = [p.name for p in store.journal.archives()]
     assert stale.name not in names and len(names) == 1
+
+
+# --------------------------------------------------------------------------- MCP shapes
+@pytest.fixture()
+def mcp(store, settings):
+    from houkai.api import mcp_server
+
+    from houkai.service import MemoryService
+
+    service = MemoryService(
+        settings.replace(collection=store.collection_name),
+        actor="mcp",
+        store_factory=lambda name: store,
+    )
+    mcp_server.set_service(service)
+    yield lambda name, **args: mcp_server.to_jsonable(mcp_server.call_tool(name, args))
+    mcp_server.set_service(None)
+
+
+def test_mcp_tools_answer_the_seeds_failure_shapes(mcp, tmp_path):
+    created = mcp("remember", text="sourced fact", source="unit-test")
+    cleared = mcp("edit", memory_id=created["id"], clear_source=True)
+    assert cleared["ok"] is True and cleared["source"] is None
+    both = mcp("edit", memory_id=created["id"], source="x", clear_source=True)
+    assert both == {"ok": False, "error": "pass either source or clear_source, not both"}
+    missing = mcp("edit", memory_id="00000000-0000-4000-8000-000000000000", text="nope")
+    assert missing["ok"] is False and "no memory" in missing["error"]
+    assert mcp("edit", memory_id=created["id"], type="sematic")["ok"] is False
+    bad_batch = mcp("remember_many", items=[{"bogus": 1}])
+    assert bad_batch["stored"] == 0 and "error" in bad_batch
+    dangling = mcp("link", src_id=created["id"], dst_id="00000000-0000-4000-8000-000000000000")
+    assert dangling["ok"] is False and "dst_id" in dangling["error"]
+    path = str(tmp_path / "c.ahkai")
+    mcp("export", path=path)
+    collided = mcp("import", path=path, on_conflict="error")
+    assert collided["ok"] is False and "collision" in collided["error"]
+    tick = mcp("maintenance_tick")
+    assert tick["enabled"] is True and "summary" in tick
