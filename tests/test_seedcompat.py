@@ -193,3 +193,19 @@ def test_mcp_tools_answer_the_seeds_failure_shapes(mcp, tmp_path):
     assert collided["ok"] is False and "collision" in collided["error"]
     tick = mcp("maintenance_tick")
     assert tick["enabled"] is True and "summary" in tick
+
+
+def test_scheduler_keeps_the_seeds_state_file(store, tmp_path):
+    from houkai.maintenance import MaintenanceState
+
+    path = tmp_path / "state.json"
+    store.remember("an expired note", expires_at=1.0)
+    MaintenanceState(last_purge_at=time.time()).save(path)  # the file says: purged just now
+    sched = _scheduler(store, purge_every=3600, state_path=str(path))
+    assert sched.tick().ran_purge is False and (tmp_path / "state.lock").exists()
+    later = time.time() + 3700
+    assert sched.tick(now=later).purged == 1
+    saved = MaintenanceState.load(path)
+    assert saved.last_purge_at == later and saved.total_purged == 1
+    assert MaintenanceState.load(tmp_path / "missing.json").total_purged == 0
+    assert MaintenanceState(store).load() != {}  # houkai's Redis state, same class
