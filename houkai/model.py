@@ -390,7 +390,7 @@ class MemoryNotFound(KeyError):
 
     def __str__(self) -> str:
         where = f"{self.field}: " if self.field else ""
-        return f"{where}no memory with id {self.memory_id!r}"
+        return f"{where}memory not found: no memory with id {self.memory_id!r}"
 
 
 ConflictFn = Callable[[Memory, Memory], bool]
