@@ -69,6 +69,9 @@ class ToolSpec:
     server_paths: tuple[str, ...] = ()
     #: Part of the seed's 23-tool surface (False: houkai extra).
     seed: bool = True
+    #: The seed's result shape for a refused call (bad input, unknown id): the
+    #: tool returns ``{**soft_error, "error": message}`` instead of a tool error.
+    soft_error: dict[str, Any] | None = None
 
     @property
     def method(self) -> str:
@@ -233,6 +236,7 @@ TOOLS: tuple[ToolSpec, ...] = (
             "timeout": _n("Seconds to wait at most when wait is true.", minimum=0),
         },
         ("items",),
+        soft_error={"stored": 0},
     ),
     ToolSpec(
         "edit",
@@ -247,9 +251,11 @@ TOOLS: tuple[ToolSpec, ...] = (
             "importance": _IMPORTANCE,
             "polarity": _POLARITY,
             "source": _SOURCE,
+            "clear_source": _b("True removes the source (do not combine with source)."),
             "expires_at": _n("New expiry (epoch seconds); 0 removes the expiry."),
         },
         ("memory_id",),
+        soft_error={"ok": False},
     ),
     ToolSpec(
         "recall",
@@ -349,6 +355,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         {"src_id": _s("Source memory id."), "dst_id": _s("Target memory id."), "rel": _REL},
         ("src_id", "dst_id"),
         idempotent=True,
+        soft_error={"ok": False},
     ),
     ToolSpec(
         "unlink",
@@ -393,6 +400,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         "(restorable) and linked. Returns {ok, old_id, new_id}.",
         {"old_id": _s("The outdated memory."), "new_id": _s("The memory that replaces it.")},
         ("old_id", "new_id"),
+        soft_error={"ok": False},
     ),
     # --- maintenance & audit ------------------------------------------------------------
     ToolSpec(
@@ -467,6 +475,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         },
         ("path",),
         server_paths=("path",),
+        soft_error={"ok": False},
     ),
     # --- houkai extras -------------------------------------------------------------------
     ToolSpec(
@@ -536,7 +545,13 @@ TOOLS: tuple[ToolSpec, ...] = (
             "path": _s("Server-local file, folder or glob to ingest."),
             "glob": _s('File pattern inside a folder, e.g. "**/*.md".'),
             "max_chars": _i("Longest chunk in characters.", minimum=1),
-            "min_chars": _i("Shortest chunk in characters (smaller ones merge).", minimum=1),
+            "min_chars": _i("Shortest chunk in characters (shorter ones are dropped).", minimum=1),
+            "chunking": {
+                "type": "string",
+                "enum": ["paragraph", "pack"],
+                "description": "paragraph: one memory per paragraph (default); "
+                "pack: paragraphs packed up to max_chars.",
+            },
             "wait": _b("Wait until every chunk is recallable (default false)."),
             "timeout": _n("Seconds to wait at most when wait is true.", minimum=0),
         },
@@ -621,7 +636,17 @@ def call_tool(name: str, arguments: Mapping[str, Any] | None, policy: CallPolicy
                 args[param] = resolve_server_path(
                     args[param], settings=settings, grant=grant, param=f"{name}: {param}"
                 )
-    return get_service().dispatch(name, args)
+    service = get_service()
+    if spec.soft_error is None:
+        return service.dispatch(name, args)
+    try:
+        return service.dispatch(name, args)
+    except Exception as exc:
+        from houkai.errors import classify
+
+        if classify(exc) is None:
+            raise
+        return {**spec.soft_error, "error": error_message(exc)}
 
 
 def _settings() -> Any:

@@ -992,6 +992,7 @@ ROUTES: list[Route] = [
                 ),
                 "max_chars": INT,
                 "min_chars": INT,
+                "chunking": {"type": "string", "enum": ["paragraph", "pack"]},
                 **_WAIT,
             },
             ("documents",),

@@ -182,6 +182,15 @@ def _read_file(path: Path) -> dict[str, Any]:
         raise ValueError(f"config file {path} is not valid TOML: {exc}") from None
 
 
+# The seed's environment variables, read below the HOUKAI_* ones: its store path
+# becomes the embedded Redis data directory, its collection the collection.
+SEED_ENV = {
+    "AI_HOUKAI_PATH": "data_dir",
+    "AI_HOUKAI_COLLECTION": "collection",
+    "AI_HOUKAI_AUTO_IMPORTANCE": "auto_importance",
+}
+
+
 def load_settings(
     overrides: dict[str, Any] | None = None, *, env: dict[str, str] | None = None
 ) -> Settings:
@@ -194,6 +203,10 @@ def load_settings(
             values[key] = _coerce(value, types[key], key)
     if env.get("REDIS_URL"):
         values["redis_url"] = env["REDIS_URL"]
+    for name, key in SEED_ENV.items():  # an existing seed registration keeps its target
+        if env.get(name):
+            raw_value = os.path.expanduser(env[name]) if key == "data_dir" else env[name]
+            values[key] = _coerce(raw_value, types[key], name)
     for key, target in types.items():
         raw = env.get(ENV_PREFIX + key.upper())
         if raw is not None:

@@ -1,7 +1,15 @@
-"""Markdown-aware chunking and document discovery for bulk ingestion.
+"""Chunking and document discovery for bulk ingestion.
 
-``chunk_text`` turns a note, a README or a transcript into memory-sized
-pieces that still make sense on their own when recalled later:
+``chunk_text`` has two modes. ``mode="paragraph"`` (the default) is the seed's:
+
+1. Split on blank lines into paragraphs; one memory per paragraph.
+2. A markdown heading block is glued to the paragraph that follows it.
+3. A paragraph longer than ``max_chars`` is re-split on sentence boundaries and
+   re-packed greedily up to ``max_chars`` (a single overlong sentence stays whole).
+4. Chunks shorter than ``min_chars`` are dropped (separators, stray bullets).
+
+``mode="pack"`` is houkai's markdown-aware packer, for fewer, fuller memories
+that still make sense on their own when recalled later:
 
 1. The text is parsed into blocks: fenced code blocks (``` or ~~~) are atomic,
    everything else splits on blank lines; a heading line always starts a new
@@ -35,6 +43,8 @@ log = logging.getLogger(__name__)
 
 DEFAULT_MAX_CHARS = 500
 DEFAULT_MIN_CHARS = 30
+CHUNK_MODES: tuple[str, ...] = ("paragraph", "pack")
+DEFAULT_CHUNK_MODE = "paragraph"
 TEXT_SUFFIXES: tuple[str, ...] = (".md", ".markdown", ".txt")
 
 _HEADING_RE = re.compile(r"^ {0,3}#{1,6}(?:\s|$)")
@@ -243,23 +253,68 @@ def _check_int(value: object, name: str, lo: int) -> int:
     return value
 
 
-def chunk_text(
-    text: str, max_chars: int = DEFAULT_MAX_CHARS, min_chars: int = DEFAULT_MIN_CHARS
-) -> list[str]:
-    """Split *text* into memory-sized chunks of at most *max_chars* (see module docstring).
+def _paragraph_chunks(text: str, max_chars: int, min_chars: int) -> list[str]:
+    """The seed's chunking: a chunk per paragraph (heading glued on), short ones dropped."""
+    blocks = [b.strip() for b in re.split(r"\n\s*\n", text)]
+    merged: list[str] = []
+    heading: str | None = None
+    for block in filter(None, blocks):
+        if _HEADING_RE.match(block) and "\n" not in block:
+            heading = f"{heading}\n{block}" if heading else block
+            continue
+        if heading:
+            block, heading = f"{heading}\n{block}", None
+        merged.append(block)
+    if heading:
+        merged.append(heading)
+    chunks: list[str] = []
+    for block in merged:
+        if len(block) <= max_chars:
+            chunks.append(block)
+            continue
+        current = ""
+        for sentence in _SENTENCE_END_RE.split(block):
+            sentence = sentence.strip()
+            if not sentence:
+                continue
+            candidate = f"{current} {sentence}" if current else sentence
+            if len(candidate) <= max_chars or not current:
+                current = candidate
+            else:
+                chunks.append(current)
+                current = sentence
+        if current:
+            chunks.append(current)
+    return [c for c in chunks if len(c) >= min_chars]
 
-    Every chunk is at most ``max_chars`` long (merging a short fragment never
-    grows a neighbour past it); only a section heading longer than half of
-    ``max_chars`` can push its section's first chunk over. Whitespace-only input
-    gives ``[]``.
+
+def chunk_text(
+    text: str,
+    max_chars: int = DEFAULT_MAX_CHARS,
+    min_chars: int = DEFAULT_MIN_CHARS,
+    *,
+    mode: str = DEFAULT_CHUNK_MODE,
+) -> list[str]:
+    """Split *text* into memory-sized chunks (see module docstring). ``[]`` for blank input.
+
+    ``mode="paragraph"`` (the seed's): one chunk per paragraph, chunks shorter
+    than ``min_chars`` dropped, a single sentence longer than ``max_chars`` kept
+    whole. ``mode="pack"``: paragraphs packed up to ``max_chars``, short chunks
+    merged into a neighbour; every chunk is at most ``max_chars`` long (only a
+    section heading longer than half of ``max_chars`` can push its section's
+    first chunk over).
     """
     if not isinstance(text, str):
         raise ValueError(f"text must be a string — got {text.__class__.__name__}")
+    if mode not in CHUNK_MODES:
+        raise ValueError(f"mode must be one of {', '.join(CHUNK_MODES)} — got {mode!r}")
     max_chars = _check_int(max_chars, "max_chars", 20)
     min_chars = _check_int(min_chars, "min_chars", 0)
     if min_chars > max_chars:
         raise ValueError(f"min_chars ({min_chars}) must not exceed max_chars ({max_chars})")
     normalised = text.replace("\r\n", "\n").replace("\r", "\n")
+    if mode == "paragraph":
+        return _paragraph_chunks(normalised, max_chars, min_chars)
     blocks = [b for b in _blocks(normalised) if _WORD_RE.search(b.text)]
     chunks: list[str] = []
     for heading, body in _sections(blocks):
@@ -324,4 +379,10 @@ def iter_documents(path: str | Path, glob: str | None = None) -> Iterator[tuple[
             log.warning("skipping %s: %s", file, exc)
 
 
-__all__ = ["DEFAULT_MAX_CHARS", "DEFAULT_MIN_CHARS", "chunk_text", "iter_documents"]
+__all__ = [
+    "CHUNK_MODES",
+    "DEFAULT_MAX_CHARS",
+    "DEFAULT_MIN_CHARS",
+    "chunk_text",
+    "iter_documents",
+]

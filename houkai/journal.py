@@ -140,10 +140,14 @@ class Journal:
         maxlen: int = 100_000,
         archive_dir: str | os.PathLike[str] | None = None,
         name: str | None = None,
+        keep_days: float | None = None,
     ) -> None:
         self.client = client
         self.key = key
         self.maxlen = maxlen
+        # The seed's journal_keep_days: archives whose newest entry is older are
+        # deleted after each archival (never the newest archive). None keeps all.
+        self.keep_days = keep_days
         self.archive_dir: Path | None = Path(archive_dir) if archive_dir else None
         # Archive files are named by collection; the key ends with it.
         self.name = name or key.rsplit(":", 1)[-1]
@@ -360,7 +364,9 @@ class Journal:
             log.info("journal %s is being archived by another process", self.key)
             return 0
         try:
-            return self._archive_locked(base, keep)
+            written = self._archive_locked(base, keep)
+            self._expire_archives()
+            return written
         finally:
             import redis
 
@@ -414,6 +420,23 @@ class Journal:
         self.client.xtrim(self.key, minid=f"{ms}-{seq + 1}", approximate=False)
         log.info("archived %d journal entries of %s to %s", written, self.key, final)
         return written
+
+    def _expire_archives(self) -> int:
+        """Delete archives older than ``keep_days`` (the newest always stays); how many."""
+        if self.keep_days is None:
+            return 0
+        cutoff = time.time() - float(self.keep_days) * 86400
+        removed = 0
+        for path in self.archives()[:-1]:
+            try:
+                stamp = path.name[: -len(ARCHIVE_SUFFIX)].split("~")[2]
+                last_ts = datetime.strptime(stamp, "%Y%m%dT%H%M%SZ").replace(tzinfo=UTC).timestamp()
+            except (IndexError, ValueError):
+                continue
+            if last_ts < cutoff:
+                path.unlink(missing_ok=True)
+                removed += 1
+        return removed
 
     @staticmethod
     def _decode(stream_id: bytes | str, data: dict) -> JournalEntry:

@@ -20,12 +20,15 @@ one schedule:
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import os
 import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .config import Settings, format_duration, parse_duration
@@ -180,10 +183,55 @@ def job_interval(settings: Settings, job: str) -> float | None:
 
 
 # ---------------------------------------------------------------------- state
-class MaintenanceState:
-    """Per-collection schedule state, run history and lock in Redis."""
+SEED_STATE_FIELDS: tuple[str, ...] = (
+    "last_decay_at",
+    "last_reflect_at",
+    "last_purge_at",
+    "total_decayed",
+    "total_reflected",
+    "total_purged",
+)
 
-    def __init__(self, store: MemoryStore) -> None:
+
+class _ClassOrInstance:
+    """``load``: the seed's ``MaintenanceState.load(path)`` on the class, Redis on an instance."""
+
+    def __init__(self, on_class: Callable, on_instance: Callable) -> None:
+        self.on_class, self.on_instance = on_class, on_instance
+
+    def __get__(self, obj: Any, owner: type) -> Any:
+        if obj is None:
+            return self.on_class.__get__(owner, owner)
+        return self.on_instance.__get__(obj, owner)
+
+
+class MaintenanceState:
+    """Per-collection schedule state, run history and lock in Redis.
+
+    ``MaintenanceState(store)`` is houkai's Redis state. Without a store it is
+    the seed's state-file record (``last_decay_at`` … ``total_purged``), read
+    with ``MaintenanceState.load(path)`` and written with ``save(path)``;
+    :class:`MaintenanceScheduler` keeps such a file in step when given a
+    ``state_path``.
+    """
+
+    def __init__(
+        self,
+        store: MemoryStore | None = None,
+        *,
+        last_decay_at: float | None = None,
+        last_reflect_at: float | None = None,
+        last_purge_at: float | None = None,
+        total_decayed: int = 0,
+        total_reflected: int = 0,
+        total_purged: int = 0,
+    ) -> None:
+        self.last_decay_at, self.last_reflect_at = last_decay_at, last_reflect_at
+        self.last_purge_at = last_purge_at
+        self.total_decayed, self.total_reflected = total_decayed, total_reflected
+        self.total_purged = total_purged
+        if store is None:
+            return
         self.client = store.client
         base = f"{store.keys.prefix}:maint:{store.collection_name}"
         self.key = base
@@ -191,8 +239,37 @@ class MaintenanceState:
         self.lock_key = base + ":lock"
         self._release = self.client.register_script(_RELEASE_LUA)
 
-    def load(self) -> dict[str, str]:
+    def _load_redis(self) -> dict[str, str]:
         return {k.decode(): v.decode() for k, v in self.client.hgetall(self.key).items()}
+
+    def _load_file(cls, path: str | Path) -> MaintenanceState:
+        """The seed's state file; a missing, empty or corrupt one gives fresh state."""
+        p = Path(path).expanduser()
+        try:
+            data = json.loads(p.read_text()) if p.exists() else {}
+        except (OSError, ValueError):
+            data = {}
+        if not isinstance(data, dict):
+            data = {}
+        return cls(**{k: v for k, v in data.items() if k in SEED_STATE_FIELDS})
+
+    load = _ClassOrInstance(_load_file, _load_redis)
+
+    def save(self, path: str | Path) -> None:
+        """Write the seed's state file atomically (temp file, then rename)."""
+        p = Path(path).expanduser()
+        p.parent.mkdir(parents=True, exist_ok=True)
+        tmp = p.with_name(f"{p.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({k: getattr(self, k) for k in SEED_STATE_FIELDS}, indent=2))
+        os.replace(tmp, p)
+
+    def next_run_at(
+        self, last_at: float | None, interval: float, now: float | None = None
+    ) -> float:
+        """When a job last run at *last_at* is due again (never ran: already due)."""
+        if last_at is None:
+            return (time.time() if now is None else now) - 1
+        return last_at + interval
 
     def acquire(self, wait: float = 0.0) -> str | None:
         token = uuid.uuid4().hex
@@ -255,8 +332,14 @@ def tick(
     reflect_apply: bool | None = None,
     now: float | None = None,
     lock_wait: float = 0.0,
+    runners: dict[str, Runner] | None = None,
 ) -> TickResult:
-    """Run every due (or, with *force*, every enabled) job once; see the module docstring."""
+    """Run every due (or, with *force*, every enabled) job once; see the module docstring.
+
+    *runners* replaces some jobs' runner functions (:class:`MaintenanceScheduler`
+    uses it for its own reflection engine options).
+    """
+    jobs = {**RUNNERS, **(runners or {})}
     settings = settings or store.settings
     apply = settings.maintenance_reflect_apply if reflect_apply is None else bool(reflect_apply)
     result = TickResult(collection=store.collection_name, reflect_applied=apply)
@@ -284,7 +367,7 @@ def tick(
             error: str | None = None
             count = 0
             try:
-                count = int(RUNNERS[job](store, settings, t, apply) or 0)
+                count = int(jobs[job](store, settings, t, apply) or 0)
             except Exception as exc:  # one job's failure never blocks others
                 error = f"{type(exc).__name__}: {exc}"
                 log.exception("maintenance %s failed for %s", job, store.collection_name)
@@ -361,3 +444,171 @@ def status(
         "locked": bool(store.client.exists(state.lock_key)),
         "runs": state.runs(20),
     }
+
+
+# ---------------------------------------------------------------------- seed facade
+@contextlib.contextmanager
+def _file_lock(path: Path):
+    """An exclusive ``flock`` on *path* (created), so tickers sharing a state file serialise."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as handle:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX: Redis still serialises the jobs
+            yield
+            return
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+class MaintenanceScheduler:
+    """The seed's ``MaintenanceScheduler``: :func:`tick` with per-instance options.
+
+    Intervals are seconds (``None`` disables a job); the engine options map onto
+    the ``maintenance_*`` settings of this instance only. The schedule state is
+    houkai's, in Redis per collection and shared with the beat-triggered worker
+    task and ``houkai maintenance tick``, so two schedulers on one collection
+    never double-run a job; a ``state_path`` additionally keeps the seed's
+    state file (see :meth:`tick`).
+    ``run_forever`` is for a process without Celery beat (``houkai beat`` is
+    the deployed equivalent).
+    """
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        decay_every: float | None = 86_400,
+        reflect_every: float | None = 604_800,
+        purge_every: float | None = 86_400,
+        tick_interval: float = 300,
+        state_path: str | None = None,
+        decay_rate: float = 0.1,
+        min_score: float = 0.05,
+        protect_types: tuple[str, ...] = ("procedural",),
+        frequency_weight: float = 0.0,
+        min_cluster_size: int = 3,
+        reflect_apply: bool = False,
+        reflect_consolidate: bool | str = True,
+        summarizer: Any = None,
+        *,
+        lock_wait: float = 30.0,
+    ) -> None:
+        self.store = store
+        self.decay_every = decay_every
+        self.reflect_every = reflect_every
+        self.purge_every = purge_every
+        self.tick_interval = tick_interval
+        self.state_path = state_path
+        self.decay_rate = decay_rate
+        self.min_score = min_score
+        self.protect_types = tuple(protect_types)
+        self.frequency_weight = frequency_weight
+        self.min_cluster_size = min_cluster_size
+        self.reflect_apply = reflect_apply
+        self.reflect_consolidate = reflect_consolidate
+        self.summarizer = summarizer
+        self.lock_wait = lock_wait
+
+    def settings(self) -> Settings:
+        """The store's settings with this scheduler's intervals and engine options."""
+        changes: dict[str, Any] = {
+            "maintenance_decay_rate": float(self.decay_rate),
+            "maintenance_decay_min_score": float(self.min_score),
+            "maintenance_decay_protect_types": ",".join(self.protect_types),
+            "maintenance_decay_frequency_weight": float(self.frequency_weight),
+            "maintenance_reflect_min_cluster_size": int(self.min_cluster_size),
+            "maintenance_reflect_apply": bool(self.reflect_apply),
+        }
+        for job in ("decay", "reflect", "purge"):
+            every = getattr(self, f"{job}_every")
+            changes[f"maintenance_{job}_enabled"] = every is not None
+            if every is not None:
+                changes[f"maintenance_{job}_every"] = f"{float(every)}s"
+        if isinstance(self.summarizer, str):
+            changes["maintenance_reflect_summarizer"] = self.summarizer
+        return self.store.settings.replace(**changes)
+
+    def _reflect(self, store: MemoryStore, settings: Settings, now: float, apply: bool) -> int:
+        from .reflection import ReflectionEngine
+        from .summarizers import build_summarizer
+
+        summarizer = self.summarizer
+        if summarizer is None or isinstance(summarizer, str):
+            summarizer = build_summarizer(settings.maintenance_reflect_summarizer)
+        engine = ReflectionEngine(
+            store,
+            similarity_threshold=settings.maintenance_reflect_similarity_threshold,
+            min_cluster_size=settings.maintenance_reflect_min_cluster_size,
+            summarizer=summarizer,
+        )
+        # Applied summaries consolidate their sources (soft by default, as the
+        # seed), so the next scheduled run does not summarise them again.
+        consolidate = self.reflect_consolidate if apply else False
+        with store.as_actor("reflection"):
+            return len(engine.reflect(dry_run=not apply, consolidate=consolidate))
+
+    def tick(self, now: float | None = None) -> TickResult:
+        """Run the overdue jobs once (see :func:`tick`).
+
+        With a ``state_path``, the seed's state file is kept in step under a lock
+        file next to it: a newer stamp in the file also gates the jobs, and the
+        file records this tick's runs and totals (summaries only when applied).
+        """
+        t = time.time() if now is None else now
+        if not self.state_path:
+            return self._tick(t)
+        path = Path(self.state_path).expanduser()
+        with _file_lock(path.with_suffix(".lock")):
+            seed = MaintenanceState.load(path)
+            self._import_stamps(seed)
+            result = self._tick(t)
+            for job, count in (
+                ("decay", result.decayed),
+                ("reflect", result.reflected if result.reflect_applied else 0),
+                ("purge", result.purged),
+            ):
+                if getattr(result, f"ran_{job}") and not getattr(result, f"{job}_error"):
+                    setattr(seed, f"last_{job}_at", t)
+                    total = f"total_{job}ed" if job != "purge" else "total_purged"
+                    setattr(seed, total, int(getattr(seed, total) or 0) + int(count))
+            seed.save(path)
+        return result
+
+    def _tick(self, t: float) -> TickResult:
+        return tick(
+            self.store,
+            self.settings(),
+            now=t,
+            reflect_apply=self.reflect_apply,
+            lock_wait=self.lock_wait,
+            runners={"reflect": self._reflect},
+        )
+
+    def _import_stamps(self, seed: MaintenanceState) -> None:
+        """A job the state file saw run more recently than Redis did counts as run then."""
+        state = MaintenanceState(self.store)
+        current = state.load()
+        newer = {}
+        for job in ("decay", "reflect", "purge"):
+            stamp = getattr(seed, f"last_{job}_at")
+            if stamp and float(stamp) > float(current.get(f"{job}:last_success") or 0):
+                newer[f"{job}:last_success"] = repr(float(stamp))
+        if newer:
+            state.client.hset(state.key, mapping=newer)
+
+    def run_forever(self, stop: Any = None) -> None:
+        """Tick every ``tick_interval`` seconds until *stop* (a ``threading.Event``) is set."""
+        import threading
+
+        stop = stop or threading.Event()
+        log.info("maintenance scheduler for %s started", self.store.collection_name)
+        while not stop.is_set():
+            try:
+                self.tick()
+            except Exception:  # the loop outlives a failed tick
+                log.exception("maintenance tick failed for %s", self.store.collection_name)
+            stop.wait(timeout=float(self.tick_interval))
+        log.info("maintenance scheduler for %s stopped", self.store.collection_name)

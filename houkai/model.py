@@ -93,7 +93,7 @@ def validate_text(text: object) -> str:
         raise ValueError(f"text must be a string — got {type(text).__name__}")
     clean = text.strip()
     if not clean:
-        raise ValueError("text must not be empty")
+        raise ValueError("text must be a non-empty string")
     if len(clean) > MAX_TEXT_CHARS:
         raise ValueError(f"text is {len(clean)} characters; the limit is {MAX_TEXT_CHARS}")
     return clean
@@ -433,15 +433,25 @@ class ConflictError(Exception):
         self.conflicts = conflicts
 
 
+class EmbeddingModelMismatch(ImportError, ValueError):
+    """An archive's vectors come from another embedding model (``regenerate_vectors`` re-embeds).
+
+    An ``ImportError`` as in the seed, and a ``ValueError`` so every door
+    reports it as bad input (HTTP 400, CLI ``Error:``).
+    """
+
+
 class MemoryNotFound(KeyError):
     """No memory with that id in this collection."""
 
-    def __init__(self, memory_id: str) -> None:
+    def __init__(self, memory_id: str, field: str = "") -> None:
         super().__init__(memory_id)
         self.memory_id = memory_id
+        self.field = field  # which argument named it (``dst_id``), when there are several
 
     def __str__(self) -> str:
-        return f"no memory with id {self.memory_id!r}"
+        where = f"{self.field}: " if self.field else ""
+        return f"{where}memory not found: no memory with id {self.memory_id!r}"
 
 
 ConflictFn = Callable[[Memory, Memory], bool]

@@ -333,6 +333,9 @@ class Pipeline:
         else:
             job_id = self.jobs_store.create(self.collection, kind, total, policy, job_id)
         queued = self.use_workers()
+        # Chunked documents are journaled as the seed's ingest actor ("import"
+        # is the .ahkai importer's); plain item batches keep the caller's actor.
+        actor = "ingest" if kind == "ingest" else None
         ids: list[str] = []
         chunk: list[Any] = []
         start = done_before
@@ -341,17 +344,23 @@ class Pipeline:
                 continue
             chunk.append(self.store._build_memory(**coerce_remember_item(item)))
             if len(chunk) >= size:
-                ids.extend(self._write_chunk(job_id, start, chunk, policy, queued))
+                ids.extend(self._write_chunk(job_id, start, chunk, policy, queued, actor))
                 start += len(chunk)
                 chunk = []
         if chunk:
-            ids.extend(self._write_chunk(job_id, start, chunk, policy, queued))
+            ids.extend(self._write_chunk(job_id, start, chunk, policy, queued, actor))
         if total == 0:
             self.jobs_store.expire_if_settled(job_id)
         return Job(id=job_id, memory_ids=ids, total=total)
 
     def _write_chunk(
-        self, job_id: str, start: int, memories: list, policy: str, queued: bool
+        self,
+        job_id: str,
+        start: int,
+        memories: list,
+        policy: str,
+        queued: bool,
+        actor: str | None = None,
     ) -> list[str]:
         """Write one batch as pending (with its job position), journal it, then dispatch."""
         store = self.store
@@ -369,7 +378,7 @@ class Pipeline:
                 entry = JournalEntry(
                     ts=time.time(),
                     op="remember",
-                    actor=store.actor,
+                    actor=actor or store.actor,
                     id=memory.id,
                     after=memory.to_dict(),
                     meta={"job": job_id},
@@ -392,11 +401,17 @@ class Pipeline:
         min_chars: int | None = None,
         on_conflict: str | None = None,
         batch_size: int | None = None,
+        chunking: str | None = None,
+        auto_importance: bool = False,
     ) -> Job:
-        """Chunk each ``{"text", "source"?, "tags"?, "type"?}`` document into memories."""
+        """Chunk each ``{"text", "source"?, "tags"?, "type"?}`` document into memories.
+
+        ``chunking``: ``paragraph`` (default, the seed's) or ``pack``;
+        ``auto_importance`` scores each chunk without an explicit importance.
+        """
         if isinstance(documents, str | bytes) or not isinstance(documents, Sequence):
             raise ValueError("documents must be a list of {text, source?, tags?, type?} objects")
-        sizes = _chunk_sizes(max_chars, min_chars)
+        sizes = _chunk_sizes(max_chars, min_chars, chunking, auto_importance)
         for i, doc in enumerate(documents):
             _check_document(doc, f"documents[{i}]")
 
@@ -420,11 +435,17 @@ class Pipeline:
         on_conflict: str | None = None,
         batch_size: int | None = None,
         job_id: str | None = None,
+        chunking: str | None = None,
+        source: str | None = None,
+        importance: float | None = None,
+        auto_importance: bool = False,
     ) -> Job:
-        """Ingest a file, a folder or a glob: ``.md``/``.txt`` are chunked, ``.jsonl`` is
-        one memory item (or ``{"text", ...}`` document) per line. Read twice (validate,
+        """Ingest a file, a folder or a glob: ``.md``/``.txt`` are chunked (see
+        :func:`~houkai.ingest.chunk_text`; ``chunking`` picks the mode), ``.jsonl`` is
+        one memory item (or ``{"text", ...}`` document) per line. A chunk's source is
+        *source*, else ``ingest:<file name>`` as in the seed. Read twice (validate,
         then write), so memory use stays bounded for huge files."""
-        sizes = _chunk_sizes(max_chars, min_chars)
+        sizes = _chunk_sizes(max_chars, min_chars, chunking, auto_importance)
         if type is not None:
             validate_choice(type, MEMORY_TYPES, "type")
         files = _expand_path(path, glob)
@@ -433,15 +454,20 @@ class Pipeline:
             extra["type"] = type
         if tags:
             extra["tags"] = list(tags)
+        if importance is not None:
+            extra["importance"] = importance
 
         def items() -> Iterator[dict]:
             for file in files:
+                label = source or f"ingest:{Path(file).name}"
                 if file.endswith(".jsonl"):
                     for doc in iter_jsonl(file):
-                        yield from _document_items({**extra, "source": file, **doc}, sizes)
+                        yield from _document_items(
+                            {**extra, "source": label, **doc}, jsonl_sizes(sizes)
+                        )
                 else:
                     text = Path(file).read_text(encoding="utf-8-sig", errors="replace")
-                    yield from _document_items({**extra, "source": file, "text": text}, sizes)
+                    yield from _document_items({**extra, "source": label, "text": text}, sizes)
 
         return self._submit(
             items, kind="ingest", on_conflict=on_conflict, batch_size=batch_size, job_id=job_id
@@ -649,17 +675,32 @@ class Pipeline:
 
 
 # ---------------------------------------------------------------------- helpers
-def _chunk_sizes(max_chars: int | None, min_chars: int | None) -> dict[str, int]:
-    sizes: dict[str, int] = {}
+def _chunk_sizes(
+    max_chars: int | None,
+    min_chars: int | None,
+    chunking: str | None = None,
+    auto_importance: bool = False,
+) -> dict[str, Any]:
+    """The chunk_text options (validated once, up front), plus ``auto_importance``."""
+    sizes: dict[str, Any] = {}
     if max_chars is not None:
         sizes["max_chars"] = max_chars
     if min_chars is not None:
         sizes["min_chars"] = min_chars
+    if chunking is not None:
+        sizes["mode"] = chunking
     if sizes:
         from .ingest import chunk_text
 
-        chunk_text("size check", **sizes)  # validates the sizes once, up front
+        chunk_text("size check", **sizes)
+    if auto_importance:
+        sizes["auto_importance"] = True
     return sizes
+
+
+def jsonl_sizes(sizes: dict[str, Any]) -> dict[str, Any]:
+    """Chunk options for a JSONL line: an explicit item, so never dropped as too short."""
+    return {**sizes, "min_chars": 0}
 
 
 def _check_document(doc: Any, where: str) -> None:
@@ -676,13 +717,26 @@ def _check_document(doc: Any, where: str) -> None:
         raise ValueError(f"{where}: 'text' must be a string")
 
 
-def _document_items(doc: Mapping[str, Any], sizes: dict[str, int]) -> Iterator[dict]:
-    """One remember item per chunk of the document's text, carrying its metadata."""
+def _document_items(doc: Mapping[str, Any], sizes: dict[str, Any]) -> Iterator[dict]:
+    """One remember item per chunk of the document's text, carrying its metadata.
+
+    With ``auto_importance`` in *sizes*, a chunk without an explicit importance
+    is scored from its own text (the seed's ``ingest --auto-importance``).
+    """
     from .ingest import chunk_text
 
+    options = dict(sizes)
+    auto = options.pop("auto_importance", False)
     meta = {k: v for k, v in doc.items() if k in DOCUMENT_FIELDS and k != "text"}
-    for chunk in chunk_text(doc.get("text") or "", **sizes):
-        yield {"text": chunk, **meta}
+    for chunk in chunk_text(doc.get("text") or "", **options):
+        item = {"text": chunk, **meta}
+        if auto and item.get("importance") is None:
+            from .importance import score_importance
+
+            item["importance"] = score_importance(
+                chunk, str(item.get("type") or "episodic"), list(item.get("tags") or [])
+            )
+        yield item
 
 
 def iter_jsonl(path: str) -> Iterator[dict]:

@@ -4,7 +4,10 @@ Clustering is the seed's greedy, seed-first single linkage: episodic memories
 (ready, not superseded, not expired) are visited by importance descending; each
 one not yet claimed starts a cluster and absorbs every unclaimed memory whose
 cosine similarity *to that seed* is at least ``similarity_threshold``. Clusters
-never overlap; those smaller than ``min_cluster_size`` are dropped.
+never overlap; those smaller than ``min_cluster_size`` are dropped. Polarity is
+respected as in the seed: a memory of the opposite sign to the cluster's
+polarity (the first non-zero one absorbed) is left out, so a success and a
+failure about the same event never blend into one summary.
 
 It scales by letting Redis do the geometry: seeds stream through an aggregate
 cursor sorted by importance, and each seed's neighbours come from a vector
@@ -121,11 +124,18 @@ class ReflectionEngine:
                     continue
                 claimed.add(seed.id)
                 members = [seed]
+                # The cluster's polarity is the first non-zero one absorbed, so a
+                # neutral seed cannot bridge a +1 and a -1 into one summary.
+                polarity = seed.polarity
                 if seed.embedding is not None:
                     for member in self._neighbours(query, seed):
-                        if member.id not in claimed:
-                            claimed.add(member.id)
-                            members.append(member)
+                        if member.id in claimed:
+                            continue
+                        if polarity and member.polarity and member.polarity != polarity:
+                            continue  # opposite statements are never merged
+                        claimed.add(member.id)
+                        members.append(member)
+                        polarity = polarity or member.polarity
                 if len(members) >= self.min_cluster_size:
                     seed.embedding = None  # callers get plain memories, not vectors
                     yield members

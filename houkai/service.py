@@ -38,6 +38,7 @@ from .model import (
     HybridWeights,
     Memory,
     MemoryNotFound,
+    validate_choice,
 )
 
 log = logging.getLogger(__name__)
@@ -478,19 +479,30 @@ class MemoryService:
         glob: str | None = None,
         max_chars: int | None = None,
         min_chars: int | None = None,
+        chunking: str | None = None,
         *,
         wait: bool = False,
         timeout: float | None = None,
         collection: str | None = None,
     ) -> dict[str, Any]:
-        """Chunk documents (or files under a server-side *path*) into memories as one job."""
+        """Chunk documents (or files under a server-side *path*) into memories as one job.
+
+        ``chunking``: ``paragraph`` (default: the seed's one memory per paragraph)
+        or ``pack`` (houkai's packing up to ``max_chars``).
+        """
         if (documents is None) == (path is None):
             raise BadRequest("pass exactly one of documents, path")
-        sizes: dict[str, int] = {}
+        sizes: dict[str, Any] = {}
         for key, value in (("max_chars", max_chars), ("min_chars", min_chars)):
             number = as_int(value, key, lo=1, hi=1_000_000)
             if number is not None:
                 sizes[key] = number
+        chunking = as_str(chunking, "chunking")
+        if chunking is not None:
+            from .ingest import CHUNK_MODES
+
+            validate_choice(chunking, CHUNK_MODES, "chunking")
+            sizes["chunking"] = chunking
         wait = as_bool(wait, "wait", False)
         timeout = as_float(timeout, "timeout", lo=0)
         pipeline = self.pipeline(collection)
@@ -552,13 +564,15 @@ class MemoryService:
         polarity: int | None = None,
         source: str | None = _UNSET,
         expires_at: float | None = None,
+        clear_source: bool = False,
         *,
         collection: str | None = None,
     ) -> dict[str, Any]:
         """Update fields in place.
 
-        ``None`` leaves a field unchanged; ``source=None`` clears it; ``expires_at=0``
-        clears the TTL.
+        ``None`` leaves a field unchanged; ``source=None`` or ``clear_source=True``
+        (the seed's spelling, for callers that cannot send null) clears it;
+        ``expires_at=0`` clears the TTL.
 
         Returns the seed's ``{ok, id, text, type, tags, importance, polarity, source, expires_at}``.
         """
@@ -576,6 +590,10 @@ class MemoryService:
             kwargs["polarity"] = as_int(polarity, "polarity")
         if expires_at is not None:
             kwargs["expires_at"] = as_float(expires_at, "expires_at")
+        if as_bool(clear_source, "clear_source", False):
+            if source is not _UNSET and source is not None:
+                raise BadRequest("pass either source or clear_source, not both")
+            source = None
         if source is not _UNSET:
             kwargs["source"] = as_str(source, "source")
         if not kwargs:
@@ -1008,7 +1026,7 @@ class MemoryService:
         else:
             mid = None if memory_id is None else self._id(memory_id)
             entry = self._latest_undoable(store, mid)
-        result = store.undo(entry)
+        result = store.undo(entry, strict=True)
         return {
             "ok": bool(result) if isinstance(result, bool) else True,
             "op": entry.op,
@@ -1208,7 +1226,7 @@ class MemoryService:
     ) -> dict[str, Any]:
         """Run every due maintenance job once (schedule-gated, safe to call often)."""
         try:
-            from .maintenance import tick
+            from .maintenance import JOB_NAMES, job_interval, tick
         except ImportError:
             raise Unavailable("maintenance is not available") from None
         result = tick(
@@ -1216,8 +1234,12 @@ class MemoryService:
             self.settings,
             force=as_bool(force, "force"),
             reflect_apply=as_optional_bool(reflect_apply, "reflect_apply"),
-        )
-        return result.to_dict()
+        ).to_dict()
+        # The seed's flag: false when maintenance is switched off (every job disabled).
+        enabled = any(job_interval(self.settings, job) is not None for job in JOB_NAMES)
+        if not enabled:
+            result["summary"] = "maintenance disabled (every maintenance job is off)"
+        return {"enabled": enabled, **result}
 
     def job(self, job_id: str, *, collection: str | None = None) -> dict[str, Any]:
         job_id = as_str(job_id, "job_id", required=True, max_len=256)

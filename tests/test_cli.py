@@ -92,9 +92,9 @@ def test_remember_list_show_forget_nuke(houkai):
         "The deploy pipeline runs on GitHub Actions",
         "--tag",
         "ci",
-        "-t",
+        "-g",
         "deploy",
-        "--type",
+        "-t",
         "procedural",
         "--importance",
         "0.8",
@@ -125,8 +125,8 @@ def test_remember_reads_stdin(houkai):
 
 
 def test_recall_finds_by_meaning_with_filters(houkai):
-    cat = remember(houkai, "The cat sleeps on the warm windowsill", "-t", "pets")
-    remember(houkai, "Quarterly revenue grew by twelve percent", "-t", "finance")
+    cat = remember(houkai, "The cat sleeps on the warm windowsill", "-g", "pets")
+    remember(houkai, "Quarterly revenue grew by twelve percent", "-g", "finance")
     hits = as_json(houkai("recall", "kitten napping in the sun", "--k", "1", "--json"))
     assert hits[0]["id"] == cat and 0 < hits[0]["score"] <= 1
 
@@ -159,7 +159,7 @@ def test_pack_and_auto_context(houkai):
 
 
 def test_tag_and_bump(houkai):
-    memory_id = remember(houkai, "Tag me please", "-t", "old", "--importance", "0.5")
+    memory_id = remember(houkai, "Tag me please", "-g", "old", "--importance", "0.5")
     tagged = as_json(houkai("tag", memory_id[:6], "--add", "new", "--remove", "old", "--json"))
     assert tagged["tags"] == ["new"]
     ok(houkai("bump", memory_id, "+0.2"))
@@ -271,7 +271,7 @@ def test_reflect_dry_run_writes_nothing(houkai):
 
 
 def test_export_info_import_round_trip(houkai, tmp_path):
-    a = remember(houkai, "Exported memory one", "-t", "x")
+    a = remember(houkai, "Exported memory one", "-g", "x")
     remember(houkai, "Exported memory two")
     archive = tmp_path / "dump.ahkai"
     exported = as_json(houkai("export", str(archive), "--json"))
@@ -291,10 +291,12 @@ def test_export_info_import_round_trip(houkai, tmp_path):
 
 
 def test_stats_and_health(houkai):
-    remember(houkai, "Stat me", "-t", "s", "--type", "episodic")
+    remember(houkai, "Stat me", "-g", "s", "--type", "episodic")
     data = as_json(houkai("stats", "--health", "--json"))
     assert data["health"]["active"] == 1
     assert sum(data["health"]["decay_histogram"].values()) == 1
+    assert "0.0–0.2" in data["health"]["decay_histogram"]  # en dash, as stats() and the seed
+    assert "health" not in as_json(houkai("stats", "--json"))  # only with --health
     tsv = ok(houkai("stats")).stdout
     assert all("\t" in line for line in tsv.splitlines())
 
@@ -322,7 +324,7 @@ def test_collections_create_copy_list_delete(houkai, settings):
     copied = as_json(houkai("collections", "copy", houkai.collection, target, "--json"))
     assert copied["copied"] == 2
     names = {c["name"]: c for c in as_json(houkai("collections", "list", "--json"))}
-    assert names[target]["count"] == 2 and names[houkai.collection]["current"]
+    assert names[target]["count"] == 2 and names[houkai.collection]["active"]
     hits = as_json(houkai("-c", target, "recall", "copied link", "--k", "1", "--json"))
     assert hits[0]["id"] == a
     near = as_json(houkai("-c", target, "neighbors", b, "--direction", "in", "--json"))
@@ -352,7 +354,13 @@ def test_config_show_and_path(houkai, settings):
 def test_doctor_reports_ready(houkai):
     report = as_json(houkai("doctor", "--json"))
     assert report["ok"] is True
-    assert {c["name"] for c in report["checks"]} >= {"config", "redis", "embedder", "embed_dim"}
+    assert {c["name"] for c in report["checks"]} >= {
+        "config",
+        "redis",
+        "store",
+        "embedder",
+        "embed_dim",
+    }
     bad = houkai("--redis-url", "redis://127.0.0.1:1/0", "doctor", "--json")
     assert bad.exit_code == 1 and json.loads(bad.stdout)["ok"] is False
 
@@ -364,7 +372,7 @@ def test_backup_of_an_external_server_explains(houkai):
 
 # --------------------------------------------------------------------------- output
 def test_tsv_when_piped_and_table_on_request(houkai):
-    memory_id = remember(houkai, "Tab\tseparated\nand multi-line", "-t", "a", "-t", "b")
+    memory_id = remember(houkai, "Tab\tseparated\nand multi-line", "-g", "a", "-g", "b")
     lines = ok(houkai("list")).stdout.splitlines()
     assert lines[0].split("\t") == ["id", "type", "importance", "tags", "created_at", "text"]
     row = lines[1].split("\t")
@@ -438,10 +446,15 @@ def test_destructive_commands_refuse_without_yes(houkai, tmp_path):
         ("purge", "--apply"),
         ("reflect", "--apply", "--consolidate", "hard", "--threshold", "0.8"),
         ("import", str(archive)),
-        ("collections", "delete", houkai.collection),
     ]
     for args in refused:
         assert_one_error_line(houkai(*args), "--yes")
+    # the active collection is refused outright, as in the seed
+    assert_one_error_line(houkai("collections", "delete", houkai.collection, "--yes"), "active")
+    # a piped answer is read as the confirmation; "n" declines (exit 0), nothing else is one
+    declined = ok(houkai("forget", memory_id, input="n\n"))
+    assert "Aborted." in declined.stderr
+    assert_one_error_line(houkai("nuke", input="maybe\n"), "--yes")
     listed = as_json(houkai("list", "--include-expired", "--json"))
     assert len(listed) == 3
     assert not [m for m in listed if "reflection" in m["tags"]]
@@ -518,7 +531,7 @@ def test_backup_of_the_embedded_server(houkai, settings, tmp_path):
 
 
 def test_table_format_renders_every_read_command(houkai):
-    a = remember(houkai, "Table rendering check about caching", "-t", "t1", "--type", "episodic")
+    a = remember(houkai, "Table rendering check about caching", "-g", "t1", "--type", "episodic")
     b = remember(houkai, "Another caching note for the table", "--ttl", "1d")
     ok(houkai("link", a, b))
     commands = [
@@ -575,3 +588,60 @@ def test_worker_gives_each_task_slot_its_own_encode_stream(houkai, monkeypatch) 
     assert seen[-1][2] == max(1, cpu_count() // 2)  # one model per child: share the cores
     result = houkai("worker", "--concurrency", "0")
     assert result.exit_code == 1 and "Error" in result.output and "concurrency" in result.output
+
+
+# --------------------------------------------------------------------------- seed compatibility
+def test_seed_short_flags_and_stdin(houkai):
+    mid = remember(houkai, "Deploys go through make release", "-t", "procedural", "-g", "ops")
+    listed = as_json(houkai("list", "-t", "procedural", "-g", "ops", "-f", "json"))
+    assert [m["id"] for m in listed] == [mid] and listed[0]["type"] == "procedural"
+    assert as_json(houkai("list", "-g", "procedural", "-f", "json")) == []  # -g is the tag
+    piped = ok(houkai("remember", "--stdin", input="Memory from stdin\n")).stdout.strip()
+    assert as_json(houkai("show", piped, "--json"))["text"] == "Memory from stdin"
+    assert houkai("remember", "both", "--stdin", input="x").exit_code == 1
+    hits = as_json(
+        houkai("-C", houkai.collection, "recall", "release", "-t", "procedural", "-f", "json")
+    )
+    assert hits and hits[0]["id"] == mid
+    empty = ok(houkai("list", "-g", "nothing-here"))
+    assert "No memories found." in empty.stderr
+    assert "No memories found." in ok(houkai("list", "-g", "nothing-here", "--json")).stderr
+    assert_one_error_line(houkai("recall", "x", "--mode", "hybird"), "mode must be one of")
+
+
+def test_ingest_follows_the_seed(houkai, tmp_path):
+    notes = tmp_path / "notes.md"
+    notes.write_text(
+        "## Deploy\n\nAlways deploy with make release, never by hand.\n\nok\n\n"
+        "The staging box is at 10.0.0.7 and runs Debian.\n"
+    )
+    dry = ok(houkai("ingest", str(notes), "--dry-run"))
+    assert "2 chunk(s) from 1 input(s)." in dry.stdout and "Dry-run" in dry.stdout
+    assert as_json(houkai("list", "--json")) == []
+    done = ok(houkai("ingest", str(notes), "-g", "ops", "--yes"))
+    assert "Stored 2 memories." in done.stderr
+    listed = as_json(houkai("list", "--json"))
+    assert {m["source"] for m in listed} == {"ingest:notes.md"}
+    assert all(m["type"] == "episodic" and m["tags"] == ["ops"] for m in listed)
+    ok(
+        houkai(
+            "ingest", "-i", "0.9", "-t", "semantic", input="A paragraph that arrives on stdin.\n"
+        )
+    )
+    piped = [m for m in as_json(houkai("list", "--json")) if m["source"] == "ingest:stdin"]
+    assert len(piped) == 1 and piped[0]["importance"] == 0.9 and piped[0]["type"] == "semantic"
+    packed = ok(houkai("ingest", str(notes), "--chunking", "pack", "--dry-run")).stdout
+    assert "1 chunk(s)" in packed
+
+
+def test_conflicts_resolve_interactively(houkai):
+    for text in (
+        "The database uses Postgres for storage.",
+        "Our primary database is Postgres.",
+        "We run Postgres as the database backend.",
+    ):
+        remember(houkai, text)
+    result = ok(houkai("conflicts", "-T", "0.3", "--resolve", "interactive", input="d\ns\ns\n"))
+    assert "Deleted A." in result.stdout
+    assert "already resolved" in result.stdout or "superseded" in result.stdout
+    assert len(as_json(houkai("list", "--json"))) < 3

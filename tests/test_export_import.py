@@ -229,6 +229,8 @@ def test_model_mismatch_guard_and_regenerate(store, embedder, tmp_path):
     )
     with pytest.raises(ValueError, match="regenerate_vectors"):
         store.import_(path)
+    with pytest.raises(ImportError):  # the seed's exception type, too
+        store.import_(path)
     assert store.count() == 0
     result = store.import_(path, regenerate_vectors=True)
     assert result.imported == 1 and result.vectors_regenerated

@@ -27,8 +27,10 @@ def test_undo_remember_and_refusal(store):
     assert store.get(m.id) is None
     undo = _last(store, "undo")
     assert undo.meta["of_op"] == "remember" and undo.id == m.id
+    # a refusal returns False (the seed's contract); strict=True says why
+    assert store.undo(store.history(m.id)[0]) is False
     with pytest.raises(ValueError, match="already forgotten"):
-        store.undo(store.history(m.id)[0])
+        store.undo(store.history(m.id)[0], strict=True)
 
 
 def test_undo_forget_revives_with_vector_and_links(store):
@@ -45,8 +47,10 @@ def test_undo_forget_revives_with_vector_and_links(store):
     assert [m.id for m, _ in store.neighbors(b.id, direction="in")] == [a.id]
     assert store.recall("sailing boats", k=1)[0][0].id == a.id
     # the id exists again → refuse rather than clobber
+    forget_entry = next(e for e in store.history(a.id) if e.op == "forget")
+    assert store.undo(forget_entry) is False
     with pytest.raises(ValueError, match="exists again"):
-        store.undo(next(e for e in store.history(a.id) if e.op == "forget"))
+        store.undo(forget_entry, strict=True)
 
 
 def test_undo_edit_reembeds_and_refuses_when_changed(store, embedder):
@@ -61,11 +65,14 @@ def test_undo_edit_reembeds_and_refuses_when_changed(store, embedder):
     # a later change makes the old edit un-undoable
     store.edit(m.id, text="the capital of Spain is Madrid")
     store.edit(m.id, importance=0.9)
+    assert store.undo(edit_entry) is False
+    assert store.get(m.id).importance == 0.9  # refused: nothing changed
     with pytest.raises(ValueError, match="changed since"):
-        store.undo(edit_entry)
+        store.undo(edit_entry, strict=True)
     store.forget(m.id)
+    assert store.undo(_last(store, "edit")) is False
     with pytest.raises(ValueError, match="forgotten"):
-        store.undo(_last(store, "edit"))
+        store.undo(_last(store, "edit"), strict=True)
 
 
 def test_undo_supersede_and_restore(store):
@@ -77,8 +84,10 @@ def test_undo_supersede_and_restore(store):
     assert store.undo(_last(store, "restore")) is True
     assert store.get(old.id).superseded_by == new.id
     store.forget(new.id)
+    restore_entry = next(e for e in store.history(old.id) if e.op == "restore")
+    assert store.undo(restore_entry) is False
     with pytest.raises(ValueError, match="superseder"):
-        store.undo(next(e for e in store.history(old.id) if e.op == "restore"))
+        store.undo(restore_entry, strict=True)
 
 
 def test_undo_link_and_multi_rel_unlink(store):
@@ -95,15 +104,17 @@ def test_undo_link_and_multi_rel_unlink(store):
     store.unlink(a.id, b.id, "related")
     unlink_entry = _last(store, "unlink")
     store.forget(b.id)
+    assert store.undo(unlink_entry) is False
     with pytest.raises(ValueError, match="forgotten"):
-        store.undo(unlink_entry)
+        store.undo(unlink_entry, strict=True)
 
 
 def test_undo_lookup_and_non_undoable_ops(store):
     store.remember("something")
     store.nuke()
+    assert store.undo(_last(store, "nuke")) is False
     with pytest.raises(ValueError, match="cannot be undone"):
-        store.undo(_last(store, "nuke"))
+        store.undo(_last(store, "nuke"), strict=True)
     with pytest.raises(NotFound):
         store.undo("1-1")
     with pytest.raises(ValueError):

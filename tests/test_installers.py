@@ -87,6 +87,22 @@ def test_claude_code_direct_merge_keeps_other_servers_and_is_idempotent(home):
     assert inst.is_installed()
 
 
+def test_seed_arguments_and_the_seed_registration_is_replaced(home, tmp_path):
+    config = tmp_path / "client.json"
+    seed_block = {"type": "stdio", "command": "ai-houkai-mcp", "env": {"AI_HOUKAI_PATH": "/m"}}
+    config.write_text(json.dumps({"mcpServers": {"ai-houkai": seed_block, "gh": {"command": "x"}}}))
+    for cls in (ClaudeCodeInstaller, CursorInstaller):
+        inst = cls(memory_path="~/mem", collection="col", config_path=str(config), command=CMD)
+        assert inst.data_dir == "~/mem" and inst.settings_path == str(config)
+        if cls is ClaudeCodeInstaller:
+            inst.use_cli = False
+        assert inst.install() == str(config)
+        servers = json.loads(config.read_text())["mcpServers"]
+        assert set(servers) == {"gh", "houkai"}  # ai-houkai replaced, not left beside it
+        assert servers["houkai"]["env"]["HOUKAI_DATA_DIR"] == str(home / "mem")
+        config.write_text(json.dumps({"mcpServers": {"ai-houkai": seed_block, **servers}}))
+
+
 def test_claude_code_project_scope_writes_mcp_json(home):
     written = ClaudeCodeInstaller(use_cli=False, command=CMD).install(scope="project")
     assert Path(written) == Path.cwd() / ".mcp.json"
@@ -124,6 +140,7 @@ def test_claude_code_prefers_the_cli(home, tmp_path, monkeypatch):
     calls = [json.loads(line) for line in log.read_text().splitlines()]
     assert calls == [
         ["mcp", "remove", "--scope", "project", "houkai"],
+        ["mcp", "remove", "--scope", "project", "ai-houkai"],  # the seed's registration
         [
             "mcp",
             "add",

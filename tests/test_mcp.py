@@ -319,7 +319,9 @@ def test_errors_are_tool_errors_with_clear_messages(stdio):
     assert "missing required" in s.error("remember", {})
     assert "unknown argument" in s.error("forget", {"memory_id": "x", "nope": 1})
     assert "type" in s.error("remember", {"text": "x", "type": "dream"})
-    assert "does-not-exist" in s.error("edit", {"memory_id": "does-not-exist", "text": "y"})
+    # edit answers the seed's {ok: false, error} for an unknown id or a bad value
+    refused = s.ok("edit", {"memory_id": "does-not-exist", "text": "y"})
+    assert refused["ok"] is False and "does-not-exist" in refused["error"]
     assert "collection" in s.error("stats", {"collection": "bad name!"})
     # nulls mean "use the default"
     assert isinstance(s.ok("list_recent", {"limit": None}), list)

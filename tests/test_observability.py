@@ -33,7 +33,8 @@ def test_metrics_add_up_across_store_instances(make_store):
 def test_readiness_probes_and_caches_only_ready(store, monkeypatch):
     result = store.readiness()
     assert result["ready"] is True
-    assert set(result["checks"]) == {"redis", "search", "embedder"}
+    assert set(result["checks"]) == {"store", "redis", "search", "embedder"}
+    assert result["checks"]["store"]["ok"] is True  # the seed's check name
     assert result["checks"]["embedder"]["dim"] == 384
     assert store.probe_embedding()["ok"] is True
 

@@ -236,8 +236,8 @@ def test_ingest_documents_and_paths(store, tmp_path):
 
     folder = tmp_path / "kb"
     folder.mkdir()
-    (folder / "a.md").write_text("Kubernetes runs our workloads.\n")
-    (folder / "b.txt").write_text("Postgres holds the orders.\n")
+    (folder / "a.md").write_text("Kubernetes runs all of our workloads.\n")
+    (folder / "b.txt").write_text("Postgres holds every one of the orders.\n")
     (folder / "c.jsonl").write_text(
         json.dumps({"text": "Redis caches sessions", "tags": ["cache"]})
         + "\n"
@@ -249,12 +249,16 @@ def test_ingest_documents_and_paths(store, tmp_path):
     memories = list(store.get_many(job.memory_ids).values())
     assert sorted(m.text for m in memories) == [
         "Kafka carries events",
-        "Kubernetes runs our workloads.",
-        "Postgres holds the orders.",
+        "Kubernetes runs all of our workloads.",
+        "Postgres holds every one of the orders.",
         "Redis caches sessions",
     ]
     assert all(m.type == "procedural" for m in memories)
-    assert any(m.source and m.source.endswith("c.jsonl") and m.tags == ["cache"] for m in memories)
+    # the seed's source label: ingest:<file name>; short JSONL items are never dropped
+    assert any(m.source == "ingest:c.jsonl" and m.tags == ["cache"] for m in memories)
+    assert {m.source for m in memories} == {"ingest:a.md", "ingest:b.txt", "ingest:c.jsonl"}
+    journaled = {e.id: e.actor for e in store.journal_tail(20, op="remember")}
+    assert all(journaled[m.id] == "ingest" for m in memories)
     with pytest.raises(ValueError, match="no such file"):
         p.ingest_path(str(tmp_path / "missing"))
     bad = tmp_path / "bad.jsonl"

@@ -316,3 +316,21 @@ def test_many_clusters_stream_through_small_batches(make_store):
     assert [c[0].text.split()[1] for c in clusters] == [str(k) for k in range(15)]
     assert sorted(m.id for c in clusters for m in c) == sorted(m.id for m in written)
     assert all(len({m.text.split()[1] for m in c}) == 1 for c in clusters)
+
+
+def test_opposite_polarities_never_share_a_cluster(store):
+    # D0 (neutral, most important) seeds; D1 (+1) sets the cluster's polarity,
+    # so D2 (−1) must stay out even though it is within the threshold of D0.
+    d = store.remember_many(
+        [
+            {"text": DEPLOY[0], "type": "episodic", "importance": 0.9, "polarity": 0},
+            {"text": DEPLOY[1], "type": "episodic", "importance": 0.6, "polarity": 1},
+            {"text": DEPLOY[2], "type": "episodic", "importance": 0.5, "polarity": -1},
+        ],
+        on_conflict="ignore",
+    )
+    clusters = _ids(ReflectionEngine(store).clusters())
+    assert clusters == [[d[0].id, d[1].id]]
+    # same polarity (or neutral) still clusters
+    store.edit(d[2].id, polarity=1)
+    assert _ids(ReflectionEngine(store).clusters()) == [[d[0].id, d[1].id, d[2].id]]

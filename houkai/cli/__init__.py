@@ -90,6 +90,10 @@ def error_message(exc: BaseException) -> str:
     """The user-facing text for *exc* (expected errors verbatim, others by type)."""
     from ..errors import user_message
 
+    if isinstance(exc, click.BadParameter) and isinstance(
+        getattr(exc.param, "type", None), click.Choice
+    ):
+        return _choice_message(exc)
     if isinstance(exc, click.ClickException):
         return exc.format_message()
     message = user_message(exc)
@@ -97,6 +101,17 @@ def error_message(exc: BaseException) -> str:
         log.debug("unexpected error", exc_info=exc)
         message = f"unexpected {type(exc).__name__}: {exc}"
     return message
+
+
+def _choice_message(exc: click.BadParameter) -> str:
+    """A bad vocabulary value in the store's (and the seed's) words: ``mode must be one of …``."""
+    param = exc.param
+    assert param is not None
+    name = (param.name or "value").rstrip("_")
+    choices = ", ".join(str(c) for c in param.type.choices)  # type: ignore[union-attr]
+    got = exc.message.split(" is not ", 1)[0]
+    hint = exc.param_hint or param.get_error_hint(exc.ctx) if exc.ctx else name
+    return f"Invalid value for {hint}: {name} must be one of {choices} — got {got}"
 
 
 class HoukaiGroup(click.Group):
@@ -131,7 +146,13 @@ class HoukaiGroup(click.Group):
 
 
 @click.group(cls=HoukaiGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--collection", "-c", envvar="HOUKAI_COLLECTION", help="Collection to use.")
+@click.option(
+    "--collection",
+    "-C",
+    "-c",
+    envvar=["HOUKAI_COLLECTION", "AI_HOUKAI_COLLECTION"],
+    help="Collection to use (env HOUKAI_COLLECTION, or the seed's AI_HOUKAI_COLLECTION).",
+)
 @click.option(
     "--redis-url",
     envvar="REDIS_URL",
@@ -139,20 +160,23 @@ class HoukaiGroup(click.Group):
 )
 @click.option(
     "--data-dir",
+    "--store",
+    "-S",
+    "data_dir",
     envvar="HOUKAI_DATA_DIR",
     type=click.Path(file_okay=False),
-    help="Data directory of the embedded Redis Stack.",
+    help="Data directory of the embedded Redis Stack (--store/-S: the seed's spelling).",
 )
 @click.option(
     "--format",
     "output_format",
-    type=click.Choice(FORMATS),
+    type=click.Choice([*FORMATS, "rich"]),
     default="auto",
     show_default=True,
     help="Output format: table on a terminal, TSV when piped, or JSON.",
 )
 @click.option("-v", "--verbose", count=True, help="Log more (-vv for debug).")
-@click.version_option(package_name="houkai")
+@click.version_option(None, "-V", "--version", package_name="houkai")
 @click.pass_context
 def cli(
     ctx: click.Context,

@@ -44,6 +44,7 @@ def is_tty() -> bool:
 
 def resolve_format(fmt: str | None) -> str:
     """``auto`` → ``table`` on a terminal, ``tsv`` otherwise; others pass through."""
+    fmt = FORMAT_ALIASES.get(fmt or "auto", fmt)
     if fmt in ("table", "tsv", "json"):
         return fmt
     return "table" if is_tty() else "tsv"
@@ -55,12 +56,19 @@ def _set_format(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
 
         obj = ctx.find_object(Context)
         if obj is not None:
-            obj.output_format = "json" if param.name == "as_json" else value
+            obj.output_format = (
+                "json" if param.name == "as_json" else FORMAT_ALIASES.get(value, value)
+            )
     return value
 
 
+# The seed's spellings: ``rich`` is the table renderer, ``text`` (pack) the default view.
+FORMAT_ALIASES = {"rich": "table", "text": "auto"}
+
+
 def output_options(f: Callable) -> Callable:
-    """Per-command ``--format`` and ``--json`` (the seed's spellings), overriding the global one."""
+    """Per-command ``--format``/``-f`` and ``--json`` (the seed's spellings), overriding the
+    global one; ``rich`` and ``text`` are the seed's names for the table and default views."""
     f = click.option(
         "--json",
         "as_json",
@@ -72,8 +80,9 @@ def output_options(f: Callable) -> Callable:
     )(f)
     f = click.option(
         "--format",
+        "-f",
         "fmt",
-        type=click.Choice(["auto", "table", "tsv", "json"]),
+        type=click.Choice(["auto", "table", "tsv", "json", "rich", "text"]),
         expose_value=False,
         callback=_set_format,
         help="Output format (default: the global --format).",
@@ -193,8 +202,13 @@ def print_rows(
     """Render records as a rich table, TSV (header + full values) or JSON.
 
     *json_data* replaces *rows* in JSON output when the JSON shape should be
-    richer than the table. *empty* goes to stderr for people when there are no rows.
+    richer than the table. *empty* goes to stderr for people when there are no rows,
+    in every format (before the ``[]`` / TSV header, which scripts still get on stdout).
     """
+    if not rows and empty:
+        click.echo(empty, err=True)
+        if fmt == "table":
+            return
     if fmt == "json":
         echo_json(list(rows) if json_data is None else json_data)
         return
@@ -202,9 +216,6 @@ def print_rows(
         click.echo("\t".join(c.key for c in columns))
         for row in rows:
             click.echo("\t".join(tsv_cell(row.get(c.key)) for c in columns))
-        return
-    if not rows and empty:
-        click.echo(empty, err=True)
         return
     from rich.table import Table
 
@@ -333,7 +344,7 @@ def print_memories(
             columns.append(Column("score"))
         columns.extend(extra)
         tsv_rows = [{**r, "created_at": int(r["created_at"])} for r in records]
-        print_rows(fmt, tsv_rows, columns)
+        print_rows(fmt, tsv_rows, columns, empty=empty)
         return
     columns = list(MEMORY_COLUMNS)
     if show_score:
@@ -381,11 +392,13 @@ def print_memory_detail(fmt: str, memory: Memory) -> None:
 
 # --------------------------------------------------------------------------- safety
 def confirm(prompt: str, *, yes: bool = False) -> None:
-    """Ask before a destructive action; refuse outright when nobody can answer.
+    """Ask before a destructive action; returns when confirmed.
 
-    Returns when confirmed. Without ``--yes`` and with stdin not a terminal
-    (a script, a pipe, CI) it raises :class:`ConfirmationRequired` instead of
-    guessing; a "no" at the prompt raises :class:`click.Abort`.
+    On a terminal it prompts. Without one, a piped answer line (``y``/``yes``
+    or ``n``/``no``, as in the seed) is read from stdin; with no answer there
+    (a script, CI, ``< /dev/null``) it raises :class:`ConfirmationRequired`
+    instead of guessing. A "no" prints ``Aborted.`` and ends the command with
+    exit status 0, as the seed does: declining is not an error.
     """
     if yes:
         return
@@ -393,12 +406,23 @@ def confirm(prompt: str, *, yes: bool = False) -> None:
         interactive = sys.stdin.isatty()
     except (AttributeError, ValueError):
         interactive = False
-    if not interactive:
-        raise ConfirmationRequired(
-            f"{prompt.rstrip('?')}: refusing without --yes (stdin is not a terminal)"
-        )
-    if not click.confirm(prompt, default=False, err=True):
-        raise click.Abort()
+    if interactive:
+        answer = click.confirm(prompt, default=False, err=True)
+    else:
+        try:
+            line = sys.stdin.readline()
+        except (OSError, ValueError):
+            line = ""
+        reply = line.strip().lower()
+        if reply not in ("y", "yes", "n", "no"):
+            raise ConfirmationRequired(
+                f"{prompt.rstrip('?')}: refusing without --yes (stdin is not a terminal"
+                + (f" and {reply!r} is not y or n)" if reply else ")")
+            )
+        answer = reply in ("y", "yes")
+    if not answer:
+        click.echo("Aborted.", err=True)
+        raise click.exceptions.Exit(0)
 
 
 # --------------------------------------------------------------------------- ids
@@ -417,7 +441,7 @@ def resolve_id(store: Any, ref: str) -> str:
     where = f"collection {store.collection_name!r}"
     if len(ref) < MIN_PREFIX:
         raise ValueError(
-            f"no memory with id {ref!r} in {where} (an id prefix needs at least "
+            f"memory not found: no memory with id {ref!r} in {where} (an id prefix needs at least "
             f"{MIN_PREFIX} characters)"
         )
     prefix = store.keys.memory_prefix
@@ -429,7 +453,7 @@ def resolve_id(store: Any, ref: str) -> str:
         if len(matches) >= 5:
             break
     if not matches:
-        raise ValueError(f"no memory with id or id prefix {ref!r} in {where}")
+        raise ValueError(f"memory not found: no memory with id or id prefix {ref!r} in {where}")
     if len(matches) > 1:
         more = "+" if len(matches) >= 5 else ""
         shown = ", ".join(sorted(short_id(m) for m in matches))

@@ -17,12 +17,19 @@ import sys
 from dataclasses import dataclass
 from typing import Any, ClassVar, TextIO
 
-from .common import MEMORY_GUIDE, BaseInstaller, merge_server_block
+from .common import (
+    LEGACY_SERVER_NAMES,
+    MEMORY_GUIDE,
+    BaseInstaller,
+    merge_server_block,
+    seed_arguments,
+)
 
 CLAUDEMD_SNIPPET = f"## Memory (houkai MCP)\n\n{MEMORY_GUIDE}\n"
 CLI_TIMEOUT = 30.0
 
 
+@seed_arguments
 @dataclass
 class ClaudeCodeInstaller(BaseInstaller):
     """``claude mcp add --scope user|project houkai -- houkai mcp``, or the JSON fallback."""
@@ -72,14 +79,16 @@ class ClaudeCodeInstaller(BaseInstaller):
 
     def _install_via_cli(self, claude: str, scope: str) -> str:
         cwd = self.project_dir or None
-        # `add` refuses to overwrite: remove first; "not found" is fine.
-        subprocess.run(
-            [claude, "mcp", "remove", "--scope", scope, self.server_name],
-            capture_output=True,
-            text=True,
-            timeout=CLI_TIMEOUT,
-            cwd=cwd,
-        )
+        # `add` refuses to overwrite: remove first (and the seed's ai-houkai
+        # registration, which this one replaces); "not found" is fine.
+        for name in dict.fromkeys((self.server_name, *LEGACY_SERVER_NAMES)):
+            subprocess.run(
+                [claude, "mcp", "remove", "--scope", scope, name],
+                capture_output=True,
+                text=True,
+                timeout=CLI_TIMEOUT,
+                cwd=cwd,
+            )
         argv = self.cli_add_command(scope)
         result = subprocess.run(
             [claude, *argv[1:]], capture_output=True, text=True, timeout=CLI_TIMEOUT, cwd=cwd

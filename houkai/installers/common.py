@@ -27,6 +27,9 @@ from typing import Any, ClassVar, TextIO
 log = logging.getLogger(__name__)
 
 SERVER_NAME = "houkai"
+#: The seed's registration name: installing houkai replaces such an entry
+#: (a client would otherwise run both servers, one of them the old package).
+LEGACY_SERVER_NAMES: tuple[str, ...] = ("ai-houkai",)
 CONSOLE_SCRIPT = "houkai"
 SCOPES: tuple[str, ...] = ("user", "project")
 #: Tools an agent needs; verify_server fails if the server lacks any of them.
@@ -132,11 +135,13 @@ def merge_server_block(
     *,
     defaults: dict[str, Any] | None = None,
     overwrite_unparseable: bool = True,
+    replaces: tuple[str, ...] = LEGACY_SERVER_NAMES,
 ) -> str:
     """Put *block* at ``config[config_key][server_name]``, keeping everything else.
 
     Read-modify-write: other servers and unrelated top-level keys survive, and
-    re-running replaces only our entry (idempotent). *defaults* seed top-level
+    re-running replaces only our entry (idempotent); the entries named in
+    *replaces* (the seed's ``ai-houkai``) are removed. *defaults* seed top-level
     keys when absent (OpenCode's ``$schema``).
     """
     config = load_json(path, overwrite_unparseable=overwrite_unparseable)
@@ -147,6 +152,9 @@ def merge_server_block(
         if servers is not None:
             log.warning("%s: %r was not an object; replacing it", path, config_key)
         servers = {}
+    for old in replaces:
+        if old != server_name and servers.pop(old, None) is not None:
+            log.info("%s: replaced the %r registration by %r", path, old, server_name)
     servers[server_name] = block
     config[config_key] = servers
     return write_json(path, config)
@@ -423,6 +431,33 @@ class BaseInstaller:
             print(f"error: {exc}", file=sys.stderr)
             return 1
         return 0
+
+
+def seed_arguments(cls: type) -> type:
+    """Let an installer class take the seed's ``memory_path`` and ``config_path`` arguments.
+
+    ``memory_path`` (the seed's store directory) is houkai's ``data_dir``;
+    ``config_path`` (an explicit client config file) is ``settings_path``.
+    Applied on top of ``@dataclass``, whose generated ``__init__`` it wraps.
+    """
+    init = cls.__init__
+
+    def __init__(
+        self: Any,
+        *args: Any,
+        memory_path: str | None = None,
+        config_path: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if memory_path is not None:
+            kwargs.setdefault("data_dir", memory_path)
+        if config_path is not None:
+            kwargs.setdefault("settings_path", config_path)
+        init(self, *args, **kwargs)
+
+    __init__.__doc__ = init.__doc__
+    cls.__init__ = __init__  # type: ignore[method-assign]
+    return cls
 
 
 def _check_scope(scope: str) -> None:

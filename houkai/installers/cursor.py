@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .common import MEMORY_GUIDE, BaseInstaller
+from .common import MEMORY_GUIDE, BaseInstaller, seed_arguments
 
 RULE_SNIPPET = (
     "---\n"
@@ -16,6 +16,7 @@ RULE_SNIPPET = (
 )
 
 
+@seed_arguments
 @dataclass
 class CursorInstaller(BaseInstaller):
     """Cursor uses the same ``mcpServers`` shape as Claude, without a ``type`` field."""

@@ -9,12 +9,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from .common import MEMORY_GUIDE, BaseInstaller
+from .common import MEMORY_GUIDE, BaseInstaller, seed_arguments
 
 OPENCODE_SCHEMA = "https://opencode.ai/config.json"
 AGENTS_SNIPPET = f"## Memory (houkai MCP)\n\n{MEMORY_GUIDE}\n"
 
 
+@seed_arguments
 @dataclass
 class OpenCodeInstaller(BaseInstaller):
     client_name: ClassVar[str] = "OpenCode"

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -132,9 +134,33 @@ def coerce_remember_item(item: str | RememberItem | Mapping[str, Any]) -> dict[s
         if "text" not in item:
             raise ValueError("each remember_many item needs a 'text' field")
         return dict(item)
-    raise ValueError(
+    raise TypeError(
         f"remember_many item must be a string, RememberItem or mapping — got {type(item).__name__}"
     )
+
+
+# The seed rotated its file journal at ``journal_rotate_mb``; houkai caps the
+# stream by entries. A journaled mutation (with its snapshots) is about 1 KiB.
+_JOURNAL_ENTRY_BYTES = 1024
+
+
+def _journal_settings(
+    s: Settings, journal_path: str | os.PathLike[str] | None, rotate_mb: int | None
+) -> Settings:
+    """Map the seed's file-journal arguments onto houkai's journal settings.
+
+    ``journal_path`` (the seed's ``journal.log``): its directory receives the
+    gzip archives; ``journal_rotate_mb``: the live stream keeps about that many
+    MiB of entries before older ones are archived.
+    """
+    changes: dict[str, Any] = {}
+    if journal_path is not None:
+        changes["journal_archive_dir"] = str(Path(journal_path).expanduser().parent)
+    if rotate_mb is not None:
+        if isinstance(rotate_mb, bool) or not isinstance(rotate_mb, int | float) or rotate_mb <= 0:
+            raise ValueError(f"journal_rotate_mb must be a positive number — got {rotate_mb!r}")
+        changes["journal_maxlen"] = max(1000, int(rotate_mb * 1024 * 1024 / _JOURNAL_ENTRY_BYTES))
+    return s.replace(**changes) if changes else s
 
 
 class CoreStore:
@@ -158,10 +184,15 @@ class CoreStore:
         importance_fn: ImportanceFn | None = None,
         actor: str = "lib",
         journal_enabled: bool | None = None,
+        journal_path: str | os.PathLike[str] | None = None,
+        journal_rotate_mb: int | None = None,
+        journal_keep_days: float | None = None,
         settings: Settings | None = None,
         client: redis.Redis | None = None,
     ) -> None:
-        self.settings = settings or get_settings()
+        self.settings = _journal_settings(
+            settings or get_settings(), journal_path, journal_rotate_mb
+        )
         s = self.settings
         conflict_policy = conflict_policy or s.conflict_policy
         validate_choice(conflict_policy, CONFLICT_POLICIES, "conflict_policy")
@@ -195,7 +226,9 @@ class CoreStore:
         self._importance_fn = importance_fn or (score_importance if s.auto_importance else None)
         self._actor = actor
         self._journal_enabled = s.journal_enabled if journal_enabled is None else journal_enabled
-        self.journal = Journal(self.client, self.keys.journal, maxlen=s.journal_maxlen)
+        self.journal = Journal(
+            self.client, self.keys.journal, maxlen=s.journal_maxlen, keep_days=journal_keep_days
+        )
         self._started = time.time()
         self._touch_script = self.client.register_script(_TOUCH_LUA)
         self._flush_script = self.client.register_script(_FLUSH_LUA)

@@ -123,10 +123,10 @@ class GraphMixin:
             )
         )
         if result == -1:
-            raise MemoryNotFound(src_id)
+            raise MemoryNotFound(src_id, "src_id")
         if result == -2:
             # A dangling edge would be stored but unreachable by every walker.
-            raise MemoryNotFound(dst_id)
+            raise MemoryNotFound(dst_id, "dst_id")
         return result == 1
 
     def _unlink_raw(self, src_id: str, dst_id: str, rel: str | None) -> list[str]:

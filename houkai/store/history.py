@@ -143,18 +143,27 @@ class HistoryMixin:
         return found
 
     # ------------------------------------------------------------------ undo
-    def undo(self, entry: JournalEntry | str | float) -> bool:
+    def undo(self, entry: JournalEntry | str | float, *, strict: bool = False) -> bool:
         """Reverse one journal entry (by entry, stream id or timestamp); True on success.
 
-        Refuses rather than clobbers, raising ``ValueError`` that says why: the
-        memory changed or was forgotten since, the id exists again, or the op
-        cannot be undone (reflect, decay, import, export, nuke, undo).
+        Refuses rather than clobbers: when the memory changed or was forgotten
+        since, the id exists again, or the op cannot be undone (reflect, decay,
+        import, export, nuke, undo), it changes nothing and returns False, as
+        the seed does. ``strict=True`` raises ``ValueError`` saying why instead
+        (the CLI, REST and MCP doors use it to report the reason). An entry
+        reference that matches nothing still raises ``NotFound``.
         """
         e = self._find_entry(entry)
-        handler = getattr(self, f"_undo_{e.op}", None)
-        if handler is None:
-            raise ValueError(f"a {e.op!r} entry cannot be undone")
-        before, after = handler(e)
+        try:
+            handler = getattr(self, f"_undo_{e.op}", None)
+            if handler is None:
+                raise ValueError(f"a {e.op!r} entry cannot be undone")
+            before, after = handler(e)
+        except ValueError as exc:
+            if strict:
+                raise
+            log.info("undo refused: %s", exc)
+            return False
         meta = {"of": e.ts, "of_op": e.op, "of_stream_id": e.stream_id}
         self._journal("undo", e.id, before=before, after=after, meta=meta)
         return True
@@ -256,22 +265,30 @@ class HistoryMixin:
         return memory
 
     # ------------------------------------------------------------------ history & replay
-    def history(self, memory_id: str) -> list[JournalEntry]:
+    def history(self, memory_id: str, *, include_archives: bool = True) -> list[JournalEntry]:
         """Every journaled event touching *memory_id*, oldest first.
 
         Includes entries filed under another memory that name this one in
         ``meta`` (a link's ``dst_id``, a supersede's ``new_id``, a restore's
         ``superseder_id``). Store-wide ``nuke`` entries are left out.
+        ``include_archives=False`` reads only the live stream (not the gzip
+        archives of older entries).
         """
         if not isinstance(memory_id, str) or not memory_id:
             raise ValueError("memory_id must be a non-empty string")
-        return [e for e in self._bind_journal().read() if _touches(e, memory_id)]
+        journal = self._bind_journal()
+        return [
+            e for e in journal.read(include_archives=include_archives) if _touches(e, memory_id)
+        ]
 
-    def _replay(self, ts: float, only: str | None = None) -> dict[str, dict]:
+    def _replay(
+        self, ts: float, only: str | None = None, include_archives: bool = True
+    ) -> dict[str, dict]:
         if isinstance(ts, bool) or not isinstance(ts, int | float):
             raise ValueError(f"timestamp must be a number — got {ts!r}")
         state: dict[str, dict] = {}
-        for e in self._bind_journal().read(until=float(ts)):
+        journal = self._bind_journal()
+        for e in journal.read(until=float(ts), include_archives=include_archives):
             if (
                 only is not None
                 and e.op != "nuke"
@@ -313,13 +330,42 @@ class HistoryMixin:
                 state[e.id] = dict(e.after)
         return state
 
-    def state_at(self, ts: float) -> list[Memory]:
-        """Every memory as of *ts*, reconstructed by replaying the journal (no vectors)."""
-        return [Memory.from_dict(d) for d in self._replay(ts).values()]
+    def state_at(
+        self, timestamp: float | None = None, *, include_archives: bool = True, **legacy: Any
+    ) -> list[Memory]:
+        """Every memory as of *timestamp*, reconstructed by replaying the journal (no vectors).
 
-    def get_at(self, memory_id: str, ts: float) -> Memory | None:
-        """One memory as of *ts* (see :meth:`state_at`); None if it did not exist then."""
+        ``include_archives=False`` replays only the live stream. ``ts=`` is
+        accepted as an older spelling of ``timestamp=``.
+        """
+        stamp = _timestamp_arg("state_at", timestamp, legacy)
+        return [Memory.from_dict(d) for d in self._replay(stamp, None, include_archives).values()]
+
+    def get_at(
+        self,
+        memory_id: str,
+        timestamp: float | None = None,
+        *,
+        include_archives: bool = True,
+        **legacy: Any,
+    ) -> Memory | None:
+        """One memory as of *timestamp* (see :meth:`state_at`); None if it did not exist then."""
         if not isinstance(memory_id, str) or not memory_id:
             raise ValueError("memory_id must be a non-empty string")
-        snapshot = self._replay(ts, only=memory_id).get(memory_id)
+        stamp = _timestamp_arg("get_at", timestamp, legacy)
+        snapshot = self._replay(stamp, memory_id, include_archives).get(memory_id)
         return None if snapshot is None else Memory.from_dict(snapshot)
+
+
+def _timestamp_arg(method: str, timestamp: Any, legacy: dict[str, Any]) -> Any:
+    """The seed's ``timestamp`` argument, also accepted as houkai's earlier ``ts``."""
+    if set(legacy) - {"ts"}:
+        unknown = sorted(set(legacy) - {"ts"})[0]
+        raise TypeError(f"{method}() got an unexpected keyword argument {unknown!r}")
+    if "ts" in legacy:
+        if timestamp is not None:
+            raise TypeError(f"{method}() got both timestamp and ts")
+        timestamp = legacy["ts"]
+    if timestamp is None:
+        raise TypeError(f"{method}() missing required argument: 'timestamp'")
+    return timestamp

@@ -128,7 +128,10 @@ class ObservabilityMixin:
         return result
 
     def readiness(self, cache_ttl: float = 0.0) -> dict[str, Any]:
-        """``{"ready", "checks": {redis, search, embedder}}``; only ready results are cached.
+        """``{"ready", "checks": {store, redis, search, embedder}}``; only ready results are cached.
+
+        ``store`` (the seed's name) is ok when Redis answers and the collection's
+        index exists; ``redis`` and ``search`` say which of the two failed.
 
         ``cache_ttl`` (seconds) lets a polled ``/ready`` avoid one embedding per
         request; a not-ready answer is never cached, so recovery shows at once.
@@ -157,6 +160,10 @@ class ObservabilityMixin:
             checks["search"] = {"ok": True, "num_docs": int(float(_text(pairs.get("num_docs", 0))))}
         except (redis.RedisError, ValueError, TypeError) as exc:
             checks["search"] = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
+        store_ok = bool(checks["redis"]["ok"] and checks["search"]["ok"])
+        checks = {"store": {"ok": store_ok}, **checks}
+        if store_ok:
+            checks["store"]["count"] = checks["search"]["num_docs"]
         checks["embedder"] = self.probe_embedding()
         result = {"ready": all(c.get("ok") for c in checks.values()), "checks": checks}
         with lock:

@@ -34,6 +34,7 @@ from ..model import (
     LINK_RELS,
     MAX_ID_CHARS,
     MEMORY_TYPES,
+    EmbeddingModelMismatch,
     Memory,
     check_memory,
     content_hash,
@@ -249,7 +250,7 @@ class PortabilityMixin:
             src_model != self.embedder.name or src_dim != self.index_params.dim
         )
         if has_vectors and mismatch and not regenerate_vectors:
-            raise ArchiveError(
+            raise EmbeddingModelMismatch(
                 f"embedding model mismatch (archive: {src_model!r}, {src_dim} dims; store: "
                 f"{self.embedder.name!r}, {self.index_params.dim} dims) — pass "
                 "regenerate_vectors=True to re-embed on import"

@@ -19,8 +19,8 @@ from .recall import parse_time_option
     show_default=True,
     help="How many memories.",
 )
-@click.option("--type", "type_", type=click.Choice(MEMORY_TYPES), help="Only this type.")
-@click.option("--tag", "-t", help="Only memories carrying this tag.")
+@click.option("--type", "-t", "type_", type=click.Choice(MEMORY_TYPES), help="Only this type.")
+@click.option("--tag", "-g", help="Only memories carrying this tag.")
 @click.option("--source", "-s", help="Only this exact source.")
 @click.option("--since", help="Created at/after: epoch, ISO-8601 or a span like 7d.")
 @click.option(

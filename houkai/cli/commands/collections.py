@@ -35,7 +35,7 @@ def collections_group() -> None:
 @output_options
 @pass_ctx
 def list_cmd(ctx: Context) -> None:
-    """Every collection with its memory count (* = the current one)."""
+    """Every collection with its memory count (* = the active one, as set by --collection)."""
     from ...index import Keys
     from ...store.search import total
 
@@ -46,14 +46,14 @@ def list_cmd(ctx: Context) -> None:
             count: int | None = total(client, Keys(ctx.settings.key_prefix, name).index, "*")
         except Exception:
             count = None
-        rows.append({"name": name, "count": count, "current": name == ctx.collection})
+        rows.append({"name": name, "count": count, "active": name == ctx.collection})
     print_rows(
         ctx.fmt,
         rows,
         [
             Column("name", "COLLECTION"),
             Column("count", "MEMORIES", justify="right"),
-            Column("current", "", show=lambda v: "*" if v else ""),
+            Column("active", "", show=lambda v: "*" if v else ""),
         ],
         empty="No collections.",
     )
@@ -80,8 +80,17 @@ def create(ctx: Context, name: str) -> None:
 @output_options
 @pass_ctx
 def delete(ctx: Context, name: str, yes: bool) -> None:
-    """Delete a collection: memories, index, journal and metrics. Irreversible."""
+    """Delete a collection: memories, index, journal and metrics. Irreversible.
+
+    The active collection is refused (as in the seed): select another one with
+    --collection first, or empty it with ``nuke``.
+    """
     _require(ctx, name)
+    if name == ctx.collection:
+        raise click.ClickException(
+            f"refusing to delete the active collection {name!r}; pass --collection OTHER "
+            "to select another one first (or empty it with nuke)"
+        )
     store = ctx.store(name)
     count = store.count()
     confirm(f"Delete collection {name!r} and its {count} memories?", yes=yes)

@@ -12,16 +12,27 @@ from ..output import Column, output_options, print_rows, report, resolve_id, sho
 @click.option("--id", "memory_id", help="Check one memory (default: scan the collection).")
 @click.option(
     "--threshold",
+    "-T",
     type=click.FloatRange(0.0, 1.0),
     help="Similarity threshold (default: config conflict_threshold).",
 )
+@click.option(
+    "--resolve",
+    type=click.Choice(["interactive"]),
+    help="interactive: ask what to do with each pair (keep, supersede, delete, skip).",
+)
 @output_options
 @pass_ctx
-def conflicts(ctx: Context, memory_id: str | None, threshold: float | None) -> None:
+def conflicts(
+    ctx: Context, memory_id: str | None, threshold: float | None, resolve: str | None
+) -> None:
     """Find near-duplicate or contradictory memory pairs."""
     store = ctx.store()
     full = resolve_id(store, memory_id) if memory_id else None
     found = store.find_conflicts(memory_id=full, threshold=threshold)
+    if resolve == "interactive":
+        _resolve_interactively(store, found)
+        return
     rows = [
         {
             "kind": c.kind,
@@ -49,6 +60,52 @@ def conflicts(ctx: Context, memory_id: str | None, threshold: float | None) -> N
         json_data=[c.to_dict() for c in found],
         empty="No conflicts found.",
     )
+
+
+_ACTIONS = (
+    "(k)eep both / (s)upersede A by B / (S)upersede B by A / (d)elete A / (D)elete B / (skip)"
+)
+
+
+def _resolve_interactively(store, found: list) -> None:
+    """The seed's ``--resolve interactive``: one answer per pair (stdin may be piped).
+
+    A memory deleted or superseded in an earlier pair is not touched again
+    when it reappears in a later one: that pair is skipped.
+    """
+    if not found:
+        click.echo("No conflicts found.")
+        return
+    click.echo(f"Found {len(found)} conflict(s):\n")
+    resolved: set[str] = set()
+    for n, c in enumerate(found, 1):
+        click.echo(
+            f"[{n}] {c.kind.upper()}  sim={c.similarity:.3f}  reason={c.reason}\n"
+            f"  A [{short_id(c.a.id)}] {truncate(c.a.text, 70)}\n"
+            f"  B [{short_id(c.b.id)}] {truncate(c.b.text, 70)}\n"
+        )
+        if c.a.id in resolved or c.b.id in resolved:
+            click.echo("  Skipped (a memory in this pair was already resolved).")
+            continue
+        action = click.prompt(f"  Action: {_ACTIONS}", default="skip", show_default=False)
+        if action == "s":
+            store.supersede(c.a.id, c.b.id)
+            resolved.add(c.a.id)
+            click.echo("  A superseded by B.")
+        elif action == "S":
+            store.supersede(c.b.id, c.a.id)
+            resolved.add(c.b.id)
+            click.echo("  B superseded by A.")
+        elif action == "d":
+            store.forget(c.a.id)
+            resolved.add(c.a.id)
+            click.echo("  Deleted A.")
+        elif action == "D":
+            store.forget(c.b.id)
+            resolved.add(c.b.id)
+            click.echo("  Deleted B.")
+        else:
+            click.echo("  Kept both." if action == "k" else "  Skipped.")
 
 
 @click.command("supersede")

@@ -12,7 +12,10 @@ from .. import Context, pass_ctx
 from ..output import output_options, report, resolve_id, short_id
 from .remember import parse_expires_at, parse_ttl, read_text
 
-_HELP = "# Edit the fields and the text below '---'; save and quit to apply. '#' lines are ignored."
+_HELP = (
+    "# Edit the fields, and the text below the dashed line; save and quit to apply. "
+    "'#' lines are ignored."
+)
 
 
 def _load(ctx: Context, memory_id: str) -> tuple[Any, Memory]:
@@ -78,8 +81,8 @@ def _editor() -> str:
 @click.command("edit")
 @click.argument("memory_id")
 @click.option("--text", help="New text ('-' reads stdin). Without any option: open $EDITOR.")
-@click.option("--type", "type_", type=click.Choice(MEMORY_TYPES), help="New type.")
-@click.option("--tag", "-t", "tags", multiple=True, help="Replace the tags (repeatable).")
+@click.option("--type", "-t", "type_", type=click.Choice(MEMORY_TYPES), help="New type.")
+@click.option("--tag", "-g", "tags", multiple=True, help="Replace the tags (repeatable).")
 @click.option("--clear-tags", is_flag=True, help="Remove every tag.")
 @click.option("--importance", "-i", type=click.FloatRange(0.0, 1.0), help="New importance.")
 @click.option("--polarity", type=click.IntRange(-1, 1), help="New polarity.")
@@ -187,7 +190,7 @@ def bump(ctx: Context, memory_id: str, delta: str) -> None:
             raise ValueError
     except ValueError:
         raise click.BadParameter(
-            f"expected +N, -N or =N (e.g. +0.2) — got {delta!r}", param_hint="DELTA"
+            f"delta must be +N, -N or =N (e.g. +0.2) — got {delta!r}", param_hint="DELTA"
         ) from None
     store, memory = _load(ctx, memory_id)
     new = amount if absolute else memory.importance + amount

@@ -28,13 +28,14 @@ def _as_dict(summary: Any) -> dict[str, Any]:
 @click.argument("path", type=click.Path(dir_okay=False, writable=True))
 @click.option(
     "--type",
+    "-t",
     "types",
     multiple=True,
     type=click.Choice(MEMORY_TYPES),
     help="Only this type (repeatable).",
 )
 @click.option(
-    "--tag", "-t", "tags", multiple=True, help="Only memories with this tag (repeatable)."
+    "--tag", "-g", "tags", multiple=True, help="Only memories with this tag (repeatable)."
 )
 @click.option("--since", help="Only created at/after: epoch, ISO-8601 or a span like 7d.")
 @click.option("--include-superseded", is_flag=True, help="Also superseded memories.")

@@ -108,7 +108,7 @@ def undo(ctx: Context, entry: str, yes: bool) -> None:
     store = ctx.store()
     found = _find(store, entry)
     confirm(f"Undo {found.summary()}?", yes=yes)
-    store.undo(found)
+    store.undo(found, strict=True)
     say(
         ctx.fmt,
         {"ok": True, "entry_id": found.stream_id, "op": found.op, "id": found.id},

@@ -15,6 +15,8 @@ from typing import Any
 
 import click
 
+from ...ingest import CHUNK_MODES
+from ...model import MEMORY_TYPES
 from .. import Context, pass_ctx
 from ..output import Column, output_options, print_mapping, print_rows, resolve_format
 
@@ -329,15 +331,93 @@ def follow(pipeline: Any, job: Any, *, timeout: float | None = None, quiet: bool
             time.sleep(0.25)
 
 
+def _read_inputs(paths: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
+    """The paths to ingest (stdin when none are given and it is piped) and stdin's text."""
+    if not paths:
+        if sys.stdin.isatty():
+            raise click.UsageError("give files, folders or globs to ingest, or '-' to read stdin")
+        paths = ("-",)
+    raw = None
+    if "-" in paths:
+        raw = sys.stdin.read()
+        if not raw.strip():
+            raise click.UsageError("no input provided on stdin")
+    return paths, raw
+
+
+def _plan(
+    paths: tuple[str, ...],
+    raw: str | None,
+    stdin_doc: dict,
+    extra: dict,
+    sizes: dict,
+    glob: str | None,
+) -> list[tuple[str, dict]]:
+    """(label, item) for every chunk the ingest would store: the dry-run preview."""
+    from ...pipeline import _document_items, _expand_path, iter_jsonl, jsonl_sizes
+
+    plan: list[tuple[str, dict]] = []
+    for path in paths:
+        if path == "-":
+            if raw is not None:
+                plan += [("stdin", i) for i in _document_items({**stdin_doc, "text": raw}, sizes)]
+            continue
+        for file in _expand_path(path, glob):
+            label = Path(file).name
+            doc = {**extra, "source": extra.get("source") or f"ingest:{label}"}
+            if file.endswith(".jsonl"):
+                for line in iter_jsonl(file):
+                    plan += [
+                        (label, i) for i in _document_items({**doc, **line}, jsonl_sizes(sizes))
+                    ]
+            else:
+                text = Path(file).read_text(encoding="utf-8-sig", errors="replace")
+                plan += [(label, i) for i in _document_items({**doc, "text": text}, sizes)]
+    return plan
+
+
+def _print_plan(plan: list[tuple[str, dict]], inputs: int, default_importance: float) -> None:
+    for n, (label, item) in enumerate(plan, 1):
+        importance = item.get("importance")
+        imp = default_importance if importance is None else float(importance)
+        first = (item["text"].splitlines() or [""])[0][:70]
+        click.echo(f"  [{n:3}] {imp:.2f}  {label}: {first}")
+    click.echo(f"\n{len(plan)} chunk(s) from {inputs} input(s).")
+
+
 @click.command("ingest")
-@click.argument("paths", nargs=-1, required=True)
+@click.argument("paths", nargs=-1)
 @click.option("--glob", "glob_", default=None, help="File pattern inside folders, e.g. '*.md'.")
-@click.option("--type", "mtype", default=None, help="Memory type for every chunk.")
-@click.option("--tag", "tags", multiple=True, help="Tag every chunk (repeatable).")
-@click.option("--source", default=None, help="Source for stdin input (files use their path).")
+@click.option(
+    "--type",
+    "-t",
+    "mtype",
+    type=click.Choice(MEMORY_TYPES),
+    default="episodic",
+    show_default=True,
+    help="Memory type for every chunk.",
+)
+@click.option("--tag", "-g", "tags", multiple=True, help="Tag every chunk (repeatable).")
+@click.option(
+    "--source", "-s", default=None, help="Source label (default: ingest:<file name>, ingest:stdin)."
+)
+@click.option("--importance", "-i", type=click.FloatRange(0.0, 1.0), help="Importance 0..1.")
+@click.option(
+    "--auto-importance", is_flag=True, help="Score each chunk's importance from its text."
+)
 @click.option("--jsonl", is_flag=True, help="Read stdin as JSONL ({text,...} per line).")
-@click.option("--max-chars", type=int, default=None, help="Chunk size limit.")
-@click.option("--min-chars", type=int, default=None, help="Merge chunks shorter than this.")
+@click.option("--max-chars", type=int, default=None, help="Chunk size limit (default 500).")
+@click.option(
+    "--min-chars", type=int, default=None, help="Drop (pack: merge) chunks shorter (default 30)."
+)
+@click.option(
+    "--chunking",
+    type=click.Choice(CHUNK_MODES),
+    default=None,
+    help="paragraph: one memory per paragraph (default); pack: fill chunks up to --max-chars.",
+)
+@click.option("--dry-run", is_flag=True, help="Show the chunks without writing.")
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation on a terminal.")
 @click.option("--batch-size", type=int, default=None, help="Items per embedding batch.")
 @click.option(
     "--wait/--no-wait",
@@ -353,39 +433,66 @@ def ingest(
     ctx: Context,
     paths: tuple[str, ...],
     glob_: str | None,
-    mtype: str | None,
+    mtype: str,
     tags: tuple[str, ...],
     source: str | None,
+    importance: float | None,
+    auto_importance: bool,
     jsonl: bool,
     max_chars: int | None,
     min_chars: int | None,
+    chunking: str | None,
+    dry_run: bool,
+    yes: bool,
     batch_size: int | None,
     wait: bool,
     timeout: float | None,
     inline: bool,
 ) -> None:
-    """Ingest files, folders, globs or '-' (stdin) as chunked memories, as one job per path."""
-    from ...pipeline import _document_items, iter_jsonl
+    """Ingest files, folders, globs or stdin ('-' or no path) as memories, one job per path.
 
+    Text is chunked as in the seed: one memory per paragraph (a heading kept
+    with its paragraph, long paragraphs split on sentences, chunks under
+    --min-chars dropped); --chunking pack fills chunks up to --max-chars.
+    """
+    from ...pipeline import _chunk_sizes, _document_items, iter_jsonl, jsonl_sizes
+
+    paths, raw = _read_inputs(paths)
+    auto = auto_importance or (importance is None and ctx.settings.auto_importance)
+    sizes = _chunk_sizes(max_chars, min_chars, chunking, auto)
+    extra: dict[str, Any] = {"type": mtype}
+    if tags:
+        extra["tags"] = list(tags)
+    if importance is not None:
+        extra["importance"] = importance
+    if source:
+        extra["source"] = source
+    stdin_doc = {**extra, "source": source or "ingest:stdin"}
+    interactive = not yes and sys.stdin.isatty() and sys.stdout.isatty()
+    if dry_run or interactive:
+        plan = _plan(paths, None if jsonl else raw, stdin_doc, extra, sizes, glob_)
+        if not plan:
+            click.echo("Nothing to ingest (all chunks below --min-chars?).")
+            return
+        _print_plan(plan, len(paths), ctx.settings.default_importance)
+        if dry_run:
+            click.echo("Dry-run — nothing written.")
+            return
+        if not click.confirm(f"Store {len(plan)} memories?", default=False):
+            click.echo("Aborted.")
+            return
     pipeline = _pipeline(ctx, "inline" if inline else None)
-    sizes = {k: v for k, v in (("max_chars", max_chars), ("min_chars", min_chars)) if v}
     results = []
     for path in paths:
         if path == "-":
-            raw = sys.stdin.read()
-            extra = {
-                k: v
-                for k, v in (("type", mtype), ("source", source or "stdin"), ("tags", list(tags)))
-                if v
-            }
             if jsonl:
                 with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as fh:
-                    fh.write(raw)
+                    fh.write(raw or "")
                 try:
-                    docs = [{**extra, **d} for d in iter_jsonl(fh.name)]
+                    docs = [{**stdin_doc, **d} for d in iter_jsonl(fh.name)]
                 finally:
                     os.unlink(fh.name)
-                items = [i for d in docs for i in _document_items(d, sizes)]
+                items = [i for d in docs for i in _document_items(d, jsonl_sizes(sizes))]
                 job = pipeline._submit(
                     lambda items=items: iter(items),
                     kind="ingest",
@@ -394,7 +501,12 @@ def ingest(
                 )
             else:
                 job = pipeline.ingest_documents(
-                    [{**extra, "text": raw}], **sizes, batch_size=batch_size
+                    [{**stdin_doc, "text": raw}],
+                    max_chars=max_chars,
+                    min_chars=min_chars,
+                    chunking=chunking,
+                    auto_importance=auto,
+                    batch_size=batch_size,
                 )
         else:
             job = pipeline.ingest_path(
@@ -402,8 +514,13 @@ def ingest(
                 glob=glob_,
                 type=mtype,
                 tags=list(tags) or None,
+                source=source,
+                importance=importance,
+                auto_importance=auto,
+                chunking=chunking,
+                max_chars=max_chars,
+                min_chars=min_chars,
                 batch_size=batch_size,
-                **sizes,
             )
         click.echo(f"job {job.id}: {job.total} memories from {path}", err=True)
         status = follow(pipeline, job, timeout=timeout) if wait else pipeline.job(job.id)
@@ -417,6 +534,14 @@ def ingest(
                 f"{r['id']}\t{r.get('state', 'queued')}\tdone={r.get('done', 0)}"
                 f"\tfailed={r.get('failed', 0)}\ttotal={r['total']}"
             )
+        total = sum(int(r.get("total") or 0) for r in results)
+        done = sum(int(r.get("done") or 0) for r in results)
+        if total == 0:
+            click.echo("Nothing to ingest (all chunks below --min-chars?).", err=True)
+        elif done == total:
+            click.echo(f"Stored {done} memories.", err=True)
+        else:
+            click.echo(f"Queued {total} memories ({done} stored so far).", err=True)
     if any(r.get("failed") for r in results):
         raise click.exceptions.Exit(1)
 

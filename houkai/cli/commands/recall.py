@@ -29,9 +29,9 @@ def filter_options(f):
     for decorator in reversed(
         [
             click.option(
-                "--type", "type_", type=click.Choice(MEMORY_TYPES), help="Only this type."
+                "--type", "-t", "type_", type=click.Choice(MEMORY_TYPES), help="Only this type."
             ),
-            click.option("--tag", "-t", help="Only memories carrying this tag."),
+            click.option("--tag", "-g", help="Only memories carrying this tag."),
             click.option("--min-importance", type=UNIT, help="Only importance >= this."),
             click.option("--source", "-s", help="Only this exact source."),
             click.option("--since", help="Created at/after: epoch, ISO-8601 or a span like 7d."),

@@ -14,8 +14,12 @@ from .. import Context, pass_ctx
 from ..output import output_options, report, short_id
 
 
-def read_text(text: str | None) -> str:
-    """*text*, or stdin when it is ``-`` / omitted (and stdin is piped)."""
+def read_text(text: str | None, force_stdin: bool = False) -> str:
+    """*text*, or stdin when it is ``-`` / omitted (and stdin is piped) or *force_stdin*."""
+    if force_stdin:
+        if text is not None and text != "-":
+            raise click.UsageError("give the text as an argument or --stdin, not both")
+        text = "-"
     if text is not None and text != "-":
         return text
     if text is None and sys.stdin.isatty():
@@ -66,7 +70,7 @@ def conflict_message(conflicts: list) -> str:
             f"{sim}: {str(other.get('text', ''))[:60]!r}"
         )
     more = f" (+{len(conflicts) - 3} more)" if len(conflicts) > 3 else ""
-    return f"not stored: {len(conflicts)} conflict(s) — {'; '.join(parts)}{more}"
+    return f"Not stored: {len(conflicts)} conflict(s) — {'; '.join(parts)}{more}"
 
 
 def _memory_id(result: Any) -> tuple[str, dict[str, Any]]:
@@ -83,12 +87,12 @@ def _memory_id(result: Any) -> tuple[str, dict[str, Any]]:
 @click.argument("text", required=False)
 @click.option(
     "--type",
-    "-T",
+    "-t",
     "type_",
     type=click.Choice(MEMORY_TYPES),
     help="Memory type (default: config default_type).",
 )
-@click.option("--tag", "-t", "tags", multiple=True, help="Tag (repeatable).")
+@click.option("--tag", "-g", "tags", multiple=True, help="Tag (repeatable).")
 @click.option(
     "--importance",
     "-i",
@@ -122,6 +126,7 @@ def _memory_id(result: Any) -> tuple[str, dict[str, Any]]:
     help="Wait until the memory is embedded and searchable.",
 )
 @click.option("--timeout", type=click.FloatRange(min=0.0), help="Seconds to wait at most.")
+@click.option("--stdin", "from_stdin", is_flag=True, help="Read the text from stdin.")
 @output_options
 @pass_ctx
 def remember(
@@ -138,9 +143,10 @@ def remember(
     on_conflict: str | None,
     wait: bool,
     timeout: float | None,
+    from_stdin: bool,
 ) -> None:
     """Store a new memory and print its id. TEXT '-' (or none, when piped) reads stdin."""
-    body = read_text(text)
+    body = read_text(text, from_stdin)
     ttl_seconds = parse_ttl(ttl)
     expiry = parse_expires_at(expires_at)
     if ttl_seconds is not None and expiry is not None:

@@ -10,14 +10,13 @@ import click
 from .. import Context, pass_ctx
 from ..output import echo_json, output_options, print_mapping, short_id, truncate
 
-BUCKETS: tuple[str, ...] = ("0.0-0.2", "0.2-0.4", "0.4-0.6", "0.6-0.8", "0.8-1.0")
-
 
 def health_report(
     ctx: Context, *, stale_days: float, decay_rate: float | None, frequency_weight: float | None
 ) -> dict[str, Any]:
     """Decay buckets and at-risk counts, streamed with the same engine ``prune`` uses."""
     from ...decay import DecayEngine
+    from ...store.observability import BUCKET_LABELS as BUCKETS  # en dash, as the seed's
 
     s = ctx.settings
     protect = tuple(t.strip() for t in s.maintenance_decay_protect_types.split(",") if t.strip())
@@ -109,8 +108,8 @@ def stats(
     store = ctx.store()
     service = ctx.service
     raw = service.stats(collection=ctx.collection) if service is not None else store.stats()
-    data: dict[str, Any] = dict(raw)
-    if health:
+    data: dict[str, Any] = {k: v for k, v in dict(raw).items() if k != "health"}
+    if health:  # only on request, as in the seed (scripts read the plain counts)
         data["health"] = health_report(
             ctx, stale_days=stale_days, decay_rate=decay_rate, frequency_weight=frequency_weight
         )
@@ -171,12 +170,21 @@ def doctor(ctx: Context) -> None:
     def backend() -> dict[str, Any]:
         store = holder["store"] = ctx.store()
         store.client.ping()
-        return {"count": store.count(), "index": store.keys.index}
+        return {"url": s.redis_url or f"embedded ({s.data_dir})"}
 
     if not _check(checks, "redis", backend):
         _finish(ctx, checks)
         return
     store = holder["store"]
+    _check(
+        checks,
+        "store",
+        lambda: {
+            "collection": store.collection_name,
+            "count": store.count(),
+            "index": store.keys.index,
+        },
+    )
 
     def embedder() -> dict[str, Any]:
         probe = getattr(store, "probe_embedding", None)
