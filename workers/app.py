@@ -50,7 +50,7 @@ def broker_url(settings: Settings) -> str:
 
 def celery_config(settings: Settings) -> dict[str, Any]:
     """Every Celery setting houkai relies on, each with the reason it is set."""
-    from .beat import beat_schedule
+    from .beat import SCHEDULER, beat_schedule
 
     broker = broker_url(settings)
     visibility = parse_duration(settings.broker_visibility_timeout)
@@ -106,7 +106,8 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "worker_send_task_events": False,
         # Beat: redbeat keeps the schedule and a lock in Redis, so a second beat
         # process waits instead of double-sending ticks.
-        "beat_scheduler": "redbeat.RedBeatScheduler",
+        # (wrapped so a Redis restart never ends the beat process: see beat.py)
+        "beat_scheduler": SCHEDULER,
         "redbeat_redis_url": broker,
         "redbeat_redis_options": {},
         "redbeat_key_prefix": f"{settings.key_prefix}:redbeat",

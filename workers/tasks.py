@@ -21,6 +21,7 @@ import redis
 from celery import Celery, signals
 
 from houkai.config import get_settings
+from houkai.jobs import HEARTBEAT_TTL
 
 log = logging.getLogger(__name__)
 
@@ -130,29 +131,70 @@ def register(app: Celery) -> None:
 
 
 # ---------------------------------------------------------------------- worker process
-class _Heartbeat:
-    """Tells front doors (``pipeline_mode="auto"``) an embedding worker is alive."""
+WORKER_ID_ENV = "HOUKAI_WORKER_ID"
+# Tasks whose in-flight record lets another worker re-queue them when this one is
+# lost (see houkai.jobs.track_task); beat re-sends maintenance ticks by itself.
+TRACKED_TASKS = ("houkai.embed_batch", "houkai.ingest_path")
 
-    def __init__(self, name: str) -> None:
+
+def _connection():
+    from houkai.connection import connect
+
+    s = get_settings()
+    return connect(s.redis_url, s.data_dir if not s.redis_url else None), s.key_prefix
+
+
+def requeue_lost(app: Celery, client: Any, prefix: str) -> int:
+    """Send again the in-flight tasks of workers that stopped sending heartbeats."""
+    from houkai.jobs import claim_lost_tasks, lost_workers, restore_claimed
+
+    count = 0
+    for worker in lost_workers(client, prefix):
+        tasks = claim_lost_tasks(client, prefix, worker)
+        sent = 0
+        try:
+            for task in tasks:
+                app.send_task(task["name"], args=task["args"], kwargs=task["kwargs"])
+                sent += 1
+        finally:
+            restore_claimed(client, prefix, worker, tasks[sent:])
+        if tasks:
+            log.warning(
+                "worker %s sent no heartbeat for %.0fs: re-queued its %d in-flight task(s)",
+                worker,
+                HEARTBEAT_TTL,
+                sent,
+            )
+        count += sent
+    return count
+
+
+class _Heartbeat:
+    """Tells front doors (``pipeline_mode="auto"``) an embedding worker is alive, and
+    re-queues the in-flight tasks of workers that stopped beating."""
+
+    def __init__(self, name: str, app: Celery | None = None) -> None:
         self.name = name
+        self.app = app
         self.stop = threading.Event()
         self.thread: threading.Thread | None = None
-
-    def _client(self):
-        from houkai.connection import connect
-
-        s = get_settings()
-        return connect(s.redis_url, s.data_dir if not s.redis_url else None), s.key_prefix
 
     def run(self) -> None:
         from houkai.jobs import heartbeat
 
+        failures = 0
         while not self.stop.is_set():
             try:
-                client, prefix = self._client()
+                client, prefix = _connection()
                 heartbeat(client, prefix, self.name)
+                if failures:
+                    log.warning("worker heartbeat: Redis reachable again; resuming")
+                failures = 0
+                if self.app is not None:
+                    requeue_lost(self.app, client, prefix)
             except Exception as exc:  # keep beating through Redis blips
-                log.warning("worker heartbeat failed: %s", exc)
+                failures += 1
+                log.warning("worker heartbeat failed (%s); retrying in %.0fs", exc, HEARTBEAT_EVERY)
             self.stop.wait(HEARTBEAT_EVERY)
 
     def start(self) -> None:
@@ -164,7 +206,7 @@ class _Heartbeat:
 
         self.stop.set()
         try:
-            client, prefix = self._client()
+            client, prefix = _connection()
             clear_heartbeat(client, prefix, self.name)
         except Exception as exc:
             log.debug("heartbeat cleanup failed: %s", exc)
@@ -190,6 +232,14 @@ def _warm_model() -> None:
     log.info("embedder %s ready in pid %d", embedder.name, os.getpid())
 
 
+@signals.worker_init.connect
+def _on_init(sender: Any = None, **_kwargs: Any) -> None:
+    """Name this worker before its pool forks, so children record tasks under it."""
+    if _consumes_embed(sender):
+        host = getattr(sender, "hostname", None) or socket.gethostname()
+        os.environ[WORKER_ID_ENV] = f"{host}:{os.getpid()}"
+
+
 @signals.worker_process_init.connect
 def _child_init(**_kwargs: Any) -> None:
     from houkai.connection import reset_clients
@@ -204,10 +254,38 @@ def _on_ready(sender: Any = None, **_kwargs: Any) -> None:
     pool = type(getattr(sender, "pool", None)).__module__
     if not pool.endswith("prefork"):  # solo / threads: the model lives in this process
         _warm_model()
-    if _consumes_embed(sender):
-        name = f"{getattr(sender, 'hostname', socket.gethostname())}:{os.getpid()}"
-        _heartbeat = _Heartbeat(name)
+    name = os.environ.get(WORKER_ID_ENV)
+    if name:
+        _heartbeat = _Heartbeat(name, getattr(sender, "app", None))
         _heartbeat.start()
+
+
+@signals.task_prerun.connect
+def _track(task_id: str = "", task: Any = None, args: Any = None, kwargs: Any = None, **_: Any):
+    worker = os.environ.get(WORKER_ID_ENV)
+    if not worker or task is None or task.name not in TRACKED_TASKS:
+        return
+    from houkai.jobs import track_task
+
+    try:
+        client, prefix = _connection()
+        track_task(client, prefix, worker, task_id, task.name, args, kwargs)
+    except Exception as exc:  # the broker's visibility timeout still covers this task
+        log.warning("could not record in-flight task %s: %s", task_id, exc)
+
+
+@signals.task_postrun.connect
+def _untrack(task_id: str = "", task: Any = None, **_: Any) -> None:
+    worker = os.environ.get(WORKER_ID_ENV)
+    if not worker or task is None or task.name not in TRACKED_TASKS:
+        return
+    from houkai.jobs import untrack_task
+
+    try:
+        client, prefix = _connection()
+        untrack_task(client, prefix, worker, task_id)
+    except Exception as exc:
+        log.debug("could not clear in-flight task %s: %s", task_id, exc)
 
 
 @signals.worker_shutdown.connect

@@ -101,13 +101,14 @@ def worker(
 def beat(ctx: Context, loglevel: str) -> None:
     """Run Celery beat: triggers the maintenance tick (redbeat: one active beat at a time)."""
     from ...workers.app import app
+    from ...workers.beat import SCHEDULER
 
     schedule = Path(tempfile.gettempdir()) / f"houkai-beat-{os.getpid()}"
     app.start(
         argv=[
             "beat",
             "--scheduler",
-            "redbeat.RedBeatScheduler",
+            SCHEDULER,
             "--schedule",
             str(schedule),
             *_celery_argv_common(loglevel),
@@ -146,6 +147,7 @@ def up(
         url = s.redis_url
         click.echo(f"redis   {url} (external)")
     else:
+        redis_server.set_start_listener(None)  # `up` stops what it started
         already = redis_server.status(s.data_dir)
         info = already or redis_server.start(s.data_dir, s.redis_port)
         started_redis = already is None

@@ -28,7 +28,11 @@ def _require_embedded(ctx: Context) -> None:
 def start(ctx: Context, port: int | None) -> None:
     """Start the embedded server (or report the one already running)."""
     _require_embedded(ctx)
-    info = redis_server.start(ctx.settings.data_dir, port or ctx.settings.redis_port)
+    redis_server.set_start_listener(None)  # this command's own line says it
+    try:
+        info = redis_server.start(ctx.settings.data_dir, port or ctx.settings.redis_port)
+    except redis_server.RedisServerError as exc:
+        raise click.ClickException(str(exc)) from None
     click.echo(f"Redis Stack running at {info.url} (pid {info.pid}, data in {info.data_dir})")
 
 
