@@ -169,14 +169,14 @@ def _pid_alive(pid: int) -> bool:
         cmdline = (proc / "cmdline").read_bytes()
     except OSError:
         return False
-    return b"valkey" in cmdline or b"redis" in cmdline
+    return not cmdline or b"valkey" in cmdline or b"redis" in cmdline  # empty: mid-exec
 
 
 def _probe(url: str, timeout: float = 0.5) -> str | None:
     """``"ready"``, ``"loading"`` (AOF/RDB replay in progress) or ``None`` (no answer)."""
     try:
         client = redis.Redis.from_url(
-            url, socket_connect_timeout=timeout, socket_timeout=timeout, retry=None
+            url, socket_connect_timeout=timeout, socket_timeout=timeout, retry=None, protocol=2
         )
         try:
             client.ping()
@@ -226,13 +226,18 @@ def _url(port: int) -> str:
     return f"redis://127.0.0.1:{port}/0"
 
 
-def _wait_ready(url: str, pid: int, path: Path, timeout: float) -> None:
+def _wait_ready(
+    url: str, pid: int, path: Path, timeout: float, proc: subprocess.Popen | None = None
+) -> None:
     """Wait until the server at *url* answers and finished loading its data."""
     deadline = time.monotonic() + timeout
     loading_logged = False
     while time.monotonic() < deadline:
-        if not _pid_alive(pid):
-            raise RedisServerError(f"embedded Redis (pid {pid}) exited; see {path / LOG_FILE}")
+        code = proc.poll() if proc is not None else None
+        if code is not None or (proc is None and not _pid_alive(pid)):
+            raise RedisServerError(
+                f"embedded Redis (pid {pid}) exited (code {code}); see {path / LOG_FILE}"
+            )
         state = _probe(url)
         if state == "ready":
             return
@@ -326,24 +331,26 @@ def _spawn(path: Path, port: int, timeout: float) -> ServerInfo:
         str(search),
     ]
     log.info("starting embedded Redis Stack on 127.0.0.1:%s (data in %s)", port, path)
-    with open(os.devnull, "rb") as devnull:
+    # Errors before the server opens its log file (bad arguments, a module that
+    # fails to load) go to its stdout: append those to the same log.
+    with open(os.devnull, "rb") as devnull, open(path / LOG_FILE, "ab") as early:
         proc = subprocess.Popen(
             args,
             stdin=devnull,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stdout=early,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
             cwd=str(path),
         )
-    _reap(proc)
     _write_state(path, port, proc.pid)  # from now on the dir's server is this one
     try:
-        _wait_ready(_url(port), proc.pid, path, timeout)
+        _wait_ready(_url(port), proc.pid, path, timeout, proc)
     except RedisServerError:
         with contextlib.suppress(ProcessLookupError):
             proc.kill()
         _write_state(path, port, None)
         raise
+    _reap(proc)
     return ServerInfo(url=_url(port), port=port, pid=proc.pid, data_dir=str(path))
 
 
