@@ -32,6 +32,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import redis
 
@@ -170,6 +171,25 @@ def _pid_alive(pid: int) -> bool:
     except OSError:
         return False
     return not cmdline or b"valkey" in cmdline or b"redis" in cmdline  # empty: mid-exec
+
+
+def servers_in(data_dir: str | os.PathLike) -> list[int]:
+    """Pids of every live Valkey/Redis process working in *data_dir* (the embedded
+    server runs with the data dir as its cwd): more than one is the bug this module's
+    lock prevents; reliability checks and benchmarks count them."""
+    target = str(Path(data_dir).expanduser().resolve())
+    found = []
+    for entry in Path("/proc").iterdir() if Path("/proc").is_dir() else ():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if os.readlink(entry / "cwd") != target:
+                continue
+            if b"valkey" in (entry / "cmdline").read_bytes() and _pid_alive(int(entry.name)):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return sorted(found)
 
 
 def _probe(url: str, timeout: float = 0.5) -> str | None:
@@ -417,6 +437,30 @@ def forget(data_dir: str | os.PathLike) -> None:
     """Drop this process's pinned URL for *data_dir* (it stopped the server itself)."""
     with _resolved_lock:
         _resolved.pop(str(Path(data_dir).expanduser().resolve()), None)
+
+
+def display_url(url: str) -> str:
+    """*url* with any password masked, for messages and health answers."""
+    parts = urlsplit(url)
+    if not parts.password:
+        return url
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    user = parts.username or ""
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
+def known_url(data_dir: str | os.PathLike) -> str | None:
+    """The URL of *data_dir*'s server as this process knows it, without starting one:
+    the pinned URL, else the runtime file's port."""
+    key = str(Path(data_dir).expanduser().resolve())
+    with _resolved_lock:
+        pinned = _resolved.get(key)
+    if pinned:
+        return pinned
+    port = remembered_port(key)
+    return _url(port) if port else None
 
 
 def resolve_url(redis_url: str = "", data_dir: str | None = None, port: int | None = None) -> str:

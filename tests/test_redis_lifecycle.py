@@ -26,22 +26,7 @@ HOUKAI = str(Path(sys.executable).parent / "houkai")
 
 
 def servers_on(data_dir: Path) -> list[int]:
-    """Pids of every Valkey/Redis process whose working directory is *data_dir*."""
-    found = []
-    target = str(data_dir.resolve())
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if os.readlink(entry / "cwd") != target:
-                continue
-            if b"valkey" in (entry / "cmdline").read_bytes() and redis_server._pid_alive(
-                int(entry.name)
-            ):
-                found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
+    return redis_server.servers_in(data_dir)
 
 
 def _env(data_dir: Path, **extra: str) -> dict[str, str]:
