@@ -457,7 +457,9 @@ def running_workers_key(prefix: str) -> str:
 def track_task(
     client: redis.Redis, prefix: str, worker: str, task_id: str, name: str, args: Any, kwargs: Any
 ) -> None:
-    payload = json.dumps({"name": name, "args": list(args or ()), "kwargs": dict(kwargs or {})})
+    payload = json.dumps(
+        {"name": name, "args": list(args or ()), "kwargs": dict(kwargs or {}), "at": time.time()}
+    )
     pipe = client.pipeline(transaction=True)
     pipe.hset(running_key(prefix, worker), task_id, payload)
     pipe.sadd(running_workers_key(prefix), worker)
@@ -492,17 +494,7 @@ return entries
 """
 
 
-def claim_lost_tasks(client: redis.Redis, prefix: str, worker: str) -> list[dict[str, Any]]:
-    """Take a lost *worker*'s in-flight task records (each ``{id, name, args, kwargs}``)."""
-    raw = client.eval(
-        _CLAIM_LUA,
-        3,
-        running_key(prefix, worker),
-        running_workers_key(prefix),
-        workers_key(prefix),
-        worker,
-        repr(time.time() - HEARTBEAT_TTL),
-    )
+def _records(raw: Sequence[Any]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for task_id, payload in zip(raw[::2], raw[1::2], strict=True):
         try:
@@ -514,13 +506,36 @@ def claim_lost_tasks(client: redis.Redis, prefix: str, worker: str) -> list[dict
     return out
 
 
+def claim_lost_tasks(client: redis.Redis, prefix: str, worker: str) -> list[dict[str, Any]]:
+    """Take a lost *worker*'s in-flight task records (each ``{id, name, args, kwargs}``)."""
+    raw = client.eval(
+        _CLAIM_LUA,
+        3,
+        running_key(prefix, worker),
+        running_workers_key(prefix),
+        workers_key(prefix),
+        worker,
+        repr(time.time() - HEARTBEAT_TTL),
+    )
+    return _records(raw)
+
+
+def running_tasks(client: redis.Redis, prefix: str, worker: str) -> list[dict[str, Any]]:
+    """*worker*'s own in-flight records (a record whose task no longer runs was left
+    by a Redis outage: the task's end could not be written)."""
+    flat: list[Any] = []
+    for task_id, payload in client.hgetall(running_key(prefix, worker)).items():
+        flat += [task_id, payload]
+    return _records(flat)
+
+
 def restore_claimed(client: redis.Redis, prefix: str, worker: str, tasks: Sequence[dict]) -> None:
     """Put back claimed records whose re-send failed (the next sweep retries them)."""
     if not tasks:
         return
     pipe = client.pipeline(transaction=True)
     for task in tasks:
-        body = {k: task[k] for k in ("name", "args", "kwargs")}
+        body = {k: task[k] for k in ("name", "args", "kwargs", "at") if k in task}
         pipe.hset(running_key(prefix, worker), task["id"], json.dumps(body))
     pipe.sadd(running_workers_key(prefix), worker)
     pipe.execute()

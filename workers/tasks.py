@@ -14,8 +14,10 @@ import logging
 import os
 import socket
 import threading
+import time
 from collections import OrderedDict
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import redis
 from celery import Celery, signals
@@ -28,6 +30,7 @@ log = logging.getLogger(__name__)
 MAX_RETRIES = 8
 TRANSIENT = (redis.ConnectionError, redis.TimeoutError, ConnectionError, TimeoutError)
 HEARTBEAT_EVERY = 10.0
+T = TypeVar("T")
 
 _stores: OrderedDict[tuple[str, str], Any] = OrderedDict()
 _stores_lock = threading.Lock()
@@ -58,6 +61,28 @@ def _backoff(retries: int) -> float:
     return float(min(2**retries, 300))
 
 
+REDIS_WAIT = 300.0  # how long a running task waits for Redis to come back
+
+
+def until_redis_is_back(fn: Callable[[], T], what: str, wait: float = REDIS_WAIT) -> T:
+    """Run *fn*; while Redis is unreachable, wait with backoff (0.5 s doubling to 10 s)
+    and run it again. A task that hits a Redis restart so finishes once Redis is
+    back, instead of failing while its retry cannot even be published (the broker is
+    that same Redis) and leaving its batch to the hour-long visibility timeout.
+    Safe because every task is idempotent."""
+    deadline = time.monotonic() + wait
+    delay = 0.5
+    while True:
+        try:
+            return fn()
+        except TRANSIENT as exc:
+            if time.monotonic() + delay > deadline:
+                raise
+            log.warning("%s: Redis unavailable (%s); retrying in %.1fs", what, exc, delay)
+            time.sleep(delay)
+            delay = min(delay * 2, 10.0)
+
+
 def register(app: Celery) -> None:
     """Define houkai's tasks on *app* (the worker's and every sender's)."""
 
@@ -82,10 +107,14 @@ def register(app: Celery) -> None:
         """Embed one batch; a batch where *every* item fails is retried with backoff first."""
         from houkai.pipeline import TransientEmbedError, process_batch
 
-        store = worker_store(prefix, collection)
         final = self.request.retries >= MAX_RETRIES
-        try:
+
+        def run() -> dict[str, int]:
+            store = worker_store(prefix, collection)
             return process_batch(store, job_id, ids, positions, on_conflict, final_attempt=final)
+
+        try:
+            return until_redis_is_back(run, f"embed batch of job {job_id}")
         except TransientEmbedError as exc:
             log.warning(
                 "embed batch of job %s failed entirely (%s); retry %d/%d",
@@ -109,9 +138,12 @@ def register(app: Celery) -> None:
         """Expand a server-side file/folder into embed batches (resumes *job_id* if re-run)."""
         from houkai.pipeline import Pipeline
 
-        store = worker_store(prefix, collection)
-        job = Pipeline(store, mode="celery").ingest_path(path, job_id=job_id, **(options or {}))
-        return job.id
+        def run() -> str:
+            store = worker_store(prefix, collection)
+            pipe = Pipeline(store, mode="celery")
+            return pipe.ingest_path(path, job_id=job_id, **(options or {})).id
+
+        return until_redis_is_back(run, f"ingest job {job_id}")
 
     @app.task(
         name="houkai.maintenance_tick",
@@ -169,6 +201,33 @@ def requeue_lost(app: Celery, client: Any, prefix: str) -> int:
     return count
 
 
+def requeue_interrupted(app: Celery, client: Any, prefix: str, worker: str) -> int:
+    """Send again this worker's recorded tasks that no longer run here.
+
+    A task that hit a Redis outage fails (its retry cannot be published) and its
+    end cannot be recorded, so its batch would wait for the broker's visibility
+    timeout (an hour) or reconcile (ten minutes). Re-sending is safe: tasks are
+    idempotent. Records younger than a heartbeat period are left alone (a task
+    that just started may not be listed as active yet).
+    """
+    from celery.worker import state as worker_state
+
+    from houkai.jobs import running_tasks, untrack_task
+
+    active = {request.id for request in list(worker_state.active_requests)}
+    cutoff = time.time() - HEARTBEAT_EVERY
+    count = 0
+    for task in running_tasks(client, prefix, worker):
+        if task["id"] in active or float(task.get("at") or 0) > cutoff:
+            continue
+        app.send_task(task["name"], args=task["args"], kwargs=task["kwargs"])
+        untrack_task(client, prefix, worker, task["id"])
+        count += 1
+    if count:
+        log.warning("re-queued %d task(s) interrupted by a Redis outage", count)
+    return count
+
+
 class _Heartbeat:
     """Tells front doors (``pipeline_mode="auto"``) an embedding worker is alive, and
     re-queues the in-flight tasks of workers that stopped beating."""
@@ -191,6 +250,7 @@ class _Heartbeat:
                     log.warning("worker heartbeat: Redis reachable again; resuming")
                 failures = 0
                 if self.app is not None:
+                    requeue_interrupted(self.app, client, prefix, self.name)
                     requeue_lost(self.app, client, prefix)
             except Exception as exc:  # keep beating through Redis blips
                 failures += 1
