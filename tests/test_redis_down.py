@@ -92,3 +92,42 @@ def test_health_never_starts_a_server(tmp_path: Path, settings) -> None:
     r = client.get("/health")
     assert r.status_code == 503 and "houkai redis start" in r.get_json()["error"]
     assert not (tmp_path / "never").exists()
+
+
+def test_mcp_and_cli_name_redis_down_as_unavailable() -> None:
+    import redis
+    from houkai.api.mcp_server import error_message
+
+    from houkai.cli import error_message as cli_message
+    from houkai.errors import classify
+
+    exc = redis.ConnectionError("Error 111 connecting to 127.0.0.1:6390. Connection refused.")
+    assert classify(exc) == (503, f"Redis unavailable: {exc}")
+    assert error_message(exc).startswith("Redis unavailable: Error 111")
+    assert "Redis unavailable" in cli_message(exc)
+    loading = redis.exceptions.BusyLoadingError("Valkey is loading the dataset in memory")
+    assert classify(loading)[0] == 503
+
+
+def test_beat_waits_with_backoff_instead_of_dying(monkeypatch, caplog) -> None:
+    """A tick that cannot reach Redis returns a growing delay (and logs), never raises."""
+    import redis
+    from houkai.workers.beat import ResilientScheduler
+    from redbeat import RedBeatScheduler
+
+    scheduler = ResilientScheduler.__new__(ResilientScheduler)
+    scheduler.lock_key = None
+    scheduler.max_interval = 60
+    calls = {"n": 0}
+
+    def tick(self, *args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] <= 3:
+            raise redis.ConnectionError("Connection refused")
+        return 5.0
+
+    monkeypatch.setattr(RedBeatScheduler, "tick", tick)
+    with caplog.at_level("WARNING", logger="houkai.workers.beat"):
+        delays = [scheduler.tick() for _ in range(4)]
+    assert delays == [1.0, 2.0, 4.0, 5.0]
+    assert "Redis unavailable" in caplog.text and "reachable again" in caplog.text

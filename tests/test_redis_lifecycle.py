@@ -186,3 +186,16 @@ def test_cli_says_once_that_it_left_a_server_running(data_dir: Path) -> None:
     second = subprocess.run([HOUKAI, "stats"], env=env, capture_output=True, timeout=120)
     assert second.returncode == 0 and b"started the embedded" not in second.stderr
     assert len(servers_on(data_dir)) == 1
+
+
+def test_install_verify_says_it_left_a_server_running(data_dir: Path) -> None:
+    import io
+
+    from houkai.installers.common import verify_server
+
+    env = _env(data_dir, HOUKAI_REDIS_PORT=str(redis_server.free_port()))
+    out = io.StringIO()
+    assert verify_server([HOUKAI, "mcp"], env, stream=out, timeout=120), out.getvalue()
+    text = out.getvalue()
+    assert "note started the embedded Redis Stack" in text and "houkai redis stop" in text
+    assert len(servers_on(data_dir)) == 1
