@@ -473,11 +473,21 @@ def untrack_task(client: redis.Redis, prefix: str, worker: str, task_id: str) ->
 def lost_workers(client: redis.Redis, prefix: str, now: float | None = None) -> list[str]:
     """Workers with in-flight records whose heartbeat is older than HEARTBEAT_TTL (or gone)."""
     cutoff = (time.time() if now is None else now) - HEARTBEAT_TTL
-    names = sorted(_s(n) for n in client.smembers(running_workers_key(prefix)))
+    names = {_s(n) for n in client.smembers(running_workers_key(prefix))}
+    names |= {_s(n) for n in client.zrangebyscore(workers_key(prefix), "-inf", f"({cutoff!r}")}
     if not names:
         return []
-    scores = client.zmscore(workers_key(prefix), names)
-    return [n for n, score in zip(names, scores, strict=True) if score is None or score < cutoff]
+    ordered = sorted(names)
+    scores = client.zmscore(workers_key(prefix), ordered)
+    return [n for n, score in zip(ordered, scores, strict=True) if score is None or score < cutoff]
+
+
+def live_task_ids(client: redis.Redis, prefix: str) -> set[str]:
+    """Ids of every task some worker has recorded as in flight."""
+    out: set[str] = set()
+    for worker in client.smembers(running_workers_key(prefix)):
+        out.update(_s(k) for k in client.hkeys(running_key(prefix, _s(worker))))
+    return out
 
 
 # KEYS: running hash, running-workers set, workers zset. ARGV: worker, cutoff.

@@ -177,28 +177,95 @@ def _connection():
 
 
 def requeue_lost(app: Celery, client: Any, prefix: str) -> int:
-    """Send again the in-flight tasks of workers that stopped sending heartbeats."""
+    """Send again the in-flight tasks of workers that stopped sending heartbeats.
+
+    First the lost workers' own records are claimed; then the broker's unacked
+    messages that no live worker records (delivered to a worker that died before
+    it could record them) are sent again and removed, so neither waits for the
+    hour-long visibility timeout.
+    """
     from houkai.jobs import claim_lost_tasks, lost_workers, restore_claimed
 
-    count = 0
-    for worker in lost_workers(client, prefix):
-        tasks = claim_lost_tasks(client, prefix, worker)
-        sent = 0
+    lost = lost_workers(client, prefix)
+    if not lost:
+        return 0
+    claimed: dict[str, tuple[str, dict]] = {}
+    for worker in lost:
+        for task in claim_lost_tasks(client, prefix, worker):
+            claimed[task["id"]] = (worker, task)
+    resent = requeue_unacked(app, client, prefix)
+    count = len(resent)
+    pending = [(w, t) for tid, (w, t) in claimed.items() if tid not in resent]
+    for i, (_worker, task) in enumerate(pending):
         try:
-            for task in tasks:
-                app.send_task(task["name"], args=task["args"], kwargs=task["kwargs"])
-                sent += 1
-        finally:
-            restore_claimed(client, prefix, worker, tasks[sent:])
-        if tasks:
-            log.warning(
-                "worker %s sent no heartbeat for %.0fs: re-queued its %d in-flight task(s)",
-                worker,
-                HEARTBEAT_TTL,
-                sent,
-            )
-        count += sent
+            app.send_task(task["name"], args=task["args"], kwargs=task["kwargs"])
+        except Exception:
+            for w, t in pending[i:]:
+                restore_claimed(client, prefix, w, [t])
+            raise
+        count += 1
+    log.warning(
+        "worker(s) %s sent no heartbeat for %.0fs: re-queued %d in-flight task(s)",
+        ", ".join(lost),
+        HEARTBEAT_TTL,
+        count,
+    )
     return count
+
+
+def requeue_unacked(app: Celery, client: Any, prefix: str) -> set[str]:
+    """Re-send tracked-kind tasks whose broker message sits unacked, older than a dead
+    worker's last possible receipt, and that no live worker records as in flight.
+    Returns the ids sent. Only when the broker is the storage Redis (same client)."""
+    from houkai.jobs import live_task_ids
+
+    settings = get_settings()
+    if settings.broker_url and settings.broker_url != settings.redis_url:
+        return set()
+    namespace = f"{prefix}:celery:"
+    unacked, index = namespace + "unacked", namespace + "unacked_index"
+    cutoff = time.time() - (HEARTBEAT_TTL - HEARTBEAT_EVERY)
+    tags = client.zrangebyscore(index, "-inf", cutoff)
+    if not tags:
+        return set()
+    live = live_task_ids(client, prefix)
+    sent: set[str] = set()
+    for tag in tags:
+        parsed = _unacked_task(client.hget(unacked, tag))
+        if parsed is None:
+            continue
+        task_id, name, args, kwargs = parsed
+        if task_id in live or task_id in sent:
+            continue
+        if not client.hdel(unacked, tag):  # another sweeper took it
+            continue
+        client.zrem(index, tag)
+        app.send_task(name, args=args, kwargs=kwargs)
+        sent.add(task_id)
+    return sent
+
+
+def _unacked_task(raw: Any) -> tuple[str, str, list, dict] | None:
+    """``(id, name, args, kwargs)`` of a kombu unacked entry for a tracked task, or None
+    (another task, a delayed retry, or an unreadable entry)."""
+    import base64
+    import json
+
+    if raw is None:
+        return None
+    try:
+        message = json.loads(raw)[0]
+        headers = message.get("headers") or {}
+        name, task_id = headers.get("task"), headers.get("id")
+        if name not in TRACKED_TASKS or headers.get("eta"):
+            return None
+        body = message["body"]
+        if (message.get("properties") or {}).get("body_encoding") == "base64":
+            body = base64.b64decode(body)
+        args, kwargs, _embed = json.loads(body)
+        return str(task_id), str(name), list(args), dict(kwargs)
+    except (ValueError, KeyError, TypeError, IndexError):
+        return None
 
 
 def requeue_interrupted(app: Celery, client: Any, prefix: str, worker: str) -> int:
@@ -208,13 +275,13 @@ def requeue_interrupted(app: Celery, client: Any, prefix: str, worker: str) -> i
     end cannot be recorded, so its batch would wait for the broker's visibility
     timeout (an hour) or reconcile (ten minutes). Re-sending is safe: tasks are
     idempotent. Records younger than a heartbeat period are left alone (a task
-    that just started may not be listed as active yet).
+    just received may not be listed as reserved yet).
     """
     from celery.worker import state as worker_state
 
     from houkai.jobs import running_tasks, untrack_task
 
-    active = {request.id for request in list(worker_state.active_requests)}
+    active = {r.id for r in [*worker_state.active_requests, *worker_state.reserved_requests]}
     cutoff = time.time() - HEARTBEAT_EVERY
     count = 0
     for task in running_tasks(client, prefix, worker):
@@ -320,18 +387,19 @@ def _on_ready(sender: Any = None, **_kwargs: Any) -> None:
         _heartbeat.start()
 
 
-@signals.task_prerun.connect
-def _track(task_id: str = "", task: Any = None, args: Any = None, kwargs: Any = None, **_: Any):
+@signals.task_received.connect
+def _track(request: Any = None, **_: Any) -> None:
+    """Record a task as soon as this worker holds its message (running or about to)."""
     worker = os.environ.get(WORKER_ID_ENV)
-    if not worker or task is None or task.name not in TRACKED_TASKS:
-        return
+    if not worker or request is None or request.name not in TRACKED_TASKS or request.eta:
+        return  # a delayed retry is held on purpose: its backoff must not be cut short
     from houkai.jobs import track_task
 
     try:
         client, prefix = _connection()
-        track_task(client, prefix, worker, task_id, task.name, args, kwargs)
+        track_task(client, prefix, worker, request.id, request.name, request.args, request.kwargs)
     except Exception as exc:  # the broker's visibility timeout still covers this task
-        log.warning("could not record in-flight task %s: %s", task_id, exc)
+        log.warning("could not record in-flight task %s: %s", request.id, exc)
 
 
 @signals.task_postrun.connect
