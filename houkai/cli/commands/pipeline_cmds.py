@@ -122,6 +122,22 @@ def _houkai_exe() -> list[str]:
     return [exe] if Path(exe).exists() else [sys.executable, "-m", "houkai.cli"]
 
 
+def _restart_redis_if_dead(data_dir: str) -> None:
+    """`up` supervises the embedded server it started: a crashed one is started again
+    on the same data dir and port (the children reconnect to that same URL)."""
+    from ... import redis_server
+
+    if redis_server._live_state(Path(data_dir).expanduser().resolve()) is not None:
+        return
+    click.echo("redis   the embedded server died; restarting it", err=True)
+    try:
+        info = redis_server.start(data_dir)
+    except redis_server.RedisServerError as exc:
+        click.echo(f"redis   restart failed: {exc}; retrying", err=True)
+        return
+    click.echo(f"redis   {info.url} (restarted, pid {info.pid})", err=True)
+
+
 @click.command("up")
 @click.option("--host", default=None, help="REST API host (default: http_host).")
 @click.option("--port", type=int, default=None, help="REST API port (default: http_port).")
@@ -184,11 +200,15 @@ def up(
             children.append((name, proc))
             click.echo(f"{name:<7} pid {proc.pid}: {where}")
         click.echo("houkai is up — press Ctrl-C to stop")
+        next_redis_check = time.monotonic() + 2
         while not stopping:
             for name, proc in children:
                 if proc.poll() is not None:
                     click.echo(f"{name} exited with code {proc.returncode}; stopping", err=True)
                     stopping = True
+            if started_redis and time.monotonic() >= next_redis_check:
+                next_redis_check = time.monotonic() + 2
+                _restart_redis_if_dead(s.data_dir)
             time.sleep(0.3)
     finally:
         click.echo("stopping…")
