@@ -29,13 +29,14 @@ class QoS(kombu_redis.QoS):
         try:
             return super().restore_unacked(client)
         except (AttributeError, redis.RedisError, OSError) as exc:
+            delivered: Any = self._delivered
             log.warning(
                 "broker connection lost: %d delivered message(s) stay in Redis's unacked set "
                 "(restored by the sweep) (%s)",
-                len(self._delivered),
+                len(delivered),
                 exc,
             )
-            self._delivered.clear()
+            delivered.clear()
             return None
 
 
