@@ -240,3 +240,52 @@ def test_sigkilled_worker_items_are_back_in_work_within_60s(private) -> None:
         f"flight on it): lost 0, job done {took:.1f}s after the kill (default 1h visibility "
         f"timeout, 10m reconcile age)"
     )
+
+
+def test_unacked_messages_no_live_worker_holds_are_resent_once(settings) -> None:
+    """A message delivered to a worker that died before recording it is re-sent from
+    the broker's unacked set; live workers' tasks and delayed retries are left alone."""
+    import base64
+    import json
+
+    from houkai.workers.tasks import requeue_lost
+
+    from houkai.connection import get_client
+    from houkai.jobs import heartbeat, track_task
+
+    client = get_client(settings.redis_url)
+    prefix = f"unacked-{uuid.uuid4().hex[:6]}"
+    ns = f"{prefix}:celery:"
+
+    def message(task_id: str, eta: str | None = None) -> str:
+        body = json.dumps([[prefix, "c", "job", ["m1"], [0]], {}, {}]).encode()
+        raw = {
+            "body": base64.b64encode(body).decode(),
+            "headers": {"task": "houkai.embed_batch", "id": task_id, "eta": eta},
+            "properties": {"body_encoding": "base64"},
+        }
+        return json.dumps([raw, "embed", "embed"])
+
+    old = time.time() - 120
+    for tag, task_id, eta in (("t1", "orphan", None), ("t2", "live", None), ("t3", "later", "x")):
+        client.hset(ns + "unacked", tag, message(task_id, eta))
+        client.zadd(ns + "unacked_index", {tag: old})
+    heartbeat(client, prefix, "alive:1")
+    track_task(client, prefix, "alive:1", "live", "houkai.embed_batch", [], {})
+    client.zadd(f"{prefix}:workers", {"dead:2": old})  # a worker that died unrecorded
+
+    class App:
+        sent: list[tuple[str, list, dict]] = []
+
+        def send_task(self, name, args=None, kwargs=None):
+            self.sent.append((name, args, kwargs))
+
+    app = App()
+    try:
+        assert requeue_lost(app, client, prefix) == 1
+        assert app.sent == [("houkai.embed_batch", [prefix, "c", "job", ["m1"], [0]], {})]
+        assert client.hkeys(ns + "unacked") and b"t1" not in client.hkeys(ns + "unacked")
+        assert requeue_lost(app, client, prefix) == 0  # claimed once, never twice
+    finally:
+        for key in client.scan_iter(f"{prefix}:*"):
+            client.delete(key)
