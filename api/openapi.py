@@ -71,6 +71,7 @@ def _operation(route: Route, scoped_prefix: bool, secured: bool) -> dict[str, An
     if route.body is not None:
         responses["413"] = _err("Request body over the size cap")
     responses["500"] = _err("Unexpected error (body carries only a request_id)")
+    responses.setdefault("503", _err("Redis unavailable (down, restarting or loading)"))
     op: dict[str, Any] = {
         "operationId": route.name + ("_in_collection" if scoped_prefix else ""),
         "summary": route.summary,

@@ -38,7 +38,9 @@ class Settings:
     # --- storage -------------------------------------------------------------
     redis_url: str = ""  # empty: start/use the embedded Redis Stack under data_dir
     data_dir: str = field(default_factory=_default_data_dir)
-    redis_port: int = 6390  # port of the embedded server for the default data_dir
+    # port of the embedded server: 0 = the one data_dir's runtime file remembers,
+    # else 6390 (a free one when that is taken); a port set here always wins
+    redis_port: int = 0
     key_prefix: str = "houkai"
     collection: str = "ai_houkai"
     # --- index ---------------------------------------------------------------

@@ -5,10 +5,23 @@ from __future__ import annotations
 import threading
 
 import redis
+from redis.backoff import ExponentialWithJitterBackoff
+from redis.retry import Retry
 
 from .redis_server import check_query_engine, resolve_url
 
 _clients: dict[str, redis.Redis] = {}
+# A dropped connection is retried on the same URL with jittered exponential
+# backoff (50 ms doubling to 1 s, 6 tries: about 3 s) before the command fails;
+# callers then answer 503 / retry the task, and the next command reconnects.
+RETRIES = 6
+CONNECT_TIMEOUT = 5.0
+
+
+def _retry() -> Retry:
+    return Retry(ExponentialWithJitterBackoff(base=0.05, cap=1.0), RETRIES)
+
+
 _lock = threading.Lock()
 
 
@@ -27,6 +40,8 @@ def get_client(url: str) -> redis.Redis:
                 decode_responses=False,
                 health_check_interval=30,
                 socket_keepalive=True,
+                socket_connect_timeout=CONNECT_TIMEOUT,
+                retry=_retry(),
             )
             check_query_engine(client)
             _clients[url] = client

@@ -7,6 +7,8 @@ show no internals.
 
 from __future__ import annotations
 
+import redis
+
 from .model import ConflictError, MemoryNotFound
 from .redis_server import RedisServerError
 
@@ -52,6 +54,9 @@ def classify(exc: BaseException) -> tuple[int, str] | None:
         return 409, str(exc)
     if isinstance(exc, RedisServerError):
         return 503, str(exc)
+    if isinstance(exc, redis.ConnectionError | redis.TimeoutError):
+        # Redis down, restarting or loading: the client already retried with backoff.
+        return 503, f"Redis unavailable: {exc}"
     if isinstance(exc, ValueError | TypeError):
         return 400, str(exc)
     if isinstance(exc, FileNotFoundError | IsADirectoryError | PermissionError):

@@ -435,3 +435,117 @@ def workers_alive(client: redis.Redis, prefix: str) -> int:
     """How many embedding workers sent a heartbeat within :data:`HEARTBEAT_TTL`."""
     cutoff = time.time() - HEARTBEAT_TTL
     return int(client.zcount(workers_key(prefix), cutoff, "+inf"))
+
+
+# ------------------------------------------------------------- in-flight tasks per worker
+# A worker records each task it runs (name + arguments) while it runs it, under
+# its own name. When a worker stops sending heartbeats (SIGKILL, OOM, power
+# loss) for HEARTBEAT_TTL, any live worker claims that record and sends the
+# tasks again: they are back in work within about HEARTBEAT_TTL + HEARTBEAT
+# period instead of the broker's visibility timeout (an hour). Tasks are
+# idempotent, so the late redelivery of the original message changes nothing.
+def running_key(prefix: str, worker: str) -> str:
+    """HASH task id → JSON ``{name, args, kwargs}`` of the tasks *worker* is running."""
+    return f"{prefix}:running:{worker}"
+
+
+def running_workers_key(prefix: str) -> str:
+    """SET of workers that may hold in-flight task records."""
+    return f"{prefix}:running-workers"
+
+
+def track_task(
+    client: redis.Redis, prefix: str, worker: str, task_id: str, name: str, args: Any, kwargs: Any
+) -> None:
+    payload = json.dumps(
+        {"name": name, "args": list(args or ()), "kwargs": dict(kwargs or {}), "at": time.time()}
+    )
+    pipe = client.pipeline(transaction=True)
+    pipe.hset(running_key(prefix, worker), task_id, payload)
+    pipe.sadd(running_workers_key(prefix), worker)
+    pipe.execute()
+
+
+def untrack_task(client: redis.Redis, prefix: str, worker: str, task_id: str) -> None:
+    client.hdel(running_key(prefix, worker), task_id)
+
+
+def lost_workers(client: redis.Redis, prefix: str, now: float | None = None) -> list[str]:
+    """Workers with in-flight records whose heartbeat is older than HEARTBEAT_TTL (or gone)."""
+    cutoff = (time.time() if now is None else now) - HEARTBEAT_TTL
+    names = {_s(n) for n in client.smembers(running_workers_key(prefix))}
+    names |= {_s(n) for n in client.zrangebyscore(workers_key(prefix), "-inf", f"({cutoff!r}")}
+    if not names:
+        return []
+    ordered = sorted(names)
+    scores = client.zmscore(workers_key(prefix), ordered)
+    return [n for n, score in zip(ordered, scores, strict=True) if score is None or score < cutoff]
+
+
+def live_task_ids(client: redis.Redis, prefix: str) -> set[str]:
+    """Ids of every task some worker has recorded as in flight."""
+    out: set[str] = set()
+    for worker in client.smembers(running_workers_key(prefix)):
+        out.update(_s(k) for k in client.hkeys(running_key(prefix, _s(worker))))
+    return out
+
+
+# KEYS: running hash, running-workers set, workers zset. ARGV: worker, cutoff.
+# Claim a lost worker's records once: the first sweeper gets them, later ones none;
+# a worker that beat again in the meantime is left alone.
+_CLAIM_LUA = """
+local score = redis.call('ZSCORE', KEYS[3], ARGV[1])
+if score and tonumber(score) >= tonumber(ARGV[2]) then return {} end
+local entries = redis.call('HGETALL', KEYS[1])
+redis.call('DEL', KEYS[1])
+redis.call('SREM', KEYS[2], ARGV[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+return entries
+"""
+
+
+def _records(raw: Sequence[Any]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for task_id, payload in zip(raw[::2], raw[1::2], strict=True):
+        try:
+            record = json.loads(payload)
+        except ValueError:
+            continue
+        if isinstance(record, dict) and isinstance(record.get("name"), str):
+            out.append({"id": _s(task_id), **record})
+    return out
+
+
+def claim_lost_tasks(client: redis.Redis, prefix: str, worker: str) -> list[dict[str, Any]]:
+    """Take a lost *worker*'s in-flight task records (each ``{id, name, args, kwargs}``)."""
+    raw = client.eval(
+        _CLAIM_LUA,
+        3,
+        running_key(prefix, worker),
+        running_workers_key(prefix),
+        workers_key(prefix),
+        worker,
+        repr(time.time() - HEARTBEAT_TTL),
+    )
+    return _records(raw)
+
+
+def running_tasks(client: redis.Redis, prefix: str, worker: str) -> list[dict[str, Any]]:
+    """*worker*'s own in-flight records (a record whose task no longer runs was left
+    by a Redis outage: the task's end could not be written)."""
+    flat: list[Any] = []
+    for task_id, payload in client.hgetall(running_key(prefix, worker)).items():
+        flat += [task_id, payload]
+    return _records(flat)
+
+
+def restore_claimed(client: redis.Redis, prefix: str, worker: str, tasks: Sequence[dict]) -> None:
+    """Put back claimed records whose re-send failed (the next sweep retries them)."""
+    if not tasks:
+        return
+    pipe = client.pipeline(transaction=True)
+    for task in tasks:
+        body = {k: task[k] for k in ("name", "args", "kwargs", "at") if k in task}
+        pipe.hset(running_key(prefix, worker), task["id"], json.dumps(body))
+    pipe.sadd(running_workers_key(prefix), worker)
+    pipe.execute()

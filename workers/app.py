@@ -48,9 +48,14 @@ def broker_url(settings: Settings) -> str:
     return resolve_url(settings.redis_url, settings.data_dir, settings.redis_port)
 
 
+def _plain_redis(url: str) -> bool:
+    return url.split("://", 1)[0] in ("redis", "rediss", "unix")
+
+
 def celery_config(settings: Settings) -> dict[str, Any]:
     """Every Celery setting houkai relies on, each with the reason it is set."""
-    from .beat import beat_schedule
+    from .beat import SCHEDULER, beat_schedule
+    from .transport import TRANSPORT
 
     broker = broker_url(settings)
     visibility = parse_duration(settings.broker_visibility_timeout)
@@ -65,6 +70,9 @@ def celery_config(settings: Settings) -> dict[str, Any]:
     namespace = f"{settings.key_prefix}:celery:"
     return {
         "broker_url": broker,
+        # kombu's Redis transport with a restore that cannot end the worker when
+        # Redis restarts under it (see transport.py); redis:// URLs only.
+        **({"broker_transport": TRANSPORT} if _plain_redis(broker) else {}),
         "result_backend": settings.result_backend or broker,
         "broker_transport_options": {
             # A message delivered to a worker that dies without acking comes back
@@ -106,7 +114,8 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "worker_send_task_events": False,
         # Beat: redbeat keeps the schedule and a lock in Redis, so a second beat
         # process waits instead of double-sending ticks.
-        "beat_scheduler": "redbeat.RedBeatScheduler",
+        # (wrapped so a Redis restart never ends the beat process: see beat.py)
+        "beat_scheduler": SCHEDULER,
         "redbeat_redis_url": broker,
         "redbeat_redis_options": {},
         "redbeat_key_prefix": f"{settings.key_prefix}:redbeat",

@@ -15,9 +15,13 @@ last *successful* run recorded in Redis (:mod:`houkai.maintenance`). So:
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from houkai.config import Settings, parse_duration
+
+log = logging.getLogger(__name__)
+SCHEDULER = "houkai.workers.beat:ResilientScheduler"
 
 TICK_ENTRY = "houkai-maintenance-tick"
 
@@ -43,3 +47,66 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
             "options": {"queue": "maintenance", "expires": interval},
         }
     }
+
+
+# ------------------------------------------------------------------ scheduler
+def _scheduler_base() -> type:
+    from redbeat import RedBeatScheduler
+
+    return RedBeatScheduler
+
+
+class ResilientScheduler(_scheduler_base()):  # type: ignore[misc]
+    """redbeat's scheduler, made to outlive a Redis restart.
+
+    redbeat lets a ``ConnectionError`` (or a lock that vanished with the data)
+    escape ``tick``, which ends the beat process: maintenance then never runs
+    again. Here a tick that cannot reach Redis logs one line, waits with
+    exponential backoff (1 s doubling to 30 s) and tries again; when Redis is
+    back the beat lock is re-taken (only if no other beat holds it) and the
+    schedule resumes where redbeat's Redis state left it.
+    """
+
+    MAX_BACKOFF = 30.0
+    _failures = 0
+
+    def tick(self, *args: Any, **kwargs: Any) -> float:
+        import redis
+        from kombu.exceptions import OperationalError
+
+        try:
+            if self.lock_key and not self._hold_lock():
+                return float(self.max_interval)  # another beat is active: stand by
+            interval = super().tick(*args, **kwargs)
+        except (redis.ConnectionError, redis.TimeoutError, OperationalError, OSError) as exc:
+            self._failures += 1
+            delay = min(self.MAX_BACKOFF, 2.0 ** (self._failures - 1))
+            log.warning("beat: Redis unavailable (%s); retrying in %.0fs", exc, delay)
+            return delay
+        if self._failures:
+            log.warning(
+                "beat: Redis reachable again after %d failed ticks; resuming", self._failures
+            )
+            self._failures = 0
+        return interval
+
+    def _hold_lock(self) -> bool:
+        """True when this beat holds (or just re-took) redbeat's lock."""
+        from redbeat.schedulers import LUA_EXTEND_TO_SCRIPT, get_redis
+        from redis.exceptions import LockError
+
+        if self.lock is not None:
+            try:
+                self.lock.extend(int(self.lock_timeout))
+                return True
+            except LockError:
+                log.warning("beat: lost the beat lock (Redis restarted or lock expired)")
+                self.lock = None
+        client = get_redis(self.app)
+        lock = client.lock(self.lock_key, timeout=self.lock_timeout, sleep=self.max_interval)
+        lock.lua_extend = client.register_script(LUA_EXTEND_TO_SCRIPT)
+        if not lock.acquire(blocking=False):
+            return False
+        log.warning("beat: acquired the beat lock")
+        self.lock = lock
+        return True

@@ -199,12 +199,25 @@ def cli(
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--collection") from None
     set_settings(settings)
+    from .. import redis_server
+
+    redis_server.set_start_listener(_announce_started)
     from_flags = {
         k: v
         for k, v in overrides.items()
         if v is not None and ctx.get_parameter_source(k) is ParameterSource.COMMANDLINE
     }
     ctx.obj = Context(settings=settings, output_format=output_format, overrides=from_flags)
+
+
+def _announce_started(info) -> None:
+    """A command that starts the embedded server leaves it running: say so once."""
+    click.echo(
+        f"houkai: started the embedded Redis Stack at {info.url} (pid {info.pid}, data in "
+        f"{info.data_dir}); it keeps running after this command: stop it with "
+        f"`houkai redis stop`",
+        err=True,
+    )
 
 
 def _discover() -> None:

@@ -221,6 +221,10 @@ def verify_server(
             for line in tail:
                 print(f"       | {line}", file=stream)
             return False
+        errlog.seek(0)
+        for line in errlog.read().splitlines():
+            if "started the embedded Redis Stack" in line:  # it outlives the probe: say so
+                print(f"  note {line.removeprefix('houkai: ')}", file=stream)
     missing = [t for t in CORE_TOOLS if t not in tools]
     if missing:
         print(f"  err  server lacks tools: {', '.join(missing)}", file=stream)

@@ -103,13 +103,14 @@ def worker(
 def beat(ctx: Context, loglevel: str) -> None:
     """Run Celery beat: triggers the maintenance tick (redbeat: one active beat at a time)."""
     from ...workers.app import app
+    from ...workers.beat import SCHEDULER
 
     schedule = Path(tempfile.gettempdir()) / f"houkai-beat-{os.getpid()}"
     app.start(
         argv=[
             "beat",
             "--scheduler",
-            "redbeat.RedBeatScheduler",
+            SCHEDULER,
             "--schedule",
             str(schedule),
             *_celery_argv_common(loglevel),
@@ -121,6 +122,22 @@ def beat(ctx: Context, loglevel: str) -> None:
 def _houkai_exe() -> list[str]:
     exe = shutil.which("houkai") or str(Path(sys.executable).parent / "houkai")
     return [exe] if Path(exe).exists() else [sys.executable, "-m", "houkai.cli"]
+
+
+def _restart_redis_if_dead(data_dir: str) -> None:
+    """`up` supervises the embedded server it started: a crashed one is started again
+    on the same data dir and port (the children reconnect to that same URL)."""
+    from ... import redis_server
+
+    if redis_server._live_state(Path(data_dir).expanduser().resolve()) is not None:
+        return
+    click.echo("redis   the embedded server died; restarting it", err=True)
+    try:
+        info = redis_server.start(data_dir)
+    except redis_server.RedisServerError as exc:
+        click.echo(f"redis   restart failed: {exc}; retrying", err=True)
+        return
+    click.echo(f"redis   {info.url} (restarted, pid {info.pid})", err=True)
 
 
 @click.command("up")
@@ -148,6 +165,7 @@ def up(
         url = s.redis_url
         click.echo(f"redis   {url} (external)")
     else:
+        redis_server.set_start_listener(None)  # `up` stops what it started
         already = redis_server.status(s.data_dir)
         info = already or redis_server.start(s.data_dir, s.redis_port)
         started_redis = already is None
@@ -189,11 +207,15 @@ def up(
         if dashboard:
             click.echo(f"ui      {dashboard} (the web dashboard; log in with an API token)")
         click.echo("houkai is up — press Ctrl-C to stop")
+        next_redis_check = time.monotonic() + 2
         while not stopping:
             for name, proc in children:
                 if proc.poll() is not None:
                     click.echo(f"{name} exited with code {proc.returncode}; stopping", err=True)
                     stopping = True
+            if started_redis and time.monotonic() >= next_redis_check:
+                next_redis_check = time.monotonic() + 2
+                _restart_redis_if_dead(s.data_dir)
             time.sleep(0.3)
     finally:
         click.echo("stopping…")

@@ -29,7 +29,11 @@ def start(ctx: Context, port: int | None) -> None:
     from ... import redis_server
 
     _require_embedded(ctx)
-    info = redis_server.start(ctx.settings.data_dir, port or ctx.settings.redis_port)
+    redis_server.set_start_listener(None)  # this command's own line says it
+    try:
+        info = redis_server.start(ctx.settings.data_dir, port or ctx.settings.redis_port)
+    except redis_server.RedisServerError as exc:
+        raise click.ClickException(str(exc)) from None
     click.echo(f"Redis Stack running at {info.url} (pid {info.pid}, data in {info.data_dir})")
 
 
