@@ -45,6 +45,9 @@ class Settings:
     hnsw_m: int = 16
     hnsw_ef_construction: int = 200
     hnsw_ef_runtime: int = 64
+    # element type of NEW collections' vectors (FLOAT16 | BFLOAT16 | FLOAT32); an
+    # existing collection keeps its own (`houkai collections migrate` changes it)
+    vector_type: str = "FLOAT16"
     # --- embeddings ----------------------------------------------------------
     embedder: str = "minilm"  # "minilm" (bundled, offline) | "openai:MODEL"
     embed_batch_size: int = 32  # sentence-transformers' default; measured fastest on 2 cores

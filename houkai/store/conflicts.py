@@ -229,7 +229,7 @@ class ConflictsMixin:
                 "PARAMS",
                 2,
                 "q",
-                codec.vector_bytes(vector),
+                self.vector_blob(vector),
                 "DIALECT",
                 2,
             )
