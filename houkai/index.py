@@ -22,6 +22,8 @@ from dataclasses import dataclass, replace
 
 import redis
 
+from .errors import CollectionMigrating
+
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
@@ -54,10 +56,6 @@ MEMORY_FIELDS: tuple[str, ...] = (
     "error",
     "chash",
 )
-
-
-class CollectionMigrating(RuntimeError):
-    """The collection's vectors are being re-written; finish with ``houkai collections migrate``."""
 
 
 def validate_vector_type(value: object) -> str:
