@@ -139,7 +139,7 @@ def process_batch(
             if i in rejected:
                 jobs.settle(pipe, store.keys, memory_id, job_id, pos, "reject", chash)
             elif i in vectors:
-                payload = store.vector_blob(vectors[i])
+                payload = store._vector_blob(vectors[i])
                 jobs.settle(pipe, store.keys, memory_id, job_id, pos, "ready", chash, payload)
             else:
                 entry = {"position": pos, "id": memory_id, "error": errors[i]}

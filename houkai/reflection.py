@@ -178,7 +178,7 @@ class ReflectionEngine:
         for fields in pipe.execute():
             if fields:
                 out.append(
-                    self.store.from_fields(
+                    self.store._from_fields(
                         {k.decode(): v for k, v in fields.items()}, with_vector=True
                     )
                 )
@@ -192,7 +192,7 @@ class ReflectionEngine:
             f"{{$EPSILON: {_RANGE_EPSILON}; $YIELD_DISTANCE_AS: dist}}"
         )
         full = vector_clause if query == "*" else f"({query}) {vector_clause}"
-        params = {"radius": repr(radius), "vec": self.store.vector_blob(seed.embedding or [])}
+        params = {"radius": repr(radius), "vec": self.store._vector_blob(seed.embedding or [])}
         offset = 0
         while True:
             _, hits = search(

@@ -229,7 +229,7 @@ class ConflictsMixin:
                 "PARAMS",
                 2,
                 "q",
-                self.vector_blob(vector),
+                self._vector_blob(vector),
                 "DIALECT",
                 2,
             )

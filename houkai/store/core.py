@@ -557,15 +557,15 @@ class CoreStore:
         """The element type of this collection's stored vectors (FLOAT32, FLOAT16, …)."""
         return self.index_params.vector_type
 
-    def vector_blob(self, vector: np.ndarray | Sequence[float]) -> bytes:
+    def _vector_blob(self, vector: np.ndarray | Sequence[float]) -> bytes:
         """*vector* encoded as this collection's index expects (writes and KNN queries)."""
         return codec.vector_bytes(np.asarray(vector, dtype=np.float32), self.vector_type)
 
-    def vector_from_blob(self, raw: bytes | None) -> np.ndarray | None:
+    def _vector_from_blob(self, raw: bytes | None) -> np.ndarray | None:
         """A stored vector blob of this collection as float32."""
         return codec.vector_from_bytes(raw, self.vector_type, self.index_params.dim)
 
-    def from_fields(self, fields: dict[str, bytes], *, with_vector: bool = False) -> Memory:
+    def _from_fields(self, fields: dict[str, bytes], *, with_vector: bool = False) -> Memory:
         """A Memory from a memory hash of this collection (vector in its stored type)."""
         return codec.from_hash(
             fields,
@@ -582,7 +582,7 @@ class CoreStore:
         fields = self.client.hgetall(self.keys.memory(memory_id))
         if not fields:
             return None
-        memory = self.from_fields(
+        memory = self._from_fields(
             {k.decode(): v for k, v in fields.items()}, with_vector=with_vector
         )
         self._overlay_access([memory])
@@ -598,7 +598,7 @@ class CoreStore:
         out: dict[str, Memory] = {}
         for memory_id, fields in zip(ids, pipe.execute(), strict=True):
             if fields:
-                out[memory_id] = self.from_fields(
+                out[memory_id] = self._from_fields(
                     {k.decode(): v for k, v in fields.items()}, with_vector=with_vector
                 )
         self._overlay_access(list(out.values()))
@@ -611,7 +611,7 @@ class CoreStore:
             pipe.hget(self.keys.memory(memory_id), "vec")
         out: dict[str, np.ndarray] = {}
         for memory_id, raw in zip(ids, pipe.execute(), strict=True):
-            vec = self.vector_from_blob(raw)
+            vec = self._vector_from_blob(raw)
             if vec is not None:
                 out[memory_id] = vec
         return out
@@ -684,7 +684,7 @@ class CoreStore:
             for fields in pipe.execute():
                 if fields:
                     batch.append(
-                        self.from_fields(
+                        self._from_fields(
                             {k.decode(): v for k, v in fields.items()}, with_vector=with_vector
                         )
                     )
