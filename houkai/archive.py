@@ -92,6 +92,9 @@ def dump_line(obj: dict[str, Any]) -> bytes:
     return (json.dumps(obj, separators=(",", ":")) + "\n").encode("utf-8")
 
 
+COMPRESS_LEVEL = 6
+
+
 class ArchiveWriter:
     """Write an archive through a temp file renamed into place on success.
 
@@ -108,7 +111,11 @@ class ArchiveWriter:
     def __enter__(self) -> ArchiveWriter:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._raw = open(self._tmp, "wb")  # closed in __exit__
-        self._gz = gzip.GzipFile(filename="", mode="wb", fileobj=self._raw, mtime=0)
+        # Level 6 (zlib's default) instead of gzip's 9: the same size within 0.5 % on
+        # vector-heavy archives and 1.6x faster (ADR 0029).
+        self._gz = gzip.GzipFile(
+            filename="", mode="wb", fileobj=self._raw, mtime=0, compresslevel=COMPRESS_LEVEL
+        )
         return self
 
     def write(self, obj: dict[str, Any]) -> None:

@@ -47,6 +47,9 @@ class Settings:
     hnsw_m: int = 16
     hnsw_ef_construction: int = 200
     hnsw_ef_runtime: int = 64
+    # element type of NEW collections' vectors (FLOAT16 | BFLOAT16 | FLOAT32); an
+    # existing collection keeps its own (`houkai collections migrate` changes it)
+    vector_type: str = "FLOAT16"
     # --- embeddings ----------------------------------------------------------
     # "minilm" (bundled, offline: the fastest backend within the quality gate,
     # see ADR 0019) | "minilm-onnx-int8" | "minilm-onnx" | "minilm-torch" | "openai:MODEL"

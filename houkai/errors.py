@@ -44,6 +44,10 @@ class Unavailable(HoukaiError):
     status = 503
 
 
+class CollectionMigrating(Unavailable):
+    """The collection's vectors are being re-written; ``houkai collections migrate`` finishes."""
+
+
 def classify(exc: BaseException) -> tuple[int, str] | None:
     """``(status, message)`` for an expected error, ``None`` for an unexpected one."""
     if isinstance(exc, HoukaiError):

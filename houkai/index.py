@@ -18,13 +18,21 @@ import json
 import logging
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import redis
+
+from .errors import CollectionMigrating
 
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
+# Schema version recorded in a collection's metadata: 2 adds ``vector_type``
+# (collections without it are version 1 and hold FLOAT32 vectors).
+META_SCHEMA_VERSION = 2
+# Vector element types the HNSW index accepts here (RediSearch 2.10); bytes per dimension.
+VECTOR_TYPES: dict[str, int] = {"FLOAT32": 4, "FLOAT16": 2, "BFLOAT16": 2}
+LEGACY_VECTOR_TYPE = "FLOAT32"
 COLLECTION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 
 # Fields returned by searches that build Memory objects (everything but the vector).
@@ -48,6 +56,13 @@ MEMORY_FIELDS: tuple[str, ...] = (
     "error",
     "chash",
 )
+
+
+def validate_vector_type(value: object) -> str:
+    name = str(value).strip().upper() if isinstance(value, str) else ""
+    if name not in VECTOR_TYPES:
+        raise ValueError(f"vector_type must be one of {', '.join(VECTOR_TYPES)} — got {value!r}")
+    return name
 
 
 def validate_collection(name: object) -> str:
@@ -140,18 +155,21 @@ class IndexParams:
     m: int = 16
     ef_construction: int = 200
     ef_runtime: int = 64
+    vector_type: str = LEGACY_VECTOR_TYPE
 
     def signature(self) -> str:
-        return json.dumps(
-            {
-                "v": SCHEMA_VERSION,
-                "dim": self.dim,
-                "m": self.m,
-                "efc": self.ef_construction,
-                "efr": self.ef_runtime,
-            },
-            sort_keys=True,
-        )
+        fields: dict[str, object] = {
+            "v": SCHEMA_VERSION,
+            "dim": self.dim,
+            "m": self.m,
+            "efc": self.ef_construction,
+            "efr": self.ef_runtime,
+        }
+        if self.vector_type != LEGACY_VECTOR_TYPE:
+            # Only non-default types change the signature, so collections made
+            # before vector types existed keep theirs and are not re-indexed.
+            fields["vt"] = self.vector_type
+        return json.dumps(fields, sort_keys=True)
 
 
 def _schema_args(keys: Keys, params: IndexParams) -> list[str | int]:
@@ -200,7 +218,7 @@ def _schema_args(keys: Keys, params: IndexParams) -> list[str | int]:
         "HNSW",
         12,
         "TYPE",
-        "FLOAT32",
+        params.vector_type,
         "DIM",
         params.dim,
         "DISTANCE_METRIC",
@@ -214,8 +232,24 @@ def _schema_args(keys: Keys, params: IndexParams) -> list[str | int]:
     ]
 
 
-def ensure_index(client: redis.Redis, keys: Keys, params: IndexParams, model: str) -> None:
+def read_meta(client: redis.Redis, keys: Keys) -> dict[str, str]:
+    return {k.decode(): v.decode() for k, v in client.hgetall(keys.meta).items()}
+
+
+def stored_vector_type(meta: dict[str, str]) -> str | None:
+    """The collection's vector type: recorded, FLOAT32 for a collection from before
+    vector types were recorded, or None for a collection that does not exist yet."""
+    if meta.get("vector_type"):
+        return meta["vector_type"]
+    return LEGACY_VECTOR_TYPE if meta.get("dim") else None
+
+
+def ensure_index(client: redis.Redis, keys: Keys, params: IndexParams, model: str) -> IndexParams:
     """Create the collection's index if missing; migrate it when the schema changed.
+
+    Returns *params* with the collection's own vector type: ``params.vector_type``
+    applies to a NEW collection only; an existing one keeps the type its vectors
+    were written in (``houkai collections migrate`` changes it).
 
     Idempotent and safe under concurrency (a racing creator's "Index already
     exists" is success). A schema change drops only the index, never the
@@ -224,21 +258,30 @@ def ensure_index(client: redis.Redis, keys: Keys, params: IndexParams, model: st
     would not fit, so the memories must be re-embedded (export, then import with
     ``regenerate_vectors=True``).
     """
-    meta = {k.decode(): v.decode() for k, v in client.hgetall(keys.meta).items()}
-    signature = params.signature()
+    meta = read_meta(client, keys)
+    if meta.get("migrating_to"):
+        raise CollectionMigrating(
+            f"collection {keys.collection!r} is being migrated to {meta['migrating_to']} "
+            f"vectors: run `houkai collections migrate {keys.collection} "
+            f"--vector-type {meta['migrating_to']}` to finish"
+        )
     if meta.get("dim") and int(meta["dim"]) != params.dim:
         raise ValueError(
             f"collection {keys.collection!r} holds {meta['dim']}-dimensional vectors from "
             f"{meta.get('model', 'another model')!r}, but the embedder gives {params.dim}: "
             "export it and import with regenerate_vectors=True"
         )
+    vtype = stored_vector_type(meta)
+    if vtype is not None and vtype != params.vector_type:
+        params = replace(params, vector_type=vtype)
+    signature = params.signature()
     exists = True
     try:
         client.execute_command("FT.INFO", keys.index)
     except redis.exceptions.ResponseError:
         exists = False
     if exists and meta.get("signature") == signature:
-        return
+        return params
     if exists:
         log.info("migrating index %s to %s", keys.index, signature)
         client.execute_command("FT.DROPINDEX", keys.index)
@@ -251,13 +294,20 @@ def ensure_index(client: redis.Redis, keys: Keys, params: IndexParams, model: st
         keys.meta,
         mapping={
             "signature": signature,
-            "schema_version": SCHEMA_VERSION,
+            "schema_version": META_SCHEMA_VERSION,
             "dim": params.dim,
+            "vector_type": params.vector_type,
             "model": meta.get("model") or model,
             "created_at": meta.get("created_at") or time.time(),
         },
     )
     client.sadd(Keys.registry(keys.prefix), keys.collection)
+    return params
+
+
+def create_index(client: redis.Redis, keys: Keys, params: IndexParams) -> None:
+    """``FT.CREATE`` the collection's index with *params* (migration; no metadata change)."""
+    client.execute_command(*_schema_args(keys, params))
 
 
 def drop_index(client: redis.Redis, keys: Keys) -> None:

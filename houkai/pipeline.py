@@ -34,7 +34,6 @@ from .index import filter_expr
 from .jobs import Job, JobStatus, JobStore, inflight_entry, parse_inflight, workers_alive
 from .journal import JournalEntry
 from .model import CONFLICT_POLICIES, MEMORY_TYPES, validate_choice
-from .store import codec
 from .store.core import coerce_remember_item
 from .store.search import batched, iter_keys
 
@@ -140,7 +139,7 @@ def process_batch(
             if i in rejected:
                 jobs.settle(pipe, store.keys, memory_id, job_id, pos, "reject", chash)
             elif i in vectors:
-                payload = codec.vector_bytes(vectors[i])
+                payload = store._vector_blob(vectors[i])
                 jobs.settle(pipe, store.keys, memory_id, job_id, pos, "ready", chash, payload)
             else:
                 entry = {"position": pos, "id": memory_id, "error": errors[i]}

@@ -43,6 +43,7 @@ log = logging.getLogger(__name__)
 # bulk ingest. Backups take one on demand (BGSAVE).
 SAVE_SCHEDULE = "3600 1"
 
+HASH_MAX_LISTPACK_VALUE = 4096
 STATE_FILE = "houkai-redis.json"
 LOCK_FILE = "houkai-redis.lock"
 DEFAULT_PORT = 6390  # when neither config nor the data dir's runtime file names one
@@ -339,6 +340,11 @@ def _spawn(path: Path, port: int, timeout: float) -> ServerInfo:
         SAVE_SCHEDULE,
         "--maxmemory-policy",
         "noeviction",
+        # Memory hashes stay in the compact listpack encoding (a FLOAT16 vector
+        # is 768 bytes): about 680 bytes less per memory than a hashtable
+        # (docs/adr/0001-storage.md).
+        "--hash-max-listpack-value",
+        str(HASH_MAX_LISTPACK_VALUE),
         "--protected-mode",
         "yes",
         "--daemonize",

@@ -188,7 +188,9 @@ class ReflectionEngine:
         for fields in pipe.execute():
             if fields:
                 out.append(
-                    codec.from_hash({k.decode(): v for k, v in fields.items()}, with_vector=True)
+                    self.store._from_fields(
+                        {k.decode(): v for k, v in fields.items()}, with_vector=True
+                    )
                 )
         return out
 
@@ -200,7 +202,7 @@ class ReflectionEngine:
             f"{{$EPSILON: {_RANGE_EPSILON}; $YIELD_DISTANCE_AS: dist}}"
         )
         full = vector_clause if query == "*" else f"({query}) {vector_clause}"
-        params = {"radius": repr(radius), "vec": codec.vector_bytes(seed.embedding or [])}
+        params = {"radius": repr(radius), "vec": self.store._vector_blob(seed.embedding or [])}
         offset = 0
         while True:
             _, hits = search(

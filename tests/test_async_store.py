@@ -29,6 +29,7 @@ ALLOWLIST = {
     "get_many",
     "history",
     "import_",
+    "iter_conflicts",
     "iter_memories",
     "journal_tail",
     "link",

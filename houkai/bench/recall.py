@@ -365,7 +365,7 @@ def _read_vectors(
         for key in keys:
             pipe.hmget(key, "vec", "type", "tagk")
         for key, (raw, kind, tagk) in zip(keys, pipe.execute(), strict=True):
-            vec = codec.vector_from_bytes(raw)
+            vec = store._vector_from_blob(raw)
             if vec is None:
                 continue
             ids.append(codec.memory_id_from_key(store.keys, key))
@@ -382,7 +382,7 @@ def _knn(store: Any, qvec: np.ndarray, knn: int, ef: int, where: str) -> list[st
         store.client,
         store.keys.index,
         f"{base}=>[KNN {knn} @vec $q EF_RUNTIME $ef AS dist]",
-        params={"q": codec.vector_bytes(qvec), "ef": ef},
+        params={"q": store._vector_blob(qvec), "ef": ef},
         return_fields=("dist",),
         sortby=("dist", "ASC"),
         limit=knn,

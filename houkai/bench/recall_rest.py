@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import http.client
+import importlib.util
 import json
 import logging
 import os
@@ -93,10 +94,12 @@ class RestServer:
         os.close(fd)
         self._log_path = Path(name)
 
-    def _gunicorn(self) -> str:
+    def _gunicorn(self) -> list[str]:
         candidate = Path(sys.executable).parent / "gunicorn"
         if candidate.exists():
-            return str(candidate)
+            return [str(candidate)]
+        if importlib.util.find_spec("gunicorn") is not None:  # installed without its script
+            return [sys.executable, "-m", "gunicorn"]
         raise RuntimeError("gunicorn is not installed in this environment")
 
     def __enter__(self) -> RestServer:
@@ -105,7 +108,7 @@ class RestServer:
         env["HOUKAI_CONFIG"] = str(self._log_path.with_suffix(".absent.toml"))
         env.setdefault("TQDM_DISABLE", "1")
         args = [
-            self._gunicorn(),
+            *self._gunicorn(),
             "--bind",
             f"127.0.0.1:{self.port}",
             "--workers",

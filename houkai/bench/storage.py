@@ -78,13 +78,15 @@ def _settle(client: redis.Redis, index: str, expected: int, timeout: float = 600
         time.sleep(0.5)
 
 
-def measure_hash(client: redis.Redis, n: int, dim: int, batch: int = 1000) -> StorageResult:
+def measure_hash(
+    client: redis.Redis, n: int, dim: int, batch: int = 1000, vector_type: str = "FLOAT16"
+) -> StorageResult:
     keys = Keys(f"bench-{uuid.uuid4().hex[:6]}", "storage")
     rng = random.Random(7)
     nrng = np.random.default_rng(7)
     before = _used(client)
     started = time.time()
-    ensure_index(client, keys, IndexParams(dim=dim), "bench")
+    ensure_index(client, keys, IndexParams(dim=dim, vector_type=vector_type), "bench")
     write = client.register_script(lexstats.WRITE_LUA)  # the store's own write path
     for start in range(0, n, batch):
         size = min(batch, n - start)
@@ -93,7 +95,7 @@ def measure_hash(client: redis.Redis, n: int, dim: int, batch: int = 1000) -> St
         pipe = client.pipeline(transaction=False)
         for i in range(size):
             m = _memory(rng, keys.collection)
-            mapping, cleared = codec.sparse_hash(m, vectors[i])
+            mapping, cleared = codec.sparse_hash(m, vectors[i], vector_type)
             write(
                 keys=[keys.memory(m.id), keys.lexstats],
                 args=lexstats.write_args(m.text, mapping, cleared),
@@ -104,7 +106,7 @@ def measure_hash(client: redis.Redis, n: int, dim: int, batch: int = 1000) -> St
     seconds = time.time() - started
     used = _used(client) - before
     _cleanup(client, keys)
-    return StorageResult("HASH", n, used / n, seconds)
+    return StorageResult(f"HASH {vector_type}", n, used / n, seconds)
 
 
 def measure_json(client: redis.Redis, n: int, dim: int, batch: int = 1000) -> StorageResult:

@@ -25,8 +25,17 @@ def _f(raw: bytes | str | None, default: float = 0.0) -> float:
         return default
 
 
-def vector_bytes(vector: np.ndarray | list[float]) -> bytes:
-    return np.asarray(vector, dtype=np.float32).tobytes()
+def vector_bytes(vector: np.ndarray | list[float], vector_type: str = "FLOAT32") -> bytes:
+    """The blob RediSearch expects for a vector field of *vector_type*."""
+    f32 = np.asarray(vector, dtype=np.float32)
+    if vector_type == "FLOAT16":
+        return f32.astype(np.float16).tobytes()
+    if vector_type == "BFLOAT16":
+        # numpy has no bfloat16: keep the top 16 bits, rounded to nearest even.
+        bits = np.ascontiguousarray(f32).view(np.uint32).astype(np.uint64)
+        rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+        return rounded.astype(np.uint16).tobytes()
+    return f32.tobytes()
 
 
 def check_vectors(vectors: object, dim: int) -> np.ndarray:
@@ -46,14 +55,28 @@ def check_vectors(vectors: object, dim: int) -> np.ndarray:
     return matrix
 
 
-def vector_from_bytes(raw: bytes | None) -> np.ndarray | None:
+def vector_from_bytes(
+    raw: bytes | None, vector_type: str = "FLOAT32", dim: int | None = None
+) -> np.ndarray | None:
+    """A float32 vector from a stored blob of *vector_type*.
+
+    With *dim*, a FLOAT32-sized blob reads as FLOAT32 whatever the type: during
+    ``houkai collections migrate`` a collection holds both until the rewrite ends.
+    """
     if not raw:
         return None
-    return np.frombuffer(raw, dtype=np.float32).copy()
+    if vector_type == "FLOAT32" or (dim is not None and len(raw) == 4 * dim):
+        return np.frombuffer(raw, dtype=np.float32).copy()
+    if vector_type == "FLOAT16":
+        return np.frombuffer(raw, dtype=np.float16).astype(np.float32)
+    if vector_type == "BFLOAT16":
+        bits = np.frombuffer(raw, dtype=np.uint16).astype(np.uint32) << 16
+        return bits.view(np.float32).copy()
+    raise ValueError(f"unknown vector type {vector_type!r}")
 
 
 def to_hash(
-    memory: Memory, vector: np.ndarray | list[float] | None = None
+    memory: Memory, vector: np.ndarray | list[float] | None = None, vector_type: str = "FLOAT32"
 ) -> dict[str, bytes | str]:
     """Every field of *memory* as a HASH mapping; the vector only when given.
 
@@ -86,13 +109,17 @@ def to_hash(
         "chash": memory.content_hash,
     }
     if vector is not None:
-        fields["vec"] = vector_bytes(vector)
+        fields["vec"] = vector_bytes(vector, vector_type)
     return fields
 
 
 # Fields not stored while they hold their default: from_hash reads an absent
 # field as exactly this value. A memory without tags, links, source or error
-# then costs nothing for them (about 260 bytes per memory; ADR 0001).
+# then costs nothing for them (about 260 bytes per memory; ADR 0001). The
+# zero-valued numbers are left out too: an absent NUMERIC field is simply not
+# in the range tree (``-@expires_at:[…]`` still keeps the memory), which saves
+# the field and its index entry on nearly every memory. ``access_count`` stays:
+# aggregations LOAD and APPLY it.
 SPARSE_DEFAULTS: dict[str, str] = {
     "tags": "[]",
     "tagk": "",
@@ -101,15 +128,18 @@ SPARSE_DEFAULTS: dict[str, str] = {
     "srck": "",
     "superseded_by": "",
     "error": "",
+    "superseded_at": "0.0",
+    "expires_at": "0.0",
+    "polarity": "0",
 }
 
 
 def sparse_hash(
-    memory: Memory, vector: np.ndarray | list[float] | None = None
+    memory: Memory, vector: np.ndarray | list[float] | None = None, vector_type: str = "FLOAT32"
 ) -> tuple[dict[str, bytes | str], list[str]]:
     """:func:`to_hash` without default-valued fields, plus the names left out
     (a rewrite of an existing memory must clear them)."""
-    fields = to_hash(memory, vector)
+    fields = to_hash(memory, vector, vector_type)
     omitted = [name for name, default in SPARSE_DEFAULTS.items() if fields[name] == default]
     for name in omitted:
         del fields[name]
@@ -135,7 +165,13 @@ def hash_fields(attributes: Iterable[str]) -> set[str]:
     return out
 
 
-def from_hash(fields: dict[str, bytes], *, with_vector: bool = False) -> Memory:
+def from_hash(
+    fields: dict[str, bytes],
+    *,
+    with_vector: bool = False,
+    vector_type: str = "FLOAT32",
+    dim: int | None = None,
+) -> Memory:
     """Rebuild a Memory; absent fields read as neutral defaults (old rows load unchanged)."""
     try:
         links = [Link(to=x["to"], rel=x["rel"]) for x in json.loads(_s(fields.get("links"), "[]"))]
@@ -166,7 +202,7 @@ def from_hash(fields: dict[str, bytes], *, with_vector: bool = False) -> Memory:
         content_hash=_s(fields.get("chash")),
     )
     if with_vector:
-        vec = vector_from_bytes(fields.get("vec"))
+        vec = vector_from_bytes(fields.get("vec"), vector_type, dim)
         memory.embedding = None if vec is None else vec.tolist()
     return memory
 

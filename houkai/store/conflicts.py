@@ -14,7 +14,7 @@ import logging
 import math
 import time
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
@@ -229,7 +229,7 @@ class ConflictsMixin:
                 "PARAMS",
                 2,
                 "q",
-                codec.vector_bytes(vector),
+                self._vector_blob(vector),
                 "DIALECT",
                 2,
             )
@@ -299,19 +299,28 @@ class ConflictsMixin:
             if memory is None:
                 raise MemoryNotFound(memory_id)
             return self._check_conflicts(memory, thr, fn)
-        seen: set[frozenset[str]] = set()
-        conflicts: list[Conflict] = []
+        return list(self.iter_conflicts(thr))
+
+    def iter_conflicts(self, threshold: float | None = None) -> Iterator[Conflict]:
+        """Every conflict pair of the collection, streamed (``find_conflicts`` without an id).
+
+        Only the ids of pairs already reported are kept, not the memories, so a
+        whole-collection scan holds one batch of memories at a time.
+        """
+        thr = self._conflict_threshold if threshold is None else _check_threshold(threshold)
+        fn = self._contradiction_fn
+        seen: set[tuple[str, str]] = set()
         for batch in self.iter_memories(
             filter_expr(), batch_size=SCAN_BATCH, with_vector=True, sortby="created_at"
         ):
             embedded = [m for m in batch if m.embedding is not None]
             for found in self._check_conflicts_many(embedded, thr, fn):
                 for conflict in found:
-                    pair = frozenset((conflict.a.id, conflict.b.id))
+                    a, b = conflict.a.id, conflict.b.id
+                    pair = (a, b) if a < b else (b, a)
                     if pair not in seen:
                         seen.add(pair)
-                        conflicts.append(conflict)
-        return conflicts
+                        yield conflict
 
     # ------------------------------------------------------------ policies
     def _supersede_quietly(self, old_id: str, new_id: str) -> bool:

@@ -22,7 +22,15 @@ from ..config import Settings, get_settings
 from ..connection import connect
 from ..embeddings import DEFAULT_MODEL_NAME, Embedder, QueryCache, get_embedder, query_cache
 from ..importance import score_importance
-from ..index import MEMORY_FIELDS, IndexParams, Keys, drop_index, ensure_index, validate_collection
+from ..index import (
+    MEMORY_FIELDS,
+    IndexParams,
+    Keys,
+    drop_index,
+    ensure_index,
+    validate_collection,
+    validate_vector_type,
+)
 from ..journal import Journal, JournalEntry
 from ..model import (
     CONFLICT_POLICIES,
@@ -209,13 +217,19 @@ class CoreStore:
             embedder = CallableEmbedder(embedding_function)
         self.embedder: Embedder = embedder or get_embedder()
         self._qcache: QueryCache = query_cache(self.embedder)
-        self.index_params = IndexParams(
-            dim=self.embedder.dimension,
-            m=s.hnsw_m,
-            ef_construction=s.hnsw_ef_construction,
-            ef_runtime=s.hnsw_ef_runtime,
+        # vector_type applies to a new collection; an existing one keeps its own.
+        self.index_params = ensure_index(
+            self.client,
+            self.keys,
+            IndexParams(
+                dim=self.embedder.dimension,
+                m=s.hnsw_m,
+                ef_construction=s.hnsw_ef_construction,
+                ef_runtime=s.hnsw_ef_runtime,
+                vector_type=validate_vector_type(s.vector_type),
+            ),
+            self.embedder.name,
         )
-        ensure_index(self.client, self.keys, self.index_params, self.embedder.name)
         self._conflict_policy = conflict_policy
         self._conflict_threshold = (
             s.conflict_threshold if conflict_threshold is None else float(conflict_threshold)
@@ -377,10 +391,14 @@ class CoreStore:
             if vector is not None:
                 memory.state, memory.error = "ready", ""
             if allowed is None:
-                mapping, cleared = codec.sparse_hash(memory, vector)
+                mapping, cleared = codec.sparse_hash(memory, vector, self.vector_type)
             else:
                 keep = allowed | ({"vec", "state", "error"} if vector is not None else set())
-                mapping = {k: v for k, v in codec.to_hash(memory, vector).items() if k in keep}
+                mapping = {
+                    k: v
+                    for k, v in codec.to_hash(memory, vector, self.vector_type).items()
+                    if k in keep
+                }
                 cleared = []
             script(
                 keys=[self.keys.memory(memory.id), self.keys.lexstats],
@@ -570,6 +588,29 @@ class CoreStore:
         self.client.srem(Keys.registry(self.keys.prefix), self.collection_name)
         return deleted
 
+    # ------------------------------------------------------------------ vectors
+    @property
+    def vector_type(self) -> str:
+        """The element type of this collection's stored vectors (FLOAT32, FLOAT16, …)."""
+        return self.index_params.vector_type
+
+    def _vector_blob(self, vector: np.ndarray | Sequence[float]) -> bytes:
+        """*vector* encoded as this collection's index expects (writes and KNN queries)."""
+        return codec.vector_bytes(np.asarray(vector, dtype=np.float32), self.vector_type)
+
+    def _vector_from_blob(self, raw: bytes | None) -> np.ndarray | None:
+        """A stored vector blob of this collection as float32."""
+        return codec.vector_from_bytes(raw, self.vector_type, self.index_params.dim)
+
+    def _from_fields(self, fields: dict[str, bytes], *, with_vector: bool = False) -> Memory:
+        """A Memory from a memory hash of this collection (vector in its stored type)."""
+        return codec.from_hash(
+            fields,
+            with_vector=with_vector,
+            vector_type=self.vector_type,
+            dim=self.index_params.dim,
+        )
+
     # ------------------------------------------------------------------ reads
     def get(self, memory_id: str, *, with_vector: bool = False) -> Memory | None:
         """The memory with *memory_id* in this collection, or None."""
@@ -578,7 +619,7 @@ class CoreStore:
         fields = self.client.hgetall(self.keys.memory(memory_id))
         if not fields:
             return None
-        memory = codec.from_hash(
+        memory = self._from_fields(
             {k.decode(): v for k, v in fields.items()}, with_vector=with_vector
         )
         self._overlay_access([memory])
@@ -594,7 +635,7 @@ class CoreStore:
         out: dict[str, Memory] = {}
         for memory_id, fields in zip(ids, pipe.execute(), strict=True):
             if fields:
-                out[memory_id] = codec.from_hash(
+                out[memory_id] = self._from_fields(
                     {k.decode(): v for k, v in fields.items()}, with_vector=with_vector
                 )
         self._overlay_access(list(out.values()))
@@ -607,7 +648,7 @@ class CoreStore:
             pipe.hget(self.keys.memory(memory_id), "vec")
         out: dict[str, np.ndarray] = {}
         for memory_id, raw in zip(ids, pipe.execute(), strict=True):
-            vec = codec.vector_from_bytes(raw)
+            vec = self._vector_from_blob(raw)
             if vec is not None:
                 out[memory_id] = vec
         return out
@@ -680,7 +721,7 @@ class CoreStore:
             for fields in pipe.execute():
                 if fields:
                     batch.append(
-                        codec.from_hash(
+                        self._from_fields(
                             {k.decode(): v for k, v in fields.items()}, with_vector=with_vector
                         )
                     )

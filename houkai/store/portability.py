@@ -445,7 +445,7 @@ class PortabilityMixin:
                     memory.superseded_by = renames[memory.superseded_by]
                     dirty = True
                 if dirty:
-                    fields = codec.to_hash(memory)
+                    fields = codec.to_hash(memory, vector_type=self.vector_type)
                     pipe.hset(self.keys.memory(memory.id), mapping=fields)
                     changed.append((before, memory))
             pipe.execute()

@@ -296,7 +296,7 @@ class RecallMixin:
             self.client,
             self.keys.index,
             query,
-            params={"q": codec.vector_bytes(qvec)},
+            params={"q": self._vector_blob(qvec)},
             return_fields=(*MEMORY_FIELDS, "dist", "vec"),
             sortby=("dist", "ASC"),
             limit=size,
@@ -309,7 +309,7 @@ class RecallMixin:
                 memory=memory,
                 cosine=cosine,
                 has_vector=True,
-                vector=codec.vector_from_bytes(hit.fields.get("vec")),
+                vector=self._vector_from_blob(hit.fields.get("vec")),
             )
         return pool
 
@@ -342,7 +342,7 @@ class RecallMixin:
             memory = codec.from_hash(hit.fields)
             if memory.id in pool:
                 continue
-            vec = codec.vector_from_bytes(hit.fields.get("vec"))
+            vec = self._vector_from_blob(hit.fields.get("vec"))
             cosine = float(np.dot(vec, qvec)) if vec is not None and qvec is not None else 0.0
             pool[memory.id] = Candidate(
                 memory=memory, cosine=cosine, has_vector=vec is not None, vector=vec

@@ -111,9 +111,16 @@ def bench_locomo(
 @click.command("storage")
 @click.option("--n", "n", type=click.IntRange(100), default=100_000, show_default=True)
 @click.option("--layouts", default="hash,json", show_default=True)
+@click.option(
+    "--vector-type",
+    "vector_type",
+    type=click.Choice(["FLOAT32", "FLOAT16", "BFLOAT16"], case_sensitive=False),
+    default=None,
+    help="Vector type of the HASH layout (default: the configured vector_type).",
+)
 @output_options
 @pass_ctx
-def bench_storage(ctx: Context, n: int, layouts: str) -> None:
+def bench_storage(ctx: Context, n: int, layouts: str, vector_type: str | None) -> None:
     """Redis memory per memory for HASH and JSON documents (docs/adr/0001-storage.md)."""
     from ...bench import storage
     from ...connection import connect
@@ -126,7 +133,11 @@ def bench_storage(ctx: Context, n: int, layouts: str) -> None:
     for name in (x.strip() for x in layouts.split(",") if x.strip()):
         if name not in measures:
             raise click.ClickException(f"unknown layout {name!r}: use hash and/or json")
-        results.append(measures[name](client, n, dim))
+        if name == "hash":
+            vtype = (vector_type or ctx.settings.vector_type).upper()
+            results.append(storage.measure_hash(client, n, dim, vector_type=vtype))
+        else:
+            results.append(measures[name](client, n, dim))
     rows = [
         {
             "layout": r.layout,

@@ -178,3 +178,43 @@ def copy(ctx: Context, src: str, dst: str, yes: bool) -> None:
 
 def register(cli: click.Group) -> None:
     cli.add_command(collections_group)
+
+
+@collections_group.command("migrate")
+@click.argument("name")
+@click.option(
+    "--vector-type",
+    "vector_type",
+    type=click.Choice(["FLOAT32", "FLOAT16", "BFLOAT16"], case_sensitive=False),
+    default="FLOAT16",
+    show_default=True,
+    help="Element type to re-write the collection's vectors in.",
+)
+@click.option("--batch-size", type=click.IntRange(1, 100_000), default=1000, show_default=True)
+@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+@output_options
+@pass_ctx
+def migrate(ctx: Context, name: str, vector_type: str, batch_size: int, yes: bool) -> None:
+    """Re-write a collection's vectors in another type, in place (resumable: run it again
+    after an interruption). Search is off until it ends and the index rebuilds in the
+    background; stop workers and the API first, so nothing writes old-type vectors."""
+    from ...connection import connect
+    from ...store.migrate import migrate_vectors
+
+    validate_collection(name)
+    s = ctx.settings
+    client = connect(s.redis_url, s.data_dir if not s.redis_url else None)
+    names = {n.decode() for n in client.smembers(Keys.registry(s.key_prefix))}
+    if name not in names:
+        raise click.ClickException(f"no collection named {name!r}")
+    confirm(f"Re-write the vectors of {name!r} as {vector_type.upper()}?", yes=yes)
+    result = migrate_vectors(client, Keys(s.key_prefix, name), vector_type, batch_size=batch_size)
+    ctx._stores.pop(name, None)
+    text = (
+        f"Collection {name!r} already holds {result.target} vectors."
+        if not result.changed
+        else f"Migrated {name!r} from {result.source} to {result.target}: "
+        f"{result.converted} vectors re-written in {result.seconds:.1f}s; "
+        "the index is rebuilding in the background."
+    )
+    report(ctx.fmt, result.to_dict(), text)

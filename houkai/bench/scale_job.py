@@ -1,0 +1,98 @@
+"""One maintenance job of ``houkai bench scale``, run in its own process.
+
+``python -m houkai.bench.scale_job JOB COLLECTION WORKDIR`` runs *JOB* over the
+whole collection the way the maintenance tick does, and writes its count to
+``WORKDIR/job-JOB.json``; the parent measures wall time and peak RSS. Decay and
+purge run as dry runs (the same scan, no deletions), so every step of the
+benchmark measures the same collection.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+class _NoEncoder:
+    """Stands in for the model: no maintenance job here encodes text, and loading torch
+    would dominate both the job's time and its peak RSS (the bench reports the job's own)."""
+
+    def __init__(self, name: str, dimension: int) -> None:
+        self.name, self.dimension = name, dimension
+
+    def encode(self, texts: list[str]) -> Any:
+        raise RuntimeError("the scale bench's maintenance jobs do not encode")
+
+
+def _stored_model(settings: Any, collection: str) -> _NoEncoder:
+    from ..connection import connect
+    from ..index import Keys, read_meta
+
+    client = connect(settings.redis_url, settings.data_dir if not settings.redis_url else None)
+    meta = read_meta(client, Keys(settings.key_prefix, collection))
+    return _NoEncoder(meta.get("model", "unknown"), int(meta["dim"]))
+
+
+def main(job: str, collection: str, workdir: str) -> dict[str, Any]:
+    from ..config import get_settings
+    from ..maintenance import RUNNERS
+    from ..store import MemoryStore
+
+    settings = get_settings()
+    store = MemoryStore(
+        collection=collection,
+        settings=settings,
+        actor="bench",
+        embedder=_stored_model(settings, collection),
+    )
+    out: dict[str, Any] = {}
+    now = time.time()
+    t0 = time.perf_counter()
+    if job == "open":  # baseline: the process and an open store, no job
+        out["count"] = 0
+    elif job == "stats":
+        stats = store.stats()
+        out["count"] = int(stats.get("total", 0) or 0)
+    elif job == "export":
+        path = Path(workdir) / "export.ahkai"
+        summary = store.export(path)
+        out["count"] = int(getattr(summary, "count", 0) or 0)
+        out["archive_mb"] = round(path.stat().st_size / 2**20, 1)
+        path.unlink(missing_ok=True)
+    elif job == "decay":
+        from ..decay import DecayEngine
+
+        types = tuple(
+            t.strip() for t in settings.maintenance_decay_protect_types.split(",") if t.strip()
+        )
+        engine = DecayEngine(
+            store,
+            decay_rate=settings.maintenance_decay_rate,
+            min_score=settings.maintenance_decay_min_score,
+            protect_types=types,
+            frequency_weight=settings.maintenance_decay_frequency_weight,
+        )
+        out["count"] = len(engine.prune(dry_run=True, now=now))
+        out["dry_run"] = True
+    elif job == "purge":
+        out["count"] = len(store.purge_expired(now=now, dry_run=True))
+        out["dry_run"] = True
+    elif job == "conflicts":
+        out["count"] = sum(1 for _ in store.iter_conflicts())
+    elif job in ("reconcile", "reflect"):
+        out["count"] = int(RUNNERS[job](store, settings, now, False) or 0)
+        if job == "reflect":
+            out["dry_run"] = True
+    else:
+        raise SystemExit(f"unknown job {job!r}")
+    out["job_seconds"] = round(time.perf_counter() - t0, 2)
+    return out
+
+
+if __name__ == "__main__":
+    job_name, coll, work = sys.argv[1:4]
+    result = main(job_name, coll, work)
+    Path(work, f"job-{job_name}.json").write_text(json.dumps(result))
