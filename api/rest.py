@@ -18,7 +18,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask, Response, g, request
+from flask import Flask, Response, current_app, g, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, RequestEntityTooLarge
 
 from houkai.config import Settings, get_settings
@@ -45,6 +45,36 @@ def _json(status: int, payload: Any, headers: Mapping[str, str] | None = None) -
 
 def _error(status: int, message: str, **extra: Any) -> Response:
     return _json(status, {"error": message, **extra})
+
+
+def read_body(limit: int | None) -> bytes:
+    """The request body, capped at *limit* bytes on what is actually read (413 beyond).
+
+    With a Content-Length werkzeug refuses an oversize body up front. A chunked
+    body has no length: werkzeug would silently stop reading at the cap, so the
+    stream is read here up to ``limit + 1`` bytes and anything past the cap is a
+    413, never a truncated body. A server that cannot frame chunked input gets 411.
+    """
+    environ = request.environ
+    if request.content_length is not None or limit is None:
+        return request.get_data(cache=False)
+    if environ.get("wsgi.input_terminated"):
+        stream = environ["wsgi.input"]
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            chunk = stream.read(min(65536, limit + 1 - size))
+            if not chunk:
+                return b"".join(chunks)
+            size += len(chunk)
+            if size > limit:
+                raise RequestEntityTooLarge()
+            chunks.append(chunk)
+    if "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower():
+        raise HoukaiError(
+            "this server cannot read a chunked request body; send a Content-Length", status=411
+        )
+    return b""
 
 
 class RestApp:
@@ -105,7 +135,7 @@ class RestApp:
     def body(route: Route) -> dict[str, Any]:
         if route.body is None:
             return {}
-        raw = request.get_data(cache=False)
+        raw = read_body(current_app.config["MAX_CONTENT_LENGTH"])
         if not raw.strip():
             data: Any = {}
         else:

@@ -449,7 +449,9 @@ class Pipeline:
 
     # ------------------------------------------------------------------ jobs
     def job(self, job_id: str) -> JobStatus | None:
-        return self.jobs_store.status(job_id)
+        """The job's progress, or ``None`` if unknown here: a job of another collection
+        does not exist for this one (every door reads jobs through this)."""
+        return self.jobs_store.status(job_id, collection=self.collection)
 
     def jobs(self, limit: int = 20) -> list[JobStatus]:
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
@@ -457,7 +459,7 @@ class Pipeline:
         return self.jobs_store.list(self.collection, limit)
 
     def _require(self, job_id: str) -> JobStatus:
-        status = self.jobs_store.status(job_id, with_lists=False)
+        status = self.jobs_store.status(job_id, with_lists=False, collection=self.collection)
         if status is None:
             raise NotFound(f"no job with id {job_id!r}")
         return status
@@ -472,7 +474,7 @@ class Pipeline:
         while True:
             status = self._require(job_id)
             if status.settled:
-                return self.jobs_store.status(job_id) or status
+                return self.jobs_store.status(job_id, collection=self.collection) or status
             now = time.monotonic()
             if deadline is not None and now >= deadline:
                 waiting = self.pending_ids(job_id, limit=5)

@@ -45,9 +45,23 @@ from ..model import (
     validate_text,
 )
 from . import codec, lexstats
+from .graph import drop_outgoing_lua
 from .search import Hit, batched, iter_keys, search, total
 
 log = logging.getLogger(__name__)
+
+# KEYS: memory, lexstats. ARGV: incoming-set prefix, memory id. Deletes one memory
+# with its BM25 contribution and its outgoing reverse-index entries, atomically,
+# and returns the hash it deleted (empty when there was none) for the journal.
+_DELETE_LUA = (
+    """
+local fields = redis.call('HGETALL', KEYS[1])
+if #fields == 0 then return fields end
+"""
+    + drop_outgoing_lua("KEYS[1]", "ARGV[1]", "ARGV[2]")
+    + lexstats.uncount_lua("KEYS[1]", "KEYS[2]")
+    + "redis.call('DEL', KEYS[1])\nreturn fields\n"
+)
 
 # ``list_recent`` sort keys → the SORTABLE field each one orders by (newest first).
 LIST_SORTS: dict[str, str] = {
@@ -204,7 +218,7 @@ class CoreStore:
         self._touch_script = self.client.register_script(_TOUCH_LUA)
         self._flush_script = self.client.register_script(_FLUSH_LUA)
         self._write_script = self.client.register_script(lexstats.WRITE_LUA)
-        self._delete_script = self.client.register_script(lexstats.DELETE_LUA)
+        self._delete_script = self.client.register_script(_DELETE_LUA)
         self._update_script = self.client.register_script(lexstats.UPDATE_LUA)
 
     # ------------------------------------------------------------------ plumbing
@@ -490,11 +504,22 @@ class CoreStore:
         return updated
 
     def forget(self, memory_id: str) -> bool:
-        """Hard-delete one memory. False when it does not exist."""
-        before = self.get(memory_id)
-        if before is None:
+        """Hard-delete one memory. False when it does not exist.
+
+        Read and delete are one script, so the journal holds exactly what was
+        deleted (a link or edit landing just before is in it, and undone with it).
+        """
+        if not isinstance(memory_id, str) or not memory_id:
             return False
-        self._delete([before])
+        raw = self._delete_script(
+            keys=[self.keys.memory(memory_id), self.keys.lexstats],
+            args=[self.keys.incoming_prefix, memory_id],
+        )
+        if not raw:
+            return False
+        fields = {_field_name(raw[i]): raw[i + 1] for i in range(0, len(raw), 2)}
+        before = self._overlay_access([codec.from_hash(fields)])[0]
+        self.client.hdel(self.keys.access, f"n:{memory_id}", f"t:{memory_id}")
         self._count_call("forget")
         self._journal("forget", memory_id, before=before.to_dict())
         return True
@@ -503,10 +528,12 @@ class CoreStore:
         """Delete memories and their reverse-link entries in one round trip."""
         pipe = self.client.pipeline(transaction=False)
         for memory in memories:
-            self._delete_script(keys=[self.keys.memory(memory.id), self.keys.lexstats], client=pipe)
+            self._delete_script(
+                keys=[self.keys.memory(memory.id), self.keys.lexstats],
+                args=[self.keys.incoming_prefix, memory.id],
+                client=pipe,
+            )
             pipe.hdel(self.keys.access, f"n:{memory.id}", f"t:{memory.id}")
-            for link in memory.links:
-                pipe.srem(self.keys.incoming(link.to), f"{memory.id}|{link.rel}")
         pipe.execute()
 
     def nuke(self) -> int:
@@ -722,3 +749,7 @@ class CoreStore:
         self, memories: Sequence[Memory], policy: str, contradiction_fn: ConflictFn | None
     ) -> list:
         return []
+
+
+def _field_name(raw: bytes | str) -> str:
+    return raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)

@@ -249,7 +249,9 @@ class HistoryMixin:
         if vector is None:
             vector = self._encode([memory.text])
         memory.embedding = vector[0].tolist()
-        pipe = self.client.pipeline(transaction=False)
+        # MULTI/EXEC: a forget between the HSET and the reverse-index SADDs would
+        # otherwise leave reverse entries from a deleted memory.
+        pipe = self.client.pipeline(transaction=True)
         self._write([memory], vector, pipe=pipe)
         self._reindex_links([memory], pipe=pipe)
         pipe.execute()
