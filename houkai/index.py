@@ -22,6 +22,8 @@ from dataclasses import dataclass
 
 import redis
 
+from .model import ValidationError
+
 log = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
@@ -52,7 +54,7 @@ MEMORY_FIELDS: tuple[str, ...] = (
 
 def validate_collection(name: object) -> str:
     if not isinstance(name, str) or not COLLECTION_RE.match(name):
-        raise ValueError(
+        raise ValidationError(
             "collection must be 1-64 characters of letters, digits, '_', '.' or '-' "
             f"and start with a letter or digit — got {name!r}"
         )
@@ -227,7 +229,7 @@ def ensure_index(client: redis.Redis, keys: Keys, params: IndexParams, model: st
     meta = {k.decode(): v.decode() for k, v in client.hgetall(keys.meta).items()}
     signature = params.signature()
     if meta.get("dim") and int(meta["dim"]) != params.dim:
-        raise ValueError(
+        raise ValidationError(
             f"collection {keys.collection!r} holds {meta['dim']}-dimensional vectors from "
             f"{meta.get('model', 'another model')!r}, but the embedder gives {params.dim}: "
             "export it and import with regenerate_vectors=True"

@@ -25,7 +25,7 @@ import os
 import urllib.request
 from collections.abc import Callable
 
-from .model import Memory
+from .model import Memory, ValidationError
 
 log = logging.getLogger(__name__)
 
@@ -153,23 +153,27 @@ def parse_spec(spec: str | None) -> tuple[str, str]:
     if spec is None:
         return "extractive", ""
     if not isinstance(spec, str):
-        raise ValueError(f"summarizer spec must be a string like 'ollama:MODEL' — got {spec!r}")
+        raise ValidationError(
+            f"summarizer spec must be a string like 'ollama:MODEL' — got {spec!r}"
+        )
     text = spec.strip()
     if not text or text.lower() in ("extractive", "default", "none"):
         return "extractive", ""
     provider, sep, model = text.partition(":")
     provider, model = provider.strip().lower(), model.strip()
     if provider not in PROVIDERS:
-        raise ValueError(
+        raise ValidationError(
             f"unknown summarizer provider {provider!r} in {spec!r} — expected one of: "
             f"{', '.join(PROVIDERS)} (as 'extractive' or 'provider:MODEL')"
         )
     if provider == "extractive":
         if model:
-            raise ValueError(f"the extractive summarizer takes no model — got {spec!r}")
+            raise ValidationError(f"the extractive summarizer takes no model — got {spec!r}")
         return "extractive", ""
     if not sep or not model:
-        raise ValueError(f"summarizer spec {spec!r} is missing a model — e.g. '{provider}:MODEL'")
+        raise ValidationError(
+            f"summarizer spec {spec!r} is missing a model — e.g. '{provider}:MODEL'"
+        )
     return provider, model
 
 

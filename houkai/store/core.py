@@ -34,6 +34,7 @@ from ..model import (
     MemoryNotFound,
     RememberItem,
     Reranker,
+    ValidationError,
     content_hash,
     new_id,
     resolve_expiry,
@@ -143,14 +144,14 @@ def coerce_remember_item(item: str | RememberItem | Mapping[str, Any]) -> dict[s
     if isinstance(item, Mapping):
         unknown = set(item) - set(REMEMBER_ITEM_FIELDS)
         if unknown:
-            raise ValueError(
+            raise ValidationError(
                 f"unknown remember item field(s): {sorted(unknown)} "
                 f"(allowed: {', '.join(REMEMBER_ITEM_FIELDS)})"
             )
         if "text" not in item:
-            raise ValueError("each remember_many item needs a 'text' field")
+            raise ValidationError("each remember_many item needs a 'text' field")
         return dict(item)
-    raise ValueError(
+    raise ValidationError(
         f"remember_many item must be a string, RememberItem or mapping — got {type(item).__name__}"
     )
 
@@ -425,11 +426,11 @@ class CoreStore:
     ) -> list[Memory]:
         """Store many memories with batched embedding; validation is all-or-nothing."""
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError("batch_size must be an integer >= 1")
+            raise ValidationError("batch_size must be an integer >= 1")
         policy = on_conflict or self._conflict_policy
         validate_choice(policy, CONFLICT_POLICIES, "on_conflict")
         if policy == "raise":
-            raise ValueError(
+            raise ValidationError(
                 "on_conflict='raise' is not supported by remember_many() — bulk rollback is "
                 "ill-defined; use remember() per item"
             )
@@ -629,7 +630,7 @@ class CoreStore:
         from ..index import filter_expr
 
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
-            raise ValueError(f"limit must be an integer >= 0 — got {limit!r}")
+            raise ValidationError(f"limit must be an integer >= 0 — got {limit!r}")
         if type is not None:
             validate_choice(type, MEMORY_TYPES, "type")
         validate_choice(sort, tuple(LIST_SORTS), "sort")

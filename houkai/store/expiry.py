@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import time
 
-from ..model import Memory
+from ..model import Memory, ValidationError
 from . import lexstats
 from .graph import drop_outgoing_lua
 
@@ -37,7 +37,7 @@ def _check_now(now: object) -> float:
     if now is None:
         return time.time()
     if isinstance(now, bool) or not isinstance(now, int | float) or not math.isfinite(now):
-        raise ValueError(f"now must be a Unix timestamp — got {now!r}")
+        raise ValidationError(f"now must be a Unix timestamp — got {now!r}")
     return float(now)
 
 
@@ -59,7 +59,7 @@ class ExpiryMixin:
         """
         cutoff = _check_now(now)
         if not isinstance(dry_run, bool):
-            raise ValueError(f"dry_run must be true or false — got {dry_run!r}")
+            raise ValidationError(f"dry_run must be true or false — got {dry_run!r}")
         self._count_call("purge_expired")
         expired: list[Memory] = []
         for batch in self.iter_memories(

@@ -28,7 +28,15 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from ..model import DIRECTIONS, LINK_RELS, Graph, Memory, MemoryNotFound, validate_choice
+from ..model import (
+    DIRECTIONS,
+    LINK_RELS,
+    Graph,
+    Memory,
+    MemoryNotFound,
+    ValidationError,
+    validate_choice,
+)
 
 log = logging.getLogger(__name__)
 
@@ -107,13 +115,13 @@ return removed
 
 def _check_id(value: object, name: str) -> str:
     if not isinstance(value, str) or not value:
-        raise ValueError(f"{name} must be a non-empty memory id — got {value!r}")
+        raise ValidationError(f"{name} must be a non-empty memory id — got {value!r}")
     return value
 
 
 def _check_depth(depth: object, lo: int = 1) -> int:
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < lo:
-        raise ValueError(f"depth must be an integer >= {lo} — got {depth!r}")
+        raise ValidationError(f"depth must be an integer >= {lo} — got {depth!r}")
     return depth
 
 
@@ -140,7 +148,7 @@ class GraphMixin:
         _check_id(src_id, "src_id")
         _check_id(dst_id, "dst_id")
         if src_id == dst_id:
-            raise ValueError("cannot link a memory to itself")
+            raise ValidationError("cannot link a memory to itself")
         keys = self.keys
         result = int(
             self._graph_script("link", _LINK_LUA)(

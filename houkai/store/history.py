@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import NotFound
 from ..journal import JournalEntry
-from ..model import Memory, content_hash
+from ..model import Memory, ValidationError, content_hash
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +137,9 @@ class HistoryMixin:
             except ValueError:
                 found = None
         else:
-            raise ValueError(f"undo needs a journal entry, stream id or timestamp — got {ref!r}")
+            raise ValidationError(
+                f"undo needs a journal entry, stream id or timestamp — got {ref!r}"
+            )
         if found is None:
             raise NotFound(f"no journal entry {ref!r}")
         return found
@@ -153,7 +155,7 @@ class HistoryMixin:
         e = self._find_entry(entry)
         handler = getattr(self, f"_undo_{e.op}", None)
         if handler is None:
-            raise ValueError(f"a {e.op!r} entry cannot be undone")
+            raise ValidationError(f"a {e.op!r} entry cannot be undone")
         before, after = handler(e)
         meta = {"of": e.ts, "of_op": e.op, "of_stream_id": e.stream_id}
         self._journal("undo", e.id, before=before, after=after, meta=meta)
@@ -161,25 +163,27 @@ class HistoryMixin:
 
     def _undo_remember(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
         if not self.forget(e.id):
-            raise ValueError(f"cannot undo remember of {e.id}: it was already forgotten")
+            raise ValidationError(f"cannot undo remember of {e.id}: it was already forgotten")
         return None, None
 
     def _undo_forget(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
         if not e.before:
-            raise ValueError("cannot undo this forget: the entry has no snapshot")
+            raise ValidationError("cannot undo this forget: the entry has no snapshot")
         if self.exists(e.id):
-            raise ValueError(f"cannot undo forget of {e.id}: a memory with that id exists again")
+            raise ValidationError(
+                f"cannot undo forget of {e.id}: a memory with that id exists again"
+            )
         memory = self._revive(e.before)
         return None, memory.to_dict()
 
     def _undo_edit(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
         if not e.before or not e.after:
-            raise ValueError("cannot undo this edit: the entry has no snapshots")
+            raise ValidationError("cannot undo this edit: the entry has no snapshots")
         current = self.get(e.id)
         if current is None:
-            raise ValueError(f"cannot undo edit of {e.id}: the memory was forgotten since")
+            raise ValidationError(f"cannot undo edit of {e.id}: the memory was forgotten since")
         if _stable(current.to_dict()) != _stable(e.after):
-            raise ValueError(
+            raise ValidationError(
                 f"cannot undo edit of {e.id}: the memory changed since (undo the newer "
                 "changes first)"
             )
@@ -197,21 +201,23 @@ class HistoryMixin:
     def _undo_supersede(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
         current = self.get(e.id)
         if current is None:
-            raise ValueError(f"cannot undo supersede of {e.id}: the memory was forgotten since")
+            raise ValidationError(
+                f"cannot undo supersede of {e.id}: the memory was forgotten since"
+            )
         if not current.superseded_by:
-            raise ValueError(f"cannot undo supersede of {e.id}: it is no longer superseded")
+            raise ValidationError(f"cannot undo supersede of {e.id}: it is no longer superseded")
         if not self.restore(e.id):
-            raise ValueError(f"cannot undo supersede of {e.id}: restore refused")
+            raise ValidationError(f"cannot undo supersede of {e.id}: restore refused")
         return None, None
 
     def _undo_restore(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
         superseder = (e.meta or {}).get("superseder_id")
         if not superseder:
-            raise ValueError("cannot undo this restore: the entry names no superseder")
+            raise ValidationError("cannot undo this restore: the entry names no superseder")
         if not self.exists(e.id):
-            raise ValueError(f"cannot undo restore of {e.id}: the memory was forgotten since")
+            raise ValidationError(f"cannot undo restore of {e.id}: the memory was forgotten since")
         if not self.exists(superseder):
-            raise ValueError(
+            raise ValidationError(
                 f"cannot undo restore of {e.id}: its superseder {superseder} was forgotten"
             )
         self.supersede(e.id, superseder)
@@ -222,7 +228,7 @@ class HistoryMixin:
         src, dst = str(meta.get("src_id") or e.id), str(meta.get("dst_id") or "")
         for mid in (src, dst):
             if not mid or not self.exists(mid):
-                raise ValueError(
+                raise ValidationError(
                     f"cannot undo {e.op} {src} → {dst}: endpoint {mid or '?'} was forgotten"
                 )
         return src, dst
@@ -230,7 +236,7 @@ class HistoryMixin:
     def _undo_link(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
         src, dst = self._link_endpoints(e)
         if not self.unlink(src, dst, (e.meta or {}).get("rel")):
-            raise ValueError(f"cannot undo link {src} → {dst}: the link is already gone")
+            raise ValidationError(f"cannot undo link {src} → {dst}: the link is already gone")
         return None, None
 
     def _undo_unlink(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
@@ -266,12 +272,12 @@ class HistoryMixin:
         ``superseder_id``). Store-wide ``nuke`` entries are left out.
         """
         if not isinstance(memory_id, str) or not memory_id:
-            raise ValueError("memory_id must be a non-empty string")
+            raise ValidationError("memory_id must be a non-empty string")
         return [e for e in self._bind_journal().read() if _touches(e, memory_id)]
 
     def _replay(self, ts: float, only: str | None = None) -> dict[str, dict]:
         if isinstance(ts, bool) or not isinstance(ts, int | float):
-            raise ValueError(f"timestamp must be a number — got {ts!r}")
+            raise ValidationError(f"timestamp must be a number — got {ts!r}")
         state: dict[str, dict] = {}
         for e in self._bind_journal().read(until=float(ts)):
             if (
@@ -322,6 +328,6 @@ class HistoryMixin:
     def get_at(self, memory_id: str, ts: float) -> Memory | None:
         """One memory as of *ts* (see :meth:`state_at`); None if it did not exist then."""
         if not isinstance(memory_id, str) or not memory_id:
-            raise ValueError("memory_id must be a non-empty string")
+            raise ValidationError("memory_id must be a non-empty string")
         snapshot = self._replay(ts, only=memory_id).get(memory_id)
         return None if snapshot is None else Memory.from_dict(snapshot)

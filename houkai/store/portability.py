@@ -32,6 +32,7 @@ from ..model import (
     IMPORT_POLICIES,
     MEMORY_TYPES,
     Memory,
+    ValidationError,
     content_hash,
     new_id,
     validate_choice,
@@ -71,16 +72,16 @@ def _row_memory(row: dict[str, Any], collection: str) -> Memory:
     """Rebuild and validate one archive row; ValueError says what is wrong."""
     meta = row.get("meta") or {}
     if not isinstance(meta, dict):
-        raise ValueError("'meta' is not an object")
+        raise ValidationError("'meta' is not an object")
     rid = row.get("id") or meta.get("id")
     if not isinstance(rid, str) or not rid.strip():
-        raise ValueError("row has no id")
+        raise ValidationError("row has no id")
     try:
         memory = Memory.from_dict(
             {**meta, "id": rid.strip(), "text": row.get("text") or meta.get("text") or ""}
         )
     except (TypeError, ValueError, KeyError) as exc:
-        raise ValueError(f"bad field: {exc}") from exc
+        raise ValidationError(f"bad field: {exc}") from exc
     memory.text = validate_text(memory.text)
     validate_choice(memory.type, MEMORY_TYPES, "type")
     memory.tags = validate_tags(memory.tags)
@@ -113,7 +114,7 @@ class PortabilityMixin:
             validate_choice(t, MEMORY_TYPES, "types")
         tag_list = sorted(set(validate_tags(tags))) if tags else None
         if since is not None and (isinstance(since, bool) or not isinstance(since, int | float)):
-            raise ValueError(f"since must be a number (epoch seconds) — got {since!r}")
+            raise ValidationError(f"since must be a number (epoch seconds) — got {since!r}")
         out = Path(path)
         if out.is_dir():
             raise IsADirectoryError(21, "Is a directory", str(out))
@@ -202,7 +203,7 @@ class PortabilityMixin:
         """
         validate_choice(on_conflict, IMPORT_POLICIES, "on_conflict")
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError("batch_size must be an integer >= 1")
+            raise ValidationError("batch_size must be an integer >= 1")
         header = read_archive_header(path)
         source = header.get("source") or {}
         options = header.get("options") or {}
@@ -216,7 +217,7 @@ class PortabilityMixin:
             src_model != self.embedder.name or src_dim != self.index_params.dim
         )
         if has_vectors and mismatch and not regenerate_vectors:
-            raise ValueError(
+            raise ValidationError(
                 f"embedding model mismatch (archive: {src_model!r}, {src_dim} dims; store: "
                 f"{self.embedder.name!r}, {self.index_params.dim} dims) — pass "
                 "regenerate_vectors=True to re-embed on import"
