@@ -23,11 +23,13 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed, RequestEntityTo
 
 from houkai.config import Settings, get_settings
 from houkai.errors import BadRequest, HoukaiError, classify
+from houkai.index import validate_collection
 from houkai.model import ConflictError
 from houkai.service import MemoryService, conflict_payload
 
 from .auth import TokenGrant, authenticate, load_tokens
 from .routes import ROUTES, Call, Route
+from .validation import MemoryIdConverter, check_body, check_query
 
 log = logging.getLogger("houkai.api")
 
@@ -118,7 +120,7 @@ class RestApp:
             if len(items) > 1:
                 raise BadRequest(f"query parameter {key!r} given {len(items)} times")
             if key == "collection" and route.scoped:
-                collection = items[0]
+                collection = validate_collection(items[0])
             elif key in route.query:
                 values[key] = items[0]
             else:
@@ -129,7 +131,7 @@ class RestApp:
         missing = [k for k in route.required_query if not values.get(k)]
         if missing:
             raise BadRequest(f"missing required query parameter(s): {', '.join(missing)}")
-        return values, collection
+        return check_query(route, values), collection
 
     @staticmethod
     def body(route: Route) -> dict[str, Any]:
@@ -152,6 +154,7 @@ class RestApp:
         required = [k for k in route.body.get("required", ()) if data.get(k) in (None, "")]
         if required:
             raise BadRequest(f"missing required field(s): {', '.join(required)}")
+        check_body(route, data)
         return data
 
     # ------------------------------------------------------------------ views
@@ -211,6 +214,7 @@ def create_app(
     app.config["HOUKAI_SERVICE"] = service
     app.config["HOUKAI_TOKENS"] = token_list
     app.url_map.strict_slashes = False
+    app.url_map.converters["memory_id"] = MemoryIdConverter
     rest = RestApp(service, token_list)
 
     for route in ROUTES:

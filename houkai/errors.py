@@ -10,7 +10,7 @@ from deeper down is a bug and deliberately *not* a 400, so it surfaces as a
 
 from __future__ import annotations
 
-from .model import ConflictError, MemoryNotFound, ValidationError
+from .model import ConflictError, MemoryNotFound, StateConflict, ValidationError
 from .redis_server import RedisServerError
 
 
@@ -55,6 +55,8 @@ def classify(exc: BaseException) -> tuple[int, str] | None:
         return 409, str(exc)
     if isinstance(exc, RedisServerError):
         return 503, str(exc)
+    if isinstance(exc, StateConflict):
+        return 409, str(exc)
     if isinstance(exc, ValidationError):
         return 400, str(exc)
     if isinstance(exc, FileNotFoundError | IsADirectoryError | PermissionError):

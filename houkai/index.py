@@ -53,7 +53,7 @@ MEMORY_FIELDS: tuple[str, ...] = (
 
 
 def validate_collection(name: object) -> str:
-    if not isinstance(name, str) or not COLLECTION_RE.match(name):
+    if not isinstance(name, str) or not COLLECTION_RE.fullmatch(name):
         raise ValidationError(
             "collection must be 1-64 characters of letters, digits, '_', '.' or '-' "
             f"and start with a letter or digit — got {name!r}"

@@ -204,7 +204,7 @@ class Journal:
         cutoff = None if since_seconds is None else time.time() - float(since_seconds)
         # Stream ids are millisecond stamps, so the window bounds the scan server-side
         # (a minute of slack absorbs clock skew between this host and Redis).
-        low = "-" if cutoff is None else str(max(0, int((cutoff - 60) * 1000)))
+        low = "-" if cutoff is None or cutoff <= 60 else str(int((cutoff - 60) * 1000))
         out: list[JournalEntry] = []
         upper = "+"
         while len(out) < n:

@@ -369,6 +369,11 @@ class ValidationError(ValueError):
     tool error). A plain ``ValueError`` from deeper down is a bug, shown as a 500."""
 
 
+class StateConflict(ValidationError):
+    """Well-formed, but refused by the current state (an undo the journal or the memory
+    no longer allows): HTTP 409 rather than 400."""
+
+
 class ConflictError(Exception):
     """``on_conflict="raise"`` refused a write; ``.conflicts`` lists why."""
 

@@ -111,6 +111,8 @@ class ConflictsMixin:
         _check_id(old_id, "old_id")
         _check_id(new_id, "new_id")
         if old_id == new_id:
+            if not self.exists(old_id):
+                raise MemoryNotFound(old_id)  # an unknown id is a 404 whatever else is wrong
             raise ValidationError("cannot supersede a memory with itself")
         found = self.get_many([old_id, new_id])
         old, new = found.get(old_id), found.get(new_id)

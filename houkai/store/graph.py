@@ -148,6 +148,8 @@ class GraphMixin:
         _check_id(src_id, "src_id")
         _check_id(dst_id, "dst_id")
         if src_id == dst_id:
+            if not self.exists(src_id):
+                raise MemoryNotFound(src_id)  # an unknown id is a 404 whatever else is wrong
             raise ValidationError("cannot link a memory to itself")
         keys = self.keys
         result = int(

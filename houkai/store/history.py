@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import NotFound
 from ..journal import JournalEntry
-from ..model import Memory, ValidationError, content_hash
+from ..model import Memory, StateConflict, ValidationError, content_hash
 
 log = logging.getLogger(__name__)
 
@@ -155,7 +155,7 @@ class HistoryMixin:
         e = self._find_entry(entry)
         handler = getattr(self, f"_undo_{e.op}", None)
         if handler is None:
-            raise ValidationError(f"a {e.op!r} entry cannot be undone")
+            raise StateConflict(f"a {e.op!r} entry cannot be undone")
         before, after = handler(e)
         meta = {"of": e.ts, "of_op": e.op, "of_stream_id": e.stream_id}
         self._journal("undo", e.id, before=before, after=after, meta=meta)
@@ -163,27 +163,25 @@ class HistoryMixin:
 
     def _undo_remember(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
         if not self.forget(e.id):
-            raise ValidationError(f"cannot undo remember of {e.id}: it was already forgotten")
+            raise StateConflict(f"cannot undo remember of {e.id}: it was already forgotten")
         return None, None
 
     def _undo_forget(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
         if not e.before:
-            raise ValidationError("cannot undo this forget: the entry has no snapshot")
+            raise StateConflict("cannot undo this forget: the entry has no snapshot")
         if self.exists(e.id):
-            raise ValidationError(
-                f"cannot undo forget of {e.id}: a memory with that id exists again"
-            )
+            raise StateConflict(f"cannot undo forget of {e.id}: a memory with that id exists again")
         memory = self._revive(e.before)
         return None, memory.to_dict()
 
     def _undo_edit(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
         if not e.before or not e.after:
-            raise ValidationError("cannot undo this edit: the entry has no snapshots")
+            raise StateConflict("cannot undo this edit: the entry has no snapshots")
         current = self.get(e.id)
         if current is None:
-            raise ValidationError(f"cannot undo edit of {e.id}: the memory was forgotten since")
+            raise StateConflict(f"cannot undo edit of {e.id}: the memory was forgotten since")
         if _stable(current.to_dict()) != _stable(e.after):
-            raise ValidationError(
+            raise StateConflict(
                 f"cannot undo edit of {e.id}: the memory changed since (undo the newer "
                 "changes first)"
             )
@@ -201,23 +199,21 @@ class HistoryMixin:
     def _undo_supersede(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
         current = self.get(e.id)
         if current is None:
-            raise ValidationError(
-                f"cannot undo supersede of {e.id}: the memory was forgotten since"
-            )
+            raise StateConflict(f"cannot undo supersede of {e.id}: the memory was forgotten since")
         if not current.superseded_by:
-            raise ValidationError(f"cannot undo supersede of {e.id}: it is no longer superseded")
+            raise StateConflict(f"cannot undo supersede of {e.id}: it is no longer superseded")
         if not self.restore(e.id):
-            raise ValidationError(f"cannot undo supersede of {e.id}: restore refused")
+            raise StateConflict(f"cannot undo supersede of {e.id}: restore refused")
         return None, None
 
     def _undo_restore(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
         superseder = (e.meta or {}).get("superseder_id")
         if not superseder:
-            raise ValidationError("cannot undo this restore: the entry names no superseder")
+            raise StateConflict("cannot undo this restore: the entry names no superseder")
         if not self.exists(e.id):
-            raise ValidationError(f"cannot undo restore of {e.id}: the memory was forgotten since")
+            raise StateConflict(f"cannot undo restore of {e.id}: the memory was forgotten since")
         if not self.exists(superseder):
-            raise ValidationError(
+            raise StateConflict(
                 f"cannot undo restore of {e.id}: its superseder {superseder} was forgotten"
             )
         self.supersede(e.id, superseder)
@@ -228,7 +224,7 @@ class HistoryMixin:
         src, dst = str(meta.get("src_id") or e.id), str(meta.get("dst_id") or "")
         for mid in (src, dst):
             if not mid or not self.exists(mid):
-                raise ValidationError(
+                raise StateConflict(
                     f"cannot undo {e.op} {src} → {dst}: endpoint {mid or '?'} was forgotten"
                 )
         return src, dst
@@ -236,7 +232,7 @@ class HistoryMixin:
     def _undo_link(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
         src, dst = self._link_endpoints(e)
         if not self.unlink(src, dst, (e.meta or {}).get("rel")):
-            raise ValidationError(f"cannot undo link {src} → {dst}: the link is already gone")
+            raise StateConflict(f"cannot undo link {src} → {dst}: the link is already gone")
         return None, None
 
     def _undo_unlink(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
