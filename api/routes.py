@@ -864,7 +864,10 @@ ROUTES: list[Route] = [
         write=True,
         tag="audit",
         body=obj({"entry_id": _t("string", pattern="^[0-9]{1,15}-[0-9]{1,15}$"), "memory_id": ID}),
-        responses=_r(200, obj({"ok": BOOL, "op": STR, "id": STR, "ts": NUM}, extra=True)),
+        responses={
+            200: (OK, obj({"ok": BOOL, "op": STR, "id": STR, "ts": NUM}, extra=True)),
+            409: ("Refused: the memory or journal changed since", ref("Error")),
+        },
     ),
     Route(
         "nuke",

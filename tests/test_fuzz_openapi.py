@@ -57,7 +57,7 @@ def test_api_conforms_to_its_openapi_document(fuzz_schema):
                 suppress_health_check=list(HealthCheck),
             )
             @given(case=operation.as_strategy(generation_mode=mode))
-            def run(case) -> None:
+            def run(case, label: str = operation.label, kind: str = mode.value) -> None:
                 nonlocal tried
                 tried += 1
                 response = case.call(headers=AUTH)
@@ -65,7 +65,7 @@ def test_api_conforms_to_its_openapi_document(fuzz_schema):
                     case.validate_response(response, headers=AUTH)
                 except Exception as exc:  # collected, reported together below
                     first = str(exc).strip().splitlines()[:4]
-                    failures.append(f"{operation.label} [{mode.value}]: {' | '.join(first)}")
+                    failures.append(f"{label} [{kind}]: {' | '.join(first)}")
 
             try:
                 run()
