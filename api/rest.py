@@ -11,6 +11,7 @@ is a 500 carrying only a request id, with the traceback logged server-side.
 
 from __future__ import annotations
 
+import html
 import json
 import logging
 import re
@@ -196,7 +197,8 @@ def _openapi_view(app: Flask):
 def _docs_view() -> Response:
     from .docs_page import DOCS_HTML
 
-    return Response(DOCS_HTML, mimetype="text/html")
+    url = html.escape(request.script_root + "/openapi.json", quote=True)
+    return Response(DOCS_HTML.replace("__OPENAPI_URL__", url), mimetype="text/html")
 
 
 def create_app(

@@ -127,3 +127,38 @@ def test_chunked_body_over_the_cap_is_413_not_truncated(two):
         headers={"Authorization": "Bearer admin-t", "Transfer-Encoding": "chunked"},
     )
     assert r.status_code == 411 and "Content-Length" in r.get_json()["error"]
+
+
+def test_docs_page_loads_the_document_with_or_without_a_trailing_slash(two):
+    for path in ("/docs", "/docs/"):
+        r = two["client"].get(path)
+        page = r.get_data(as_text=True)
+        assert r.status_code == 200 and 'fetch("/openapi.json")' in page, path
+    assert two["client"].get("/openapi.json").status_code == 200
+    assert two["client"].get("/docs/openapi.json").status_code == 404
+
+
+def test_a_bare_value_error_is_a_500_with_a_request_id_not_a_400(two, caplog):
+    """Only validation errors are 400s: an unexpected ValueError is a server bug."""
+
+    def broken(*_a, **_kw):
+        raise ValueError("internal invariant broke")
+
+    two["service"].stats = broken
+    r = two["client"].get(f"/c/{two['a']}/stats", headers={"Authorization": "Bearer admin-t"})
+    body = r.get_json()
+    assert r.status_code == 500 and set(body) == {"error", "request_id"}
+    assert "invariant" not in r.get_data(as_text=True)
+    assert body["request_id"] == r.headers["X-Request-Id"]
+    assert any(body["request_id"] in rec.getMessage() for rec in caplog.records)
+    r = two["client"].get(
+        f"/c/{two['a']}/recall?query=x&k=0", headers={"Authorization": "Bearer admin-t"}
+    )
+    assert r.status_code == 400 and "k" in r.get_json()["error"]
+
+
+def test_get_patch_delete_never_treat_batch_as_a_memory_id(two):
+    h = {"Authorization": "Bearer admin-t"}
+    for method in ("GET", "PATCH", "DELETE"):
+        r = two["client"].open(f"/c/{two['a']}/memories/batch", method=method, headers=h)
+        assert r.status_code == 405 and "POST" in r.headers["Allow"], method
