@@ -118,6 +118,7 @@ def _expect(route: Route, kind: str, target: str, world: dict) -> str:
     return "ok"
 
 
+@pytest.mark.timeout(900)  # bounded, but the shared CI box can be slow
 def test_rest_authorization_matrix(world):
     checked = 0
     for route in ROUTES:
@@ -175,6 +176,7 @@ def _mcp_401(token: str | None) -> int:
     return sent[0]["status"]
 
 
+@pytest.mark.timeout(900)  # bounded, but the shared CI box can be slow
 def test_mcp_authorization_matrix(world):
     assert _mcp_401(None) == 401 and _mcp_401("wrong") == 401 and _mcp_401("adm") == 200
     mcp_server.set_service(world["service"])
