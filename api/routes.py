@@ -37,7 +37,13 @@ INT = _t("integer")
 NUM = _t("number")
 BOOL = _t("boolean")
 ID = _t("string", minLength=1, maxLength=256)
-TEXT = _t("string", minLength=1, maxLength=MAX_TEXT_CHARS, pattern="\\S")
+# "Has a character str.strip() keeps", spelled out so Python's re (the server) and
+# ECMA regex (clients) agree: their \\s differ on \\x1c-\\x1f, \\x85 and \\ufeff.
+_NONSPACE = (
+    "[^\\t\\n\\u000b\\f\\r \\u001c-\\u001f\\u0085\\u00a0\\u1680\\u2000-\\u200a"
+    "\\u2028\\u2029\\u202f\\u205f\\u3000]"
+)
+TEXT = _t("string", minLength=1, maxLength=MAX_TEXT_CHARS, pattern=_NONSPACE)
 # Epoch seconds, a relative span, or an ISO-8601 date/datetime whose every form
 # this pattern admits parses (days stop at 28 so no calendar check is needed).
 _ISO = (
@@ -53,7 +59,7 @@ TIMESTAMP = {
     "description": "Epoch seconds, an ISO-8601 date/datetime (naive = UTC), or a relative "
     "span like '7d' / '24h' (= that long ago).",
 }
-TAG = _t("string", minLength=1, maxLength=MAX_TAG_CHARS, pattern="^[^,]*\\S[^,]*$")
+TAG = _t("string", minLength=1, maxLength=MAX_TAG_CHARS, pattern=f"^[^,]*{_NONSPACE[:-1]},][^,]*$")
 TAGS = {
     "anyOf": [TAG, {"type": "array", "items": TAG, "maxItems": MAX_TAGS}],
     "description": "Tags (a single string is one tag; no commas).",

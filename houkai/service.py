@@ -491,12 +491,14 @@ class MemoryService:
             number = as_int(value, key, lo=1, hi=1_000_000)
             if number is not None:
                 sizes[key] = number
-        if "min_chars" in sizes:
-            from .ingest import DEFAULT_MAX_CHARS
+        if sizes:
+            from .ingest import DEFAULT_MAX_CHARS, DEFAULT_MIN_CHARS
 
             # Merging never grows a chunk past max_chars, so a larger min_chars means
             # "merge as much as fits": clamp rather than refuse a well-formed request.
-            sizes["min_chars"] = min(sizes["min_chars"], sizes.get("max_chars", DEFAULT_MAX_CHARS))
+            sizes["min_chars"] = min(
+                sizes.get("min_chars", DEFAULT_MIN_CHARS), sizes.get("max_chars", DEFAULT_MAX_CHARS)
+            )
         wait = as_bool(wait, "wait", False)
         timeout = as_float(timeout, "timeout", lo=0)
         pipeline = self.pipeline(collection)
