@@ -1,5 +1,9 @@
 # ruff: noqa: E501
-"""The human page for the OpenAPI document: a self-contained HTML/JS renderer (no CDN)."""
+"""The human page for the OpenAPI document: a self-contained HTML/JS renderer (no CDN).
+
+``__OPENAPI_URL__`` is replaced by the document's absolute path when served, so the
+page works at ``/docs`` and ``/docs/`` alike (a relative URL broke under the slash).
+"""
 
 DOCS_HTML = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>houkai REST API</title>
@@ -14,11 +18,11 @@ pre{background:#f6f8fa;padding:.6rem;overflow:auto;font-size:13px}
 table{border-collapse:collapse}td,th{border-bottom:1px solid #eee;padding:.15rem .6rem;text-align:left}
 </style></head><body>
 <h1>houkai REST API</h1><p id="desc"></p>
-<p>Machine-readable: <a href="openapi.json"><code>/openapi.json</code></a> (OpenAPI 3.1).</p>
+<p>Machine-readable: <a href="__OPENAPI_URL__"><code>/openapi.json</code></a> (OpenAPI 3.1).</p>
 <div id="ops">Loading…</div>
 <script>
 const esc = s => String(s).replace(/[&<>"]/g, c => ({"&":"&amp;","<":"&lt;",">":"&gt;",'"':"&quot;"}[c]));
-fetch("openapi.json").then(r => r.json()).then(doc => {
+fetch("__OPENAPI_URL__").then(r => r.json()).then(doc => {
   document.getElementById("desc").textContent = doc.info.description;
   let html = "";
   for (const [path, ops] of Object.entries(doc.paths)) {

@@ -33,6 +33,7 @@ from houkai.model import (
     LINK_RELS,
     MEMORY_TYPES,
     RECALL_MODES,
+    ValidationError,
 )
 
 log = logging.getLogger("houkai.mcp")
@@ -832,7 +833,7 @@ def build_http_app(*, tokens: str | None = None, host: str = "127.0.0.1") -> Any
 def check_http_exposure(host: str, tokens: str | None) -> None:
     """Refuse to expose memory beyond this machine without a bearer token."""
     if not tokens and host not in LOOPBACK:
-        raise ValueError(
+        raise ValidationError(
             f"refusing to serve MCP on {host} without a bearer token: pass --token "
             "(or set HOUKAI_HTTP_TOKENS), or bind to 127.0.0.1"
         )
@@ -866,7 +867,7 @@ def serve(
     elif transport == "http":
         serve_http(host, port, tokens)
     else:
-        raise ValueError(f"transport must be stdio or http, got {transport!r}")
+        raise ValidationError(f"transport must be stdio or http, got {transport!r}")
 
 
 def run(argv: list[str] | None = None) -> None:

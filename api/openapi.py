@@ -12,10 +12,12 @@ from typing import Any
 from flask import Flask
 
 from houkai import __version__
+from houkai.index import COLLECTION_RE
 
 from .routes import COMPONENTS, ROUTES, Route
 
 ERROR = {"$ref": "#/components/schemas/Error"}
+COLLECTION_PATTERN = COLLECTION_RE.pattern
 _PARAM = re.compile(r"{([^}]+)}")
 
 
@@ -31,12 +33,15 @@ def _operation(route: Route, scoped_prefix: bool, secured: bool) -> dict[str, An
                 "name": "collection",
                 "in": "path",
                 "required": True,
-                "schema": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.\\-]{0,63}$"},
+                "schema": {"type": "string", "pattern": COLLECTION_PATTERN},
                 "description": "Collection to address.",
             }
         )
     for name in _PARAM.findall(route.path):
-        params.append({"name": name, "in": "path", "required": True, "schema": {"type": "string"}})
+        schema: dict[str, Any] = {"type": "string", "minLength": 1}
+        if name == "memory_id":
+            schema["not"] = {"const": "batch"}  # /memories/batch is its own route
+        params.append({"name": name, "in": "path", "required": True, "schema": schema})
     for name, schema in route.query.items():
         params.append(
             {
@@ -52,7 +57,7 @@ def _operation(route: Route, scoped_prefix: bool, secured: bool) -> dict[str, An
                 "name": "collection",
                 "in": "query",
                 "required": False,
-                "schema": {"type": "string"},
+                "schema": {"type": "string", "pattern": COLLECTION_PATTERN},
                 "description": "Collection to address (default: the configured one).",
             }
         )
@@ -68,6 +73,8 @@ def _operation(route: Route, scoped_prefix: bool, secured: bool) -> dict[str, An
         responses["403"] = _err("Token not allowed for this collection or read-only")
     if "{" in route.path or route.scoped:
         responses.setdefault("404", _err("Unknown id or collection"))
+    if "{memory_id}" in route.path:
+        responses["405"] = _err("memory_id 'batch' names the batch route (POST only)")
     if route.body is not None:
         responses["413"] = _err("Request body over the size cap")
     responses["500"] = _err("Unexpected error (body carries only a request_id)")
@@ -81,7 +88,7 @@ def _operation(route: Route, scoped_prefix: bool, secured: bool) -> dict[str, An
     }
     if route.body is not None:
         op["requestBody"] = {
-            "required": bool(route.body.get("required")),
+            "required": bool(route.body.get("required") or route.body.get("minProperties")),
             "content": {"application/json": {"schema": route.body}},
         }
         if route.upload:

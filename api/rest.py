@@ -11,6 +11,7 @@ is a 500 carrying only a request id, with the traceback logged server-side.
 
 from __future__ import annotations
 
+import html
 import json
 import logging
 import re
@@ -18,16 +19,18 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask, Response, g, request
+from flask import Flask, Response, current_app, g, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, RequestEntityTooLarge
 
 from houkai.config import Settings, get_settings
 from houkai.errors import BadRequest, HoukaiError, classify
+from houkai.index import validate_collection
 from houkai.model import ConflictError
 from houkai.service import MemoryService, conflict_payload
 
 from .auth import TokenGrant, authenticate, load_tokens
 from .routes import ROUTES, Call, Download, Route
+from .validation import MemoryIdConverter, check_body, check_query
 
 log = logging.getLogger("houkai.api")
 
@@ -54,6 +57,36 @@ def _download(status: int, download: Download) -> Response:
 
 def _error(status: int, message: str, **extra: Any) -> Response:
     return _json(status, {"error": message, **extra})
+
+
+def read_body(limit: int | None) -> bytes:
+    """The request body, capped at *limit* bytes on what is actually read (413 beyond).
+
+    With a Content-Length werkzeug refuses an oversize body up front. A chunked
+    body has no length: werkzeug would silently stop reading at the cap, so the
+    stream is read here up to ``limit + 1`` bytes and anything past the cap is a
+    413, never a truncated body. A server that cannot frame chunked input gets 411.
+    """
+    environ = request.environ
+    if request.content_length is not None or limit is None:
+        return request.get_data(cache=False)
+    if environ.get("wsgi.input_terminated"):
+        stream = environ["wsgi.input"]
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            chunk = stream.read(min(65536, limit + 1 - size))
+            if not chunk:
+                return b"".join(chunks)
+            size += len(chunk)
+            if size > limit:
+                raise RequestEntityTooLarge()
+            chunks.append(chunk)
+    if "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower():
+        raise HoukaiError(
+            "this server cannot read a chunked request body; send a Content-Length", status=411
+        )
+    return b""
 
 
 class RestApp:
@@ -97,7 +130,7 @@ class RestApp:
             if len(items) > 1:
                 raise BadRequest(f"query parameter {key!r} given {len(items)} times")
             if key == "collection" and route.scoped:
-                collection = items[0]
+                collection = validate_collection(items[0])
             elif key in route.query:
                 values[key] = items[0]
             else:
@@ -108,13 +141,13 @@ class RestApp:
         missing = [k for k in route.required_query if not values.get(k)]
         if missing:
             raise BadRequest(f"missing required query parameter(s): {', '.join(missing)}")
-        return values, collection
+        return check_query(route, values), collection
 
     @staticmethod
     def body(route: Route) -> dict[str, Any]:
         if route.body is None:
             return {}
-        raw = request.get_data(cache=False)
+        raw = read_body(current_app.config["MAX_CONTENT_LENGTH"])
         if not raw.strip():
             data: Any = {}
         else:
@@ -131,6 +164,7 @@ class RestApp:
         required = [k for k in route.body.get("required", ()) if data.get(k) in (None, "")]
         if required:
             raise BadRequest(f"missing required field(s): {', '.join(required)}")
+        check_body(route, data)
         return data
 
     # ------------------------------------------------------------------ views
@@ -181,7 +215,8 @@ def _openapi_view(app: Flask):
 def _docs_view() -> Response:
     from .docs_page import DOCS_HTML
 
-    return Response(DOCS_HTML, mimetype="text/html")
+    url = html.escape(request.script_root + "/openapi.json", quote=True)
+    return Response(DOCS_HTML.replace("__OPENAPI_URL__", url), mimetype="text/html")
 
 
 def create_app(
@@ -199,6 +234,7 @@ def create_app(
     app.config["HOUKAI_SERVICE"] = service
     app.config["HOUKAI_TOKENS"] = token_list
     app.url_map.strict_slashes = False
+    app.url_map.converters["memory_id"] = MemoryIdConverter
     rest = RestApp(service, token_list)
 
     for route in ROUTES:

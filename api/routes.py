@@ -14,7 +14,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from houkai.errors import NotFound
-from houkai.model import CONFLICT_POLICIES, DIRECTIONS, FUSIONS, LINK_RELS, MEMORY_TYPES
+from houkai.model import (
+    CONFLICT_POLICIES,
+    DIRECTIONS,
+    FUSIONS,
+    LINK_RELS,
+    MAX_TAG_CHARS,
+    MAX_TAGS,
+    MAX_TEXT_CHARS,
+    MEMORY_TYPES,
+)
 
 # --------------------------------------------------------------------------- schemas
 
@@ -27,12 +36,34 @@ STR = _t("string")
 INT = _t("integer")
 NUM = _t("number")
 BOOL = _t("boolean")
+ID = _t("string", minLength=1, maxLength=256)
+# "Has a character str.strip() keeps", spelled out so Python's re (the server) and
+# ECMA regex (clients) agree: their \\s differ on \\x1c-\\x1f, \\x85 and \\ufeff.
+_NONSPACE = (
+    "[^\\t\\n\\u000b\\f\\r \\u001c-\\u001f\\u0085\\u00a0\\u1680\\u2000-\\u200a"
+    "\\u2028\\u2029\\u202f\\u205f\\u3000]"
+)
+TEXT = _t("string", minLength=1, maxLength=MAX_TEXT_CHARS, pattern=_NONSPACE)
+# Epoch seconds, a relative span, or an ISO-8601 date/datetime whose every form
+# this pattern admits parses (days stop at 28 so no calendar check is needed).
+_ISO = (
+    "[1-9][0-9]{3}-(0[1-9]|1[0-2])-(0[1-9]|1[0-9]|2[0-8])"
+    "([T ]([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9](\\.[0-9]{1,6})?)?"
+    "([Zz]|[+-](0[0-9]|1[0-3]):[0-5][0-9])?)?"
+)
+_TS_PATTERN = (
+    f"^([+-]?[0-9]{{1,12}}(\\.[0-9]{{1,6}})?|[0-9]{{1,9}}(\\.[0-9]{{1,3}})?[smhdwSMHDW]|{_ISO})$"
+)
 TIMESTAMP = {
-    "type": ["number", "string"],
+    "anyOf": [NUM, _t("string", pattern=_TS_PATTERN)],
     "description": "Epoch seconds, an ISO-8601 date/datetime (naive = UTC), or a relative "
     "span like '7d' / '24h' (= that long ago).",
 }
-TAGS = {"type": "array", "items": STR, "description": "Tags (a single string is one tag)."}
+TAG = _t("string", minLength=1, maxLength=MAX_TAG_CHARS, pattern=f"^[^,]*{_NONSPACE[:-1]},][^,]*$")
+TAGS = {
+    "anyOf": [TAG, {"type": "array", "items": TAG, "maxItems": MAX_TAGS}],
+    "description": "Tags (a single string is one tag; no commas).",
+}
 MEMORY_TYPE = _t("string", enum=list(MEMORY_TYPES))
 REL = _t("string", enum=list(LINK_RELS))
 POLICY = _t("string", enum=list(CONFLICT_POLICIES))
@@ -44,6 +75,16 @@ def obj(
     schema: dict[str, Any] = {"type": "object", "properties": props, "additionalProperties": extra}
     if required:
         schema["required"] = list(required)
+    return schema
+
+
+def rng(kind: str, lo: float | None = None, hi: float | None = None, **kw: Any) -> dict[str, Any]:
+    """A number/integer schema with the bounds the service enforces."""
+    schema = _t(kind, **kw)
+    if lo is not None:
+        schema["minimum"] = lo
+    if hi is not None:
+        schema["maximum"] = hi
     return schema
 
 
@@ -182,9 +223,23 @@ class Route:
     content_type: str = "application/json"
     upload: bool = False  # also accepts a non-JSON body (a file) as ``Call.upload``
 
+    def __post_init__(self) -> None:
+        # The server treats a required string given as "" as missing: say so.
+        if self.body is not None:
+            props = self.body.get("properties", {})
+            for name in self.body.get("required", ()):
+                field_schema = props.get(name, {})
+                if field_schema.get("type") == "string":
+                    props[name] = {
+                        **field_schema,
+                        "minLength": max(1, field_schema.get("minLength", 0)),
+                    }
+
     @property
     def flask_rule(self) -> str:
-        return self.path.replace("{", "<").replace("}", ">")
+        # {memory_id} never matches the literal "batch" (see MemoryIdConverter).
+        rule = self.path.replace("{memory_id}", "<memory_id:memory_id>")
+        return rule.replace("{", "<").replace("}", ">")
 
 
 # --------------------------------------------------------------------------- handlers
@@ -441,13 +496,13 @@ def _job_retry(c: Call) -> tuple[int, Any]:
 _FILTERS = {
     "type": MEMORY_TYPE,
     "tag": STR,
-    "min_importance": NUM,
+    "min_importance": rng("number", 0, 1),
     "source": STR,
     "since": TIMESTAMP,
     "until": TIMESTAMP,
 }
 _RECALL_QUERY = {
-    "query": STR,
+    "query": _t("string", minLength=1),
     "k": _t("integer", minimum=1, maximum=10000),
     **_FILTERS,
     "mode": _t("string", enum=["semantic", "hybrid"]),
@@ -458,33 +513,44 @@ _RECALL_QUERY = {
     "touch": BOOL,
 }
 _EXPAND = obj(
-    {"rels": arr(REL), "depth": INT, "cap": INT, "score": NUM, "decay": NUM, "rerank": BOOL}
+    {
+        "rels": arr(REL),
+        "depth": rng("integer", 1, 1000),
+        "cap": rng("integer", 0, 1000),
+        "score": NUM,
+        "decay": _t("number", exclusiveMinimum=0, maximum=1),
+        "rerank": BOOL,
+    }
 )
 _ADVANCED = {
     "fusion": _t("string", enum=list(FUSIONS)),
-    "diversity": NUM,
-    "dedup_threshold": NUM,
-    "min_cosine": NUM,
-    "graph": _t("number", description="Graph-proximity weight (hybrid)."),
-    "expand": _EXPAND,
+    "diversity": rng("number", 0, 1),
+    "dedup_threshold": rng("number", 0, 1),
+    "min_cosine": rng("number", -1, 1),
+    "graph": rng("number", 0, description="Graph-proximity weight (hybrid)."),
+    "expand": {"anyOf": [BOOL, _EXPAND]},
 }
-_COMPRESS = {"compress": BOOL, "compress_threshold": NUM, "compress_min_group": INT}
+_COMPRESS = {
+    "compress": BOOL,
+    "compress_threshold": rng("number", 0, 1),
+    "compress_min_group": rng("integer", 1, 10000),
+}
 _ITEM = obj(
     {
-        "text": STR,
+        "text": TEXT,
         "type": MEMORY_TYPE,
         "tags": TAGS,
         "importance": NUM,
         "source": STR,
         "polarity": _t("integer", enum=[-1, 0, 1]),
-        "expires_at": NUM,
-        "ttl_seconds": NUM,
+        "expires_at": rng("number", 0),
+        "ttl_seconds": _t("number", exclusiveMinimum=0),
     },
     ("text",),
-)
+) | {"not": {"required": ["expires_at", "ttl_seconds"]}}
 _WAIT = {
     "wait": _t("boolean", description="Block until stored memories are recallable."),
-    "timeout": _t("number", description="Seconds to wait at most (then 202)."),
+    "timeout": rng("number", 0, description="Seconds to wait at most (then 202)."),
 }
 _ID_PARAM = "memory_id"
 
@@ -586,7 +652,8 @@ ROUTES: list[Route] = [
         "201 with the stored memory; 409 when on_conflict=raise finds a conflict.",
         write=True,
         query={"wait": BOOL},
-        body=obj({**_ITEM["properties"], "on_conflict": POLICY, **_WAIT}, ("text",)),
+        body=obj({**_ITEM["properties"], "on_conflict": POLICY, **_WAIT}, ("text",))
+        | {"not": _ITEM["not"]},
         responses={
             201: ("Stored", ref("Memory")),
             202: ("Accepted", ref("Object")),
@@ -604,9 +671,9 @@ ROUTES: list[Route] = [
         query={"wait": BOOL},
         body=obj(
             {
-                "items": arr({"oneOf": [STR, _ITEM]}),
-                "batch_size": INT,
-                "on_conflict": POLICY,
+                "items": arr({"oneOf": [TEXT, _ITEM]}),
+                "batch_size": rng("integer", 1, 100_000),
+                "on_conflict": _t("string", enum=[p for p in CONFLICT_POLICIES if p != "raise"]),
                 **_WAIT,
             },
             ("items",),
@@ -631,15 +698,16 @@ ROUTES: list[Route] = [
         write=True,
         body=obj(
             {
-                "text": STR,
+                "text": TEXT,
                 "type": MEMORY_TYPE,
                 "tags": TAGS,
                 "importance": NUM,
                 "polarity": _t("integer", enum=[-1, 0, 1]),
                 "source": _t(["string", "null"]),
-                "expires_at": NUM,
+                "expires_at": rng("number", 0),
             }
-        ),
+        )
+        | {"minProperties": 1},
         responses=_r(200, ref("Memory")),
     ),
     Route(
@@ -737,10 +805,10 @@ ROUTES: list[Route] = [
         body=obj(
             {
                 "query": STR,
-                "token_budget": INT,
+                "token_budget": rng("integer", 1, 1_000_000),
                 **_FILTERS,
                 "mode": _t("string", enum=["semantic", "hybrid"]),
-                "max_items": INT,
+                "max_items": rng("integer", 1, 10000),
                 "include_superseded": BOOL,
                 "header": STR,
                 **_COMPRESS,
@@ -760,10 +828,10 @@ ROUTES: list[Route] = [
         body=obj(
             {
                 "task": STR,
-                "token_budget": INT,
-                "max_phrases": INT,
+                "token_budget": rng("integer", 1, 1_000_000),
+                "max_phrases": rng("integer", 0, 20),
                 "mode": _t("string", enum=["semantic", "hybrid"]),
-                "min_cosine": NUM,
+                "min_cosine": rng("number", -1, 1),
                 "header": STR,
                 **_COMPRESS,
             },
@@ -822,7 +890,7 @@ ROUTES: list[Route] = [
         _conflicts,
         "Duplicate / contradiction scan (one memory or the whole collection).",
         tag="graph",
-        body=obj({"memory_id": STR, "threshold": NUM}),
+        body=obj({"memory_id": ID, "threshold": rng("number", 0, 1)}),
         responses=_r(200, obj({"conflicts": arr(ref("Conflict"))}, ("conflicts",))),
     ),
     Route(
@@ -832,7 +900,10 @@ ROUTES: list[Route] = [
         _subgraph,
         "Link graph reachable from ids.",
         tag="graph",
-        body=obj({"memory_ids": arr(STR), "depth": INT}, ("memory_ids",)),
+        body=obj(
+            {"memory_ids": arr(ID) | {"minItems": 1}, "depth": rng("integer", 0, 10)},
+            ("memory_ids",),
+        ),
         responses=_r(
             200,
             obj(
@@ -853,8 +924,11 @@ ROUTES: list[Route] = [
         "else the newest.",
         write=True,
         tag="audit",
-        body=obj({"entry_id": STR, "memory_id": STR}),
-        responses=_r(200, obj({"ok": BOOL, "op": STR, "id": STR, "ts": NUM}, extra=True)),
+        body=obj({"entry_id": _t("string", pattern="^[0-9]{1,15}-[0-9]{1,15}$"), "memory_id": ID}),
+        responses={
+            200: (OK, obj({"ok": BOOL, "op": STR, "id": STR, "ts": NUM}, extra=True)),
+            409: ("Refused: the memory or journal changed since", ref("Error")),
+        },
     ),
     Route(
         "nuke",
@@ -863,7 +937,7 @@ ROUTES: list[Route] = [
         _nuke,
         'Delete every memory of the collection; body {"confirm": "DELETE ALL"}.',
         write=True,
-        body=obj({"confirm": STR}),
+        body=obj({"confirm": _t("string", const="DELETE ALL")}, ("confirm",)),
         responses=_r(200, obj({"ok": BOOL, "deleted": INT})),
     ),
     Route(
@@ -873,7 +947,11 @@ ROUTES: list[Route] = [
         _journal,
         "Audit-journal tail, newest first.",
         tag="audit",
-        query={"n": _t("integer", minimum=1, maximum=10000), "op": STR, "since_seconds": NUM},
+        query={
+            "n": _t("integer", minimum=1, maximum=10000),
+            "op": STR,
+            "since_seconds": rng("number", 0),
+        },
         responses=_r(200, obj({"count": INT, "entries": arr(ref("JournalEntry"))})),
     ),
     Route(
@@ -988,10 +1066,11 @@ ROUTES: list[Route] = [
         body=obj(
             {
                 "documents": arr(
-                    obj({"text": STR, "source": STR, "tags": TAGS, "type": MEMORY_TYPE}, ("text",))
-                ),
-                "max_chars": INT,
-                "min_chars": INT,
+                    obj({"text": TEXT, "source": STR, "tags": TAGS, "type": MEMORY_TYPE}, ("text",))
+                )
+                | {"minItems": 1},
+                "max_chars": rng("integer", 20, 1_000_000),
+                "min_chars": rng("integer", 1, 1_000_000),
                 "chunking": {"type": "string", "enum": ["paragraph", "pack"]},
                 **_WAIT,
             },

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from .model import ValidationError
 from .store import MemoryStore
 
 _T = TypeVar("_T")
@@ -77,7 +78,7 @@ class AsyncMemoryStore:
 
     def __init__(self, *args: Any, store: MemoryStore | None = None, **kwargs: Any) -> None:
         if store is not None and (args or kwargs):
-            raise ValueError("pass either store= or MemoryStore arguments, not both")
+            raise ValidationError("pass either store= or MemoryStore arguments, not both")
         self.sync: MemoryStore = store if store is not None else MemoryStore(*args, **kwargs)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="houkai-async")
         self._closed = False

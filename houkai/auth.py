@@ -17,6 +17,8 @@ import hmac
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from .model import ValidationError
+
 _MODES = ("rw", "ro")
 
 
@@ -53,16 +55,16 @@ def parse_tokens(spec: str | Iterable[str] | None) -> dict[str, TokenGrant]:
             continue
         parts = entry.split(":")
         if len(parts) > 3:
-            raise ValueError(f"token entry {position}: expected token[:collections[:ro|rw]]")
+            raise ValidationError(f"token entry {position}: expected token[:collections[:ro|rw]]")
         token = parts[0].strip()
         if not token or any(ch.isspace() for ch in token):
-            raise ValueError(f"token entry {position}: the token is empty or contains spaces")
+            raise ValidationError(f"token entry {position}: the token is empty or contains spaces")
         if len(parts) == 2 and parts[1].strip().lower() in _MODES:
             parts = [parts[0], "", parts[1]]  # "tok:ro" = every collection, read-only
         names = parts[1].strip() if len(parts) > 1 else ""
         mode = parts[2].strip().lower() if len(parts) > 2 else "rw"
         if mode not in _MODES:
-            raise ValueError(f"token entry {position}: mode must be ro or rw, got {mode!r}")
+            raise ValidationError(f"token entry {position}: mode must be ro or rw, got {mode!r}")
         collections: frozenset[str] | None = None
         if names and names != "*":
             from .index import validate_collection

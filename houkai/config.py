@@ -23,6 +23,8 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from .model import ValidationError
+
 ENV_PREFIX = "HOUKAI_"
 
 
@@ -134,17 +136,17 @@ def _coerce(value: Any, target: type, key: str) -> Any:
             return True
         if text in ("0", "false", "no", "off", ""):
             return False
-        raise ValueError(f"config {key}: expected a boolean, got {value!r}")
+        raise ValidationError(f"config {key}: expected a boolean, got {value!r}")
     if target is int:
         try:
             return int(value)
         except (TypeError, ValueError):
-            raise ValueError(f"config {key}: expected an integer, got {value!r}") from None
+            raise ValidationError(f"config {key}: expected an integer, got {value!r}") from None
     if target is float:
         try:
             return float(value)
         except (TypeError, ValueError):
-            raise ValueError(f"config {key}: expected a number, got {value!r}") from None
+            raise ValidationError(f"config {key}: expected a number, got {value!r}") from None
     if isinstance(value, list | tuple):
         return ",".join(str(v) for v in value)
     return str(value)
@@ -184,7 +186,7 @@ def _read_file(path: Path) -> dict[str, Any]:
         with path.open("rb") as fh:
             return _flatten(tomllib.load(fh))
     except tomllib.TOMLDecodeError as exc:
-        raise ValueError(f"config file {path} is not valid TOML: {exc}") from None
+        raise ValidationError(f"config file {path} is not valid TOML: {exc}") from None
 
 
 # The seed's environment variables, read below the HOUKAI_* ones: its store path
@@ -220,7 +222,7 @@ def load_settings(
         if value is None:
             continue
         if key not in types:
-            raise ValueError(f"unknown setting {key!r}")
+            raise ValidationError(f"unknown setting {key!r}")
         values[key] = _coerce(value, types[key], key)
     return Settings(**values)
 
@@ -249,7 +251,7 @@ def parse_duration(text: str | float | int) -> float:
     """``"90s"``, ``"5m"``, ``"24h"``, ``"7d"``, ``"1w"`` or plain seconds → seconds."""
     if isinstance(text, int | float):
         if text < 0:
-            raise ValueError(f"duration must be >= 0, got {text!r}")
+            raise ValidationError(f"duration must be >= 0, got {text!r}")
         return float(text)
     raw = str(text).strip().lower()
     units = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
@@ -259,11 +261,11 @@ def parse_duration(text: str | float | int) -> float:
         else:
             value = float(raw)
     except ValueError:
-        raise ValueError(
+        raise ValidationError(
             f"invalid duration {text!r}: use a number of seconds or e.g. 90s, 5m, 24h, 7d"
         ) from None
     if value < 0:
-        raise ValueError(f"duration must be >= 0, got {text!r}")
+        raise ValidationError(f"duration must be >= 0, got {text!r}")
     return value
 
 

@@ -27,7 +27,7 @@ import numpy as np
 import redis
 
 from .index import filter_expr
-from .model import MEMORY_TYPES, Memory, validate_choice
+from .model import MEMORY_TYPES, Memory, ValidationError, validate_choice
 from .store import codec
 
 if TYPE_CHECKING:
@@ -44,9 +44,9 @@ _SERVER_SLACK = 1e-3
 
 def _non_negative(value: object, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"{name} must be a number — got {value!r}")
+        raise ValidationError(f"{name} must be a number — got {value!r}")
     if not math.isfinite(value) or value < 0:
-        raise ValueError(f"{name} must be a finite number >= 0 — got {value!r}")
+        raise ValidationError(f"{name} must be a finite number >= 0 — got {value!r}")
     return float(value)
 
 
@@ -58,7 +58,7 @@ def _protect_types(value: str | Iterable[str] | None) -> tuple[str, ...]:
     out: list[str] = []
     for item in items:
         if not isinstance(item, str):
-            raise ValueError(f"protect_types entries must be strings — got {item!r}")
+            raise ValidationError(f"protect_types entries must be strings — got {item!r}")
         name = item.strip()
         if not name:
             continue
@@ -70,7 +70,7 @@ def _protect_types(value: str | Iterable[str] | None) -> tuple[str, ...]:
 
 def _batch_size(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"batch_size must be an integer >= 1 — got {value!r}")
+        raise ValidationError(f"batch_size must be an integer >= 1 — got {value!r}")
     return value
 
 

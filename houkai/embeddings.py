@@ -23,6 +23,8 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from .model import ValidationError
+
 log = logging.getLogger(__name__)
 
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
@@ -120,7 +122,7 @@ class SentenceTransformerEmbedder:
         streams: int = 1,
     ) -> None:
         if isinstance(streams, bool) or not isinstance(streams, int) or streams < 1:
-            raise ValueError(f"embed streams must be an integer >= 1 — got {streams!r}")
+            raise ValidationError(f"embed streams must be an integer >= 1 — got {streams!r}")
         self.name = name
         self.backend = "torch"
         self.backend_reason = ""
@@ -294,7 +296,7 @@ class HashEmbedder:
         out = np.zeros((len(texts), self.dimension), dtype=np.float32)
         for row, text in enumerate(texts):
             if self.fail and self.fail in text:
-                raise ValueError(f"hash embedder: refusing poisoned text {text[:40]!r}")
+                raise ValidationError(f"hash embedder: refusing poisoned text {text[:40]!r}")
             for token in text.lower().split() or [""]:
                 digest = hashlib.blake2b(token.encode("utf-8"), digest_size=8).digest()
                 slot = int.from_bytes(digest[:4], "little") % self.dimension
@@ -386,7 +388,7 @@ def build_embedder(
         return SentenceTransformerEmbedder(
             model, name=model, batch_size=batch_size, threads=threads, streams=streams
         )
-    raise ValueError(
+    raise ValidationError(
         f"unknown embedder {spec!r}: use 'minilm', 'minilm-onnx-int8', 'minilm-onnx', "
         "'minilm-torch', 'openai:MODEL' or 'st:PATH'"
     )

@@ -2,14 +2,17 @@
 
 REST turns these into status codes, MCP into tool errors, the CLI into
 ``Error: …`` lines. Anything not listed is unexpected: front doors log it and
-show no internals.
+show no internals. Bad input is a :class:`BadRequest` or a
+:class:`~houkai.model.ValidationError`; a bare ``ValueError``/``TypeError``
+from deeper down is a bug and deliberately *not* a 400, so it surfaces as a
+500 with a request id instead of hiding behind "bad input".
 """
 
 from __future__ import annotations
 
 import redis
 
-from .model import ConflictError, MemoryNotFound
+from .model import ConflictError, MemoryNotFound, StateConflict, ValidationError
 from .redis_server import RedisServerError
 
 
@@ -61,7 +64,9 @@ def classify(exc: BaseException) -> tuple[int, str] | None:
     if isinstance(exc, redis.ConnectionError | redis.TimeoutError):
         # Redis down, restarting or loading: the client already retried with backoff.
         return 503, f"Redis unavailable: {exc}"
-    if isinstance(exc, ValueError | TypeError):
+    if isinstance(exc, StateConflict):
+        return 409, str(exc)
+    if isinstance(exc, ValidationError):
         return 400, str(exc)
     if isinstance(exc, FileNotFoundError | IsADirectoryError | PermissionError):
         return 400, f"{exc.strerror or exc}: {exc.filename}" if exc.filename else str(exc)

@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from .model import ValidationError
+
 NEUTRAL = 0.50
 FLOOR = 0.05
 CEILING = 0.98
@@ -105,7 +107,7 @@ def score_importance(text: str, type: str = "semantic", tags: Iterable[str] = ()
     (``(text, type, tags) -> float``); the heuristic does not use it.
     """
     if not isinstance(text, str):
-        raise ValueError(f"text must be a string — got {text.__class__.__name__}")
+        raise ValidationError(f"text must be a string — got {text.__class__.__name__}")
     body = text.strip()
     score = base_tier(body) + TYPE_BONUS.get(type, 0.0)
     if body.endswith("?"):

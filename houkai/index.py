@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 import redis
 
 from .errors import CollectionMigrating
+from .model import ValidationError
 
 log = logging.getLogger(__name__)
 
@@ -61,13 +62,15 @@ MEMORY_FIELDS: tuple[str, ...] = (
 def validate_vector_type(value: object) -> str:
     name = str(value).strip().upper() if isinstance(value, str) else ""
     if name not in VECTOR_TYPES:
-        raise ValueError(f"vector_type must be one of {', '.join(VECTOR_TYPES)} — got {value!r}")
+        raise ValidationError(
+            f"vector_type must be one of {', '.join(VECTOR_TYPES)} — got {value!r}"
+        )
     return name
 
 
 def validate_collection(name: object) -> str:
-    if not isinstance(name, str) or not COLLECTION_RE.match(name):
-        raise ValueError(
+    if not isinstance(name, str) or not COLLECTION_RE.fullmatch(name):
+        raise ValidationError(
             "collection must be 1-64 characters of letters, digits, '_', '.' or '-' "
             f"and start with a letter or digit — got {name!r}"
         )
@@ -266,7 +269,7 @@ def ensure_index(client: redis.Redis, keys: Keys, params: IndexParams, model: st
             f"--vector-type {meta['migrating_to']}` to finish"
         )
     if meta.get("dim") and int(meta["dim"]) != params.dim:
-        raise ValueError(
+        raise ValidationError(
             f"collection {keys.collection!r} holds {meta['dim']}-dimensional vectors from "
             f"{meta.get('model', 'another model')!r}, but the embedder gives {params.dim}: "
             "export it and import with regenerate_vectors=True"

@@ -39,6 +39,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from .model import ValidationError
+
 log = logging.getLogger(__name__)
 
 DEFAULT_MAX_CHARS = 500
@@ -249,7 +251,7 @@ def _merge_small(chunks: list[str], min_chars: int, max_chars: int) -> list[str]
 
 def _check_int(value: object, name: str, lo: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < lo:
-        raise ValueError(f"{name} must be an integer >= {lo} — got {value!r}")
+        raise ValidationError(f"{name} must be an integer >= {lo} — got {value!r}")
     return value
 
 
@@ -305,13 +307,13 @@ def chunk_text(
     first chunk over).
     """
     if not isinstance(text, str):
-        raise ValueError(f"text must be a string — got {text.__class__.__name__}")
+        raise ValidationError(f"text must be a string — got {text.__class__.__name__}")
     if mode not in CHUNK_MODES:
-        raise ValueError(f"mode must be one of {', '.join(CHUNK_MODES)} — got {mode!r}")
+        raise ValidationError(f"mode must be one of {', '.join(CHUNK_MODES)} — got {mode!r}")
     max_chars = _check_int(max_chars, "max_chars", 20)
     min_chars = _check_int(min_chars, "min_chars", 0)
     if min_chars > max_chars:
-        raise ValueError(f"min_chars ({min_chars}) must not exceed max_chars ({max_chars})")
+        raise ValidationError(f"min_chars ({min_chars}) must not exceed max_chars ({max_chars})")
     normalised = text.replace("\r\n", "\n").replace("\r", "\n")
     if mode == "paragraph":
         return _paragraph_chunks(normalised, max_chars, min_chars)
@@ -344,13 +346,13 @@ def iter_documents(path: str | Path, glob: str | None = None) -> Iterator[tuple[
     Files come in sorted order, so two runs ingest in the same order.
     """
     if not isinstance(path, str | Path) or not str(path).strip():
-        raise ValueError("path must be a non-empty file, folder or glob pattern")
+        raise ValidationError("path must be a non-empty file, folder or glob pattern")
     if glob is not None and (not isinstance(glob, str) or not glob.strip()):
-        raise ValueError(f"glob must be a non-empty pattern — got {glob!r}")
+        raise ValidationError(f"glob must be a non-empty pattern — got {glob!r}")
     root = Path(path).expanduser()
     if root.is_file():
         if glob is None and root.suffix.lower() not in TEXT_SUFFIXES:
-            raise ValueError(
+            raise ValidationError(
                 f"{root}: unsupported file type {root.suffix or '(none)'!r} "
                 f"(supported: {', '.join(TEXT_SUFFIXES)})"
             )
@@ -371,7 +373,7 @@ def iter_documents(path: str | Path, glob: str | None = None) -> Iterator[tuple[
             if p.is_file() and (glob is None or p.match(glob))
         )
     else:
-        raise ValueError(f"{root}: no such file or folder")
+        raise ValidationError(f"{root}: no such file or folder")
     for file in files:
         try:
             yield str(file), _read(file)

@@ -29,6 +29,7 @@ from typing import Any
 import redis
 
 from .index import Keys
+from .store.graph import drop_outgoing_lua
 from .store.lexstats import uncount_lua
 
 JOB_TTL = 7 * 86400  # settled jobs are kept a week, then expire
@@ -37,7 +38,7 @@ MEMORY_IDS_SHOWN = 1000  # JobStatus.memory_ids is truncated beyond this
 JOB_STATES: tuple[str, ...] = ("queued", "running", "done", "failed", "cancelled")
 
 # KEYS: memory, job, bits, errors, BM25 stats, inflight.
-# ARGV: action, chash, pos, now, payload, error json, memory id.
+# ARGV: action, chash, pos, now, payload, error json, memory id, incoming-set prefix.
 _SETTLE_LUA = (
     """
 local st = redis.call('HGET', KEYS[1], 'state')
@@ -60,6 +61,7 @@ elseif ARGV[1] == 'failed' then
   outcome = 'failed'
 else
 """
+    + drop_outgoing_lua("KEYS[1]", "ARGV[8]", "ARGV[7]")
     + uncount_lua("KEYS[1]", "KEYS[5]")
     + """
   redis.call('DEL', KEYS[1])
@@ -293,7 +295,16 @@ class JobStore:
         err = json.dumps(error_entry, ensure_ascii=False) if error_entry else ""
         self._settle(
             keys=[keys.memory(memory_id), k.hash, k.bits, k.errors, keys.lexstats, keys.inflight],
-            args=[action, chash, int(pos), repr(time.time()), payload, err, memory_id],
+            args=[
+                action,
+                chash,
+                int(pos),
+                repr(time.time()),
+                payload,
+                err,
+                memory_id,
+                keys.incoming_prefix,
+            ],
             client=pipe,
         )
 
@@ -334,7 +345,11 @@ class JobStore:
             yield start, [_s(x) for x in chunk]
             start += len(chunk)
 
-    def status(self, job_id: str, *, with_lists: bool = True) -> JobStatus | None:
+    def status(
+        self, job_id: str, *, with_lists: bool = True, collection: str | None = None
+    ) -> JobStatus | None:
+        """The job's progress; ``None`` when it does not exist or, with *collection*,
+        belongs to another collection (a job is visible only inside its own)."""
         if not isinstance(job_id, str) or not job_id:
             return None
         k = self.keys(job_id)
@@ -346,7 +361,7 @@ class JobStore:
             pipe.lrange(k.ids, 0, MEMORY_IDS_SHOWN - 1)
         replies = pipe.execute()
         raw = {_s(a): b for a, b in replies[0].items()}
-        if not raw:
+        if not raw or (collection is not None and _s(raw.get("collection")) != collection):
             return None
         total, done, failed = _i(raw.get("total")), _i(raw.get("done")), _i(raw.get("failed"))
         rejected, skipped = _i(raw.get("rejected")), _i(raw.get("skipped"))
@@ -404,7 +419,7 @@ class JobStore:
             offset += len(ids)
             for raw in ids:
                 job_id = _s(raw)
-                status = self.status(job_id, with_lists=False)
+                status = self.status(job_id, with_lists=False, collection=collection)
                 if status is None:
                     self.client.zrem(index, job_id)
                     offset -= 1

@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # redis loads with the first Journal: `houkai --help` stays light
     import redis
 
+from .model import ValidationError
+
 log = logging.getLogger(__name__)
 
 JOURNAL_OPS: tuple[str, ...] = (
@@ -197,19 +199,19 @@ class Journal:
         """The newest *n* live entries (optionally of one op / actor / recent window),
         newest first."""
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-            raise ValueError(f"n must be an integer >= 0 — got {n!r}")
+            raise ValidationError(f"n must be an integer >= 0 — got {n!r}")
         if since_seconds is not None and (
             isinstance(since_seconds, bool)
             or not isinstance(since_seconds, int | float)
             or since_seconds < 0
         ):
-            raise ValueError(f"since_seconds must be a number >= 0 — got {since_seconds!r}")
+            raise ValidationError(f"since_seconds must be a number >= 0 — got {since_seconds!r}")
         if n == 0:
             return []
         cutoff = None if since_seconds is None else time.time() - float(since_seconds)
         # Stream ids are millisecond stamps, so the window bounds the scan server-side
         # (a minute of slack absorbs clock skew between this host and Redis).
-        low = "-" if cutoff is None else str(max(0, int((cutoff - 60) * 1000)))
+        low = "-" if cutoff is None or cutoff <= 60 else str(int((cutoff - 60) * 1000))
         out: list[JournalEntry] = []
         upper = "+"
         while len(out) < n:
@@ -353,10 +355,10 @@ class Journal:
         """
         base = Path(archive_dir) if archive_dir else self.archive_dir
         if base is None:
-            raise ValueError("journal archive needs an archive directory")
+            raise ValidationError("journal archive needs an archive directory")
         keep = self.maxlen if keep is None else keep
         if isinstance(keep, bool) or not isinstance(keep, int) or keep < 0:
-            raise ValueError(f"keep must be an integer >= 0 — got {keep!r}")
+            raise ValidationError(f"keep must be an integer >= 0 — got {keep!r}")
         self.archive_dir = base
         lock_key = f"{self.key}:archive-lock"
         token = uuid.uuid4().hex

@@ -70,32 +70,32 @@ def _is_finite(value: Any) -> bool:
 def validate_choice(value: object, allowed: tuple[str, ...], param: str) -> None:
     """Raise ``ValueError`` naming *param* and the allowed vocabulary."""
     if value not in allowed:
-        raise ValueError(f"{param} must be one of: {', '.join(allowed)} — got {value!r}")
+        raise ValidationError(f"{param} must be one of: {', '.join(allowed)} — got {value!r}")
 
 
 def validate_polarity(polarity: object) -> int:
     if isinstance(polarity, bool) or polarity not in (-1, 0, 1):
-        raise ValueError(f"polarity must be -1, 0, or +1 — got {polarity!r}")
+        raise ValidationError(f"polarity must be -1, 0, or +1 — got {polarity!r}")
     return int(polarity)  # type: ignore[arg-type]
 
 
 def validate_importance(importance: object) -> float:
     """Importance is a finite number; it is clamped into [0, 1] like the seed does."""
     if isinstance(importance, bool) or not isinstance(importance, int | float):
-        raise ValueError(f"importance must be a number in [0, 1] — got {importance!r}")
+        raise ValidationError(f"importance must be a number in [0, 1] — got {importance!r}")
     if not _is_finite(importance):
-        raise ValueError(f"importance must be finite — got {str(importance)[:40]}")
+        raise ValidationError(f"importance must be finite — got {str(importance)[:40]}")
     return max(0.0, min(1.0, float(importance)))
 
 
 def validate_text(text: object) -> str:
     if not isinstance(text, str):
-        raise ValueError(f"text must be a string — got {type(text).__name__}")
+        raise ValidationError(f"text must be a string — got {type(text).__name__}")
     clean = text.strip()
     if not clean:
-        raise ValueError("text must be a non-empty string")
+        raise ValidationError("text must be a non-empty string")
     if len(clean) > MAX_TEXT_CHARS:
-        raise ValueError(f"text is {len(clean)} characters; the limit is {MAX_TEXT_CHARS}")
+        raise ValidationError(f"text is {len(clean)} characters; the limit is {MAX_TEXT_CHARS}")
     return clean
 
 
@@ -108,24 +108,24 @@ def validate_tags(tags: Iterable[str] | None) -> list[str]:
     if tags is None:
         return []
     if isinstance(tags, str):
-        raise ValueError("tags must be a list of strings, not a single string")
+        raise ValidationError("tags must be a list of strings, not a single string")
     out: list[str] = []
     for tag in tags:
         if not isinstance(tag, str):
-            raise ValueError(f"each tag must be a string — got {tag!r}")
+            raise ValidationError(f"each tag must be a string — got {tag!r}")
         if "," in tag:
-            raise ValueError(
+            raise ValidationError(
                 f"tags must not contain commas — got {tag!r} (tags are stored comma-joined)"
             )
         clean = tag.strip()
         if not clean:
-            raise ValueError(f"tag must not be empty — got {tag!r}")
+            raise ValidationError(f"tag must not be empty — got {tag!r}")
         if len(clean) > MAX_TAG_CHARS:
-            raise ValueError(f"tag longer than {MAX_TAG_CHARS} characters: {clean[:40]!r}…")
+            raise ValidationError(f"tag longer than {MAX_TAG_CHARS} characters: {clean[:40]!r}…")
         if clean not in out:
             out.append(clean)
     if len(out) > MAX_TAGS:
-        raise ValueError(f"at most {MAX_TAGS} tags per memory — got {len(out)}")
+        raise ValidationError(f"at most {MAX_TAGS} tags per memory — got {len(out)}")
     return out
 
 
@@ -133,7 +133,7 @@ def validate_source(source: object) -> str | None:
     if source is None or source == "":
         return None
     if not isinstance(source, str):
-        raise ValueError(f"source must be a string — got {source!r}")
+        raise ValidationError(f"source must be a string — got {source!r}")
     return source
 
 
@@ -142,30 +142,30 @@ def resolve_expiry(
 ) -> float:
     """The seed's TTL rules: mutually exclusive, ttl > 0, expires_at >= 0 (0 = never)."""
     if expires_at is not None and ttl_seconds is not None:
-        raise ValueError("pass at most one of expires_at, ttl_seconds")
+        raise ValidationError("pass at most one of expires_at, ttl_seconds")
     if ttl_seconds is not None:
         if isinstance(ttl_seconds, bool) or not isinstance(ttl_seconds, int | float):
-            raise ValueError(f"ttl_seconds must be a number — got {ttl_seconds!r}")
+            raise ValidationError(f"ttl_seconds must be a number — got {ttl_seconds!r}")
         if not _is_finite(ttl_seconds) or ttl_seconds <= 0:
-            raise ValueError("ttl_seconds must be > 0 (a finite number)")
+            raise ValidationError("ttl_seconds must be > 0 (a finite number)")
         return check_timestamp(
             (time.time() if now is None else now) + float(ttl_seconds), "ttl_seconds (now + ttl)"
         )
     if expires_at is None:
         return 0.0
     if isinstance(expires_at, bool) or not isinstance(expires_at, int | float):
-        raise ValueError(f"expires_at must be a number — got {expires_at!r}")
+        raise ValidationError(f"expires_at must be a number — got {expires_at!r}")
     if not _is_finite(expires_at) or expires_at < 0:
-        raise ValueError("expires_at must be >= 0 (a finite number)")
+        raise ValidationError("expires_at must be >= 0 (a finite number)")
     return check_timestamp(expires_at, "expires_at")
 
 
 def check_timestamp(value: object, name: str) -> float:
     """A finite epoch-seconds number in ``[0, MAX_TIMESTAMP]`` (0 means "unset")."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a number (epoch seconds) — got {value!r}")
+        raise ValidationError(f"{name} must be a number (epoch seconds) — got {value!r}")
     if not 0 <= value <= MAX_TIMESTAMP:  # type: ignore[operator]  # false for nan
-        raise ValueError(f"{name} must be a finite epoch time in [0, {MAX_TIMESTAMP:.0f}]")
+        raise ValidationError(f"{name} must be a finite epoch time in [0, {MAX_TIMESTAMP:.0f}]")
     return float(value)
 
 
@@ -183,14 +183,14 @@ def check_memory(memory: Memory) -> Memory:
         or not isinstance(importance, numbers.Real)
         or not 0 <= importance <= 1
     ):
-        raise ValueError(f"importance must be a finite number in [0, 1] — got {importance!r}")
+        raise ValidationError(f"importance must be a finite number in [0, 1] — got {importance!r}")
     count = memory.access_count
     if (
         isinstance(count, bool)
         or not isinstance(count, numbers.Integral)
         or not 0 <= count <= MAX_ACCESS_COUNT
     ):
-        raise ValueError(f"access_count must be an integer in [0, {MAX_ACCESS_COUNT}]")
+        raise ValidationError(f"access_count must be an integer in [0, {MAX_ACCESS_COUNT}]")
     validate_polarity(memory.polarity)
     return memory
 
@@ -314,12 +314,12 @@ class HybridWeights:
         for name in ("cosine", "lexical", "recency", "importance", "decay_rate", "graph"):
             value = getattr(self, name)
             if not isinstance(value, int | float) or not math.isfinite(value) or value < 0:
-                raise ValueError(
+                raise ValidationError(
                     f"HybridWeights.{name} must be a finite number >= 0 — got {value!r}"
                 )
         validate_choice(self.recency_basis, RECENCY_BASES, "recency_basis")
         if self.cosine + self.lexical + self.recency + self.importance <= 0:
-            raise ValueError("HybridWeights: at least one weight must be > 0")
+            raise ValidationError("HybridWeights: at least one weight must be > 0")
 
 
 @dataclass(frozen=True)
@@ -337,11 +337,11 @@ class ExpandSpec:
         for rel in self.rels:
             validate_choice(rel, LINK_RELS, "expand.rels")
         if self.depth < 1:
-            raise ValueError(f"expand.depth must be >= 1 — got {self.depth}")
+            raise ValidationError(f"expand.depth must be >= 1 — got {self.depth}")
         if self.cap < 0:
-            raise ValueError(f"expand.cap must be >= 0 — got {self.cap}")
+            raise ValidationError(f"expand.cap must be >= 0 — got {self.cap}")
         if not 0 < self.decay <= 1:
-            raise ValueError(f"expand.decay must be in (0, 1] — got {self.decay}")
+            raise ValidationError(f"expand.decay must be in (0, 1] — got {self.decay}")
 
 
 @dataclass(frozen=True)
@@ -423,6 +423,21 @@ class Conflict:
             "a": {"id": self.a.id, "text": self.a.text},
             "b": {"id": self.b.id, "text": self.b.text},
         }
+
+
+class ValidationError(ValueError):
+    """Bad input from a caller: every front door shows it (HTTP 400, CLI ``Error:``, a
+    tool error). A plain ``ValueError`` from deeper down is a bug, shown as a 500."""
+
+
+class ValidationTypeError(ValidationError, TypeError):
+    """Bad input of the wrong type (the seed raises ``TypeError`` there): a 400 like any
+    :class:`ValidationError`, and still caught by ``except TypeError``."""
+
+
+class StateConflict(ValidationError):
+    """Well-formed, but refused by the current state (an undo the journal or the memory
+    no longer allows): HTTP 409 rather than 400."""
 
 
 class ConflictError(Exception):

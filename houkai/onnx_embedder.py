@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .embeddings import DEFAULT_MODEL_NAME, _normalise, bundle_settings, cpu_count
+from .model import ValidationError
 
 log = logging.getLogger(__name__)
 
@@ -49,11 +50,13 @@ class OnnxEmbedder:
         fallback: bool = False,
     ) -> None:
         if isinstance(streams, bool) or not isinstance(streams, int) or streams < 1:
-            raise ValueError(f"embed streams must be an integer >= 1 — got {streams!r}")
+            raise ValidationError(f"embed streams must be an integer >= 1 — got {streams!r}")
         from .onnx_export import VARIANTS
 
         if variant not in VARIANTS:
-            raise ValueError(f"unknown ONNX variant {variant!r}: use one of {', '.join(VARIANTS)}")
+            raise ValidationError(
+                f"unknown ONNX variant {variant!r}: use one of {', '.join(VARIANTS)}"
+            )
         self.name = name
         self.variant = variant
         self.backend = f"onnx-{variant}"

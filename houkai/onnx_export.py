@@ -28,6 +28,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from .model import ValidationError
+
 log = logging.getLogger(__name__)
 
 # Bump when the exported graph or the quantization recipe changes: old files
@@ -215,7 +217,7 @@ def ensure_onnx(
 ) -> Path:
     """The path of *variant*'s ONNX file, exporting it first if it is missing."""
     if variant not in VARIANTS:
-        raise ValueError(f"unknown ONNX variant {variant!r}: use one of {', '.join(VARIANTS)}")
+        raise ValidationError(f"unknown ONNX variant {variant!r}: use one of {', '.join(VARIANTS)}")
     folder = export_dir(model_dir, cache_root, name)
     fp32 = folder / "model-fp32.onnx"
     target = folder / f"model-{variant}.onnx"

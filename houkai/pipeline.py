@@ -33,7 +33,7 @@ from .errors import NotFound
 from .index import filter_expr
 from .jobs import Job, JobStatus, JobStore, inflight_entry, parse_inflight, workers_alive
 from .journal import JournalEntry
-from .model import CONFLICT_POLICIES, MEMORY_TYPES, validate_choice
+from .model import CONFLICT_POLICIES, MEMORY_TYPES, ValidationError, validate_choice
 from .store.core import coerce_remember_item
 from .store.search import batched, iter_keys
 
@@ -282,7 +282,7 @@ class Pipeline:
     def _batch_size(self, batch_size: int | None) -> int:
         size = self.settings.ingest_batch_size if batch_size is None else batch_size
         if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-            raise ValueError(f"batch_size must be an integer >= 1 — got {batch_size!r}")
+            raise ValidationError(f"batch_size must be an integer >= 1 — got {batch_size!r}")
         return size
 
     # ------------------------------------------------------------------ submit
@@ -295,7 +295,7 @@ class Pipeline:
     ) -> Job:
         """Accept *items* durably as one job (see the module docstring)."""
         if isinstance(items, str | bytes) or not isinstance(items, Sequence):
-            raise ValueError("items must be a list of strings or mappings")
+            raise ValidationError("items must be a list of strings or mappings")
         return self._submit(
             lambda: iter(items), kind="remember", on_conflict=on_conflict, batch_size=batch_size
         )
@@ -317,10 +317,10 @@ class Pipeline:
             try:
                 self.store._build_memory(**coerce_remember_item(item))
             except ValueError as exc:
-                raise ValueError(f"item {position}: {exc}") from None
+                raise ValidationError(f"item {position}: {exc}") from None
             total += 1
         if policy == "raise" and total != 1:
-            raise ValueError(
+            raise ValidationError(
                 "on_conflict='raise' is only supported for a single item — bulk rollback is "
                 "ill-defined; submit items one by one"
             )
@@ -409,7 +409,9 @@ class Pipeline:
         ``auto_importance`` scores each chunk without an explicit importance.
         """
         if isinstance(documents, str | bytes) or not isinstance(documents, Sequence):
-            raise ValueError("documents must be a list of {text, source?, tags?, type?} objects")
+            raise ValidationError(
+                "documents must be a list of {text, source?, tags?, type?} objects"
+            )
         sizes = _chunk_sizes(max_chars, min_chars, chunking, auto_importance)
         for i, doc in enumerate(documents):
             _check_document(doc, f"documents[{i}]")
@@ -474,15 +476,17 @@ class Pipeline:
 
     # ------------------------------------------------------------------ jobs
     def job(self, job_id: str) -> JobStatus | None:
-        return self.jobs_store.status(job_id)
+        """The job's progress, or ``None`` if unknown here: a job of another collection
+        does not exist for this one (every door reads jobs through this)."""
+        return self.jobs_store.status(job_id, collection=self.collection)
 
     def jobs(self, limit: int = 20) -> list[JobStatus]:
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
-            raise ValueError(f"limit must be an integer >= 1 — got {limit!r}")
+            raise ValidationError(f"limit must be an integer >= 1 — got {limit!r}")
         return self.jobs_store.list(self.collection, limit)
 
     def _require(self, job_id: str) -> JobStatus:
-        status = self.jobs_store.status(job_id, with_lists=False)
+        status = self.jobs_store.status(job_id, with_lists=False, collection=self.collection)
         if status is None:
             raise NotFound(f"no job with id {job_id!r}")
         return status
@@ -491,13 +495,13 @@ class Pipeline:
         """Block until every memory of the job is settled; ``TimeoutError`` names the rest."""
         job_id = job.id if isinstance(job, Job) else job
         if timeout is not None and (isinstance(timeout, bool) or timeout < 0):
-            raise ValueError(f"timeout must be >= 0 seconds — got {timeout!r}")
+            raise ValidationError(f"timeout must be >= 0 seconds — got {timeout!r}")
         deadline = None if timeout is None else time.monotonic() + timeout
         delay = 0.01
         while True:
             status = self._require(job_id)
             if status.settled:
-                return self.jobs_store.status(job_id) or status
+                return self.jobs_store.status(job_id, collection=self.collection) or status
             now = time.monotonic()
             if deadline is not None and now >= deadline:
                 waiting = self.pending_ids(job_id, limit=5)
@@ -706,14 +710,14 @@ def _check_document(doc: Any, where: str) -> None:
     if isinstance(doc, str):
         return
     if not isinstance(doc, Mapping):
-        raise ValueError(f"{where}: expected an object with 'text'")
+        raise ValidationError(f"{where}: expected an object with 'text'")
     unknown = sorted(set(doc) - set(DOCUMENT_FIELDS))
     if unknown:
-        raise ValueError(
+        raise ValidationError(
             f"{where}: unknown field(s) {unknown}; allowed: {', '.join(DOCUMENT_FIELDS)}"
         )
     if not isinstance(doc.get("text"), str):
-        raise ValueError(f"{where}: 'text' must be a string")
+        raise ValidationError(f"{where}: 'text' must be a string")
 
 
 def _document_items(doc: Mapping[str, Any], sizes: dict[str, Any]) -> Iterator[dict]:
@@ -747,7 +751,7 @@ def iter_jsonl(path: str) -> Iterator[dict]:
             try:
                 doc = json.loads(line)
             except ValueError as exc:
-                raise ValueError(f"{path}:{lineno}: invalid JSON: {exc}") from None
+                raise ValidationError(f"{path}:{lineno}: invalid JSON: {exc}") from None
             if isinstance(doc, str):
                 doc = {"text": doc}
             _check_document(doc, f"{path}:{lineno}")
@@ -759,12 +763,12 @@ def _expand_path(path: str, glob: str | None) -> list[str]:
     from .ingest import TEXT_SUFFIXES
 
     if not isinstance(path, str | Path) or not str(path).strip():
-        raise ValueError("path must be a non-empty file, folder or glob pattern")
+        raise ValidationError("path must be a non-empty file, folder or glob pattern")
     root = Path(path).expanduser()
     suffixes = (*TEXT_SUFFIXES, ".jsonl")
     if root.is_file():
         if glob is None and root.suffix.lower() not in suffixes:
-            raise ValueError(
+            raise ValidationError(
                 f"{root}: unsupported file type {root.suffix or '(none)'!r} "
                 f"(supported: {', '.join(suffixes)})"
             )
@@ -784,7 +788,7 @@ def _expand_path(path: str, glob: str | None) -> list[str]:
 
         files = sorted(p for p in globlib.glob(str(root), recursive=True) if Path(p).is_file())
     else:
-        raise ValueError(f"{root}: no such file or folder")
+        raise ValidationError(f"{root}: no such file or folder")
     if not files:
-        raise ValueError(f"{path}: no matching .md/.txt/.jsonl files")
+        raise ValidationError(f"{path}: no matching .md/.txt/.jsonl files")
     return files

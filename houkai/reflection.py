@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Literal
 import redis
 
 from .index import MEMORY_FIELDS, filter_expr
-from .model import MAX_TAGS, Memory, MemoryNotFound, new_id
+from .model import MAX_TAGS, Memory, MemoryNotFound, ValidationError, new_id
 from .store import codec
 from .store.search import search, total
 from .summarizers import Summarizer, build_summarizer, extractive_summarizer
@@ -61,15 +61,15 @@ def _default_summarizer(memories: list[Memory]) -> str:
 
 def _threshold(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise ValueError(f"similarity_threshold must be a number in [-1, 1] — got {value!r}")
+        raise ValidationError(f"similarity_threshold must be a number in [-1, 1] — got {value!r}")
     if not -1.0 <= value <= 1.0:
-        raise ValueError(f"similarity_threshold must be in [-1, 1] — got {value!r}")
+        raise ValidationError(f"similarity_threshold must be in [-1, 1] — got {value!r}")
     return float(value)
 
 
 def _positive_int(value: object, name: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be an integer >= 1 — got {value!r}")
+        raise ValidationError(f"{name} must be an integer >= 1 — got {value!r}")
     return value
 
 
@@ -78,7 +78,7 @@ def _consolidate(value: object) -> Consolidate:
         return value
     if value == "hard":
         return "hard"
-    raise ValueError(f"consolidate must be False, True or 'hard' — got {value!r}")
+    raise ValidationError(f"consolidate must be False, True or 'hard' — got {value!r}")
 
 
 def _text(raw: bytes | str) -> str:
@@ -106,7 +106,9 @@ class ReflectionEngine:
         if summarizer is None or isinstance(summarizer, str):
             summarizer = build_summarizer(summarizer)
         elif not callable(summarizer):
-            raise ValueError(f"summarizer must be callable or a spec string — got {summarizer!r}")
+            raise ValidationError(
+                f"summarizer must be callable or a spec string — got {summarizer!r}"
+            )
         self.summarizer: Callable[[list[Memory]], str] = summarizer
 
     # ------------------------------------------------------------------ clustering

@@ -503,6 +503,14 @@ class MemoryService:
 
             validate_choice(chunking, CHUNK_MODES, "chunking")
             sizes["chunking"] = chunking
+        if sizes:
+            from .ingest import DEFAULT_MAX_CHARS, DEFAULT_MIN_CHARS
+
+            # Merging never grows a chunk past max_chars, so a larger min_chars means
+            # "merge as much as fits": clamp rather than refuse a well-formed request.
+            sizes["min_chars"] = min(
+                sizes.get("min_chars", DEFAULT_MIN_CHARS), sizes.get("max_chars", DEFAULT_MAX_CHARS)
+            )
         wait = as_bool(wait, "wait", False)
         timeout = as_float(timeout, "timeout", lo=0)
         pipeline = self.pipeline(collection)

@@ -25,7 +25,7 @@ import os
 import urllib.request
 from collections.abc import Callable
 
-from .model import Memory
+from .model import Memory, ValidationError
 
 log = logging.getLogger(__name__)
 
@@ -153,14 +153,16 @@ def parse_spec(spec: str | None) -> tuple[str, str]:
     if spec is None:
         return "extractive", ""
     if not isinstance(spec, str):
-        raise ValueError(f"summarizer spec must be a string like 'ollama:MODEL' — got {spec!r}")
+        raise ValidationError(
+            f"summarizer spec must be a string like 'ollama:MODEL' — got {spec!r}"
+        )
     text = spec.strip()
     if not text or text.lower() in ("extractive", "default", "none"):
         return "extractive", ""
     provider, sep, model = text.partition(":")
     provider, model = provider.strip().lower(), model.strip()
     if provider not in PROVIDERS:
-        raise ValueError(
+        raise ValidationError(
             f"Unknown summarizer provider {provider!r} in {spec!r} — expected one of: "
             f"{', '.join(PROVIDERS)} (as 'extractive' or 'provider:MODEL')"
         )
@@ -169,7 +171,9 @@ def parse_spec(spec: str | None) -> tuple[str, str]:
             log.info("summarizer spec %r: the extractive summarizer ignores the model part", spec)
         return "extractive", ""
     if not sep or not model:
-        raise ValueError(f"summarizer spec {spec!r} is missing a model — e.g. '{provider}:MODEL'")
+        raise ValidationError(
+            f"summarizer spec {spec!r} is missing a model — e.g. '{provider}:MODEL'"
+        )
     return provider, model
 
 

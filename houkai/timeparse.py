@@ -13,6 +13,8 @@ import re
 import time
 from datetime import UTC, datetime
 
+from .model import ValidationError
+
 _RELATIVE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$", re.IGNORECASE)
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
 
@@ -28,11 +30,11 @@ def parse_timestamp(value: object, *, now: float | None = None) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool):
-        raise ValueError(f"invalid timestamp {value!r}: booleans are not timestamps")
+        raise ValidationError(f"invalid timestamp {value!r}: booleans are not timestamps")
     if isinstance(value, int | float):
         return _finite(float(value), value)
     if not isinstance(value, str):
-        raise ValueError(f"invalid timestamp {value!r}: expected a number or a string")
+        raise ValidationError(f"invalid timestamp {value!r}: expected a number or a string")
     text = value.strip()
     if not text:
         return None
@@ -48,7 +50,7 @@ def parse_timestamp(value: object, *, now: float | None = None) -> float | None:
     try:
         parsed = datetime.fromisoformat(iso)
     except ValueError:
-        raise ValueError(
+        raise ValidationError(
             f"invalid timestamp {text!r}: expected epoch seconds, an ISO-8601 date/datetime "
             "or a relative span like '7d' / '24h'"
         ) from None
@@ -59,7 +61,7 @@ def parse_timestamp(value: object, *, now: float | None = None) -> float | None:
 
 def _finite(number: float, original: object) -> float:
     if not math.isfinite(number):
-        raise ValueError(f"invalid timestamp {original!r}: must be a finite number")
+        raise ValidationError(f"invalid timestamp {original!r}: must be a finite number")
     return number
 
 

@@ -87,7 +87,7 @@ def test_remember_202_then_fetch_and_wait_201(api):
     r = api.call(
         "POST",
         "/memories?wait=true",
-        {"text": "Retries back off exponentially", "importance": "0.9"},
+        {"text": "Retries back off exponentially", "importance": 0.9},
     )
     assert r.status_code == 201
     mem = r.get_json()
@@ -473,7 +473,9 @@ def test_lifecycle_routes(api):
     needs("purge_expired")
     api.service.store().remember("expired already", expires_at=time.time() - 5)
     api.remember("keeps living")
-    r = api.call("POST", "/purge_expired", {"dry_run": "true"})
+    # JSON bodies are typed as /openapi.json declares: "true" is not a boolean
+    assert api.call("POST", "/purge_expired", {"dry_run": "true"}).status_code == 400
+    r = api.call("POST", "/purge_expired", {"dry_run": True})
     assert r.get_json()["purged"] == 1 and r.get_json()["dry_run"] is True
     assert api.call("POST", "/purge_expired", {}).get_json()["purged"] == 1
     assert api.call("POST", "/nuke", {}).status_code == 400

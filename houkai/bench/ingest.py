@@ -22,6 +22,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..config import Settings
+from ..model import ValidationError
 
 SUBJECTS = (
     "the deploy",
@@ -151,9 +152,9 @@ def run(
     from ..store import MemoryStore
 
     if n < 1:
-        raise ValueError("n must be >= 1")
+        raise ValidationError("n must be >= 1")
     if mode not in ("worker", "inline"):
-        raise ValueError("mode must be 'worker' or 'inline'")
+        raise ValidationError("mode must be 'worker' or 'inline'")
     url = resolve_url(settings.redis_url, settings.data_dir, settings.redis_port)
     settings = settings.replace(redis_url=url)
     client = connect(url)

@@ -23,6 +23,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..model import ValidationError
+
 log = logging.getLogger(__name__)
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
@@ -178,7 +180,7 @@ def run(
     modes = modes or list(MODES)
     for mode in modes:
         if mode not in MODES:
-            raise ValueError(f"unknown mode {mode!r}; choose from {', '.join(MODES)}")
+            raise ValidationError(f"unknown mode {mode!r}; choose from {', '.join(MODES)}")
     totals = {m: ModeScore(mode=m) for m in modes}
     per_cat: dict[str, dict[int, list[tuple[float, float, float]]]] = {m: {} for m in modes}
     conversations = list(load(path))[:limit]

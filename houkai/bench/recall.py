@@ -44,6 +44,7 @@ import redis
 from ..config import Settings
 from ..embeddings import QueryCache, backend_label
 from ..index import filter_expr
+from ..model import ValidationError
 from ..store import codec
 from ..store.search import iter_keys, search
 from .recall_corpus import Query, corpus_vectors, generate, queries
@@ -585,13 +586,13 @@ def run(
 
     sizes = list(sizes)
     if not sizes or any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in sizes):
-        raise ValueError(f"sizes must be positive integers — got {sizes!r}")
+        raise ValidationError(f"sizes must be positive integers — got {sizes!r}")
     if isinstance(n_queries, bool) or not isinstance(n_queries, int) or n_queries < 1:
-        raise ValueError(f"queries must be an integer >= 1 — got {n_queries!r}")
+        raise ValidationError(f"queries must be an integer >= 1 — got {n_queries!r}")
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= 100:
-        raise ValueError(f"k must be an integer in [1, 100] — got {k!r}")
+        raise ValidationError(f"k must be an integer in [1, 100] — got {k!r}")
     if any(isinstance(e, bool) or not isinstance(e, int) or e < 1 for e in ef_sweep):
-        raise ValueError(f"EF_RUNTIME values must be integers >= 1 — got {list(ef_sweep)!r}")
+        raise ValidationError(f"EF_RUNTIME values must be integers >= 1 — got {list(ef_sweep)!r}")
     for n in sizes:
         validate_collection(f"{collection_prefix}-{n}")
     url = resolve_url(settings.redis_url, settings.data_dir, settings.redis_port)

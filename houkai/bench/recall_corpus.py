@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..model import Memory, content_hash
+from ..model import Memory, ValidationError, content_hash
 
 log = logging.getLogger(__name__)
 
@@ -394,7 +394,7 @@ _TYPE_WEIGHTS = (0.4, 0.35, 0.15, 0.1)
 def generate(n: int, seed: int = 7) -> list[Memory]:
     """*n* deterministic memories; prefix-stable: ``generate(a)`` starts ``generate(b)``."""
     if n < 1:
-        raise ValueError(f"n must be >= 1 — got {n!r}")
+        raise ValidationError(f"n must be >= 1 — got {n!r}")
     rng = random.Random(seed)
     out: list[Memory] = []
     for _ in range(n):
@@ -422,7 +422,7 @@ def generate(n: int, seed: int = 7) -> list[Memory]:
 def queries(n: int, seed: int = 7) -> list[Query]:
     """*n* distinct questions in the corpus's vocabulary, each with a tag+type filter."""
     if n < 1:
-        raise ValueError(f"queries must be >= 1 — got {n!r}")
+        raise ValidationError(f"queries must be >= 1 — got {n!r}")
     rng = random.Random(seed * 7919 + 1)
     seen: set[str] = set()
     out: list[Query] = []

@@ -21,7 +21,7 @@ from typing import Any
 
 import click
 
-from ..model import Memory
+from ..model import Memory, ValidationError
 
 MIN_PREFIX = 4
 SHORT_ID = 8
@@ -434,13 +434,13 @@ def resolve_id(store: Any, ref: str) -> str:
     into Python. Raises ``ValueError`` when nothing or more than one matches.
     """
     if not isinstance(ref, str) or not ref.strip():
-        raise ValueError("memory id must not be empty")
+        raise ValidationError("memory id must not be empty")
     ref = ref.strip()
     if store.exists(ref):
         return ref
     where = f"collection {store.collection_name!r}"
     if len(ref) < MIN_PREFIX:
-        raise ValueError(
+        raise ValidationError(
             f"memory not found: no memory with id {ref!r} in {where} (an id prefix needs at least "
             f"{MIN_PREFIX} characters)"
         )
@@ -453,11 +453,13 @@ def resolve_id(store: Any, ref: str) -> str:
         if len(matches) >= 5:
             break
     if not matches:
-        raise ValueError(f"memory not found: no memory with id or id prefix {ref!r} in {where}")
+        raise ValidationError(
+            f"memory not found: no memory with id or id prefix {ref!r} in {where}"
+        )
     if len(matches) > 1:
         more = "+" if len(matches) >= 5 else ""
         shown = ", ".join(sorted(short_id(m) for m in matches))
-        raise ValueError(
+        raise ValidationError(
             f"ambiguous id prefix {ref!r}: matches {len(matches)}{more} memories "
             f"({shown}); type more characters"
         )

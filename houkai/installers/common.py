@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, TextIO
 
+from ..model import ValidationError
+
 log = logging.getLogger(__name__)
 
 SERVER_NAME = "houkai"
@@ -92,7 +94,7 @@ def load_json(path: str | os.PathLike, *, overwrite_unparseable: bool = True) ->
             return loaded
         problem = f"holds a JSON {type(loaded).__name__}, not an object"
     if not overwrite_unparseable:
-        raise ValueError(f"{path} {problem}: fix or remove it, then re-run")
+        raise ValidationError(f"{path} {problem}: fix or remove it, then re-run")
     backup = path.with_name(path.name + ".bak")
     shutil.copy2(path, backup)
     log.warning(
@@ -466,4 +468,4 @@ def seed_arguments(cls: type) -> type:
 
 def _check_scope(scope: str) -> None:
     if scope not in SCOPES:
-        raise ValueError(f"scope must be one of {', '.join(SCOPES)}, got {scope!r}")
+        raise ValidationError(f"scope must be one of {', '.join(SCOPES)}, got {scope!r}")

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from ..index import Keys, value_key
-from ..model import MAX_VECTOR_DIM, Link, Memory, check_memory
+from ..model import MAX_VECTOR_DIM, Link, Memory, ValidationError, check_memory
 from ..text import lexical_form
 
 
@@ -44,14 +44,14 @@ def check_vectors(vectors: object, dim: int) -> np.ndarray:
     try:
         matrix = np.asarray(vectors, dtype=np.float32)
     except (TypeError, ValueError) as exc:
-        raise ValueError(f"vector must be a list of numbers ({exc})") from None
+        raise ValidationError(f"vector must be a list of numbers ({exc})") from None
     if matrix.ndim == 1:
         matrix = matrix.reshape(1, -1)
     if matrix.ndim != 2 or matrix.shape[1] != dim or not 0 < dim <= MAX_VECTOR_DIM:
         got = matrix.shape[-1] if matrix.ndim else 0
-        raise ValueError(f"vector has {got} dimensions; this store uses {dim}")
+        raise ValidationError(f"vector has {got} dimensions; this store uses {dim}")
     if not np.isfinite(matrix).all():
-        raise ValueError("vector holds a NaN or infinite value")
+        raise ValidationError("vector holds a NaN or infinite value")
     return matrix
 
 
@@ -72,7 +72,7 @@ def vector_from_bytes(
     if vector_type == "BFLOAT16":
         bits = np.frombuffer(raw, dtype=np.uint16).astype(np.uint32) << 16
         return bits.view(np.float32).copy()
-    raise ValueError(f"unknown vector type {vector_type!r}")
+    raise ValidationError(f"unknown vector type {vector_type!r}")
 
 
 def to_hash(

@@ -26,6 +26,7 @@ from ..model import (
     ConflictFn,
     Memory,
     MemoryNotFound,
+    ValidationError,
     validate_choice,
 )
 from ..text import negation_diff
@@ -47,15 +48,15 @@ return 1
 
 def _check_id(value: object, name: str) -> str:
     if not isinstance(value, str) or not value:
-        raise ValueError(f"{name} must be a non-empty memory id — got {value!r}")
+        raise ValidationError(f"{name} must be a non-empty memory id — got {value!r}")
     return value
 
 
 def _check_threshold(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise ValueError(f"threshold must be a number in [-1, 1] — got {value!r}")
+        raise ValidationError(f"threshold must be a number in [-1, 1] — got {value!r}")
     if not -1.0 <= value <= 1.0:
-        raise ValueError(f"threshold must be in [-1, 1] — got {value!r}")
+        raise ValidationError(f"threshold must be in [-1, 1] — got {value!r}")
     return float(value)
 
 
@@ -110,7 +111,9 @@ class ConflictsMixin:
         _check_id(old_id, "old_id")
         _check_id(new_id, "new_id")
         if old_id == new_id:
-            raise ValueError("cannot supersede a memory with itself")
+            if not self.exists(old_id):
+                raise MemoryNotFound(old_id)  # an unknown id is a 404 whatever else is wrong
+            raise ValidationError("cannot supersede a memory with itself")
         found = self.get_many([old_id, new_id])
         old, new = found.get(old_id), found.get(new_id)
         if old is None:
@@ -152,7 +155,7 @@ class ConflictsMixin:
                 return
             nxt = current.superseded_by
             if nxt == old_id:
-                raise ValueError(
+                raise ValidationError(
                     f"supersede cycle: {new.id!r} is already superseded by {old_id!r}"
                     + ("" if current is new else " through a chain")
                 )

@@ -45,6 +45,8 @@ from ..model import (
     MemoryNotFound,
     RememberItem,
     Reranker,
+    ValidationError,
+    ValidationTypeError,
     check_memory,
     content_hash,
     new_id,
@@ -57,9 +59,23 @@ from ..model import (
     validate_text,
 )
 from . import codec, lexstats
+from .graph import drop_outgoing_lua
 from .search import Hit, batched, iter_keys, search, total
 
 log = logging.getLogger(__name__)
+
+# KEYS: memory, lexstats. ARGV: incoming-set prefix, memory id. Deletes one memory
+# with its BM25 contribution and its outgoing reverse-index entries, atomically,
+# and returns the hash it deleted (empty when there was none) for the journal.
+_DELETE_LUA = (
+    """
+local fields = redis.call('HGETALL', KEYS[1])
+if #fields == 0 then return fields end
+"""
+    + drop_outgoing_lua("KEYS[1]", "ARGV[1]", "ARGV[2]")
+    + lexstats.uncount_lua("KEYS[1]", "KEYS[2]")
+    + "redis.call('DEL', KEYS[1])\nreturn fields\n"
+)
 
 _UNSET: Any = object()  # "leave unchanged" where None is meaningful (edit's source)
 # Access tracking goes to a side hash, never to the indexed memory hash: any
@@ -135,14 +151,14 @@ def coerce_remember_item(item: str | RememberItem | Mapping[str, Any]) -> dict[s
     if isinstance(item, Mapping):
         unknown = set(item) - set(REMEMBER_ITEM_FIELDS)
         if unknown:
-            raise ValueError(
+            raise ValidationError(
                 f"unknown remember item field(s): {sorted(unknown)} "
                 f"(allowed: {', '.join(REMEMBER_ITEM_FIELDS)})"
             )
         if "text" not in item:
-            raise ValueError("each remember_many item needs a 'text' field")
+            raise ValidationError("each remember_many item needs a 'text' field")
         return dict(item)
-    raise TypeError(
+    raise ValidationTypeError(
         f"remember_many item must be a string, RememberItem or mapping — got {type(item).__name__}"
     )
 
@@ -166,7 +182,9 @@ def _journal_settings(
         changes["journal_archive_dir"] = str(Path(journal_path).expanduser().parent)
     if rotate_mb is not None:
         if isinstance(rotate_mb, bool) or not isinstance(rotate_mb, int | float) or rotate_mb <= 0:
-            raise ValueError(f"journal_rotate_mb must be a positive number — got {rotate_mb!r}")
+            raise ValidationError(
+                f"journal_rotate_mb must be a positive number — got {rotate_mb!r}"
+            )
         changes["journal_maxlen"] = max(1000, int(rotate_mb * 1024 * 1024 / _JOURNAL_ENTRY_BYTES))
     return s.replace(**changes) if changes else s
 
@@ -247,7 +265,7 @@ class CoreStore:
         self._touch_script = self.client.register_script(_TOUCH_LUA)
         self._flush_script = self.client.register_script(_FLUSH_LUA)
         self._write_script = self.client.register_script(lexstats.WRITE_LUA)
-        self._delete_script = self.client.register_script(lexstats.DELETE_LUA)
+        self._delete_script = self.client.register_script(_DELETE_LUA)
         self._update_script = self.client.register_script(lexstats.UPDATE_LUA)
 
     # ------------------------------------------------------------------ plumbing
@@ -466,11 +484,11 @@ class CoreStore:
     ) -> list[Memory]:
         """Store many memories with batched embedding; validation is all-or-nothing."""
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError("batch_size must be an integer >= 1")
+            raise ValidationError("batch_size must be an integer >= 1")
         policy = on_conflict or self._conflict_policy
         validate_choice(policy, CONFLICT_POLICIES, "on_conflict")
         if policy == "raise":
-            raise ValueError(
+            raise ValidationError(
                 "on_conflict='raise' is not supported by remember_many() — bulk rollback is "
                 "ill-defined; use remember() per item"
             )
@@ -545,11 +563,22 @@ class CoreStore:
         return updated
 
     def forget(self, memory_id: str) -> bool:
-        """Hard-delete one memory. False when it does not exist."""
-        before = self.get(memory_id)
-        if before is None:
+        """Hard-delete one memory. False when it does not exist.
+
+        Read and delete are one script, so the journal holds exactly what was
+        deleted (a link or edit landing just before is in it, and undone with it).
+        """
+        if not isinstance(memory_id, str) or not memory_id:
             return False
-        self._delete([before])
+        raw = self._delete_script(
+            keys=[self.keys.memory(memory_id), self.keys.lexstats],
+            args=[self.keys.incoming_prefix, memory_id],
+        )
+        if not raw:
+            return False
+        fields = {_field_name(raw[i]): raw[i + 1] for i in range(0, len(raw), 2)}
+        before = self._overlay_access([codec.from_hash(fields)])[0]
+        self.client.hdel(self.keys.access, f"n:{memory_id}", f"t:{memory_id}")
         self._count_call("forget")
         self._journal("forget", memory_id, before=before.to_dict())
         return True
@@ -558,10 +587,12 @@ class CoreStore:
         """Delete memories and their reverse-link entries in one round trip."""
         pipe = self.client.pipeline(transaction=False)
         for memory in memories:
-            self._delete_script(keys=[self.keys.memory(memory.id), self.keys.lexstats], client=pipe)
+            self._delete_script(
+                keys=[self.keys.memory(memory.id), self.keys.lexstats],
+                args=[self.keys.incoming_prefix, memory.id],
+                client=pipe,
+            )
             pipe.hdel(self.keys.access, f"n:{memory.id}", f"t:{memory.id}")
-            for link in memory.links:
-                pipe.srem(self.keys.incoming(link.to), f"{memory.id}|{link.rel}")
         pipe.execute()
 
     def nuke(self) -> int:
@@ -680,7 +711,7 @@ class CoreStore:
         from ..index import filter_expr
 
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
-            raise ValueError(f"limit must be an integer >= 0 — got {limit!r}")
+            raise ValidationError(f"limit must be an integer >= 0 — got {limit!r}")
         if type is not None:
             validate_choice(type, MEMORY_TYPES, "type")
         validate_choice(sort, tuple(LIST_SORTS), "sort")
@@ -800,3 +831,7 @@ class CoreStore:
         self, memories: Sequence[Memory], policy: str, contradiction_fn: ConflictFn | None
     ) -> list:
         return []
+
+
+def _field_name(raw: bytes | str) -> str:
+    return raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)

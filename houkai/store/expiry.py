@@ -12,13 +12,15 @@ from __future__ import annotations
 import math
 import time
 
-from ..model import Memory
+from ..model import Memory, ValidationError
 from . import lexstats
+from .graph import drop_outgoing_lua
 
 PURGE_BATCH = 500
 
-# KEYS: memory hash, lexstats hash. ARGV: now. Deletes (keeping the BM25 corpus
-# statistics exact, like every other delete) only if 0 < expires_at <= now still holds.
+# KEYS: memory hash, lexstats hash. ARGV: now, incoming-set prefix, memory id.
+# Deletes (keeping the BM25 corpus statistics and the reverse link index exact,
+# like every other delete) only if 0 < expires_at <= now still holds.
 _DELETE_IF_EXPIRED_LUA = (
     """
 local raw = redis.call('HGET', KEYS[1], 'expires_at')
@@ -26,6 +28,7 @@ if not raw then return 0 end
 local at = tonumber(raw)
 if not at or at <= 0 or at > tonumber(ARGV[1]) then return 0 end
 """
+    + drop_outgoing_lua("KEYS[1]", "ARGV[2]", "ARGV[3]")
     + lexstats.DELETE_LUA
 )
 
@@ -34,7 +37,7 @@ def _check_now(now: object) -> float:
     if now is None:
         return time.time()
     if isinstance(now, bool) or not isinstance(now, int | float) or not math.isfinite(now):
-        raise ValueError(f"now must be a Unix timestamp — got {now!r}")
+        raise ValidationError(f"now must be a Unix timestamp — got {now!r}")
     return float(now)
 
 
@@ -56,7 +59,7 @@ class ExpiryMixin:
         """
         cutoff = _check_now(now)
         if not isinstance(dry_run, bool):
-            raise ValueError(f"dry_run must be true or false — got {dry_run!r}")
+            raise ValidationError(f"dry_run must be true or false — got {dry_run!r}")
         self._count_call("purge_expired")
         expired: list[Memory] = []
         for batch in self.iter_memories(
@@ -84,16 +87,10 @@ class ExpiryMixin:
         for memory in memories:
             script(
                 keys=[self.keys.memory(memory.id), self.keys.lexstats],
-                args=[repr(cutoff)],
+                args=[repr(cutoff), self.keys.incoming_prefix, memory.id],
                 client=pipe,
             )
         deleted = [m for m, ok in zip(memories, pipe.execute(), strict=True) if int(ok)]
-        if deleted:
-            pipe = self.client.pipeline(transaction=False)
-            for memory in deleted:
-                for link in memory.links:
-                    pipe.srem(self.keys.incoming(link.to), f"{memory.id}|{link.rel}")
-            pipe.execute()
         for memory in deleted:
             self._journal("forget", memory.id, before=memory.to_dict(), meta={"reason": "expired"})
         return deleted

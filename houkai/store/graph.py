@@ -12,7 +12,10 @@ read-modify-write of the ``links`` field atomically: two clients linking the
 same memory at once cannot lose an edge.
 
 Dangling edges: forgetting a memory removes its *outgoing* entries from the
-reverse index (``CoreStore._delete``) but leaves edges that other memories hold
+reverse index inside the same Lua script that deletes the hash, reading the
+``links`` field there (:func:`drop_outgoing_lua`), so a link added between a
+forget's read and its delete cannot leave a reverse entry from a deleted
+memory (both scripts run atomically, one after the other). It leaves edges that other memories hold
 *towards* it untouched, so ``undo`` of the forget brings the memory back with
 every incoming edge intact. Walkers (``neighbors``, ``subgraph``) therefore
 skip targets that do not resolve, and only report an incoming edge when the
@@ -25,9 +28,40 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from ..model import DIRECTIONS, LINK_RELS, Graph, Memory, MemoryNotFound, validate_choice
+from ..model import (
+    DIRECTIONS,
+    LINK_RELS,
+    Graph,
+    Memory,
+    MemoryNotFound,
+    ValidationError,
+    validate_choice,
+)
 
 log = logging.getLogger(__name__)
+
+
+def drop_outgoing_lua(memory: str, incoming_prefix: str, memory_id: str) -> str:
+    """Lua: remove the reverse-index entries of every edge the hash at *memory* holds.
+
+    Shared by every script that deletes a memory (forget, decay, import
+    overwrite, TTL purge, the pipeline's rejection); it reads ``links`` inside
+    the script, so it sees an edge :data:`_LINK_LUA` added a moment earlier.
+    """
+    return f"""
+local out_raw = redis.call('HGET', {memory}, 'links')
+if out_raw and out_raw ~= '' then
+  local out_ok, out_links = pcall(cjson.decode, out_raw)
+  if out_ok and type(out_links) == 'table' then
+    for _, l in ipairs(out_links) do
+      if type(l) == 'table' and type(l['to']) == 'string' and type(l['rel']) == 'string' then
+        redis.call('SREM', {incoming_prefix} .. l['to'], {memory_id} .. '|' .. l['rel'])
+      end
+    end
+  end
+end
+"""
+
 
 # KEYS: src hash, dst hash, incoming(dst) set.  ARGV: dst_id, rel, "src|rel".
 # Returns 1 (added), 0 (already there), -1 (no src), -2 (no dst).
@@ -81,13 +115,13 @@ return removed
 
 def _check_id(value: object, name: str) -> str:
     if not isinstance(value, str) or not value:
-        raise ValueError(f"{name} must be a non-empty memory id — got {value!r}")
+        raise ValidationError(f"{name} must be a non-empty memory id — got {value!r}")
     return value
 
 
 def _check_depth(depth: object, lo: int = 1) -> int:
     if isinstance(depth, bool) or not isinstance(depth, int) or depth < lo:
-        raise ValueError(f"depth must be an integer >= {lo} — got {depth!r}")
+        raise ValidationError(f"depth must be an integer >= {lo} — got {depth!r}")
     return depth
 
 
@@ -114,7 +148,9 @@ class GraphMixin:
         _check_id(src_id, "src_id")
         _check_id(dst_id, "dst_id")
         if src_id == dst_id:
-            raise ValueError("cannot link a memory to itself")
+            if not self.exists(src_id):
+                raise MemoryNotFound(src_id)  # an unknown id is a 404 whatever else is wrong
+            raise ValidationError("cannot link a memory to itself")
         keys = self.keys
         result = int(
             self._graph_script("link", _LINK_LUA)(

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..errors import NotFound
 from ..journal import JournalEntry
-from ..model import Memory, content_hash
+from ..model import Memory, StateConflict, ValidationError, content_hash
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +137,9 @@ class HistoryMixin:
             except ValueError:
                 found = None
         else:
-            raise ValueError(f"undo needs a journal entry, stream id or timestamp — got {ref!r}")
+            raise ValidationError(
+                f"undo needs a journal entry, stream id or timestamp — got {ref!r}"
+            )
         if found is None:
             raise NotFound(f"no journal entry {ref!r}")
         return found
@@ -157,7 +159,7 @@ class HistoryMixin:
         try:
             handler = getattr(self, f"_undo_{e.op}", None)
             if handler is None:
-                raise ValueError(f"a {e.op!r} entry cannot be undone")
+                raise StateConflict(f"a {e.op!r} entry cannot be undone")
             before, after = handler(e)
         except ValueError as exc:
             if strict:
@@ -170,25 +172,25 @@ class HistoryMixin:
 
     def _undo_remember(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
         if not self.forget(e.id):
-            raise ValueError(f"cannot undo remember of {e.id}: it was already forgotten")
+            raise StateConflict(f"cannot undo remember of {e.id}: it was already forgotten")
         return None, None
 
     def _undo_forget(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
         if not e.before:
-            raise ValueError("cannot undo this forget: the entry has no snapshot")
+            raise StateConflict("cannot undo this forget: the entry has no snapshot")
         if self.exists(e.id):
-            raise ValueError(f"cannot undo forget of {e.id}: a memory with that id exists again")
+            raise StateConflict(f"cannot undo forget of {e.id}: a memory with that id exists again")
         memory = self._revive(e.before)
         return None, memory.to_dict()
 
     def _undo_edit(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
         if not e.before or not e.after:
-            raise ValueError("cannot undo this edit: the entry has no snapshots")
+            raise StateConflict("cannot undo this edit: the entry has no snapshots")
         current = self.get(e.id)
         if current is None:
-            raise ValueError(f"cannot undo edit of {e.id}: the memory was forgotten since")
+            raise StateConflict(f"cannot undo edit of {e.id}: the memory was forgotten since")
         if _stable(current.to_dict()) != _stable(e.after):
-            raise ValueError(
+            raise StateConflict(
                 f"cannot undo edit of {e.id}: the memory changed since (undo the newer "
                 "changes first)"
             )
@@ -206,21 +208,21 @@ class HistoryMixin:
     def _undo_supersede(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
         current = self.get(e.id)
         if current is None:
-            raise ValueError(f"cannot undo supersede of {e.id}: the memory was forgotten since")
+            raise StateConflict(f"cannot undo supersede of {e.id}: the memory was forgotten since")
         if not current.superseded_by:
-            raise ValueError(f"cannot undo supersede of {e.id}: it is no longer superseded")
+            raise StateConflict(f"cannot undo supersede of {e.id}: it is no longer superseded")
         if not self.restore(e.id):
-            raise ValueError(f"cannot undo supersede of {e.id}: restore refused")
+            raise StateConflict(f"cannot undo supersede of {e.id}: restore refused")
         return None, None
 
     def _undo_restore(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
         superseder = (e.meta or {}).get("superseder_id")
         if not superseder:
-            raise ValueError("cannot undo this restore: the entry names no superseder")
+            raise StateConflict("cannot undo this restore: the entry names no superseder")
         if not self.exists(e.id):
-            raise ValueError(f"cannot undo restore of {e.id}: the memory was forgotten since")
+            raise StateConflict(f"cannot undo restore of {e.id}: the memory was forgotten since")
         if not self.exists(superseder):
-            raise ValueError(
+            raise StateConflict(
                 f"cannot undo restore of {e.id}: its superseder {superseder} was forgotten"
             )
         self.supersede(e.id, superseder)
@@ -231,7 +233,7 @@ class HistoryMixin:
         src, dst = str(meta.get("src_id") or e.id), str(meta.get("dst_id") or "")
         for mid in (src, dst):
             if not mid or not self.exists(mid):
-                raise ValueError(
+                raise StateConflict(
                     f"cannot undo {e.op} {src} → {dst}: endpoint {mid or '?'} was forgotten"
                 )
         return src, dst
@@ -239,7 +241,7 @@ class HistoryMixin:
     def _undo_link(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
         src, dst = self._link_endpoints(e)
         if not self.unlink(src, dst, (e.meta or {}).get("rel")):
-            raise ValueError(f"cannot undo link {src} → {dst}: the link is already gone")
+            raise StateConflict(f"cannot undo link {src} → {dst}: the link is already gone")
         return None, None
 
     def _undo_unlink(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
@@ -258,7 +260,9 @@ class HistoryMixin:
         if vector is None:
             vector = self._encode([memory.text])
         memory.embedding = vector[0].tolist()
-        pipe = self.client.pipeline(transaction=False)
+        # MULTI/EXEC: a forget between the HSET and the reverse-index SADDs would
+        # otherwise leave reverse entries from a deleted memory.
+        pipe = self.client.pipeline(transaction=True)
         self._write([memory], vector, pipe=pipe)
         self._reindex_links([memory], pipe=pipe)
         pipe.execute()
@@ -275,7 +279,7 @@ class HistoryMixin:
         archives of older entries).
         """
         if not isinstance(memory_id, str) or not memory_id:
-            raise ValueError("memory_id must be a non-empty string")
+            raise ValidationError("memory_id must be a non-empty string")
         journal = self._bind_journal()
         return [
             e for e in journal.read(include_archives=include_archives) if _touches(e, memory_id)
@@ -285,7 +289,7 @@ class HistoryMixin:
         self, ts: float, only: str | None = None, include_archives: bool = True
     ) -> dict[str, dict]:
         if isinstance(ts, bool) or not isinstance(ts, int | float):
-            raise ValueError(f"timestamp must be a number — got {ts!r}")
+            raise ValidationError(f"timestamp must be a number — got {ts!r}")
         state: dict[str, dict] = {}
         journal = self._bind_journal()
         for e in journal.read(until=float(ts), include_archives=include_archives):
@@ -351,7 +355,7 @@ class HistoryMixin:
     ) -> Memory | None:
         """One memory as of *timestamp* (see :meth:`state_at`); None if it did not exist then."""
         if not isinstance(memory_id, str) or not memory_id:
-            raise ValueError("memory_id must be a non-empty string")
+            raise ValidationError("memory_id must be a non-empty string")
         stamp = _timestamp_arg("get_at", timestamp, legacy)
         snapshot = self._replay(stamp, memory_id, include_archives).get(memory_id)
         return None if snapshot is None else Memory.from_dict(snapshot)

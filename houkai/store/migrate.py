@@ -32,6 +32,7 @@ from ..index import (
     stored_vector_type,
     validate_vector_type,
 )
+from ..model import ValidationError
 from . import codec
 
 log = logging.getLogger(__name__)
@@ -85,10 +86,10 @@ def migrate_vectors(
     meta = read_meta(client, keys)
     source = stored_vector_type(meta)
     if source is None:
-        raise ValueError(f"no collection named {keys.collection!r}")
+        raise ValidationError(f"no collection named {keys.collection!r}")
     pending = meta.get("migrating_to")
     if pending and pending != target:
-        raise ValueError(
+        raise ValidationError(
             f"collection {keys.collection!r} is being migrated to {pending}: finish that first "
             f"(--vector-type {pending})"
         )
@@ -97,7 +98,7 @@ def migrate_vectors(
         result.changed = False
         return result
     if VECTOR_TYPES[source] == VECTOR_TYPES[target] and source != target:
-        raise ValueError(
+        raise ValidationError(
             f"{source} and {target} have the same width and cannot be told apart while a "
             "migration is resumed: migrate to FLOAT32 first"
         )

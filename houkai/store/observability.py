@@ -16,7 +16,7 @@ from typing import Any
 
 import redis
 
-from ..model import MEMORY_TYPES
+from ..model import MEMORY_TYPES, ValidationError
 from .core import CALL_NAMES
 from .search import total
 
@@ -137,7 +137,7 @@ class ObservabilityMixin:
         request; a not-ready answer is never cached, so recovery shows at once.
         """
         if isinstance(cache_ttl, bool) or not isinstance(cache_ttl, int | float) or cache_ttl < 0:
-            raise ValueError(f"cache_ttl must be a number >= 0 — got {cache_ttl!r}")
+            raise ValidationError(f"cache_ttl must be a number >= 0 — got {cache_ttl!r}")
         lock = self.__dict__.setdefault("_readiness_lock", threading.Lock())
         if cache_ttl > 0:
             with lock:
@@ -217,9 +217,9 @@ class ObservabilityMixin:
             (stale_days, "stale_days"),
         ):
             if not math.isfinite(value) or value < 0:
-                raise ValueError(f"{name} must be a finite number >= 0 — got {value!r}")
+                raise ValidationError(f"{name} must be a finite number >= 0 — got {value!r}")
         if isinstance(top_tags, bool) or not isinstance(top_tags, int) or top_tags < 0:
-            raise ValueError(f"top_tags must be an integer >= 0 — got {top_tags!r}")
+            raise ValidationError(f"top_tags must be an integer >= 0 — got {top_tags!r}")
         protect = tuple(t for t in protect if t in MEMORY_TYPES)
         now = time.time()
         idx = self.keys.index

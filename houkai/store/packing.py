@@ -22,6 +22,7 @@ from ..model import (
     Memory,
     PackedMemory,
     PackResult,
+    ValidationError,
 )
 from ..text import STOP_WORDS, estimate_tokens, jaccard, tokenize
 
@@ -42,9 +43,9 @@ def extract_key_phrases(task: str, max_phrases: int = 3) -> list[str]:
     ``max_phrases=0`` gives ``[]``; a negative value is a ``ValueError``.
     """
     if not isinstance(task, str):
-        raise ValueError(f"task must be a string — got {task.__class__.__name__}")
+        raise ValidationError(f"task must be a string — got {task.__class__.__name__}")
     if isinstance(max_phrases, bool) or not isinstance(max_phrases, int) or max_phrases < 0:
-        raise ValueError(f"max_phrases must be an integer >= 0 — got {max_phrases!r}")
+        raise ValidationError(f"max_phrases must be an integer >= 0 — got {max_phrases!r}")
     words = [w for w in tokenize(task) if w not in STOP_WORDS and len(w) > 2]
     candidates = [f"{a} {b}" for a, b in itertools.pairwise(words)] + words
     phrases: list[str] = []
@@ -121,7 +122,7 @@ def compress_group(memories: Sequence[Memory]) -> str:
 def _count(counter: TokenCounter, text: str) -> int:
     value = counter(text)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"token_counter must return an integer >= 0 — got {value!r}")
+        raise ValidationError(f"token_counter must return an integer >= 0 — got {value!r}")
     return value
 
 
@@ -183,23 +184,25 @@ def _validate_pack_args(
     compress_min_group: object,
 ) -> None:
     if isinstance(token_budget, bool) or not isinstance(token_budget, int) or token_budget < 0:
-        raise ValueError(f"token_budget must be an integer >= 0 — got {token_budget!r}")
+        raise ValidationError(f"token_budget must be an integer >= 0 — got {token_budget!r}")
     if token_counter is not None and not callable(token_counter):
-        raise ValueError("token_counter must be a callable (text) -> int")
+        raise ValidationError("token_counter must be a callable (text) -> int")
     if not isinstance(header, str):
-        raise ValueError(f"header must be a string — got {header!r}")
+        raise ValidationError(f"header must be a string — got {header!r}")
     if (
         isinstance(compress_threshold, bool)
         or not isinstance(compress_threshold, int | float)
         or not 0.0 <= compress_threshold <= 1.0
     ):
-        raise ValueError(f"compress_threshold must be in [0, 1] — got {compress_threshold!r}")
+        raise ValidationError(f"compress_threshold must be in [0, 1] — got {compress_threshold!r}")
     if (
         isinstance(compress_min_group, bool)
         or not isinstance(compress_min_group, int)
         or compress_min_group < 1
     ):
-        raise ValueError(f"compress_min_group must be an integer >= 1 — got {compress_min_group!r}")
+        raise ValidationError(
+            f"compress_min_group must be an integer >= 1 — got {compress_min_group!r}"
+        )
 
 
 class PackingMixin:
@@ -242,7 +245,7 @@ class PackingMixin:
             token_budget, token_counter, header, compress_threshold, compress_min_group
         )
         if isinstance(max_items, bool) or not isinstance(max_items, int) or max_items < 1:
-            raise ValueError(f"max_items must be an integer >= 1 — got {max_items!r}")
+            raise ValidationError(f"max_items must be an integer >= 1 — got {max_items!r}")
         ranked = self.recall(
             query,
             k=max_items,

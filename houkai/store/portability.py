@@ -36,6 +36,7 @@ from ..model import (
     MEMORY_TYPES,
     EmbeddingModelMismatch,
     Memory,
+    ValidationError,
     check_memory,
     content_hash,
     new_id,
@@ -85,27 +86,29 @@ def _row_memory(
     """
     meta = row.get("meta") or {}
     if not isinstance(meta, dict):
-        raise ValueError("'meta' is not an object")
+        raise ValidationError("'meta' is not an object")
     rid = row.get("id") or meta.get("id")
     if not isinstance(rid, str) or not rid.strip():
-        raise ValueError("row has no id")
+        raise ValidationError("row has no id")
     if len(rid.strip()) > MAX_ID_CHARS:
-        raise ValueError(f"id longer than {MAX_ID_CHARS} characters")
+        raise ValidationError(f"id longer than {MAX_ID_CHARS} characters")
     links = meta.get("links") or []
     if not isinstance(links, list) or not all(
         isinstance(x, dict) and isinstance(x.get("to"), str) and x.get("rel") in LINK_RELS
         for x in links
     ):
-        raise ValueError(f"links must be a list of {{to, rel}} with rel in {', '.join(LINK_RELS)}")
+        raise ValidationError(
+            f"links must be a list of {{to, rel}} with rel in {', '.join(LINK_RELS)}"
+        )
     for name in ("superseded_by", "collection", "state", "error", "content_hash"):
         if meta.get(name) is not None and not isinstance(meta.get(name), str):
-            raise ValueError(f"{name} must be a string")
+            raise ValidationError(f"{name} must be a string")
     try:
         memory = Memory.from_dict(
             {**meta, "id": rid.strip(), "text": row.get("text") or meta.get("text") or ""}
         )
     except (TypeError, ValueError, KeyError, OverflowError) as exc:
-        raise ValueError(f"bad field: {exc}") from None
+        raise ValidationError(f"bad field: {exc}") from None
     memory.text = validate_text(row.get("text") or meta.get("text"))
     validate_choice(memory.type, MEMORY_TYPES, "type")
     memory.tags = validate_tags(meta.get("tags") or [])
@@ -143,7 +146,7 @@ class PortabilityMixin:
             validate_choice(t, MEMORY_TYPES, "types")
         tag_list = sorted(set(validate_tags(tags))) if tags else None
         if since is not None and (isinstance(since, bool) or not isinstance(since, int | float)):
-            raise ValueError(f"since must be a number (epoch seconds) — got {since!r}")
+            raise ValidationError(f"since must be a number (epoch seconds) — got {since!r}")
         out = Path(path)
         if out.is_dir():
             raise IsADirectoryError(21, "Is a directory", str(out))
@@ -238,7 +241,7 @@ class PortabilityMixin:
         """
         validate_choice(on_conflict, IMPORT_POLICIES, "on_conflict")
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError("batch_size must be an integer >= 1")
+            raise ValidationError("batch_size must be an integer >= 1")
         limits = limits or ArchiveLimits.from_settings(self.settings)
         header = read_archive_header(path)
         source = header.get("source") or {}

@@ -33,6 +33,7 @@ from ..model import (
     HybridWeights,
     Memory,
     Reranker,
+    ValidationError,
     validate_choice,
 )
 from ..text import lexical_clause, query_terms
@@ -63,14 +64,14 @@ def _check_unit(value: float | None, name: str, lo: float = 0.0, hi: float = 1.0
     if value is None:
         return
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise ValueError(f"{name} must be a number in [{lo:g}, {hi:g}] — got {value!r}")
+        raise ValidationError(f"{name} must be a number in [{lo:g}, {hi:g}] — got {value!r}")
     if not lo <= value <= hi:
-        raise ValueError(f"{name} must be in [{lo:g}, {hi:g}] — got {value!r}")
+        raise ValidationError(f"{name} must be in [{lo:g}, {hi:g}] — got {value!r}")
 
 
 def _check_int(value: object, name: str, lo: int = 1, hi: int = 10_000) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise ValueError(f"{name} must be an integer in [{lo}, {hi}] — got {value!r}")
+        raise ValidationError(f"{name} must be an integer in [{lo}, {hi}] — got {value!r}")
     return value
 
 
@@ -185,7 +186,7 @@ class RecallMixin:
         """
         started = time.perf_counter()
         if not isinstance(query, str):
-            raise ValueError(f"query must be a string — got {query!r}")
+            raise ValidationError(f"query must be a string — got {query!r}")
         k = _check_int(k, "k", 0)
         overfetch = _check_int(overfetch, "overfetch", 1, 100)
         validate_choice(mode, RECALL_MODES, "mode")
@@ -203,14 +204,14 @@ class RecallMixin:
                 or not isinstance(value, int | float)
                 or not math.isfinite(value)
             ):
-                raise ValueError(f"{name} must be a Unix timestamp — got {value!r}")
+                raise ValidationError(f"{name} must be a Unix timestamp — got {value!r}")
         rrf_k = _check_int(rrf_k, "rrf_k", 1, 100_000)
         if weights is not None and not isinstance(weights, HybridWeights):
-            raise ValueError("weights must be a HybridWeights")
+            raise ValidationError("weights must be a HybridWeights")
         if expand is not None and not isinstance(expand, ExpandSpec):
-            raise ValueError("expand must be an ExpandSpec")
+            raise ValidationError("expand must be an ExpandSpec")
         if reranker is not None and not callable(reranker):
-            raise ValueError("reranker must be a callable (query, memories) -> scores")
+            raise ValidationError("reranker must be a callable (query, memories) -> scores")
         if k == 0:
             self._record_recall(time.perf_counter() - started)
             return []
@@ -476,7 +477,7 @@ class RecallMixin:
         """Second stage: the reranker's score replaces the blended one, then re-sort."""
         scores = list(reranker(query, [c.memory for c in cands]))
         if len(scores) != len(cands):
-            raise ValueError(
+            raise ValidationError(
                 f"reranker returned {len(scores)} scores for {len(cands)} candidate(s)"
             )
         first = {c.memory.id: (rank, c.score) for rank, c in enumerate(cands)}
@@ -484,9 +485,9 @@ class RecallMixin:
             try:
                 value = float(s)
             except (TypeError, ValueError):
-                raise ValueError(f"reranker returned a non-numeric score: {s!r}") from None
+                raise ValidationError(f"reranker returned a non-numeric score: {s!r}") from None
             if not math.isfinite(value):
-                raise ValueError(f"reranker returned a non-finite score: {s!r}")
+                raise ValidationError(f"reranker returned a non-finite score: {s!r}")
             c.score = value
         cands.sort(key=lambda c: (-c.score, c.memory.id))
         for rank, c in enumerate(cands):

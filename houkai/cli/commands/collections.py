@@ -199,6 +199,7 @@ def migrate(ctx: Context, name: str, vector_type: str, batch_size: int, yes: boo
     after an interruption). Search is off until it ends and the index rebuilds in the
     background; stop workers and the API first, so nothing writes old-type vectors."""
     from ...connection import connect
+    from ...index import Keys, validate_collection
     from ...store.migrate import migrate_vectors
 
     validate_collection(name)
