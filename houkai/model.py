@@ -448,7 +448,7 @@ class ConflictError(Exception):
         self.conflicts = conflicts
 
 
-class EmbeddingModelMismatch(ImportError, ValueError):
+class EmbeddingModelMismatch(ImportError, ValidationError):
     """An archive's vectors come from another embedding model (``regenerate_vectors`` re-embeds).
 
     An ``ImportError`` as in the seed, and a ``ValueError`` so every door
