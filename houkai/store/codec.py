@@ -29,7 +29,10 @@ def vector_bytes(vector: np.ndarray | list[float], vector_type: str = "FLOAT32")
     """The blob RediSearch expects for a vector field of *vector_type*."""
     f32 = np.asarray(vector, dtype=np.float32)
     if vector_type == "FLOAT16":
-        return f32.astype(np.float16).tobytes()
+        half = f32.astype(np.float16)
+        if not np.isfinite(half).all():  # |x| > 65504 would store inf and poison KNN
+            raise ValidationError("vector holds a value outside the FLOAT16 range (|x| > 65504)")
+        return half.tobytes()
     if vector_type == "BFLOAT16":
         # numpy has no bfloat16: keep the top 16 bits, rounded to nearest even.
         bits = np.ascontiguousarray(f32).view(np.uint32).astype(np.uint64)
