@@ -29,6 +29,7 @@ LINK_RELS: tuple[str, ...] = (
     "example_of",
     "contradicts",
     "supersedes",
+    "follows",  # written at ingest: this memory came right after the linked one
 )
 RECALL_MODES: tuple[str, ...] = ("semantic", "hybrid")
 FUSIONS: tuple[str, ...] = ("weighted", "rrf")
