@@ -298,31 +298,55 @@ def run(
     }
 
 
-def plot(result: dict[str, Any], path: str | Path) -> None:
-    """Bar chart of recall@5, recall@10 and MRR per mode, with the published anchor."""
+def plot(result: dict[str, Any], path: str | Path, heldout: dict[str, Any] | None = None) -> None:
+    """R@5 per mode (each stage added in turn) overall and per category; MRR as a line.
+
+    With *heldout* (``bench heldout --format json`` output) a second panel shows
+    its R@5 per query kind for the same modes.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    panels = 2 if heldout else 1
+    fig, axes = plt.subplots(1, panels, figsize=(7 * panels, 4.2), squeeze=False)
+    ax = axes[0][0]
     modes = [m["mode"] for m in result["modes"]]
-    metrics = ("recall@5", "recall@10", "mrr")
-    fig, ax = plt.subplots(figsize=(7, 4))
-    width = 0.25
-    for i, metric in enumerate(metrics):
-        ax.bar(
-            [x + i * width for x in range(len(modes))],
-            [m[metric] for m in result["modes"]],
-            width,
-            label=metric,
-        )
-    ax.axhline(
-        PUBLISHED_ANCHOR["recall@5"], color="grey", linestyle="--", label="published R@5 (49.7%)"
+    series = {"all": [m["recall@5"] for m in result["modes"]]}
+    for cat in CATEGORIES.values():
+        series[cat] = [m["by_category"].get(cat, {}).get("recall@5", 0.0) for m in result["modes"]]
+    width = 0.8 / len(series)
+    for i, (name, values) in enumerate(series.items()):
+        ax.bar([x + i * width for x in range(len(modes))], values, width, label=f"R@5 {name}")
+    ax.plot(
+        [x + 0.4 - width / 2 for x in range(len(modes))],
+        [m["mrr"] for m in result["modes"]],
+        "k.-",
+        label="MRR",
     )
-    ax.set_xticks([x + width for x in range(len(modes))], modes)
+    ax.axhline(PUBLISHED_ANCHOR["recall@5"], color="grey", linestyle="--", label="published R@5")
+    ax.axhline(0.62, color="red", linestyle=":", label="target R@5 0.62")
+    ax.set_xticks([x + 0.4 - width / 2 for x in range(len(modes))], modes, fontsize=8)
     ax.set_ylim(0, 1)
-    ax.set_title(f"LoCoMo retrieval ({result['conversations']} conversations)")
-    ax.legend(loc="upper left", fontsize=8)
+    ax.set_title(f"LoCoMo ({result['conversations']} conversations), k=10")
+    ax.legend(loc="upper left", fontsize=7, ncol=2)
+    if heldout:
+        ax2 = axes[0][1]
+        hmodes = [m["mode"] for m in heldout["modes"]]
+        kinds = list(heldout["modes"][0]["by_kind"])
+        width = 0.8 / len(kinds)
+        for i, kind in enumerate(kinds):
+            ax2.bar(
+                [x + i * width for x in range(len(hmodes))],
+                [m["by_kind"][kind]["recall@5"] for m in heldout["modes"]],
+                width,
+                label=kind,
+            )
+        ax2.set_xticks([x + 0.4 - width / 2 for x in range(len(hmodes))], hmodes, fontsize=8)
+        ax2.set_ylim(0, 1.05)
+        ax2.set_title(f"Held-out set ({heldout['queries']} queries): R@5 per kind")
+        ax2.legend(loc="lower right", fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

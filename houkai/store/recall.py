@@ -62,6 +62,7 @@ class Candidate:
     expanded: bool = False  # reached by graph expansion, not by the query
     prf: float = 0.0  # cosine to the pseudo-relevance-feedback vector
     context: bool = False  # brought in as a sequence neighbour of a strong candidate
+    feedback: bool = False  # brought in by the pseudo-relevance-feedback round
 
 
 def _check_unit(value: float | None, name: str, lo: float = 0.0, hi: float = 1.0) -> None:

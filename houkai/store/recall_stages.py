@@ -91,6 +91,7 @@ class RecallStagesMixin:
             if mid in pool:
                 continue
             cand.cosine = float(np.dot(cand.vector, qvec)) if cand.vector is not None else 0.0
+            cand.feedback = True
             pool[mid] = cand
             added.append(mid)
         for cand in pool.values():
