@@ -112,7 +112,9 @@ def test_context_stage_ranks_the_answer_turn_with_its_question(store) -> None:
     store.remember_many(FILLER + COOKING)
     _, answer = store.remember_many(EXCHANGE, sequence=True)
     plain = store.recall(QUERY, k=14, mode="hybrid", stages=(), touch=False)
-    hits = store.recall(QUERY, k=14, mode="hybrid", stages=("context",), touch=False, explain=True)
+    hits = store.recall(
+        QUERY, k=14, mode="hybrid", stages=("context", "fitted"), touch=False, explain=True
+    )
     assert _rank(hits, answer.id) < _rank(plain, answer.id)
     explained = {m.id: e for m, _, e in hits}
     assert explained[answer.id]["stages"]["context"] > 0

@@ -219,8 +219,8 @@ def _exact_tokens(text: str) -> list[str]:
             token = (m[1] if pattern is _QUOTED else m[0]).strip()
             if pattern is _NUMBER and len(token) == 4 and token[:2] in ("19", "20"):
                 continue  # a year is a time expression, not an identifier
-            if token and token not in out:
-                out.append(token)
+            if token and not any(token in found for found in out):
+                out.append(token)  # a number inside an id already found is not a new token
     return out
 
 

@@ -1,8 +1,8 @@
 """The machinery of hybrid recall's question-reading stages (see :mod:`.stages`).
 
 Each method is bounded: PRF costs one extra KNN (no encoding), the context
-stage two pipelined round trips and only when the pool holds sequenced
-memories (a ``follows`` link), the query stage no I/O at all.
+stage one pipelined round trip over its top candidates (two when neighbours
+are found), the query stage no I/O at all.
 """
 
 from __future__ import annotations
@@ -110,8 +110,8 @@ class RecallStagesMixin:
         """Bring in the previous and next turns of the best candidates; returns the new ids."""
         from .recall import Candidate
 
-        if p.context <= 0 or not any(_previous(c.memory) for c in pool.values()):
-            return []  # no sequenced memory in the pool: no round trip
+        if p.context <= 0:
+            return []
         top = sorted(pool.values(), key=lambda c: -_provisional(c, w))[: p.context_top]
         wanted = [mid for c in top if (mid := _previous(c.memory)) and mid not in pool]
         pipe = self.client.pipeline(transaction=False)

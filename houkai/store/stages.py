@@ -56,13 +56,18 @@ class StageParams:
 
 BASE = StageParams()
 
-# Fitted on LoCoMo conversations 0-4 (the dev split); see ADR 0025 for the grid
-# and the held-out check. Kinds LoCoMo does not exercise keep the hand-set BASE.
+# Fitted by coordinate ascent on recall@5 + MRR over LoCoMo conversations 0 and 1
+# (231 questions; conversations 2 and 5 held back to report on), see ADR 0025.
+# Only ``general`` and ``temporal`` questions are numerous enough in LoCoMo to
+# fit; ``keyword`` and ``recency`` questions take the general fit (their own
+# stage effects, the lexical boost and the recency weight, stay hand-set).
+_GENERAL = replace(BASE, cosine=0.9, lexical=0.5, context=0.6, prf=0.05, names=0.2, time=0.3)
+_TEMPORAL = replace(BASE, cosine=0.35, lexical=0.4, context=0.1, prf=0.5, names=0.2, time=0.3)
 FITTED: dict[str, StageParams] = {
-    "general": BASE,
-    "temporal": BASE,
-    "keyword": BASE,
-    "recency": BASE,
+    "general": _GENERAL,
+    "temporal": _TEMPORAL,
+    "keyword": _GENERAL,
+    "recency": _GENERAL,
 }
 
 
