@@ -231,14 +231,18 @@ class RecallMixin(RecallStagesMixin):
         w = weights or self._hybrid_weights or HybridWeights()
         clock = time.time()
         now = clock if as_of is None else float(as_of)
-        active = resolve_stages(stages, self.settings.recall_stages) if mode == "hybrid" else ()
+        # The stages refine the weighted blend; RRF stays the plain rank fusion, and
+        # weights the caller sets are used as given (the stages' boosts still apply).
+        stages = resolve_stages(stages, self.settings.recall_stages)
+        active = stages if mode == "hybrid" and fusion == "weighted" else ()
         parse = parse_query(query, now) if "query" in active else None
         params = BASE
+        own_weights = weights is None and self._hybrid_weights is None
         if "fitted" in active:
             params = FITTED.get(parse.kind if parse else "general", BASE)
-            if weights is None and self._hybrid_weights is None:
+            if own_weights:
                 w = params.weights(w)
-        if parse is not None:
+        if parse is not None and own_weights:
             w = self._understood_weights(w, parse, params)
         where = filter_expr(
             type=type,
