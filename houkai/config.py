@@ -64,6 +64,8 @@ class Settings:
     # uses every core)
     embed_streams: int = 0
     query_cache_size: int = 1024
+    # hybrid recall's stages (houkai/store/stages.py); "" turns them all off
+    recall_stages: str = "query,context,prf,fitted"
     # --- library defaults ----------------------------------------------------
     default_type: str = "semantic"
     default_importance: float = 0.5

@@ -30,6 +30,7 @@ LINK_RELS: tuple[str, ...] = (
     "example_of",
     "contradicts",
     "supersedes",
+    "follows",  # written at ingest: this memory came right after the linked one
 )
 RECALL_MODES: tuple[str, ...] = ("semantic", "hybrid")
 # ``list_recent`` sort keys → the SORTABLE field each one orders by (newest first).

@@ -33,7 +33,7 @@ from .errors import NotFound
 from .index import filter_expr
 from .jobs import Job, JobStatus, JobStore, inflight_entry, parse_inflight, workers_alive
 from .journal import JournalEntry
-from .model import CONFLICT_POLICIES, MEMORY_TYPES, ValidationError, validate_choice
+from .model import CONFLICT_POLICIES, MEMORY_TYPES, Link, ValidationError, validate_choice
 from .store.core import coerce_remember_item
 from .store.search import batched, iter_keys
 
@@ -338,10 +338,16 @@ class Pipeline:
         ids: list[str] = []
         chunk: list[Any] = []
         start = done_before
+        previous = None
         for position, item in enumerate(make_items()):  # pass 2: write pending, enqueue
             if position < done_before:
                 continue
-            chunk.append(self.store._build_memory(**coerce_remember_item(item)))
+            memory = self.store._build_memory(**coerce_remember_item(item))
+            if kind == "ingest" and previous is not None and previous.source == memory.source:
+                # A document's chunks in order: recall's context stage reads these.
+                memory.links.append(Link(to=previous.id, rel="follows"))
+            previous = memory
+            chunk.append(memory)
             if len(chunk) >= size:
                 ids.extend(self._write_chunk(job_id, start, chunk, policy, queued, actor))
                 start += len(chunk)
@@ -368,6 +374,7 @@ class Pipeline:
         pipe = store.client.pipeline(transaction=True)
         journal = store._journal_enabled
         store._write(memories, None, pipe)  # the store's own write path (BM25 stats)
+        store._reindex_links(memories, pipe)  # ingest's ``follows`` links
         pipe.hset(
             store.keys.inflight,
             mapping={m.id: inflight_entry(job_id, start + i) for i, m in enumerate(memories)},

@@ -93,9 +93,28 @@ def test_run_reports_every_mode(archive: Path, settings) -> None:
     result = locomo.run(archive, settings=settings)
     assert result["conversations"] == 1 and result["turns"] == 6
     modes = {m["mode"]: m for m in result["modes"]}
-    assert set(modes) == {"semantic", "hybrid", "hybrid+rrf"}
+    assert set(modes) == set(locomo.MODES)  # each stage in turn, the defaults, RRF
     for m in modes.values():
         assert m["questions"] == 2
         assert 0.0 <= m["recall@5"] <= m["recall@10"] <= 1.0
         assert 0.0 <= m["mrr"] <= 1.0
     assert modes["hybrid"]["recall@5"] == 1.0  # six turns: every evidence turn is in the top 5
+
+
+def test_reuse_keeps_the_sequenced_dated_collection(archive: Path, settings) -> None:
+    from houkai import MemoryStore
+
+    locomo.run(archive, settings=settings, modes=["plain"], reuse=True)
+    store = MemoryStore(collection="bench-locomo-1", settings=settings)
+    try:
+        first = {m.source: m for m in store.list_recent(limit=10)}
+        assert first["D1:2"].links[0].rel == "follows"  # one sequence per session
+        assert first["D2:1"].links == []
+        assert first["D1:1"].created_at == locomo._parse_date("1:56 pm on 8 May, 2023")
+        again = locomo.run(archive, settings=settings, modes=["plain"], reuse=True)
+        assert {m.source: m.id for m in store.list_recent(limit=10)} == {
+            s: m.id for s, m in first.items()
+        }  # not re-ingested
+        assert again["modes"][0]["questions"] == 2
+    finally:
+        store.drop()

@@ -242,7 +242,7 @@ def test_recency_basis_created_vs_accessed(store):
 
 def test_lexical_weight_renormalised_when_no_bm25(store):
     store.remember_many(DEPLOY)
-    res = store.recall("zzqx vvkw", k=2, mode="hybrid", touch=False, explain=True)
+    res = store.recall("zzqx vvkw", k=2, mode="hybrid", stages=(), touch=False, explain=True)
     weights = res[0][2]["weights"]
     assert weights["lexical"] == 0.0
     assert weights["cosine"] == pytest.approx(0.55 / 0.8, abs=1e-6)
@@ -251,11 +251,17 @@ def test_lexical_weight_renormalised_when_no_bm25(store):
     # a lexical-only config has nothing to scale into: weights stay as given
     lexical_only = HybridWeights(cosine=0, lexical=1, recency=0, importance=0)
     res = store.recall(
-        "zzqx vvkw", k=2, mode="hybrid", touch=False, explain=True, weights=lexical_only
+        "zzqx vvkw",
+        k=2,
+        mode="hybrid",
+        stages=(),
+        touch=False,
+        explain=True,
+        weights=lexical_only,
     )
     assert res[0][2]["weights"]["lexical"] == 1.0 and res[0][1] == 0.0
     # with a BM25 hit the weights are untouched
-    res = store.recall("blue-green", k=2, mode="hybrid", touch=False, explain=True)
+    res = store.recall("blue-green", k=2, mode="hybrid", stages=(), touch=False, explain=True)
     assert res[0][2]["weights"]["lexical"] == pytest.approx(0.20)
 
 
@@ -463,9 +469,15 @@ def test_graph_fusion_lifts_a_hub(store):
 def test_graph_fusion_without_links_in_pool_is_a_no_op(store):
     store.remember_many(["The cafeteria serves lunch at noon.", "Lunch is free on Fridays."])
     q = "cafeteria lunch"
-    base = store.recall(q, k=2, mode="hybrid", touch=False, explain=True)
+    base = store.recall(q, k=2, mode="hybrid", stages=(), touch=False, explain=True)
     lonely = store.recall(
-        q, k=2, mode="hybrid", touch=False, explain=True, weights=HybridWeights(graph=0.5)
+        q,
+        k=2,
+        mode="hybrid",
+        stages=(),
+        touch=False,
+        explain=True,
+        weights=HybridWeights(graph=0.5),
     )
     assert ids(lonely) == ids(base)
     for (_, s1, _), (_, s2, _) in zip(lonely, base, strict=True):

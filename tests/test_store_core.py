@@ -238,6 +238,7 @@ def test_vocabularies_match_the_seed() -> None:
         "example_of",
         "contradicts",
         "supersedes",
+        "follows",  # houkai's addition: written by remember_many(sequence=True)
     )
     assert RECALL_MODES == ("semantic", "hybrid")
     assert FUSIONS == ("weighted", "rrf")

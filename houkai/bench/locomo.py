@@ -8,6 +8,12 @@ the first three conversations they lowered hybrid recall@5 by about a point,
 while dropping the speaker cut it by a third. Each question of
 categories 1–4 is recalled, and we score whether its evidence turns come back:
 recall@5 and recall@10 over evidence turns, and MRR of the first evidence turn.
+
+Each session is written as one sequence (``remember_many(sequence=True)``:
+every turn ``follows`` the one before) and its turns are dated with the
+session's time (as an import of old history would date them), so recall's
+``context`` and ``query`` stages see what an agent's own conversation log
+carries. Questions are asked ``as_of`` a day after the last session.
 """
 
 from __future__ import annotations
@@ -157,11 +163,64 @@ def _score(ranked_sources: list[str], evidence: list[str]) -> tuple[float, float
     return r5, r10, rr
 
 
+# Each recall stage added in turn to today's plain blend, then the shipped defaults.
 MODES: dict[str, dict[str, Any]] = {
     "semantic": {"mode": "semantic"},
+    "plain": {"mode": "hybrid", "stages": ()},
+    "+query": {"mode": "hybrid", "stages": ("query",)},
+    "+context": {"mode": "hybrid", "stages": ("query", "context")},
+    "+prf": {"mode": "hybrid", "stages": ("query", "context", "prf")},
     "hybrid": {"mode": "hybrid"},
     "hybrid+rrf": {"mode": "hybrid", "fusion": "rrf"},
 }
+DEFAULT_MODES = "semantic,plain,+query,+context,+prf,hybrid,hybrid+rrf"
+
+
+def select(conversations: list[Conversation], spec: str | None) -> list[Conversation]:
+    """``"0-4"``, ``"5-9"`` or ``"0,2,7"``: conversations by position (None: all)."""
+    if not spec:
+        return conversations
+    chosen: list[int] = []
+    for part in spec.split(","):
+        lo, _, hi = part.strip().partition("-")
+        try:
+            first, last = int(lo), int(hi or lo)
+        except ValueError:
+            raise ValueError(f"conversations must look like 0-4 or 0,2,7 — got {spec!r}") from None
+        chosen += range(first, last + 1)
+    if any(i < 0 or i >= len(conversations) for i in chosen):
+        raise ValueError(f"conversations {spec!r} out of range 0-{len(conversations) - 1}")
+    return [conversations[i] for i in dict.fromkeys(chosen)]
+
+
+def backdate(store, stamps: dict[str, float]) -> None:
+    """Give memories their historical ``created_at`` (what an import of old logs keeps)."""
+    pipe = store.client.pipeline(transaction=False)
+    for memory_id, ts in stamps.items():
+        pipe.hset(
+            store.keys.memory(memory_id),
+            mapping={"created_at": repr(float(ts)), "last_accessed": repr(float(ts))},
+        )
+    pipe.execute()
+
+
+def _ingest(store, conv: Conversation) -> None:
+    """One ``remember_many(sequence=True)`` per session, dated with the session time."""
+    sessions: dict[str, list[Turn]] = {}
+    for t in conv.turns:
+        sessions.setdefault(t.dia_id.split(":")[0], []).append(t)
+    for turns in sessions.values():
+        items = [
+            {
+                "text": memory_text(t),
+                "type": "episodic",
+                "source": t.dia_id,
+                "tags": [t.speaker, datetime.fromtimestamp(t.when, UTC).date().isoformat()],
+            }
+            for t in turns
+        ]
+        written = store.remember_many(items, batch_size=256, sequence=True)
+        backdate(store, {m.id: t.when for m, t in zip(written, turns, strict=True)})
 
 
 def run(
@@ -173,8 +232,15 @@ def run(
     keep: bool = False,
     k: int = 10,
     recall_options: dict | None = None,
+    conversations: str | None = None,
+    reuse: bool = False,
 ) -> dict[str, Any]:
-    """Store every conversation, ask every question in each mode, return the scores."""
+    """Store every conversation, ask every question in each mode, return the scores.
+
+    ``conversations`` picks a split (``"0-4"``); ``reuse`` keeps the collections
+    and skips the ingest when a kept one already holds every turn, so tuning a
+    ranking stage does not re-encode 5,882 turns.
+    """
     from ..store import MemoryStore
 
     modes = modes or list(MODES)
@@ -183,39 +249,32 @@ def run(
             raise ValidationError(f"unknown mode {mode!r}; choose from {', '.join(MODES)}")
     totals = {m: ModeScore(mode=m) for m in modes}
     per_cat: dict[str, dict[int, list[tuple[float, float, float]]]] = {m: {} for m in modes}
-    conversations = list(load(path))[:limit]
+    chosen = select(list(load(path))[:limit], conversations)
     ingest_seconds = 0.0
     n_turns = 0
-    for conv in conversations:
+    for conv in chosen:
         store = MemoryStore(
             collection=f"bench-locomo-{conv.sample_id}",
             settings=settings,
             journal_enabled=False,
             actor="bench",
         )
-        store.nuke()
         started = time.perf_counter()
-        items = [
-            {
-                "text": memory_text(t),
-                "type": "episodic",
-                "source": t.dia_id,
-                "tags": [t.speaker, datetime.fromtimestamp(t.when, UTC).date().isoformat()],
-            }
-            for t in conv.turns
-        ]
-        store.remember_many(items, batch_size=256)
+        if not (reuse and store.count() == len(conv.turns)):
+            store.nuke()
+            _ingest(store, conv)
         ingest_seconds += time.perf_counter() - started
-        n_turns += len(items)
+        n_turns += len(conv.turns)
+        as_of = max((t.when for t in conv.turns), default=time.time()) + 86_400
         for mode in modes:
-            opts = {**MODES[mode], **(recall_options or {})}
+            opts = {**MODES[mode], "as_of": as_of, **(recall_options or {})}
             started = time.perf_counter()
             for q in conv.questions:
                 hits = store.recall(q.text, k=k, touch=False, **opts)
                 scores = _score([m.source or "" for m, _ in hits], q.evidence)
                 per_cat[mode].setdefault(q.category, []).append(scores)
             totals[mode].seconds += time.perf_counter() - started
-        if not keep:
+        if not (keep or reuse):
             store.drop()
     for mode, score in totals.items():
         rows = [s for cat in per_cat[mode].values() for s in cat]
@@ -232,7 +291,8 @@ def run(
             }
     return {
         "benchmark": "locomo",
-        "conversations": len(conversations),
+        "conversations": len(chosen),
+        "split": conversations or "all",
         "turns": n_turns,
         "ingest_seconds": round(ingest_seconds, 1),
         "anchor": PUBLISHED_ANCHOR,
@@ -240,31 +300,55 @@ def run(
     }
 
 
-def plot(result: dict[str, Any], path: str | Path) -> None:
-    """Bar chart of recall@5, recall@10 and MRR per mode, with the published anchor."""
+def plot(result: dict[str, Any], path: str | Path, heldout: dict[str, Any] | None = None) -> None:
+    """R@5 per mode (each stage added in turn) overall and per category; MRR as a line.
+
+    With *heldout* (``bench heldout --format json`` output) a second panel shows
+    its R@5 per query kind for the same modes.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    panels = 2 if heldout else 1
+    fig, axes = plt.subplots(1, panels, figsize=(7 * panels, 4.2), squeeze=False)
+    ax = axes[0][0]
     modes = [m["mode"] for m in result["modes"]]
-    metrics = ("recall@5", "recall@10", "mrr")
-    fig, ax = plt.subplots(figsize=(7, 4))
-    width = 0.25
-    for i, metric in enumerate(metrics):
-        ax.bar(
-            [x + i * width for x in range(len(modes))],
-            [m[metric] for m in result["modes"]],
-            width,
-            label=metric,
-        )
-    ax.axhline(
-        PUBLISHED_ANCHOR["recall@5"], color="grey", linestyle="--", label="published R@5 (49.7%)"
+    series = {"all": [m["recall@5"] for m in result["modes"]]}
+    for cat in CATEGORIES.values():
+        series[cat] = [m["by_category"].get(cat, {}).get("recall@5", 0.0) for m in result["modes"]]
+    width = 0.8 / len(series)
+    for i, (name, values) in enumerate(series.items()):
+        ax.bar([x + i * width for x in range(len(modes))], values, width, label=f"R@5 {name}")
+    ax.plot(
+        [x + 0.4 - width / 2 for x in range(len(modes))],
+        [m["mrr"] for m in result["modes"]],
+        "k.-",
+        label="MRR",
     )
-    ax.set_xticks([x + width for x in range(len(modes))], modes)
+    ax.axhline(PUBLISHED_ANCHOR["recall@5"], color="grey", linestyle="--", label="published R@5")
+    ax.axhline(0.62, color="red", linestyle=":", label="target R@5 0.62")
+    ax.set_xticks([x + 0.4 - width / 2 for x in range(len(modes))], modes, fontsize=8)
     ax.set_ylim(0, 1)
-    ax.set_title(f"LoCoMo retrieval ({result['conversations']} conversations)")
-    ax.legend(loc="upper left", fontsize=8)
+    ax.set_title(f"LoCoMo ({result['conversations']} conversations), k=10")
+    ax.legend(loc="upper left", fontsize=7, ncol=2)
+    if heldout:
+        ax2 = axes[0][1]
+        hmodes = [m["mode"] for m in heldout["modes"]]
+        kinds = list(heldout["modes"][0]["by_kind"])
+        width = 0.8 / len(kinds)
+        for i, kind in enumerate(kinds):
+            ax2.bar(
+                [x + i * width for x in range(len(hmodes))],
+                [m["by_kind"][kind]["recall@5"] for m in heldout["modes"]],
+                width,
+                label=kind,
+            )
+        ax2.set_xticks([x + 0.4 - width / 2 for x in range(len(hmodes))], hmodes, fontsize=8)
+        ax2.set_ylim(0, 1.05)
+        ax2.set_title(f"Held-out set ({heldout['queries']} queries): R@5 per kind")
+        ax2.legend(loc="lower right", fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -8,6 +8,7 @@ that builds on these primitives, so each concern lives in one small module.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import os
 import time
@@ -41,6 +42,7 @@ from ..model import (
     ConflictFn,
     HybridWeights,
     ImportanceFn,
+    Link,
     Memory,
     MemoryNotFound,
     RememberItem,
@@ -481,8 +483,14 @@ class CoreStore:
         batch_size: int = 128,
         on_conflict: str | None = None,
         contradiction_fn: ConflictFn | None = None,
+        sequence: bool = False,
     ) -> list[Memory]:
-        """Store many memories with batched embedding; validation is all-or-nothing."""
+        """Store many memories with batched embedding; validation is all-or-nothing.
+
+        ``sequence=True`` marks the items as one ordered run (a conversation, a
+        document's chunks): each memory gets a ``follows`` link to the one before
+        it, so recall's context stage can score a hit with its neighbours.
+        """
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise ValidationError("batch_size must be an integer >= 1")
         policy = on_conflict or self._conflict_policy
@@ -493,12 +501,17 @@ class CoreStore:
                 "ill-defined; use remember() per item"
             )
         built = [self._build_memory(**coerce_remember_item(item)) for item in items]
+        if sequence:
+            for before, memory in itertools.pairwise(built):
+                memory.links.append(Link(to=before.id, rel="follows"))
         for start in range(0, len(built), batch_size):
             chunk = built[start : start + batch_size]
             vectors = self._encode([m.text for m in chunk])
             for memory, vector in zip(chunk, vectors, strict=True):
                 memory.embedding = vector.tolist()
             self._write(chunk, vectors)
+            if sequence:
+                self._reindex_links(chunk)
             self._count_call("remember", len(chunk))
             for memory in chunk:
                 self._journal("remember", memory.id, after=memory.to_dict())

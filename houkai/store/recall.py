@@ -38,7 +38,10 @@ from ..model import (
 )
 from ..text import lexical_clause, query_terms
 from . import codec, lexstats
+from .query import QueryParse, parse_query
+from .recall_stages import RecallStagesMixin
 from .search import search
+from .stages import BASE, FITTED, StageParams, resolve_stages
 
 DEFAULT_RRF_K = 60
 GRAPH_DAMPING = 0.5
@@ -58,6 +61,9 @@ class Candidate:
     explain: dict[str, Any] = field(default_factory=dict)
     vector: np.ndarray | None = None
     expanded: bool = False  # reached by graph expansion, not by the query
+    prf: float = 0.0  # cosine to the pseudo-relevance-feedback vector
+    context: bool = False  # brought in as a sequence neighbour of a strong candidate
+    feedback: bool = False  # brought in by the pseudo-relevance-feedback round
 
 
 def _check_unit(value: float | None, name: str, lo: float = 0.0, hi: float = 1.0) -> None:
@@ -149,7 +155,7 @@ def _rank_positions(values: list[float], cands: list[Candidate]) -> list[int]:
     return ranks
 
 
-class RecallMixin:
+class RecallMixin(RecallStagesMixin):
     """``recall`` and the candidate/scoring machinery it is built from."""
 
     def recall(
@@ -176,6 +182,8 @@ class RecallMixin:
         reranker: Reranker | None = None,
         expand: ExpandSpec | None = None,
         rrf_k: int = DEFAULT_RRF_K,
+        stages: Any = None,
+        as_of: float | None = None,
     ) -> list[tuple[Memory, float]] | list[tuple[Memory, float, dict[str, Any]]]:
         """Find the *k* memories most relevant to *query* (seed §5, §14).
 
@@ -183,6 +191,12 @@ class RecallMixin:
         ``mode="hybrid"`` blends cosine, BM25, recency and importance
         (``fusion="weighted"``) or fuses their ranks (``fusion="rrf"``).
         ``explain=True`` returns ``(memory, score, breakdown)`` triples.
+
+        In hybrid mode the question is also read (``stages``: ``query``,
+        ``context``, ``prf``, ``fitted``; default the ``recall_stages``
+        setting, ``()`` for the plain blend; see :mod:`houkai.store.stages`).
+        ``as_of`` is the clock the question is asked at: time expressions
+        ("last week") and recency are measured from it (default: now).
         """
         started = time.perf_counter()
         if not isinstance(query, str):
@@ -198,7 +212,7 @@ class RecallMixin:
         _check_unit(min_cosine, "min_cosine", -1.0, 1.0)
         if min_importance is not None:
             _check_unit(min_importance, "min_importance")
-        for name, value in (("since", since), ("until", until)):
+        for name, value in (("since", since), ("until", until), ("as_of", as_of)):
             if value is not None and (
                 isinstance(value, bool)
                 or not isinstance(value, int | float)
@@ -216,7 +230,21 @@ class RecallMixin:
             self._record_recall(time.perf_counter() - started)
             return []
         w = weights or self._hybrid_weights or HybridWeights()
-        now = time.time()
+        clock = time.time()
+        now = clock if as_of is None else float(as_of)
+        # The stages refine the weighted blend; RRF stays the plain rank fusion, and
+        # weights the caller sets are used as given (the stages' boosts still apply).
+        stages = resolve_stages(stages, self.settings.recall_stages)
+        active = stages if mode == "hybrid" and fusion == "weighted" else ()
+        parse = parse_query(query, now) if "query" in active else None
+        params = BASE
+        own_weights = weights is None and self._hybrid_weights is None
+        if "fitted" in active:
+            params = FITTED.get(parse.kind if parse else "general", BASE)
+            if own_weights:
+                w = params.weights(w)
+        if parse is not None and own_weights:
+            w = self._understood_weights(w, parse, params)
         where = filter_expr(
             type=type,
             tag=tag,
@@ -226,7 +254,7 @@ class RecallMixin:
             until=until,
             include_superseded=include_superseded,
             include_expired=include_expired,
-            now=now,
+            now=clock,
         )
         pool_size = max(k * overfetch, k)
         qvec = self._query_vector(query) if query.strip() else None
@@ -235,29 +263,26 @@ class RecallMixin:
         # RediSearch brute-force every document. User filters may be selective, so
         # there RediSearch picks the policy from its own estimate.
         broad = all(v is None for v in (type, tag, min_importance, source, since, until))
-        pool = (
-            self._vector_candidates(qvec, where, pool_size, batches=broad)
-            if qvec is not None
-            else {}
+        filters = {
+            "type": type,
+            "tag": tag,
+            "min_importance": min_importance,
+            "source": source,
+            "since": since,
+            "until": until,
+            "include_superseded": include_superseded,
+            "include_expired": include_expired,
+            "now": clock,
+        }
+        pool, lexical_active = self._gather(
+            query, qvec, where, pool_size, mode, active, w, params, broad, filters
         )
-        lexical_active = False
-        if mode == "hybrid" and query.strip():
-            lexical_active = self._add_lexical(pool, query, where, pool_size, qvec)
         cands = list(pool.values())
         if mode == "hybrid" and w.recency_basis == "accessed":
             self._overlay_access([c.memory for c in cands])  # recency from the true access
         if min_cosine is not None:
             cands = [c for c in cands if c.has_vector and c.cosine >= min_cosine]
-        if mode == "hybrid":
-            if fusion == "rrf":
-                self._score_rrf(cands, w, now, rrf_k, lexical_active)
-            else:
-                self._score_weighted(cands, w, now, lexical_active)
-            if w.graph > 0:
-                self._apply_graph(cands, w, fusion, rrf_k)
-        else:
-            self._score_semantic(cands, w)
-        cands.sort(key=lambda c: (-c.score, c.memory.id))
+        self._score_pool(cands, mode, fusion, w, active, parse, params, now, rrf_k, lexical_active)
         active_reranker = reranker if reranker is not None else self._reranker
         if active_reranker is not None and cands:
             cands = self._rerank(active_reranker, query, cands)
@@ -268,18 +293,18 @@ class RecallMixin:
                 k,
                 expand,
                 include_superseded,
-                now,
+                clock,
                 include_expired=include_expired,
                 need_vectors=select,
             )
         chosen = self._mmr_select(cands, k, diversity, dedup_threshold) if select else cands[:k]
         self._overlay_access([c.memory for c in chosen])
         if touch and chosen:
-            self._touch_many([c.memory for c in chosen], now=now)
+            self._touch_many([c.memory for c in chosen], now=clock)
         results: list[Result] = [(c.memory, float(c.score), c.explain) for c in chosen]
         if expand is not None and not expand.rerank and expand.cap > 0:
             results = self._append_expansion(
-                results, expand, include_superseded, now, include_expired=include_expired
+                results, expand, include_superseded, clock, include_expired=include_expired
             )
         self._record_recall(time.perf_counter() - started)
         if explain:
@@ -287,6 +312,65 @@ class RecallMixin:
         return [(m, s) for m, s, _ in results]
 
     # ------------------------------------------------------------ candidates
+    def _gather(
+        self,
+        query: str,
+        qvec: np.ndarray | None,
+        where: str,
+        pool_size: int,
+        mode: str,
+        active: tuple[str, ...],
+        w: HybridWeights,
+        params: StageParams,
+        broad: bool,
+        filters: dict[str, Any],
+    ) -> tuple[dict[str, Candidate], bool]:
+        """The candidate pool (KNN, BM25, then PRF and sequence neighbours when active)."""
+        pool = (
+            self._vector_candidates(qvec, where, pool_size, batches=broad)
+            if qvec is not None
+            else {}
+        )
+        lexical_active = False
+        if mode == "hybrid" and query.strip():
+            lexical_active = self._add_lexical(pool, query, where, pool_size, qvec)
+        if pool and ("prf" in active or "context" in active):
+            added: list[str] = []
+            if "prf" in active and qvec is not None:
+                added += self._prf_round(pool, qvec, where, pool_size, w, params, broad)
+            if "context" in active:
+                added += self._context_round(pool, qvec, w, params, filters)
+            if added:
+                lexical_active = self._rescore_lexical(pool, query, added) or lexical_active
+        return pool, lexical_active
+
+    def _score_pool(
+        self,
+        cands: list[Candidate],
+        mode: str,
+        fusion: str,
+        w: HybridWeights,
+        active: tuple[str, ...],
+        parse: QueryParse | None,
+        params: StageParams,
+        now: float,
+        rrf_k: int,
+        lexical_active: bool,
+    ) -> None:
+        """Score and sort the pool in place: the blend (or RRF), the stages, the graph term."""
+        if mode == "hybrid":
+            if fusion == "rrf":
+                self._score_rrf(cands, w, now, rrf_k, lexical_active)
+            else:
+                self._score_weighted(cands, w, now, lexical_active)
+            if active:
+                self._apply_stages(cands, active, parse, params, now, fusion, rrf_k)
+            if w.graph > 0:
+                self._apply_graph(cands, w, fusion, rrf_k)
+        else:
+            self._score_semantic(cands, w)
+        cands.sort(key=lambda c: (-c.score, c.memory.id))
+
     def _vector_candidates(
         self, qvec: np.ndarray, where: str, size: int, *, batches: bool = False
     ) -> dict[str, Candidate]:

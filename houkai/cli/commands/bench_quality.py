@@ -21,11 +21,21 @@ DEFAULT_LOCOMO = "../shared/bench-data/locomo10.zip"
 )
 @click.option(
     "--modes",
-    default="semantic,hybrid,hybrid+rrf",
+    default="semantic,plain,+query,+context,+prf,hybrid,hybrid+rrf",
     show_default=True,
-    help="Comma-separated: semantic, hybrid, hybrid+rrf.",
+    help="Comma-separated: semantic; plain (hybrid without stages), +query, +context, "
+    "+prf (stages added in turn); hybrid (the defaults); hybrid+rrf.",
 )
 @click.option("--limit", type=click.IntRange(1), help="Only the first N conversations.")
+@click.option(
+    "--conversations",
+    help="A split by position, e.g. 0-4 (the fusion weights' dev split) or 5-9.",
+)
+@click.option(
+    "--reuse",
+    is_flag=True,
+    help="Keep the collections and reuse them when complete (no re-encoding between runs).",
+)
 @click.option(
     "--overfetch",
     type=click.IntRange(1, 100),
@@ -54,6 +64,8 @@ def bench_locomo(
     cosine: float | None,
     plot_path: str | None,
     keep: bool,
+    conversations: str | None,
+    reuse: bool,
 ) -> None:
     """LoCoMo retrieval: recall@5, recall@10 and MRR over the evidence turns (categories 1-4)."""
     from ...bench import locomo
@@ -68,14 +80,19 @@ def bench_locomo(
         )
     if plot_path:
         _require_matplotlib()
-    result = locomo.run(
-        data,
-        modes=[m.strip() for m in modes.split(",") if m.strip()],
-        limit=limit,
-        settings=ctx.settings,
-        keep=keep,
-        recall_options=options,
-    )
+    try:
+        result = locomo.run(
+            data,
+            modes=[m.strip() for m in modes.split(",") if m.strip()],
+            limit=limit,
+            settings=ctx.settings,
+            keep=keep,
+            recall_options=options,
+            conversations=conversations,
+            reuse=reuse,
+        )
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
     if plot_path:
         locomo.plot(result, plot_path)
     if resolve_format(ctx.output_format) == "json":
@@ -106,6 +123,77 @@ def bench_locomo(
         ],
         title=f"LoCoMo: {result['conversations']} conversations, {result['turns']} turns",
     )
+    for m in result["modes"]:
+        cats = ", ".join(
+            f"{name} {c['recall@5']:.1%}/{c['mrr']:.3f}" for name, c in m["by_category"].items()
+        )
+        click.echo(f"{m['mode']}: R@5/MRR by category: {cats}")
+
+
+@click.command("heldout")
+@click.option(
+    "--modes",
+    default="plain,+query,+context,+prf,hybrid",
+    show_default=True,
+    help="Comma-separated, as for bench locomo; plain is today's hybrid without stages.",
+)
+@output_options
+@pass_ctx
+def bench_heldout(ctx: Context, modes: str) -> None:
+    """The held-out set (never tuned on): recall@5 and MRR per query kind and mode."""
+    from ...bench import heldout
+
+    try:
+        result = heldout.run(
+            modes=[m.strip() for m in modes.split(",") if m.strip()], settings=ctx.settings
+        )
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    if resolve_format(ctx.output_format) == "json":
+        echo_json(result)
+        return
+    kinds = heldout.KINDS
+    rows = [
+        {
+            "mode": m["mode"],
+            "r5": f"{m['recall@5']:.1%}",
+            "mrr": f"{m['mrr']:.3f}",
+            **{kind: f"{m['by_kind'][kind]['recall@5']:.1%}" for kind in kinds},
+        }
+        for m in result["modes"]
+    ]
+    print_rows(
+        resolve_format(ctx.output_format),
+        rows,
+        [
+            Column("mode"),
+            Column("r5", header="R@5", justify="right"),
+            Column("mrr", header="MRR", justify="right"),
+            *(Column(kind, header=f"{kind} R@5", justify="right") for kind in kinds),
+        ],
+        title=f"Held-out: {result['memories']} memories, {result['queries']} queries",
+    )
+
+
+@click.command("fit")
+@click.option(
+    "--data",
+    "data",
+    type=click.Path(exists=True, dir_okay=True),
+    default=DEFAULT_LOCOMO,
+    show_default=True,
+    help="locomo10.zip, a folder of its JSON files, or locomo10.json.",
+)
+@click.option("--conversations", default="0-4", show_default=True, help="The dev split.")
+@pass_ctx
+def bench_fit(ctx: Context, data: str, conversations: str) -> None:
+    """Fit the recall stages' weights per query kind on a LoCoMo dev split (prints JSON)."""
+    from ...bench import fit
+
+    try:
+        echo_json(fit.run(data, conversations=conversations, settings=ctx.settings))
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 @click.command("storage")
@@ -174,4 +262,6 @@ def register(cli: click.Group) -> None:
         group = click.Group("bench", help="Benchmarks.")
         cli.add_command(group)
     group.add_command(bench_locomo)
+    group.add_command(bench_heldout)
+    group.add_command(bench_fit)
     group.add_command(bench_storage)

@@ -1,0 +1,142 @@
+"""Fit the recall stages' fusion weights per query kind on a LoCoMo development split.
+
+Each dev question's candidate pool is gathered once, through recall's own
+``_gather`` with every stage on; each trial then re-scores the cached pools
+with recall's own ``_score_pool`` (no Redis round trip, no encoding), so a
+grid of hundreds of trials costs seconds. Coordinate ascent on
+``recall@5 + MRR`` per kind, starting from :data:`houkai.store.stages.BASE`.
+The result is printed; the shipped values live in ``stages.FITTED``.
+
+Fit on conversations 0-4 (``--conversations 0-4``); report on 5-9 and all ten
+with ``houkai bench locomo``. Never fit on ``data/heldout.json``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import Any
+
+from ..index import filter_expr
+from ..model import HybridWeights
+from ..store.query import QueryParse, parse_query
+from ..store.stages import BASE, STAGES, StageParams
+from . import locomo
+
+GRID: dict[str, tuple[float, ...]] = {
+    "cosine": (0.35, 0.45, 0.55, 0.65, 0.75),
+    "lexical": (0.1, 0.2, 0.3, 0.4, 0.5),
+    "context": (0.0, 0.1, 0.15, 0.2, 0.3, 0.4),
+    "prf": (0.0, 0.05, 0.1, 0.2, 0.3),
+    "names": (0.0, 0.02, 0.05, 0.1),
+    "time": (0.0, 0.1, 0.3),
+}
+
+
+class Item:
+    """One dev question with its cached pool."""
+
+    def __init__(self, cands, parse: QueryParse, lexical_active: bool, evidence, now: float):
+        self.cands = cands
+        self.parse = parse
+        self.lexical_active = lexical_active
+        self.evidence = evidence
+        self.now = now
+
+
+def collect(store, conv: locomo.Conversation, k: int = 10, overfetch: int = 4) -> list[Item]:
+    """Gather each question's pool once, exactly as ``recall`` would with every stage on."""
+    as_of = max(t.when for t in conv.turns) + 86_400
+    clock = time.time()
+    where = filter_expr(now=clock)
+    filters = {
+        "type": None,
+        "tag": None,
+        "min_importance": None,
+        "source": None,
+        "since": None,
+        "until": None,
+        "include_superseded": False,
+        "include_expired": False,
+        "now": clock,
+    }
+    items = []
+    for q in conv.questions:
+        parse = parse_query(q.text, as_of)
+        w = store._understood_weights(BASE.weights(HybridWeights()), parse, BASE)
+        qvec = store._query_vector(q.text)
+        pool, lexical_active = store._gather(
+            q.text, qvec, where, k * overfetch, "hybrid", STAGES, w, BASE, True, filters
+        )
+        items.append(Item(list(pool.values()), parse, lexical_active, q.evidence, as_of))
+        items[-1].category = q.category
+    return items
+
+
+def evaluate(store, items: list[Item], params: StageParams) -> tuple[float, float]:
+    """Mean recall@5 and MRR of *items* scored with *params* (the real scoring code)."""
+    if not items:
+        return 0.0, 0.0
+    r5 = rr = 0.0
+    for it in items:
+        w = store._understood_weights(params.weights(HybridWeights()), it.parse, params)
+        store._score_pool(
+            it.cands, "hybrid", "weighted", w, STAGES, it.parse, params, it.now, 60,
+            it.lexical_active,
+        )  # fmt: skip
+        ranked = [c.memory.source or "" for c in it.cands[:10]]
+        a, _, c = locomo._score(ranked, it.evidence)
+        r5 += a
+        rr += c
+    return r5 / len(items), rr / len(items)
+
+
+def fit_kind(store, items: list[Item], passes: int = 2) -> tuple[StageParams, dict[str, Any]]:
+    """Coordinate ascent over :data:`GRID` on recall@5 + MRR."""
+    best = BASE
+    base_r5, base_mrr = evaluate(store, items, best)
+    best_value = base_r5 + base_mrr
+    for _ in range(passes):
+        improved = False
+        for name, values in GRID.items():
+            for value in values:
+                trial = replace(best, **{name: value})
+                r5, mrr = evaluate(store, items, trial)
+                if r5 + mrr > best_value + 1e-9:
+                    best, best_value, improved = trial, r5 + mrr, True
+        if not improved:
+            break
+    r5, mrr = evaluate(store, items, best)
+    return best, {
+        "n": len(items),
+        "base": {"recall@5": round(base_r5, 4), "mrr": round(base_mrr, 4)},
+        "fitted": {"recall@5": round(r5, 4), "mrr": round(mrr, 4)},
+    }
+
+
+def run(path: str | Path, *, conversations: str = "0-4", settings=None) -> dict[str, Any]:
+    """Fit per kind on the chosen split (collections kept by ``bench locomo --reuse``)."""
+    from ..store import MemoryStore
+
+    chosen = locomo.select(list(locomo.load(path)), conversations)
+    items: list[Item] = []
+    for conv in chosen:
+        store = MemoryStore(
+            collection=f"bench-locomo-{conv.sample_id}",
+            settings=settings,
+            journal_enabled=False,
+            actor="bench",
+        )
+        if store.count() != len(conv.turns):
+            store.nuke()
+            locomo._ingest(store, conv)
+        items += collect(store, conv)
+    by_kind: dict[str, list[Item]] = {}
+    for it in items:
+        by_kind.setdefault(it.parse.kind, []).append(it)
+    out: dict[str, Any] = {"split": conversations, "questions": len(items), "kinds": {}}
+    for kind, group in sorted(by_kind.items()):
+        params, report = fit_kind(store, group) if len(group) >= 30 else (BASE, {"n": len(group)})
+        out["kinds"][kind] = {**report, "params": asdict(params)}
+    return out

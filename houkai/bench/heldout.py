@@ -1,0 +1,112 @@
+"""The held-out retrieval set (``data/heldout.json``): never tuned on, checked per kind.
+
+Built by :mod:`houkai.bench.heldout_build` before any recall stage was tuned.
+Every memory is written to one throwaway collection (runs of a chat exchange
+with ``sequence=True``), dated ``days_ago`` before the set's ``as_of`` clock,
+and every query is recalled ``as_of`` that clock with k=10 in each mode (the
+same modes as LoCoMo). Scores: recall@5 over the relevant memories and MRR of
+the first, per query kind.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from .locomo import MODES, backdate
+
+DATA = Path(__file__).with_name("data") / "heldout.json"
+KINDS = ("keyword", "paraphrase", "temporal", "multi-hop", "distractor")
+DEFAULT_MODES = "plain,+query,+context,+prf,hybrid"
+
+
+def load(path: str | Path = DATA) -> dict[str, Any]:
+    return json.loads(Path(path).read_text())
+
+
+def _ingest(store, data: dict[str, Any], as_of: float) -> dict[str, str]:
+    """Write the memories (sequences as runs) and return set id → memory id."""
+    ids: dict[str, str] = {}
+    runs: list[list[dict[str, Any]]] = []
+    for item in data["memories"]:
+        seq = item.get("sequence")
+        if runs and seq and runs[-1][0].get("sequence") == seq:
+            runs[-1].append(item)
+        else:
+            runs.append([item])
+    stamps: dict[str, float] = {}
+    for run in runs:
+        written = store.remember_many(
+            [{"text": m["text"], "tags": m["tags"], "type": "episodic"} for m in run],
+            sequence=len(run) > 1,
+        )
+        for item, memory in zip(run, written, strict=True):
+            ids[item["id"]] = memory.id
+            stamps[memory.id] = as_of - float(item["days_ago"]) * 86_400
+    backdate(store, stamps)
+    return ids
+
+
+def run(
+    *,
+    modes: list[str] | None = None,
+    settings=None,
+    path: str | Path = DATA,
+    k: int = 10,
+) -> dict[str, Any]:
+    """Score every mode on every query; per kind and overall."""
+    from ..store import MemoryStore
+
+    modes = modes or DEFAULT_MODES.split(",")
+    for mode in modes:
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}; choose from {', '.join(MODES)}")
+    data = load(path)
+    as_of = datetime.fromisoformat(data["as_of"]).timestamp()
+    store = MemoryStore(
+        collection="bench-heldout", settings=settings, journal_enabled=False, actor="bench"
+    )
+    store.nuke()
+    try:
+        ids = _ingest(store, data, as_of)
+        out = []
+        for mode in modes:
+            started = time.perf_counter()
+            rows: dict[str, list[tuple[float, float]]] = {kind: [] for kind in KINDS}
+            for q in data["queries"]:
+                hits = store.recall(q["text"], k=k, touch=False, as_of=as_of, **MODES[mode])
+                got = [m.id for m, _ in hits]
+                wanted = {ids[r] for r in q["relevant"]}
+                r5 = len(wanted & set(got[:5])) / len(wanted)
+                rr = next((1.0 / i for i, g in enumerate(got, start=1) if g in wanted), 0.0)
+                rows[q["kind"]].append((r5, rr))
+            every = [r for kind in rows.values() for r in kind]
+            out.append(
+                {
+                    "mode": mode,
+                    "queries": len(every),
+                    "recall@5": round(sum(r[0] for r in every) / len(every), 4),
+                    "mrr": round(sum(r[1] for r in every) / len(every), 4),
+                    "by_kind": {
+                        kind: {
+                            "n": len(r),
+                            "recall@5": round(sum(x[0] for x in r) / len(r), 4),
+                            "mrr": round(sum(x[1] for x in r) / len(r), 4),
+                        }
+                        for kind, r in rows.items()
+                        if r
+                    },
+                    "seconds": round(time.perf_counter() - started, 1),
+                }
+            )
+    finally:
+        store.drop()
+    return {
+        "benchmark": "heldout",
+        "memories": len(data["memories"]),
+        "queries": len(data["queries"]),
+        "modes": out,
+    }

@@ -1,0 +1,268 @@
+"""Query understanding for recall: read the question before ranking (no LLM, no I/O).
+
+:func:`parse_query` turns a question into a :class:`QueryParse`:
+
+* **time**: "yesterday", "last week", "3 days ago", "in May 2023", "on 8 May 2023",
+  "before/after <date>", "this month" become a window on ``created_at``,
+  resolved against the caller's ``as_of`` (default: the clock). Recall uses
+  it as a soft proximity boost, never as a filter, so memories that carry no
+  meaningful date (all written "now") are all boosted alike: the ranking does
+  not move.
+* **recency intent**: "latest", "current(ly)", "now", "most recent" raise the
+  recency weight; "first time", "earliest", "originally" favour the oldest.
+* **exact tokens**: ids (``ORN-4821``), quoted phrases, code identifiers
+  (``snake_case``, ``camelCase``, ``a.b``), numbers: the lexical weight rises.
+* **names**: capitalised words, matched later against candidates' tags and
+  sources.
+
+The ``kind`` (``keyword``, ``temporal``, ``recency`` or ``general``) selects
+the fitted fusion weights (:data:`FITTED`).
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+DAY = 86_400.0
+QUERY_KINDS: tuple[str, ...] = ("keyword", "temporal", "recency", "general")
+
+_MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
+_MONTHS.update({name.lower(): i for i, name in enumerate(calendar.month_abbr) if name})
+_MONTHS.pop("may", None)
+_MONTHS["may"] = 5
+_MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_UNITS = {"day": 1.0, "week": 7.0, "month": 30.0, "year": 365.0}
+_NUMBER_WORDS = {
+    "a": 1,
+    "an": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "couple of": 2,
+    "few": 3,
+}
+
+_AGO = re.compile(
+    r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple of|few)\s+"
+    r"(day|week|month|year)s?\s+ago\b",
+    re.I,
+)
+_LAST = re.compile(r"\b(last|past|previous|this)\s+(day|week|month|year)\b", re.I)
+_DAY_WORD = re.compile(r"\b(yesterday|today|tonight|this morning)\b", re.I)
+_DAY_MONTH_YEAR = re.compile(
+    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH_RE})\.?,?\s+(\d{{4}})\b", re.I
+)
+_MONTH_DAY_YEAR = re.compile(
+    rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b", re.I
+)
+_MONTH_YEAR = re.compile(rf"\b({_MONTH_RE})\.?,?\s+(\d{{4}})\b", re.I)
+_IN_MONTH = re.compile(rf"\b(?:in|during|since|before|after|by)\s+({_MONTH_RE})\b", re.I)
+_YEAR = re.compile(r"\b(?:in|during|since|before|after|by)\s+((?:19|20)\d{2})\b", re.I)
+_ISO_DATE = re.compile(r"\b((?:19|20)\d{2})-(\d{2})-(\d{2})\b")
+_DIRECTION = re.compile(r"\b(before|after|since|until|by)\b(?:\s+[\w-]+){0,4}\s*$", re.I)
+
+_LATEST = re.compile(
+    r"\b(latest|most recent(?:ly)?|currently|current|right now|now|nowadays|these days|"
+    r"at the moment|recently|newest|still)\b",
+    re.I,
+)
+_FIRST = re.compile(r"\b(first time|first|earliest|originally|initially|oldest)\b", re.I)
+_WHEN = re.compile(r"^\s*(when|what (?:year|month|date|day|time)|how long ago)\b", re.I)
+
+_QUOTED = re.compile(r"[\"“”']([^\"“”']{2,80})[\"“”']")
+_ID = re.compile(
+    r"\b(?=[A-Za-z0-9_.\-]*\d)(?=[A-Za-z0-9_.\-]*[A-Za-z])[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)+\b"
+)
+_CODE = re.compile(r"\b(?:[a-z]+_[a-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]+|[A-Za-z]+\.[A-Za-z_]+\(?\)?)\b")
+_NUMBER = re.compile(r"(?<![\w.])\d{2,}(?:\.\d+)?(?![\w.])")
+_CAPITAL = re.compile(r"\b[A-Z][a-zA-Z]+(?:'s)?\b")
+_NOT_NAMES = (
+    frozenset(
+        """what when where who whom whose which why how did does do is are was were will would can
+    could should has have had the a an i in on at my our your their his her its this that these
+    those last next first yesterday today tonight latest current currently before after since
+    until during tell give list name find show remember recall please any anything""".split()
+    )
+    | frozenset(_MONTHS)
+    | frozenset(d.lower() for d in calendar.day_name)
+)
+
+
+@dataclass
+class QueryParse:
+    """What the question asks for, as recall's stages read it (returned in ``explain``)."""
+
+    kind: str = "general"
+    window: tuple[float, float] | None = None  # created_at range; ±inf for open ends
+    time_text: str = ""
+    recency: str = ""  # "latest", "first" or ""
+    exact: list[str] = field(default_factory=list)
+    names: list[str] = field(default_factory=list)
+    when_question: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind}
+        if self.window is not None:
+            lo, hi = self.window
+            out["time"] = {
+                "text": self.time_text,
+                "since": None if lo == float("-inf") else round(lo, 3),
+                "until": None if hi == float("inf") else round(hi, 3),
+            }
+        if self.recency:
+            out["recency"] = self.recency
+        if self.exact:
+            out["exact"] = list(self.exact)
+        if self.names:
+            out["names"] = list(self.names)
+        if self.when_question:
+            out["when_question"] = True
+        return out
+
+
+def _day_start(ts: float) -> float:
+    d = datetime.fromtimestamp(ts, UTC)
+    return datetime(d.year, d.month, d.day, tzinfo=UTC).timestamp()
+
+
+def _month_range(year: int, month: int) -> tuple[float, float]:
+    start = datetime(year, month, 1, tzinfo=UTC)
+    end = datetime(year + (month == 12), month % 12 + 1, 1, tzinfo=UTC)
+    return start.timestamp(), end.timestamp()
+
+
+def _date(year: int, month: int, day: int) -> tuple[float, float] | None:
+    try:
+        start = datetime(year, month, day, tzinfo=UTC)
+    except ValueError:
+        return None
+    return start.timestamp(), (start + timedelta(days=1)).timestamp()
+
+
+def _count(word: str) -> int:
+    word = word.lower()
+    return int(word) if word.isdigit() else _NUMBER_WORDS.get(word, 1)
+
+
+def _time_window(text: str, now: float) -> tuple[tuple[float, float], str] | None:
+    """The first time expression in *text* as a ``(since, until)`` window, or None."""
+    found: list[tuple[int, tuple[float, float], str]] = []
+    for m in _ISO_DATE.finditer(text):
+        window = _date(int(m[1]), int(m[2]), int(m[3]))
+        if window:
+            found.append((m.start(), window, m[0]))
+    for m in _DAY_MONTH_YEAR.finditer(text):
+        window = _date(int(m[3]), _MONTHS[m[2].lower()], int(m[1]))
+        if window:
+            found.append((m.start(), window, m[0]))
+    for m in _MONTH_DAY_YEAR.finditer(text):
+        window = _date(int(m[3]), _MONTHS[m[1].lower()], int(m[2]))
+        if window:
+            found.append((m.start(), window, m[0]))
+    if not found:
+        for m in _MONTH_YEAR.finditer(text):
+            found.append((m.start(), _month_range(int(m[2]), _MONTHS[m[1].lower()]), m[0]))
+    if not found:
+        for m in _YEAR.finditer(text):
+            year = int(m[1])
+            window = (datetime(year, 1, 1, tzinfo=UTC).timestamp(),)
+            window += (datetime(year + 1, 1, 1, tzinfo=UTC).timestamp(),)
+            found.append((m.start(1), window, m[1]))
+    if not found:
+        for m in _IN_MONTH.finditer(text):
+            month = _MONTHS[m[1].lower()]
+            current = datetime.fromtimestamp(now, UTC)
+            year = current.year if month <= current.month else current.year - 1
+            found.append((m.start(1), _month_range(year, month), m[1]))
+    today = _day_start(now)
+    for m in _DAY_WORD.finditer(text):
+        word = m[1].lower()
+        window = (today - DAY, today) if word == "yesterday" else (today, today + DAY)
+        found.append((m.start(), window, m[0]))
+    for m in _AGO.finditer(text):
+        days = _count(m[1]) * _UNITS[m[2].lower()]
+        half = max(1.0, _UNITS[m[2].lower()] / 2)
+        found.append((m.start(), (now - (days + half) * DAY, now - (days - half) * DAY), m[0]))
+    for m in _LAST.finditer(text):
+        span = _UNITS[m[2].lower()] * DAY
+        if m[1].lower() == "this":
+            found.append((m.start(), (now - span, now + DAY), m[0]))
+        else:
+            found.append((m.start(), (now - 2 * span, now), m[0]))
+    if not found:
+        return None
+    start, (lo, hi), phrase = min(found, key=lambda f: f[0])
+    direction = _DIRECTION.search(text[:start])  # "before the launch in March"
+    if direction:
+        word = direction[1].lower()
+        if word in ("before", "until", "by"):
+            return (float("-inf"), lo), f"{word} {phrase}"
+        return (hi if word == "after" else lo, float("inf")), f"{word} {phrase}"
+    return (lo, hi), phrase
+
+
+def _exact_tokens(text: str) -> list[str]:
+    out: list[str] = []
+    for pattern in (_QUOTED, _ID, _CODE, _NUMBER):
+        for m in pattern.finditer(text):
+            token = (m[1] if pattern is _QUOTED else m[0]).strip()
+            if pattern is _NUMBER and len(token) == 4 and token[:2] in ("19", "20"):
+                continue  # a year is a time expression, not an identifier
+            if token and not any(token in found for found in out):
+                out.append(token)  # a number inside an id already found is not a new token
+    return out
+
+
+def _names(text: str) -> list[str]:
+    out: list[str] = []
+    for m in _CAPITAL.finditer(text):
+        word = m[0].removesuffix("'s")
+        if word.lower() in _NOT_NAMES or word in out:
+            continue
+        out.append(word)
+    return out
+
+
+def parse_query(text: str, now: float) -> QueryParse:
+    """Read *text* against the clock *now* (the caller's ``as_of``)."""
+    parse = QueryParse()
+    found = _time_window(text, now)
+    if found:
+        parse.window, parse.time_text = found
+    latest, first = _LATEST.search(text), _FIRST.search(text)
+    if first and not latest:
+        parse.recency = "first"
+    elif latest:
+        parse.recency = "latest"
+    parse.exact = _exact_tokens(text)
+    parse.names = _names(text)
+    parse.when_question = bool(_WHEN.search(text))
+    if parse.exact:
+        parse.kind = "keyword"
+    elif parse.window is not None or parse.when_question:
+        parse.kind = "temporal"
+    elif parse.recency:
+        parse.kind = "recency"
+    return parse
+
+
+def time_proximity(created_at: float, window: tuple[float, float], scale: float) -> float:
+    """1 inside the window, then ``exp(-distance / scale)`` outside it."""
+    import math
+
+    lo, hi = window
+    if lo <= created_at <= hi:
+        return 1.0
+    distance = lo - created_at if created_at < lo else created_at - hi
+    return math.exp(-distance / max(scale, 1.0))

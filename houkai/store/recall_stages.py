@@ -1,0 +1,255 @@
+"""The machinery of hybrid recall's question-reading stages (see :mod:`.stages`).
+
+Each method is bounded: PRF costs one extra KNN (no encoding), the context
+stage one pipelined round trip over its top candidates (two when neighbours
+are found), the query stage no I/O at all.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ..model import HybridWeights, Memory
+from ..text import query_terms
+from . import codec, lexstats
+from .query import DAY, QueryParse, time_proximity
+from .stages import StageParams
+
+if TYPE_CHECKING:
+    from .recall import Candidate
+
+FOLLOWS = "follows"
+
+
+def _provisional(c: Candidate, w: HybridWeights) -> float:
+    """First-round relevance (cosine and BM25 only), to pick feedback docs and neighbours."""
+    return w.cosine * c.cosine + w.lexical * c.lexical
+
+
+def _admissible(memory: Memory, f: dict[str, Any]) -> bool:
+    """The recall's filters, checked in Python for a neighbour fetched by id."""
+    if memory.superseded_by and not f["include_superseded"]:
+        return False
+    if memory.is_expired(f["now"]) and not f["include_expired"]:
+        return False
+    if f["type"] is not None and memory.type != f["type"]:
+        return False
+    if f["tag"] and f["tag"] not in memory.tags:
+        return False
+    if f["source"] and memory.source != f["source"]:
+        return False
+    if f["min_importance"] is not None and memory.importance < f["min_importance"]:
+        return False
+    if f["since"] is not None and memory.created_at < f["since"]:
+        return False
+    return not (f["until"] is not None and memory.created_at > f["until"])
+
+
+def _previous(memory: Memory) -> str | None:
+    return next((x.to for x in memory.links if x.rel == FOLLOWS), None)
+
+
+class RecallStagesMixin:
+    """Query understanding, sequence context and pseudo-relevance feedback."""
+
+    @staticmethod
+    def _understood_weights(w: HybridWeights, parse: QueryParse, p: StageParams) -> HybridWeights:
+        """Exact tokens raise the lexical weight; "latest/current" raises recency."""
+        if parse.exact:
+            w = replace(w, lexical=w.lexical * p.lexical_boost)
+        if parse.recency == "latest":
+            w = replace(w, recency=max(w.recency, p.recency))
+        return w
+
+    def _prf_round(
+        self,
+        pool: dict[str, Candidate],
+        qvec: np.ndarray,
+        where: str,
+        size: int,
+        w: HybridWeights,
+        p: StageParams,
+        broad: bool,
+    ) -> list[str]:
+        """Rocchio feedback: KNN again from ``q + α·mean(top hits)``; returns the new ids."""
+        ranked = sorted(pool.values(), key=lambda c: -_provisional(c, w))[: p.prf_docs]
+        vectors = [c.vector for c in ranked if c.vector is not None]
+        if not vectors or p.prf <= 0:
+            return []
+        feedback = qvec + p.prf_alpha * np.mean(vectors, axis=0)
+        norm = float(np.linalg.norm(feedback))
+        if norm <= 0:
+            return []
+        feedback = (feedback / norm).astype(np.float32)
+        second = self._vector_candidates(feedback, where, size, batches=broad)
+        added = []
+        for mid, cand in second.items():
+            if mid in pool:
+                continue
+            cand.cosine = float(np.dot(cand.vector, qvec)) if cand.vector is not None else 0.0
+            cand.feedback = True
+            pool[mid] = cand
+            added.append(mid)
+        for cand in pool.values():
+            if cand.vector is not None:
+                cand.prf = float(np.dot(cand.vector, feedback))
+        return added
+
+    def _context_round(
+        self,
+        pool: dict[str, Candidate],
+        qvec: np.ndarray | None,
+        w: HybridWeights,
+        p: StageParams,
+        filters: dict[str, Any],
+    ) -> list[str]:
+        """Bring in the previous and next turns of the best candidates; returns the new ids."""
+        from .recall import Candidate
+
+        if p.context <= 0:
+            return []
+        top = sorted(pool.values(), key=lambda c: -_provisional(c, w))[: p.context_top]
+        wanted = [mid for c in top if (mid := _previous(c.memory)) and mid not in pool]
+        pipe = self.client.pipeline(transaction=False)
+        for c in top:
+            pipe.smembers(self.keys.incoming(c.memory.id))
+        for mid in wanted:
+            pipe.hgetall(self.keys.memory(mid))
+        replies = pipe.execute()
+        following: list[str] = []
+        for members in replies[: len(top)]:
+            for raw in members:
+                src, _, rel = (raw.decode() if isinstance(raw, bytes) else raw).partition("|")
+                if rel == FOLLOWS and src not in pool and src not in following:
+                    following.append(src)
+        fetched = dict(zip(wanted, replies[len(top) :], strict=True))
+        if following:
+            pipe = self.client.pipeline(transaction=False)
+            for mid in following:
+                pipe.hgetall(self.keys.memory(mid))
+            fetched.update(zip(following, pipe.execute(), strict=True))
+        added = []
+        for mid, raw in fetched.items():
+            if not raw or mid in pool:
+                continue
+            fields = {k.decode(): v for k, v in raw.items()}
+            memory = codec.from_hash(fields)
+            if not _admissible(memory, filters):
+                continue
+            vec = codec.vector_from_bytes(fields.get("vec"))
+            cosine = float(np.dot(vec, qvec)) if vec is not None and qvec is not None else 0.0
+            pool[mid] = Candidate(
+                memory=memory, cosine=cosine, has_vector=vec is not None, vector=vec, context=True
+            )
+            added.append(mid)
+        return added
+
+    def _rescore_lexical(self, pool: dict[str, Candidate], query: str, added: list[str]) -> bool:
+        """BM25 for candidates added after the lexical pass, then re-normalise the pool."""
+        terms = query_terms(query)
+        if not terms:
+            return False
+        scores = lexstats.bm25_scores(
+            terms, {mid: pool[mid].memory.text for mid in added}, self.client, self.keys.lexstats
+        )
+        for mid, value in scores.items():
+            pool[mid].bm25 = value
+        top = max((c.bm25 for c in pool.values()), default=0.0)
+        for cand in pool.values():
+            cand.lexical = cand.bm25 / top if top > 0 else 0.0
+        return top > 0
+
+    def _apply_stages(
+        self,
+        cands: list[Candidate],
+        active: tuple[str, ...],
+        parse: QueryParse | None,
+        p: StageParams,
+        now: float,
+        fusion: str,
+        rrf_k: int,
+    ) -> None:
+        """Add the stages' boosts to the blended scores and record them in ``explain``."""
+        if not cands:
+            return
+        signals: dict[str, list[float]] = {}
+        weights: dict[str, float] = {}
+        if parse is not None:
+            if parse.window is not None and p.time > 0:
+                scale = p.time_scale_days * DAY
+                signals["time"] = [
+                    time_proximity(c.memory.created_at, parse.window, scale) for c in cands
+                ]
+                weights["time"] = p.time
+            if parse.recency == "first" and p.first > 0:
+                created = [c.memory.created_at for c in cands]
+                lo, hi = min(created), max(created)
+                span = hi - lo
+                signals["first"] = [(hi - t) / span if span > 0 else 0.0 for t in created]
+                weights["first"] = p.first
+            if parse.names and p.names > 0:
+                names = {n.lower() for n in parse.names}
+                signals["names"] = [
+                    1.0
+                    if names & {t.lower() for t in c.memory.tags}
+                    or (c.memory.source or "").lower() in names
+                    else 0.0
+                    for c in cands
+                ]
+                weights["names"] = p.names
+        if "prf" in active and p.prf > 0 and any(c.prf for c in cands):
+            signals["prf"] = [c.prf for c in cands]
+            weights["prf"] = p.prf
+        for name, values in signals.items():
+            if fusion == "rrf":
+                self._stage_rrf(cands, name, weights[name], values, rrf_k)
+                continue
+            for c, v in zip(cands, values, strict=True):
+                c.score += weights[name] * v
+                c.explain.setdefault("stages", {})[name] = round(weights[name] * v, 6)
+        if "context" in active and p.context > 0:
+            self._smooth_with_neighbours(cands, p.context)
+        parsed = parse.to_dict() if parse is not None else None
+        for c in cands:
+            info = c.explain.setdefault("stages", {})
+            info["active"] = list(active)
+            if parsed is not None:
+                c.explain["query"] = parsed
+            if c.context:
+                info["context_neighbour"] = True
+            c.explain["score"] = round(c.score, 8 if fusion == "rrf" else 6)
+
+    @staticmethod
+    def _stage_rrf(
+        cands: list[Candidate], name: str, weight: float, values: list[float], rrf_k: int
+    ) -> None:
+        """A stage's signal as one more rank in the fusion (ties share a rank)."""
+        order = sorted(set(values), reverse=True)
+        rank_of = {v: r for r, v in enumerate(order)}
+        for c, v in zip(cands, values, strict=True):
+            if v <= 0:
+                continue
+            contribution = weight / (rrf_k + rank_of[v])
+            c.score += contribution
+            c.explain.setdefault("stages", {})[name] = round(contribution, 8)
+
+    @staticmethod
+    def _smooth_with_neighbours(cands: list[Candidate], weight: float) -> None:
+        """``score += weight · max(previous, next)`` over ``follows`` neighbours in the pool."""
+        score = {c.memory.id: c.score for c in cands}
+        after: dict[str, str] = {}
+        for c in cands:
+            prev = _previous(c.memory)
+            if prev is not None:
+                after[prev] = c.memory.id
+        for c in cands:
+            around = [score.get(_previous(c.memory) or ""), score.get(after.get(c.memory.id, ""))]
+            best = max((s for s in around if s is not None), default=None)
+            if best is None or not math.isfinite(best) or best <= 0:
+                continue
+            c.score += weight * best
+            c.explain.setdefault("stages", {})["context"] = round(weight * best, 6)
