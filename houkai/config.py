@@ -65,7 +65,7 @@ class Settings:
     embed_streams: int = 0
     query_cache_size: int = 1024
     # hybrid recall's stages (houkai/store/stages.py); "" turns them all off
-    recall_stages: str = "query,context,prf,fitted"
+    recall_stages: str = "query,context,prf"  # "fitted" opt-in: it costs paraphrases (ADR 0025)
     # --- library defaults ----------------------------------------------------
     default_type: str = "semantic"
     default_importance: float = 0.5
