@@ -95,8 +95,13 @@ class OnnxEmbedder:
     def dimension(self) -> int:
         """Read from the bundle's config: knowing it never loads the model."""
         if self._dimension is None:
-            model_dir, _ = self._resolve_dirs()
-            self._dimension, self._max_length = bundle_settings(model_dir)
+            # Only the bundle is needed: the cache dir is resolved when the session
+            # loads, under the settings in force then (not whoever asked for the size).
+            if self._model_dir is None:
+                from .onnx_export import bundled_model_path
+
+                self._model_dir = bundled_model_path()
+            self._dimension, self._max_length = bundle_settings(self._model_dir)
         return self._dimension
 
     def _load(self) -> Any:
