@@ -31,6 +31,8 @@ from houkai.model import (
     DIRECTIONS,
     IMPORT_POLICIES,
     LINK_RELS,
+    MAX_TIMESTAMP,
+    MAX_TTL_SECONDS,
     MEMORY_TYPES,
     RECALL_MODES,
     ValidationError,
@@ -149,8 +151,16 @@ _MODE = _enum(
     "prefer hybrid when the query has exact names, ids or rare words.",
 )
 _POLARITY = _i('-1 negative ("don\'t", "never"), 0 neutral, +1 positive.', minimum=-1, maximum=1)
-_EXPIRES_AT = _n("Epoch seconds after which the memory expires (hidden, later purged).")
-_TTL = _n("Expire this many seconds from now (alternative to expires_at).", minimum=0)
+_EXPIRES_AT = _n(
+    "Epoch seconds after which the memory expires (hidden, later purged).",
+    minimum=0,
+    maximum=MAX_TIMESTAMP,
+)
+_TTL = _n(
+    "Expire this many seconds from now (alternative to expires_at).",
+    minimum=0,
+    maximum=MAX_TTL_SECONDS,
+)
 _ON_CONFLICT = _enum(
     CONFLICT_POLICIES,
     "What to do when a near-duplicate or contradicting memory exists: ignore (store anyway), "

@@ -22,6 +22,8 @@ from houkai.model import (
     MAX_TAG_CHARS,
     MAX_TAGS,
     MAX_TEXT_CHARS,
+    MAX_TIMESTAMP,
+    MAX_TTL_SECONDS,
     MEMORY_TYPES,
 )
 
@@ -543,8 +545,8 @@ _ITEM = obj(
         "importance": NUM,
         "source": STR,
         "polarity": _t("integer", enum=[-1, 0, 1]),
-        "expires_at": rng("number", 0),
-        "ttl_seconds": _t("number", exclusiveMinimum=0),
+        "expires_at": rng("number", 0, MAX_TIMESTAMP),
+        "ttl_seconds": _t("number", exclusiveMinimum=0, maximum=MAX_TTL_SECONDS),
     },
     ("text",),
 ) | {"not": {"required": ["expires_at", "ttl_seconds"]}}
@@ -704,7 +706,7 @@ ROUTES: list[Route] = [
                 "importance": NUM,
                 "polarity": _t("integer", enum=[-1, 0, 1]),
                 "source": _t(["string", "null"]),
-                "expires_at": rng("number", 0),
+                "expires_at": rng("number", 0, MAX_TIMESTAMP),
             }
         )
         | {"minProperties": 1},

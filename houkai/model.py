@@ -55,6 +55,8 @@ MAX_ID_CHARS = 256
 # the whole collection). Timestamps are epoch seconds up to 9999-12-31;
 # counters stay exact in a double (RediSearch NUMERIC) and in HINCRBY's int64.
 MAX_TIMESTAMP = 253_402_300_799.0
+# A TTL past this (about 3,000 years) is a mistake, and now + ttl must stay a timestamp.
+MAX_TTL_SECONDS = 1e11
 MAX_ACCESS_COUNT = 2**53 - 1
 MAX_VECTOR_DIM = 65_536
 TIMESTAMP_FIELDS: tuple[str, ...] = ("created_at", "last_accessed", "superseded_at", "expires_at")
@@ -147,8 +149,8 @@ def resolve_expiry(
     if ttl_seconds is not None:
         if isinstance(ttl_seconds, bool) or not isinstance(ttl_seconds, int | float):
             raise ValidationError(f"ttl_seconds must be a number — got {ttl_seconds!r}")
-        if not _is_finite(ttl_seconds) or ttl_seconds <= 0:
-            raise ValidationError("ttl_seconds must be > 0 (a finite number)")
+        if not _is_finite(ttl_seconds) or not 0 < ttl_seconds <= MAX_TTL_SECONDS:
+            raise ValidationError(f"ttl_seconds must be a number in (0, {MAX_TTL_SECONDS:.0f}]")
         return check_timestamp(
             (time.time() if now is None else now) + float(ttl_seconds), "ttl_seconds (now + ttl)"
         )

@@ -61,7 +61,9 @@ def test_undo_edit_reembeds_and_refuses_when_changed(store, embedder):
     back = store.get(m.id)
     assert back.text == "the capital of France is Paris" and back.tags == []
     expected = embedder.encode(["the capital of France is Paris"])[0]
-    assert np.allclose(store.vectors([m.id])[m.id], expected, atol=1e-5)
+    assert np.allclose(
+        store.vectors([m.id])[m.id], expected, atol=1e-3
+    )  # FLOAT16 storage: ~3 digits
     # a later change makes the old edit un-undoable
     store.edit(m.id, text="the capital of Spain is Madrid")
     store.edit(m.id, importance=0.9)

@@ -108,7 +108,7 @@ def test_late_task_never_resurrects_or_overwrites(store):
     assert store.get(a) is None
     vec_b = store.vectors([b])[b]
     expected = store._encode(["beta was rewritten entirely"])[0]
-    assert np.allclose(vec_b, expected, atol=1e-5)
+    assert np.allclose(vec_b, expected, atol=1e-3)  # FLOAT16 storage: ~3 digits
     assert store.get(b).text == edited.text
     status = p.job(job.id)
     assert (status.state, status.done, status.skipped) == ("done", 2, 1)

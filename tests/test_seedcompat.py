@@ -59,12 +59,12 @@ def _scheduler(store, **kw):
     return MaintenanceScheduler(store, **{**options, **kw})
 
 
-def test_scheduler_runs_due_jobs_once_and_honours_disabled_ones(store):
+def test_scheduler_runs_due_jobs_once_and_honours_disabled_ones(store, tmp_path):
     store.remember("an expired note", expires_at=1.0)
     store.remember("a live note about the release process")
     nothing = _scheduler(store).tick()
     assert not (nothing.ran_decay or nothing.ran_reflect or nothing.ran_purge)
-    sched = _scheduler(store, purge_every=3600, state_path="/ignored/state.json")
+    sched = _scheduler(store, purge_every=3600, state_path=str(tmp_path / "state.json"))
     first = sched.tick()
     assert first.ran_purge and first.purged == 1 and "purge removed 1" in first.summary()
     assert sched.tick().ran_purge is False  # stamped in Redis: not due again yet
