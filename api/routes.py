@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from houkai.dashboard import CURSOR_PATTERN
 from houkai.errors import NotFound
 from houkai.model import (
     CONFLICT_POLICIES,
@@ -1107,7 +1108,7 @@ ROUTES: list[Route] = [
         tag="dashboard",
         query={
             "sort": _t("string", enum=["created", "importance", "decay"]),
-            "after": STR,
+            "after": _t("string", pattern=CURSOR_PATTERN),
             "limit": _t("integer", minimum=1, maximum=200),
             "type": MEMORY_TYPE,
             "tag": STR,

@@ -34,7 +34,9 @@ MAX_PAGE = 200
 GROWTH_BUCKETS: dict[str, int] = {"hour": 3600, "day": 86400, "week": 7 * 86400}
 #: VALUE:HEXID:T: the last row's sort key, its id (hex of the UTF-8 bytes) and the time (ms)
 #: decay scores are taken at, so every page of one walk ranks by the same clock.
-_CURSOR = re.compile(r"^(-?\d{1,20}):([0-9a-f]{2,1024}):(\d{1,15})$")
+# A browse cursor: sort value, hex of the memory id, tie-breaker (declared in the OpenAPI too).
+CURSOR_PATTERN = r"^(-?\d{1,20}):((?:[0-9a-f]{2}){1,512}):(\d{1,15})$"
+_CURSOR = re.compile(CURSOR_PATTERN)
 
 
 def _text(value: Any) -> str:
@@ -61,12 +63,10 @@ def _parse_cursor(after: str | None) -> tuple[int, str, int] | None:
     match = _CURSOR.match(str(after))
     if match is None:
         raise BadRequest("after: not a cursor from a previous page (expected VALUE:ID:T)")
-    try:
-        memory_id = bytes.fromhex(match.group(2)).decode("utf-8")
-    except ValueError:
-        memory_id = '"'
-    if '"' in memory_id or "\\" in memory_id:
-        raise BadRequest("after: not a cursor from a previous page (bad id)")
+    # Any well-formed cursor names a position; an id no memory can have (bad UTF-8, a
+    # quote or backslash that the keyset query could not carry) is cleaned, not refused.
+    raw_id = bytes.fromhex(match.group(2)).decode("utf-8", errors="replace")
+    memory_id = "".join(c for c in raw_id if c.isprintable() and c not in '"\\')
     return int(match.group(1)), memory_id, int(match.group(3))
 
 

@@ -150,7 +150,9 @@ def resolve_expiry(
         if isinstance(ttl_seconds, bool) or not isinstance(ttl_seconds, int | float):
             raise ValidationError(f"ttl_seconds must be a number — got {ttl_seconds!r}")
         if not _is_finite(ttl_seconds) or not 0 < ttl_seconds <= MAX_TTL_SECONDS:
-            raise ValidationError(f"ttl_seconds must be a number in (0, {MAX_TTL_SECONDS:.0f}]")
+            raise ValidationError(
+                f"ttl_seconds must be > 0 and at most {MAX_TTL_SECONDS:.0f} (a finite number)"
+            )
         return check_timestamp(
             (time.time() if now is None else now) + float(ttl_seconds), "ttl_seconds (now + ttl)"
         )

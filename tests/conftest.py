@@ -44,14 +44,29 @@ def settings(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterat
         env={},
     )
     set_settings(s)
+    _SESSION_SETTINGS.append(s)
     yield s
+    _SESSION_SETTINGS.clear()
     set_settings(None)
+
+
+_SESSION_SETTINGS: list[Settings] = []
+
+
+@pytest.fixture(autouse=True)
+def _keep_session_settings() -> Iterator[None]:
+    """A test that runs a CLI in-process replaces the process-wide settings; put the
+    session's back, so no later test (or the shared embedder) reads the user's data dir."""
+    yield
+    if _SESSION_SETTINGS:
+        set_settings(_SESSION_SETTINGS[0])
 
 
 @pytest.fixture(scope="session")
 def embedder(settings: Settings):
     from houkai.embeddings import get_embedder
 
+    set_settings(settings)  # the model cache lives under the session's data dir
     e = get_embedder()
     e.encode(["warm up"])
     return e
