@@ -113,19 +113,24 @@ class TickResult:
 
 
 # ---------------------------------------------------------------------- job runners
-def _run_decay(store: MemoryStore, settings: Settings, now: float, apply: bool) -> int:
+def decay_engine(store: MemoryStore, settings: Settings) -> Any:
+    """The DecayEngine the maintenance settings describe (the tick and the scale bench)."""
     from .decay import DecayEngine
 
     types = tuple(
         t.strip() for t in settings.maintenance_decay_protect_types.split(",") if t.strip()
     )
-    engine = DecayEngine(
+    return DecayEngine(
         store,
         decay_rate=settings.maintenance_decay_rate,
         min_score=settings.maintenance_decay_min_score,
         protect_types=types,
         frequency_weight=settings.maintenance_decay_frequency_weight,
     )
+
+
+def _run_decay(store: MemoryStore, settings: Settings, now: float, apply: bool) -> int:
+    engine = decay_engine(store, settings)
     with store.as_actor("decay"):
         return len(engine.prune(now=now))
 

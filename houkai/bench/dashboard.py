@@ -87,6 +87,34 @@ class DashboardBenchResult:
         return out
 
 
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+# Debian's Chromium, headless, with nothing that reaches out to the network on start.
+CHROMIUM_FLAGS: tuple[str, ...] = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--window-size=1280,900",
+)
+
+
+def chromium_options(profile: str) -> Any:
+    """Selenium options for headless Chromium with a fresh profile (bench and browser tests)."""
+    from selenium import webdriver
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in (*CHROMIUM_FLAGS, f"--user-data-dir={profile}"):
+        options.add_argument(flag)
+    return options
+
+
 def _load(store: Any, n: int, progress: Progress | None) -> float:
     """Write the corpus with random unit vectors (no encoder); reuse it if already there."""
     from .recall import wait_indexed
@@ -186,22 +214,8 @@ def _browser_times(
         stderr=subprocess.DEVNULL,
         start_new_session=True,
     )
-    options = webdriver.ChromeOptions()
-    options.binary_location = "/usr/bin/chromium"
     profile = tempfile.mkdtemp(prefix="houkai-bench-chrome-")
-    for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        f"--user-data-dir={profile}",
-        "--window-size=1280,900",
-    ):
-        options.add_argument(flag)
+    options = chromium_options(profile)
     driver = None
     try:
         import urllib.request

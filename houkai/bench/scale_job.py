@@ -63,18 +63,9 @@ def main(job: str, collection: str, workdir: str) -> dict[str, Any]:
         out["archive_mb"] = round(path.stat().st_size / 2**20, 1)
         path.unlink(missing_ok=True)
     elif job == "decay":
-        from ..decay import DecayEngine
+        from ..maintenance import decay_engine
 
-        types = tuple(
-            t.strip() for t in settings.maintenance_decay_protect_types.split(",") if t.strip()
-        )
-        engine = DecayEngine(
-            store,
-            decay_rate=settings.maintenance_decay_rate,
-            min_score=settings.maintenance_decay_min_score,
-            protect_types=types,
-            frequency_weight=settings.maintenance_decay_frequency_weight,
-        )
+        engine = decay_engine(store, settings)
         out["count"] = len(engine.prune(dry_run=True, now=now))
         out["dry_run"] = True
     elif job == "purge":
