@@ -12,6 +12,21 @@ from .. import Context, pass_ctx
 from ..output import output_options, resolve_format
 
 
+def backend_options(command: Any) -> Any:
+    """``--embedder`` and ``--compare``: which embedding backend a benchmark measures."""
+    command = click.option(
+        "--compare",
+        is_flag=True,
+        help="Run minilm-torch, then the default backend, in one run and print their ratios.",
+    )(command)
+    return click.option(
+        "--embedder",
+        "embedder",
+        help="Backend to measure, e.g. minilm-torch, minilm-onnx, minilm-onnx-int8 "
+        "(default: the configured embedder).",
+    )(command)
+
+
 @click.group("bench")
 def bench_group() -> None:
     """Benchmarks (they write to a throwaway collection and drop it)."""
@@ -47,17 +62,7 @@ def bench_group() -> None:
     help="Texts encoded to measure the raw encode rate.",
 )
 @click.option("--keep", is_flag=True, help="Keep the benchmark collection.")
-@click.option(
-    "--embedder",
-    "embedder",
-    help="Backend to measure, e.g. minilm-torch, minilm-onnx, minilm-onnx-int8 "
-    "(default: the configured embedder).",
-)
-@click.option(
-    "--compare",
-    is_flag=True,
-    help="Run minilm-torch, then the default backend, in one run and print their ratios.",
-)
+@backend_options
 @output_options
 @pass_ctx
 def bench_ingest(

@@ -9,6 +9,7 @@ import click
 
 from .. import Context, pass_ctx
 from ..output import output_options, resolve_format
+from .bench_cmds import backend_options
 
 
 def _int_list(value: str, name: str) -> list[int]:
@@ -80,17 +81,7 @@ def _int_list(value: str, name: str) -> list[int]:
     type=click.Path(dir_okay=False),
     help="Write a PNG of latency percentiles by size and mode (needs houkai[bench]).",
 )
-@click.option(
-    "--embedder",
-    "embedder",
-    help="Backend to measure, e.g. minilm-torch, minilm-onnx, minilm-onnx-int8 "
-    "(default: the configured embedder).",
-)
-@click.option(
-    "--compare",
-    is_flag=True,
-    help="Run minilm-torch, then the default backend, in one run and print their ratios.",
-)
+@backend_options
 @output_options
 @pass_ctx
 def bench_recall(
