@@ -1,4 +1,4 @@
-"""Bearer-token auth for the REST API, over the shared parser in :mod:`houkai.auth`.
+"""Bearer-token auth for the REST API, over the shared parser in :mod:`houkai.app.auth`.
 
 Token spec (``settings.http_tokens`` / ``HOUKAI_HTTP_TOKENS`` / ``houkai serve
 --token``), comma-separated entries ``TOKEN[:COLLECTIONS][:ro|rw]``:
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from houkai.auth import TokenGrant, authenticate, bearer_token, parse_tokens
+from houkai.app.auth import TokenGrant, authenticate, bearer_token, parse_tokens
 
 Token = TokenGrant
 

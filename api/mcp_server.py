@@ -4,9 +4,9 @@ Every tool is one row of :data:`TOOLS` (name, description, JSON schema,
 service method, read-only flag), so names and arguments cannot drift between
 the MCP listing, the service and the agent examples (which build their
 provider tool definitions from the same table). Tool calls go through
-:meth:`houkai.service.MemoryService.dispatch`: validation and business rules
+:meth:`houkai.app.service.MemoryService.dispatch`: validation and business rules
 live there, once. Errors become MCP tool errors carrying the
-:func:`houkai.errors.classify` message, never a traceback.
+:func:`houkai.domain.errors.classify` message, never a traceback.
 
 Importing this module connects to nothing and loads no model: the service is
 created on the first tool call.
@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from houkai.model import (
+from houkai.domain.model import (
     CONFLICT_POLICIES,
     DIRECTIONS,
     IMPORT_POLICIES,
@@ -586,7 +586,7 @@ def get_service() -> Any:
     global _service
     with _service_lock:
         if _service is None:
-            from houkai.service import MemoryService
+            from houkai.app.service import MemoryService
 
             _service = MemoryService(actor=ACTOR)
         return _service
@@ -606,10 +606,10 @@ class ToolError(Exception):
 @dataclass(frozen=True)
 class CallPolicy:
     """Who is calling: the token's grant, and whether server file paths are taken as
-    given (a local caller) or go through :func:`houkai.serverpaths.resolve_server_path`
+    given (a local caller) or go through :func:`houkai.app.serverpaths.resolve_server_path`
     (a remote one: admin tokens only, inside ``export_dir``)."""
 
-    grant: Any = None  # houkai.auth.TokenGrant | None (None: unrestricted)
+    grant: Any = None  # houkai.app.auth.TokenGrant | None (None: unrestricted)
     allow_server_paths: bool = True
 
 
@@ -639,7 +639,7 @@ def call_tool(name: str, arguments: Mapping[str, Any] | None, policy: CallPolicy
         if grant.read_only and not spec.read_only:
             raise ToolError(f"this token is read-only; {name!r} changes memory")
     if not policy.allow_server_paths:  # a remote caller: the one server-path policy
-        from houkai.serverpaths import resolve_server_path
+        from houkai.app.serverpaths import resolve_server_path
 
         settings = getattr(get_service(), "settings", None) or _settings()
         for param in spec.server_paths:
@@ -653,7 +653,7 @@ def call_tool(name: str, arguments: Mapping[str, Any] | None, policy: CallPolicy
     try:
         return service.dispatch(name, args)
     except Exception as exc:
-        from houkai.errors import classify
+        from houkai.app.errors import classify
 
         if classify(exc) is None:
             raise
@@ -661,7 +661,7 @@ def call_tool(name: str, arguments: Mapping[str, Any] | None, policy: CallPolicy
 
 
 def _settings() -> Any:
-    from houkai.config import get_settings
+    from houkai.domain.config import get_settings
 
     return get_settings()
 
@@ -671,7 +671,7 @@ def _default_collection() -> str:
     settings = getattr(service, "settings", None)
     if settings is not None:
         return settings.collection
-    from houkai.config import get_settings
+    from houkai.domain.config import get_settings
 
     return get_settings().collection
 
@@ -700,7 +700,7 @@ def error_message(exc: BaseException) -> str:
     """What the model reads for a failed call: the classified message, never internals."""
     if isinstance(exc, ToolError):
         return str(exc)
-    from houkai.errors import classify
+    from houkai.app.errors import classify
 
     classified = classify(exc)
     if classified is not None:
@@ -801,7 +801,7 @@ class BearerAuth:
         if scope.get("type") != "http" or not self.grants:
             await self.app(scope, receive, send)
             return
-        from houkai.auth import authenticate
+        from houkai.app.auth import authenticate
 
         header = None
         for key, value in scope.get("headers") or ():
@@ -830,7 +830,7 @@ class BearerAuth:
 
 def build_http_app(*, tokens: str | None = None, host: str = "127.0.0.1") -> Any:
     """The streamable-HTTP ASGI app (stateless, JSON responses) at ``/mcp``, token-guarded."""
-    from houkai.auth import parse_tokens
+    from houkai.app.auth import parse_tokens
 
     grants = parse_tokens(tokens)
     server = build_server(http=True)
@@ -853,7 +853,7 @@ def serve_http(host: str | None = None, port: int | None = None, tokens: str | N
     """Serve streamable HTTP at ``http://host:port/mcp`` with bearer-token auth."""
     import uvicorn
 
-    from houkai.config import get_settings
+    from houkai.domain.config import get_settings
 
     settings = get_settings()
     host = host or settings.mcp_host

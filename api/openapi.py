@@ -12,7 +12,7 @@ from typing import Any
 from flask import Flask
 
 from houkai import __version__
-from houkai.index import COLLECTION_RE
+from houkai.db.keys import COLLECTION_RE
 
 from .routes import COMPONENTS, ROUTES, Route
 

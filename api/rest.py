@@ -1,11 +1,11 @@
-"""The Flask REST API: a thin front door over :class:`houkai.service.MemoryService`.
+"""The Flask REST API: a thin front door over :class:`houkai.app.service.MemoryService`.
 
 Every operation of :data:`houkai.api.routes.ROUTES` is mounted twice: at its
 plain path (default collection, or ``?collection=NAME``) and under
 ``/c/<collection>/…``. The request pipeline is the same for all of them:
 request id → auth (bearer token, collection scope, read-only) → query/body
 parsing with unknown-field rejection and the body cap (413) → the service →
-JSON. Expected errors map through :func:`houkai.errors.classify`; anything else
+JSON. Expected errors map through :func:`houkai.domain.errors.classify`; anything else
 is a 500 carrying only a request id, with the traceback logged server-side.
 """
 
@@ -22,11 +22,12 @@ from typing import Any
 from flask import Flask, Response, current_app, g, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, RequestEntityTooLarge
 
-from houkai.config import Settings, get_settings
-from houkai.errors import BadRequest, HoukaiError, classify
-from houkai.index import validate_collection
-from houkai.model import ConflictError
-from houkai.service import MemoryService, conflict_payload
+from houkai.app.errors import classify
+from houkai.app.service import MemoryService, conflict_payload
+from houkai.db.keys import validate_collection
+from houkai.domain.config import Settings, get_settings
+from houkai.domain.errors import BadRequest, HoukaiError
+from houkai.domain.model import ConflictError
 
 from .auth import TokenGrant, authenticate, load_tokens
 from .routes import ROUTES, Call, Download, Route

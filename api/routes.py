@@ -4,7 +4,7 @@ Each row names its path, verb, whether it writes (read-only tokens are refused),
 whether it exists under the ``/c/<collection>`` prefix, its query parameters and
 JSON body fields (as JSON Schema; unknown ones are rejected with 400), its
 responses, and a handler ``(call) -> (status, payload)`` that only unpacks the
-request and calls :class:`houkai.service.MemoryService` (validation lives there).
+request and calls :class:`houkai.app.service.MemoryService` (validation lives there).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from houkai.dashboard import CURSOR_PATTERN
-from houkai.errors import NotFound
-from houkai.model import (
+from houkai.app.dashboard import CURSOR_PATTERN
+from houkai.domain.errors import NotFound
+from houkai.domain.model import (
     CONFLICT_POLICIES,
     DIRECTIONS,
     FUSIONS,
@@ -286,7 +286,7 @@ def _wait_flag(c: Call) -> Any:
 
 
 def _remember(c: Call) -> tuple[int, Any]:
-    from houkai.coerce import as_bool
+    from houkai.domain.coerce import as_bool
 
     wait = as_bool(_wait_flag(c), "wait", False)
     result = c.service.remember(**c.kw(c.body, "wait"), wait=wait, collection=c.collection)
@@ -298,7 +298,7 @@ def _remember(c: Call) -> tuple[int, Any]:
 
 
 def _remember_batch(c: Call) -> tuple[int, Any]:
-    from houkai.coerce import as_bool
+    from houkai.domain.coerce import as_bool
 
     wait = as_bool(_wait_flag(c), "wait", False)
     result = c.service.remember_many(**c.kw(c.body, "wait"), wait=wait, collection=c.collection)
@@ -411,7 +411,7 @@ class Download:
 
 def _server_path(c: Call, args: dict[str, Any]) -> dict[str, Any]:
     """Apply the one server-path policy (admin token, inside export_dir) to ``path``."""
-    from houkai.serverpaths import resolve_server_path
+    from houkai.app.serverpaths import resolve_server_path
 
     path = resolve_server_path(args.get("path"), settings=c.service.settings, grant=c.token)
     return {**args, "path": path}
@@ -451,7 +451,7 @@ def _job(c: Call) -> tuple[int, Any]:
 
 
 def _ingest(c: Call) -> tuple[int, Any]:
-    from houkai.coerce import as_bool
+    from houkai.domain.coerce import as_bool
 
     wait = as_bool(_wait_flag(c), "wait", False)
     result = c.service.ingest(**c.kw(c.body, "wait"), wait=wait, collection=c.collection)
@@ -459,37 +459,37 @@ def _ingest(c: Call) -> tuple[int, Any]:
 
 
 def _whoami(c: Call) -> tuple[int, Any]:
-    from houkai.dashboard import whoami
+    from houkai.app.dashboard import whoami
 
     return 200, whoami(c.token, c.tokens_configured)
 
 
 def _browse(c: Call) -> tuple[int, Any]:
-    from houkai.dashboard import browse
+    from houkai.app.dashboard import browse
 
     return 200, browse(c.service, **c.query, collection=c.collection)
 
 
 def _facets(c: Call) -> tuple[int, Any]:
-    from houkai.dashboard import facets
+    from houkai.app.dashboard import facets
 
     return 200, facets(c.service, **c.query, collection=c.collection)
 
 
 def _growth(c: Call) -> tuple[int, Any]:
-    from houkai.dashboard import growth
+    from houkai.app.dashboard import growth
 
     return 200, growth(c.service, **c.query, collection=c.collection)
 
 
 def _pipeline_status(c: Call) -> tuple[int, Any]:
-    from houkai.dashboard import pipeline_status
+    from houkai.app.dashboard import pipeline_status
 
     return 200, pipeline_status(c.service, collection=c.collection)
 
 
 def _job_retry(c: Call) -> tuple[int, Any]:
-    from houkai.dashboard import retry_job
+    from houkai.app.dashboard import retry_job
 
     return 200, retry_job(c.service, c.params["job_id"], collection=c.collection)
 
@@ -1081,7 +1081,7 @@ ROUTES: list[Route] = [
         ),
         responses={201: ("Done", ref("Object")), 202: ("Accepted", ref("Object"))},
     ),
-    # ---- dashboard (houkai.dashboard): read views the web UI needs, plus job retry
+    # ---- dashboard (houkai.app.dashboard): read views the web UI needs, plus job retry
     Route(
         "whoami",
         "GET",

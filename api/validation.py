@@ -17,7 +17,7 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError as SchemaError
 from werkzeug.routing import BaseConverter
 
-from houkai.errors import BadRequest
+from houkai.domain.errors import BadRequest
 
 from .routes import Route
 

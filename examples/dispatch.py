@@ -2,7 +2,7 @@
 
 ``dispatch_tool(name, arguments_json) -> str`` is JSON in, JSON out: exactly
 what OpenAI/Ollama function calling hands you (Claude's dict input is
-``json.dumps``-ed first). It calls :meth:`houkai.service.MemoryService.dispatch`,
+``json.dumps``-ed first). It calls :meth:`houkai.app.service.MemoryService.dispatch`,
 so validation and behaviour are identical to the MCP server and REST API, and
 errors come back as ``{"error": "..."}`` for the model to read instead of
 crashing your loop.
@@ -46,7 +46,7 @@ def get_service() -> Any:
     """The MemoryService the examples use (actor ``agent``), created on first call."""
     global _service
     if _service is None:
-        from houkai.service import MemoryService
+        from houkai.app.service import MemoryService
 
         _service = MemoryService(actor="agent")
     return _service

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from . import _moved
+
+_moved.install()
+
 if TYPE_CHECKING:  # the real imports, for type checkers and IDEs
-    from .archive import ExportSummary, ImportConflictError, ImportSummary
-    from .async_store import AsyncMemoryStore
-    from .decay import DecayEngine
-    from .importance import score_importance
-    from .ingest import chunk_text
-    from .journal import Journal, JournalEntry
-    from .model import (
+    from .db.journal import Journal, JournalEntry
+    from .domain.model import (
         CONFLICT_POLICIES,
         DIRECTIONS,
         FUSIONS,
@@ -35,50 +34,55 @@ if TYPE_CHECKING:  # the real imports, for type checkers and IDEs
         RememberItem,
         Reranker,
     )
-    from .reflection import ReflectionEngine
+    from .engines.decay import DecayEngine
+    from .engines.importance import score_importance
+    from .engines.reflection import ReflectionEngine
+    from .engines.summarizers import build_summarizer
+    from .pipeline.chunking import chunk_text
     from .store import MemoryStore
+    from .store.archive import ExportSummary, ImportConflictError, ImportSummary
+    from .store.async_store import AsyncMemoryStore
     from .store.packing import extract_key_phrases
-    from .summarizers import build_summarizer
 
 # Imported on first attribute access (PEP 562): ``houkai --help`` or a CLI
 # command that only needs the config must not pay for numpy, redis and the
 # store's modules up front.
 _LAZY: dict[str, str] = {
-    "ExportSummary": ".archive",
-    "ImportConflictError": ".archive",
-    "ImportSummary": ".archive",
-    "AsyncMemoryStore": ".async_store",
-    "DecayEngine": ".decay",
-    "score_importance": ".importance",
-    "chunk_text": ".ingest",
-    "Journal": ".journal",
-    "JournalEntry": ".journal",
-    "CONFLICT_POLICIES": ".model",
-    "DIRECTIONS": ".model",
-    "FUSIONS": ".model",
-    "IMPORT_POLICIES": ".model",
-    "LINK_RELS": ".model",
-    "MEMORY_TYPES": ".model",
-    "RECALL_MODES": ".model",
-    "CompressedGroup": ".model",
-    "Conflict": ".model",
-    "ConflictError": ".model",
-    "ConflictFn": ".model",
-    "ExpandSpec": ".model",
-    "Graph": ".model",
-    "HybridWeights": ".model",
-    "Link": ".model",
-    "Memory": ".model",
-    "MemoryNotFound": ".model",
-    "MemoryType": ".model",
-    "PackedMemory": ".model",
-    "PackResult": ".model",
-    "RememberItem": ".model",
-    "Reranker": ".model",
-    "ReflectionEngine": ".reflection",
+    "ExportSummary": ".store.archive",
+    "ImportConflictError": ".store.archive",
+    "ImportSummary": ".store.archive",
+    "AsyncMemoryStore": ".store.async_store",
+    "DecayEngine": ".engines.decay",
+    "score_importance": ".engines.importance",
+    "chunk_text": ".pipeline.chunking",
+    "Journal": ".db.journal",
+    "JournalEntry": ".db.journal",
+    "CONFLICT_POLICIES": ".domain.model",
+    "DIRECTIONS": ".domain.model",
+    "FUSIONS": ".domain.model",
+    "IMPORT_POLICIES": ".domain.model",
+    "LINK_RELS": ".domain.model",
+    "MEMORY_TYPES": ".domain.model",
+    "RECALL_MODES": ".domain.model",
+    "CompressedGroup": ".domain.model",
+    "Conflict": ".domain.model",
+    "ConflictError": ".domain.model",
+    "ConflictFn": ".domain.model",
+    "ExpandSpec": ".domain.model",
+    "Graph": ".domain.model",
+    "HybridWeights": ".domain.model",
+    "Link": ".domain.model",
+    "Memory": ".domain.model",
+    "MemoryNotFound": ".domain.model",
+    "MemoryType": ".domain.model",
+    "PackedMemory": ".domain.model",
+    "PackResult": ".domain.model",
+    "RememberItem": ".domain.model",
+    "Reranker": ".domain.model",
+    "ReflectionEngine": ".engines.reflection",
     "MemoryStore": ".store",
     "extract_key_phrases": ".store.packing",
-    "build_summarizer": ".summarizers",
+    "build_summarizer": ".engines.summarizers",
 }
 
 

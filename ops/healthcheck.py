@@ -40,7 +40,7 @@ class Unhealthy(Exception):
 
 
 def _settings() -> Any:
-    from houkai.config import load_settings
+    from houkai.domain.config import load_settings
 
     return load_settings()
 
@@ -124,7 +124,7 @@ def _redis(timeout: float) -> tuple[Any, Any]:
     s = _settings()
     url = s.redis_url
     if not url:  # the embedded server: probe it, never start it
-        from houkai import redis_server
+        from houkai.db import server as redis_server
 
         info = redis_server.status(s.data_dir)
         if info is None:
@@ -137,7 +137,7 @@ def _redis(timeout: float) -> tuple[Any, Any]:
 def check_worker(timeout: float, any_host: bool = False) -> str:
     import redis
 
-    from houkai.jobs import HEARTBEAT_TTL, workers_key
+    from houkai.pipeline.jobs import HEARTBEAT_TTL, workers_key
 
     client, s = _redis(timeout)
     try:

@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from houkai import redis_server
-from houkai.config import Settings, load_settings, set_settings
+from houkai.db import server as redis_server
+from houkai.domain.config import Settings, load_settings, set_settings
 
 
 @pytest.fixture(scope="session")
@@ -64,7 +64,7 @@ def _keep_session_settings() -> Iterator[None]:
 
 @pytest.fixture(scope="session")
 def embedder(settings: Settings):
-    from houkai.embeddings import get_embedder
+    from houkai.engines.embeddings import get_embedder
 
     set_settings(settings)  # the model cache lives under the session's data dir
     e = get_embedder()

@@ -8,7 +8,7 @@ import inspect
 import pytest
 
 from houkai import AsyncMemoryStore, MemoryStore
-from houkai.async_store import public_methods
+from houkai.store.async_store import public_methods
 
 # Every public MemoryStore method the async wrapper exposes. A new store
 # method makes this test fail on purpose: check it belongs on the async API

@@ -19,8 +19,8 @@ from houkai.api import mcp_server
 from houkai.api.rest import create_app
 from houkai.api.routes import ROUTES, Route
 
-from houkai.auth import parse_tokens
-from houkai.service import MemoryService
+from houkai.app.auth import parse_tokens
+from houkai.app.service import MemoryService
 
 
 def _content(rows: list[dict]) -> list[dict]:

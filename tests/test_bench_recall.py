@@ -12,9 +12,9 @@ from click.testing import CliRunner
 from houkai.bench import recall as bench
 from houkai.bench.recall_corpus import generate, queries
 from houkai.cli import cli
-from houkai.config import Settings, set_settings
-from houkai.index import Keys
-from houkai.model import MEMORY_TYPES
+from houkai.db.keys import Keys
+from houkai.domain.config import Settings, set_settings
+from houkai.domain.model import MEMORY_TYPES
 
 N = 300
 QUERIES = 20
@@ -42,7 +42,7 @@ def test_percentiles_are_ordered() -> None:
 
 
 def _registered(settings: Settings) -> set[str]:
-    from houkai.connection import connect
+    from houkai.db.connection import connect
 
     client = connect(settings.redis_url)
     return {x.decode() for x in client.smembers(Keys.registry(settings.key_prefix))}

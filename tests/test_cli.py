@@ -13,9 +13,9 @@ import pytest
 from click.testing import CliRunner, Result
 
 from houkai.cli import cli
-from houkai.config import Settings, set_settings
-from houkai.model import Memory
-from houkai.timeparse import parse_timestamp
+from houkai.domain.config import Settings, set_settings
+from houkai.domain.model import Memory
+from houkai.domain.timeparse import parse_timestamp
 
 UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
@@ -511,7 +511,7 @@ def test_backup_of_the_embedded_server(houkai, settings, tmp_path):
 
     import redis
 
-    from houkai import redis_server
+    from houkai.db import server as redis_server
 
     if os.environ.get("HOUKAI_TEST_REDIS_URL"):
         pytest.skip("the test server is external")
@@ -563,7 +563,7 @@ def test_table_format_renders_every_read_command(houkai):
 def test_worker_gives_each_task_slot_its_own_encode_stream(houkai, monkeypatch) -> None:
     from houkai.workers import app as app_module
 
-    from houkai.config import get_settings
+    from houkai.domain.config import get_settings
 
     seen: list[tuple[int, list[str], int]] = []
     monkeypatch.setattr(
@@ -573,7 +573,7 @@ def test_worker_gives_each_task_slot_its_own_encode_stream(houkai, monkeypatch) 
             (get_settings().embed_streams, argv, get_settings().embed_threads)
         ),
     )
-    from houkai.embeddings import cpu_count
+    from houkai.engines.embeddings import cpu_count
 
     ok(houkai("worker", "-Q", "embed", "--concurrency", "3"))
     streams, argv, _threads = seen[-1]

@@ -11,8 +11,8 @@ import uuid
 import pytest
 from houkai.api.rest import create_app
 
-from houkai.embeddings import HashEmbedder
-from houkai.service import MemoryService
+from houkai.app.service import MemoryService
+from houkai.engines.embeddings import HashEmbedder
 from houkai.store import MemoryStore
 
 RW, RO, OTHER = "dash-rw", "dash-ro", "dash-other"

@@ -106,8 +106,8 @@ class Live:
         return proc
 
     def start(self) -> None:
-        from houkai.connection import get_client
-        from houkai.jobs import workers_alive
+        from houkai.db.connection import get_client
+        from houkai.pipeline.jobs import workers_alive
 
         worker = self.spawn("worker", "-c", "1")
         server = self.spawn("serve", "--host", "127.0.0.1", "--port", str(self.port))
@@ -152,7 +152,7 @@ class Live:
 
 @pytest.fixture(scope="module")
 def live(settings, tmp_path_factory):
-    from houkai.embeddings import HashEmbedder
+    from houkai.engines.embeddings import HashEmbedder
     from houkai.store import MemoryStore
 
     stack = Live(settings, tmp_path_factory.mktemp("ui-live"))

@@ -7,7 +7,7 @@ import types
 import numpy as np
 import pytest
 
-from houkai.embeddings import OpenAIEmbedder, QueryCache, build_embedder, get_embedder
+from houkai.engines.embeddings import OpenAIEmbedder, QueryCache, build_embedder, get_embedder
 
 
 def test_default_model_is_offline_normalised_and_shared(embedder) -> None:
@@ -62,7 +62,7 @@ def test_parallel_streams_overlap_share_one_model_and_match_one_stream(embedder)
 
     import torch
 
-    from houkai.embeddings import SentenceTransformerEmbedder
+    from houkai.engines.embeddings import SentenceTransformerEmbedder
 
     with pytest.raises(ValueError, match="streams"):
         SentenceTransformerEmbedder(streams=0)

@@ -35,7 +35,7 @@ def load_example(name: str, monkeypatch: pytest.MonkeyPatch, **sdk_modules: Any)
 @pytest.fixture()
 def dispatch(store, settings, monkeypatch):
     """examples/dispatch.py bound to a fresh collection."""
-    from houkai.service import MemoryService
+    from houkai.app.service import MemoryService
 
     monkeypatch.syspath_prepend(str(EXAMPLES))
     import dispatch as module

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from houkai import ImportConflictError
-from houkai.archive import ArchiveError, read_archive_header
+from houkai.store.archive import ArchiveError, read_archive_header
 
 
 def _lines(path) -> list[dict]:
@@ -427,7 +427,7 @@ def test_hostile_archives_cost_bounded_memory_and_output(store, tmp_path):
     """Item 8: a huge line is skipped in chunks; errors are capped but all counted."""
     import tracemalloc
 
-    from houkai.archive import ArchiveLimits
+    from houkai.store.archive import ArchiveLimits
 
     path = tmp_path / "long.ahkai"
     with gzip.open(path, "wb", compresslevel=1) as handle:
@@ -460,9 +460,9 @@ def test_hostile_archives_cost_bounded_memory_and_output(store, tmp_path):
 
 
 def test_every_write_path_refuses_non_finite_numbers_and_vectors(make_store, store):
-    from houkai.embeddings import HashEmbedder
-    from houkai.model import Memory
-    from houkai.pipeline import Pipeline
+    from houkai.domain.model import Memory
+    from houkai.engines.embeddings import HashEmbedder
+    from houkai.pipeline.write import Pipeline
 
     with pytest.raises(ValueError, match="expires_at"):
         store.remember("far future", expires_at=1e300)

@@ -21,7 +21,7 @@ from hypothesis import settings as hsettings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
 
-from houkai.service import MemoryService
+from houkai.app.service import MemoryService
 
 TOKEN = "fuzz-admin"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}

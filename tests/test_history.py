@@ -7,7 +7,7 @@ import time
 import numpy as np
 import pytest
 
-from houkai.errors import NotFound
+from houkai.domain.errors import NotFound
 
 
 def _last(store, op: str):

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from houkai import chunk_text
-from houkai.ingest import iter_documents
+from houkai.pipeline.chunking import iter_documents
 
 FENCE = "```"
 

@@ -11,7 +11,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from houkai.journal import Journal, JournalEntry, parse_stream_id
+from houkai.db.journal import Journal, JournalEntry, parse_stream_id
 
 
 def _fill(store, n: int) -> list:

@@ -26,9 +26,9 @@ from pathlib import Path
 
 import pytest
 
-from houkai import redis_server
-from houkai.jobs import HEARTBEAT_TTL, workers_alive
-from houkai.pipeline import Pipeline
+from houkai.db import server as redis_server
+from houkai.pipeline.jobs import HEARTBEAT_TTL, workers_alive
+from houkai.pipeline.write import Pipeline
 from houkai.store.search import total
 
 HOUKAI = str(Path(sys.executable).parent / "houkai")
@@ -125,7 +125,7 @@ def private(tmp_path: Path, settings) -> Iterator[Private]:
 
 def _store(p: Private):
     from houkai import MemoryStore
-    from houkai.embeddings import HashEmbedder
+    from houkai.engines.embeddings import HashEmbedder
 
     return MemoryStore(collection="kill", settings=p.settings, embedder=HashEmbedder(384))
 
@@ -180,7 +180,7 @@ def test_redis_sigkilled_mid_ingest_loses_nothing_and_everyone_resumes(private) 
     assert redis_server.servers_in(private.data_dir) == [restarted.pid]  # never a second
     assert worker.poll() is None and beat.poll() is None
     # beat resumed by itself: a maintenance tick ran after the restart
-    from houkai.maintenance import MaintenanceState
+    from houkai.pipeline.maintenance import MaintenanceState
 
     deadline = time.monotonic() + 30
     while True:
@@ -212,7 +212,7 @@ def test_sigkilled_worker_items_are_back_in_work_within_60s(private) -> None:
     job = pipe.submit([f"worker kill item {i}" for i in range(ITEMS)], batch_size=BATCH)
     _wait_processed(pipe, job.id, ITEMS // 4)
     # Kill the first worker while it is running a batch (its in-flight record).
-    from houkai.jobs import running_key, running_workers_key
+    from houkai.pipeline.jobs import running_key, running_workers_key
 
     deadline = time.monotonic() + 60
     while True:
@@ -250,8 +250,8 @@ def test_unacked_messages_no_live_worker_holds_are_resent_once(settings) -> None
 
     from houkai.workers.tasks import requeue_lost
 
-    from houkai.connection import get_client
-    from houkai.jobs import heartbeat, track_task
+    from houkai.db.connection import get_client
+    from houkai.pipeline.jobs import heartbeat, track_task
 
     client = get_client(settings.redis_url)
     prefix = f"unacked-{uuid.uuid4().hex[:6]}"

@@ -6,8 +6,8 @@ import math
 from collections import Counter
 
 from houkai import MemoryStore
+from houkai.domain.text import tokenize
 from houkai.store import lexstats
-from houkai.text import tokenize
 
 
 def _stats(store: MemoryStore) -> dict[str, int]:
@@ -81,7 +81,7 @@ def test_nuke_clears_statistics(store: MemoryStore) -> None:
 
 
 def test_pipeline_writes_and_rejections_keep_statistics_exact(store: MemoryStore) -> None:
-    from houkai.pipeline import Pipeline
+    from houkai.pipeline.write import Pipeline
 
     store.remember("The deploy runs on Fridays")
     pipeline = Pipeline(store, mode="inline")

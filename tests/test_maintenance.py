@@ -9,11 +9,11 @@ import time
 import pytest
 from click.testing import CliRunner
 
-from houkai import maintenance
 from houkai.cli import cli
-from houkai.config import set_settings
-from houkai.maintenance import JOB_NAMES, MaintenanceState, status, tick
-from houkai.pipeline import Pipeline
+from houkai.domain.config import set_settings
+from houkai.pipeline import maintenance
+from houkai.pipeline.maintenance import JOB_NAMES, MaintenanceState, status, tick
+from houkai.pipeline.write import Pipeline
 
 
 def test_due_jobs_run_once_then_wait_for_their_interval(store):

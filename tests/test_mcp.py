@@ -354,7 +354,7 @@ def http_server(settings, embedder) -> Iterator[dict[str, Any]]:
 
     import uvicorn
 
-    from houkai.service import MemoryService
+    from houkai.app.service import MemoryService
 
     collection = f"mcp-http-{uuid.uuid4().hex[:8]}"
     tokens = f"rw-secret,ro-secret:{collection}:ro,elsewhere-secret:some_other_coll"
@@ -472,9 +472,9 @@ def test_houkai_mcp_http_command_serves_with_token(settings):
 
 def test_mcp_over_http_and_rest_share_one_path_policy(settings, tmp_path):
     """Item 2: the same function decides for both doors; only admins, inside export_dir."""
-    from houkai.auth import parse_tokens
-    from houkai.errors import HoukaiError
-    from houkai.service import MemoryService
+    from houkai.app.auth import parse_tokens
+    from houkai.app.service import MemoryService
+    from houkai.domain.errors import HoukaiError
 
     grants = parse_tokens("admin,team:proj-a")
     service = MemoryService(settings.replace(export_dir=str(tmp_path / "ex")), actor="mcp")
@@ -526,7 +526,7 @@ def test_import_has_no_side_effects():
 
 
 def test_tool_table_matches_service_signatures():
-    from houkai.service import tool_parameters
+    from houkai.app.service import tool_parameters
 
     for spec in mcp_server.TOOLS:
         params = tool_parameters(spec.name)
@@ -549,7 +549,7 @@ def test_http_refuses_public_bind_without_token_and_bad_specs():
 
 
 def test_token_spec_parsing():
-    from houkai.auth import authenticate, parse_tokens
+    from houkai.app.auth import authenticate, parse_tokens
 
     grants = parse_tokens(" admin , agent:proj_a|proj_b:ro, any:*:rw ")
     assert set(grants) == {"admin", "agent", "any"}

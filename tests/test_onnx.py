@@ -12,16 +12,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from houkai import onnx_export
 from houkai.bench.ingest import synthetic_texts
-from houkai.embeddings import (
+from houkai.engines import onnx_export
+from houkai.engines.embeddings import (
     MINILM_BACKENDS,
     MINILM_DEFAULT,
     SentenceTransformerEmbedder,
     build_embedder,
     resolve_spec,
 )
-from houkai.onnx_embedder import OnnxEmbedder
+from houkai.engines.onnx_embedder import OnnxEmbedder
 
 HEAVY = ("torch", "transformers", "sentence_transformers")
 
@@ -225,7 +225,7 @@ def test_bench_recall_compare_runs_torch_and_the_default_in_one_run(settings, em
     from click.testing import CliRunner
 
     from houkai.cli import cli
-    from houkai.config import set_settings
+    from houkai.domain.config import set_settings
 
     env = {
         "REDIS_URL": settings.redis_url,

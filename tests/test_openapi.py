@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate
 
-from houkai.service import MemoryService
+from houkai.app.service import MemoryService
 
 METHODS = {"GET", "POST", "PATCH", "DELETE", "PUT"}
 

@@ -33,7 +33,7 @@ import click
 import pytest
 import yaml
 
-from houkai import redis_server
+from houkai.db import server as redis_server
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -489,8 +489,8 @@ def test_procfile_mcp_answers_initialize_and_lists_tools(roles: Roles) -> None:
 def test_procfile_worker_heartbeats_and_embeds_a_job(roles: Roles, settings) -> None:
     assert "worker ok" in roles.wait_healthy("worker")
     from houkai import MemoryStore
-    from houkai.config import load_settings
-    from houkai.pipeline import Pipeline
+    from houkai.domain.config import load_settings
+    from houkai.pipeline.write import Pipeline
 
     role_settings = load_settings(
         {

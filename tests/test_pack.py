@@ -7,6 +7,7 @@ import re
 import pytest
 
 from houkai import Memory, extract_key_phrases
+from houkai.domain.text import estimate_tokens
 from houkai.store.packing import (
     cluster_by_jaccard,
     compress_group,
@@ -14,7 +15,6 @@ from houkai.store.packing import (
     pack_line,
     pack_ranked,
 )
-from houkai.text import estimate_tokens
 
 
 def mem(mid: str, text: str, type: str = "semantic", importance: float = 0.5) -> Memory:

@@ -1,6 +1,6 @@
 """The durable write path in-process: pending → ready, job accounting, idempotency.
 
-Tasks are "delivered" by calling :func:`houkai.pipeline.process_batch` with the
+Tasks are "delivered" by calling :func:`houkai.pipeline.write.process_batch` with the
 exact arguments the pipeline tried to enqueue (a capturing app stands in for the
 broker), so duplicate and late deliveries can be replayed deterministically.
 The real-worker tests live in ``test_workers.py``.
@@ -13,9 +13,9 @@ import json
 import numpy as np
 import pytest
 
-from houkai.embeddings import HashEmbedder
-from houkai.errors import NotFound
-from houkai.pipeline import EMBED_TASK, Pipeline, process_batch
+from houkai.domain.errors import NotFound
+from houkai.engines.embeddings import HashEmbedder
+from houkai.pipeline.write import EMBED_TASK, Pipeline, process_batch
 from houkai.store.search import search
 
 

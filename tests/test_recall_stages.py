@@ -121,8 +121,8 @@ def test_context_stage_ranks_the_answer_turn_with_its_question(store) -> None:
 
 
 def test_context_stage_brings_neighbours_into_the_pool(store) -> None:
-    from houkai.index import filter_expr
-    from houkai.model import HybridWeights
+    from houkai.db.filters import filter_expr
+    from houkai.domain.model import HybridWeights
     from houkai.store.stages import BASE
 
     store.remember_many(FILLER + COOKING)

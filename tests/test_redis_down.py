@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 from houkai.api.rest import create_app
 
-from houkai import redis_server
-from houkai.service import MemoryService
+from houkai.app.service import MemoryService
+from houkai.db import server as redis_server
 
 servers_on = redis_server.servers_in
 
@@ -50,7 +50,7 @@ def _crash(data_dir: str) -> None:
 
 def test_redis_down_gives_prompt_503s_and_the_api_recovers(private) -> None:
     from houkai import MemoryStore
-    from houkai.embeddings import HashEmbedder
+    from houkai.engines.embeddings import HashEmbedder
 
     store = MemoryStore(
         collection=private.collection, settings=private, embedder=HashEmbedder(384), actor="http"
@@ -98,8 +98,8 @@ def test_mcp_and_cli_name_redis_down_as_unavailable() -> None:
     import redis
     from houkai.api.mcp_server import error_message
 
+    from houkai.app.errors import classify
     from houkai.cli import error_message as cli_message
-    from houkai.errors import classify
 
     exc = redis.ConnectionError("Error 111 connecting to 127.0.0.1:6390. Connection refused.")
     assert classify(exc) == (503, f"Redis unavailable: {exc}")

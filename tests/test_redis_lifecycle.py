@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from houkai import redis_server
+from houkai.db import server as redis_server
 
 HOUKAI = str(Path(sys.executable).parent / "houkai")
 
@@ -154,7 +154,7 @@ def test_the_port_belongs_to_the_data_dir_and_config_wins(data_dir: Path) -> Non
 def test_a_process_that_loses_its_server_never_starts_another(data_dir: Path) -> None:
     import redis
 
-    from houkai.connection import get_client
+    from houkai.db.connection import get_client
 
     url = redis_server.resolve_url("", str(data_dir), redis_server.free_port())
     client = get_client(url)

@@ -10,9 +10,9 @@ import pytest
 import redis
 from click.testing import CliRunner
 
-from houkai import redis_server
 from houkai.cli import cli
-from houkai.connection import get_client
+from houkai.db import server as redis_server
+from houkai.db.connection import get_client
 
 
 @pytest.fixture()

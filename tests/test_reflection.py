@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from houkai import ReflectionEngine
-from houkai.reflection import _default_summarizer
+from houkai.engines.reflection import _default_summarizer
 
 # Pairwise cosines with all-MiniLM-L6-v2: D0–D1 0.910, D1–D2 0.899, D0–D2 0.879;
 # M0–M2 0.936, M1–M0 0.774, M1–M2 0.772; the two topics and the noise < 0.11.

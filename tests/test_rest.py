@@ -10,7 +10,7 @@ import uuid
 import pytest
 from houkai.api.rest import create_app
 
-from houkai.service import MemoryService
+from houkai.app.service import MemoryService
 from houkai.store import MemoryStore
 
 

@@ -12,9 +12,9 @@ from click.testing import CliRunner
 from houkai.api import mcp_server
 from houkai.api.rest import create_app
 
+from houkai.app.service import MemoryService
 from houkai.cli import cli
-from houkai.config import set_settings
-from houkai.service import MemoryService
+from houkai.domain.config import set_settings
 
 TOKENS = "admin-t,ro-a:{a}:ro,rw-a:{a}"
 

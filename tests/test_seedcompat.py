@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from houkai.eval import (
+from houkai.bench.eval import (
     EvalCase,
     average_precision,
     dcg_at_k,
@@ -17,7 +17,7 @@ from houkai.eval import (
     recall_at_k,
     reciprocal_rank,
 )
-from houkai.maintenance import MaintenanceScheduler
+from houkai.pipeline.maintenance import MaintenanceScheduler
 
 
 # --------------------------------------------------------------------------- eval
@@ -162,7 +162,7 @@ def test_journal_keep_days_expires_old_archives(make_store, tmp_path):
 def mcp(store, settings):
     from houkai.api import mcp_server
 
-    from houkai.service import MemoryService
+    from houkai.app.service import MemoryService
 
     service = MemoryService(
         settings.replace(collection=store.collection_name),
@@ -196,7 +196,7 @@ def test_mcp_tools_answer_the_seeds_failure_shapes(mcp, tmp_path):
 
 
 def test_scheduler_keeps_the_seeds_state_file(store, tmp_path):
-    from houkai.maintenance import MaintenanceState
+    from houkai.pipeline.maintenance import MaintenanceState
 
     path = tmp_path / "state.json"
     store.remember("an expired note", expires_at=1.0)

@@ -7,12 +7,13 @@ import uuid
 
 import pytest
 
-from houkai.coerce import as_bool, as_float, as_int, as_str_list, as_timestamp
-from houkai.errors import BadRequest, NotFound, classify
-from houkai.model import ConflictError, MemoryNotFound
-from houkai.service import SEED_TOOLS, TOOLS, MemoryService, memory_to_dict, tool_parameters
+from houkai.app.errors import classify
+from houkai.app.service import SEED_TOOLS, TOOLS, MemoryService, memory_to_dict, tool_parameters
+from houkai.domain.coerce import as_bool, as_float, as_int, as_str_list, as_timestamp
+from houkai.domain.errors import BadRequest, NotFound
+from houkai.domain.model import ConflictError, MemoryNotFound
+from houkai.domain.timeparse import is_relative, parse_timestamp
 from houkai.store import MemoryStore
-from houkai.timeparse import is_relative, parse_timestamp
 
 
 def needs(*methods: str) -> None:

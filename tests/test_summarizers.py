@@ -12,7 +12,7 @@ import urllib.error
 import pytest
 
 from houkai import Memory, build_summarizer
-from houkai import summarizers as sm
+from houkai.engines import summarizers as sm
 
 MEMS = [
     Memory(id="a", text="minor detail", importance=0.2),
@@ -123,7 +123,7 @@ def test_ollama_down_falls_back(monkeypatch, caplog):
         raise urllib.error.URLError("connection refused")
 
     monkeypatch.setattr(sm.urllib.request, "urlopen", down)
-    with caplog.at_level(logging.WARNING, logger="houkai.summarizers"):
+    with caplog.at_level(logging.WARNING, logger="houkai.engines.summarizers"):
         assert build_summarizer("ollama:llama3.1")(MEMS) == EXTRACTIVE
     assert "ollama:llama3.1" in caplog.text and "connection refused" in caplog.text
     with pytest.raises(urllib.error.URLError):
@@ -160,7 +160,7 @@ def test_openai_summarizer(monkeypatch):
 @pytest.mark.parametrize("empty", [None, "", "   \n"])
 def test_empty_output_falls_back(monkeypatch, caplog, empty):
     _install_openai(monkeypatch, empty)
-    with caplog.at_level(logging.WARNING, logger="houkai.summarizers"):
+    with caplog.at_level(logging.WARNING, logger="houkai.engines.summarizers"):
         assert build_summarizer("openai:gpt-4o-mini")(MEMS) == EXTRACTIVE
     assert "returned nothing" in caplog.text
 

@@ -9,7 +9,7 @@ import time
 from click.testing import CliRunner
 
 from houkai.cli import cli
-from houkai.tui import HoukaiTui
+from houkai.cli.tui import HoukaiTui
 
 
 def test_tui_lists_searches_and_shows_details(store) -> None:

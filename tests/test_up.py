@@ -11,7 +11,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from houkai import redis_server
+from houkai.db import server as redis_server
 
 HOUKAI = str(Path(sys.executable).with_name("houkai"))
 

@@ -14,10 +14,11 @@ from click.testing import CliRunner
 from houkai import MemoryStore
 from houkai.bench.scale import Corpus, _vectors_only, exact_topk
 from houkai.cli import cli
-from houkai.config import set_settings
-from houkai.errors import CollectionMigrating
-from houkai.index import Keys, read_meta
-from houkai.model import Memory
+from houkai.db.keys import Keys
+from houkai.db.schema import read_meta
+from houkai.domain.config import set_settings
+from houkai.domain.errors import CollectionMigrating
+from houkai.domain.model import Memory
 from houkai.store import codec
 from houkai.store.migrate import migrate_vectors
 

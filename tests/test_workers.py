@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from houkai.jobs import workers_alive
-from houkai.pipeline import Pipeline
+from houkai.pipeline.jobs import workers_alive
+from houkai.pipeline.write import Pipeline
 from houkai.store.search import total
 
 HOUKAI = str(Path(sys.executable).parent / "houkai")
@@ -99,7 +99,7 @@ def procs(tmp_path_factory) -> Iterator[Procs]:
 @pytest.fixture(scope="module")
 def model_worker(procs, settings, embedder):
     proc = procs.start(_env(settings, settings.key_prefix, "minilm"), "worker", "-c", "2")
-    from houkai.connection import get_client
+    from houkai.db.connection import get_client
 
     _wait_alive(get_client(settings.redis_url), settings.key_prefix, proc)
     return proc
@@ -116,7 +116,7 @@ def hash_settings(settings):
 def hash_worker(procs, hash_settings):
     env = _env(hash_settings, hash_settings.key_prefix, hash_settings.embedder, **FAST_HNSW)
     proc = procs.start(env, "worker", "-c", "2")
-    from houkai.connection import get_client
+    from houkai.db.connection import get_client
 
     _wait_alive(get_client(hash_settings.redis_url), hash_settings.key_prefix, proc)
     return proc
@@ -125,7 +125,7 @@ def hash_worker(procs, hash_settings):
 @pytest.fixture()
 def hash_store(hash_settings):
     from houkai import MemoryStore
-    from houkai.embeddings import HashEmbedder
+    from houkai.engines.embeddings import HashEmbedder
 
     store = MemoryStore(
         collection=f"w-{uuid.uuid4().hex[:8]}", settings=hash_settings, embedder=HashEmbedder(384)
@@ -225,7 +225,7 @@ def test_reconcile_recovers_memories_whose_task_vanished(hash_worker, hash_store
 
 
 def test_two_beats_never_double_run_a_job(procs, hash_worker, hash_settings, hash_store):
-    from houkai.maintenance import MaintenanceState
+    from houkai.pipeline.maintenance import MaintenanceState
 
     env = _env(hash_settings, hash_settings.key_prefix, hash_settings.embedder, **FAST_HNSW)
     beats = [procs.start(env, "beat", "-l", "info") for _ in range(2)]
@@ -250,8 +250,8 @@ def test_two_beats_never_double_run_a_job(procs, hash_worker, hash_settings, has
 # --------------------------------------------------------------------------- crash
 def test_sigkilled_worker_loses_nothing(procs, settings, tmp_path):
     from houkai import MemoryStore
-    from houkai.connection import get_client
-    from houkai.embeddings import HashEmbedder
+    from houkai.db.connection import get_client
+    from houkai.engines.embeddings import HashEmbedder
 
     prefix = settings.key_prefix + "-k"
     slow = settings.replace(key_prefix=prefix, embedder="hash:384:delay=0.15", **FAST_HNSW)

@@ -1,7 +1,7 @@
 """The Celery app: Redis broker and result backend, named queues, reliability settings.
 
 ``app`` (for ``celery -A houkai.workers.app``) is configured lazily from
-:func:`houkai.config.get_settings`, so importing this module never connects to
+:func:`houkai.domain.config.get_settings`, so importing this module never connects to
 Redis or starts the embedded server. :func:`get_app` builds (and caches) an app
 for explicit settings; front doors use it to enqueue.
 
@@ -22,7 +22,7 @@ from typing import Any
 from celery import Celery
 from kombu import Queue
 
-from houkai.config import Settings, get_settings, parse_duration
+from houkai.domain.config import Settings, get_settings, parse_duration
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ def broker_url(settings: Settings) -> str:
     """The broker: ``broker_url``, else the storage Redis (the embedded one if unset)."""
     if settings.broker_url:
         return settings.broker_url
-    from houkai.redis_server import resolve_url
+    from houkai.db.server import resolve_url
 
     return resolve_url(settings.redis_url, settings.data_dir, settings.redis_port)
 

@@ -3,7 +3,7 @@
 Beat does not know the individual jobs. It sends ``houkai.maintenance_tick``
 every ``tick interval`` (the smallest of ``maintenance_tick_interval`` and every
 enabled job's interval); the tick decides per job whether it is due from the
-last *successful* run recorded in Redis (:mod:`houkai.maintenance`). So:
+last *successful* run recorded in Redis (:mod:`houkai.pipeline.maintenance`). So:
 
 * a failed job does not advance its schedule: the next trigger retries it;
 * two beat processes never double-run a job: redbeat's Redis lock lets only
@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from houkai.config import Settings, parse_duration
+from houkai.domain.config import Settings, parse_duration
 
 log = logging.getLogger(__name__)
 SCHEDULER = "houkai.workers.beat:ResilientScheduler"
@@ -28,7 +28,7 @@ TICK_ENTRY = "houkai-maintenance-tick"
 
 def tick_interval(settings: Settings) -> float:
     """Seconds between triggers: often enough for the most frequent enabled job."""
-    from houkai.maintenance import JOB_NAMES, job_interval
+    from houkai.pipeline.maintenance import JOB_NAMES, job_interval
 
     candidates = [parse_duration(settings.maintenance_tick_interval)]
     candidates += [i for i in (job_interval(settings, j) for j in JOB_NAMES) if i]

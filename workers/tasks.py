@@ -1,8 +1,8 @@
-"""Celery tasks: thin, idempotent adapters over :mod:`houkai.pipeline` and
-:mod:`houkai.maintenance`, plus the worker's model warm-up and liveness heartbeat.
+"""Celery tasks: thin, idempotent adapters over :mod:`houkai.pipeline.write` and
+:mod:`houkai.pipeline.maintenance`, plus the worker's model warm-up and liveness heartbeat.
 
 Idempotency: ``embed_batch`` only changes memories still ``pending`` with the
-text it embedded and counts each item position once (see :mod:`houkai.jobs`);
+text it embedded and counts each item position once (see :mod:`houkai.pipeline.jobs`);
 ``ingest_path`` resumes a job by id instead of starting a second one;
 ``maintenance_tick`` is gated by per-job schedule state and a lock in Redis.
 Running any of them twice changes nothing more than running it once.
@@ -22,8 +22,8 @@ from typing import Any, TypeVar
 import redis
 from celery import Celery, signals
 
-from houkai.config import get_settings
-from houkai.jobs import HEARTBEAT_TTL
+from houkai.domain.config import get_settings
+from houkai.pipeline.jobs import HEARTBEAT_TTL
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +105,7 @@ def register(app: Celery) -> None:
         on_conflict: str = "ignore",
     ) -> dict[str, int]:
         """Embed one batch; a batch where *every* item fails is retried with backoff first."""
-        from houkai.pipeline import TransientEmbedError, process_batch
+        from houkai.pipeline.write import TransientEmbedError, process_batch
 
         final = self.request.retries >= MAX_RETRIES
 
@@ -136,7 +136,7 @@ def register(app: Celery) -> None:
         self, prefix: str, collection: str, job_id: str, path: str, options: dict | None = None
     ) -> str:
         """Expand a server-side file/folder into embed batches (resumes *job_id* if re-run)."""
-        from houkai.pipeline import Pipeline
+        from houkai.pipeline.write import Pipeline
 
         def run() -> str:
             store = worker_store(prefix, collection)
@@ -154,7 +154,7 @@ def register(app: Celery) -> None:
     )
     def maintenance_tick(self, prefix: str | None = None, force: bool = False) -> dict[str, Any]:
         """Run each due maintenance job once, for every collection under the prefix."""
-        from houkai.maintenance import tick_all
+        from houkai.pipeline.maintenance import tick_all
 
         settings = get_settings()
         if prefix and prefix != settings.key_prefix:
@@ -165,12 +165,12 @@ def register(app: Celery) -> None:
 # ---------------------------------------------------------------------- worker process
 WORKER_ID_ENV = "HOUKAI_WORKER_ID"
 # Tasks whose in-flight record lets another worker re-queue them when this one is
-# lost (see houkai.jobs.track_task); beat re-sends maintenance ticks by itself.
+# lost (see houkai.pipeline.jobs.track_task); beat re-sends maintenance ticks by itself.
 TRACKED_TASKS = ("houkai.embed_batch", "houkai.ingest_path")
 
 
 def _connection():
-    from houkai.connection import connect
+    from houkai.db.connection import connect
 
     s = get_settings()
     return connect(s.redis_url, s.data_dir if not s.redis_url else None), s.key_prefix
@@ -184,7 +184,7 @@ def requeue_lost(app: Celery, client: Any, prefix: str) -> int:
     it could record them) are sent again and removed, so neither waits for the
     hour-long visibility timeout.
     """
-    from houkai.jobs import claim_lost_tasks, lost_workers, restore_claimed
+    from houkai.pipeline.jobs import claim_lost_tasks, lost_workers, restore_claimed
 
     lost = lost_workers(client, prefix)
     if not lost:
@@ -217,7 +217,7 @@ def requeue_unacked(app: Celery, client: Any, prefix: str) -> set[str]:
     """Re-send tracked-kind tasks whose broker message sits unacked, older than a dead
     worker's last possible receipt, and that no live worker records as in flight.
     Returns the ids sent. Only when the broker is the storage Redis (same client)."""
-    from houkai.jobs import live_task_ids
+    from houkai.pipeline.jobs import live_task_ids
 
     settings = get_settings()
     if settings.broker_url and settings.broker_url != settings.redis_url:
@@ -279,7 +279,7 @@ def requeue_interrupted(app: Celery, client: Any, prefix: str, worker: str) -> i
     """
     from celery.worker import state as worker_state
 
-    from houkai.jobs import running_tasks, untrack_task
+    from houkai.pipeline.jobs import running_tasks, untrack_task
 
     active = {r.id for r in [*worker_state.active_requests, *worker_state.reserved_requests]}
     cutoff = time.time() - HEARTBEAT_EVERY
@@ -306,7 +306,7 @@ class _Heartbeat:
         self.thread: threading.Thread | None = None
 
     def run(self) -> None:
-        from houkai.jobs import heartbeat
+        from houkai.pipeline.jobs import heartbeat
 
         failures = 0
         while not self.stop.is_set():
@@ -329,7 +329,7 @@ class _Heartbeat:
         self.thread.start()
 
     def close(self) -> None:
-        from houkai.jobs import clear_heartbeat
+        from houkai.pipeline.jobs import clear_heartbeat
 
         self.stop.set()
         try:
@@ -352,7 +352,7 @@ def _consumes_embed(sender: Any) -> bool:
 
 def _warm_model() -> None:
     """Load the model once, in the process that will use it (never before a fork)."""
-    from houkai.embeddings import get_embedder
+    from houkai.engines.embeddings import get_embedder
 
     embedder = get_embedder()
     embedder.encode(["warm up"])
@@ -369,7 +369,7 @@ def _on_init(sender: Any = None, **_kwargs: Any) -> None:
 
 @signals.worker_process_init.connect
 def _child_init(**_kwargs: Any) -> None:
-    from houkai.connection import reset_clients
+    from houkai.db.connection import reset_clients
 
     reset_clients()  # never share a socket with the parent after fork
     _warm_model()
@@ -393,7 +393,7 @@ def _track(request: Any = None, **_: Any) -> None:
     worker = os.environ.get(WORKER_ID_ENV)
     if not worker or request is None or request.name not in TRACKED_TASKS or request.eta:
         return  # a delayed retry is held on purpose: its backoff must not be cut short
-    from houkai.jobs import track_task
+    from houkai.pipeline.jobs import track_task
 
     try:
         client, prefix = _connection()
@@ -407,7 +407,7 @@ def _untrack(task_id: str = "", task: Any = None, **_: Any) -> None:
     worker = os.environ.get(WORKER_ID_ENV)
     if not worker or task is None or task.name not in TRACKED_TASKS:
         return
-    from houkai.jobs import untrack_task
+    from houkai.pipeline.jobs import untrack_task
 
     try:
         client, prefix = _connection()

@@ -8,7 +8,7 @@ which escapes Celery's connection-error handling and ends the worker
 ("Unrecoverable error"). Here the failed restore is logged and skipped: the
 messages stay in Redis's unacked set, so the periodic unacked sweep returns them
 after the visibility timeout, and houkai's in-flight records re-queue the tasks
-that were running much sooner (see ``houkai.jobs.track_task``).
+that were running much sooner (see ``houkai.pipeline.jobs.track_task``).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from __future__ import annotations
 from flask import Blueprint, Response, render_template
 
 from houkai import __version__
-from houkai.model import LINK_RELS, MEMORY_TYPES
+from houkai.domain.model import LINK_RELS, MEMORY_TYPES
 
 #: Same-origin only; inline style attributes are allowed for the SVG plots.
 CSP = (

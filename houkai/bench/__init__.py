@@ -1,6 +1,6 @@
-"""Benchmarks (``houkai bench …``); the retrieval metrics live in :mod:`houkai.eval`."""
+"""Benchmarks (``houkai bench …``); the retrieval metrics live in :mod:`houkai.bench.eval`."""
 
-from ..eval import (
+from .eval import (
     EvalCase,
     EvalResult,
     average_precision,

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..config import Settings
-from ..embeddings import resolve_spec
+from ..domain.config import Settings
+from ..engines.embeddings import resolve_spec
 
 BASELINE = "minilm-torch"
 

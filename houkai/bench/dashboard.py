@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..config import Settings
+from ..domain.config import Settings
 
 Progress = Callable[[str], None]
 TOKEN = "bench-dashboard"
@@ -278,8 +278,8 @@ def run(
     progress: Progress | None = None,
 ) -> DashboardBenchResult:
     from ..api.rest import create_app
-    from ..embeddings import HashEmbedder
-    from ..service import MemoryService
+    from ..app.service import MemoryService
+    from ..engines.embeddings import HashEmbedder
     from ..store import MemoryStore
     from .recall import _loadavg, machine_facts
 

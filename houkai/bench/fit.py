@@ -18,8 +18,8 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from ..index import filter_expr
-from ..model import HybridWeights
+from ..db.filters import filter_expr
+from ..domain.model import HybridWeights
 from ..store.query import QueryParse, parse_query
 from ..store.stages import BASE, STAGES, StageParams
 from . import locomo

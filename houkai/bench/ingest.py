@@ -21,8 +21,8 @@ import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..config import Settings
-from ..model import ValidationError
+from ..domain.config import Settings
+from ..domain.model import ValidationError
 
 SUBJECTS = (
     "the deploy",
@@ -144,11 +144,11 @@ def run(
     """Run the benchmark (see the module docstring); *progress(processed, total)* is optional."""
     import signal
 
-    from ..connection import connect
-    from ..embeddings import backend_label, build_embedder
-    from ..jobs import workers_alive
-    from ..pipeline import Pipeline
-    from ..redis_server import resolve_url
+    from ..db.connection import connect
+    from ..db.server import resolve_url
+    from ..engines.embeddings import backend_label, build_embedder
+    from ..pipeline.jobs import workers_alive
+    from ..pipeline.write import Pipeline
     from ..store import MemoryStore
 
     if n < 1:

@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..model import ValidationError
+from ..domain.model import ValidationError
 
 log = logging.getLogger(__name__)
 

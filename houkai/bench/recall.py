@@ -41,10 +41,10 @@ from typing import Any
 import numpy as np
 import redis
 
-from ..config import Settings
-from ..embeddings import QueryCache, backend_label
-from ..index import filter_expr
-from ..model import ValidationError
+from ..db.filters import filter_expr
+from ..domain.config import Settings
+from ..domain.model import ValidationError
+from ..engines.embeddings import QueryCache, backend_label
 from ..store import codec
 from ..store.search import iter_keys, search
 from .recall_corpus import Query, corpus_vectors, generate, queries
@@ -579,9 +579,9 @@ def run(
     progress: Progress | None = None,
 ) -> RecallBenchResult:
     """Run the whole benchmark (see the module docstring) for every size in *sizes*."""
-    from ..embeddings import get_embedder
-    from ..index import validate_collection
-    from ..redis_server import resolve_url
+    from ..db.keys import validate_collection
+    from ..db.server import resolve_url
+    from ..engines.embeddings import get_embedder
     from ..store import MemoryStore
 
     sizes = list(sizes)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..model import Memory, ValidationError, content_hash
+from ..domain.model import Memory, ValidationError, content_hash
 
 log = logging.getLogger(__name__)
 

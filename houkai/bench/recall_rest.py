@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..config import Settings
+from ..domain.config import Settings
 
 log = logging.getLogger(__name__)
 
@@ -38,9 +38,9 @@ def app():  # pragma: no cover - runs inside the gunicorn worker
     from flask import jsonify
 
     from ..api.rest import create_app
-    from ..config import load_settings
-    from ..embeddings import QueryCache
-    from ..service import MemoryService
+    from ..app.service import MemoryService
+    from ..domain.config import load_settings
+    from ..engines.embeddings import QueryCache
 
     settings = load_settings()
     service = MemoryService(settings, actor="bench")

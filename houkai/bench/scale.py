@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from ..config import Settings
-from ..model import Memory, content_hash, new_id
+from ..domain.config import Settings
+from ..domain.model import Memory, content_hash, new_id
 from .recall_corpus import Query, corpus_vectors, generate, queries
 
 log = logging.getLogger(__name__)
@@ -274,8 +274,8 @@ def run(
     progress: Progress | None = None,
 ) -> dict[str, Any]:
     """Grow one collection through *steps*, measuring at each; see the module docstring."""
-    from ..embeddings import get_embedder
-    from ..redis_server import resolve_url
+    from ..db.server import resolve_url
+    from ..engines.embeddings import get_embedder
     from ..store import MemoryStore
     from .recall import machine_facts, measure_library, measure_rest, wait_indexed
 

@@ -28,8 +28,9 @@ class _NoEncoder:
 
 
 def _stored_model(settings: Any, collection: str) -> _NoEncoder:
-    from ..connection import connect
-    from ..index import Keys, read_meta
+    from ..db.connection import connect
+    from ..db.keys import Keys
+    from ..db.schema import read_meta
 
     client = connect(settings.redis_url, settings.data_dir if not settings.redis_url else None)
     meta = read_meta(client, Keys(settings.key_prefix, collection))
@@ -37,8 +38,8 @@ def _stored_model(settings: Any, collection: str) -> _NoEncoder:
 
 
 def main(job: str, collection: str, workdir: str) -> dict[str, Any]:
-    from ..config import get_settings
-    from ..maintenance import RUNNERS
+    from ..domain.config import get_settings
+    from ..pipeline.maintenance import RUNNERS
     from ..store import MemoryStore
 
     settings = get_settings()
@@ -63,7 +64,7 @@ def main(job: str, collection: str, workdir: str) -> dict[str, Any]:
         out["archive_mb"] = round(path.stat().st_size / 2**20, 1)
         path.unlink(missing_ok=True)
     elif job == "decay":
-        from ..maintenance import decay_engine
+        from ..pipeline.maintenance import decay_engine
 
         engine = decay_engine(store, settings)
         out["count"] = len(engine.prune(dry_run=True, now=now))

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 import numpy as np
 import redis
 
-from ..index import IndexParams, Keys, drop_index, ensure_index
-from ..model import Memory, content_hash
+from ..db.keys import Keys
+from ..db.schema import IndexParams, drop_index, ensure_index
+from ..domain.model import Memory, content_hash
 from ..store import codec, lexstats
 from ..store.search import batched
 
@@ -242,7 +243,7 @@ def _cleanup(client: redis.Redis, keys: Keys) -> None:
 def main() -> None:  # pragma: no cover - manual benchmark
     import argparse
 
-    from ..connection import connect
+    from ..db.connection import connect
 
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--n", type=int, default=100_000)

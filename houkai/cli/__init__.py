@@ -22,7 +22,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from ..config import Settings, load_settings, set_settings
+from ..domain.config import Settings, load_settings, set_settings
 
 log = logging.getLogger("houkai.cli")
 
@@ -52,12 +52,12 @@ class Context:
 
     @property
     def service(self):
-        """The shared :class:`~houkai.service.MemoryService` (actor ``cli``), or None if absent."""
+        """The shared :class:`~houkai.app.service.MemoryService` (actor ``cli``), or None."""
         if self._service is None:
             try:
-                from ..service import MemoryService
+                from ..app.service import MemoryService
             except ModuleNotFoundError as exc:
-                if exc.name != "houkai.service":
+                if exc.name != "houkai.app.service":
                     raise
                 return None
             self._service = MemoryService(self.settings, actor="cli")
@@ -88,7 +88,7 @@ def _one_line(message: str) -> str:
 
 def error_message(exc: BaseException) -> str:
     """The user-facing text for *exc* (expected errors verbatim, others by type)."""
-    from ..errors import user_message
+    from ..app.errors import user_message
 
     if isinstance(exc, click.BadParameter) and isinstance(
         getattr(exc.param, "type", None), click.Choice
@@ -192,14 +192,14 @@ def cli(
     overrides = {"collection": collection, "redis_url": redis_url, "data_dir": data_dir}
     settings = load_settings(overrides)
     if settings.collection:
-        from ..index import validate_collection
+        from ..db.keys import validate_collection
 
         try:
             validate_collection(settings.collection)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--collection") from None
     set_settings(settings)
-    from .. import redis_server
+    from ..db import server as redis_server
 
     redis_server.set_start_listener(_announce_started)
     from_flags = {

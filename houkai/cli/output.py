@@ -21,7 +21,7 @@ from typing import Any
 
 import click
 
-from ..model import Memory, ValidationError
+from ..domain.model import Memory, ValidationError
 
 MIN_PREFIX = 4
 SHORT_ID = 8

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, TextIO
 
-from ..model import ValidationError
+from ..domain.model import ValidationError
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,7 @@ def build_env(
     extra_env: dict[str, str] | None = None,
 ) -> dict[str, str]:
     """Environment the client passes to the server: only what differs from defaults."""
-    from ..index import validate_collection
+    from ..db.keys import validate_collection
 
     validate_collection(collection)
     env = {"HOUKAI_COLLECTION": collection}

@@ -7,9 +7,9 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ..index import Keys, value_key
-from ..model import MAX_VECTOR_DIM, Link, Memory, ValidationError, check_memory
-from ..text import lexical_form
+from ..db.keys import Keys, value_key
+from ..domain.model import MAX_VECTOR_DIM, Link, Memory, ValidationError, check_memory
+from ..domain.text import lexical_form
 
 
 def _s(raw: bytes | str | None, default: str = "") -> str:

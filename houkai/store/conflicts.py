@@ -18,8 +18,9 @@ from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from ..index import MEMORY_FIELDS, filter_expr
-from ..model import (
+from ..db.filters import filter_expr
+from ..db.schema import MEMORY_FIELDS
+from ..domain.model import (
     CONFLICT_POLICIES,
     MEMORY_TYPES,
     Conflict,
@@ -29,7 +30,7 @@ from ..model import (
     ValidationError,
     validate_choice,
 )
-from ..text import negation_diff
+from ..domain.text import negation_diff
 from . import codec
 
 log = logging.getLogger(__name__)

@@ -19,21 +19,12 @@ from typing import Any
 import numpy as np
 import redis
 
-from ..config import Settings, get_settings
-from ..connection import connect
-from ..embeddings import DEFAULT_MODEL_NAME, Embedder, QueryCache, get_embedder, query_cache
-from ..importance import score_importance
-from ..index import (
-    MEMORY_FIELDS,
-    IndexParams,
-    Keys,
-    drop_index,
-    ensure_index,
-    validate_collection,
-    validate_vector_type,
-)
-from ..journal import Journal, JournalEntry
-from ..model import (
+from ..db.connection import connect
+from ..db.journal import Journal, JournalEntry
+from ..db.keys import Keys, validate_collection
+from ..db.schema import MEMORY_FIELDS, IndexParams, drop_index, ensure_index, validate_vector_type
+from ..domain.config import Settings, get_settings
+from ..domain.model import (
     CONFLICT_POLICIES,
     LIST_SORTS,
     MEMORY_TYPES,
@@ -60,6 +51,8 @@ from ..model import (
     validate_tags,
     validate_text,
 )
+from ..engines.embeddings import DEFAULT_MODEL_NAME, Embedder, QueryCache, get_embedder, query_cache
+from ..engines.importance import score_importance
 from . import codec, lexstats
 from .graph import drop_outgoing_lua
 from .search import Hit, batched, iter_keys, search, total
@@ -721,7 +714,7 @@ class CoreStore:
     ) -> list[Memory]:
         """Newest first (by *sort*: created, importance or accessed), hiding superseded and
         expired memories unless asked; every filter runs in RediSearch."""
-        from ..index import filter_expr
+        from ..db.filters import filter_expr
 
         if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
             raise ValidationError(f"limit must be an integer >= 0 — got {limit!r}")

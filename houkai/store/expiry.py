@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import time
 
-from ..model import Memory, ValidationError
+from ..domain.model import Memory, ValidationError
 from . import lexstats
 from .graph import drop_outgoing_lua
 

@@ -28,7 +28,7 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
-from ..model import (
+from ..domain.model import (
     DIRECTIONS,
     LINK_RELS,
     Graph,

@@ -13,9 +13,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..errors import NotFound
-from ..journal import JournalEntry
-from ..model import Memory, StateConflict, ValidationError, content_hash
+from ..db.journal import JournalEntry
+from ..domain.errors import NotFound
+from ..domain.model import Memory, StateConflict, ValidationError, content_hash
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import redis
 
-from ..text import tokenize
+from ..domain.text import tokenize
 
 K1 = 1.2
 B = 0.75

@@ -21,18 +21,18 @@ from typing import Any
 
 import redis
 
-from ..index import (
+from ..db.keys import Keys
+from ..db.schema import (
     META_SCHEMA_VERSION,
     VECTOR_TYPES,
     IndexParams,
-    Keys,
     create_index,
     drop_index,
     read_meta,
     stored_vector_type,
     validate_vector_type,
 )
-from ..model import ValidationError
+from ..domain.model import ValidationError
 from . import codec
 
 log = logging.getLogger(__name__)

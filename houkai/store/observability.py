@@ -16,7 +16,7 @@ from typing import Any
 
 import redis
 
-from ..model import MEMORY_TYPES, ValidationError
+from ..domain.model import MEMORY_TYPES, ValidationError
 from .core import CALL_NAMES
 from .search import total
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable, Sequence
 
-from ..model import (
+from ..domain.model import (
     CompressedGroup,
     ExpandSpec,
     HybridWeights,
@@ -24,7 +24,7 @@ from ..model import (
     PackResult,
     ValidationError,
 )
-from ..text import STOP_WORDS, estimate_tokens, jaccard, tokenize
+from ..domain.text import STOP_WORDS, estimate_tokens, jaccard, tokenize
 
 DEFAULT_HEADER = "## Relevant memory"
 FANOUT_K = 10

@@ -16,20 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..archive import (
-    EXPORT_FORMAT,
-    EXPORT_VERSION,
-    ArchiveError,
-    ArchiveLimits,
-    ArchiveWriter,
-    ExportSummary,
-    ImportConflictError,
-    ImportSummary,
-    iter_archive,
-    read_archive_header,
-)
-from ..index import value_key
-from ..model import (
+from ..db.keys import value_key
+from ..domain.model import (
     IMPORT_POLICIES,
     LINK_RELS,
     MAX_ID_CHARS,
@@ -48,6 +36,18 @@ from ..model import (
     validate_text,
 )
 from . import codec
+from .archive import (
+    EXPORT_FORMAT,
+    EXPORT_VERSION,
+    ArchiveError,
+    ArchiveLimits,
+    ArchiveWriter,
+    ExportSummary,
+    ImportConflictError,
+    ImportSummary,
+    iter_archive,
+    read_archive_header,
+)
 
 log = logging.getLogger(__name__)
 

@@ -24,8 +24,9 @@ from typing import Any
 import numpy as np
 import redis
 
-from ..index import MEMORY_FIELDS, filter_expr
-from ..model import (
+from ..db.filters import filter_expr
+from ..db.schema import MEMORY_FIELDS
+from ..domain.model import (
     FUSIONS,
     MEMORY_TYPES,
     RECALL_MODES,
@@ -36,7 +37,7 @@ from ..model import (
     ValidationError,
     validate_choice,
 )
-from ..text import lexical_clause, query_terms
+from ..domain.text import lexical_clause, query_terms
 from . import codec, lexstats
 from .query import QueryParse, parse_query
 from .recall_stages import RecallStagesMixin

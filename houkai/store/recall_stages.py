@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..model import HybridWeights, Memory
-from ..text import query_terms
+from ..domain.model import HybridWeights, Memory
+from ..domain.text import query_terms
 from . import codec, lexstats
 from .query import DAY, QueryParse, time_proximity
 from .stages import StageParams

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from ..model import HybridWeights, ValidationError
+from ..domain.model import HybridWeights, ValidationError
 
 STAGES: tuple[str, ...] = ("query", "context", "prf", "fitted")
 

@@ -79,7 +79,7 @@ def bench_ingest(
     Redis bytes per memory."""
     from ...bench.backends import compare_ingest
     from ...bench.ingest import run
-    from ...embeddings import build_embedder
+    from ...engines.embeddings import build_embedder
 
     show = sys.stderr.isatty()
 

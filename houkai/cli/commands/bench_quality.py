@@ -69,7 +69,7 @@ def bench_locomo(
 ) -> None:
     """LoCoMo retrieval: recall@5, recall@10 and MRR over the evidence turns (categories 1-4)."""
     from ...bench import locomo
-    from ...model import HybridWeights
+    from ...domain.model import HybridWeights
 
     options: dict = {"overfetch": overfetch}
     if lexical is not None or cosine is not None:
@@ -211,8 +211,8 @@ def bench_fit(ctx: Context, data: str, conversations: str) -> None:
 def bench_storage(ctx: Context, n: int, layouts: str, vector_type: str | None) -> None:
     """Redis memory per memory for HASH and JSON documents (docs/adr/0001-storage.md)."""
     from ...bench import storage
-    from ...connection import connect
-    from ...embeddings import get_embedder
+    from ...db.connection import connect
+    from ...engines.embeddings import get_embedder
 
     client = connect(ctx.settings.redis_url, ctx.settings.data_dir)
     dim = get_embedder().dimension

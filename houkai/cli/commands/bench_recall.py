@@ -107,7 +107,7 @@ def bench_recall(
     """
     from ...bench import recall as bench
     from ...bench.backends import compare_recall
-    from ...embeddings import build_embedder
+    from ...engines.embeddings import build_embedder
 
     size_list = _int_list(sizes, "--sizes")
     ef_list = _int_list(ef_sweep, "--ef-sweep")

@@ -91,7 +91,7 @@ def bench_scale(
     Redis bytes per memory, HNSW recall@10, recall p50/p99 (library, REST) and every
     maintenance job's time and peak RSS at each step. The collection is left in place."""
     from ...bench import scale as bench
-    from ...index import validate_collection
+    from ...db.keys import validate_collection
 
     step_list = sorted({x for x in _int_list(steps, "--steps") if x < n} | {n})
     job_list = [j.strip() for j in jobs.split(",") if j.strip()]

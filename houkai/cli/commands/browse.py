@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ...model import LIST_SORTS, MEMORY_TYPES, MemoryNotFound
+from ...domain.model import LIST_SORTS, MEMORY_TYPES, MemoryNotFound
 from .. import Context, pass_ctx
 from ..output import output_options, print_memories, print_memory_detail, resolve_id
 from .recall import parse_time_option

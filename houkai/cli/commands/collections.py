@@ -11,7 +11,7 @@ from ..output import Column, confirm, output_options, print_rows, report
 
 
 def _names(ctx: Context) -> list[str]:
-    from ...index import Keys
+    from ...db.keys import Keys
 
     client = ctx.store().client
     raw = client.smembers(Keys.registry(ctx.settings.key_prefix))
@@ -19,7 +19,7 @@ def _names(ctx: Context) -> list[str]:
 
 
 def _require(ctx: Context, name: str) -> None:
-    from ...index import validate_collection
+    from ...db.keys import validate_collection
 
     validate_collection(name)
     if name not in _names(ctx):
@@ -36,7 +36,7 @@ def collections_group() -> None:
 @pass_ctx
 def list_cmd(ctx: Context) -> None:
     """Every collection with its memory count (* = the active one, as set by --collection)."""
-    from ...index import Keys
+    from ...db.keys import Keys
     from ...store.search import total
 
     client = ctx.store().client
@@ -65,7 +65,7 @@ def list_cmd(ctx: Context) -> None:
 @pass_ctx
 def create(ctx: Context, name: str) -> None:
     """Create an empty collection (its index, with the current embedder's dimension)."""
-    from ...index import validate_collection
+    from ...db.keys import validate_collection
 
     validate_collection(name)
     if name in _names(ctx):
@@ -155,7 +155,7 @@ def copy(ctx: Context, src: str, dst: str, yes: bool) -> None:
 
     Streams in batches, so it works at any size. Ids already in DST are overwritten.
     """
-    from ...index import validate_collection
+    from ...db.keys import validate_collection
 
     _require(ctx, src)
     validate_collection(dst)
@@ -198,8 +198,8 @@ def migrate(ctx: Context, name: str, vector_type: str, batch_size: int, yes: boo
     """Re-write a collection's vectors in another type, in place (resumable: run it again
     after an interruption). Search is off until it ends and the index rebuilds in the
     background; stop workers and the API first, so nothing writes old-type vectors."""
-    from ...connection import connect
-    from ...index import Keys, validate_collection
+    from ...db.connection import connect
+    from ...db.keys import Keys, validate_collection
     from ...store.migrate import migrate_vectors
 
     validate_collection(name)

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from ... import config as config_mod
+from ...domain import config as config_mod
 from .. import Context, pass_ctx
 from ..output import Column, output_options, print_rows, report
 

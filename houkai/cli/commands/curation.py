@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from ...model import MEMORY_TYPES, Memory, MemoryNotFound
+from ...domain.model import MEMORY_TYPES, Memory, MemoryNotFound
 from .. import Context, pass_ctx
 from ..output import output_options, report, resolve_id, short_id
 from .remember import parse_expires_at, parse_ttl, read_text

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from ...model import DIRECTIONS, LINK_RELS
+from ...domain.model import DIRECTIONS, LINK_RELS
 from .. import Context, pass_ctx
 from ..output import (
     Column,

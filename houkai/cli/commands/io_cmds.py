@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from ...model import IMPORT_POLICIES, MEMORY_TYPES
+from ...domain.model import IMPORT_POLICIES, MEMORY_TYPES
 from .. import Context, pass_ctx
 from ..output import confirm, echo_json, output_options, print_mapping, report
 from .recall import parse_time_option
@@ -118,7 +118,7 @@ def import_cmd(
 @pass_ctx
 def info(ctx: Context, path: str) -> None:
     """Describe a .ahkai archive (header and memory count) without touching the store."""
-    from ...archive import iter_archive
+    from ...store.archive import iter_archive
 
     header, rows = iter_archive(path)
     count = bad = 0
@@ -132,7 +132,7 @@ def info(ctx: Context, path: str) -> None:
 
 
 def _data_files(data_dir: Path) -> list[Path]:
-    from ...redis_server import LOG_FILE, STATE_FILE
+    from ...db.server import LOG_FILE, STATE_FILE
 
     skip = {STATE_FILE, LOG_FILE}
     return [p for p in sorted(data_dir.iterdir()) if p.name not in skip]
@@ -178,7 +178,7 @@ def backup(ctx: Context, dest: str | None, timeout: float) -> None:
     """Snapshot the embedded Redis Stack (BGSAVE, then copy RDB + AOF to a timestamped folder)."""
     import redis
 
-    from ... import redis_server
+    from ...db import server as redis_server
 
     settings = ctx.settings
     if settings.redis_url:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import click
 
-from ...config import parse_duration
-from ...journal import JOURNAL_OPS
+from ...db.journal import JOURNAL_OPS
+from ...domain.config import parse_duration
 from .. import Context, pass_ctx
 from ..output import Column, confirm, echo_json, fmt_ts, output_options, print_mapping, print_rows
 from ..output import report as say

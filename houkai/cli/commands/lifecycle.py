@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from ...model import MEMORY_TYPES
+from ...domain.model import MEMORY_TYPES
 from .. import Context, pass_ctx
 from ..output import confirm, echo_json, memory_record, output_options, print_memories
 
@@ -98,7 +98,7 @@ def prune(
     show: int,
 ) -> None:
     """Delete memories whose decay score fell below the threshold. Dry-run by default."""
-    from ...decay import DecayEngine
+    from ...engines.decay import DecayEngine
 
     s = ctx.settings
     engine = DecayEngine(
@@ -172,8 +172,8 @@ def reflect(
     yes: bool,
 ) -> None:
     """Summarise clusters of similar episodic memories into semantic ones. Dry-run by default."""
-    from ...reflection import ReflectionEngine
-    from ...summarizers import build_summarizer
+    from ...engines.reflection import ReflectionEngine
+    from ...engines.summarizers import build_summarizer
 
     s = ctx.settings
     spec = s.maintenance_reflect_summarizer if summarizer is None else summarizer

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ...config import Settings
+from ...domain.config import Settings
 from .. import Context, pass_ctx
 
 CLIENTS = ("claude-code", "cursor", "opencode")
@@ -37,7 +37,7 @@ def mcp_command(
     if transport == "stdio" and (host or port or tokens):
         raise click.UsageError("--host/--port/--token only apply to --transport http")
     if tokens:
-        from ...auth import parse_tokens
+        from ...app.auth import parse_tokens
 
         parse_tokens(list(tokens))  # fail fast on a malformed spec
     if transport == "http":

@@ -15,8 +15,8 @@ from typing import Any
 
 import click
 
-from ...ingest import CHUNK_MODES
-from ...model import MEMORY_TYPES
+from ...domain.model import MEMORY_TYPES
+from ...pipeline.chunking import CHUNK_MODES
 from .. import Context, pass_ctx
 from ..output import Column, output_options, print_mapping, print_rows, resolve_format
 
@@ -26,7 +26,7 @@ def _fmt(ctx: Context) -> str:
 
 
 def _pipeline(ctx: Context, mode: str | None = None):
-    from ...pipeline import Pipeline
+    from ...pipeline.write import Pipeline
 
     return Pipeline(ctx.store(), mode=mode)
 
@@ -67,8 +67,8 @@ def worker(
     ctx: Context, queues: str, pool: str, concurrency: int, loglevel: str, hostname: str | None
 ) -> None:
     """Run a Celery worker (embedding, ingest and maintenance tasks)."""
-    from ...config import set_settings
-    from ...embeddings import cpu_count
+    from ...domain.config import set_settings
+    from ...engines.embeddings import cpu_count
     from ...workers.app import app
 
     if pool == "threads" and not ctx.settings.embed_streams:
@@ -127,7 +127,7 @@ def _houkai_exe() -> list[str]:
 def _restart_redis_if_dead(data_dir: str) -> None:
     """`up` supervises the embedded server it started: a crashed one is started again
     on the same data dir and port (the children reconnect to that same URL)."""
-    from ... import redis_server
+    from ...db import server as redis_server
 
     if redis_server._live_state(Path(data_dir).expanduser().resolve()) is not None:
         return
@@ -157,7 +157,7 @@ def up(
     ctx: Context, host: str | None, port: int | None, api: bool, with_beat: bool, loglevel: str
 ) -> None:
     """Start Redis Stack (embedded default), a worker, beat and the REST API; Ctrl-C stops all."""
-    from ... import redis_server
+    from ...db import server as redis_server
 
     s = ctx.settings
     started_redis = False
@@ -376,7 +376,7 @@ def _plan(
     glob: str | None,
 ) -> list[tuple[str, dict]]:
     """(label, item) for every chunk the ingest would store: the dry-run preview."""
-    from ...pipeline import _document_items, _expand_path, iter_jsonl, jsonl_sizes
+    from ...pipeline.write import _document_items, _expand_path, iter_jsonl, jsonl_sizes
 
     plan: list[tuple[str, dict]] = []
     for path in paths:
@@ -477,7 +477,7 @@ def ingest(
     with its paragraph, long paragraphs split on sentences, chunks under
     --min-chars dropped); --chunking pack fills chunks up to --max-chars.
     """
-    from ...pipeline import _chunk_sizes, _document_items, iter_jsonl, jsonl_sizes
+    from ...pipeline.write import _chunk_sizes, _document_items, iter_jsonl, jsonl_sizes
 
     paths, raw = _read_inputs(paths)
     auto = auto_importance or (importance is None and ctx.settings.auto_importance)
@@ -596,7 +596,7 @@ def maintenance_tick(
     ctx: Context, force: bool, reflect_apply: bool | None, all_collections: bool, lock_wait: float
 ) -> None:
     """Run every due job once, synchronously (for cron)."""
-    from ... import maintenance
+    from ...pipeline import maintenance
 
     if all_collections:
         results = maintenance.tick_all(ctx.settings, force=force, reflect_apply=reflect_apply)
@@ -622,7 +622,7 @@ def maintenance_tick(
 @pass_ctx
 def maintenance_status(ctx: Context) -> None:
     """Each job's schedule, last run, last error and next due time."""
-    from ... import maintenance
+    from ...pipeline import maintenance
     from ..output import fmt_ts
 
     data = maintenance.status(ctx.store(), ctx.settings)

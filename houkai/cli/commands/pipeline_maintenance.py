@@ -40,8 +40,8 @@ def _running_pid(path: Path) -> int | None:
 @pass_ctx
 def maintenance_run(ctx: Context, interval: str | None, once: bool) -> None:
     """Tick every collection on a schedule in the foreground until Ctrl-C."""
-    from ...config import parse_duration
-    from ...maintenance import tick_all
+    from ...domain.config import parse_duration
+    from ...pipeline.maintenance import tick_all
 
     every = parse_duration(interval or ctx.settings.maintenance_tick_interval)
     stop = threading.Event()

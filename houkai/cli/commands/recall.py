@@ -6,8 +6,8 @@ from typing import Any
 
 import click
 
-from ...model import FUSIONS, MEMORY_TYPES, RECALL_MODES
-from ...timeparse import parse_timestamp
+from ...domain.model import FUSIONS, MEMORY_TYPES, RECALL_MODES
+from ...domain.timeparse import parse_timestamp
 from .. import Context, pass_ctx
 from ..output import echo_json, output_options, print_memories
 

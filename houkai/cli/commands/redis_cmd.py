@@ -26,7 +26,7 @@ def _require_embedded(ctx: Context) -> None:
 @pass_ctx
 def start(ctx: Context, port: int | None) -> None:
     """Start the embedded server (or report the one already running)."""
-    from ... import redis_server
+    from ...db import server as redis_server
 
     _require_embedded(ctx)
     redis_server.set_start_listener(None)  # this command's own line says it
@@ -41,7 +41,7 @@ def start(ctx: Context, port: int | None) -> None:
 @pass_ctx
 def stop(ctx: Context) -> None:
     """Stop the embedded server, flushing its append-only file."""
-    from ... import redis_server
+    from ...db import server as redis_server
 
     _require_embedded(ctx)
     if redis_server.stop(ctx.settings.data_dir):
@@ -54,7 +54,7 @@ def stop(ctx: Context) -> None:
 @pass_ctx
 def status(ctx: Context) -> None:
     """Say whether the server is up; exit 1 when it is not."""
-    from ... import redis_server
+    from ...db import server as redis_server
 
     if ctx.settings.redis_url:
         import redis

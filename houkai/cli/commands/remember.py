@@ -7,9 +7,9 @@ from typing import Any
 
 import click
 
-from ...config import parse_duration
-from ...model import CONFLICT_POLICIES, MEMORY_TYPES, ConflictError
-from ...timeparse import is_relative, parse_timestamp
+from ...domain.config import parse_duration
+from ...domain.model import CONFLICT_POLICIES, MEMORY_TYPES, ConflictError
+from ...domain.timeparse import is_relative, parse_timestamp
 from .. import Context, pass_ctx
 from ..output import output_options, report, short_id
 
@@ -152,7 +152,7 @@ def remember(
     if ttl_seconds is not None and expiry is not None:
         raise click.UsageError("pass at most one of --ttl and --expires-at")
     if importance is None and (auto_importance or ctx.settings.auto_importance):
-        from ...importance import score_importance
+        from ...engines.importance import score_importance
 
         importance = score_importance(body, type_ or ctx.settings.default_type, list(tags))
     kwargs: dict[str, Any] = dict(

@@ -55,7 +55,7 @@ def serve(
     threads: int,
 ) -> None:
     """Serve the REST API (OpenAPI at /openapi.json, reference page at /docs)."""
-    from ...auth import parse_tokens
+    from ...app.auth import parse_tokens
 
     settings = ctx.settings
     host = host or settings.http_host
@@ -73,7 +73,7 @@ def serve(
     from werkzeug.serving import run_simple
 
     from ...api.rest import create_app
-    from ...service import MemoryService
+    from ...app.service import MemoryService
 
     settings = settings.replace(http_tokens=spec)
     service = MemoryService(settings, actor="http")

@@ -15,7 +15,7 @@ def health_report(
     ctx: Context, *, stale_days: float, decay_rate: float | None, frequency_weight: float | None
 ) -> dict[str, Any]:
     """Decay buckets and at-risk counts, streamed with the same engine ``prune`` uses."""
-    from ...decay import DecayEngine
+    from ...engines.decay import DecayEngine
     from ...store.observability import BUCKET_LABELS as BUCKETS  # en dash, as the seed's
 
     s = ctx.settings
@@ -149,7 +149,7 @@ def _check(checks: list[dict[str, Any]], name: str, fn) -> Any:
 @pass_ctx
 def doctor(ctx: Context) -> None:
     """Check config, Redis Stack, the index, the embedder and the journal; exit 1 on failure."""
-    from ...config import config_path
+    from ...domain.config import config_path
 
     s = ctx.settings
     checks: list[dict[str, Any]] = []

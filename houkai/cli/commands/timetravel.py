@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ...model import MemoryNotFound
+from ...domain.model import MemoryNotFound
 from .. import Context, pass_ctx
 from ..output import (
     Column,

@@ -13,7 +13,7 @@ from .. import Context, pass_ctx
 def tui(ctx: Context, limit: int) -> None:
     """Browse and search memories in a terminal UI (needs houkai[tui])."""
     try:
-        from ...tui import HoukaiTui
+        from ..tui import HoukaiTui
     except ImportError:
         raise click.ClickException(
             "the terminal UI needs Textual: pip install 'houkai[tui]'"

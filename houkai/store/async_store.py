@@ -21,8 +21,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from .model import ValidationError
-from .store import MemoryStore
+from ..domain.model import ValidationError
+from . import MemoryStore
 
 _T = TypeVar("_T")
 

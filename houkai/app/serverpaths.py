@@ -16,7 +16,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-from .errors import BadRequest, HoukaiError
+from ..domain.errors import BadRequest, HoukaiError
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Read views the web dashboard needs that no other door offered.
 
-Every function takes a :class:`houkai.service.MemoryService` and validates its
+Every function takes a :class:`houkai.app.service.MemoryService` and validates its
 arguments here, once; the REST routes in :mod:`houkai.api.routes` only unpack
 the request. Nothing here fetches every memory: pages are keyset-paginated
 ``FT.AGGREGATE … SORTBY … MAX n`` queries, counts and growth are server-side
@@ -14,11 +14,11 @@ import re
 import time
 from typing import Any
 
-from .coerce import as_bool, as_int, as_str
-from .errors import BadRequest
-from .index import filter_expr
-from .model import MEMORY_TYPES
-from .store.observability import _rows
+from ..db.filters import filter_expr
+from ..domain.coerce import as_bool, as_int, as_str
+from ..domain.errors import BadRequest
+from ..domain.model import MEMORY_TYPES
+from ..store.observability import _rows
 
 log = logging.getLogger(__name__)
 
@@ -86,8 +86,8 @@ def browse(
     Keyset pagination: a page asks for keys strictly below the last one shown, so
     paging to the end of 100k memories costs the same per page as the first.
     """
+    from ..store import codec
     from .service import memory_to_dict
-    from .store import codec
 
     sort = as_str(sort, "sort", max_len=32) or "created"
     if sort not in BROWSE_SORTS:
@@ -232,8 +232,8 @@ def _queue_depths(client: Any, prefix: str) -> dict[str, int]:
 
 def pipeline_status(service: Any, *, collection: str | None = None) -> dict[str, Any]:
     """Queue depths, embedding workers with their last heartbeat, and the maintenance schedule."""
-    from . import maintenance
-    from .jobs import HEARTBEAT_TTL, workers_key
+    from ..pipeline import maintenance
+    from ..pipeline.jobs import HEARTBEAT_TTL, workers_key
 
     store = service._read_store(collection)
     prefix = service.settings.key_prefix

@@ -479,13 +479,13 @@ def resolve_url(redis_url: str = "", data_dir: str | None = None, port: int | No
     if redis_url:
         return redis_url
     if data_dir is None:
-        from .config import get_settings
+        from ..domain.config import get_settings
 
         settings = get_settings()
         data_dir = settings.data_dir
         port = settings.redis_port if port is None else port
     elif port is None:
-        from .config import get_settings
+        from ..domain.config import get_settings
 
         settings = get_settings()
         if Path(settings.data_dir).expanduser().resolve() == Path(data_dir).expanduser().resolve():

@@ -39,7 +39,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .model import ValidationError
+from ..domain.model import ValidationError
 
 log = logging.getLogger(__name__)
 

@@ -25,7 +25,7 @@ import os
 import urllib.request
 from collections.abc import Callable
 
-from .model import Memory, ValidationError
+from ..domain.model import Memory, ValidationError
 
 log = logging.getLogger(__name__)
 

@@ -2,10 +2,10 @@
 
 Tokenisation is the fast ``tokenizers`` tokenizer from the bundle's
 ``tokenizer.json`` and the session's graph already pools and normalises (see
-:mod:`houkai.onnx_export`), so this path never imports torch, transformers or
+:mod:`houkai.engines.onnx_export`), so this path never imports torch, transformers or
 sentence-transformers once the ONNX file exists.
 
-Concurrency mirrors :class:`~houkai.embeddings.SentenceTransformerEmbedder`:
+Concurrency mirrors :class:`~houkai.engines.embeddings.SentenceTransformerEmbedder`:
 *streams* ``encode`` calls may run at once on one shared session
 (``InferenceSession.run`` is thread-safe), each with cores / streams intra-op
 threads; only tokenisation (a Rust object that refuses concurrent borrows)
@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from ..domain.model import ValidationError
 from .embeddings import DEFAULT_MODEL_NAME, _normalise, bundle_settings, cpu_count
-from .model import ValidationError
 
 log = logging.getLogger(__name__)
 
@@ -86,7 +86,7 @@ class OnnxEmbedder:
 
             self._model_dir = bundled_model_path()
         if self._cache_dir is None:
-            from .config import get_settings
+            from ..domain.config import get_settings
 
             self._cache_dir = model_cache_dir(get_settings())
         return self._model_dir, self._cache_dir

@@ -2,53 +2,16 @@
 
 REST turns these into status codes, MCP into tool errors, the CLI into
 ``Error: …`` lines. Anything not listed is unexpected: front doors log it and
-show no internals. Bad input is a :class:`BadRequest` or a
-:class:`~houkai.model.ValidationError`; a bare ``ValueError``/``TypeError``
-from deeper down is a bug and deliberately *not* a 400, so it surfaces as a
-500 with a request id instead of hiding behind "bad input".
+show no internals (a 500 with a request id).
 """
 
 from __future__ import annotations
 
 import redis
 
-from .model import ConflictError, MemoryNotFound, StateConflict, ValidationError
-from .redis_server import RedisServerError
-
-
-class HoukaiError(Exception):
-    """An expected failure with an HTTP-style status and a user-facing message."""
-
-    status = 400
-
-    def __init__(self, message: str, status: int | None = None) -> None:
-        super().__init__(message)
-        if status is not None:
-            self.status = status
-
-    @property
-    def message(self) -> str:
-        return str(self.args[0]) if self.args else ""
-
-
-class BadRequest(HoukaiError):
-    status = 400
-
-
-class NotFound(HoukaiError):
-    status = 404
-
-
-class Conflict(HoukaiError):
-    status = 409
-
-
-class Unavailable(HoukaiError):
-    status = 503
-
-
-class CollectionMigrating(Unavailable):
-    """The collection's vectors are being re-written; ``houkai collections migrate`` finishes."""
+from ..db.server import RedisServerError
+from ..domain.errors import HoukaiError
+from ..domain.model import ConflictError, MemoryNotFound, StateConflict, ValidationError
 
 
 def classify(exc: BaseException) -> tuple[int, str] | None:

@@ -3,7 +3,7 @@
 Jobs: ``decay`` (prune), ``purge`` (expired memories), ``reconcile`` (re-enqueue
 memories left pending by lost tasks), ``reflect`` (dry-run unless enabled) and
 ``archive`` (journal archival). Intervals and engine options come from
-:class:`houkai.config.Settings` (``maintenance_*``, file + env).
+:class:`houkai.domain.config.Settings` (``maintenance_*``, file + env).
 
 State lives in Redis per collection, so every caller — the beat-triggered
 worker task, ``houkai maintenance tick`` from cron, the MCP/REST tool — shares
@@ -31,10 +31,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .config import Settings, format_duration, parse_duration
+from ..domain.config import Settings, format_duration, parse_duration
 
 if TYPE_CHECKING:
-    from .store import MemoryStore
+    from ..store import MemoryStore
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +115,7 @@ class TickResult:
 # ---------------------------------------------------------------------- job runners
 def decay_engine(store: MemoryStore, settings: Settings) -> Any:
     """The DecayEngine the maintenance settings describe (the tick and the scale bench)."""
-    from .decay import DecayEngine
+    from ..engines.decay import DecayEngine
 
     types = tuple(
         t.strip() for t in settings.maintenance_decay_protect_types.split(",") if t.strip()
@@ -141,14 +141,14 @@ def _run_purge(store: MemoryStore, settings: Settings, now: float, apply: bool) 
 
 
 def _run_reconcile(store: MemoryStore, settings: Settings, now: float, apply: bool) -> int:
-    from .pipeline import Pipeline
+    from .write import Pipeline
 
     return Pipeline(store).reconcile()
 
 
 def _run_reflect(store: MemoryStore, settings: Settings, now: float, apply: bool) -> int:
-    from .reflection import ReflectionEngine
-    from .summarizers import build_summarizer
+    from ..engines.reflection import ReflectionEngine
+    from ..engines.summarizers import build_summarizer
 
     engine = ReflectionEngine(
         store,
@@ -390,8 +390,8 @@ def tick(
 
 def collections(settings: Settings, client: Any = None) -> list[str]:
     """Every collection registered under the settings' key prefix."""
-    from .connection import connect
-    from .index import Keys
+    from ..db.connection import connect
+    from ..db.keys import Keys
 
     client = client or connect(
         settings.redis_url, settings.data_dir if not settings.redis_url else None
@@ -403,7 +403,7 @@ def tick_all(
     settings: Settings, *, force: bool = False, reflect_apply: bool | None = None
 ) -> dict[str, dict[str, Any]]:
     """Tick every collection under the prefix; one collection's error never stops the rest."""
-    from .store import MemoryStore
+    from ..store import MemoryStore
 
     out: dict[str, dict[str, Any]] = {}
     for name in collections(settings):
@@ -537,8 +537,8 @@ class MaintenanceScheduler:
         return self.store.settings.replace(**changes)
 
     def _reflect(self, store: MemoryStore, settings: Settings, now: float, apply: bool) -> int:
-        from .reflection import ReflectionEngine
-        from .summarizers import build_summarizer
+        from ..engines.reflection import ReflectionEngine
+        from ..engines.summarizers import build_summarizer
 
         summarizer = self.summarizer
         if summarizer is None or isinstance(summarizer, str):

@@ -2,7 +2,7 @@
 
 Measure a ranking change against a gold set instead of guessing::
 
-    from houkai.eval import EvalCase, evaluate
+    from houkai.bench.eval import EvalCase, evaluate
 
     cases = [
         EvalCase(query="how do we deploy", relevant_ids=[deploy.id]),

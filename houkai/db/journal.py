@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # redis loads with the first Journal: `houkai --help` stays light
     import redis
 
-from .model import ValidationError
+from ..domain.model import ValidationError
 
 log = logging.getLogger(__name__)
 

@@ -28,9 +28,9 @@ from typing import Any
 
 import redis
 
-from .index import Keys
-from .store.graph import drop_outgoing_lua
-from .store.lexstats import uncount_lua
+from ..db.keys import Keys
+from ..store.graph import drop_outgoing_lua
+from ..store.lexstats import uncount_lua
 
 JOB_TTL = 7 * 86400  # settled jobs are kept a week, then expire
 LIST_CAP = 1000  # errors / conflicts kept per job

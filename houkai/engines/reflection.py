@@ -31,14 +31,15 @@ from typing import TYPE_CHECKING, Literal
 
 import redis
 
-from .index import MEMORY_FIELDS, filter_expr
-from .model import MAX_TAGS, Memory, MemoryNotFound, ValidationError, new_id
-from .store import codec
-from .store.search import search, total
+from ..db.filters import filter_expr
+from ..db.schema import MEMORY_FIELDS
+from ..domain.model import MAX_TAGS, Memory, MemoryNotFound, ValidationError, new_id
+from ..store import codec
+from ..store.search import search, total
 from .summarizers import Summarizer, build_summarizer, extractive_summarizer
 
 if TYPE_CHECKING:
-    from .store import MemoryStore
+    from ..store import MemoryStore
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +99,7 @@ class ReflectionEngine:
         batch_size: int = DEFAULT_BATCH_SIZE,
     ) -> None:
         """*summarizer* is any ``Callable[[list[Memory]], str]`` or a spec string
-        for :func:`~houkai.summarizers.build_summarizer` (default: extractive)."""
+        for :func:`~houkai.engines.summarizers.build_summarizer` (default: extractive)."""
         self.store = store
         self.similarity_threshold = _threshold(similarity_threshold)
         self.min_cluster_size = _positive_int(min_cluster_size, "min_cluster_size")

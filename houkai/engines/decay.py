@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import redis
 
-from .index import filter_expr
-from .model import MEMORY_TYPES, Memory, ValidationError, validate_choice
-from .store import codec
+from ..db.filters import filter_expr
+from ..domain.model import MEMORY_TYPES, Memory, ValidationError, validate_choice
+from ..store import codec
 
 if TYPE_CHECKING:
-    from .store import MemoryStore
+    from ..store import MemoryStore
 
 log = logging.getLogger(__name__)
 

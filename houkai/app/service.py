@@ -3,8 +3,8 @@
 REST, MCP, the CLI and the agent examples call :class:`MemoryService`; it
 coerces and validates arguments once, routes writes through the ingestion
 pipeline, calls the store, and returns the seed tool's JSON-able shape. Errors
-are raised (``houkai.errors`` types, ``ValueError``, ``MemoryNotFound``,
-``ConflictError``) and each front door maps them with :func:`houkai.errors.classify`.
+are raised (``houkai.domain.errors`` types, ``ValueError``, ``MemoryNotFound``,
+``ConflictError``) and each front door maps them with :func:`houkai.domain.errors.classify`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .coerce import (
+from ..db.keys import Keys, validate_collection
+from ..domain.coerce import (
     as_bool,
     as_float,
     as_int,
@@ -27,10 +28,9 @@ from .coerce import (
     as_str_list,
     as_timestamp,
 )
-from .config import Settings, get_settings
-from .errors import BadRequest, HoukaiError, NotFound, Unavailable
-from .index import Keys, validate_collection
-from .model import (
+from ..domain.config import Settings, get_settings
+from ..domain.errors import BadRequest, HoukaiError, NotFound, Unavailable
+from ..domain.model import (
     REMEMBER_ITEM_FIELDS,
     Conflict,
     ConflictError,
@@ -232,7 +232,7 @@ class MemoryService:
                 if self._store_factory is not None:
                     store = self._store_factory(name)
                 else:
-                    from .store import MemoryStore
+                    from ..store import MemoryStore
 
                     store = MemoryStore(collection=name, settings=self.settings, actor=self.actor)
                 self._stores[name] = store
@@ -261,9 +261,9 @@ class MemoryService:
         with self._lock:
             if name not in self._pipelines:
                 try:
-                    from .pipeline import Pipeline
+                    from ..pipeline.write import Pipeline
                 except ImportError:
-                    log.debug("houkai.pipeline unavailable; writing synchronously")
+                    log.debug("houkai.pipeline.write unavailable; writing synchronously")
                     self._pipelines[name] = None
                 else:
                     self._pipelines[name] = Pipeline(store)
@@ -499,12 +499,12 @@ class MemoryService:
                 sizes[key] = number
         chunking = as_str(chunking, "chunking")
         if chunking is not None:
-            from .ingest import CHUNK_MODES
+            from ..pipeline.chunking import CHUNK_MODES
 
             validate_choice(chunking, CHUNK_MODES, "chunking")
             sizes["chunking"] = chunking
         if sizes:
-            from .ingest import DEFAULT_MAX_CHARS, DEFAULT_MIN_CHARS
+            from ..pipeline.chunking import DEFAULT_MAX_CHARS, DEFAULT_MIN_CHARS
 
             # Merging never grows a chunk past max_chars, so a larger min_chars means
             # "merge as much as fits": clamp rather than refuse a well-formed request.
@@ -863,7 +863,7 @@ class MemoryService:
         reply = _pack_to_dict(pack)
         queries = list(getattr(pack, "queries", None) or [])
         if not queries:
-            from .store.packing import extract_key_phrases
+            from ..store.packing import extract_key_phrases
 
             queries = [task, *extract_key_phrases(task, kwargs["max_phrases"])]
         reply["queries"] = queries
@@ -1101,7 +1101,7 @@ class MemoryService:
         errors_total, vectors_regenerated, dry_run}``; ``errors`` lists the first
         ``import_max_errors`` refused rows, ``errors_total`` counts them all.
         """
-        from .archive import ArchiveLimits
+        from ..store.archive import ArchiveLimits
 
         store = self.store(collection)
         summary = store.import_(
@@ -1192,7 +1192,7 @@ class MemoryService:
         import os
         import tempfile
 
-        from .archive import ArchiveError
+        from ..store.archive import ArchiveError
 
         cap = int(max_bytes if max_bytes is not None else self.settings.http_max_upload)
         fd, tmp = tempfile.mkstemp(prefix="houkai-import-", suffix=".ahkai")
@@ -1234,7 +1234,7 @@ class MemoryService:
     ) -> dict[str, Any]:
         """Run every due maintenance job once (schedule-gated, safe to call often)."""
         try:
-            from .maintenance import JOB_NAMES, job_interval, tick
+            from ..pipeline.maintenance import JOB_NAMES, job_interval, tick
         except ImportError:
             raise Unavailable("maintenance is not available") from None
         result = tick(
@@ -1267,7 +1267,7 @@ class MemoryService:
 
     def collections(self) -> list[dict[str, Any]]:
         """Every collection under this key prefix with its memory count."""
-        from .store.search import total
+        from ..store.search import total
 
         client = self.store(self.settings.collection).client
         prefix = self.settings.key_prefix
@@ -1314,7 +1314,7 @@ class MemoryService:
         Redis is probed once (1 s) before the store is touched, so with Redis
         down the answer is a prompt 503 naming the configured URL; health never
         starts an embedded server."""
-        from . import redis_server
+        from ..db import server as redis_server
 
         s = self.settings
         url = s.redis_url or redis_server.known_url(s.data_dir)

@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from .errors import BadRequest, Conflict
-from .model import MAX_VECTOR_DIM
+from ..domain.errors import BadRequest, Conflict
+from ..domain.model import MAX_VECTOR_DIM
 
 EXPORT_FORMAT = "ai-houkai/export"
 EXPORT_VERSION = 1

@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from .model import ValidationError
+from ..domain.model import ValidationError
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@
 memories in state ``pending`` (fetchable by id and found by keyword search at
 once), records a job in Redis and enqueues one Celery embed task per batch; the
 worker encodes the batch and flips each memory to ``ready`` atomically (see
-:mod:`houkai.jobs`). With ``pipeline_mode="inline"`` — or ``"auto"`` while no
+:mod:`houkai.pipeline.jobs`). With ``pipeline_mode="inline"`` — or ``"auto"`` while no
 worker heartbeat is fresh — the calling process embeds each batch right after
 writing it instead. Either way the same :func:`process_batch` does the work, so
 the semantics cannot drift between the two paths.
@@ -28,17 +28,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .config import parse_duration
-from .errors import NotFound
-from .index import filter_expr
+from ..db.filters import filter_expr
+from ..db.journal import JournalEntry
+from ..domain.config import parse_duration
+from ..domain.errors import NotFound
+from ..domain.model import CONFLICT_POLICIES, MEMORY_TYPES, Link, ValidationError, validate_choice
+from ..store.core import coerce_remember_item
+from ..store.search import batched, iter_keys
 from .jobs import Job, JobStatus, JobStore, inflight_entry, parse_inflight, workers_alive
-from .journal import JournalEntry
-from .model import CONFLICT_POLICIES, MEMORY_TYPES, Link, ValidationError, validate_choice
-from .store.core import coerce_remember_item
-from .store.search import batched, iter_keys
 
 if TYPE_CHECKING:
-    from .store import MemoryStore
+    from ..store import MemoryStore
 
 log = logging.getLogger(__name__)
 
@@ -230,7 +230,7 @@ class Pipeline:
     @property
     def app(self):
         if self._app is None:
-            from .workers.app import get_app
+            from ..workers.app import get_app
 
             self._app = get_app(self.settings)
         return self._app
@@ -449,7 +449,7 @@ class Pipeline:
         auto_importance: bool = False,
     ) -> Job:
         """Ingest a file, a folder or a glob: ``.md``/``.txt`` are chunked (see
-        :func:`~houkai.ingest.chunk_text`; ``chunking`` picks the mode), ``.jsonl`` is
+        :func:`~houkai.pipeline.chunking.chunk_text`; ``chunking`` picks the mode), ``.jsonl`` is
         one memory item (or ``{"text", ...}`` document) per line. A chunk's source is
         *source*, else ``ingest:<file name>`` as in the seed. Read twice (validate,
         then write), so memory use stays bounded for huge files."""
@@ -700,7 +700,7 @@ def _chunk_sizes(
     if chunking is not None:
         sizes["mode"] = chunking
     if sizes:
-        from .ingest import chunk_text
+        from .chunking import chunk_text
 
         chunk_text("size check", **sizes)
     if auto_importance:
@@ -733,7 +733,7 @@ def _document_items(doc: Mapping[str, Any], sizes: dict[str, Any]) -> Iterator[d
     With ``auto_importance`` in *sizes*, a chunk without an explicit importance
     is scored from its own text (the seed's ``ingest --auto-importance``).
     """
-    from .ingest import chunk_text
+    from .chunking import chunk_text
 
     options = dict(sizes)
     auto = options.pop("auto_importance", False)
@@ -741,7 +741,7 @@ def _document_items(doc: Mapping[str, Any], sizes: dict[str, Any]) -> Iterator[d
     for chunk in chunk_text(doc.get("text") or "", **options):
         item = {"text": chunk, **meta}
         if auto and item.get("importance") is None:
-            from .importance import score_importance
+            from ..engines.importance import score_importance
 
             item["importance"] = score_importance(
                 chunk, str(item.get("type") or "episodic"), list(item.get("tags") or [])
@@ -767,7 +767,7 @@ def iter_jsonl(path: str) -> Iterator[dict]:
 
 def _expand_path(path: str, glob: str | None) -> list[str]:
     """The files behind *path*: JSONL files as-is, everything else via ``iter_documents``."""
-    from .ingest import TEXT_SUFFIXES
+    from .chunking import TEXT_SUFFIXES
 
     if not isinstance(path, str | Path) or not str(path).strip():
         raise ValidationError("path must be a non-empty file, folder or glob pattern")

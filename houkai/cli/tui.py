@@ -13,7 +13,7 @@ from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
-from .model import Memory
+from ..domain.model import Memory
 
 
 def describe(memory: Memory) -> str:

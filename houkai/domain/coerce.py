@@ -3,7 +3,7 @@
 JSON bodies, query strings and MCP tool calls carry values of any type. These
 helpers accept the JSON-native type and its string spelling (``"5"``,
 ``"0.3"``, ``"true"``), treat ``None`` as "use the default", and raise
-:class:`~houkai.errors.BadRequest` naming the parameter for anything else, so a
+:class:`~houkai.domain.errors.BadRequest` naming the parameter for anything else, so a
 stray string never reaches the store as a 500.
 """
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .model import ValidationError
+from ..domain.model import ValidationError
 
 NEUTRAL = 0.50
 FLOOR = 0.05

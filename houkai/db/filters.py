@@ -1,0 +1,57 @@
+"""RediSearch filter clauses built from validated metadata filters."""
+
+from __future__ import annotations
+
+import time
+
+from .keys import value_key
+
+
+def _num(value: float) -> str:
+    return repr(float(value))
+
+
+def filter_expr(
+    *,
+    type: str | None = None,
+    tag: str | None = None,
+    tags_all: list[str] | None = None,
+    min_importance: float | None = None,
+    source: str | None = None,
+    since: float | None = None,
+    until: float | None = None,
+    include_superseded: bool = False,
+    include_expired: bool = False,
+    state: str | None = None,
+    now: float | None = None,
+) -> str:
+    """A RediSearch query clause for the metadata filters ("*" when there are none).
+
+    Every value that comes from a user is either validated against a vocabulary,
+    converted to a number, or hashed, so nothing here can inject query syntax.
+    """
+    parts: list[str] = []
+    if type is not None:
+        parts.append(f"@type:{{{type}}}")
+    if tag:
+        parts.append(f"@tagk:{{{value_key(tag)}}}")
+    for t in tags_all or ():
+        parts.append(f"@tagk:{{{value_key(t)}}}")
+    if source:
+        parts.append(f"@srck:{{{value_key(source)}}}")
+    if min_importance is not None:
+        parts.append(f"@importance:[{_num(min_importance)} +inf]")
+    if since is not None or until is not None:
+        lo = _num(since) if since is not None else "-inf"
+        hi = _num(until) if until is not None else "+inf"
+        parts.append(f"@created_at:[{lo} {hi}]")
+    if not include_superseded:
+        parts.append("@sup:{0}")
+    if not include_expired:
+        cutoff = time.time() if now is None else now
+        parts.append(f"-@expires_at:[(0 {_num(cutoff)}]")
+    if state is not None:
+        parts.append(f"@state:{{{state}}}")
+    if not parts:
+        return "*"
+    return " ".join(parts)

@@ -1,0 +1,102 @@
+"""Redis key layout: every key houkai writes for a collection, and collection names.
+
+Tags and sources are arbitrary user strings. Rather than escape them into
+RediSearch query syntax (and hope every special character is covered), the
+indexed TAG fields hold a short hash of each value (:func:`value_key`), and the
+raw values live in plain fields: exact matching, case-sensitive, and no
+injection is possible.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from ..domain.model import ValidationError
+
+COLLECTION_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$")
+
+
+def validate_collection(name: object) -> str:
+    if not isinstance(name, str) or not COLLECTION_RE.fullmatch(name):
+        raise ValidationError(
+            "collection must be 1-64 characters of letters, digits, '_', '.' or '-' "
+            f"and start with a letter or digit — got {name!r}"
+        )
+    return name
+
+
+def value_key(value: str) -> str:
+    """The indexed stand-in for a tag or source: 16 hex chars, safe in any query."""
+    return hashlib.blake2b(value.encode("utf-8"), digest_size=8).hexdigest()
+
+
+@dataclass(frozen=True)
+class Keys:
+    """Every Redis key houkai writes for one collection, under one prefix."""
+
+    prefix: str
+    collection: str
+
+    @property
+    def memory_prefix(self) -> str:
+        return f"{self.prefix}:m:{self.collection}:"
+
+    def memory(self, memory_id: str) -> str:
+        return self.memory_prefix + memory_id
+
+    @property
+    def index(self) -> str:
+        return f"{self.prefix}:idx:{self.collection}"
+
+    @property
+    def meta(self) -> str:
+        """Collection metadata: schema version, embedding model, dimension, created_at."""
+        return f"{self.prefix}:coll:{self.collection}"
+
+    def incoming(self, memory_id: str) -> str:
+        """Reverse link index: SET of ``src_id|rel`` pointing at *memory_id*."""
+        return f"{self.prefix}:in:{self.collection}:{memory_id}"
+
+    @property
+    def incoming_prefix(self) -> str:
+        return f"{self.prefix}:in:{self.collection}:"
+
+    @property
+    def tag_names(self) -> str:
+        """HASH value_key(tag) → tag, to name tags in aggregations."""
+        return f"{self.prefix}:tagnames:{self.collection}"
+
+    @property
+    def lexstats(self) -> str:
+        """HASH of BM25 corpus statistics: ``t:<term>`` → df, ``__N``, ``__len``."""
+        return f"{self.prefix}:lex:{self.collection}"
+
+    @property
+    def access(self) -> str:
+        """HASH of access counts not yet folded into memories: ``n:<id>``, ``t:<id>``."""
+        return f"{self.prefix}:acc:{self.collection}"
+
+    @property
+    def inflight(self) -> str:
+        """HASH memory id → ``job:pos`` for memories not yet ``ready`` (pending or failed):
+        pipeline bookkeeping that a ready memory no longer carries."""
+        return f"{self.prefix}:inf:{self.collection}"
+
+    @property
+    def journal(self) -> str:
+        return f"{self.prefix}:journal:{self.collection}"
+
+    @property
+    def metrics(self) -> str:
+        return f"{self.prefix}:metrics:{self.collection}"
+
+    @property
+    def latency(self) -> str:
+        return f"{self.prefix}:latency:{self.collection}"
+
+    @staticmethod
+    def registry(prefix: str) -> str:
+        """SET of every collection name under *prefix*."""
+        return f"{prefix}:collections"
