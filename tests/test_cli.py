@@ -384,7 +384,7 @@ def test_tsv_when_piped_and_table_on_request(houkai):
 
 def test_id_prefixes(houkai, settings):
     store = store_for(settings, houkai.collection)
-    vector = store._encode(["prefix test"])
+    vector = store.encode(["prefix test"])
     twins = []
     for suffix in ("1111", "2222"):
         m = Memory(
@@ -392,7 +392,7 @@ def test_id_prefixes(houkai, settings):
             text=f"twin {suffix}",
             collection=store.collection_name,
         )
-        store._write([m], np.asarray(vector))
+        store.write([m], np.asarray(vector))
         twins.append(m.id)
     assert as_json(houkai("show", "abcd1111", "--json"))["id"] == twins[0]
     assert_one_error_line(houkai("show", "abcd"), "ambiguous", "abcd1111", "abcd2222")

@@ -237,11 +237,11 @@ def test_remember_many_supersede_earlier_wins(store):
 def test_apply_policy_hooks_return_conflicts(store):
     a = store.remember(DARK)
     b = store.remember(DARK2)
-    found = store._apply_conflict_policy(store.get(b.id), "raise", None)
+    found = store.apply_conflict_policy(store.get(b.id), "raise", None)
     assert [c.b.id for c in found] == [a.id]
     assert store.get(a.id).superseded_by == ""  # raise only reports
-    assert store._apply_conflict_policy(store.get(b.id), "ignore", None) == []
+    assert store.apply_conflict_policy(store.get(b.id), "ignore", None) == []
     # A memory that is not stored yet is checked from its embedding.
-    probe = store._build_memory(DARK2)
-    probe.embedding = store._encode([probe.text])[0].tolist()
-    assert {c.b.id for c in store._check_conflicts(probe, 0.8, None)} == {a.id, b.id}
+    probe = store.build_memory(DARK2)
+    probe.embedding = store.encode([probe.text])[0].tolist()
+    assert {c.b.id for c in store.check_conflicts(probe, 0.8, None)} == {a.id, b.id}

@@ -243,13 +243,13 @@ def test_prune_streams_in_batches(store, monkeypatch):
     doomed = {m.id for m in written if m.importance == 0.5}
     at = now + 25 * DAY  # 0.5·e^-2.5 = 0.041 < 0.05 ≤ 1.0·e^-2.5 = 0.082
     deletes: list[int] = []
-    real_delete = store._delete
+    real_delete = store.delete
 
     def spy(memories):
         deletes.append(len(memories))
         return real_delete(memories)
 
-    monkeypatch.setattr(store, "_delete", spy)
+    monkeypatch.setattr(store, "delete", spy)
     removed = DecayEngine(store).prune(now=at, batch_size=7)
     assert {m.id for m in removed} == doomed
     assert sum(deletes) == 45

@@ -133,3 +133,17 @@ def test_tail_filters_and_orders_newest_first(store):
     with pytest.raises(ValueError):
         store.journal_tail(-1)
     assert "edited" in tail[1].summary()
+
+
+def test_pipeline_bulk_writes_take_the_journal_archive_check(store):
+    """A bulk submit journals through ``journal_append``: the stream stays capped."""
+    from houkai.pipeline.write import Pipeline
+
+    store.journal.maxlen = 10
+    _fill(store, 20)
+    store._appends_since_archive_check = 10_000  # the next append runs the check
+    job = Pipeline(store, mode="inline").submit([f"bulk memory {i}" for i in range(5)])
+    assert len(job.memory_ids) == 5
+    assert store.journal.archives()
+    assert len(store.journal) <= 15  # archived down to maxlen, then this batch's entries
+    assert sum(e.op == "remember" for e in store.journal.read()) == 25

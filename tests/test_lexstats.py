@@ -47,7 +47,7 @@ def test_statistics_exact_after_touch_edit_forget_and_rewrite(store: MemoryStore
     store.edit(mems[0].id, text="ORN-4812 login page fixed in release 2.1")
     store.edit(mems[1].id, importance=0.9)
     store.forget(mems[2].id)
-    store._write([store.get(mems[3].id)])  # an idempotent rewrite changes nothing
+    store.write([store.get(mems[3].id)])  # an idempotent rewrite changes nothing
     stats = _stats(store)
     assert stats == _expected(_live_texts(store))
 

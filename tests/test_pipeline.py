@@ -107,7 +107,7 @@ def test_late_task_never_resurrects_or_overwrites(store):
     app.deliver(store)
     assert store.get(a) is None
     vec_b = store.vectors([b])[b]
-    expected = store._encode(["beta was rewritten entirely"])[0]
+    expected = store.encode(["beta was rewritten entirely"])[0]
     assert np.allclose(vec_b, expected, atol=1e-3)  # FLOAT16 storage: ~3 digits
     assert store.get(b).text == edited.text
     status = p.job(job.id)

@@ -338,7 +338,7 @@ def test_superseded_and_expired_hidden_unless_asked(store):
     live = store.remember("The API gateway timeout is 30 seconds.")
     old = store.remember("The API gateway timeout is 10 seconds.")
     old.superseded_by = live.id
-    store._write([old])
+    store.write([old])
     gone = store.remember("The API gateway timeout is 60 seconds.", expires_at=1.0)
     q = "API gateway timeout"
     for mode in ("semantic", "hybrid"):
@@ -530,14 +530,14 @@ def test_expand_skips_superseded_and_expired(chain):
     store, a, x, y, z = chain
     x = store.get(x.id)  # with its links
     x.superseded_by = z.id
-    store._write([x])
+    store.write([x])
     res = store.recall(Q_K8S, k=1, touch=False, expand=ExpandSpec(depth=2))
     assert ids(res) == [a.id]
     res = store.recall(Q_K8S, k=1, touch=False, include_superseded=True, expand=ExpandSpec(depth=2))
     assert ids(res)[:1] == [a.id] and {x.id, y.id} <= set(ids(res))
     z = store.get(z.id)
     z.expires_at = 1.0
-    store._write([z])
+    store.write([z])
     res = store.recall(Q_K8S, k=1, touch=False, expand=ExpandSpec(rels=("related",)))
     assert ids(res) == [a.id]
 

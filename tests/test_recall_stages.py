@@ -127,7 +127,7 @@ def test_context_stage_brings_neighbours_into_the_pool(store) -> None:
 
     store.remember_many(FILLER + COOKING)
     _, answer = store.remember_many(EXCHANGE, sequence=True)
-    qvec = store._query_vector(QUERY)
+    qvec = store.query_vector(QUERY)
     filters = {
         "type": None, "tag": None, "min_importance": None, "source": None, "since": None,
         "until": None, "include_superseded": False, "include_expired": False, "now": time.time(),

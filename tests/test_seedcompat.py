@@ -145,7 +145,6 @@ def test_journal_keep_days_expires_old_archives(make_store, tmp_path):
     store = make_store(journal_path=str(tmp_path / "j" / "journal.log"), journal_keep_days=1)
     for i in range(3):
         store.remember(f"note number {i} for the archive")
-    store._bind_journal()
     assert store.journal.archive(keep=2) == 1  # the first archive: always kept
     store.remember("one more note for a second archive")
     old = store.journal.archives()[0]

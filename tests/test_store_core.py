@@ -300,7 +300,7 @@ def test_touch_bumps_access_in_one_write_and_touch_false_does_not(store: MemoryS
 def test_touch_never_resurrects_a_forgotten_memory(store: MemoryStore) -> None:
     m = store.remember("ephemeral")
     store.forget(m.id)
-    store._touch_many([m])
+    store.touch_many([m])
     assert store.get(m.id) is None and not store.exists(m.id)
 
 

@@ -170,10 +170,10 @@ class DecayEngine:
     def _delete(self, memories: list[Memory]) -> None:
         store = self.store
         with store.as_actor("decay"):
-            store._delete(memories)
-            store._count_call("forget", len(memories))
+            store.delete(memories)
+            store.count_call("forget", len(memories))
             for memory in memories:
-                store._journal(
+                store.journal_append(
                     "forget", memory.id, before=memory.to_dict(), meta={"reason": "decay"}
                 )
 
@@ -256,7 +256,7 @@ class DecayEngine:
         for fields in pipe.execute():
             if fields:
                 out.append(codec.from_hash({k.decode(): v for k, v in fields.items()}))
-        return self.store._overlay_access(out)
+        return self.store.overlay_access(out)
 
 
 def _num(value: float) -> str:

@@ -191,7 +191,7 @@ class ReflectionEngine:
         for fields in pipe.execute():
             if fields:
                 out.append(
-                    self.store._from_fields(
+                    self.store.from_fields(
                         {k.decode(): v for k, v in fields.items()}, with_vector=True
                     )
                 )
@@ -205,7 +205,7 @@ class ReflectionEngine:
             f"{{$EPSILON: {_RANGE_EPSILON}; $YIELD_DISTANCE_AS: dist}}"
         )
         full = vector_clause if query == "*" else f"({query}) {vector_clause}"
-        params = {"radius": repr(radius), "vec": self.store._vector_blob(seed.embedding or [])}
+        params = {"radius": repr(radius), "vec": self.store.vector_blob(seed.embedding or [])}
         offset = 0
         while True:
             _, hits = search(
@@ -318,7 +318,7 @@ class ReflectionEngine:
                 except MemoryNotFound:  # forgotten by someone else since clustering
                     log.info("reflection: source %s vanished; not linked", memory.id)
         summary = store.get(summary.id) or summary
-        store._journal(
+        store.journal_append(
             "reflect",
             summary.id,
             after=summary.to_dict(),

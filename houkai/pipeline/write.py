@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..db.filters import filter_expr
-from ..db.journal import JournalEntry
 from ..domain.config import parse_duration
 from ..domain.errors import NotFound
 from ..domain.model import CONFLICT_POLICIES, MEMORY_TYPES, Link, ValidationError, validate_choice
@@ -65,7 +64,7 @@ def _encode_isolating(
 ) -> tuple[dict[int, np.ndarray], dict[int, str]]:
     """Encode *texts*; if the batch fails, encode one by one so one bad text fails alone."""
     try:
-        matrix = store._encode(texts)
+        matrix = store.encode(texts)
         return {i: matrix[i] for i in range(len(texts))}, {}
     except Exception as exc:  # any embedder error: isolate the culprit
         if len(texts) == 1:
@@ -75,7 +74,7 @@ def _encode_isolating(
     errors: dict[int, str] = {}
     for i, text in enumerate(texts):
         try:
-            vectors[i] = store._encode([text])[0]
+            vectors[i] = store.encode([text])[0]
         except Exception as exc:
             errors[i] = _error_text(exc)
     return vectors, errors
@@ -139,7 +138,7 @@ def process_batch(
             if i in rejected:
                 jobs.settle(pipe, store.keys, memory_id, job_id, pos, "reject", chash)
             elif i in vectors:
-                payload = store._vector_blob(vectors[i])
+                payload = store.vector_blob(vectors[i])
                 jobs.settle(pipe, store.keys, memory_id, job_id, pos, "ready", chash, payload)
             else:
                 entry = {"position": pos, "id": memory_id, "error": errors[i]}
@@ -158,7 +157,9 @@ def process_batch(
             if j >= n_elsewhere and outcome == "done" and (j - n_elsewhere) in vectors:
                 written.append(memory_id)
             if outcome == "rejected":
-                store._journal("forget", memory_id, meta={"reason": "conflict", "job": job_id})
+                store.journal_append(
+                    "forget", memory_id, meta={"reason": "conflict", "job": job_id}
+                )
     if todo:
         log.warning("%d memories kept changing while embedding; left pending", len(todo))
         counts["stale"] = len(todo)
@@ -187,9 +188,7 @@ def _raise_check(
         if memory is None or i not in vectors:
             continue
         memory.embedding = vectors[i].tolist()
-        conflicts = store._check_conflicts(
-            memory, store._conflict_threshold, store._contradiction_fn
-        )
+        conflicts = store.check_conflicts(memory, store.conflict_threshold, store.contradiction_fn)
         if conflicts:
             rejected.add(i)
             jobs.add_conflicts(job_id, _conflict_dicts(conflicts))
@@ -205,7 +204,7 @@ def _apply_policy(
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the outcome is recorded on the job instead
-            conflicts = store._apply_conflict_policy_many(memories, policy, store._contradiction_fn)
+            conflicts = store.apply_conflict_policy_many(memories, policy, store.contradiction_fn)
     except Exception as exc:  # the memories are stored; report, don't fail
         log.warning("conflict policy %s failed for job %s: %s", policy, job_id, exc)
         conflicts = []
@@ -309,13 +308,13 @@ class Pipeline:
         batch_size: int | None,
         job_id: str | None = None,
     ) -> Job:
-        policy = on_conflict or self.store._conflict_policy
+        policy = on_conflict or self.store.conflict_policy
         validate_choice(policy, CONFLICT_POLICIES, "on_conflict")
         size = self._batch_size(batch_size)
         total = 0
         for position, item in enumerate(make_items()):  # pass 1: validate everything
             try:
-                self.store._build_memory(**coerce_remember_item(item))
+                self.store.build_memory(**coerce_remember_item(item))
             except ValueError as exc:
                 raise ValidationError(f"item {position}: {exc}") from None
             total += 1
@@ -342,7 +341,7 @@ class Pipeline:
         for position, item in enumerate(make_items()):  # pass 2: write pending, enqueue
             if position < done_before:
                 continue
-            memory = self.store._build_memory(**coerce_remember_item(item))
+            memory = self.store.build_memory(**coerce_remember_item(item))
             if kind == "ingest" and previous is not None and previous.source == memory.source:
                 # A document's chunks in order: recall's context stage reads these.
                 memory.links.append(Link(to=previous.id, rel="follows"))
@@ -372,28 +371,25 @@ class Pipeline:
         # One MULTI/EXEC per batch: the memories, their inflight entries and the
         # job's id list land together, so a resumed job knows where to continue.
         pipe = store.client.pipeline(transaction=True)
-        journal = store._journal_enabled
-        store._write(memories, None, pipe)  # the store's own write path (BM25 stats)
-        store._reindex_links(memories, pipe)  # ingest's ``follows`` links
+        store.write(memories, None, pipe)  # the store's own write path (BM25 stats)
+        store.reindex_links(memories, pipe)  # ingest's ``follows`` links
         pipe.hset(
             store.keys.inflight,
             mapping={m.id: inflight_entry(job_id, start + i) for i, m in enumerate(memories)},
         )
-        for memory in memories:
-            if journal:
-                entry = JournalEntry(
-                    ts=time.time(),
-                    op="remember",
-                    actor=actor or store.actor,
-                    id=memory.id,
-                    after=memory.to_dict(),
-                    meta={"job": job_id},
-                )
-                pipe.xadd(store.keys.journal, {"e": entry.to_json()})
+        for memory in memories:  # the store's journal path: its archive check applies
+            store.journal_append(
+                "remember",
+                memory.id,
+                after=memory.to_dict(),
+                meta={"job": job_id},
+                actor=actor,
+                pipe=pipe,
+            )
         ids = [m.id for m in memories]
         self.jobs_store.add_ids(job_id, ids, pipe)
         pipe.execute()
-        store._count_call("remember", len(memories))
+        store.count_call("remember", len(memories))
         positions = list(range(start, start + len(memories)))
         self._dispatch(job_id, ids, positions, policy, queued)
         return ids

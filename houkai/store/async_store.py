@@ -23,12 +23,13 @@ from typing import Any, TypeVar
 
 from ..domain.model import ValidationError
 from . import MemoryStore
+from .core import PRIMITIVES
 
 _T = TypeVar("_T")
 
 # Public store callables that are not per-call operations: context-manager and
-# lifecycle plumbing the wrapper handles itself.
-_NOT_WRAPPED = frozenset({"close", "as_actor"})
+# lifecycle plumbing the wrapper handles itself, and the store protocol's primitives.
+_NOT_WRAPPED = frozenset({"close", "as_actor"}) | PRIMITIVES
 
 
 def public_methods(cls: type = MemoryStore) -> list[str]:

@@ -138,8 +138,8 @@ class ConflictsMixin:
         if not written:
             raise MemoryNotFound(old_id)
         self._link_raw(new_id, old_id, "supersedes")
-        self._count_call("supersede")
-        self._journal(
+        self.count_call("supersede")
+        self.journal_append(
             "supersede",
             old_id,
             before=before,
@@ -191,8 +191,8 @@ class ConflictsMixin:
         ):
             raise MemoryNotFound(memory_id)
         self._unlink_raw(superseder_id, memory_id, "supersedes")
-        self._count_call("restore")
-        self._journal(
+        self.count_call("restore")
+        self.journal_append(
             "restore",
             memory_id,
             before=before,
@@ -233,7 +233,7 @@ class ConflictsMixin:
                 "PARAMS",
                 2,
                 "q",
-                self._vector_blob(vector),
+                self.vector_blob(vector),
                 "DIALECT",
                 2,
             )
@@ -255,7 +255,7 @@ class ConflictsMixin:
         stored = self.vectors([memory.id]).get(memory.id)
         if stored is not None:
             return stored
-        return self._encode([memory.text])[0]
+        return self.encode([memory.text])[0]
 
     def _check_conflicts_many(
         self, memories: Sequence[Memory], threshold: float, contradiction_fn: ConflictFn | None
@@ -278,7 +278,7 @@ class ConflictsMixin:
                 out.append(found)
         return out
 
-    def _check_conflicts(
+    def check_conflicts(
         self, memory: Memory, threshold: float, contradiction_fn: ConflictFn | None
     ) -> list[Conflict]:
         """Conflicts of *memory* (stored or not yet stored) with the stored collection."""
@@ -302,7 +302,7 @@ class ConflictsMixin:
             memory = self.get(memory_id, with_vector=True)
             if memory is None:
                 raise MemoryNotFound(memory_id)
-            return self._check_conflicts(memory, thr, fn)
+            return self.check_conflicts(memory, thr, fn)
         return list(self.iter_conflicts(thr))
 
     def iter_conflicts(self, threshold: float | None = None) -> Iterator[Conflict]:
@@ -336,7 +336,7 @@ class ConflictsMixin:
             return False
         return True
 
-    def _apply_conflict_policy(
+    def apply_conflict_policy(
         self, memory: Memory, policy: str, contradiction_fn: ConflictFn | None
     ) -> list[Conflict]:
         """Run *policy* for a just-stored memory; returns the conflicts found.
@@ -348,7 +348,7 @@ class ConflictsMixin:
         validate_choice(policy, CONFLICT_POLICIES, "on_conflict")
         if policy == "ignore":
             return []
-        conflicts = self._check_conflicts(memory, self._conflict_threshold, contradiction_fn)
+        conflicts = self.check_conflicts(memory, self._conflict_threshold, contradiction_fn)
         if not conflicts:
             return []
         if policy == "warn":
@@ -363,7 +363,7 @@ class ConflictsMixin:
                 self._supersede_quietly(conflict.b.id, memory.id)
         return conflicts
 
-    def _apply_conflict_policy_many(
+    def apply_conflict_policy_many(
         self, memories: Sequence[Memory], policy: str, contradiction_fn: ConflictFn | None
     ) -> list[Conflict]:
         """Run *policy* over a just-stored batch; returns every conflict found.

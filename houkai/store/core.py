@@ -7,10 +7,12 @@ that builds on these primitives, so each concern lives in one small module.
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import itertools
 import logging
 import os
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -29,6 +31,7 @@ from ..domain.model import (
     LIST_SORTS,
     MEMORY_TYPES,
     REMEMBER_ITEM_FIELDS,
+    Conflict,
     ConflictError,
     ConflictFn,
     HybridWeights,
@@ -112,6 +115,34 @@ CALL_NAMES: tuple[str, ...] = (
     "import",
 )
 
+# The store protocol: the primitives that the store's own mixins and its
+# collaborators (the write pipeline, decay, reflection, the CLI's copy, the
+# benches) build on. Public and documented, but plumbing rather than the
+# memory API: they skip validation, conflict policy or journaling on purpose,
+# so the async wrapper and the doors do not expose them.
+PRIMITIVES: frozenset[str] = frozenset(
+    {
+        "build_memory",
+        "encode",
+        "query_vector",
+        "write",
+        "delete",
+        "journal_append",
+        "maybe_archive_journal",
+        "count_call",
+        "vector_blob",
+        "vector_from_blob",
+        "from_fields",
+        "overlay_access",
+        "touch_many",
+        "check_conflicts",
+        "apply_conflict_policy",
+        "apply_conflict_policy_many",
+        "reindex_links",
+        "find_entry",
+    }
+)
+
 
 class CallableEmbedder:
     """Adapts a seed-style ``embedding_function(texts) -> list[list[float]]``."""
@@ -161,6 +192,23 @@ def coerce_remember_item(item: str | RememberItem | Mapping[str, Any]) -> dict[s
 # The seed rotated its file journal at ``journal_rotate_mb``; houkai caps the
 # stream by entries. A journaled mutation (with its snapshots) is about 1 KiB.
 _JOURNAL_ENTRY_BYTES = 1024
+# How many journal appends pass between two checks of the stream's length.
+ARCHIVE_CHECK_EVERY = 256
+_UNSAFE_PATH = re.compile(r"[^A-Za-z0-9_.\-]")
+
+
+def journal_archive_dir(settings: Settings, key_prefix: str) -> Path:
+    """``<journal_archive_dir or data_dir/journal-archive>/<key prefix>``.
+
+    One sub-directory per key prefix, so two deployments sharing a data
+    directory never mix their collections' histories.
+    """
+    base = (
+        Path(settings.journal_archive_dir)
+        if settings.journal_archive_dir
+        else (Path(settings.data_dir) / "journal-archive")
+    )
+    return base / (_UNSAFE_PATH.sub("_", key_prefix) or "_")
 
 
 def _journal_settings(
@@ -184,7 +232,7 @@ def _journal_settings(
     return s.replace(**changes) if changes else s
 
 
-class CoreStore:
+class CoreStore(abc.ABC):
     """Connection, validation and the primitive reads and writes of one collection."""
 
     def __init__(
@@ -254,8 +302,13 @@ class CoreStore:
         self._actor = actor
         self._journal_enabled = s.journal_enabled if journal_enabled is None else journal_enabled
         self.journal = Journal(
-            self.client, self.keys.journal, maxlen=s.journal_maxlen, keep_days=journal_keep_days
+            self.client,
+            self.keys.journal,
+            maxlen=s.journal_maxlen,
+            keep_days=journal_keep_days,
+            archive_dir=journal_archive_dir(s, self.keys.prefix),
         )
+        self._appends_since_archive_check = 0
         self._started = time.time()
         self._touch_script = self.client.register_script(_TOUCH_LUA)
         self._flush_script = self.client.register_script(_FLUSH_LUA)
@@ -267,7 +320,7 @@ class CoreStore:
     def __repr__(self) -> str:
         return f"MemoryStore(collection={self.collection_name!r}, prefix={self.keys.prefix!r})"
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - a no-op on purpose, not a hook
         """Nothing to release per store: connection pools are shared per process."""
 
     def __enter__(self):
@@ -290,7 +343,12 @@ class CoreStore:
     def actor(self) -> str:
         return self._actor
 
-    def _journal(
+    @property
+    def journal_enabled(self) -> bool:
+        """Whether mutations are journaled (``journal_enabled`` argument or setting)."""
+        return self._journal_enabled
+
+    def journal_append(
         self,
         op: str,
         memory_id: str,
@@ -298,40 +356,66 @@ class CoreStore:
         before: dict | None = None,
         after: dict | None = None,
         meta: dict | None = None,
+        actor: str | None = None,
+        pipe: Any = None,
     ) -> JournalEntry | None:
+        """Journal one mutation: the one path every write, single or bulk, takes.
+
+        With *pipe* the entry is queued on that pipeline, so it lands with the
+        write it describes (same MULTI/EXEC); without, it is appended now,
+        best-effort. Either way, every ``ARCHIVE_CHECK_EVERY`` entries a stream
+        grown past its cap is archived, so bulk writes stay bounded like single
+        ones. None when journaling is off.
+        """
         if not self._journal_enabled:
             return None
         entry = JournalEntry(
             ts=time.time(),
             op=op,
-            actor=self._actor,
+            actor=actor or self._actor,
             id=memory_id,
             before=before,
             after=after,
             meta=meta or {},
         )
-        self.journal.append(entry)
+        if pipe is None:
+            self.journal.append(entry)
+        else:
+            pipe.xadd(self.keys.journal, {"e": entry.to_json()})
+        self._appends_since_archive_check += 1
+        if self._appends_since_archive_check >= ARCHIVE_CHECK_EVERY:
+            self._appends_since_archive_check = 0
+            self.maybe_archive_journal()
         return entry
 
-    def _count_call(self, op: str, n: int = 1) -> None:
+    def maybe_archive_journal(self) -> None:
+        """Archive the journal stream once it is 10% past its cap (best-effort)."""
+        journal = self.journal
+        try:
+            if len(journal) > journal.maxlen * 1.1:
+                journal.archive(keep=journal.maxlen)
+        except Exception as exc:  # best-effort, like appends: never fail the write
+            log.warning("journal archival of %s failed: %s", journal.key, exc)
+
+    def count_call(self, op: str, n: int = 1) -> None:
         """Bump a shared operation counter; best-effort like the journal."""
         try:
             self.client.hincrby(self.keys.metrics, f"calls:{op}", n)
         except redis.RedisError as exc:
             log.debug("metrics update failed: %s", exc)
 
-    def _encode(self, texts: Sequence[str]) -> np.ndarray:
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Embed *texts*; an embedder answering NaN or the wrong dimension raises ValueError."""
         matrix = self.embedder.encode(list(texts))
         if not len(texts):
             return matrix
         return codec.check_vectors(matrix, int(self.index_params.dim))
 
-    def _query_vector(self, query: str) -> np.ndarray:
+    def query_vector(self, query: str) -> np.ndarray:
         return self._qcache.encode_query(query)
 
     # ------------------------------------------------------------------ building
-    def _build_memory(
+    def build_memory(
         self,
         text: str,
         type: str | None = None,
@@ -373,7 +457,7 @@ class CoreStore:
             content_hash=content_hash(clean),
         )
 
-    def _write(
+    def write(
         self,
         memories: Sequence[Memory],
         vectors: np.ndarray | None = None,
@@ -443,7 +527,7 @@ class CoreStore:
         """Embed and store one memory; conflict policy per the seed's §13."""
         if on_conflict is not None:
             validate_choice(on_conflict, CONFLICT_POLICIES, "on_conflict")
-        memory = self._build_memory(
+        memory = self.build_memory(
             text,
             type,
             tags,
@@ -454,19 +538,19 @@ class CoreStore:
             ttl_seconds=ttl_seconds,
         )
         policy = on_conflict or self._conflict_policy
-        vector = self._encode([memory.text])
+        vector = self.encode([memory.text])
         memory.embedding = vector[0].tolist()
         if policy == "raise":
-            conflicts = self._check_conflicts(
+            conflicts = self.check_conflicts(
                 memory, self._conflict_threshold, contradiction_fn or self._contradiction_fn
             )
             if conflicts:
                 raise ConflictError(conflicts)
-        self._write([memory], vector)
-        self._count_call("remember")
-        self._journal("remember", memory.id, after=memory.to_dict())
+        self.write([memory], vector)
+        self.count_call("remember")
+        self.journal_append("remember", memory.id, after=memory.to_dict())
         if policy in ("warn", "supersede"):
-            self._apply_conflict_policy(memory, policy, contradiction_fn or self._contradiction_fn)
+            self.apply_conflict_policy(memory, policy, contradiction_fn or self._contradiction_fn)
         return memory
 
     def remember_many(
@@ -493,23 +577,23 @@ class CoreStore:
                 "on_conflict='raise' is not supported by remember_many() — bulk rollback is "
                 "ill-defined; use remember() per item"
             )
-        built = [self._build_memory(**coerce_remember_item(item)) for item in items]
+        built = [self.build_memory(**coerce_remember_item(item)) for item in items]
         if sequence:
             for before, memory in itertools.pairwise(built):
                 memory.links.append(Link(to=before.id, rel="follows"))
         for start in range(0, len(built), batch_size):
             chunk = built[start : start + batch_size]
-            vectors = self._encode([m.text for m in chunk])
+            vectors = self.encode([m.text for m in chunk])
             for memory, vector in zip(chunk, vectors, strict=True):
                 memory.embedding = vector.tolist()
-            self._write(chunk, vectors)
+            self.write(chunk, vectors)
             if sequence:
-                self._reindex_links(chunk)
-            self._count_call("remember", len(chunk))
+                self.reindex_links(chunk)
+            self.count_call("remember", len(chunk))
             for memory in chunk:
-                self._journal("remember", memory.id, after=memory.to_dict())
+                self.journal_append("remember", memory.id, after=memory.to_dict())
         if policy in ("warn", "supersede") and built:
-            self._apply_conflict_policy_many(
+            self.apply_conflict_policy_many(
                 built, policy, contradiction_fn or self._contradiction_fn
             )
         return built
@@ -558,14 +642,14 @@ class CoreStore:
             return current
         vector = None
         if updated.text != current.text:
-            vector = self._encode([updated.text])
+            vector = self.encode([updated.text])
             updated.embedding = vector[0].tolist()
         pipe = self.client.pipeline(transaction=False)
-        self._write([updated], vector, pipe, fields=changed)
+        self.write([updated], vector, pipe, fields=changed)
         if not pipe.execute()[0]:
             raise MemoryNotFound(memory_id)
-        self._count_call("edit")
-        self._journal("edit", memory_id, before=current.to_dict(), after=updated.to_dict())
+        self.count_call("edit")
+        self.journal_append("edit", memory_id, before=current.to_dict(), after=updated.to_dict())
         return updated
 
     def forget(self, memory_id: str) -> bool:
@@ -583,13 +667,13 @@ class CoreStore:
         if not raw:
             return False
         fields = {_field_name(raw[i]): raw[i + 1] for i in range(0, len(raw), 2)}
-        before = self._overlay_access([codec.from_hash(fields)])[0]
+        before = self.overlay_access([codec.from_hash(fields)])[0]
         self.client.hdel(self.keys.access, f"n:{memory_id}", f"t:{memory_id}")
-        self._count_call("forget")
-        self._journal("forget", memory_id, before=before.to_dict())
+        self.count_call("forget")
+        self.journal_append("forget", memory_id, before=before.to_dict())
         return True
 
-    def _delete(self, memories: Sequence[Memory]) -> None:
+    def delete(self, memories: Sequence[Memory]) -> None:
         """Delete memories and their reverse-link entries in one round trip."""
         pipe = self.client.pipeline(transaction=False)
         for memory in memories:
@@ -611,7 +695,7 @@ class CoreStore:
         self.client.delete(
             self.keys.tag_names, self.keys.lexstats, self.keys.access, self.keys.inflight
         )
-        self._journal("nuke", "", meta={"deleted": deleted})
+        self.journal_append("nuke", "", meta={"deleted": deleted})
         return deleted
 
     def _scan_keys(self, pattern: str, batch: int = 1000) -> Iterator[list[bytes]]:
@@ -631,15 +715,15 @@ class CoreStore:
         """The element type of this collection's stored vectors (FLOAT32, FLOAT16, …)."""
         return self.index_params.vector_type
 
-    def _vector_blob(self, vector: np.ndarray | Sequence[float]) -> bytes:
+    def vector_blob(self, vector: np.ndarray | Sequence[float]) -> bytes:
         """*vector* encoded as this collection's index expects (writes and KNN queries)."""
         return codec.vector_bytes(np.asarray(vector, dtype=np.float32), self.vector_type)
 
-    def _vector_from_blob(self, raw: bytes | None) -> np.ndarray | None:
+    def vector_from_blob(self, raw: bytes | None) -> np.ndarray | None:
         """A stored vector blob of this collection as float32."""
         return codec.vector_from_bytes(raw, self.vector_type, self.index_params.dim)
 
-    def _from_fields(self, fields: dict[str, bytes], *, with_vector: bool = False) -> Memory:
+    def from_fields(self, fields: dict[str, bytes], *, with_vector: bool = False) -> Memory:
         """A Memory from a memory hash of this collection (vector in its stored type)."""
         return codec.from_hash(
             fields,
@@ -656,10 +740,10 @@ class CoreStore:
         fields = self.client.hgetall(self.keys.memory(memory_id))
         if not fields:
             return None
-        memory = self._from_fields(
+        memory = self.from_fields(
             {k.decode(): v for k, v in fields.items()}, with_vector=with_vector
         )
-        self._overlay_access([memory])
+        self.overlay_access([memory])
         return memory
 
     _get_by_id = get
@@ -672,10 +756,10 @@ class CoreStore:
         out: dict[str, Memory] = {}
         for memory_id, fields in zip(ids, pipe.execute(), strict=True):
             if fields:
-                out[memory_id] = self._from_fields(
+                out[memory_id] = self.from_fields(
                     {k.decode(): v for k, v in fields.items()}, with_vector=with_vector
                 )
-        self._overlay_access(list(out.values()))
+        self.overlay_access(list(out.values()))
         return out
 
     def vectors(self, ids: Sequence[str]) -> dict[str, np.ndarray]:
@@ -685,7 +769,7 @@ class CoreStore:
             pipe.hget(self.keys.memory(memory_id), "vec")
         out: dict[str, np.ndarray] = {}
         for memory_id, raw in zip(ids, pipe.execute(), strict=True):
-            vec = self._vector_from_blob(raw)
+            vec = self.vector_from_blob(raw)
             if vec is not None:
                 out[memory_id] = vec
         return out
@@ -698,7 +782,7 @@ class CoreStore:
         return total(self.client, self.keys.index, "*")
 
     def _hits_to_memories(self, hits: Sequence[Hit]) -> list[Memory]:
-        return self._overlay_access([codec.from_hash(h.fields) for h in hits])
+        return self.overlay_access([codec.from_hash(h.fields) for h in hits])
 
     def list_recent(
         self,
@@ -758,14 +842,14 @@ class CoreStore:
             for fields in pipe.execute():
                 if fields:
                     batch.append(
-                        self._from_fields(
+                        self.from_fields(
                             {k.decode(): v for k, v in fields.items()}, with_vector=with_vector
                         )
                     )
             if batch:
-                yield self._overlay_access(batch)
+                yield self.overlay_access(batch)
 
-    def _touch_many(self, memories: Sequence[Memory], now: float | None = None) -> None:
+    def touch_many(self, memories: Sequence[Memory], now: float | None = None) -> None:
         """Bump access tracking for every hit in one pipelined write to the side hash."""
         if not memories:
             return
@@ -782,7 +866,7 @@ class CoreStore:
             memory.access_count += 1
             memory.last_accessed = stamp
 
-    def _overlay_access(self, memories: list[Memory]) -> list[Memory]:
+    def overlay_access(self, memories: list[Memory]) -> list[Memory]:
         """Add access counts not yet folded into the memory hashes (one HMGET)."""
         todo = [m for m in memories if not getattr(m, "_access_overlaid", False)]
         if not todo:
@@ -821,22 +905,60 @@ class CoreStore:
             )
         return sum(1 for r in pipe.execute() if r)
 
+    # ------------------------------------------------------------------ settings
+    @property
+    def conflict_policy(self) -> str:
+        """The default ``on_conflict`` policy of this store."""
+        return self._conflict_policy
+
+    @property
+    def conflict_threshold(self) -> float:
+        """Cosine similarity from which two memories are checked for a conflict."""
+        return self._conflict_threshold
+
+    @property
+    def contradiction_fn(self) -> ConflictFn | None:
+        """The store's default contradiction judge (None: polarity and negation)."""
+        return self._contradiction_fn
+
     # ------------------------------------------------------------------ hooks
-    def _check_conflicts(
+    # Concerns of other mixins that the core's own writes rely on. Declared
+    # here, abstract, so a store that composes the core without them fails at
+    # construction instead of silently skipping conflict checks.
+    @abc.abstractmethod
+    def check_conflicts(
         self, memory: Memory, threshold: float, contradiction_fn: ConflictFn | None
-    ) -> list:
-        """Conflicts of *memory* with stored memories (implemented by ConflictsMixin)."""
-        return []
+    ) -> list[Conflict]:
+        """Conflicts of *memory* with stored memories (ConflictsMixin)."""
 
-    def _apply_conflict_policy(
+    @abc.abstractmethod
+    def apply_conflict_policy(
         self, memory: Memory, policy: str, contradiction_fn: ConflictFn | None
-    ) -> list:
-        return []
+    ) -> list[Conflict]:
+        """Run *policy* for a just-stored memory (ConflictsMixin)."""
 
-    def _apply_conflict_policy_many(
+    @abc.abstractmethod
+    def apply_conflict_policy_many(
         self, memories: Sequence[Memory], policy: str, contradiction_fn: ConflictFn | None
-    ) -> list:
-        return []
+    ) -> list[Conflict]:
+        """Run *policy* over a just-stored batch (ConflictsMixin)."""
+
+    @abc.abstractmethod
+    def reindex_links(self, memories: Iterable[Memory], pipe: Any = None) -> None:
+        """Record the outgoing edges of *memories* in the reverse index (GraphMixin)."""
+
+    # ------------------------------------------------------------------ deprecated
+    # 0.1's private names, kept for callers outside the store layer (CLI,
+    # bench, api) until they move to the public primitives. Do not use.
+    _write = write
+    _delete = delete
+    _journal = journal_append
+    _encode = encode
+    _vector_blob = vector_blob
+    _vector_from_blob = vector_from_blob
+    _query_vector = query_vector
+    _count_call = count_call
+    _touch_many = touch_many
 
 
 def _field_name(raw: bytes | str) -> str:

@@ -60,7 +60,7 @@ class ExpiryMixin:
         cutoff = _check_now(now)
         if not isinstance(dry_run, bool):
             raise ValidationError(f"dry_run must be true or false — got {dry_run!r}")
-        self._count_call("purge_expired")
+        self.count_call("purge_expired")
         expired: list[Memory] = []
         for batch in self.iter_memories(
             expired_query(cutoff), batch_size=PURGE_BATCH, sortby="created_at"
@@ -73,7 +73,7 @@ class ExpiryMixin:
             for start in range(0, len(expired), PURGE_BATCH):
                 purged.extend(self._purge_batch(expired[start : start + PURGE_BATCH], cutoff))
         if purged:
-            self._count_call("forget", len(purged))
+            self.count_call("forget", len(purged))
         return purged
 
     def _purge_batch(self, memories: list[Memory], cutoff: float) -> list[Memory]:
@@ -92,5 +92,7 @@ class ExpiryMixin:
             )
         deleted = [m for m, ok in zip(memories, pipe.execute(), strict=True) if int(ok)]
         for memory in deleted:
-            self._journal("forget", memory.id, before=memory.to_dict(), meta={"reason": "expired"})
+            self.journal_append(
+                "forget", memory.id, before=memory.to_dict(), meta={"reason": "expired"}
+            )
         return deleted

@@ -178,7 +178,7 @@ class GraphMixin:
         )
         return [_text(r) for r in removed or []]
 
-    def _reindex_links(self, memories: Iterable[Memory], pipe: Any = None) -> None:
+    def reindex_links(self, memories: Iterable[Memory], pipe: Any = None) -> None:
         """Record the outgoing edges of *memories* in the reverse index (idempotent).
 
         For writers that put whole memories back (import, undo of a forget):
@@ -201,8 +201,10 @@ class GraphMixin:
         """
         added = self._link_raw(src_id, dst_id, rel)
         if added:
-            self._count_call("link")
-            self._journal("link", src_id, meta={"src_id": src_id, "dst_id": dst_id, "rel": rel})
+            self.count_call("link")
+            self.journal_append(
+                "link", src_id, meta={"src_id": src_id, "dst_id": dst_id, "rel": rel}
+            )
         return added
 
     def unlink(self, src_id: str, dst_id: str, rel: str | None = None) -> int:
@@ -213,8 +215,8 @@ class GraphMixin:
         """
         removed = self._unlink_raw(src_id, dst_id, rel)
         if removed:
-            self._count_call("unlink")
-            self._journal(
+            self.count_call("unlink")
+            self.journal_append(
                 "unlink",
                 src_id,
                 meta={

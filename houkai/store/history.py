@@ -9,8 +9,6 @@ memories carry no vector.
 from __future__ import annotations
 
 import logging
-import re
-from pathlib import Path
 from typing import Any
 
 from ..db.journal import JournalEntry
@@ -23,8 +21,6 @@ log = logging.getLogger(__name__)
 # embedding pipeline), so they do not count as "changed since".
 _VOLATILE = ("last_accessed", "access_count", "state", "error", "collection")
 _SNAPSHOT_OPS = ("remember", "import", "edit", "supersede", "restore")
-_ARCHIVE_CHECK_EVERY = 256
-_UNSAFE_PATH = re.compile(r"[^A-Za-z0-9_.\-]")
 
 
 def _stable(snapshot: dict[str, Any] | None) -> dict[str, Any]:
@@ -64,70 +60,21 @@ def _replay_link(state: dict[str, dict], meta: dict, *, add: bool) -> None:
 class HistoryMixin:
     """undo, history, state_at, get_at, journal_tail, archive_journal."""
 
-    _appends_since_archive_check = 0
-
-    # ------------------------------------------------------------------ journal upkeep
-    def _journal_archive_dir(self) -> Path:
-        """``<journal_archive_dir or data_dir/journal-archive>/<key prefix>``.
-
-        One sub-directory per key prefix, so two deployments sharing a data
-        directory never mix their collections' histories.
-        """
-        s = self.settings
-        base = (
-            Path(s.journal_archive_dir)
-            if s.journal_archive_dir
-            else (Path(s.data_dir) / "journal-archive")
-        )
-        return base / (_UNSAFE_PATH.sub("_", self.keys.prefix) or "_")
-
-    def _bind_journal(self):
-        journal = self.journal
-        if journal.archive_dir is None:
-            journal.archive_dir = self._journal_archive_dir()
-        return journal
-
-    def _journal(
-        self,
-        op: str,
-        memory_id: str,
-        *,
-        before: dict | None = None,
-        after: dict | None = None,
-        meta: dict | None = None,
-    ) -> JournalEntry | None:
-        """Append as usual; every few hundred appends, archive a stream grown past its cap."""
-        entry = super()._journal(op, memory_id, before=before, after=after, meta=meta)
-        if entry is not None:
-            self._appends_since_archive_check += 1
-            if self._appends_since_archive_check >= _ARCHIVE_CHECK_EVERY:
-                self._appends_since_archive_check = 0
-                self._maybe_archive()
-        return entry
-
-    def _maybe_archive(self) -> None:
-        journal = self._bind_journal()
-        try:
-            if len(journal) > journal.maxlen * 1.1:
-                journal.archive(keep=journal.maxlen)
-        except Exception as exc:  # best-effort, like appends: never fail the write
-            log.warning("journal archival of %s failed: %s", journal.key, exc)
-
     def archive_journal(self) -> int:
         """Archive journal entries beyond ``settings.journal_maxlen``; returns how many."""
-        journal = self._bind_journal()
-        return journal.archive(keep=int(self.settings.journal_maxlen))
+        return self.journal.archive(keep=int(self.settings.journal_maxlen))
 
     def journal_tail(
         self, n: int = 20, op: str | None = None, since_seconds: float | None = None
     ) -> list[JournalEntry]:
         """The newest *n* journal entries, newest first, optionally of one op / recent window."""
-        return self._bind_journal().tail(n, op=op, since_seconds=since_seconds)
+        return self.journal.tail(n, op=op, since_seconds=since_seconds)
 
-    def _find_entry(self, ref: JournalEntry | str | float) -> JournalEntry:
+    def find_entry(self, ref: JournalEntry | str | float) -> JournalEntry:
+        """The journal entry *ref* names (entry, stream id or timestamp), live or archived."""
         if isinstance(ref, JournalEntry):
             return ref
-        journal = self._bind_journal()
+        journal = self.journal
         found: JournalEntry | None = None
         if isinstance(ref, str) and "-" in ref:
             found = journal.find(ref.strip())
@@ -144,6 +91,8 @@ class HistoryMixin:
             raise NotFound(f"no journal entry {ref!r}")
         return found
 
+    _find_entry = find_entry  # deprecated: the CLI and the service still call it
+
     # ------------------------------------------------------------------ undo
     def undo(self, entry: JournalEntry | str | float, *, strict: bool = False) -> bool:
         """Reverse one journal entry (by entry, stream id or timestamp); True on success.
@@ -155,7 +104,7 @@ class HistoryMixin:
         (the CLI, REST and MCP doors use it to report the reason). An entry
         reference that matches nothing still raises ``NotFound``.
         """
-        e = self._find_entry(entry)
+        e = self.find_entry(entry)
         try:
             handler = getattr(self, f"_undo_{e.op}", None)
             if handler is None:
@@ -167,7 +116,7 @@ class HistoryMixin:
             log.info("undo refused: %s", exc)
             return False
         meta = {"of": e.ts, "of_op": e.op, "of_stream_id": e.stream_id}
-        self._journal("undo", e.id, before=before, after=after, meta=meta)
+        self.journal_append("undo", e.id, before=before, after=after, meta=meta)
         return True
 
     def _undo_remember(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
@@ -200,9 +149,9 @@ class HistoryMixin:
             current.last_accessed,
         )
         restored.collection = self.collection_name
-        vector = self._encode([restored.text])
+        vector = self.encode([restored.text])
         restored.embedding = vector[0].tolist()
-        self._write([restored], vector)
+        self.write([restored], vector)
         return current.to_dict(), restored.to_dict()
 
     def _undo_supersede(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
@@ -258,13 +207,13 @@ class HistoryMixin:
         memory.collection = self.collection_name
         memory.content_hash = memory.content_hash or content_hash(memory.text)
         if vector is None:
-            vector = self._encode([memory.text])
+            vector = self.encode([memory.text])
         memory.embedding = vector[0].tolist()
         # MULTI/EXEC: a forget between the HSET and the reverse-index SADDs would
         # otherwise leave reverse entries from a deleted memory.
         pipe = self.client.pipeline(transaction=True)
-        self._write([memory], vector, pipe=pipe)
-        self._reindex_links([memory], pipe=pipe)
+        self.write([memory], vector, pipe=pipe)
+        self.reindex_links([memory], pipe=pipe)
         pipe.execute()
         return memory
 
@@ -280,7 +229,7 @@ class HistoryMixin:
         """
         if not isinstance(memory_id, str) or not memory_id:
             raise ValidationError("memory_id must be a non-empty string")
-        journal = self._bind_journal()
+        journal = self.journal
         return [
             e for e in journal.read(include_archives=include_archives) if _touches(e, memory_id)
         ]
@@ -291,7 +240,7 @@ class HistoryMixin:
         if isinstance(ts, bool) or not isinstance(ts, int | float):
             raise ValidationError(f"timestamp must be a number — got {ts!r}")
         state: dict[str, dict] = {}
-        journal = self._bind_journal()
+        journal = self.journal
         for e in journal.read(until=float(ts), include_archives=include_archives):
             if (
                 only is not None

@@ -109,7 +109,7 @@ class ObservabilityMixin:
         """Embed a short probe now, so a broken model surfaces before the first real write."""
         started = time.perf_counter()
         try:
-            vector = self._encode([text])
+            vector = self.encode([text])
         except Exception as exc:  # any backend failure is the answer
             return {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
         dim = int(vector.shape[1]) if getattr(vector, "ndim", 0) == 2 else 0

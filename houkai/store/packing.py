@@ -312,7 +312,7 @@ class PackingMixin:
                     best[memory.id] = (memory, score)
         ranked = sorted(best.values(), key=lambda pair: (-pair[1], pair[0].id))
         if touch and ranked:
-            self._touch_many([memory for memory, _ in ranked])
+            self.touch_many([memory for memory, _ in ranked])
         return pack_ranked(
             ranked,
             token_budget=token_budget,

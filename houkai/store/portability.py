@@ -153,7 +153,7 @@ class PortabilityMixin:
         query = _export_query(
             include_superseded=include_superseded, types=type_list, tags=tag_list, since=since
         )
-        self._count_call("export")
+        self.count_call("export")
         header = {
             "format": EXPORT_FORMAT,
             "version": EXPORT_VERSION,
@@ -186,7 +186,7 @@ class PortabilityMixin:
                 writer.write(row)
                 count += 1
         size = out.stat().st_size
-        self._journal("export", "", meta={"path": str(out), "count": count, "bytes": size})
+        self.journal_append("export", "", meta={"path": str(out), "count": count, "bytes": size})
         return ExportSummary(
             path=out,
             count=count,
@@ -260,7 +260,7 @@ class PortabilityMixin:
             )
         use_vectors = has_vectors and not mismatch and not regenerate_vectors
         dim = int(self.index_params.dim) if use_vectors else None
-        self._count_call("import")
+        self.count_call("import")
         summary = ImportSummary(dry_run=bool(dry_run))
         if not self._import_validate(path, limits, dim, on_conflict, summary):
             return summary  # nothing valid: skip the second read
@@ -400,7 +400,7 @@ class PortabilityMixin:
             else:
                 vectors[i] = vector
         if missing:
-            encoded = self._encode([to_write[i][0].text for i in missing])
+            encoded = self.encode([to_write[i][0].text for i in missing])
             for row, i in enumerate(missing):
                 vectors[i] = encoded[row]
             summary.vectors_regenerated = True
@@ -412,13 +412,13 @@ class PortabilityMixin:
             pipe.hdel(self.keys.access, f"n:{old.id}", f"t:{old.id}")
             for link in old.links:
                 pipe.srem(self.keys.incoming(link.to), f"{old.id}|{link.rel}")
-        self._write(memories, vectors, pipe=pipe)
-        self._reindex_links(memories, pipe=pipe)
+        self.write(memories, vectors, pipe=pipe)
+        self.reindex_links(memories, pipe=pipe)
         pipe.execute()
         regenerated = set(missing)
         for i, memory in enumerate(memories):
             written.append(memory.id)
-            self._journal(
+            self.journal_append(
                 "import",
                 memory.id,
                 after=memory.to_dict(),
@@ -453,7 +453,7 @@ class PortabilityMixin:
                     changed.append((before, memory))
             pipe.execute()
             for before, memory in changed:
-                self._journal(
+                self.journal_append(
                     "edit",
                     memory.id,
                     before=before,

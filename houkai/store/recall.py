@@ -258,7 +258,7 @@ class RecallMixin(RecallStagesMixin):
             now=clock,
         )
         pool_size = max(k * overfetch, k)
-        qvec = self._query_vector(query) if query.strip() else None
+        qvec = self.query_vector(query) if query.strip() else None
         # Only the default clauses (not superseded, not expired) keep nearly every
         # memory: search the HNSW graph in batches and filter, instead of letting
         # RediSearch brute-force every document. User filters may be selective, so
@@ -280,7 +280,7 @@ class RecallMixin(RecallStagesMixin):
         )
         cands = list(pool.values())
         if mode == "hybrid" and w.recency_basis == "accessed":
-            self._overlay_access([c.memory for c in cands])  # recency from the true access
+            self.overlay_access([c.memory for c in cands])  # recency from the true access
         if min_cosine is not None:
             cands = [c for c in cands if c.has_vector and c.cosine >= min_cosine]
         self._score_pool(cands, mode, fusion, w, active, parse, params, now, rrf_k, lexical_active)
@@ -299,9 +299,9 @@ class RecallMixin(RecallStagesMixin):
                 need_vectors=select,
             )
         chosen = self._mmr_select(cands, k, diversity, dedup_threshold) if select else cands[:k]
-        self._overlay_access([c.memory for c in chosen])
+        self.overlay_access([c.memory for c in chosen])
         if touch and chosen:
-            self._touch_many([c.memory for c in chosen], now=clock)
+            self.touch_many([c.memory for c in chosen], now=clock)
         results: list[Result] = [(c.memory, float(c.score), c.explain) for c in chosen]
         if expand is not None and not expand.rerank and expand.cap > 0:
             results = self._append_expansion(
@@ -382,7 +382,7 @@ class RecallMixin(RecallStagesMixin):
             self.client,
             self.keys.index,
             query,
-            params={"q": self._vector_blob(qvec)},
+            params={"q": self.vector_blob(qvec)},
             return_fields=(*MEMORY_FIELDS, "dist", "vec"),
             sortby=("dist", "ASC"),
             limit=size,
@@ -395,7 +395,7 @@ class RecallMixin(RecallStagesMixin):
                 memory=memory,
                 cosine=cosine,
                 has_vector=True,
-                vector=self._vector_from_blob(hit.fields.get("vec")),
+                vector=self.vector_from_blob(hit.fields.get("vec")),
             )
         return pool
 
@@ -428,7 +428,7 @@ class RecallMixin(RecallStagesMixin):
             memory = codec.from_hash(hit.fields)
             if memory.id in pool:
                 continue
-            vec = self._vector_from_blob(hit.fields.get("vec"))
+            vec = self.vector_from_blob(hit.fields.get("vec"))
             cosine = float(np.dot(vec, qvec)) if vec is not None and qvec is not None else 0.0
             pool[memory.id] = Candidate(
                 memory=memory, cosine=cosine, has_vector=vec is not None, vector=vec

@@ -140,7 +140,7 @@ class RecallStagesMixin:
             memory = codec.from_hash(fields)
             if not _admissible(memory, filters):
                 continue
-            vec = self._vector_from_blob(fields.get("vec"))
+            vec = self.vector_from_blob(fields.get("vec"))
             cosine = float(np.dot(vec, qvec)) if vec is not None and qvec is not None else 0.0
             pool[mid] = Candidate(
                 memory=memory, cosine=cosine, has_vector=vec is not None, vector=vec, context=True
