@@ -28,6 +28,7 @@ from typing import Any
 
 import redis
 
+from ..db.decode import as_float, as_int, as_text
 from ..db.keys import Keys
 from ..store.graph import drop_outgoing_lua
 from ..store.lexstats import uncount_lua
@@ -110,7 +111,7 @@ def inflight_entry(job_id: str, pos: int) -> str:
 
 def parse_inflight(raw: bytes | str | None) -> tuple[str, int]:
     """``(job id, pos)`` from an inflight value; ``("", 0)`` when absent or malformed."""
-    text = _s(raw)
+    text = as_text(raw)
     job_id, _, pos = text.rpartition(":")
     try:
         return job_id, int(pos)
@@ -120,26 +121,6 @@ def parse_inflight(raw: bytes | str | None) -> tuple[str, int]:
 
 def new_job_id() -> str:
     return uuid.uuid4().hex[:16]
-
-
-def _s(raw: bytes | str | None, default: str = "") -> str:
-    if raw is None:
-        return default
-    return raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
-
-
-def _i(raw: bytes | str | None) -> int:
-    try:
-        return int(float(_s(raw) or 0))
-    except ValueError:
-        return 0
-
-
-def _f(raw: bytes | str | None) -> float:
-    try:
-        return float(_s(raw) or 0)
-    except ValueError:
-        return 0.0
 
 
 @dataclass
@@ -342,7 +323,7 @@ class JobStore:
             chunk = self.client.lrange(key, start, start + batch - 1)
             if not chunk:
                 return
-            yield start, [_s(x) for x in chunk]
+            yield start, [as_text(x) for x in chunk]
             start += len(chunk)
 
     def status(
@@ -360,14 +341,18 @@ class JobStore:
             pipe.lrange(k.conflicts, 0, -1)
             pipe.lrange(k.ids, 0, MEMORY_IDS_SHOWN - 1)
         replies = pipe.execute()
-        raw = {_s(a): b for a, b in replies[0].items()}
-        if not raw or (collection is not None and _s(raw.get("collection")) != collection):
+        raw = {as_text(a): b for a, b in replies[0].items()}
+        if not raw or (collection is not None and as_text(raw.get("collection")) != collection):
             return None
-        total, done, failed = _i(raw.get("total")), _i(raw.get("done")), _i(raw.get("failed"))
-        rejected, skipped = _i(raw.get("rejected")), _i(raw.get("skipped"))
+        total, done, failed = (
+            as_int(raw.get("total")),
+            as_int(raw.get("done")),
+            as_int(raw.get("failed")),
+        )
+        rejected, skipped = as_int(raw.get("rejected")), as_int(raw.get("skipped"))
         processed = done + failed + rejected + skipped
-        created, updated = _f(raw.get("created_at")), _f(raw.get("updated_at"))
-        if _i(raw.get("cancelled")):
+        created, updated = as_float(raw.get("created_at")), as_float(raw.get("updated_at"))
+        if as_int(raw.get("cancelled")):
             state = "cancelled"
         elif processed >= total:
             state = "failed" if failed else "done"
@@ -384,7 +369,7 @@ class JobStore:
             eta = remaining / rate if rate > 0 else None
         status = JobStatus(
             id=job_id,
-            kind=_s(raw.get("kind")),
+            kind=as_text(raw.get("kind")),
             state=state,
             total=total,
             done=done,
@@ -394,18 +379,18 @@ class JobStore:
             eta_seconds=None if eta is None else round(eta, 1),
             created_at=created,
             updated_at=updated,
-            collection=_s(raw.get("collection")),
+            collection=as_text(raw.get("collection")),
             skipped=skipped,
-            on_conflict=_s(raw.get("on_conflict"), "ignore"),
+            on_conflict=as_text(raw.get("on_conflict"), "ignore"),
         )
         if with_lists:
             status.errors = [json.loads(x) for x in replies[1]]
             status.conflicts = [json.loads(x) for x in replies[2]]
-            status.memory_ids = [_s(x) for x in replies[3]]
+            status.memory_ids = [as_text(x) for x in replies[3]]
         return status
 
     def raw_field(self, job_id: str, name: str) -> str:
-        return _s(self.client.hget(self.keys(job_id).hash, name))
+        return as_text(self.client.hget(self.keys(job_id).hash, name))
 
     def list(self, collection: str, limit: int = 20) -> list[JobStatus]:
         """Newest jobs first; index entries of expired jobs are dropped on the way."""
@@ -418,7 +403,7 @@ class JobStore:
                 break
             offset += len(ids)
             for raw in ids:
-                job_id = _s(raw)
+                job_id = as_text(raw)
                 status = self.status(job_id, with_lists=False, collection=collection)
                 if status is None:
                     self.client.zrem(index, job_id)
@@ -488,8 +473,8 @@ def untrack_task(client: redis.Redis, prefix: str, worker: str, task_id: str) ->
 def lost_workers(client: redis.Redis, prefix: str, now: float | None = None) -> list[str]:
     """Workers with in-flight records whose heartbeat is older than HEARTBEAT_TTL (or gone)."""
     cutoff = (time.time() if now is None else now) - HEARTBEAT_TTL
-    names = {_s(n) for n in client.smembers(running_workers_key(prefix))}
-    names |= {_s(n) for n in client.zrangebyscore(workers_key(prefix), "-inf", f"({cutoff!r}")}
+    names = {as_text(n) for n in client.smembers(running_workers_key(prefix))}
+    names |= {as_text(n) for n in client.zrangebyscore(workers_key(prefix), "-inf", f"({cutoff!r}")}
     if not names:
         return []
     ordered = sorted(names)
@@ -501,7 +486,7 @@ def live_task_ids(client: redis.Redis, prefix: str) -> set[str]:
     """Ids of every task some worker has recorded as in flight."""
     out: set[str] = set()
     for worker in client.smembers(running_workers_key(prefix)):
-        out.update(_s(k) for k in client.hkeys(running_key(prefix, _s(worker))))
+        out.update(as_text(k) for k in client.hkeys(running_key(prefix, as_text(worker))))
     return out
 
 
@@ -527,7 +512,7 @@ def _records(raw: Sequence[Any]) -> list[dict[str, Any]]:
         except ValueError:
             continue
         if isinstance(record, dict) and isinstance(record.get("name"), str):
-            out.append({"id": _s(task_id), **record})
+            out.append({"id": as_text(task_id), **record})
     return out
 
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..db.decode import as_text
 from ..db.filters import filter_expr
 from ..domain.config import parse_duration
 from ..domain.errors import NotFound
@@ -47,12 +48,6 @@ DOCUMENT_FIELDS: tuple[str, ...] = ("text", "source", "tags", "type", "importanc
 MAX_ERROR_CHARS = 500
 
 __all__ = ["PIPELINE_MODES", "Job", "JobStatus", "Pipeline", "process_batch"]
-
-
-def _s(raw: bytes | str | None) -> str:
-    if raw is None:
-        return ""
-    return raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
 
 
 def _error_text(exc: BaseException) -> str:
@@ -119,8 +114,8 @@ def process_batch(
         pending: list[tuple[str, int, str, str]] = []
         settled_elsewhere: list[tuple[str, int]] = []
         for (memory_id, pos), (state, text, chash) in zip(todo, rows, strict=True):
-            if _s(state) == "pending":
-                pending.append((memory_id, pos, _s(text), _s(chash)))
+            if as_text(state) == "pending":
+                pending.append((memory_id, pos, as_text(text), as_text(chash)))
             else:
                 settled_elsewhere.append((memory_id, pos))
         vectors, errors = _encode_isolating(store, [p[2] for p in pending])
@@ -146,7 +141,7 @@ def process_batch(
                     pipe, store.keys, memory_id, job_id, pos, "failed", chash, errors[i], entry
                 )
             actions.append((memory_id, pos))
-        outcomes = [_s(r) for r in pipe.execute()]
+        outcomes = [as_text(r) for r in pipe.execute()]
         todo = []
         n_elsewhere = len(settled_elsewhere)
         for j, ((memory_id, pos), outcome) in enumerate(zip(actions, outcomes, strict=True)):
@@ -525,7 +520,7 @@ class Pipeline:
             for memory_id in ids:
                 pipe.hget(self.store.keys.memory(memory_id), "state")
             for memory_id, state in zip(ids, pipe.execute(), strict=True):
-                if _s(state) == "pending":
+                if as_text(state) == "pending":
                     out.append(memory_id)
                     if len(out) >= limit:
                         return out
@@ -547,7 +542,7 @@ class Pipeline:
             rows = pipe.execute()
             pipe = self.client.pipeline(transaction=False)
             for offset, (memory_id, (state, chash)) in enumerate(zip(ids, rows, strict=True)):
-                if _s(state) == "pending":
+                if as_text(state) == "pending":
                     pos = start + offset
                     entry = {"position": pos, "id": memory_id, "error": "cancelled"}
                     self.jobs_store.settle(
@@ -557,7 +552,7 @@ class Pipeline:
                         job_id,
                         pos,
                         "failed",
-                        _s(chash),
+                        as_text(chash),
                         "cancelled",
                         entry,
                     )
@@ -576,7 +571,7 @@ class Pipeline:
                 for memory_id in ids:
                     pipe.hget(self.store.keys.memory(memory_id), "state")
                 for offset, (memory_id, state) in enumerate(zip(ids, pipe.execute(), strict=True)):
-                    if _s(state) == "failed":
+                    if as_text(state) == "failed":
                         failed.append((memory_id, start + offset))
             self.jobs_store.clear_errors(job_id)
             groups = {job_id: failed} if failed else {}
@@ -616,7 +611,7 @@ class Pipeline:
         groups: dict[str, list[tuple[str, int]]] = {}
         start = len(self.store.keys.memory_prefix)
         for keys in iter_keys(self.client, self.store.keys.index, query, batch_size=1000):
-            ids = [_s(key)[start:] for key in keys]
+            ids = [as_text(key)[start:] for key in keys]
             entries = self.client.hmget(self.store.keys.inflight, ids)
             for memory_id, raw in zip(ids, entries, strict=True):
                 job_id, pos = parse_inflight(raw)
@@ -628,13 +623,13 @@ class Pipeline:
         bypassed the pipeline (e.g. forgotten while pending); returns how many."""
         key = self.store.keys.inflight
         stale: list[str] = []
-        fields = (_s(field) for field, _value in self.client.hscan_iter(key, count=1000))
+        fields = (as_text(field) for field, _value in self.client.hscan_iter(key, count=1000))
         for ids in batched(fields, 1000):
             pipe = self.client.pipeline(transaction=False)
             for memory_id in ids:
                 pipe.hget(self.store.keys.memory(memory_id), "state")
             for memory_id, state in zip(ids, pipe.execute(), strict=True):
-                if _s(state) not in ("pending", "failed"):
+                if as_text(state) not in ("pending", "failed"):
                     stale.append(memory_id)
         for chunk in batched(stale, 1000):
             self.client.hdel(key, *chunk)

@@ -7,22 +7,10 @@ from collections.abc import Iterable
 
 import numpy as np
 
+from ..db.decode import as_float, as_text
 from ..db.keys import Keys, value_key
 from ..domain.model import MAX_VECTOR_DIM, Link, Memory, ValidationError, check_memory
 from ..domain.text import lexical_form
-
-
-def _s(raw: bytes | str | None, default: str = "") -> str:
-    if raw is None:
-        return default
-    return raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
-
-
-def _f(raw: bytes | str | None, default: float = 0.0) -> float:
-    try:
-        return float(_s(raw)) if raw not in (None, b"", "") else default
-    except ValueError:
-        return default
 
 
 def vector_bytes(vector: np.ndarray | list[float], vector_type: str = "FLOAT32") -> bytes:
@@ -177,32 +165,34 @@ def from_hash(
 ) -> Memory:
     """Rebuild a Memory; absent fields read as neutral defaults (old rows load unchanged)."""
     try:
-        links = [Link(to=x["to"], rel=x["rel"]) for x in json.loads(_s(fields.get("links"), "[]"))]
+        links = [
+            Link(to=x["to"], rel=x["rel"]) for x in json.loads(as_text(fields.get("links"), "[]"))
+        ]
     except (ValueError, KeyError, TypeError):
         links = []
     try:
-        tags = list(json.loads(_s(fields.get("tags"), "[]")))
+        tags = list(json.loads(as_text(fields.get("tags"), "[]")))
     except ValueError:
         tags = []
     memory = Memory(
-        id=_s(fields.get("id")),
-        text=_s(fields.get("text")),
-        type=_s(fields.get("type"), "semantic"),
+        id=as_text(fields.get("id")),
+        text=as_text(fields.get("text")),
+        type=as_text(fields.get("type"), "semantic"),
         tags=tags,
-        importance=_f(fields.get("importance"), 0.5),
-        created_at=_f(fields.get("created_at")),
-        last_accessed=_f(fields.get("last_accessed")),
-        access_count=int(_f(fields.get("access_count"))),
-        source=_s(fields.get("source")) or None,
+        importance=as_float(fields.get("importance"), 0.5),
+        created_at=as_float(fields.get("created_at")),
+        last_accessed=as_float(fields.get("last_accessed")),
+        access_count=int(as_float(fields.get("access_count"))),
+        source=as_text(fields.get("source")) or None,
         links=links,
-        superseded_by=_s(fields.get("superseded_by")),
-        superseded_at=_f(fields.get("superseded_at")),
-        polarity=int(_f(fields.get("polarity"))),
-        expires_at=_f(fields.get("expires_at")),
-        collection=_s(fields.get("coll")),
-        state=_s(fields.get("state"), "ready"),
-        error=_s(fields.get("error")),
-        content_hash=_s(fields.get("chash")),
+        superseded_by=as_text(fields.get("superseded_by")),
+        superseded_at=as_float(fields.get("superseded_at")),
+        polarity=int(as_float(fields.get("polarity"))),
+        expires_at=as_float(fields.get("expires_at")),
+        collection=as_text(fields.get("coll")),
+        state=as_text(fields.get("state"), "ready"),
+        error=as_text(fields.get("error")),
+        content_hash=as_text(fields.get("chash")),
     )
     if with_vector:
         vec = vector_from_bytes(fields.get("vec"), vector_type, dim)
