@@ -3,12 +3,16 @@
 ``app`` (for ``celery -A houkai.workers.app``) is configured lazily from
 :func:`houkai.domain.config.get_settings`, so importing this module never connects to
 Redis or starts the embedded server. :func:`get_app` builds (and caches) an app
-for explicit settings; front doors use it to enqueue.
+for explicit settings; front doors send through it
+(:func:`houkai.pipeline.dispatch.default_enqueue`).
+
+This module imports neither the tasks nor the pipeline: a worker imports
+:mod:`houkai.workers.tasks` on start (Celery's ``include``), where the tasks are
+defined at module level under the names of :mod:`houkai.pipeline.dispatch`.
 
 Queues, so each kind of work scales and is prioritised apart:
 
 * ``embed`` — embedding batches (CPU-bound: the model is the bottleneck);
-* ``ingest`` — server-side file/folder ingestion that expands into embed batches;
 * ``maintenance`` — the beat-triggered maintenance tick (decay, purge,
   reconcile, reflection, journal archival).
 """
@@ -23,17 +27,16 @@ from celery import Celery
 from kombu import Queue
 
 from houkai.domain.config import Settings, get_settings, parse_duration
+from houkai.pipeline.dispatch import QUEUES, TASK_QUEUES
 
 log = logging.getLogger(__name__)
 
-QUEUES: tuple[str, ...] = ("embed", "ingest", "maintenance")
+TASKS_MODULE = "houkai.workers.tasks"
 TASK_ROUTES: dict[str, dict[str, str]] = {
-    "houkai.embed_batch": {"queue": "embed"},
-    "houkai.ingest_path": {"queue": "ingest"},
-    "houkai.maintenance_tick": {"queue": "maintenance"},
+    name: {"queue": queue} for name, queue in TASK_QUEUES.items()
 }
-# The longest task is one ingest expansion of a large folder; an embed batch of
-# 256 short texts takes about a second on 2 cores. Hard limit well above both.
+# The longest task is one maintenance tick over a large collection; an embed batch
+# of 256 short texts takes about a second on 2 cores. Hard limit well above both.
 TASK_SOFT_TIME_LIMIT = 1800
 TASK_TIME_LIMIT = 2100
 UNACKED_MUTEX_EXPIRE = 30
@@ -128,11 +131,8 @@ def celery_config(settings: Settings) -> dict[str, Any]:
 
 def create_app(settings: Settings | None = None) -> Celery:
     """A Celery app whose configuration is resolved on first use (never at import)."""
-    app = Celery("houkai", set_as_current=False)
+    app = Celery("houkai", set_as_current=False, include=[TASKS_MODULE])
     app.add_defaults(lambda: celery_config(settings or get_settings()))
-    from . import tasks
-
-    tasks.register(app)
     return app
 
 

@@ -19,6 +19,7 @@ import logging
 from typing import Any
 
 from houkai.domain.config import Settings, parse_duration
+from houkai.pipeline.dispatch import MAINTENANCE_TICK, TASK_QUEUES
 
 log = logging.getLogger(__name__)
 SCHEDULER = "houkai.workers.beat:ResilientScheduler"
@@ -39,12 +40,12 @@ def beat_schedule(settings: Settings) -> dict[str, dict[str, Any]]:
     interval = tick_interval(settings)
     return {
         TICK_ENTRY: {
-            "task": "houkai.maintenance_tick",
+            "task": MAINTENANCE_TICK,
             "schedule": interval,
             "kwargs": {"prefix": settings.key_prefix},
             # A trigger nobody consumed within one interval is stale: drop it
             # rather than let a backlog of ticks pile up while workers are down.
-            "options": {"queue": "maintenance", "expires": interval},
+            "options": {"queue": TASK_QUEUES[MAINTENANCE_TICK], "expires": interval},
         }
     }
 

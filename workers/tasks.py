@@ -1,9 +1,14 @@
 """Celery tasks: thin, idempotent adapters over :mod:`houkai.pipeline.write` and
 :mod:`houkai.pipeline.maintenance`, plus the worker's model warm-up and liveness heartbeat.
 
+The tasks are defined at module level (``shared_task``: every app that is
+finalized after this import gets them) under the names of
+:mod:`houkai.pipeline.dispatch`; the worker app imports this module on start.
+Path ingestion runs in the front door that can read the path and sends embed
+batches; there is no separate ingest task.
+
 Idempotency: ``embed_batch`` only changes memories still ``pending`` with the
 text it embedded and counts each item position once (see :mod:`houkai.pipeline.jobs`);
-``ingest_path`` resumes a job by id instead of starting a second one;
 ``maintenance_tick`` is gated by per-job schedule state and a lock in Redis.
 Running any of them twice changes nothing more than running it once.
 """
@@ -20,9 +25,10 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import redis
-from celery import Celery, signals
+from celery import Celery, Task, shared_task, signals
 
 from houkai.domain.config import get_settings
+from houkai.pipeline.dispatch import EMBED_BATCH, MAINTENANCE_TICK
 from houkai.pipeline.jobs import HEARTBEAT_TTL
 
 log = logging.getLogger(__name__)
@@ -83,90 +89,68 @@ def until_redis_is_back(fn: Callable[[], T], what: str, wait: float = REDIS_WAIT
             delay = min(delay * 2, 10.0)
 
 
-def register(app: Celery) -> None:
-    """Define houkai's tasks on *app* (the worker's and every sender's)."""
+@shared_task(
+    name=EMBED_BATCH,
+    bind=True,
+    max_retries=MAX_RETRIES,
+    autoretry_for=TRANSIENT,
+    retry_backoff=True,
+    retry_backoff_max=300,
+    retry_jitter=True,
+)
+def embed_batch(
+    self: Task,
+    prefix: str,
+    collection: str,
+    job_id: str,
+    ids: list[str],
+    positions: list[int],
+    on_conflict: str = "ignore",
+) -> dict[str, int]:
+    """Embed one batch; a batch where *every* item fails is retried with backoff first."""
+    from houkai.pipeline.write import TransientEmbedError, process_batch
 
-    @app.task(
-        name="houkai.embed_batch",
-        bind=True,
-        max_retries=MAX_RETRIES,
-        autoretry_for=TRANSIENT,
-        retry_backoff=True,
-        retry_backoff_max=300,
-        retry_jitter=True,
-    )
-    def embed_batch(
-        self,
-        prefix: str,
-        collection: str,
-        job_id: str,
-        ids: list[str],
-        positions: list[int],
-        on_conflict: str = "ignore",
-    ) -> dict[str, int]:
-        """Embed one batch; a batch where *every* item fails is retried with backoff first."""
-        from houkai.pipeline.write import TransientEmbedError, process_batch
+    final = self.request.retries >= MAX_RETRIES
 
-        final = self.request.retries >= MAX_RETRIES
+    def run() -> dict[str, int]:
+        store = worker_store(prefix, collection)
+        return process_batch(store, job_id, ids, positions, on_conflict, final_attempt=final)
 
-        def run() -> dict[str, int]:
-            store = worker_store(prefix, collection)
-            return process_batch(store, job_id, ids, positions, on_conflict, final_attempt=final)
+    try:
+        return until_redis_is_back(run, f"embed batch of job {job_id}")
+    except TransientEmbedError as exc:
+        log.warning(
+            "embed batch of job %s failed entirely (%s); retry %d/%d",
+            job_id,
+            exc,
+            self.request.retries + 1,
+            MAX_RETRIES,
+        )
+        raise self.retry(exc=exc, countdown=_backoff(self.request.retries)) from None
 
-        try:
-            return until_redis_is_back(run, f"embed batch of job {job_id}")
-        except TransientEmbedError as exc:
-            log.warning(
-                "embed batch of job %s failed entirely (%s); retry %d/%d",
-                job_id,
-                exc,
-                self.request.retries + 1,
-                MAX_RETRIES,
-            )
-            raise self.retry(exc=exc, countdown=_backoff(self.request.retries)) from None
 
-    @app.task(
-        name="houkai.ingest_path",
-        bind=True,
-        max_retries=3,
-        autoretry_for=TRANSIENT,
-        retry_backoff=True,
-    )
-    def ingest_path(
-        self, prefix: str, collection: str, job_id: str, path: str, options: dict | None = None
-    ) -> str:
-        """Expand a server-side file/folder into embed batches (resumes *job_id* if re-run)."""
-        from houkai.pipeline.write import Pipeline
+@shared_task(
+    name=MAINTENANCE_TICK,
+    bind=True,
+    max_retries=3,
+    autoretry_for=TRANSIENT,
+    retry_backoff=True,
+)
+def maintenance_tick(self: Task, prefix: str | None = None, force: bool = False) -> dict[str, Any]:
+    """Run each due maintenance job once, for every collection under the prefix."""
+    from houkai.pipeline.maintenance import tick_all
 
-        def run() -> str:
-            store = worker_store(prefix, collection)
-            pipe = Pipeline(store, mode="celery")
-            return pipe.ingest_path(path, job_id=job_id, **(options or {})).id
-
-        return until_redis_is_back(run, f"ingest job {job_id}")
-
-    @app.task(
-        name="houkai.maintenance_tick",
-        bind=True,
-        max_retries=3,
-        autoretry_for=TRANSIENT,
-        retry_backoff=True,
-    )
-    def maintenance_tick(self, prefix: str | None = None, force: bool = False) -> dict[str, Any]:
-        """Run each due maintenance job once, for every collection under the prefix."""
-        from houkai.pipeline.maintenance import tick_all
-
-        settings = get_settings()
-        if prefix and prefix != settings.key_prefix:
-            settings = settings.replace(key_prefix=prefix)
-        return tick_all(settings, force=force)
+    settings = get_settings()
+    if prefix and prefix != settings.key_prefix:
+        settings = settings.replace(key_prefix=prefix)
+    return tick_all(settings, force=force)
 
 
 # ---------------------------------------------------------------------- worker process
 WORKER_ID_ENV = "HOUKAI_WORKER_ID"
 # Tasks whose in-flight record lets another worker re-queue them when this one is
 # lost (see houkai.pipeline.jobs.track_task); beat re-sends maintenance ticks by itself.
-TRACKED_TASKS = ("houkai.embed_batch", "houkai.ingest_path")
+TRACKED_TASKS = (EMBED_BATCH,)
 
 
 def _connection():

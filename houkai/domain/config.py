@@ -83,7 +83,6 @@ class Settings:
     broker_visibility_timeout: str = "1h"  # > the longest task; unacked tasks return after it
     ingest_batch_size: int = 256
     reconcile_after: str = "10m"
-    wait_timeout: float = 30.0
     # --- maintenance schedule (beat) -----------------------------------------
     maintenance_decay_every: str = "24h"
     maintenance_purge_every: str = "24h"

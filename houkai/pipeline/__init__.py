@@ -1,5 +1,6 @@
 """The write pipeline: submit → pending → embed → ready (:mod:`.write`), job records
-(:mod:`.jobs`), scheduled maintenance (:mod:`.maintenance`) and chunking (:mod:`.chunking`).
+(:mod:`.jobs`), task names and sending (:mod:`.dispatch`), scheduled maintenance
+(:mod:`.maintenance`) and chunking (:mod:`.chunking`).
 
 ``from houkai.pipeline import Pipeline`` keeps working (houkai 0.1's path); the
 names resolve lazily so that importing :mod:`.jobs` does not load numpy.
@@ -10,7 +11,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-_SUBMODULES = {"write", "jobs", "maintenance", "chunking"}
+_SUBMODULES = {"write", "jobs", "maintenance", "chunking", "dispatch"}
 
 
 def __getattr__(name: str) -> Any:

@@ -35,6 +35,7 @@ from ..domain.errors import NotFound
 from ..domain.model import CONFLICT_POLICIES, MEMORY_TYPES, Link, ValidationError, validate_choice
 from ..store.core import coerce_remember_item
 from ..store.search import batched, iter_keys
+from .dispatch import EMBED_BATCH, Enqueue, app_enqueue, default_enqueue
 from .jobs import Job, JobStatus, JobStore, inflight_entry, parse_inflight, workers_alive
 
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PIPELINE_MODES: tuple[str, ...] = ("auto", "celery", "inline")
-EMBED_TASK = "houkai.embed_batch"
+EMBED_TASK = EMBED_BATCH  # the embed task's name (kept for importers of 0.1's name)
 DOCUMENT_FIELDS: tuple[str, ...] = ("text", "source", "tags", "type", "importance")
 MAX_ERROR_CHARS = 500
 
@@ -209,7 +210,17 @@ def _apply_policy(
 class Pipeline:
     """Durable, queued writes and bulk ingestion for one collection."""
 
-    def __init__(self, store: MemoryStore, *, mode: str | None = None, app: Any = None) -> None:
+    def __init__(
+        self,
+        store: MemoryStore,
+        *,
+        mode: str | None = None,
+        enqueue: Enqueue | None = None,
+        app: Any = None,
+    ) -> None:
+        """*enqueue* sends a task by name (see :mod:`houkai.pipeline.dispatch`);
+        *app* (anything with Celery's ``send_task``) is the older way to say the
+        same. Neither: the worker app configured for the store's settings."""
         self.store = store
         self.settings = store.settings
         self.client = store.client
@@ -218,16 +229,18 @@ class Pipeline:
         self.mode = mode or self.settings.pipeline_mode
         validate_choice(self.mode, PIPELINE_MODES, "pipeline_mode")
         self.jobs_store = JobStore(self.client, self.prefix)
-        self._app = app
+        if enqueue is None and app is not None:
+            enqueue = app_enqueue(app)
+        self._enqueue_fn = enqueue
 
     # ------------------------------------------------------------------ plumbing
     @property
-    def app(self):
-        if self._app is None:
-            from ..workers.app import get_app
-
-            self._app = get_app(self.settings)
-        return self._app
+    def enqueue(self) -> Enqueue:
+        """The task sender (built on first use: a front door that embeds inline never
+        loads Celery)."""
+        if self._enqueue_fn is None:
+            self._enqueue_fn = default_enqueue(self.settings)
+        return self._enqueue_fn
 
     def use_workers(self) -> bool:
         """Whether new batches go to Celery (else they are embedded in this process)."""
@@ -242,9 +255,9 @@ class Pipeline:
     ) -> bool:
         """Send one embed task; False when the broker refused (caller embeds inline)."""
         try:
-            self.app.send_task(
-                EMBED_TASK,
-                kwargs={
+            self.enqueue(
+                EMBED_BATCH,
+                {
                     "prefix": self.prefix,
                     "collection": self.collection,
                     "job_id": job_id,
@@ -252,7 +265,6 @@ class Pipeline:
                     "positions": [int(p) for p in positions],
                     "on_conflict": on_conflict,
                 },
-                queue="embed",
             )
             return True
         except Exception as exc:  # the memories are durable; never lose them
