@@ -32,6 +32,7 @@ from ..domain.model import (
 )
 from ..domain.text import negation_diff
 from . import codec
+from .host import StoreHost
 
 log = logging.getLogger(__name__)
 
@@ -88,7 +89,7 @@ def _describe(conflicts: Sequence[Conflict]) -> str:
     return ", ".join(f"{c.kind}({c.b.id!r})" for c in conflicts)
 
 
-class ConflictsMixin:
+class ConflictsMixin(StoreHost):
     """supersede, restore, find_conflicts and the remember-time conflict policies."""
 
     # ------------------------------------------------------------ supersede

@@ -15,6 +15,7 @@ import time
 from ..domain.model import Memory, ValidationError
 from . import lexstats
 from .graph import drop_outgoing_lua
+from .host import StoreHost
 
 PURGE_BATCH = 500
 
@@ -46,7 +47,7 @@ def expired_query(now: float) -> str:
     return f"@expires_at:[(0 {float(now)!r}]"
 
 
-class ExpiryMixin:
+class ExpiryMixin(StoreHost):
     """purge_expired."""
 
     def purge_expired(self, now: float | None = None, dry_run: bool = False) -> list[Memory]:

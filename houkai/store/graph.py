@@ -37,6 +37,7 @@ from ..domain.model import (
     ValidationError,
     validate_choice,
 )
+from .host import StoreHost
 
 log = logging.getLogger(__name__)
 
@@ -129,7 +130,7 @@ def _text(raw: bytes | str) -> str:
     return raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
 
 
-class GraphMixin:
+class GraphMixin(StoreHost):
     """link, unlink, neighbors, subgraph over the links field and the reverse index."""
 
     # ------------------------------------------------------------------ scripts

@@ -14,6 +14,7 @@ from typing import Any
 from ..db.journal import JournalEntry
 from ..domain.errors import NotFound
 from ..domain.model import Memory, StateConflict, ValidationError, content_hash
+from .host import StoreHost
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +58,7 @@ def _replay_link(state: dict[str, dict], meta: dict, *, add: bool) -> None:
     state[src] = {**state[src], "links": links}
 
 
-class HistoryMixin:
+class HistoryMixin(StoreHost):
     """undo, history, state_at, get_at, journal_tail, archive_journal."""
 
     def archive_journal(self) -> int:

@@ -18,6 +18,7 @@ import redis
 
 from ..domain.model import MEMORY_TYPES, ValidationError
 from .core import CALL_NAMES
+from .host import StoreHost
 from .search import total
 
 log = logging.getLogger(__name__)
@@ -59,7 +60,7 @@ def _percentile(samples: list[float], p: float) -> float:
     return round(samples[idx], 3)
 
 
-class ObservabilityMixin:
+class ObservabilityMixin(StoreHost):
     """metrics, readiness, probe_embedding, stats."""
 
     # ------------------------------------------------------------------ metrics

@@ -25,6 +25,7 @@ from ..domain.model import (
     ValidationError,
 )
 from ..domain.text import STOP_WORDS, estimate_tokens, jaccard, tokenize
+from .host import StoreHost
 
 DEFAULT_HEADER = "## Relevant memory"
 FANOUT_K = 10
@@ -205,7 +206,7 @@ def _validate_pack_args(
         )
 
 
-class PackingMixin:
+class PackingMixin(StoreHost):
     """``recall_pack`` and ``auto_context_pack`` on top of ``recall``."""
 
     def recall_pack(

@@ -48,6 +48,7 @@ from .archive import (
     iter_archive,
     read_archive_header,
 )
+from .host import StoreHost
 
 log = logging.getLogger(__name__)
 
@@ -125,7 +126,7 @@ def _row_memory(
     return memory, vector
 
 
-class PortabilityMixin:
+class PortabilityMixin(StoreHost):
     """export, import_."""
 
     # ------------------------------------------------------------------ export

@@ -16,6 +16,7 @@ import numpy as np
 from ..domain.model import HybridWeights, Memory
 from ..domain.text import query_terms
 from . import codec, lexstats
+from .host import StoreHost
 from .query import DAY, QueryParse, time_proximity
 from .stages import StageParams
 
@@ -53,7 +54,7 @@ def _previous(memory: Memory) -> str | None:
     return next((x.to for x in memory.links if x.rel == FOLLOWS), None)
 
 
-class RecallStagesMixin:
+class RecallStagesMixin(StoreHost):
     """Query understanding, sequence context and pseudo-relevance feedback."""
 
     @staticmethod
