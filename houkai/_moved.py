@@ -51,7 +51,7 @@ MOVED: dict[str, str] = {
 class _MovedFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Resolves an old path to the module at its new home."""
 
-    def find_spec(self, fullname: str, path: object = None, target: object = None):  # type: ignore[override]
+    def find_spec(self, fullname: str, path: object = None, target: object = None):
         if fullname not in MOVED:
             return None
         return importlib.util.spec_from_loader(fullname, self)

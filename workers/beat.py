@@ -70,6 +70,8 @@ class ResilientScheduler(_scheduler_base()):  # type: ignore[misc]
 
     MAX_BACKOFF = 30.0
     _failures = 0
+    lock: Any  # redbeat's beat lock (the base class is resolved at import time)
+    lock_timeout: float
 
     def tick(self, *args: Any, **kwargs: Any) -> float:
         import redis

@@ -19,6 +19,7 @@ import dataclasses
 import os
 import threading
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -200,23 +201,23 @@ SEED_ENV = {
 
 
 def load_settings(
-    overrides: dict[str, Any] | None = None, *, env: dict[str, str] | None = None
+    overrides: dict[str, Any] | None = None, *, env: Mapping[str, str] | None = None
 ) -> Settings:
     """Resolve settings from defaults → file → env → *overrides* (None values skipped)."""
-    env = os.environ if env is None else env
+    source: Mapping[str, str] = os.environ if env is None else env
     types = _field_types()
     values: dict[str, Any] = {}
     for key, value in _read_file(config_path()).items():
         if key in types:
             values[key] = _coerce(value, types[key], key)
-    if env.get("REDIS_URL"):
-        values["redis_url"] = env["REDIS_URL"]
+    if source.get("REDIS_URL"):
+        values["redis_url"] = source["REDIS_URL"]
     for name, key in SEED_ENV.items():  # an existing seed registration keeps its target
-        if env.get(name):
-            raw_value = os.path.expanduser(env[name]) if key == "data_dir" else env[name]
+        if source.get(name):
+            raw_value = os.path.expanduser(source[name]) if key == "data_dir" else source[name]
             values[key] = _coerce(raw_value, types[key], name)
     for key, target in types.items():
-        raw = env.get(ENV_PREFIX + key.upper())
+        raw = source.get(ENV_PREFIX + key.upper())
         if raw is not None:
             values[key] = _coerce(raw, target, ENV_PREFIX + key.upper())
     for key, value in (overrides or {}).items():

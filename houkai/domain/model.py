@@ -79,7 +79,7 @@ def validate_choice(value: object, allowed: tuple[str, ...], param: str) -> None
 def validate_polarity(polarity: object) -> int:
     if isinstance(polarity, bool) or polarity not in (-1, 0, 1):
         raise ValidationError(f"polarity must be -1, 0, or +1 — got {polarity!r}")
-    return int(polarity)  # type: ignore[arg-type]
+    return int(polarity)
 
 
 def validate_importance(importance: object) -> float:

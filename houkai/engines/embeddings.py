@@ -35,7 +35,10 @@ class Embedder(Protocol):
     """What houkai needs from an embedding backend."""
 
     name: str
-    dimension: int
+
+    @property
+    def dimension(self) -> int:
+        """Length of each vector (read-only: backends compute it)."""
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """One L2-normalised float32 row per text."""

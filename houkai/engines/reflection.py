@@ -205,7 +205,10 @@ class ReflectionEngine:
             f"{{$EPSILON: {_RANGE_EPSILON}; $YIELD_DISTANCE_AS: dist}}"
         )
         full = vector_clause if query == "*" else f"({query}) {vector_clause}"
-        params = {"radius": repr(radius), "vec": self.store.vector_blob(seed.embedding or [])}
+        params: dict[str, str | bytes | int | float] = {
+            "radius": repr(radius),
+            "vec": self.store.vector_blob(seed.embedding or []),
+        }
         offset = 0
         while True:
             _, hits = search(

@@ -29,11 +29,12 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ..domain.config import Settings, format_duration, parse_duration
 
 if TYPE_CHECKING:
+    from ..engines.reflection import Consolidate
     from ..store import MemoryStore
 
 log = logging.getLogger(__name__)
@@ -247,7 +248,7 @@ class MaintenanceState:
     def _load_redis(self) -> dict[str, str]:
         return {k.decode(): v.decode() for k, v in self.client.hgetall(self.key).items()}
 
-    def _load_file(cls, path: str | Path) -> MaintenanceState:
+    def _load_file(cls: type[MaintenanceState], path: str | Path) -> MaintenanceState:  # type: ignore[misc]
         """The seed's state file; a missing, empty or corrupt one gives fresh state."""
         p = Path(path).expanduser()
         try:
@@ -553,7 +554,8 @@ class MaintenanceScheduler:
         # seed), so the next scheduled run does not summarise them again.
         consolidate = self.reflect_consolidate if apply else False
         with store.as_actor("reflection"):
-            return len(engine.reflect(dry_run=not apply, consolidate=consolidate))
+            mode = cast("Consolidate", consolidate)  # validated by the engine
+            return len(engine.reflect(dry_run=not apply, consolidate=mode))
 
     def tick(self, now: float | None = None) -> TickResult:
         """Run the overdue jobs once (see :func:`tick`).

@@ -15,6 +15,7 @@ import math
 import time
 import warnings
 from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
@@ -74,6 +75,7 @@ def classify(
         return None
     if a.tags and b.tags and not set(a.tags) & set(b.tags):
         return None  # both tagged, nothing in common: different topics
+    kind: Literal["duplicate", "contradiction"]
     if a.polarity and b.polarity and a.polarity != b.polarity:
         kind, reason = "contradiction", "polarity_diff"
     elif negation_diff(a.text, b.text):
@@ -91,6 +93,12 @@ def _describe(conflicts: Sequence[Conflict]) -> str:
 
 class ConflictsMixin(StoreHost):
     """supersede, restore, find_conflicts and the remember-time conflict policies."""
+
+    if TYPE_CHECKING:  # GraphMixin's edge writes, which journal nothing themselves
+
+        def _link_raw(self, src_id: str, dst_id: str, rel: str) -> bool: ...
+
+        def _unlink_raw(self, src_id: str, dst_id: str, rel: str | None) -> list[str]: ...
 
     # ------------------------------------------------------------ supersede
     def _hset_if_exists(self, memory_id: str, fields: dict[str, str]) -> bool:

@@ -275,8 +275,9 @@ class CoreStore(abc.ABC):
         self.client: redis.Redis = client
         self.keys = Keys(key_prefix or s.key_prefix, self.collection_name)
         if embedder is None and embedding_function is not None:
-            embedder = CallableEmbedder(embedding_function)
-        self.embedder: Embedder = embedder or get_embedder()
+            self.embedder: Embedder = CallableEmbedder(embedding_function)
+        else:
+            self.embedder = embedder or get_embedder()
         self._qcache: QueryCache = query_cache(self.embedder)
         # vector_type applies to a new collection; an existing one keeps its own.
         self.index_params = ensure_index(
@@ -874,7 +875,7 @@ class CoreStore(abc.ABC):
         fields = [f"{p}:{m.id}" for m in todo for p in ("n", "t")]
         values = self.client.hmget(self.keys.access, fields)
         for i, memory in enumerate(todo):
-            memory._access_overlaid = True
+            memory._access_overlaid = True  # type: ignore[attr-defined]  # a per-object flag
             n, t = values[2 * i], values[2 * i + 1]
             if n:
                 memory.access_count += int(n)

@@ -9,7 +9,7 @@ memories carry no vector.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..db.journal import JournalEntry
 from ..domain.errors import NotFound
@@ -60,6 +60,16 @@ def _replay_link(state: dict[str, dict], meta: dict, *, add: bool) -> None:
 
 class HistoryMixin(StoreHost):
     """undo, history, state_at, get_at, journal_tail, archive_journal."""
+
+    if TYPE_CHECKING:  # undo replays through the public operations of other mixins
+
+        def supersede(self, old_id: str, new_id: str) -> None: ...  # ConflictsMixin
+
+        def restore(self, memory_id: str) -> bool: ...  # ConflictsMixin
+
+        def link(self, src_id: str, dst_id: str, rel: str = "related") -> bool: ...  # GraphMixin
+
+        def unlink(self, src_id: str, dst_id: str, rel: str | None = None) -> int: ...  # GraphMixin
 
     def archive_journal(self) -> int:
         """Archive journal entries beyond ``settings.journal_maxlen``; returns how many."""

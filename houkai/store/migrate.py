@@ -122,6 +122,8 @@ def migrate_vectors(
                 if raw is None or len(raw) != old_len:
                     continue  # no vector yet, or already converted
                 vec = codec.vector_from_bytes(raw, source, dim)
+                if vec is None:
+                    continue
                 convert(keys=[key], args=[codec.vector_bytes(vec, target), old_len], client=pipe)
                 todo += 1
             if todo:

@@ -369,7 +369,7 @@ class ObservabilityMixin(StoreHost):
             "MAX",
             limit + 1,
         )
-        keyed = [(r["tag"], int(r["n"] or 0)) for r in rows if r.get("tag")][:limit]
+        keyed = [(str(r["tag"]), int(r["n"] or 0)) for r in rows if r.get("tag")][:limit]
         if not keyed:
             return {}
         names = self.client.hmget(self.keys.tag_names, [k for k, _ in keyed])

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from ..domain.model import (
     CompressedGroup,
@@ -208,6 +209,10 @@ def _validate_pack_args(
 
 class PackingMixin(StoreHost):
     """``recall_pack`` and ``auto_context_pack`` on top of ``recall``."""
+
+    if TYPE_CHECKING:  # RecallMixin's
+        # (its result's shape depends on ``explain``; packing never asks for it)
+        def recall(self, *args: Any, **kwargs: Any) -> Any: ...
 
     def recall_pack(
         self,

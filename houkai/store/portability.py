@@ -296,7 +296,9 @@ class PortabilityMixin(StoreHost):
             except ValueError as exc:
                 rid = row.get("id")
                 ok = isinstance(rid, str) and rid.strip()
-                label = rid.strip()[:MAX_ID_CHARS] if ok else f"line:{lineno}"
+                label = (
+                    rid.strip()[:MAX_ID_CHARS] if ok and isinstance(rid, str) else f"line:{lineno}"
+                )
                 yield lineno, None, None, label, str(exc)[:300]
                 continue
             yield lineno, memory, vector, "", ""
@@ -402,17 +404,17 @@ class PortabilityMixin(StoreHost):
                 vectors[i] = vector
         if missing:
             encoded = self.encode([to_write[i][0].text for i in missing])
-            for row, i in enumerate(missing):
-                vectors[i] = encoded[row]
+            for position, i in enumerate(missing):
+                vectors[i] = encoded[position]
             summary.vectors_regenerated = True
         memories = [m for m, _ in to_write]
         # One MULTI/EXEC: an overwritten memory is replaced whole (the write
         # script rewrites every field) or, on any failure, left as it was.
         pipe = self.client.pipeline(transaction=True)
-        for old in replaced:
-            pipe.hdel(self.keys.access, f"n:{old.id}", f"t:{old.id}")
-            for link in old.links:
-                pipe.srem(self.keys.incoming(link.to), f"{old.id}|{link.rel}")
+        for stale in replaced:
+            pipe.hdel(self.keys.access, f"n:{stale.id}", f"t:{stale.id}")
+            for link in stale.links:
+                pipe.srem(self.keys.incoming(link.to), f"{stale.id}|{link.rel}")
         self.write(memories, vectors, pipe=pipe)
         self.reindex_links(memories, pipe=pipe)
         pipe.execute()

@@ -176,9 +176,11 @@ def _time_window(text: str, now: float) -> tuple[tuple[float, float], str] | Non
     if not found:
         for m in _YEAR.finditer(text):
             year = int(m[1])
-            window = (datetime(year, 1, 1, tzinfo=UTC).timestamp(),)
-            window += (datetime(year + 1, 1, 1, tzinfo=UTC).timestamp(),)
-            found.append((m.start(1), window, m[1]))
+            year_window = (
+                datetime(year, 1, 1, tzinfo=UTC).timestamp(),
+                datetime(year + 1, 1, 1, tzinfo=UTC).timestamp(),
+            )
+            found.append((m.start(1), year_window, m[1]))
     if not found:
         for m in _IN_MONTH.finditer(text):
             month = _MONTHS[m[1].lower()]

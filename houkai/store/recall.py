@@ -632,8 +632,9 @@ class RecallMixin(RecallStagesMixin):
                 break  # everything left is a near-duplicate of a selected hit
             remaining.remove(best)
             chosen.append(cands[best])
-            if cands[best].vector is not None:
-                chosen_vectors.append(cands[best].vector)
+            vector = cands[best].vector
+            if vector is not None:
+                chosen_vectors.append(vector)
         return chosen
 
     # ------------------------------------------------------------ graph expansion

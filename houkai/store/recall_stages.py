@@ -57,6 +57,12 @@ def _previous(memory: Memory) -> str | None:
 class RecallStagesMixin(StoreHost):
     """Query understanding, sequence context and pseudo-relevance feedback."""
 
+    if TYPE_CHECKING:  # provided by RecallMixin, which builds on these stages
+
+        def _vector_candidates(
+            self, qvec: np.ndarray, where: str, size: int, *, batches: bool = False
+        ) -> dict[str, Candidate]: ...
+
     @staticmethod
     def _understood_weights(w: HybridWeights, parse: QueryParse, p: StageParams) -> HybridWeights:
         """Exact tokens raise the lexical weight; "latest/current" raises recency."""
