@@ -20,7 +20,8 @@ PREFIX = "fk"
 
 @pytest.fixture
 def client():
-    return fakeredis.FakeRedis()
+    # A server of its own: FakeRedis() instances with default arguments share one.
+    return fakeredis.FakeRedis(server=fakeredis.FakeServer())
 
 
 def _entry(i: int) -> JournalEntry:
