@@ -25,7 +25,9 @@ def client():
 
 
 def _entry(i: int) -> JournalEntry:
-    return JournalEntry(ts=time.time(), op="remember", actor="t", id=f"m{i}", after={"text": str(i)})
+    return JournalEntry(
+        ts=time.time(), op="remember", actor="t", id=f"m{i}", after={"text": str(i)}
+    )
 
 
 def test_journal_appends_tails_and_archives(client, tmp_path):

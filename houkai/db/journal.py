@@ -1,8 +1,8 @@
 """The audit journal: every mutation appended to a Redis Stream per collection.
 
-Entries carry the seed's line format (§18): ``ts, op, actor, id, before, after,
-meta``. Appends are best-effort: a journal failure is logged, never raised, so
-the memory operation itself always wins.
+Entries carry the seed's journal line format (README "Audit journal, history and
+undo"): ``ts, op, actor, id, before, after, meta``. Appends are best-effort: a
+journal failure is logged, never raised, so the memory operation itself always wins.
 
 The stream is capped by *archival*, never by silent trimming: :meth:`Journal.archive`
 first moves the oldest entries beyond ``keep`` into gzip JSONL files (one entry

@@ -1,6 +1,6 @@
 """One place for houkai's configuration.
 
-Resolution order, most explicit first (the seed's §16 chain):
+Resolution order, most explicit first (the seed's chain; README "Configuration"):
 
 1. explicit overrides (CLI flags, constructor arguments) passed to :func:`load_settings`
 2. environment variables ``HOUKAI_<KEY>`` (and the conventional ``REDIS_URL``)

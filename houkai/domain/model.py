@@ -1,6 +1,6 @@
 """The data model: memories, links, vocabularies and the value types of the API.
 
-Names, fields and defaults follow the seed design (§3, §12–§14) so a seed user
+Names, fields and defaults follow the seed design (ADR 0022, README "Library") so a seed user
 switches by changing an import. What this architecture adds to ``Memory``:
 ``collection``, the embedding ``state`` (``pending`` / ``ready`` / ``failed``)
 with its ``error``, and a ``content_hash``.
@@ -304,7 +304,9 @@ class Memory:
 
 @dataclass(frozen=True)
 class HybridWeights:
-    """Blend weights for hybrid recall (§14). ``graph`` and ``polarity_weight`` are nudges."""
+    """Blend weights for hybrid recall (README "Recall").
+
+    ``graph`` and ``polarity_weight`` are nudges."""
 
     cosine: float = 0.55
     lexical: float = 0.20
@@ -329,7 +331,7 @@ class HybridWeights:
 
 @dataclass(frozen=True)
 class ExpandSpec:
-    """Graph-walk expansion after recall (§14)."""
+    """Graph-walk expansion after recall (README "Recall")."""
 
     rels: tuple[str, ...] = ("refines", "example_of")
     depth: int = 1

@@ -4,7 +4,7 @@ RediSearch's default tokenizer splits on punctuation and whitespace but leaves a
 run of CJK or Hangul characters as one token, so keyword search cannot find a
 word inside such a run. We therefore index (and query) a *lexical* form of the
 text in which each CJK/Kana/Hangul run is followed by its character bigrams,
-the seed's §14 technique. Query terms are reduced to ``\\w+`` tokens, which
+the seed's technique (ADR 0003). Query terms are reduced to ``\\w+`` tokens, which
 cannot carry RediSearch syntax, so user text never reaches the query parser raw.
 """
 

@@ -1,4 +1,5 @@
-"""Decay engine: score memories by importance and idle time, prune the stale ones (§6).
+"""Decay engine: score memories by importance and idle time, prune the stale ones
+(README "Decay").
 
     score(m) = importance × exp(−λ × days_since_last_access) × reinforcement
     reinforcement = 1 + frequency_weight × ln(1 + access_count)

@@ -1,4 +1,4 @@
-"""Deterministic, LLM-free importance scoring for new memories (seed §15).
+"""Deterministic, LLM-free importance scoring for new memories (README "Importance").
 
 ``score_importance(text, type, tags)`` rates how much a memory matters, 0..1:
 

@@ -1,4 +1,5 @@
-"""Reflection engine: condense clusters of similar episodic memories into semantic ones (§7).
+"""Reflection engine: condense clusters of similar episodic memories into semantic ones
+(README "Reflection").
 
 Clustering is the seed's greedy, seed-first single linkage: episodic memories
 (ready, not superseded, not expired) are visited by importance descending; each

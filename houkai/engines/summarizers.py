@@ -1,4 +1,5 @@
-"""Reflection summarizers built from a ``provider:model`` spec string (§7).
+"""Reflection summarizers built from a ``provider:model`` spec string
+(README "Reflection").
 
 A summarizer is any ``Callable[[list[Memory]], str]``. ``build_summarizer``
 turns a config spec into one:

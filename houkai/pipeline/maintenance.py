@@ -1,4 +1,4 @@
-"""Scheduled maintenance: ``tick()`` runs each *due* job once (the seed's §17).
+"""Scheduled maintenance: ``tick()`` runs each *due* job once (README "Scheduled maintenance").
 
 Jobs: ``decay`` (prune), ``purge`` (expired memories), ``reconcile`` (re-enqueue
 memories left pending by lost tasks), ``reflect`` (dry-run unless enabled) and

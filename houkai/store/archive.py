@@ -1,4 +1,4 @@
-"""The portable ``.ahkai`` archive format (seed §19): gzipped JSONL.
+"""The portable ``.ahkai`` archive format (README "Export and import"): gzipped JSONL.
 
 Line 1 is a header object (``{"format": "ai-houkai/export", "version": 1,
 "exported_at", "source": {collection, embedding_model, embedding_dim, count},

@@ -1,4 +1,4 @@
-"""Supersede / restore and conflict detection (seed §12 supersede, §13 conflicts).
+"""Supersede / restore and conflict detection (README "Links, supersede, conflicts").
 
 Conflict candidates come from the vector index, never from a Python loop over
 the collection: each memory costs one KNN query (``KNN 12`` over the stored
@@ -70,7 +70,7 @@ def _text(raw: bytes | str) -> str:
 def classify(
     a: Memory, b: Memory, similarity: float, threshold: float, contradiction_fn: ConflictFn | None
 ) -> Conflict | None:
-    """The seed's §13 rule for one candidate pair (type already matched), or None."""
+    """The seed's conflict rule for one candidate pair (type already matched), or None."""
     if similarity < threshold:
         return None
     if a.tags and b.tags and not set(a.tags) & set(b.tags):
@@ -297,7 +297,7 @@ class ConflictsMixin(StoreHost):
     def find_conflicts(
         self, memory_id: str | None = None, threshold: float | None = None
     ) -> list[Conflict]:
-        """Duplicate / contradiction pairs (seed §13).
+        """Duplicate / contradiction pairs (README "Links, supersede, conflicts").
 
         With *memory_id*: that memory against the collection (``MemoryNotFound``
         if unknown). Without: every live memory, streamed in batches with one

@@ -525,7 +525,8 @@ class CoreStore(abc.ABC):
         on_conflict: str | None = None,
         contradiction_fn: ConflictFn | None = None,
     ) -> Memory:
-        """Embed and store one memory; conflict policy per the seed's §13."""
+        """Embed and store one memory; the conflict policy is README's "Links, supersede,
+        conflicts"."""
         if on_conflict is not None:
             validate_choice(on_conflict, CONFLICT_POLICIES, "on_conflict")
         memory = self.build_memory(

@@ -1,4 +1,4 @@
-"""TTL reclaim: ``purge_expired`` (seed §21).
+"""TTL reclaim: ``purge_expired`` (README "Expiry (TTL)").
 
 Expired memories are already hidden from recall and list_recent by the
 ``expires_at`` clause every default query carries; this hard-deletes them.

@@ -1,4 +1,5 @@
-"""MemoryStore mixin: undo, history, point-in-time replay and journal upkeep (seed §18).
+"""MemoryStore mixin: undo, history, point-in-time replay and journal upkeep
+(README "Audit journal, history and undo").
 
 The journal keeps full before/after snapshots, so it doubles as an audit
 time machine. Replay is best-effort by design: it sees only what was

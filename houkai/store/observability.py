@@ -65,7 +65,8 @@ class ObservabilityMixin(StoreHost):
 
     # ------------------------------------------------------------------ metrics
     def metrics(self) -> dict[str, Any]:
-        """Operational counters and recall latency, shared by every process (seed §22 shape).
+        """Operational counters and recall latency, shared by every process (the seed's
+        shape; README "Metrics, readiness, stats").
 
         ``calls`` are totals since the collection's counters were created;
         latency figures cover the last 1024 recalls (``window``), ``count`` is

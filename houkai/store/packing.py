@@ -1,4 +1,5 @@
-"""Token-budgeted context packing: ``recall_pack`` and ``auto_context_pack`` (seed §5).
+"""Token-budgeted context packing: ``recall_pack`` and ``auto_context_pack``
+(README "Context packing").
 
 Agents consume memory as "fill ~N tokens of context", not "give me k rows".
 Both methods rank with :meth:`recall` (no query logic is duplicated here) and

@@ -1,4 +1,5 @@
-"""MemoryStore mixin: export / import of portable ``.ahkai`` archives (seed §19).
+"""MemoryStore mixin: export / import of portable ``.ahkai`` archives
+(README "Export and import"; ADR 0013).
 
 Both directions stream in bounded batches, so a collection of any size moves
 without being held in memory. Export order is ``created_at`` ascending, then

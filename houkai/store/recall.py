@@ -1,4 +1,4 @@
-"""Recall: the seed's §5/§14 pipeline on RediSearch.
+"""Recall: hybrid retrieval on RediSearch (README "Recall"; stages in ADR 0025).
 
 Candidates come from two indexes of the same collection, both with the
 metadata filters pushed into the query:
@@ -186,7 +186,7 @@ class RecallMixin(RecallStagesMixin):
         stages: Any = None,
         as_of: float | None = None,
     ) -> list[tuple[Memory, float]] | list[tuple[Memory, float, dict[str, Any]]]:
-        """Find the *k* memories most relevant to *query* (seed §5, §14).
+        """Find the *k* memories most relevant to *query* (README "Recall").
 
         ``mode="semantic"`` ranks by cosine (+ the polarity nudge);
         ``mode="hybrid"`` blends cosine, BM25, recency and importance
@@ -461,7 +461,7 @@ class RecallMixin(RecallStagesMixin):
         wc, wl, wr, wi = w.cosine, w.lexical, w.recency, w.importance
         if not lexical_active and wl > 0:
             rest = wc + wr + wi
-            if rest > 0:  # seed §14 lexical renormalisation (not for a lexical-only config)
+            if rest > 0:  # the seed's lexical renormalisation (not for a lexical-only config)
                 scale = (rest + wl) / rest
                 wc, wr, wi, wl = wc * scale, wr * scale, wi * scale, 0.0
         for c in cands:
