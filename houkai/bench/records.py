@@ -27,7 +27,8 @@ from ..pipeline.jobs import JobStore
 def _om_model(url: str, prefix: str) -> Any:
     from redis_om import Field, HashModel, Migrator, get_redis_connection
 
-    class JobRecord(HashModel, index=True):  # redis-om 1.x saves indexed models only
+    # redis-om 1.x saves indexed models only
+    class JobRecord(HashModel, index=True):  # type: ignore[call-arg]
         id: str = Field(primary_key=True)
         kind: str
         collection: str

@@ -294,7 +294,7 @@ class Pipeline:
     # ------------------------------------------------------------------ submit
     def submit(
         self,
-        items: list[str | dict],
+        items: Sequence[str | Mapping[str, Any]],
         *,
         on_conflict: str | None = None,
         batch_size: int | None = None,
