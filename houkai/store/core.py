@@ -953,14 +953,11 @@ class CoreStore(abc.ABC):
     # 0.1's private names, kept for callers outside the store layer (CLI,
     # bench, api) until they move to the public primitives. Do not use.
     _write = write
-    _delete = delete
     _journal = journal_append
     _encode = encode
     _vector_blob = vector_blob
     _vector_from_blob = vector_from_blob
     _query_vector = query_vector
-    _count_call = count_call
-    _touch_many = touch_many
 
 
 def _field_name(raw: bytes | str) -> str:
