@@ -422,15 +422,13 @@ class Pipeline:
             raise ValidationError(
                 "documents must be a list of {text, source?, tags?, type?} objects"
             )
-        sizes = _chunk_sizes(max_chars, min_chars, chunking, auto_importance)
+        sizes = chunk_sizes(max_chars, min_chars, chunking, auto_importance)
         for i, doc in enumerate(documents):
             _check_document(doc, f"documents[{i}]")
 
         def items() -> Iterator[dict]:
             for doc in documents:
-                yield from _document_items(
-                    doc if isinstance(doc, Mapping) else {"text": doc}, sizes
-                )
+                yield from document_items(doc if isinstance(doc, Mapping) else {"text": doc}, sizes)
 
         return self._submit(items, kind="ingest", on_conflict=on_conflict, batch_size=batch_size)
 
@@ -456,10 +454,10 @@ class Pipeline:
         one memory item (or ``{"text", ...}`` document) per line. A chunk's source is
         *source*, else ``ingest:<file name>`` as in the seed. Read twice (validate,
         then write), so memory use stays bounded for huge files."""
-        sizes = _chunk_sizes(max_chars, min_chars, chunking, auto_importance)
+        sizes = chunk_sizes(max_chars, min_chars, chunking, auto_importance)
         if type is not None:
             validate_choice(type, MEMORY_TYPES, "type")
-        files = _expand_path(path, glob)
+        files = expand_path(path, glob)
         extra: dict[str, Any] = {}
         if type is not None:
             extra["type"] = type
@@ -473,12 +471,12 @@ class Pipeline:
                 label = source or f"ingest:{Path(file).name}"
                 if file.endswith(".jsonl"):
                     for doc in iter_jsonl(file):
-                        yield from _document_items(
+                        yield from document_items(
                             {**extra, "source": label, **doc}, jsonl_sizes(sizes)
                         )
                 else:
                     text = Path(file).read_text(encoding="utf-8-sig", errors="replace")
-                    yield from _document_items({**extra, "source": label, "text": text}, sizes)
+                    yield from document_items({**extra, "source": label, "text": text}, sizes)
 
         return self._submit(
             items, kind="ingest", on_conflict=on_conflict, batch_size=batch_size, job_id=job_id
@@ -688,7 +686,7 @@ class Pipeline:
 
 
 # ---------------------------------------------------------------------- helpers
-def _chunk_sizes(
+def chunk_sizes(
     max_chars: int | None,
     min_chars: int | None,
     chunking: str | None = None,
@@ -730,7 +728,7 @@ def _check_document(doc: Any, where: str) -> None:
         raise ValidationError(f"{where}: 'text' must be a string")
 
 
-def _document_items(doc: Mapping[str, Any], sizes: dict[str, Any]) -> Iterator[dict]:
+def document_items(doc: Mapping[str, Any], sizes: dict[str, Any]) -> Iterator[dict]:
     """One remember item per chunk of the document's text, carrying its metadata.
 
     With ``auto_importance`` in *sizes*, a chunk without an explicit importance
@@ -768,7 +766,7 @@ def iter_jsonl(path: str) -> Iterator[dict]:
             yield dict(doc)
 
 
-def _expand_path(path: str, glob: str | None) -> list[str]:
+def expand_path(path: str, glob: str | None) -> list[str]:
     """The files behind *path*: JSONL files as-is, everything else via ``iter_documents``."""
     from .chunking import TEXT_SUFFIXES
 
@@ -802,3 +800,9 @@ def _expand_path(path: str, glob: str | None) -> list[str]:
     if not files:
         raise ValidationError(f"{path}: no matching .md/.txt/.jsonl files")
     return files
+
+
+# Deprecated: the CLI's ingest preview still imports 0.1's private names.
+_chunk_sizes = chunk_sizes
+_document_items = document_items
+_expand_path = expand_path
