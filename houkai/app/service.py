@@ -9,7 +9,6 @@ are raised (``houkai.domain.errors`` types, ``ValueError``, ``MemoryNotFound``,
 
 from __future__ import annotations
 
-import inspect
 import logging
 import re
 import threading
@@ -38,8 +37,11 @@ from ..domain.model import (
     HybridWeights,
     Memory,
     MemoryNotFound,
+    ValidationError,
     validate_choice,
 )
+from . import operations
+from .operations import DISPATCHABLE, check_arguments
 
 log = logging.getLogger(__name__)
 
@@ -47,46 +49,13 @@ _UNSET: Any = object()
 NUKE_CONFIRM = "DELETE ALL"
 _ENTRY_ID = re.compile(r"^\d{1,20}-\d{1,20}$")
 MAX_K = 10_000
+# The pipeline's words for a server path with nothing to ingest (houkai.pipeline.write).
+_NOTHING_TO_INGEST = ("no such file or folder", "no matching .md/.txt/.jsonl files")
 
-# Seed MCP tool name → service method name (§8), plus what this architecture adds.
-TOOLS: dict[str, str] = {
-    "remember": "remember",
-    "remember_many": "remember_many",
-    "edit": "edit",
-    "recall": "recall",
-    "recall_pack": "recall_pack",
-    "auto_context": "auto_context",
-    "forget": "forget",
-    "purge_expired": "purge_expired",
-    "list_recent": "list_recent",
-    "stats": "stats",
-    "metrics": "metrics",
-    "link": "link",
-    "unlink": "unlink",
-    "neighbors": "neighbors",
-    "find_conflicts": "find_conflicts",
-    "supersede": "supersede",
-    "maintenance_tick": "maintenance_tick",
-    "journal_tail": "journal_tail",
-    "history": "history",
-    "state_at": "state_at",
-    "get_at": "get_at",
-    "export": "export",
-    "import": "import_",
-    # additions
-    "get": "get",
-    "restore": "restore",
-    "undo": "undo",
-    "nuke": "nuke",
-    "subgraph": "subgraph",
-    "job": "job",
-    "jobs": "jobs",
-    "ingest": "ingest",
-    "collections": "collections",
-    "readiness": "readiness",
-    "health": "health",
-}
-SEED_TOOLS: tuple[str, ...] = tuple(list(TOOLS)[:23])
+# Tool name → service method name, and the seed's 23 tools: generated from the
+# operation registry (houkai.app.operations), where each operation is declared once.
+TOOLS: dict[str, str] = {name: operations.get(name).service_method for name in DISPATCHABLE}
+SEED_TOOLS: tuple[str, ...] = operations.seed_tools()
 
 
 # --------------------------------------------------------------------------- shapes
@@ -420,7 +389,7 @@ class MemoryService:
         batch_size: int | None = None,
         on_conflict: str | None = None,
         *,
-        wait: bool = False,
+        wait: bool = True,
         timeout: float | None = None,
         collection: str | None = None,
     ) -> dict[str, Any]:
@@ -438,14 +407,14 @@ class MemoryService:
                 "on_conflict='raise' is not supported by remember_many (bulk "
                 "rollback is ill-defined); use remember per item"
             )
-        wait = as_bool(wait, "wait", False)
+        wait = as_bool(wait, "wait", True)
         timeout = as_float(timeout, "timeout", lo=0)
         store = self.store(collection)
         if not coerced:
             return {"stored": 0, "ids": [], "job_id": None, "memories": []}
         pipeline = self.pipeline(collection)
         if pipeline is None:
-            kwargs = {"on_conflict": policy}
+            kwargs: dict[str, Any] = {"on_conflict": policy}
             if batch_size is not None:
                 kwargs["batch_size"] = batch_size
             memories = store.remember_many(coerced, **kwargs)
@@ -481,7 +450,7 @@ class MemoryService:
         min_chars: int | None = None,
         chunking: str | None = None,
         *,
-        wait: bool = False,
+        wait: bool = True,
         timeout: float | None = None,
         collection: str | None = None,
     ) -> dict[str, Any]:
@@ -511,7 +480,7 @@ class MemoryService:
             sizes["min_chars"] = min(
                 sizes.get("min_chars", DEFAULT_MIN_CHARS), sizes.get("max_chars", DEFAULT_MAX_CHARS)
             )
-        wait = as_bool(wait, "wait", False)
+        wait = as_bool(wait, "wait", True)
         timeout = as_float(timeout, "timeout", lo=0)
         pipeline = self.pipeline(collection)
         if pipeline is None:
@@ -519,9 +488,15 @@ class MemoryService:
         if documents is not None:
             job = pipeline.ingest_documents(self._documents(documents), **sizes)
         else:
-            path = as_str(path, "path", required=True)
+            path = str(as_str(path, "path", required=True))
             glob = as_str(glob, "glob")
-            job = pipeline.ingest_path(path, glob=glob, **sizes)
+            try:
+                job = pipeline.ingest_path(path, glob=glob, **sizes)
+            except ValidationError as exc:
+                # a well-formed path that names nothing to ingest is a 404, like an unknown id
+                if str(exc).endswith(_NOTHING_TO_INGEST):
+                    raise NotFound(str(exc)) from None
+                raise
         reply: dict[str, Any] = {"job_id": job.id, "total": job.total, "ids": list(job.memory_ids)}
         if wait:
             status, finished = self._wait_result(pipeline, job, timeout)
@@ -710,7 +685,7 @@ class MemoryService:
             return None
         if value is True:
             return ExpandSpec()
-        spec = as_mapping(value, "expand")
+        spec = as_mapping(value, "expand") or {}
         allowed = {"rels", "depth", "cap", "score", "decay", "rerank"}
         unknown = sorted(set(spec) - allowed)
         if unknown:
@@ -726,9 +701,9 @@ class MemoryService:
             if number is not None:
                 kwargs[key] = number
         for key in ("score", "decay"):
-            number = as_float(spec.get(key), f"expand.{key}")
-            if number is not None:
-                kwargs[key] = number
+            fraction = as_float(spec.get(key), f"expand.{key}")
+            if fraction is not None:
+                kwargs[key] = fraction
         rerank = as_optional_bool(spec.get("rerank"), "expand.rerank")
         if rerank is not None:
             kwargs["rerank"] = rerank
@@ -756,6 +731,8 @@ class MemoryService:
         graph: float | None = None,
         expand: Any = None,
         touch: bool = True,
+        stages: str | None = None,
+        as_of: Any = None,
         *,
         collection: str | None = None,
     ) -> list[dict[str, Any]]:
@@ -773,10 +750,24 @@ class MemoryService:
             explain=explain,
             touch=as_bool(touch, "touch", True),
             **self._ranking(fusion, diversity, dedup_threshold, min_cosine, graph, expand),
+            **self._clock(stages, as_of),
         )
         if explain:
             return [memory_to_dict(m, score=s, explain=e) for m, s, e in hits]
         return [memory_to_dict(m, score=s) for m, s in hits]
+
+    @staticmethod
+    def _clock(stages: Any, as_of: Any) -> dict[str, Any]:
+        """The hybrid stages and the question's clock, only when given (store defaults)."""
+        out: dict[str, Any] = {}
+        if stages is not None:
+            if not isinstance(stages, str | list | tuple):
+                raise BadRequest(f"stages: expected a comma-separated string, got {stages!r}")
+            out["stages"] = stages
+        when = as_timestamp(as_of, "as_of")
+        if when is not None:
+            out["as_of"] = when
+        return out
 
     def recall_pack(
         self,
@@ -801,6 +792,7 @@ class MemoryService:
         min_cosine: float | None = None,
         graph: float | None = None,
         expand: Any = None,
+        touch: bool = True,
         *,
         collection: str | None = None,
     ) -> dict[str, Any]:
@@ -815,6 +807,7 @@ class MemoryService:
             "mode": self._enum(mode, "mode") or "hybrid",
             "max_items": as_int(max_items, "max_items", 50, lo=1, hi=MAX_K),
             "include_superseded": as_bool(include_superseded, "include_superseded"),
+            "touch": as_bool(touch, "touch", True),
             **self._compress(compress, compress_threshold, compress_min_group),
             **self._ranking(fusion, diversity, dedup_threshold, min_cosine, graph, expand),
         }
@@ -858,7 +851,7 @@ class MemoryService:
             kwargs["min_cosine"] = min_cos
         if header is not None:
             kwargs["header"] = as_str(header, "header", max_len=10_000)
-        task = as_str(task, "task", required=True)
+        task = str(as_str(task, "task", required=True))
         pack = store.auto_context_pack(task, **kwargs)
         reply = _pack_to_dict(pack)
         queries = list(getattr(pack, "queries", None) or [])
@@ -1025,7 +1018,7 @@ class MemoryService:
         store = self.store(collection)
         entry: Any
         if entry_id is not None:
-            entry_id = as_str(entry_id, "entry_id", required=True)
+            entry_id = str(as_str(entry_id, "entry_id", required=True))
             if not _ENTRY_ID.match(entry_id):
                 raise BadRequest(
                     f"entry_id: expected a journal entry id like 1712345678901-0, got {entry_id!r}"
@@ -1250,7 +1243,7 @@ class MemoryService:
         return {"enabled": enabled, **result}
 
     def job(self, job_id: str, *, collection: str | None = None) -> dict[str, Any]:
-        job_id = as_str(job_id, "job_id", required=True, max_len=256)
+        job_id = str(as_str(job_id, "job_id", required=True, max_len=256))
         pipeline = self.pipeline(collection)
         status = None if pipeline is None else pipeline.job(job_id)
         if status is None:
@@ -1344,15 +1337,7 @@ class MemoryService:
         if not isinstance(arguments, Mapping):
             raise BadRequest(f"arguments for {name!r} must be an object")
         method = getattr(self, method_name)
-        params = tool_parameters(name)
-        unknown = sorted(set(arguments) - set(params))
-        if unknown:
-            raise BadRequest(
-                f"{name}: unknown argument(s) {unknown}; allowed: {', '.join(params) or '(none)'}"
-            )
-        missing = [p for p, required in params.items() if required and p not in arguments]
-        if missing:
-            raise BadRequest(f"{name}: missing required argument(s) {missing}")
+        check_arguments(operations.get(name), dict(arguments))
         try:
             return method(**arguments)
         except ConflictError as exc:
@@ -1362,13 +1347,12 @@ class MemoryService:
 
 
 def tool_parameters(name: str) -> dict[str, bool]:
-    """``{argument: required}`` for tool *name*, read from the service method signature."""
-    method = getattr(MemoryService, TOOLS[name])
-    out: dict[str, bool] = {}
-    for param in list(inspect.signature(method).parameters.values())[1:]:
-        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            continue
-        out[param.name] = param.default is inspect.Parameter.empty
+    """``{argument: required}`` for tool *name*, from its registry declaration."""
+    op = operations.get(name)
+    required = set(op.required())
+    out = {field: field in required for field in op.fields()}
+    if op.scope == "collection":
+        out["collection"] = False
     return out
 
 
