@@ -499,8 +499,9 @@ def test_history_state_at_get_at_metrics(houkai):
     assert [e["op"] for e in timeline] == ["remember", "edit"]
     then = as_json(houkai("get-at", memory_id, repr(between), "--json"))
     assert then["text"] == "Version one of the fact"
-    state = as_json(houkai("state-at", repr(between), "--json"))
-    assert [m["text"] for m in state] == ["Version one of the fact"]
+    state = as_json(houkai("state-at", repr(between), "--json"))  # REST's shape
+    assert state["count"] == 1 and state["ts"] == pytest.approx(between)
+    assert [m["text"] for m in state["memories"]] == ["Version one of the fact"]
     assert_one_error_line(houkai("get-at", memory_id, "1000"), "did not exist")
     counters = as_json(houkai("metrics", "--json"))
     assert isinstance(counters, dict) and counters

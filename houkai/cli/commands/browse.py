@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ...domain.model import LIST_SORTS, MEMORY_TYPES, MemoryNotFound
+from ...domain.model import LIST_SORTS, MEMORY_TYPES
 from .. import Context, pass_ctx
 from ..output import output_options, print_memories, print_memory_detail, resolve_id
 from .recall import parse_time_option
@@ -46,16 +46,28 @@ def list_cmd(
     include_expired: bool,
 ) -> None:
     """List memories, newest first (filters run in RediSearch, not in Python)."""
-    memories = ctx.store().list_recent(
-        limit,
-        include_superseded,
-        include_expired,
-        type=type_,
-        tag=tag,
-        source=source,
-        since=parse_time_option(since, "--since"),
-        sort=sort,
-    )
+    if source is None and since is None and sort == "created":
+        memories = ctx.call(
+            "list_recent",
+            limit=limit,
+            include_superseded=include_superseded,
+            include_expired=include_expired,
+            type=type_,
+            tag=tag,
+        )
+    else:
+        # Stopgap until the list operation declares source/since/sort: the store's
+        # public list_recent, on an existing collection only, in the service's shape.
+        memories = ctx.reader().list_recent(
+            limit,
+            include_superseded,
+            include_expired,
+            type=type_,
+            tag=tag,
+            source=source,
+            since=parse_time_option(since, "--since"),
+            sort=sort,
+        )
     print_memories(ctx.fmt, memories)
 
 
@@ -65,12 +77,8 @@ def list_cmd(
 @pass_ctx
 def show(ctx: Context, memory_id: str) -> None:
     """Show every field of one memory (full id or a unique prefix)."""
-    store = ctx.store()
-    full = resolve_id(store, memory_id)
-    memory = store.get(full)
-    if memory is None:
-        raise MemoryNotFound(full)
-    print_memory_detail(ctx.fmt, memory)
+    full = resolve_id(ctx.reader(), memory_id)
+    print_memory_detail(ctx.fmt, ctx.call("get", full))
 
 
 def register(cli: click.Group) -> None:

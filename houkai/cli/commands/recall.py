@@ -60,6 +60,11 @@ def _filters(type_, tag, min_importance, source, since, until) -> dict[str, Any]
     )
 
 
+def given(**kwargs: Any) -> dict[str, Any]:
+    """Only the options the user set: the service's (the one declaration's) defaults apply."""
+    return {k: v for k, v in kwargs.items() if v is not None}
+
+
 @click.command("recall")
 @click.argument("query")
 @click.option(
@@ -109,18 +114,21 @@ def recall(
     no_touch: bool,
 ) -> None:
     """Search memories by meaning (and keywords in hybrid mode)."""
-    results = ctx.store().recall(
+    results = ctx.call(
+        "recall",
         query,
         k=k,
-        **_filters(type_, tag, min_importance, source, since, until),
-        mode=mode or "semantic",
+        **given(
+            **_filters(type_, tag, min_importance, source, since, until),
+            mode=mode,
+            fusion=fusion,
+            diversity=diversity,
+            dedup_threshold=dedup_threshold,
+            min_cosine=min_cosine,
+        ),
         include_superseded=include_superseded,
         include_expired=include_expired,
         explain=explain,
-        fusion=fusion,
-        diversity=diversity,
-        dedup_threshold=dedup_threshold,
-        min_cosine=min_cosine,
         touch=not no_touch,
     )
     if explain and ctx.fmt == "table":
@@ -146,41 +154,19 @@ def _fmt_explain(value: Any) -> str:
     return " ".join(parts)
 
 
-def pack_payload(result: Any) -> dict[str, Any]:
-    """The seed's JSON shape of a PackResult."""
-    return {
-        "text": result.text,
-        "used_tokens": result.used_tokens,
-        "budget": result.budget,
-        "truncated": result.truncated,
-        "queries": list(getattr(result, "queries", []) or []),
-        "compressed_groups": len(getattr(result, "compressed_groups", []) or []),
-        "items": [
-            {
-                "id": p.memory.id,
-                "text": p.memory.text,
-                "type": p.memory.type,
-                "tags": p.memory.tags,
-                "importance": p.memory.importance,
-                "score": round(float(p.score), 4),
-                "tokens": p.tokens,
-            }
-            for p in result.items
-        ],
-    }
-
-
-def _emit_pack(ctx: Context, result: Any) -> None:
+def _emit_pack(ctx: Context, result: dict[str, Any]) -> None:
+    """The service's pack shape as JSON; else the block on stdout and a summary on stderr."""
     if ctx.fmt == "json":
-        echo_json(pack_payload(result))
+        echo_json(result)
         return
-    if not result.items:
+    items = result.get("items") or []
+    if not items:
         click.echo("No memories found.", err=True)
         return
-    click.echo(result.text)
+    click.echo(result["text"])
     click.echo(
-        f"[{len(result.items)} memories · {result.used_tokens}/{result.budget} tokens"
-        f"{' · truncated' if result.truncated else ''}]",
+        f"[{len(items)} memories · {result['used_tokens']}/{result['budget']} tokens"
+        f"{' · truncated' if result.get('truncated') else ''}]",
         err=True,
     )
 
@@ -226,11 +212,11 @@ def pack(
     compress: bool,
 ) -> None:
     """Fill a token budget with the most relevant memories (block on stdout)."""
-    result = ctx.store().recall_pack(
+    result = ctx.call(
+        "recall_pack",
         query,
         token_budget=budget,
-        **_filters(type_, tag, min_importance, source, since, until),
-        mode=mode or "hybrid",
+        **given(**_filters(type_, tag, min_importance, source, since, until), mode=mode),
         max_items=max_items,
         include_superseded=include_superseded,
         header=header,
@@ -273,7 +259,8 @@ def auto_context(
     header: str,
 ) -> None:
     """Recall over several angles of a task, then pack within the budget."""
-    result = ctx.store().auto_context_pack(
+    result = ctx.call(
+        "auto_context",
         task,
         token_budget=budget,
         max_phrases=max_phrases,

@@ -73,16 +73,6 @@ def conflict_message(conflicts: list) -> str:
     return f"Not stored: {len(conflicts)} conflict(s) — {'; '.join(parts)}{more}"
 
 
-def _memory_id(result: Any) -> tuple[str, dict[str, Any]]:
-    """The id and a JSON-able record from a service result or a Memory."""
-    if hasattr(result, "to_dict"):
-        return result.id, result.to_dict()
-    if isinstance(result, dict):
-        memory = result.get("memory") if isinstance(result.get("memory"), dict) else result
-        return str(memory.get("id", "")), result
-    return str(result), {"id": str(result)}
-
-
 @click.command("remember")
 @click.argument("text", required=False)
 @click.option(
@@ -166,17 +156,10 @@ def remember(
         ttl_seconds=ttl_seconds,
     )
     try:
-        service = ctx.service
-        if service is not None:
-            result = service.remember(
-                body, **kwargs, wait=wait, timeout=timeout, collection=ctx.collection
-            )
-        else:
-            result = ctx.store().remember(body, **kwargs)
+        result = ctx.call("remember", body, **kwargs, wait=wait, timeout=timeout)
     except ConflictError as exc:
         raise click.ClickException(conflict_message(exc.conflicts)) from None
-    memory_id, record = _memory_id(result)
-    report(ctx.fmt, record, memory_id)
+    report(ctx.fmt, result, result["id"])
 
 
 def register(cli: click.Group) -> None:
