@@ -83,9 +83,7 @@ def given(**kwargs: Any) -> dict[str, Any]:
 @click.option(
     "--fusion",
     type=click.Choice(FUSIONS),
-    default="weighted",
-    show_default=True,
-    help="How hybrid signals combine.",
+    help="How hybrid signals combine (default: weighted).",
 )
 @click.option("--diversity", type=UNIT, help="MMR trade-off 0..1 (lower = more novelty).")
 @click.option("--dedup-threshold", type=COSINE, help="Drop results this similar to a kept one.")
@@ -107,7 +105,7 @@ def recall(
     mode: str | None,
     include_expired: bool,
     explain: bool,
-    fusion: str,
+    fusion: str | None,
     diversity,
     dedup_threshold,
     min_cosine,
