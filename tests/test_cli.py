@@ -648,12 +648,13 @@ def test_conflicts_resolve_interactively(houkai):
     assert len(as_json(houkai("list", "--json"))) < 3
 
 
-# --------------------------------------------------------------------------- one operation, three doors
+# ------------------------------------------------------------ one operation, three doors
 @pytest.fixture()
 def doors(houkai, settings):
     """The REST app and the MCP tool caller on the CLI fixture's collection (all in-process)."""
     from houkai.api import mcp_server
     from houkai.api.rest import create_app
+
     from houkai.app.service import MemoryService
 
     scoped = settings.replace(collection=houkai.collection, pipeline_mode="inline")

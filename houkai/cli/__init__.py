@@ -120,7 +120,7 @@ def _choice_message(exc: click.BadParameter) -> str:
     param = exc.param
     assert param is not None
     name = (param.name or "value").rstrip("_")
-    choices = ", ".join(str(c) for c in param.type.choices)  # type: ignore[union-attr]
+    choices = ", ".join(str(c) for c in getattr(param.type, "choices", ()))
     got = exc.message.split(" is not ", 1)[0]
     hint = exc.param_hint or param.get_error_hint(exc.ctx) if exc.ctx else name
     return f"Invalid value for {hint}: {name} must be one of {choices} — got {got}"

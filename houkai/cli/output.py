@@ -229,8 +229,8 @@ def print_rows(
     for c in columns:
         table.add_column(
             c.header or c.key.upper(),
-            justify=c.justify,
-            style=c.style,  # type: ignore[arg-type]
+            justify=c.justify,  # type: ignore[arg-type]
+            style=c.style,
             max_width=c.max_width,
             overflow="fold",
         )

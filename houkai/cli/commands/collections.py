@@ -30,10 +30,7 @@ def collections_group() -> None:
 @pass_ctx
 def list_cmd(ctx: Context) -> None:
     """Every collection with its memory count (* = the active one, as set by --collection)."""
-    rows = [
-        {**c, "active": c["name"] == ctx.collection}
-        for c in ctx.service.collections()
-    ]
+    rows = [{**c, "active": c["name"] == ctx.collection} for c in ctx.service.collections()]
     print_rows(
         ctx.fmt,
         rows,

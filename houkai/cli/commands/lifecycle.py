@@ -6,6 +6,8 @@ previews exactly what the scheduled maintenance would remove.
 
 from __future__ import annotations
 
+from typing import Literal
+
 import click
 
 from ...domain.model import MEMORY_TYPES
@@ -195,7 +197,7 @@ def reflect(
         return
     if consolidate == "hard":
         confirm("Create summaries and DELETE their source memories?", yes=yes)
-    arg: bool | str = {"none": False, "soft": True, "hard": "hard"}[consolidate]
+    arg: bool | Literal["hard"] = "hard" if consolidate == "hard" else consolidate == "soft"
     created = engine.reflect(dry_run=False, consolidate=arg)
     _emit_reflection(ctx, created, dry_run=False)
 

@@ -62,7 +62,8 @@ def conflict_message(conflicts: list) -> str:
     parts = []
     for c in conflicts[:3]:
         d = c.to_dict() if hasattr(c, "to_dict") else dict(c)
-        other = d.get("b") if isinstance(d.get("b"), dict) else {}
+        b = d.get("b")
+        other: dict[str, Any] = b if isinstance(b, dict) else {}
         similarity = d.get("similarity")
         sim = f", similarity {float(similarity):.2f}" if similarity is not None else ""
         parts.append(
