@@ -19,6 +19,7 @@ from ..domain.coerce import as_bool, as_int, as_str
 from ..domain.errors import BadRequest
 from ..domain.model import MEMORY_TYPES
 from ..store.observability import _rows
+from .operations.fields import CURSOR_PATTERN
 
 log = logging.getLogger(__name__)
 
@@ -35,7 +36,6 @@ GROWTH_BUCKETS: dict[str, int] = {"hour": 3600, "day": 86400, "week": 7 * 86400}
 #: VALUE:HEXID:T: the last row's sort key, its id (hex of the UTF-8 bytes) and the time (ms)
 #: decay scores are taken at, so every page of one walk ranks by the same clock.
 # A browse cursor: sort value, hex of the memory id, tie-breaker (declared in the OpenAPI too).
-CURSOR_PATTERN = r"^(-?\d{1,20}):((?:[0-9a-f]{2}){1,512}):(\d{1,15})$"
 _CURSOR = re.compile(CURSOR_PATTERN)
 
 

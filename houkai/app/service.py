@@ -9,7 +9,6 @@ are raised (``houkai.domain.errors`` types, ``ValueError``, ``MemoryNotFound``,
 
 from __future__ import annotations
 
-import inspect
 import logging
 import re
 import threading
@@ -40,6 +39,8 @@ from ..domain.model import (
     MemoryNotFound,
     validate_choice,
 )
+from . import operations
+from .operations import DISPATCHABLE, check_arguments
 
 log = logging.getLogger(__name__)
 
@@ -48,45 +49,10 @@ NUKE_CONFIRM = "DELETE ALL"
 _ENTRY_ID = re.compile(r"^\d{1,20}-\d{1,20}$")
 MAX_K = 10_000
 
-# Seed MCP tool name → service method name (§8), plus what this architecture adds.
-TOOLS: dict[str, str] = {
-    "remember": "remember",
-    "remember_many": "remember_many",
-    "edit": "edit",
-    "recall": "recall",
-    "recall_pack": "recall_pack",
-    "auto_context": "auto_context",
-    "forget": "forget",
-    "purge_expired": "purge_expired",
-    "list_recent": "list_recent",
-    "stats": "stats",
-    "metrics": "metrics",
-    "link": "link",
-    "unlink": "unlink",
-    "neighbors": "neighbors",
-    "find_conflicts": "find_conflicts",
-    "supersede": "supersede",
-    "maintenance_tick": "maintenance_tick",
-    "journal_tail": "journal_tail",
-    "history": "history",
-    "state_at": "state_at",
-    "get_at": "get_at",
-    "export": "export",
-    "import": "import_",
-    # additions
-    "get": "get",
-    "restore": "restore",
-    "undo": "undo",
-    "nuke": "nuke",
-    "subgraph": "subgraph",
-    "job": "job",
-    "jobs": "jobs",
-    "ingest": "ingest",
-    "collections": "collections",
-    "readiness": "readiness",
-    "health": "health",
-}
-SEED_TOOLS: tuple[str, ...] = tuple(list(TOOLS)[:23])
+# Tool name → service method name, and the seed's 23 tools: generated from the
+# operation registry (houkai.app.operations), where each operation is declared once.
+TOOLS: dict[str, str] = {name: operations.get(name).service_method for name in DISPATCHABLE}
+SEED_TOOLS: tuple[str, ...] = operations.seed_tools()
 
 
 # --------------------------------------------------------------------------- shapes
@@ -420,7 +386,7 @@ class MemoryService:
         batch_size: int | None = None,
         on_conflict: str | None = None,
         *,
-        wait: bool = False,
+        wait: bool = True,
         timeout: float | None = None,
         collection: str | None = None,
     ) -> dict[str, Any]:
@@ -438,7 +404,7 @@ class MemoryService:
                 "on_conflict='raise' is not supported by remember_many (bulk "
                 "rollback is ill-defined); use remember per item"
             )
-        wait = as_bool(wait, "wait", False)
+        wait = as_bool(wait, "wait", True)
         timeout = as_float(timeout, "timeout", lo=0)
         store = self.store(collection)
         if not coerced:
@@ -481,7 +447,7 @@ class MemoryService:
         min_chars: int | None = None,
         chunking: str | None = None,
         *,
-        wait: bool = False,
+        wait: bool = True,
         timeout: float | None = None,
         collection: str | None = None,
     ) -> dict[str, Any]:
@@ -511,7 +477,7 @@ class MemoryService:
             sizes["min_chars"] = min(
                 sizes.get("min_chars", DEFAULT_MIN_CHARS), sizes.get("max_chars", DEFAULT_MAX_CHARS)
             )
-        wait = as_bool(wait, "wait", False)
+        wait = as_bool(wait, "wait", True)
         timeout = as_float(timeout, "timeout", lo=0)
         pipeline = self.pipeline(collection)
         if pipeline is None:
@@ -756,6 +722,8 @@ class MemoryService:
         graph: float | None = None,
         expand: Any = None,
         touch: bool = True,
+        stages: str | None = None,
+        as_of: Any = None,
         *,
         collection: str | None = None,
     ) -> list[dict[str, Any]]:
@@ -773,10 +741,24 @@ class MemoryService:
             explain=explain,
             touch=as_bool(touch, "touch", True),
             **self._ranking(fusion, diversity, dedup_threshold, min_cosine, graph, expand),
+            **self._clock(stages, as_of),
         )
         if explain:
             return [memory_to_dict(m, score=s, explain=e) for m, s, e in hits]
         return [memory_to_dict(m, score=s) for m, s in hits]
+
+    @staticmethod
+    def _clock(stages: Any, as_of: Any) -> dict[str, Any]:
+        """The hybrid stages and the question's clock, only when given (store defaults)."""
+        out: dict[str, Any] = {}
+        if stages is not None:
+            if not isinstance(stages, str | list | tuple):
+                raise BadRequest(f"stages: expected a comma-separated string, got {stages!r}")
+            out["stages"] = stages
+        when = as_timestamp(as_of, "as_of")
+        if when is not None:
+            out["as_of"] = when
+        return out
 
     def recall_pack(
         self,
@@ -1344,15 +1326,7 @@ class MemoryService:
         if not isinstance(arguments, Mapping):
             raise BadRequest(f"arguments for {name!r} must be an object")
         method = getattr(self, method_name)
-        params = tool_parameters(name)
-        unknown = sorted(set(arguments) - set(params))
-        if unknown:
-            raise BadRequest(
-                f"{name}: unknown argument(s) {unknown}; allowed: {', '.join(params) or '(none)'}"
-            )
-        missing = [p for p, required in params.items() if required and p not in arguments]
-        if missing:
-            raise BadRequest(f"{name}: missing required argument(s) {missing}")
+        check_arguments(operations.get(name), dict(arguments))
         try:
             return method(**arguments)
         except ConflictError as exc:
@@ -1362,13 +1336,12 @@ class MemoryService:
 
 
 def tool_parameters(name: str) -> dict[str, bool]:
-    """``{argument: required}`` for tool *name*, read from the service method signature."""
-    method = getattr(MemoryService, TOOLS[name])
-    out: dict[str, bool] = {}
-    for param in list(inspect.signature(method).parameters.values())[1:]:
-        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            continue
-        out[param.name] = param.default is inspect.Parameter.empty
+    """``{argument: required}`` for tool *name*, from its registry declaration."""
+    op = operations.get(name)
+    required = set(op.required())
+    out = {field: field in required for field in op.fields()}
+    if op.scope == "collection":
+        out["collection"] = False
     return out
 
 

@@ -1,0 +1,443 @@
+"""The parameter model of every operation: names, types, bounds, defaults, one-line docs.
+
+Add a parameter here and it reaches REST (query/body and its validation),
+OpenAPI, the MCP tool's inputSchema, the agent examples' provider tools, the
+CLI options (:func:`houkai.app.operations.cli.cli_options`) and the README
+tables. Defaults are the service's; ``None`` means "the server's setting".
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar
+
+from pydantic import Field
+
+from houkai.domain.model import MAX_TIMESTAMP, MAX_TTL_SECONDS
+
+from .fields import (
+    CURSOR_PATTERN,
+    MAX_K,
+    TIME_HELP,
+    BatchConflictPolicy,
+    Chunking,
+    ConflictPolicy,
+    Cosine,
+    Direction,
+    Fraction,
+    Fusion,
+    Id,
+    ImportPolicy,
+    LinkRel,
+    MemoryTypeName,
+    NonEmpty,
+    Polarity,
+    RecallMode,
+    Tags,
+    Text,
+    Timestamp,
+)
+from .schema import NULLABLE
+from .spec import Params
+
+_TYPE_DOC = (
+    "Kind of memory: episodic = a time-stamped event; semantic = a distilled fact; "
+    "procedural = a how-to rule or convention; feedback = a user preference or correction."
+)
+_MODE_DOC = (
+    "semantic = meaning only; hybrid = meaning + keywords (BM25) + recency + importance; "
+    "prefer hybrid when the query has exact names, ids or rare words."
+)
+_MIN_COSINE_DOC = (
+    "Drop results less similar than this (-1..1, e.g. 0.3) so an off-topic query returns "
+    "nothing rather than weak matches."
+)
+_MEMORY_ID_DOC = "Id of the memory (as returned by remember/recall)."
+_TAGS_DOC = 'Short lowercase labels (no commas), e.g. ["deploy", "api"].'
+_ON_CONFLICT_DOC = (
+    "What to do when a near-duplicate or contradicting memory exists: ignore (store anyway), "
+    "warn (store and report), supersede (store and hide the old one), raise (don't store; "
+    "return the conflicts). Default: the server's policy."
+)
+
+Expiry = Annotated[float, Field(ge=0, le=MAX_TIMESTAMP)]
+Ttl = Annotated[float, Field(gt=0, le=MAX_TTL_SECONDS)]
+Budget = Annotated[int, Field(ge=1, le=1_000_000)]
+Count = Annotated[int, Field(ge=1, le=MAX_K)]
+WaitTimeout = Annotated[float, Field(ge=0)]
+EntryId = Annotated[str, Field(pattern="^[0-9]{1,15}-[0-9]{1,15}$")]
+
+
+def _wait(default: bool) -> Any:
+    return Field(
+        default,
+        description="Wait until the memories are embedded and recallable"
+        f" (default {str(default).lower()}).",
+    )
+
+
+_TIMEOUT = Field(None, description="Seconds to wait at most when wait is true.")
+
+
+# --------------------------------------------------------------------------- shared groups
+class Filters(Params):
+    group: ClassVar[bool] = True  # a shared group: listed after the own fields
+    type: MemoryTypeName | None = Field(None, description="Only memories of this type.")
+    tag: str | None = Field(None, description="Only memories carrying this tag.")
+    min_importance: Fraction | None = Field(
+        None, description="Only memories with importance >= this (0..1)."
+    )
+    source: str | None = Field(None, description="Only memories with exactly this source.")
+    since: Timestamp | None = Field(
+        None, description=f"Only memories created at/after this time. {TIME_HELP}"
+    )
+    until: Timestamp | None = Field(
+        None, description=f"Only memories created at/before this time. {TIME_HELP}"
+    )
+
+
+class Expand(Params):
+    rels: list[LinkRel] | None = Field(None, description="Link relations to follow.")
+    depth: Annotated[int, Field(ge=1, le=1000)] | None = Field(None, description="Hops.")
+    cap: Annotated[int, Field(ge=0, le=1000)] | None = Field(None, description="Most added.")
+    score: float | None = Field(None, description="Score of an added neighbour.")
+    decay: Annotated[float, Field(gt=0, le=1)] | None = Field(None, description="Per hop.")
+    rerank: bool | None = Field(None, description="Rerank after expansion.")
+
+
+class Ranking(Params):
+    """The advanced ranking knobs of recall and recall_pack (store defaults when unset)."""
+
+    group: ClassVar[bool] = True  # a shared group: listed after the own fields
+    fusion: Fusion | None = Field(None, description="weighted blend (default) or rrf.")
+    diversity: Fraction | None = Field(None, description="MMR diversity 0..1.")
+    dedup_threshold: Fraction | None = Field(None, description="Drop near-duplicates above.")
+    min_cosine: Cosine | None = Field(None, description=_MIN_COSINE_DOC)
+    graph: Annotated[float, Field(ge=0)] | None = Field(
+        None, description="Graph-proximity weight (hybrid)."
+    )
+    expand: bool | Expand | None = Field(
+        None, description="Add linked memories of the hits (true, or the expansion spec)."
+    )
+
+
+class RememberItem(Params):
+    model_config = {
+        "extra": "forbid",
+        "regex_engine": "python-re",
+        "json_schema_extra": {"not": {"required": ["expires_at", "ttl_seconds"]}},
+    }
+
+    text: Text = Field(description="The memory, one self-contained statement (no secrets).")
+    type: MemoryTypeName | None = Field(None, description=_TYPE_DOC)
+    tags: Tags | None = Field(None, description=_TAGS_DOC)
+    importance: Fraction | None = Field(
+        None, description="0..1; how much this matters long-term (default 0.5)."
+    )
+    source: str | None = Field(
+        None, description="Provenance string, e.g. a file path, URL or conversation id."
+    )
+    polarity: Polarity | None = Field(
+        None, description='-1 negative ("don\'t", "never"), 0 neutral, +1 positive.'
+    )
+    expires_at: Expiry | None = Field(
+        None, description="Epoch seconds after which the memory expires (hidden, later purged)."
+    )
+    ttl_seconds: Ttl | None = Field(
+        None, description="Expire this many seconds from now (alternative to expires_at)."
+    )
+
+
+class Document(Params):
+    text: Text = Field(description="Document text.")
+    source: str | None = Field(None, description="Provenance, e.g. the file path.")
+    tags: Tags | None = Field(None, description=_TAGS_DOC)
+    type: MemoryTypeName | None = Field(None, description=_TYPE_DOC)
+
+
+# --------------------------------------------------------------------------- writes
+class Remember(RememberItem):
+    on_conflict: ConflictPolicy | None = Field(None, description=_ON_CONFLICT_DOC)
+    wait: bool = _wait(True)
+    timeout: WaitTimeout | None = _TIMEOUT
+
+
+class RememberMany(Params):
+    items: list[Text | RememberItem] = Field(
+        description="The memories to store (a string or an object with text)."
+    )
+    batch_size: Annotated[int, Field(ge=1, le=100_000)] | None = Field(
+        None, description="Embedding batch size."
+    )
+    on_conflict: BatchConflictPolicy | None = Field(
+        None, description="Conflict policy for each item (default: server policy)."
+    )
+    wait: bool = _wait(True)
+    timeout: WaitTimeout | None = _TIMEOUT
+
+
+class Edit(Params):
+    model_config = {
+        "extra": "forbid",
+        "regex_engine": "python-re",
+        "json_schema_extra": {"not": {"required": ["source", "clear_source"]}},
+    }
+
+    memory_id: Id = Field(description=_MEMORY_ID_DOC)
+    text: Text | None = Field(None, description="New text (re-embedded).")
+    type: MemoryTypeName | None = Field(None, description=_TYPE_DOC)
+    tags: Tags | None = Field(None, description="New tag list (replaces the old one).")
+    importance: Fraction | None = Field(None, description="0..1; how much this matters.")
+    polarity: Polarity | None = Field(None, description="-1 negative, 0 neutral, +1 positive.")
+    source: str | None = Field(
+        None, description="New source (null clears it).", json_schema_extra={NULLABLE: True}
+    )
+    clear_source: bool | None = Field(None, description="True removes the source.")
+    expires_at: Expiry | None = Field(
+        None, description="New expiry (epoch seconds); 0 removes the expiry."
+    )
+
+
+class MemoryRef(Params):
+    memory_id: Id = Field(description=_MEMORY_ID_DOC)
+
+
+class PurgeExpired(Params):
+    dry_run: bool = Field(False, description="Only report what would be purged.")
+
+
+class Nuke(Params):
+    confirm: str = Field(
+        description='Must be exactly "DELETE ALL".', json_schema_extra={"const": "DELETE ALL"}
+    )
+
+
+class Link(Params):
+    src_id: Id = Field(description="Source memory id.")
+    dst_id: Id = Field(description="Target memory id.")
+    rel: LinkRel = Field("related", description="Link relation.")
+
+
+class Unlink(Params):
+    src_id: Id = Field(description="Source memory id.")
+    dst_id: Id = Field(description="Target memory id.")
+    rel: LinkRel | None = Field(None, description="Only this relation (default: all).")
+
+
+class Supersede(Params):
+    old_id: Id = Field(description="The outdated memory.")
+    new_id: Id = Field(description="The memory that replaces it.")
+
+
+class Undo(Params):
+    entry_id: EntryId | None = Field(
+        None, description="Journal entry id (e.g. 1712345678901-0) from journal_tail."
+    )
+    memory_id: Id | None = Field(None, description="Undo the newest change touching this memory.")
+
+
+class MaintenanceTick(Params):
+    reflect_apply: bool | None = Field(
+        None, description="Write reflection summaries (default: the config's setting)."
+    )
+    force: bool = Field(False, description="Run every job now, due or not.")
+
+
+class Ingest(Params):
+    documents: Annotated[list[Document], Field(min_length=1)] | None = Field(
+        None, description="Documents to chunk and store."
+    )
+    path: str | None = Field(None, description="Server-local file, folder or glob to ingest.")
+    glob: str | None = Field(None, description='File pattern inside a folder, e.g. "**/*.md".')
+    max_chars: Annotated[int, Field(ge=20, le=1_000_000)] | None = Field(
+        None, description="Longest chunk in characters."
+    )
+    min_chars: Annotated[int, Field(ge=1, le=1_000_000)] | None = Field(
+        None, description="Shortest chunk in characters (shorter ones are dropped)."
+    )
+    chunking: Chunking | None = Field(
+        None,
+        description="paragraph: one memory per paragraph (default); "
+        "pack: paragraphs packed up to max_chars.",
+    )
+    wait: bool = _wait(True)
+    timeout: WaitTimeout | None = _TIMEOUT
+
+
+class Export(Params):
+    path: str = Field(
+        description="Server-local output file path. Over HTTP: admin tokens only, relative to "
+        "the server's export_dir."
+    )
+    include_vectors: bool = Field(True, description="Include embeddings.")
+    include_superseded: bool = Field(False, description="Also export superseded memories.")
+    type: MemoryTypeName | list[MemoryTypeName] | None = Field(
+        None, description="Only memories of this type (or these types)."
+    )
+    tag: str | list[str] | None = Field(None, description="Only memories carrying this tag.")
+    since: Timestamp | None = Field(
+        None, description=f"Only memories created at/after this time. {TIME_HELP}"
+    )
+
+
+class ExportStream(Params):
+    include_vectors: bool = Field(True, description="Include embeddings.")
+    include_superseded: bool = Field(False, description="Also export superseded memories.")
+    type: MemoryTypeName | None = Field(None, description="Only memories of this type.")
+    tag: str | None = Field(None, description="Only memories carrying this tag.")
+    since: Timestamp | None = Field(
+        None, description=f"Only memories created at/after this time. {TIME_HELP}"
+    )
+
+
+class ImportOptions(Params):
+    on_conflict: ImportPolicy = Field("skip", description="When an id already exists.")
+    regenerate_vectors: bool = Field(False, description="Re-embed instead of stored vectors.")
+    dry_run: bool = Field(False, description="Only report what would happen.")
+
+
+class Import(Params):
+    path: str = Field(
+        description="Server-local .ahkai file path. Over HTTP: admin tokens only, relative to "
+        "the server's export_dir."
+    )
+    on_conflict: ImportPolicy = Field("skip", description="When an id already exists.")
+    regenerate_vectors: bool = Field(False, description="Re-embed instead of stored vectors.")
+    dry_run: bool = Field(False, description="Only report what would happen.")
+
+
+# --------------------------------------------------------------------------- reads
+class Recall(Filters, Ranking):
+    query: NonEmpty = Field(description="What to look for, in natural language.")
+    k: Count = Field(5, description="How many results.")
+    mode: RecallMode = Field("semantic", description=_MODE_DOC)
+    overfetch: Annotated[int, Field(ge=1, le=100)] = Field(
+        4, description="Candidate pool multiplier for filtering/reranking."
+    )
+    include_superseded: bool = Field(False, description="Also return superseded memories.")
+    include_expired: bool = Field(False, description="Also return memories whose TTL passed.")
+    explain: bool = Field(False, description="Add a per-result score breakdown.")
+    touch: bool = Field(True, description="Count this recall as an access of each hit.")
+    stages: str | None = Field(
+        None,
+        description="Hybrid stages, comma-separated: query, context, prf, fitted; "
+        '"" for the plain blend (default: the recall_stages setting).',
+    )
+    as_of: Timestamp | None = Field(
+        None, description=f"The clock the question is asked at. {TIME_HELP}"
+    )
+
+
+class Compress(Params):
+    group: ClassVar[bool] = True  # a shared group: listed after the own fields
+    compress: bool = Field(
+        False, description="Fold similar memories that do not fit into one summary line."
+    )
+    compress_threshold: Fraction = Field(0.30, description="Similarity for folding (0..1).")
+    compress_min_group: Count = Field(2, description="Smallest group to fold.")
+
+
+class RecallPack(Filters, Ranking, Compress):
+    query: NonEmpty = Field(description="What the context is for.")
+    token_budget: Budget = Field(800, description="Approximate token budget for the block.")
+    mode: RecallMode = Field("hybrid", description=_MODE_DOC)
+    max_items: Count = Field(50, description="Most memories to consider.")
+    include_superseded: bool = Field(False, description="Also use superseded memories.")
+    header: Annotated[str, Field(max_length=10_000)] | None = Field(
+        None, description="First line of the block."
+    )
+
+
+class AutoContext(Compress):
+    task: NonEmpty = Field(description="The task or question you are about to work on.")
+    token_budget: Budget = Field(800, description="Approximate token budget for the block.")
+    max_phrases: Annotated[int, Field(ge=0, le=20)] = Field(
+        3, description="Extra key-phrase searches."
+    )
+    mode: RecallMode = Field("hybrid", description=_MODE_DOC)
+    min_cosine: Cosine | None = Field(None, description=_MIN_COSINE_DOC)
+    header: Annotated[str, Field(max_length=10_000)] | None = Field(
+        None, description="First line of the block."
+    )
+
+
+class ListRecent(Params):
+    limit: Annotated[int, Field(ge=0, le=MAX_K)] = Field(20, description="How many.")
+    include_superseded: bool = Field(False, description="Also list superseded memories.")
+    include_expired: bool = Field(False, description="Also list memories whose TTL passed.")
+    type: MemoryTypeName | None = Field(None, description="Only memories of this type.")
+    tag: str | None = Field(None, description="Only memories carrying this tag.")
+
+
+class NoParams(Params):
+    pass
+
+
+class Neighbors(Params):
+    memory_id: Id = Field(description=_MEMORY_ID_DOC)
+    rel: LinkRel | None = Field(None, description="Only this relation.")
+    direction: Direction = Field("both", description="out, in or both.")
+    depth: Annotated[int, Field(ge=1, le=10)] = Field(1, description="Hops to follow.")
+
+
+class Subgraph(Params):
+    memory_ids: Annotated[list[Id], Field(min_length=1)] = Field(description="Start ids.")
+    depth: Annotated[int, Field(ge=0, le=10)] = Field(1, description="Hops to follow.")
+
+
+class FindConflicts(Params):
+    memory_id: Id | None = Field(None, description="Check only this memory; omit to scan all.")
+    threshold: Fraction | None = Field(
+        None, description="Similarity cutoff 0..1 (default from config, 0.80)."
+    )
+
+
+class JournalTail(Params):
+    n: Count = Field(20, description="How many.")
+    op: str | None = Field(
+        None, description="Only this operation, e.g. remember, edit, forget, link, supersede."
+    )
+    since_seconds: Annotated[float, Field(ge=0)] | None = Field(
+        None, description="Only entries from the last N seconds."
+    )
+
+
+class StateAt(Params):
+    ts: Timestamp = Field(description=f"Point in time. {TIME_HELP}")
+
+
+class GetAt(Params):
+    memory_id: Id = Field(description=_MEMORY_ID_DOC)
+    ts: Timestamp = Field(description=f"Point in time. {TIME_HELP}")
+
+
+class JobRef(Params):
+    job_id: Id = Field(description="The job id.")
+
+
+class Jobs(Params):
+    limit: Annotated[int, Field(ge=1, le=1000)] = Field(20, description="How many.")
+
+
+class Browse(Params):
+    sort: str = Field(
+        "created",
+        description="created, importance or decay.",
+        json_schema_extra={"enum": ["created", "importance", "decay"]},
+    )
+    after: Annotated[str, Field(pattern=CURSOR_PATTERN)] | None = Field(
+        None, description="The previous page's next cursor."
+    )
+    limit: Annotated[int, Field(ge=1, le=200)] = Field(25, description="Page size.")
+    type: MemoryTypeName | None = Field(None, description="Only memories of this type.")
+    tag: str | None = Field(None, description="Only memories carrying this tag.")
+    include_superseded: bool = Field(False, description="Also list superseded memories.")
+
+
+class Facets(Params):
+    top_tags: Annotated[int, Field(ge=0, le=100)] = Field(15, description="How many tags.")
+
+
+class Growth(Params):
+    bucket: str = Field(
+        "day", description="hour, day or week.", json_schema_extra={"enum": ["hour", "day", "week"]}
+    )

@@ -1,0 +1,210 @@
+"""JSON Schema of an operation's parameters, and validation against it.
+
+One schema per operation, generated from its pydantic model: MCP publishes it
+as the tool's ``inputSchema``, the agent examples as the provider tool's
+parameters, OpenAPI as the request body / query parameters, and every door
+validates arguments against it here, so what a door publishes is exactly what
+it accepts and every door words an error the same way (``name: problem``).
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+from pydantic.json_schema import GenerateJsonSchema
+
+from houkai.domain.errors import BadRequest
+from houkai.domain.model import ValidationError
+
+from .spec import Operation
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError as SchemaError
+
+
+class InvalidArgument(BadRequest, ValidationError):
+    """A refused argument: a 400 / tool error / ``Error:`` line naming the parameter."""
+
+
+NULLABLE = "x-nullable"  # marks a field where ``null`` is a meaningful value
+
+
+class _Flat(GenerateJsonSchema):
+    """Tool-friendly schemas: no titles, ``X | None`` published as ``X``."""
+
+    def nullable_schema(self, schema: Any) -> Any:
+        return self.generate_inner(schema["schema"])
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
+
+
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    if isinstance(node, dict):
+        if "$ref" in node:
+            target = defs[node["$ref"].rsplit("/", 1)[-1]]
+            return _inline({**target, **{k: v for k, v in node.items() if k != "$ref"}}, defs)
+        out = {}
+        for key, value in node.items():
+            if key == "title" and isinstance(value, str):
+                continue
+            if key == "default" and value is None:
+                continue
+            out[key] = _inline(value, defs)
+        if out.pop(NULLABLE, False):
+            kind = out.get("type")
+            if isinstance(kind, str):
+                out["type"] = [kind, "null"]
+        return out
+    if isinstance(node, list):
+        return [_inline(v, defs) for v in node]
+    return node
+
+
+@cache
+def model_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON Schema, flattened (no ``$defs``), properties in declaration order."""
+    raw = model.model_json_schema(schema_generator=_Flat)
+    defs = raw.pop("$defs", {})
+    schema = _inline(raw, defs)
+    props = schema.get("properties", {})
+    schema["properties"] = {name: props[name] for name in field_order(model)}
+    schema["additionalProperties"] = False
+    return schema
+
+
+def field_order(model: type[BaseModel]) -> list[str]:
+    """The model's fields: its own and its bases' (base first), then those of the
+    shared groups it mixes in (``group = True``: filters, ranking, compression)."""
+    classes = [c for c in reversed(model.__mro__) if issubclass(c, BaseModel)]
+    own = [c for c in classes if not c.__dict__.get("group", False)]
+    groups = [c for c in model.__mro__ if c.__dict__.get("group", False)]
+    order: list[str] = []
+    for cls in [*own, *groups]:
+        for name in inspect.get_annotations(cls):
+            if name in model.model_fields and name not in order:
+                order.append(name)
+    return order
+
+
+def params_schema(op: Operation) -> dict[str, Any]:
+    """A fresh copy of *op*'s parameter schema (callers may extend it)."""
+    return copy.deepcopy(model_schema(op.params))
+
+
+# --------------------------------------------------------------------------- validation
+
+_VALIDATORS: dict[int, tuple[dict[str, Any], Draft202012Validator]] = {}
+
+
+def check_value(schema: dict[str, Any], value: Any, name: str = "") -> None:
+    """Raise :class:`InvalidArgument` ``"name: problem"`` when *value* breaks *schema*."""
+    entry = _VALIDATORS.get(id(schema))
+    if entry is None:
+        from jsonschema import Draft202012Validator
+
+        entry = _VALIDATORS[id(schema)] = (schema, Draft202012Validator(schema))
+    errors = sorted(entry[1].iter_errors(value), key=lambda e: (len(e.absolute_path), e.path))
+    if errors:
+        raise InvalidArgument(describe(errors[0], name))
+
+
+_TYPES = {
+    "integer": "an integer",
+    "number": "a number",
+    "string": "a string",
+    "boolean": "a boolean (true/false)",
+    "array": "a list",
+    "object": "an object",
+    "null": "null",
+}
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "…"
+
+
+def _kinds(schema: Any) -> str:
+    kind = schema.get("type", schema.get("const", "?")) if isinstance(schema, dict) else "?"
+    kinds = kind if isinstance(kind, list) else [kind]
+    return " or ".join(_TYPES.get(str(k), str(k)) for k in kinds)
+
+
+def describe(error: SchemaError, name: str = "") -> str:
+    """One error as ``"param: problem"``: the parameter path, what is allowed, what came."""
+    path = ".".join(str(p) for p in [*([name] if name else []), *error.absolute_path])
+    where = f"{path}: " if path else ""
+    got = _short(error.instance)
+    value = error.validator_value
+    kind = error.validator
+    if kind == "type":
+        return f"{where}expected {_kinds(error.schema)}, got {got}"
+    if kind == "enum":
+        return f"{where}must be one of {', '.join(map(str, value))} — got {got}"
+    if kind == "const":
+        return f"{where}must be {value!r}, got {got}"
+    if kind == "minimum":
+        return f"{where}must be >= {value}, got {got}"
+    if kind == "maximum":
+        return f"{where}must be <= {value}, got {got}"
+    if kind == "exclusiveMinimum":
+        return f"{where}must be > {value}, got {got}"
+    if kind == "minLength":
+        return f"{where}must not be empty" if value == 1 else f"{where}at least {value} characters"
+    if kind == "maxLength":
+        return f"{where}at most {value} characters (got {len(error.instance)})"
+    if kind == "minItems":
+        return f"{where}needs at least {value} item(s)"
+    if kind == "maxItems":
+        return f"{where}at most {value} item(s) (got {len(error.instance)})"
+    if kind == "pattern":
+        return f"{where}{got} does not match {value!r}"
+    if kind in ("anyOf", "oneOf"):
+        return f"{where}expected {' or '.join(_kinds(s) for s in value)}, got {got}"
+    if kind == "required":
+        return f"{where}{error.message}"
+    if kind == "additionalProperties":
+        return f"{where}{error.message}"
+    if kind == "not":
+        return f"{where}give at most one of these fields: {got}"
+    message = error.message if len(error.message) < 300 else error.message[:300] + "…"
+    return f"{where}{message}"
+
+
+def check_arguments(op: Operation, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Validate *arguments* (nulls already dropped) against *op*; returns them unchanged.
+
+    Unknown and missing arguments, then each value against its schema. The
+    ``collection`` of a collection-bound operation is the door's to resolve.
+    """
+    schema = model_schema(op.params)
+    props = schema["properties"]
+    collection = op.scope == "collection" and "collection" in arguments
+    unknown = sorted(set(arguments) - set(props) - ({"collection"} if collection else set()))
+    if unknown:
+        allowed = [*props, *(["collection"] if op.scope == "collection" else [])]
+        raise InvalidArgument(
+            f"{op.name}: unknown argument(s) {unknown}; allowed: {', '.join(allowed) or '(none)'}"
+        )
+    missing = [p for p in schema.get("required", ()) if p not in arguments]
+    if missing:
+        raise InvalidArgument(f"{op.name}: missing required argument(s) {missing}")
+    for name, value in arguments.items():
+        if name in props:
+            check_value(props[name], value, name)
+    check_whole(op, {k: v for k, v in arguments.items() if k in props})
+    return arguments
+
+
+def check_whole(op: Operation, arguments: dict[str, Any]) -> None:
+    """The cross-field rules of the model (``not``, ``minProperties``), if any."""
+    schema = model_schema(op.params)
+    extra = {k: v for k, v in schema.items() if k in ("not", "minProperties", "anyOf")}
+    if extra:
+        check_value(extra, arguments)

@@ -1,0 +1,88 @@
+"""What one operation declares: the single row every door is generated from."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel
+
+#: ``collection``: bound to one collection (token collection scope applies);
+#: ``global``: not collection-bound (token needed when tokens are configured);
+#: ``public``: no authentication at all (liveness, readiness).
+Scope = Literal["collection", "global", "public"]
+
+#: The result kinds, each with ONE serializer in :mod:`houkai.app.service`
+#: (``memory_to_dict``, ``_pack_to_dict``, ``entry_to_dict``, ``conflict_to_dict``);
+#: unset fields are ``null`` in every door.
+ResultKind = Literal[
+    "memory",
+    "memories",
+    "pack",
+    "journal",
+    "conflicts",
+    "job",
+    "jobs",
+    "object",
+]
+
+
+class Params(BaseModel):
+    """Base of every parameter model: unknown fields are refused, declaration order kept."""
+
+    model_config = {"extra": "forbid", "regex_engine": "python-re"}
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One operation, declared once (see docs/adr/0034-operation-registry.md).
+
+    ``params`` is a pydantic model whose fields (types, bounds, enums, defaults,
+    one-line descriptions) are the operation's parameters in every door; the
+    ``collection`` parameter is implied by ``scope == "collection"`` and added by
+    each door (MCP argument, REST ``/c/<collection>`` or ``?collection=``, CLI ``-c``).
+    """
+
+    name: str
+    doc: str
+    params: type[BaseModel]
+    #: What an agent reads (MCP tool / provider tool description); default ``doc``.
+    description: str = ""
+    #: The :class:`~houkai.app.service.MemoryService` method; default ``name``.
+    method: str = ""
+    writes: bool = False
+    scope: Scope = "collection"
+    #: Parameters naming a file on the server: remote callers need an admin
+    #: token and a path inside ``export_dir`` (:mod:`houkai.app.serverpaths`).
+    server_paths: tuple[str, ...] = ()
+    result: ResultKind = "object"
+    #: Exposed as an MCP tool (and to the agent examples).
+    mcp: bool = True
+    #: Part of the seed's 23-tool surface.
+    seed: bool = False
+    destructive: bool = False
+    idempotent: bool = False
+    #: The seed's result for a refused call: ``{**soft_error, "error": message}``.
+    soft_error: Mapping[str, Any] | None = None
+    #: CLI short flags, declared once: ``{"k": "-k", "type": "-t"}``.
+    short: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def service_method(self) -> str:
+        return self.method or self.name
+
+    @property
+    def summary(self) -> str:
+        return self.doc
+
+    @property
+    def agent_description(self) -> str:
+        return self.description or self.doc
+
+    def fields(self) -> list[str]:
+        """The parameter names, in declaration order."""
+        return list(self.params.model_fields)
+
+    def required(self) -> list[str]:
+        return [n for n, f in self.params.model_fields.items() if f.is_required()]
