@@ -410,13 +410,13 @@ def test_id_prefixes(houkai, settings):
         (("remember", "x", "--importance", "abc"), "--importance"),
         (("remember", "x", "--importance", "1.5"), "--importance"),
         (("recall", "x", "--k", "many"), "--k"),
-        (("recall", "x", "--since", "last tuesday"), "--since"),
+        (("recall", "x", "--since", "last tuesday"), "since"),
         (("list", "--since", "2026-13-45"), "--since"),
         (("import", "/definitely/not/here.ahkai"), "does not exist"),
         (("info", "/definitely/not/here.ahkai"), "does not exist"),
         (("show", "deadbeef-0000-4000-8000-000000000000"), "no memory"),
         (("nosuchcommand",), "nosuchcommand"),
-        (("remember", "   "), "empty"),
+        (("remember", "   "), "text"),  # the registry words it (one message for all doors)
         (("--collection", "bad name!", "list"), "collection"),
     ],
 )
@@ -737,3 +737,23 @@ def test_unknown_collection_and_empty_query_are_the_rest_errors(houkai, doors):
     assert [m["text"] for m in as_json(houkai("-c", missing, "list", "--json"))] == [
         "First memory of a new collection"
     ]
+
+
+@pytest.mark.parametrize(
+    "command, operation",
+    [
+        ("recall", "recall"),
+        ("pack", "recall_pack"),
+        ("auto-context", "auto_context"),
+        ("list", "list_recent"),
+    ],
+)
+def test_operation_commands_take_every_declared_parameter(command, operation):
+    """The options come from the registry: a parameter added there is a CLI option."""
+    from houkai.app.operations import get
+
+    params = {p.name: p for p in cli.commands[command].params}
+    op = get(operation)
+    assert set(op.fields()) <= set(params), set(op.fields()) - set(params)
+    for name, flag in op.short.items():
+        assert flag in params[name].opts  # short flags declared once, in the registry

@@ -134,6 +134,9 @@ def edit(
             )
             return
         changes = parse_editor_document(edited)
+    if "source" in changes and not changes["source"]:
+        del changes["source"]  # unset arguments are dropped: clearing is a flag
+        changes["clear_source"] = True
     result = ctx.call("edit", memory["id"], **changes)
     updated = result["memory"]
     changed = updated != memory
