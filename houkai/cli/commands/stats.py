@@ -165,7 +165,8 @@ def doctor(ctx: Context) -> None:
     holder: dict[str, Any] = {}
 
     def backend() -> dict[str, Any]:
-        store = holder["store"] = ctx.reader()
+        # doctor prepares what it checks (index included), as `houkai up` does
+        store = holder["store"] = ctx.store()
         store.client.ping()
         return {"url": s.redis_url or f"embedded ({s.data_dir})"}
 
