@@ -16,13 +16,16 @@ import logging
 import os
 import pkgutil
 import sys
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 import click
 from click.core import ParameterSource
 
 from ..domain.config import Settings, load_settings, set_settings
+
+if TYPE_CHECKING:
+    from ..app.service import MemoryService
 
 log = logging.getLogger("houkai.cli")
 
@@ -31,12 +34,19 @@ FORMATS: tuple[str, ...] = ("auto", "table", "tsv", "json")
 
 @dataclass
 class Context:
-    """What every command gets: settings, the output format, lazy store and service."""
+    """What every command gets: settings, the output format and the lazy service.
+
+    ``settings.collection`` is the collection this command works on (``-C`` or
+    the configured default). The service is built with the *configured* default
+    (``default_collection``), as a REST server is, so ``-C nosuch`` reading an
+    unknown collection is the same 404-style error as ``GET /c/nosuch/...``,
+    while a write creates it.
+    """
 
     settings: Settings
     output_format: str = "auto"
     overrides: dict[str, Any] = field(default_factory=dict)
-    _stores: dict[str, Any] = field(default_factory=dict)
+    default_collection: str | None = None
     _service: Any = None
 
     @property
@@ -51,32 +61,48 @@ class Context:
         return resolve_format(self.output_format)
 
     @property
-    def service(self):
-        """The shared :class:`~houkai.app.service.MemoryService` (actor ``cli``), or None."""
+    def service(self) -> MemoryService:
+        """The shared :class:`~houkai.app.service.MemoryService` (actor ``cli``)."""
         if self._service is None:
-            try:
-                from ..app.service import MemoryService
-            except ModuleNotFoundError as exc:
-                if exc.name != "houkai.app.service":
-                    raise
-                return None
-            self._service = MemoryService(self.settings, actor="cli")
+            from ..app.service import MemoryService
+
+            default = self.default_collection or self.settings.collection
+            self._service = MemoryService(replace(self.settings, collection=default), actor="cli")
         return self._service
 
-    def store(self, collection: str | None = None):
-        """The MemoryStore for *collection* (default: the configured one), created once."""
-        name = collection or self.settings.collection
-        if name not in self._stores:
-            service = self.service
-            if service is not None:
-                self._stores[name] = service.store(name)
-            else:
-                from ..store import MemoryStore
+    def call(self, operation: str, *args: Any, **kwargs: Any) -> Any:
+        """Run service *operation* on this command's collection, the REST/MCP code path:
+        arguments left unset (None) are dropped, as MCP drops nulls, and the rest pass
+        the registry's boundary validation (same bounds and error words as every door)."""
+        import inspect
 
-                self._stores[name] = MemoryStore(
-                    collection=name, settings=self.settings, actor="cli"
-                )
-        return self._stores[name]
+        from ..app.operations import OPERATIONS, check_arguments
+
+        service = self.service
+        method = getattr(service, operation)
+        bound = inspect.signature(method).bind_partial(*args, **kwargs).arguments
+        arguments = {k: v for k, v in bound.items() if v is not None and k != "collection"}
+        op = next((o for o in OPERATIONS if o.service_method == operation), None)
+        if op is not None:
+            check_arguments(op, arguments)
+        if op is None or op.scope == "collection":
+            arguments["collection"] = kwargs.get("collection", self.collection)
+        return method(**arguments)
+
+    def store(self, collection: str | None = None) -> Any:
+        """The MemoryStore of *collection* (created when missing): for writers and engines."""
+        return self.service.store(collection or self.collection)
+
+    def reader(self, collection: str | None = None) -> Any:
+        """The store of an *existing* collection, for what the service has no operation
+        for (id-prefix lookup): an unknown collection is an error, never created."""
+        name = collection or self.collection
+        service = self.service
+        if name != service.settings.collection and not service.has_collection(name):
+            from ..domain.errors import NotFound
+
+            raise NotFound(f"no collection named {name!r}")
+        return service.store(name)
 
 
 pass_ctx = click.make_pass_decorator(Context)
@@ -108,7 +134,7 @@ def _choice_message(exc: click.BadParameter) -> str:
     param = exc.param
     assert param is not None
     name = (param.name or "value").rstrip("_")
-    choices = ", ".join(str(c) for c in param.type.choices)  # type: ignore[union-attr]
+    choices = ", ".join(str(c) for c in getattr(param.type, "choices", ()))
     got = exc.message.split(" is not ", 1)[0]
     hint = exc.param_hint or param.get_error_hint(exc.ctx) if exc.ctx else name
     return f"Invalid value for {hint}: {name} must be one of {choices} — got {got}"
@@ -207,7 +233,19 @@ def cli(
         for k, v in overrides.items()
         if v is not None and ctx.get_parameter_source(k) is ParameterSource.COMMANDLINE
     }
-    ctx.obj = Context(settings=settings, output_format=output_format, overrides=from_flags)
+    # A -C on the command line names a collection like /c/<name> does on REST; the
+    # service's default (read even when empty, as REST's) is the configured one.
+    default = (
+        load_settings({**overrides, "collection": None}).collection
+        if "collection" in from_flags
+        else settings.collection
+    )
+    ctx.obj = Context(
+        settings=settings,
+        output_format=output_format,
+        overrides=from_flags,
+        default_collection=default,
+    )
 
 
 def _announce_started(info) -> None:

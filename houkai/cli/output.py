@@ -155,8 +155,14 @@ def tsv_cell(value: Any) -> str:
 
 
 # --------------------------------------------------------------------------- writers
+def dumps(data: Any) -> str:
+    """JSON exactly as REST (minus its trailing newline) and MCP serialise a result,
+    so ``--format json`` output is byte-identical to theirs."""
+    return json.dumps(data, ensure_ascii=False, allow_nan=False, default=_json_default)
+
+
 def echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=_json_default))
+    click.echo(dumps(data))
 
 
 def _json_default(value: Any) -> Any:
@@ -223,8 +229,8 @@ def print_rows(
     for c in columns:
         table.add_column(
             c.header or c.key.upper(),
-            justify=c.justify,
-            style=c.style,  # type: ignore[arg-type]
+            justify=c.justify,  # type: ignore[arg-type]
+            style=c.style,
             max_width=c.max_width,
             overflow="fold",
         )
@@ -281,10 +287,16 @@ def report(fmt: str, payload: dict[str, Any], message: str) -> None:
 
 # --------------------------------------------------------------------------- memories
 def memory_record(
-    memory: Memory, score: float | None = None, explain: dict[str, Any] | None = None
+    memory: Memory | dict[str, Any],
+    score: float | None = None,
+    explain: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The JSON shape of a memory on every CLI command (no vector)."""
-    record = memory.to_dict()
+    """The JSON shape of a memory on every door (the service's: ``null`` for unset fields)."""
+    from ..app.service import memory_to_dict
+
+    if isinstance(memory, Memory):
+        return memory_to_dict(memory, score=score, explain=explain)
+    record = dict(memory)
     if score is not None:
         record["score"] = round(float(score), 4)
     if explain is not None:
@@ -305,15 +317,16 @@ SCORE_COLUMN = Column(
 )
 
 
-def _normalise(items: Iterable[Any]) -> list[tuple[Memory, float | None, dict | None]]:
-    out: list[tuple[Memory, float | None, dict | None]] = []
+def _normalise(items: Iterable[Any]) -> list[dict[str, Any]]:
+    """Service dicts, Memory objects or ``(memory, score[, explain])`` tuples → records."""
+    out: list[dict[str, Any]] = []
     for item in items:
-        if isinstance(item, Memory):
-            out.append((item, None, None))
+        if isinstance(item, Memory | dict):
+            out.append(memory_record(item))
         elif len(item) == 2:
-            out.append((item[0], item[1], None))
+            out.append(memory_record(item[0], item[1]))
         else:
-            out.append((item[0], item[1], item[2]))
+            out.append(memory_record(item[0], item[1], item[2]))
     return out
 
 
@@ -325,9 +338,10 @@ def print_memories(
     empty: str = "No memories found.",
     extra: Sequence[Column] = (),
 ) -> None:
-    """Memories (or ``(memory, score[, explain])`` tuples) in the chosen format."""
-    rows = _normalise(items)
-    records = [memory_record(m, s, e) for m, s, e in rows]
+    """Memories (service dicts, Memory objects or ``(memory, score[, explain])`` tuples)
+    in the chosen format; JSON is exactly the records given."""
+    records = _normalise(items)
+    json_data = [dict(r) for r in records]
     for record in records:
         if record.get("superseded_by"):
             record["_dim"] = True
@@ -343,22 +357,21 @@ def print_memories(
         if show_score:
             columns.append(Column("score"))
         columns.extend(extra)
-        tsv_rows = [{**r, "created_at": int(r["created_at"])} for r in records]
+        tsv_rows = [{**r, "created_at": int(r.get("created_at") or 0)} for r in records]
         print_rows(fmt, tsv_rows, columns, empty=empty)
         return
     columns = list(MEMORY_COLUMNS)
     if show_score:
         columns.insert(3, SCORE_COLUMN)
     columns[-1:-1] = list(extra)
-    json_data = [{k: v for k, v in r.items() if k != "_dim"} for r in records]
     print_rows(fmt, records, columns, json_data=json_data, empty=empty)
 
 
-def print_memory_detail(fmt: str, memory: Memory) -> None:
+def print_memory_detail(fmt: str, memory: Memory | dict[str, Any]) -> None:
     """One memory, every field: a panel plus a metadata grid for people."""
-    record = memory_record(memory)
+    m = memory_record(memory)
     if fmt != "table":
-        print_mapping(fmt, record)
+        print_mapping(fmt, m)
         return
     from rich.panel import Panel
     from rich.table import Table
@@ -366,27 +379,30 @@ def print_memory_detail(fmt: str, memory: Memory) -> None:
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold")
     grid.add_column(overflow="fold")
-    grid.add_row("id", memory.id)
-    grid.add_row("type", memory.type)
-    grid.add_row("importance", f"{memory.importance:.2f}  {fmt_importance(memory.importance)}")
-    grid.add_row("tags", ", ".join(memory.tags) or "—")
-    grid.add_row("created", f"{fmt_ts(memory.created_at)}  ({fmt_age(memory.created_at)})")
-    grid.add_row("last_accessed", fmt_age(memory.last_accessed))
-    grid.add_row("access_count", str(memory.access_count))
-    grid.add_row("source", memory.source or "—")
-    grid.add_row("polarity", str(memory.polarity))
-    grid.add_row("state", memory.state + (f" ({memory.error})" if memory.error else ""))
-    if memory.expires_at:
-        expired = " (expired)" if memory.is_expired() else ""
-        grid.add_row(
-            "expires", f"{fmt_ts(memory.expires_at)}  ({fmt_age(memory.expires_at)})" + expired
-        )
-    if memory.superseded_by:
-        grid.add_row("superseded_by", memory.superseded_by)
-    if memory.links:
-        grid.add_row("links", "\n".join(f"{x.rel} → {x.to}" for x in memory.links))
+    importance = float(m.get("importance") or 0.0)
+    grid.add_row("id", m["id"])
+    grid.add_row("type", str(m.get("type")))
+    grid.add_row("importance", f"{importance:.2f}  {fmt_importance(importance)}")
+    grid.add_row("tags", ", ".join(m.get("tags") or []) or "—")
+    created = m.get("created_at")
+    grid.add_row("created", f"{fmt_ts(created)}  ({fmt_age(created)})")
+    grid.add_row("last_accessed", fmt_age(m.get("last_accessed")))
+    grid.add_row("access_count", str(m.get("access_count") or 0))
+    grid.add_row("source", m.get("source") or "—")
+    grid.add_row("polarity", str(m.get("polarity") or 0))
+    state = str(m.get("state") or "")
+    grid.add_row("state", state + (f" ({m['error']})" if m.get("error") else ""))
+    expires = m.get("expires_at")
+    if expires:
+        expired = " (expired)" if float(expires) <= time.time() else ""
+        grid.add_row("expires", f"{fmt_ts(expires)}  ({fmt_age(expires)})" + expired)
+    if m.get("superseded_by"):
+        grid.add_row("superseded_by", m["superseded_by"])
+    links = m.get("links") or []
+    if links:
+        grid.add_row("links", "\n".join(f"{x['rel']} → {x['to']}" for x in links))
     out = console()
-    out.print(Panel(memory.text, title=short_id(memory.id), border_style="cyan"))
+    out.print(Panel(m.get("text") or "", title=short_id(m["id"]), border_style="cyan"))
     out.print(grid)
 
 

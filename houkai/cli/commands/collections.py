@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
 from .. import Context, pass_ctx
@@ -11,18 +9,14 @@ from ..output import Column, confirm, output_options, print_rows, report
 
 
 def _names(ctx: Context) -> list[str]:
-    from ...db.keys import Keys
-
-    client = ctx.store().client
-    raw = client.smembers(Keys.registry(ctx.settings.key_prefix))
-    return sorted(n.decode() if isinstance(n, bytes) else str(n) for n in raw)
+    return [c["name"] for c in ctx.service.collections()]
 
 
 def _require(ctx: Context, name: str) -> None:
     from ...db.keys import validate_collection
 
     validate_collection(name)
-    if name not in _names(ctx):
+    if not ctx.service.has_collection(name):
         raise click.ClickException(f"no collection named {name!r}")
 
 
@@ -36,17 +30,7 @@ def collections_group() -> None:
 @pass_ctx
 def list_cmd(ctx: Context) -> None:
     """Every collection with its memory count (* = the active one, as set by --collection)."""
-    from ...db.keys import Keys
-    from ...store.search import total
-
-    client = ctx.store().client
-    rows = []
-    for name in _names(ctx):
-        try:
-            count: int | None = total(client, Keys(ctx.settings.key_prefix, name).index, "*")
-        except Exception:
-            count = None
-        rows.append({"name": name, "count": count, "active": name == ctx.collection})
+    rows = [{**c, "active": c["name"] == ctx.collection} for c in ctx.service.collections()]
     print_rows(
         ctx.fmt,
         rows,
@@ -68,7 +52,7 @@ def create(ctx: Context, name: str) -> None:
     from ...db.keys import validate_collection
 
     validate_collection(name)
-    if name in _names(ctx):
+    if ctx.service.has_collection(name):
         raise click.ClickException(f"collection {name!r} already exists")
     ctx.store(name)
     report(ctx.fmt, {"name": name, "created": True}, f"Created collection {name!r}.")
@@ -95,10 +79,6 @@ def delete(ctx: Context, name: str, yes: bool) -> None:
     count = store.count()
     confirm(f"Delete collection {name!r} and its {count} memories?", yes=yes)
     deleted = store.drop()
-    ctx._stores.pop(name, None)
-    service = ctx._service
-    if service is not None:
-        service._stores.pop(name, None)
     report(
         ctx.fmt,
         {"name": name, "deleted": deleted},
@@ -106,42 +86,25 @@ def delete(ctx: Context, name: str, yes: bool) -> None:
     )
 
 
-def copy_memories(src: Any, dst: Any, *, batch_size: int = 500) -> int:
-    """Stream every memory of *src* into *dst* with its vector (no re-embedding).
+def copy_memories(ctx: Context, src: str, dst: str) -> int:
+    """Every memory of *src* into *dst* through the archive path (export → import).
 
-    Ids, links (and their reverse index), supersede state and access tracking
-    are kept; each copy is journaled in *dst* as an ``import`` so it is auditable.
-    Memories still pending in *src* are embedded on the way.
+    Vectors travel in the archive (no re-embedding), ids, links, supersede
+    state and access tracking are kept, same ids in *dst* are overwritten, and
+    each copy is journaled in *dst* as an ``import``: the same validation,
+    journal and size checks as ``houkai export`` + ``houkai import``.
     """
-    import numpy as np
+    import os
+    import tempfile
 
-    copied = 0
-    for batch in src.iter_memories(
-        "*", batch_size=batch_size, with_vector=True, sortby="created_at"
-    ):
-        missing = [m for m in batch if m.embedding is None]
-        if missing:
-            fresh = dst._encode([m.text for m in missing])
-            for memory, vector in zip(missing, fresh, strict=True):
-                memory.embedding = vector.tolist()
-        vectors = np.asarray([m.embedding for m in batch], dtype=np.float32)
-        for memory in batch:
-            memory.collection = dst.collection_name
-        pipe = dst.client.pipeline(transaction=False)
-        dst._write(batch, vectors, pipe=pipe)
-        for memory in batch:
-            for link in memory.links:
-                pipe.sadd(dst.keys.incoming(link.to), f"{memory.id}|{link.rel}")
-        pipe.execute()
-        for memory in batch:
-            dst._journal(
-                "import",
-                memory.id,
-                after=memory.to_dict(),
-                meta={"copied_from": src.collection_name},
-            )
-        copied += len(batch)
-    return copied
+    fd, tmp = tempfile.mkstemp(prefix="houkai-copy-", suffix=".ahkai")
+    os.close(fd)
+    try:
+        ctx.call("export", tmp, include_vectors=True, include_superseded=True, collection=src)
+        summary = ctx.call("import_", tmp, on_conflict="overwrite", collection=dst)
+    finally:
+        os.unlink(tmp)
+    return int(summary["imported"]) + int(summary["overwritten"])
 
 
 @collections_group.command("copy")
@@ -161,14 +124,13 @@ def copy(ctx: Context, src: str, dst: str, yes: bool) -> None:
     validate_collection(dst)
     if src == dst:
         raise click.BadParameter("SRC and DST are the same collection", param_hint="DST")
-    source = ctx.store(src)
-    if dst in _names(ctx) and ctx.store(dst).count():
+    if ctx.service.has_collection(dst) and ctx.store(dst).count():
         confirm(
-            f"Copy {source.count()} memories into the non-empty collection {dst!r} "
+            f"Copy {ctx.store(src).count()} memories into the non-empty collection {dst!r} "
             "(same ids are overwritten)?",
             yes=yes,
         )
-    copied = copy_memories(source, ctx.store(dst))
+    copied = copy_memories(ctx, src, dst)
     report(
         ctx.fmt,
         {"src": src, "dst": dst, "copied": copied},
@@ -210,7 +172,6 @@ def migrate(ctx: Context, name: str, vector_type: str, batch_size: int, yes: boo
         raise click.ClickException(f"no collection named {name!r}")
     confirm(f"Re-write the vectors of {name!r} as {vector_type.upper()}?", yes=yes)
     result = migrate_vectors(client, Keys(s.key_prefix, name), vector_type, batch_size=batch_size)
-    ctx._stores.pop(name, None)
     text = (
         f"Collection {name!r} already holds {result.target} vectors."
         if not result.changed

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from .. import Context, pass_ctx
@@ -27,21 +29,20 @@ def conflicts(
     ctx: Context, memory_id: str | None, threshold: float | None, resolve: str | None
 ) -> None:
     """Find near-duplicate or contradictory memory pairs."""
-    store = ctx.store()
-    full = resolve_id(store, memory_id) if memory_id else None
-    found = store.find_conflicts(memory_id=full, threshold=threshold)
+    full = resolve_id(ctx.reader(), memory_id) if memory_id else None
+    found = ctx.call("find_conflicts", full, threshold=threshold)
     if resolve == "interactive":
-        _resolve_interactively(store, found)
+        _resolve_interactively(ctx, found)
         return
     rows = [
         {
-            "kind": c.kind,
-            "similarity": round(c.similarity, 4),
-            "reason": c.reason,
-            "a": c.a.id,
-            "a_text": c.a.text,
-            "b": c.b.id,
-            "b_text": c.b.text,
+            "kind": c["kind"],
+            "similarity": c["similarity"],
+            "reason": c["reason"],
+            "a": c["a"]["id"],
+            "a_text": c["a"]["text"],
+            "b": c["b"]["id"],
+            "b_text": c["b"]["text"],
         }
         for c in found
     ]
@@ -57,7 +58,7 @@ def conflicts(
             Column("b", "B", show=short_id, style="dim"),
             Column("b_text", "B TEXT", show=lambda v: truncate(v, 40)),
         ],
-        json_data=[c.to_dict() for c in found],
+        json_data=found,
         empty="No conflicts found.",
     )
 
@@ -67,7 +68,7 @@ _ACTIONS = (
 )
 
 
-def _resolve_interactively(store, found: list) -> None:
+def _resolve_interactively(ctx: Context, found: list[dict[str, Any]]) -> None:
     """The seed's ``--resolve interactive``: one answer per pair (stdin may be piped).
 
     A memory deleted or superseded in an earlier pair is not touched again
@@ -79,30 +80,31 @@ def _resolve_interactively(store, found: list) -> None:
     click.echo(f"Found {len(found)} conflict(s):\n")
     resolved: set[str] = set()
     for n, c in enumerate(found, 1):
+        a, b = c["a"]["id"], c["b"]["id"]
         click.echo(
-            f"[{n}] {c.kind.upper()}  sim={c.similarity:.3f}  reason={c.reason}\n"
-            f"  A [{short_id(c.a.id)}] {truncate(c.a.text, 70)}\n"
-            f"  B [{short_id(c.b.id)}] {truncate(c.b.text, 70)}\n"
+            f"[{n}] {c['kind'].upper()}  sim={c['similarity']:.3f}  reason={c['reason']}\n"
+            f"  A [{short_id(a)}] {truncate(c['a']['text'], 70)}\n"
+            f"  B [{short_id(b)}] {truncate(c['b']['text'], 70)}\n"
         )
-        if c.a.id in resolved or c.b.id in resolved:
+        if a in resolved or b in resolved:
             click.echo("  Skipped (a memory in this pair was already resolved).")
             continue
         action = click.prompt(f"  Action: {_ACTIONS}", default="skip", show_default=False)
         if action == "s":
-            store.supersede(c.a.id, c.b.id)
-            resolved.add(c.a.id)
+            ctx.call("supersede", a, b)
+            resolved.add(a)
             click.echo("  A superseded by B.")
         elif action == "S":
-            store.supersede(c.b.id, c.a.id)
-            resolved.add(c.b.id)
+            ctx.call("supersede", b, a)
+            resolved.add(b)
             click.echo("  B superseded by A.")
         elif action == "d":
-            store.forget(c.a.id)
-            resolved.add(c.a.id)
+            ctx.call("forget", a)
+            resolved.add(a)
             click.echo("  Deleted A.")
         elif action == "D":
-            store.forget(c.b.id)
-            resolved.add(c.b.id)
+            ctx.call("forget", b)
+            resolved.add(b)
             click.echo("  Deleted B.")
         else:
             click.echo("  Kept both." if action == "k" else "  Skipped.")
@@ -115,14 +117,10 @@ def _resolve_interactively(store, found: list) -> None:
 @pass_ctx
 def supersede(ctx: Context, old_id: str, new_id: str) -> None:
     """Mark OLD as superseded by NEW (hidden from recall; `restore` undoes it)."""
-    store = ctx.store()
+    store = ctx.reader()
     old, new = resolve_id(store, old_id), resolve_id(store, new_id)
-    store.supersede(old, new)
-    report(
-        ctx.fmt,
-        {"old_id": old, "new_id": new, "superseded": True},
-        f"{short_id(old)} superseded by {short_id(new)}",
-    )
+    result = ctx.call("supersede", old, new)
+    report(ctx.fmt, result, f"{short_id(old)} superseded by {short_id(new)}")
 
 
 @click.command("restore")
@@ -131,14 +129,10 @@ def supersede(ctx: Context, old_id: str, new_id: str) -> None:
 @pass_ctx
 def restore(ctx: Context, memory_id: str) -> None:
     """Clear a memory's superseded marker."""
-    store = ctx.store()
-    full = resolve_id(store, memory_id)
-    restored = bool(store.restore(full))
-    report(
-        ctx.fmt,
-        {"id": full, "restored": restored},
-        f"{short_id(full)} restored." if restored else f"{short_id(full)} was not superseded.",
-    )
+    full = resolve_id(ctx.reader(), memory_id)
+    result = ctx.call("restore", full)
+    done = "restored." if result["restored"] else "was not superseded."
+    report(ctx.fmt, result, f"{short_id(full)} {done}")
 
 
 def register(cli: click.Group) -> None:

@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from ...domain.model import MEMORY_TYPES, Memory, MemoryNotFound
+from ...domain.model import MEMORY_TYPES
 from .. import Context, pass_ctx
 from ..output import output_options, report, resolve_id, short_id
 from .remember import parse_expires_at, parse_ttl, read_text
@@ -18,24 +18,20 @@ _HELP = (
 )
 
 
-def _load(ctx: Context, memory_id: str) -> tuple[Any, Memory]:
-    store = ctx.store()
-    full = resolve_id(store, memory_id)
-    memory = store.get(full)
-    if memory is None:
-        raise MemoryNotFound(full)
-    return store, memory
+def _load(ctx: Context, memory_id: str) -> dict[str, Any]:
+    """The memory (service shape) for a full id or a unique prefix."""
+    return dict(ctx.call("get", resolve_id(ctx.reader(), memory_id)))
 
 
-def editor_document(memory: Memory) -> str:
+def editor_document(memory: dict[str, Any]) -> str:
     return (
         f"{_HELP}\n"
-        f"type: {memory.type}\n"
-        f"importance: {memory.importance}\n"
-        f"tags: {', '.join(memory.tags)}\n"
-        f"source: {memory.source or ''}\n"
-        f"polarity: {memory.polarity}\n"
-        f"---\n{memory.text}\n"
+        f"type: {memory['type']}\n"
+        f"importance: {memory['importance']}\n"
+        f"tags: {', '.join(memory.get('tags') or [])}\n"
+        f"source: {memory.get('source') or ''}\n"
+        f"polarity: {memory.get('polarity') or 0}\n"
+        f"---\n{memory['text']}\n"
     )
 
 
@@ -105,7 +101,7 @@ def edit(
     expires_at: str | None,
 ) -> None:
     """Change a memory in place: same id and links; the text is re-embedded if it changed."""
-    store, memory = _load(ctx, memory_id)
+    memory = _load(ctx, memory_id)
     changes: dict[str, Any] = {}
     if text is not None:
         changes["text"] = read_text(text)
@@ -133,22 +129,26 @@ def edit(
         if edited is None:
             report(
                 ctx.fmt,
-                {"id": memory.id, "changed": False},
-                f"No changes to {short_id(memory.id)}.",
+                {"id": memory["id"], "changed": False},
+                f"No changes to {short_id(memory['id'])}.",
             )
             return
         changes = parse_editor_document(edited)
-    updated = store.edit(memory.id, **changes)
-    changed = updated.to_dict() != memory.to_dict()
+    if "source" in changes and not changes["source"]:
+        del changes["source"]  # unset arguments are dropped: clearing is a flag
+        changes["clear_source"] = True
+    result = ctx.call("edit", memory["id"], **changes)
+    updated = result["memory"]
+    changed = updated != memory
     if ctx.fmt == "json":
-        report(ctx.fmt, {**updated.to_dict(), "changed": changed}, "")
+        report(ctx.fmt, {**result, "changed": changed}, "")
         return
     if not changed:
-        click.echo(f"No changes to {short_id(memory.id)}.")
-    elif updated.text != memory.text:
-        click.echo(f"Updated {short_id(memory.id)} (text re-embedded).")
+        click.echo(f"No changes to {short_id(memory['id'])}.")
+    elif updated["text"] != memory["text"]:
+        click.echo(f"Updated {short_id(memory['id'])} (text re-embedded).")
     else:
-        click.echo(f"Updated {short_id(memory.id)}.")
+        click.echo(f"Updated {short_id(memory['id'])}.")
 
 
 @click.command("tag")
@@ -161,15 +161,15 @@ def tag(ctx: Context, memory_id: str, add: tuple[str, ...], remove: tuple[str, .
     """Add or remove tags (metadata only; the vector is untouched)."""
     if not add and not remove:
         raise click.UsageError("give --add TAG and/or --remove TAG")
-    store, memory = _load(ctx, memory_id)
+    memory = _load(ctx, memory_id)
     drop = {t.strip() for t in remove}
-    tags = [t for t in memory.tags if t not in drop]
+    tags = [t for t in memory["tags"] if t not in drop]
     tags += [t for t in add if t.strip() not in tags and t.strip() not in drop]
-    updated = store.edit(memory.id, tags=tags)
+    updated = ctx.call("edit", memory["id"], tags=tags)
     report(
         ctx.fmt,
-        {"id": updated.id, "tags": updated.tags},
-        f"{short_id(updated.id)} tags: {', '.join(updated.tags) or '(none)'}",
+        {"id": updated["id"], "tags": updated["tags"]},
+        f"{short_id(updated['id'])} tags: {', '.join(updated['tags']) or '(none)'}",
     )
 
 
@@ -192,13 +192,14 @@ def bump(ctx: Context, memory_id: str, delta: str) -> None:
         raise click.BadParameter(
             f"delta must be +N, -N or =N (e.g. +0.2) — got {delta!r}", param_hint="DELTA"
         ) from None
-    store, memory = _load(ctx, memory_id)
-    new = amount if absolute else memory.importance + amount
-    updated = store.edit(memory.id, importance=new)
+    memory = _load(ctx, memory_id)
+    before = float(memory["importance"])
+    new = amount if absolute else before + amount
+    updated = ctx.call("edit", memory["id"], importance=new)
     report(
         ctx.fmt,
-        {"id": updated.id, "before": memory.importance, "importance": updated.importance},
-        f"{short_id(updated.id)} importance: {memory.importance:.2f} → {updated.importance:.2f}",
+        {"id": updated["id"], "before": before, "importance": updated["importance"]},
+        f"{short_id(updated['id'])} importance: {before:.2f} → {updated['importance']:.2f}",
     )
 
 

@@ -17,11 +17,10 @@ yes_option = click.option("--yes", "-y", is_flag=True, help="Do not ask for conf
 @pass_ctx
 def forget(ctx: Context, memory_ids: tuple[str, ...], yes: bool) -> None:
     """Delete one or more memories (ids or unique prefixes). Undo with `journal undo`."""
-    store = ctx.store()
-    ids = list(dict.fromkeys(resolve_ids(store, memory_ids)))
+    ids = list(dict.fromkeys(resolve_ids(ctx.reader(), memory_ids)))
     noun = f"memory {short_id(ids[0])}" if len(ids) == 1 else f"{len(ids)} memories"
     confirm(f"Delete {noun}?", yes=yes)
-    deleted = [memory_id for memory_id in ids if store.forget(memory_id)]
+    deleted = [memory_id for memory_id in ids if ctx.call("forget", memory_id)["deleted"]]
     missing = [memory_id for memory_id in ids if memory_id not in deleted]
     lines = [f"Deleted {short_id(m)}" for m in deleted]
     lines += [f"Not found (already deleted?): {short_id(m)}" for m in missing]
@@ -34,21 +33,23 @@ def forget(ctx: Context, memory_ids: tuple[str, ...], yes: bool) -> None:
 @pass_ctx
 def nuke(ctx: Context, yes: bool) -> None:
     """Delete EVERY memory of the current collection (the index stays)."""
-    store = ctx.store()
-    count = store.count()
+    name = ctx.collection
+    count = ctx.store().count()
     if count == 0:
         report(
             ctx.fmt,
-            {"deleted": 0, "collection": store.collection_name},
-            f"Collection {store.collection_name!r} is already empty.",
+            {"ok": True, "deleted": 0, "collection": name},
+            f"Collection {name!r} is already empty.",
         )
         return
-    confirm(f"Delete all {count} memories in collection {store.collection_name!r}?", yes=yes)
-    deleted = store.nuke()
+    confirm(f"Delete all {count} memories in collection {name!r}?", yes=yes)
+    from ...app.service import NUKE_CONFIRM
+
+    deleted = ctx.call("nuke", NUKE_CONFIRM)["deleted"]
     report(
         ctx.fmt,
-        {"deleted": deleted, "collection": store.collection_name},
-        f"Deleted {deleted} memories from {store.collection_name!r}.",
+        {"ok": True, "deleted": deleted, "collection": name},
+        f"Deleted {deleted} memories from {name!r}.",
     )
 
 

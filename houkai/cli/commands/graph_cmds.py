@@ -11,7 +11,6 @@ from .. import Context, pass_ctx
 from ..output import (
     Column,
     echo_json,
-    memory_record,
     output_options,
     print_rows,
     report,
@@ -37,14 +36,10 @@ from ..output import (
 @pass_ctx
 def link(ctx: Context, src: str, dst: str, rel: str) -> None:
     """Add a directed link SRC --rel--> DST (ids or unique prefixes)."""
-    store = ctx.store()
+    store = ctx.reader()
     src_id, dst_id = resolve_id(store, src), resolve_id(store, dst)
-    store.link(src_id, dst_id, rel)
-    report(
-        ctx.fmt,
-        {"src": src_id, "dst": dst_id, "rel": rel},
-        f"Linked {short_id(src_id)} --[{rel}]--> {short_id(dst_id)}",
-    )
+    result = ctx.call("link", src_id, dst_id, rel=rel)
+    report(ctx.fmt, result, f"Linked {short_id(src_id)} --[{rel}]--> {short_id(dst_id)}")
 
 
 @click.command("unlink")
@@ -57,14 +52,10 @@ def link(ctx: Context, src: str, dst: str, rel: str) -> None:
 @pass_ctx
 def unlink(ctx: Context, src: str, dst: str, rel: str | None) -> None:
     """Remove the link(s) from SRC to DST."""
-    store = ctx.store()
+    store = ctx.reader()
     src_id, dst_id = resolve_id(store, src), resolve_id(store, dst)
-    removed = store.unlink(src_id, dst_id, rel)
-    report(
-        ctx.fmt,
-        {"src": src_id, "dst": dst_id, "rel": rel, "removed": removed},
-        f"Removed {removed} link(s).",
-    )
+    result = ctx.call("unlink", src_id, dst_id, rel=rel)
+    report(ctx.fmt, result, f"Removed {result['removed']} link(s).")
 
 
 @click.command("neighbors")
@@ -76,11 +67,9 @@ def unlink(ctx: Context, src: str, dst: str, rel: str | None) -> None:
 @pass_ctx
 def neighbors(ctx: Context, memory_id: str, rel: str | None, direction: str, depth: int) -> None:
     """Memories linked to or from a memory."""
-    store = ctx.store()
-    full = resolve_id(store, memory_id)
-    results = store.neighbors(full, rel=rel, direction=direction, depth=depth)
-    rows = [{"rel": r, "id": m.id, "type": m.type, "text": m.text} for m, r in results]
-    json_data = [{**memory_record(m), "rel": r} for m, r in results]
+    full = resolve_id(ctx.reader(), memory_id)
+    results = ctx.call("neighbors", full, rel=rel, direction=direction, depth=depth)
+    rows = [{"rel": n["rel"], "id": n["id"], "type": n["type"], "text": n["text"]} for n in results]
     print_rows(
         ctx.fmt,
         rows,
@@ -90,7 +79,7 @@ def neighbors(ctx: Context, memory_id: str, rel: str | None, direction: str, dep
             Column("type", "TYPE"),
             Column("text", "TEXT", show=lambda v: truncate(v, 70)),
         ],
-        json_data=json_data,
+        json_data=results,
         empty="No neighbors found.",
     )
 
@@ -103,22 +92,18 @@ def neighbors(ctx: Context, memory_id: str, rel: str | None, direction: str, dep
 @pass_ctx
 def graph(ctx: Context, memory_ids: tuple[str, ...], depth: int, dot: bool) -> None:
     """The subgraph reachable from seed memories (ASCII, DOT or JSON)."""
-    store = ctx.store()
-    g = store.subgraph(resolve_ids(store, memory_ids), depth=depth)
+    g = ctx.call("subgraph", resolve_ids(ctx.reader(), memory_ids), depth=depth)
     if ctx.fmt == "json":
-        echo_json(
-            {
-                "nodes": [memory_record(m) for m in g.nodes.values()],
-                "edges": [{"src": s, "dst": d, "rel": r} for s, d, r in g.edges],
-            }
-        )
+        echo_json(g)
         return
+    nodes = {n["id"]: n for n in g["nodes"]}
+    edges = [(e["src"], e["dst"], e["rel"]) for e in g["edges"]]
     if dot:
         click.echo("digraph houkai {")
-        for node_id, memory in g.nodes.items():
-            label = json.dumps(truncate(memory.text, 40))
+        for node_id, memory in nodes.items():
+            label = json.dumps(truncate(memory["text"], 40))
             click.echo(f"  {json.dumps(short_id(node_id))} [label={label}];")
-        for s, d, r in g.edges:
+        for s, d, r in edges:
             click.echo(
                 f"  {json.dumps(short_id(s))} -> {json.dumps(short_id(d))} [label={json.dumps(r)}];"
             )
@@ -126,12 +111,12 @@ def graph(ctx: Context, memory_ids: tuple[str, ...], depth: int, dot: bool) -> N
         return
     if ctx.fmt == "tsv":
         click.echo("src\tdst\trel")
-        for s, d, r in g.edges:
+        for s, d, r in edges:
             click.echo(f"{s}\t{d}\t{r}")
         return
-    for node_id, memory in g.nodes.items():
-        click.echo(f"[{short_id(node_id)}] {truncate(memory.text, 70)}")
-    for s, d, r in g.edges:
+    for node_id, memory in nodes.items():
+        click.echo(f"[{short_id(node_id)}] {truncate(memory['text'], 70)}")
+    for s, d, r in edges:
         click.echo(f"  {short_id(s)} --[{r}]--> {short_id(d)}")
 
 

@@ -16,14 +16,6 @@ from ..output import confirm, echo_json, output_options, print_mapping, report
 from .recall import parse_time_option
 
 
-def _as_dict(summary: Any) -> dict[str, Any]:
-    if hasattr(summary, "to_dict"):
-        return summary.to_dict()
-    if isinstance(summary, dict):
-        return summary
-    return dict(vars(summary))
-
-
 @click.command("export")
 @click.argument("path", type=click.Path(dir_okay=False, writable=True))
 @click.option(
@@ -52,15 +44,15 @@ def export(
     no_vectors: bool,
 ) -> None:
     """Write memories to a portable .ahkai archive (gzipped JSONL, streamed)."""
-    summary = ctx.store().export(
+    data = ctx.call(
+        "export",
         path,
         include_vectors=not no_vectors,
         include_superseded=include_superseded,
-        types=list(types) or None,
-        tags=list(tags) or None,
+        type=list(types) or None,
+        tag=list(tags) or None,
         since=parse_time_option(since, "--since"),
     )
-    data = _as_dict(summary)
     report(
         ctx.fmt,
         data,
@@ -94,11 +86,13 @@ def import_cmd(
     if not dry_run:
         verb = "overwriting" if on_conflict == "overwrite" else "into"
         confirm(f"Import {path} {verb} collection {ctx.collection!r}?", yes=yes)
-    summary = ctx.store().import_(
-        path, on_conflict=on_conflict, regenerate_vectors=regenerate_vectors, dry_run=dry_run
+    data = ctx.call(
+        "import_",
+        path,
+        on_conflict=on_conflict,
+        regenerate_vectors=regenerate_vectors,
+        dry_run=dry_run,
     )
-    data = _as_dict(summary)
-    data.setdefault("dry_run", dry_run)
     errors = list(data.get("errors") or [])
     if ctx.fmt == "json":
         echo_json(data)

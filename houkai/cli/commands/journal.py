@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from ...db.journal import JOURNAL_OPS
@@ -11,35 +13,27 @@ from ..output import Column, confirm, echo_json, fmt_ts, output_options, print_m
 from ..output import report as say
 
 
-def _entry_dict(entry, *, full: bool) -> dict:
-    data = {
-        "entry_id": entry.stream_id,
-        "ts": entry.ts,
-        "op": entry.op,
-        "actor": entry.actor,
-        "id": entry.id,
-        "summary": entry.summary(),
-        "meta": entry.meta,
-    }
-    if full:
-        data["before"] = entry.before
-        data["after"] = entry.after
-    return data
-
-
-def _find(store, ref: str):
+def _find(ctx: Context, ref: str) -> Any:
     """An entry by stream id (``1712345678901-0``, from ``tail``) or by its epoch ts."""
+    from ...domain.errors import NotFound
+
     ref = ref.strip()
-    if "-" not in ref:
+    journal = ctx.reader().journal
+    if "-" in ref:
+        found = journal.find(ref)
+    else:
         try:
-            float(ref)
+            ts = float(ref)
         except ValueError:
             raise click.BadParameter(
                 f"expected a journal entry id like 1712345678901-0 (see `journal tail`) "
                 f"or an epoch timestamp — got {ref!r}",
                 param_hint="ENTRY",
             ) from None
-    return store._find_entry(ref)
+        found = journal.find_by_ts(ts)
+    if found is None:
+        raise NotFound(f"no journal entry {ref!r}")
+    return found
 
 
 @click.group("journal")
@@ -68,8 +62,7 @@ def tail(ctx: Context, number: int, op: str | None, since: str | None) -> None:
             since_seconds = parse_duration(since)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--since") from None
-    entries = ctx.store().journal_tail(number, op=op, since_seconds=since_seconds)
-    rows = [_entry_dict(e, full=False) for e in entries]
+    rows = ctx.call("journal_tail", n=number, op=op, since_seconds=since_seconds)
     print_rows(
         ctx.fmt,
         rows,
@@ -90,8 +83,9 @@ def tail(ctx: Context, number: int, op: str | None, since: str | None) -> None:
 @pass_ctx
 def show(ctx: Context, entry: str) -> None:
     """One entry in full (before/after snapshots), by entry id or timestamp."""
-    found = _find(ctx.store(), entry)
-    data = _entry_dict(found, full=True)
+    from ...app.service import entry_to_dict
+
+    data = entry_to_dict(_find(ctx, entry))
     if ctx.fmt == "json":
         echo_json(data)
     else:
@@ -105,15 +99,10 @@ def show(ctx: Context, entry: str) -> None:
 @pass_ctx
 def undo(ctx: Context, entry: str, yes: bool) -> None:
     """Reverse one entry (remember → forget, forget → restore, edit → previous version…)."""
-    store = ctx.store()
-    found = _find(store, entry)
+    found = _find(ctx, entry)
     confirm(f"Undo {found.summary()}?", yes=yes)
-    store.undo(found, strict=True)
-    say(
-        ctx.fmt,
-        {"ok": True, "entry_id": found.stream_id, "op": found.op, "id": found.id},
-        f"Undone: {found.summary()}",
-    )
+    result = ctx.call("undo", entry_id=found.stream_id)
+    say(ctx.fmt, result, f"Undone: {found.summary()}")
 
 
 def register(cli: click.Group) -> None:

@@ -6,6 +6,8 @@ previews exactly what the scheduled maintenance would remove.
 
 from __future__ import annotations
 
+from typing import Literal
+
 import click
 
 from ...domain.model import MEMORY_TYPES
@@ -102,7 +104,7 @@ def prune(
 
     s = ctx.settings
     engine = DecayEngine(
-        ctx.store(),
+        ctx.reader(),
         decay_rate=s.maintenance_decay_rate if decay_rate is None else decay_rate,
         min_score=s.maintenance_decay_min_score if min_score is None else min_score,
         protect_types=_protect_types(ctx, protect),
@@ -127,13 +129,15 @@ def prune(
 @pass_ctx
 def purge(ctx: Context, apply: bool, yes: bool, show: int) -> None:
     """Hard-delete memories whose TTL has passed. Dry-run by default."""
-    store = ctx.store()
-    candidates = store.purge_expired(dry_run=True)
+    from ...app.service import memory_to_dict
+
+    # The preview lists the candidates themselves (purge_expired answers with ids only).
+    candidates = ctx.reader().purge_expired(dry_run=True)
     applied = 0
     if apply and candidates:
         confirm(f"Delete {len(candidates)} expired memories?", yes=yes)
-        applied = len(store.purge_expired(dry_run=False))
-    scored = [(m, None) for m in candidates]
+        applied = ctx.call("purge_expired", dry_run=False)["purged"]
+    scored = [(memory_to_dict(m), None) for m in candidates]
     _emit_candidates(ctx, "purge", scored, dry_run=not apply, applied=applied, show=show)
 
 
@@ -178,7 +182,7 @@ def reflect(
     s = ctx.settings
     spec = s.maintenance_reflect_summarizer if summarizer is None else summarizer
     engine = ReflectionEngine(
-        ctx.store(),
+        ctx.reader(),
         similarity_threshold=(
             s.maintenance_reflect_similarity_threshold if threshold is None else threshold
         ),
@@ -193,7 +197,7 @@ def reflect(
         return
     if consolidate == "hard":
         confirm("Create summaries and DELETE their source memories?", yes=yes)
-    arg: bool | str = {"none": False, "soft": True, "hard": "hard"}[consolidate]
+    arg: bool | Literal["hard"] = "hard" if consolidate == "hard" else consolidate == "soft"
     created = engine.reflect(dry_run=False, consolidate=arg)
     _emit_reflection(ctx, created, dry_run=False)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import click
 
 from ...domain.config import Settings
@@ -99,7 +101,7 @@ def install_command(
     from ...installers import INSTALLERS, ClaudeCodeInstaller
 
     collection = install_collection or ctx.overrides.get("collection") or ""
-    kwargs = {"collection": collection, **_connection_env(ctx.settings)}
+    kwargs: dict[str, Any] = {"collection": collection, **_connection_env(ctx.settings)}
     if client == "claude-code":
         kwargs["use_cli"] = not no_cli
     installer = INSTALLERS[client](**kwargs)

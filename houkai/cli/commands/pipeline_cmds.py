@@ -261,11 +261,14 @@ JOB_COLUMNS = [
 ]
 
 
-def _job_row(status: Any) -> dict[str, Any]:
-    d = status.to_dict()
-    d["progress"] = f"{status.processed}/{status.total}"
-    d["eta"] = "" if status.eta_seconds is None else f"{status.eta_seconds:.0f}s"
-    return d
+def _job_row(status: dict[str, Any]) -> dict[str, Any]:
+    processed = sum(int(status.get(k) or 0) for k in ("done", "failed", "rejected", "skipped"))
+    eta = status.get("eta_seconds")
+    return {
+        **status,
+        "progress": f"{processed}/{status['total']}",
+        "eta": "" if eta is None else f"{eta:.0f}s",
+    }
 
 
 @click.group("jobs")
@@ -279,12 +282,12 @@ def jobs_group() -> None:
 @pass_ctx
 def jobs_list(ctx: Context, limit: int) -> None:
     """Newest jobs of the collection first."""
-    statuses = _pipeline(ctx).jobs(limit=limit)
+    statuses = ctx.call("jobs", limit)
     print_rows(
         _fmt(ctx),
         [_job_row(s) for s in statuses],
         JOB_COLUMNS,
-        json_data=[s.to_dict() for s in statuses],
+        json_data=statuses,
         empty="no jobs",
     )
 
@@ -295,18 +298,18 @@ def jobs_list(ctx: Context, limit: int) -> None:
 @pass_ctx
 def jobs_show(ctx: Context, job_id: str) -> None:
     """Progress, errors (with item positions) and conflicts of one job."""
-    status = _pipeline(ctx).job(job_id)
-    if status is None:
-        raise click.ClickException(f"no job with id {job_id!r}")
-    data = status.to_dict()
+    status = ctx.call("job", job_id)
+    data = dict(status)
     fmt = _fmt(ctx)
     if fmt != "json":
-        data["memory_ids"] = f"{len(status.memory_ids)} shown (use --json for the list)"
+        data["memory_ids"] = f"{len(status['memory_ids'])} shown (use --json for the list)"
         data["errors"] = (
-            "; ".join(f"#{e['position']} {e['id'][:8]}: {e['error']}" for e in status.errors[:20])
+            "; ".join(
+                f"#{e['position']} {e['id'][:8]}: {e['error']}" for e in status["errors"][:20]
+            )
             or "-"
         )
-        data["conflicts"] = len(status.conflicts)
+        data["conflicts"] = len(status["conflicts"])
     print_mapping(fmt, data, title=f"job {job_id}")
 
 
@@ -477,7 +480,7 @@ def ingest(
     with its paragraph, long paragraphs split on sentences, chunks under
     --min-chars dropped); --chunking pack fills chunks up to --max-chars.
     """
-    from ...pipeline.write import _chunk_sizes, _document_items, iter_jsonl, jsonl_sizes
+    from ...pipeline.write import _chunk_sizes
 
     paths, raw = _read_inputs(paths)
     auto = auto_importance or (importance is None and ctx.settings.auto_importance)
@@ -508,19 +511,25 @@ def ingest(
     for path in paths:
         if path == "-":
             if jsonl:
+                # The pipeline's own JSONL path (one item per line, never dropped as short);
+                # a job is accepted durably before ingest_path returns, so the file can go.
                 with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as fh:
                     fh.write(raw or "")
                 try:
-                    docs = [{**stdin_doc, **d} for d in iter_jsonl(fh.name)]
+                    job = pipeline.ingest_path(
+                        fh.name,
+                        type=mtype,
+                        tags=list(tags) or None,
+                        source=stdin_doc["source"],
+                        importance=importance,
+                        auto_importance=auto,
+                        chunking=chunking,
+                        max_chars=max_chars,
+                        min_chars=min_chars,
+                        batch_size=batch_size,
+                    )
                 finally:
                     os.unlink(fh.name)
-                items = [i for d in docs for i in _document_items(d, jsonl_sizes(sizes))]
-                job = pipeline._submit(
-                    lambda items=items: iter(items),
-                    kind="ingest",
-                    on_conflict=None,
-                    batch_size=batch_size,
-                )
             else:
                 job = pipeline.ingest_documents(
                     [{**stdin_doc, "text": raw}],
@@ -625,7 +634,7 @@ def maintenance_status(ctx: Context) -> None:
     from ...pipeline import maintenance
     from ..output import fmt_ts
 
-    data = maintenance.status(ctx.store(), ctx.settings)
+    data = maintenance.status(ctx.reader(), ctx.settings)
     fmt = _fmt(ctx)
     if fmt == "json":
         click.echo(json.dumps(data, default=str))

@@ -104,7 +104,7 @@ def maintenance_stop(ctx: Context) -> None:
 
 def register(cli: click.Group) -> None:
     group = cli.commands.get("maintenance")
-    if group is None:
+    if not isinstance(group, click.Group):
         group = click.Group("maintenance", help="Scheduled maintenance.")
         cli.add_command(group)
     for command in (maintenance_run, maintenance_start, maintenance_stop):

@@ -6,10 +6,10 @@ from typing import Any
 
 import click
 
-from ...domain.model import FUSIONS, MEMORY_TYPES, RECALL_MODES
 from ...domain.timeparse import parse_timestamp
 from .. import Context, pass_ctx
 from ..output import echo_json, output_options, print_memories
+from ._ops import arguments, operation_options
 
 
 def parse_time_option(value: str | None, hint: str) -> float | None:
@@ -20,110 +20,14 @@ def parse_time_option(value: str | None, hint: str) -> float | None:
         raise click.BadParameter(str(exc), param_hint=hint) from None
 
 
-UNIT = click.FloatRange(0.0, 1.0)
-COSINE = click.FloatRange(-1.0, 1.0)
-
-
-def filter_options(f):
-    """The metadata filters shared by recall and pack (seed §14 'Metadata filters')."""
-    for decorator in reversed(
-        [
-            click.option(
-                "--type", "-t", "type_", type=click.Choice(MEMORY_TYPES), help="Only this type."
-            ),
-            click.option("--tag", "-g", help="Only memories carrying this tag."),
-            click.option("--min-importance", type=UNIT, help="Only importance >= this."),
-            click.option("--source", "-s", help="Only this exact source."),
-            click.option("--since", help="Created at/after: epoch, ISO-8601 or a span like 7d."),
-            click.option("--until", help="Created at/before: epoch, ISO-8601 or a span like 24h."),
-            click.option("--include-superseded", is_flag=True, help="Also superseded memories."),
-            click.option(
-                "--mode",
-                type=click.Choice(RECALL_MODES),
-                default=None,
-                help="semantic (cosine) or hybrid (cosine+BM25+recency+importance).",
-            ),
-        ]
-    ):
-        f = decorator(f)
-    return f
-
-
-def _filters(type_, tag, min_importance, source, since, until) -> dict[str, Any]:
-    return dict(
-        type=type_,
-        tag=tag,
-        min_importance=min_importance,
-        source=source,
-        since=parse_time_option(since, "--since"),
-        until=parse_time_option(until, "--until"),
-    )
-
-
 @click.command("recall")
-@click.argument("query")
-@click.option(
-    "--k",
-    "-k",
-    "--limit",
-    "k",
-    type=click.IntRange(min=1),
-    default=5,
-    show_default=True,
-    help="How many results.",
-)
-@filter_options
-@click.option("--include-expired", is_flag=True, help="Also memories whose TTL has passed.")
-@click.option("--explain", is_flag=True, help="Show the score breakdown of each result.")
-@click.option(
-    "--fusion",
-    type=click.Choice(FUSIONS),
-    default="weighted",
-    show_default=True,
-    help="How hybrid signals combine.",
-)
-@click.option("--diversity", type=UNIT, help="MMR trade-off 0..1 (lower = more novelty).")
-@click.option("--dedup-threshold", type=COSINE, help="Drop results this similar to a kept one.")
-@click.option("--min-cosine", type=COSINE, help="Absolute relevance floor.")
-@click.option("--no-touch", is_flag=True, help="Read-only: do not bump access counts.")
+@operation_options("recall", arguments=("query",), aliases={"k": ("--limit",)})
 @output_options
 @pass_ctx
-def recall(
-    ctx: Context,
-    query: str,
-    k: int,
-    type_,
-    tag,
-    min_importance,
-    source,
-    since,
-    until,
-    include_superseded: bool,
-    mode: str | None,
-    include_expired: bool,
-    explain: bool,
-    fusion: str,
-    diversity,
-    dedup_threshold,
-    min_cosine,
-    no_touch: bool,
-) -> None:
+def recall(ctx: Context, **values: Any) -> None:
     """Search memories by meaning (and keywords in hybrid mode)."""
-    results = ctx.store().recall(
-        query,
-        k=k,
-        **_filters(type_, tag, min_importance, source, since, until),
-        mode=mode or "semantic",
-        include_superseded=include_superseded,
-        include_expired=include_expired,
-        explain=explain,
-        fusion=fusion,
-        diversity=diversity,
-        dedup_threshold=dedup_threshold,
-        min_cosine=min_cosine,
-        touch=not no_touch,
-    )
-    if explain and ctx.fmt == "table":
+    results = ctx.call("recall", **arguments(values))
+    if values.get("explain") and ctx.fmt == "table":
         from ..output import Column
 
         extra = [Column("explain", "WHY", show=_fmt_explain, max_width=40)]
@@ -146,142 +50,39 @@ def _fmt_explain(value: Any) -> str:
     return " ".join(parts)
 
 
-def pack_payload(result: Any) -> dict[str, Any]:
-    """The seed's JSON shape of a PackResult."""
-    return {
-        "text": result.text,
-        "used_tokens": result.used_tokens,
-        "budget": result.budget,
-        "truncated": result.truncated,
-        "queries": list(getattr(result, "queries", []) or []),
-        "compressed_groups": len(getattr(result, "compressed_groups", []) or []),
-        "items": [
-            {
-                "id": p.memory.id,
-                "text": p.memory.text,
-                "type": p.memory.type,
-                "tags": p.memory.tags,
-                "importance": p.memory.importance,
-                "score": round(float(p.score), 4),
-                "tokens": p.tokens,
-            }
-            for p in result.items
-        ],
-    }
-
-
-def _emit_pack(ctx: Context, result: Any) -> None:
+def _emit_pack(ctx: Context, result: dict[str, Any]) -> None:
+    """The service's pack shape as JSON; else the block on stdout and a summary on stderr."""
     if ctx.fmt == "json":
-        echo_json(pack_payload(result))
+        echo_json(result)
         return
-    if not result.items:
+    items = result.get("items") or []
+    if not items:
         click.echo("No memories found.", err=True)
         return
-    click.echo(result.text)
+    click.echo(result["text"])
     click.echo(
-        f"[{len(result.items)} memories · {result.used_tokens}/{result.budget} tokens"
-        f"{' · truncated' if result.truncated else ''}]",
+        f"[{len(items)} memories · {result['used_tokens']}/{result['budget']} tokens"
+        f"{' · truncated' if result.get('truncated') else ''}]",
         err=True,
     )
 
 
 @click.command("pack")
-@click.argument("query")
-@click.option(
-    "--budget",
-    "-b",
-    type=click.IntRange(min=1),
-    default=800,
-    show_default=True,
-    help="Token budget of the block.",
-)
-@filter_options
-@click.option(
-    "--max-items",
-    type=click.IntRange(min=1),
-    default=50,
-    show_default=True,
-    help="Ranked candidates to consider.",
-)
-@click.option(
-    "--header", default="## Relevant memory", show_default=True, help="Block header ('' to omit)."
-)
-@click.option("--compress", is_flag=True, help="Fold similar low-ranked memories into one line.")
+@operation_options("recall_pack", arguments=("query",))
 @output_options
 @pass_ctx
-def pack(
-    ctx: Context,
-    query: str,
-    budget: int,
-    type_,
-    tag,
-    min_importance,
-    source,
-    since,
-    until,
-    include_superseded: bool,
-    mode: str | None,
-    max_items: int,
-    header: str,
-    compress: bool,
-) -> None:
+def pack(ctx: Context, **values: Any) -> None:
     """Fill a token budget with the most relevant memories (block on stdout)."""
-    result = ctx.store().recall_pack(
-        query,
-        token_budget=budget,
-        **_filters(type_, tag, min_importance, source, since, until),
-        mode=mode or "hybrid",
-        max_items=max_items,
-        include_superseded=include_superseded,
-        header=header,
-        compress=compress,
-    )
-    _emit_pack(ctx, result)
+    _emit_pack(ctx, ctx.call("recall_pack", **arguments(values)))
 
 
 @click.command("auto-context")
-@click.argument("task")
-@click.option(
-    "--budget",
-    "-b",
-    type=click.IntRange(min=1),
-    default=800,
-    show_default=True,
-    help="Token budget of the block.",
-)
-@click.option(
-    "--max-phrases",
-    type=click.IntRange(min=0),
-    default=3,
-    show_default=True,
-    help="Key phrases to fan out over besides the task itself.",
-)
-@click.option("--mode", type=click.Choice(RECALL_MODES), default="hybrid", show_default=True)
-@click.option("--min-cosine", type=COSINE, help="Relevance floor per fan-out query.")
-@click.option(
-    "--header", default="## Relevant memory", show_default=True, help="Block header ('' to omit)."
-)
+@operation_options("auto_context", arguments=("task",))
 @output_options
 @pass_ctx
-def auto_context(
-    ctx: Context,
-    task: str,
-    budget: int,
-    max_phrases: int,
-    mode: str,
-    min_cosine: float | None,
-    header: str,
-) -> None:
+def auto_context(ctx: Context, **values: Any) -> None:
     """Recall over several angles of a task, then pack within the budget."""
-    result = ctx.store().auto_context_pack(
-        task,
-        token_budget=budget,
-        max_phrases=max_phrases,
-        mode=mode,
-        min_cosine=min_cosine,
-        header=header,
-    )
-    _emit_pack(ctx, result)
+    _emit_pack(ctx, ctx.call("auto_context", **arguments(values)))
 
 
 def register(cli: click.Group) -> None:

@@ -62,7 +62,8 @@ def conflict_message(conflicts: list) -> str:
     parts = []
     for c in conflicts[:3]:
         d = c.to_dict() if hasattr(c, "to_dict") else dict(c)
-        other = d.get("b") if isinstance(d.get("b"), dict) else {}
+        b = d.get("b")
+        other: dict[str, Any] = b if isinstance(b, dict) else {}
         similarity = d.get("similarity")
         sim = f", similarity {float(similarity):.2f}" if similarity is not None else ""
         parts.append(
@@ -71,16 +72,6 @@ def conflict_message(conflicts: list) -> str:
         )
     more = f" (+{len(conflicts) - 3} more)" if len(conflicts) > 3 else ""
     return f"Not stored: {len(conflicts)} conflict(s) — {'; '.join(parts)}{more}"
-
-
-def _memory_id(result: Any) -> tuple[str, dict[str, Any]]:
-    """The id and a JSON-able record from a service result or a Memory."""
-    if hasattr(result, "to_dict"):
-        return result.id, result.to_dict()
-    if isinstance(result, dict):
-        memory = result.get("memory") if isinstance(result.get("memory"), dict) else result
-        return str(memory.get("id", "")), result
-    return str(result), {"id": str(result)}
 
 
 @click.command("remember")
@@ -166,17 +157,10 @@ def remember(
         ttl_seconds=ttl_seconds,
     )
     try:
-        service = ctx.service
-        if service is not None:
-            result = service.remember(
-                body, **kwargs, wait=wait, timeout=timeout, collection=ctx.collection
-            )
-        else:
-            result = ctx.store().remember(body, **kwargs)
+        result = ctx.call("remember", body, **kwargs, wait=wait, timeout=timeout)
     except ConflictError as exc:
         raise click.ClickException(conflict_message(exc.conflicts)) from None
-    memory_id, record = _memory_id(result)
-    report(ctx.fmt, record, memory_id)
+    report(ctx.fmt, result, result["id"])
 
 
 def register(cli: click.Group) -> None:

@@ -21,7 +21,7 @@ def health_report(
     s = ctx.settings
     protect = tuple(t.strip() for t in s.maintenance_decay_protect_types.split(",") if t.strip())
     engine = DecayEngine(
-        ctx.store(),
+        ctx.reader(),
         decay_rate=s.maintenance_decay_rate if decay_rate is None else decay_rate,
         min_score=s.maintenance_decay_min_score,
         protect_types=protect,
@@ -105,10 +105,7 @@ def stats(
     frequency_weight: float | None,
 ) -> None:
     """Counts by type and tag for the collection (and optionally its health)."""
-    store = ctx.store()
-    service = ctx.service
-    raw = service.stats(collection=ctx.collection) if service is not None else store.stats()
-    data: dict[str, Any] = {k: v for k, v in dict(raw).items() if k != "health"}
+    data: dict[str, Any] = {k: v for k, v in ctx.call("stats").items() if k != "health"}
     if health:  # only on request, as in the seed (scripts read the plain counts)
         data["health"] = health_report(
             ctx, stale_days=stale_days, decay_rate=decay_rate, frequency_weight=frequency_weight
@@ -117,7 +114,7 @@ def stats(
         print_mapping(ctx.fmt, data)
         return
     basic = {k: v for k, v in data.items() if k != "health"}
-    print_mapping(ctx.fmt, basic, title=f"Collection {store.collection_name}")
+    print_mapping(ctx.fmt, basic, title=f"Collection {ctx.collection}")
     if health:
         h = dict(data["health"])
         top = h.pop("top_recalled")
@@ -168,6 +165,7 @@ def doctor(ctx: Context) -> None:
     holder: dict[str, Any] = {}
 
     def backend() -> dict[str, Any]:
+        # doctor prepares what it checks (index included), as `houkai up` does
         store = holder["store"] = ctx.store()
         store.client.ping()
         return {"url": s.redis_url or f"embedded ({s.data_dir})"}
@@ -187,11 +185,7 @@ def doctor(ctx: Context) -> None:
     )
 
     def embedder() -> dict[str, Any]:
-        probe = getattr(store, "probe_embedding", None)
-        if callable(probe):
-            return dict(probe())
-        vector = store._encode(["houkai doctor probe"])
-        return {"model": getattr(store.embedder, "name", "?"), "dim": int(vector.shape[1])}
+        return dict(store.probe_embedding())
 
     _check(checks, "embedder", embedder)
 
@@ -218,7 +212,7 @@ def doctor(ctx: Context) -> None:
     _check(
         checks,
         "journal",
-        lambda: {"enabled": store._journal_enabled, "entries": len(store.journal)},
+        lambda: {"enabled": s.journal_enabled, "entries": len(store.journal)},
     )
     _finish(ctx, checks)
 

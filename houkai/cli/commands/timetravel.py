@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import click
 
-from ...domain.model import MemoryNotFound
 from .. import Context, pass_ctx
 from ..output import (
     Column,
+    echo_json,
     fmt_ts,
     output_options,
     print_mapping,
@@ -32,31 +32,20 @@ def _required_ts(value: str) -> float:
 @pass_ctx
 def history(ctx: Context, memory_id: str) -> None:
     """Every journal entry that touched a memory, oldest first (works after a forget too)."""
-    store = ctx.store()
     try:
-        full = resolve_id(store, memory_id)
+        full = resolve_id(ctx.reader(), memory_id)
     except ValueError:
         full = memory_id  # a forgotten memory is no longer in the keyspace
-    entries = store.history(full)
-    if not entries:
-        raise MemoryNotFound(full)
-    rows = [
-        {"entry_id": e.stream_id, "ts": e.ts, "op": e.op, "actor": e.actor, "summary": e.summary()}
-        for e in entries
-    ]
+    entries = ctx.call("history", full)
     print_rows(
         ctx.fmt,
-        rows,
+        entries,
         [
             Column("entry_id", "ENTRY", style="dim"),
             Column("ts", "TIME", show=fmt_ts),
             Column("op", "OP"),
             Column("actor", "ACTOR", style="cyan"),
             Column("summary", "SUMMARY"),
-        ],
-        json_data=[
-            {**r, "before": e.before, "after": e.after, "meta": e.meta}
-            for r, e in zip(rows, entries, strict=True)
         ],
     )
 
@@ -67,8 +56,11 @@ def history(ctx: Context, memory_id: str) -> None:
 @pass_ctx
 def state_at(ctx: Context, ts: str) -> None:
     """The collection as it was at TS (epoch, ISO-8601 or a span like 2d), from the journal."""
-    memories = ctx.store().state_at(_required_ts(ts))
-    print_memories(ctx.fmt, memories)
+    state = ctx.call("state_at", _required_ts(ts))
+    if ctx.fmt == "json":
+        echo_json(state)
+        return
+    print_memories(ctx.fmt, state["memories"])
 
 
 @click.command("get-at")
@@ -78,16 +70,15 @@ def state_at(ctx: Context, ts: str) -> None:
 @pass_ctx
 def get_at(ctx: Context, memory_id: str, ts: str) -> None:
     """One memory as it was at TS, reconstructed from the journal."""
-    store = ctx.store()
     try:
-        full = resolve_id(store, memory_id)
+        full = resolve_id(ctx.reader(), memory_id)
     except ValueError:
         full = memory_id
     stamp = _required_ts(ts)
-    memory = store.get_at(full, stamp)
-    if memory is None:
+    then = ctx.call("get_at", full, stamp)
+    if not then["ok"]:
         raise click.ClickException(f"memory {full!r} did not exist at {fmt_ts(stamp)}")
-    print_memory_detail(ctx.fmt, memory)
+    print_memory_detail(ctx.fmt, then)
 
 
 @click.command("metrics")
@@ -95,7 +86,7 @@ def get_at(ctx: Context, memory_id: str, ts: str) -> None:
 @pass_ctx
 def metrics(ctx: Context) -> None:
     """Operation counters and recall latency of the collection."""
-    print_mapping(ctx.fmt, ctx.store().metrics())
+    print_mapping(ctx.fmt, ctx.call("metrics"))
 
 
 def register(cli: click.Group) -> None:

@@ -18,7 +18,7 @@ def tui(ctx: Context, limit: int) -> None:
         raise click.ClickException(
             "the terminal UI needs Textual: pip install 'houkai[tui]'"
         ) from None
-    HoukaiTui(ctx.store(), limit=limit).run()
+    HoukaiTui(ctx.reader(), limit=limit).run()
 
 
 def register(cli: click.Group) -> None:
