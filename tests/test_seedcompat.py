@@ -245,6 +245,7 @@ def test_collection_update_ages_a_memory_through_journaled_writes(store):
     from houkai.domain.model import Memory
 
     mem = store.remember("an old stale note", importance=0.4, type="episodic")
+    other = store.remember("a fresh note about something else")
     old = time.time() - 60 * 86_400
     mem.created_at = mem.last_accessed = old
     mem.tags = ["aged"]
@@ -263,8 +264,11 @@ def test_collection_update_ages_a_memory_through_journaled_writes(store):
     with pytest.raises(ValueError, match="one entry per id"):
         store.collection.update(ids=[mem.id], metadatas=[{}, {}])
     with pytest.raises(ValueError):
-        store.collection.update(ids=[mem.id], metadatas=[{"created_at": "yesterday"}])
+        store.collection.update(
+            ids=[other.id, mem.id], metadatas=[{"importance": 0.9}, {"created_at": "yesterday"}]
+        )
     assert store.get(mem.id).created_at == old  # a refused update wrote nothing
+    assert store.get(other.id).importance == 0.5
 
 
 def test_extractive_spec_with_a_model_part_is_the_seeds_default_summarizer():

@@ -164,40 +164,53 @@ class CollectionName(str):
             if values is not None and len(values) != len(id_list):
                 raise ValidationError(f"{name} must have one entry per id")
         store = self.store()
-        store.flush_access()  # a buffered access must not land after (and undo) the write
+        found = store.get_many(id_list)
+        missing = [mid for mid in id_list if mid not in found]
+        if missing:
+            raise MemoryNotFound(missing[0])
+        # decode every record before the first write: a bad one writes nothing
+        targets: dict[str, Memory] = {}
         for n, mid in enumerate(id_list):
-            if not store.exists(mid):
-                raise MemoryNotFound(mid)
+            if metas is not None and metas[n]:
+                merged = {**found[mid].to_metadata(), **metas[n]}
+                try:
+                    targets[mid] = Memory.from_record(mid, found[mid].text, merged)
+                except (TypeError, ValueError) as exc:
+                    raise ValidationError(f"bad metadata for {mid}: {exc}") from None
+        store.flush_access()  # a buffered access must not land after (and undo) the write
+        rewrites: list[Memory] = []
+        for n, mid in enumerate(id_list):
             if docs is not None and docs[n] is not None:
                 store.edit(mid, text=docs[n])
-            if metas is not None and metas[n]:
-                self._apply(store, mid, dict(metas[n]))
-
-    def _apply(self, store: MemoryStore, mid: str, meta: dict[str, Any]) -> None:
-        current = store.get(mid)
-        if current is None:
-            raise MemoryNotFound(mid)
-        try:
-            target = Memory.from_record(mid, current.text, {**current.to_metadata(), **meta})
-        except (TypeError, ValueError) as exc:
-            raise ValidationError(f"bad metadata for {mid}: {exc}") from None
-        changes = {
-            k: getattr(target, k)
-            for k in EDITABLE
-            if k in meta and getattr(target, k) != getattr(current, k)
-        }
-        if changes:
-            current = store.edit(mid, **changes)
-        system = [k for k in SYSTEM if k in meta and getattr(target, k) != getattr(current, k)]
-        if system:
-            for k in system:
-                setattr(current, k, getattr(target, k))
-            _overwrite(store, current)
+            if mid in targets:
+                memory = _apply(store, mid, targets[mid], set(metas[n]))  # type: ignore[index]
+                if memory is not None:
+                    rewrites.append(memory)
+        if rewrites:
+            _overwrite(store, rewrites)
 
 
-def _overwrite(store: MemoryStore, memory: Memory) -> None:
-    """Write *memory* whole, with its stored vector, through an overwrite import."""
-    vector = store.vectors([memory.id]).get(memory.id)
+def _apply(store: MemoryStore, mid: str, target: Memory, keys: set[str]) -> Memory | None:
+    """Edit the editable fields; the memory to rewrite for the system fields, if any."""
+    current = store.get(mid)
+    if current is None:
+        raise MemoryNotFound(mid)
+    changes = {
+        k: getattr(target, k)
+        for k in EDITABLE
+        if k in keys and getattr(target, k) != getattr(current, k)
+    }
+    if changes:
+        current = store.edit(mid, **changes)
+    system = [k for k in SYSTEM if k in keys and getattr(target, k) != getattr(current, k)]
+    for k in system:
+        setattr(current, k, getattr(target, k))
+    return current if system else None
+
+
+def _overwrite(store: MemoryStore, memories: list[Memory]) -> None:
+    """Write *memories* whole, with their stored vectors, through one overwrite import."""
+    vectors = store.vectors([m.id for m in memories])
     header = {
         "format": EXPORT_FORMAT,
         "version": EXPORT_VERSION,
@@ -206,19 +219,23 @@ def _overwrite(store: MemoryStore, memory: Memory) -> None:
             "collection": store.collection_name,
             "embedding_model": store.embedder.name,
             "embedding_dim": int(store.index_params.dim),
-            "count": 1,
+            "count": len(memories),
         },
-        "options": {"include_vectors": vector is not None},
+        "options": {"include_vectors": True},
     }
-    row: dict[str, Any] = {"id": memory.id, "text": memory.text, "meta": memory.to_dict()}
-    if vector is not None:
-        row["vector"] = [float(x) for x in vector]
     with tempfile.TemporaryDirectory(prefix="houkai-update-") as tmp:
         path = Path(tmp) / "update.ahkai"
         with ArchiveWriter(path) as writer:
             writer.write(header)
-            writer.write(row)
+            for memory in memories:
+                row: dict[str, Any] = {"id": memory.id, "text": memory.text}
+                row["meta"] = memory.to_dict()
+                vector = vectors.get(memory.id)
+                if vector is not None:  # a memory still pending embeds during the import
+                    row["vector"] = [float(x) for x in vector]
+                writer.write(row)
         summary = store.import_(path, on_conflict="overwrite")
     if summary.errors:
-        raise ValidationError(f"update of {memory.id} refused: {summary.errors[0]}")
-    log.debug("collection.update rewrote %s", memory.id)
+        label, why = summary.errors[0]
+        raise ValidationError(f"update of {label} refused: {why}")
+    log.debug("collection.update rewrote %d memories", len(memories))
