@@ -55,10 +55,6 @@ def extractive_summarizer(memories: list[Memory]) -> str:
     return f"[Reflection ×{len(memories)}] {body}"[:EXTRACTIVE_MAX_CHARS]
 
 
-#: The seed's name for the extractive summarizer (seed code imports it to pass it explicitly).
-_default_summarizer = extractive_summarizer
-
-
 def render_prompt(memories: list[Memory]) -> str:
     """The one prompt every LLM provider gets."""
     events = "\n".join(f"- {m.text}" for m in _by_importance(memories))
