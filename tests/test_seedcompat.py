@@ -277,3 +277,21 @@ def test_extractive_spec_with_a_model_part_is_the_seeds_default_summarizer():
 
     assert build_summarizer("extractive:whatever") is _default_summarizer
     assert build_summarizer(None) is _default_summarizer
+
+
+def test_loading_the_store_binds_the_whole_public_api():
+    """Tools that read ``vars(houkai)`` (the seed kit's shim) see every name once the store
+    loads; a light import (``houkai.Memory``) still does not load the store."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, houkai\n"
+        "houkai.Memory\n"
+        "assert 'houkai.store' not in sys.modules and 'ReflectionEngine' not in vars(houkai)\n"
+        "houkai.MemoryStore\n"
+        "print(sorted(set(houkai.__all__) - set(vars(houkai))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
