@@ -105,7 +105,7 @@ class CollectionName(str):
     def store(self) -> MemoryStore:
         store = self._store()
         if store is None:
-            raise ValidationError("the store of this collection was closed")
+            raise ValidationError("the store behind this collection name no longer exists")
         return store
 
     def count(self, *args: Any) -> int:
