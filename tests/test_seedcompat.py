@@ -208,3 +208,89 @@ def test_scheduler_keeps_the_seeds_state_file(store, tmp_path):
     assert saved.last_purge_at == later and saved.total_purged == 1
     assert MaintenanceState.load(tmp_path / "missing.json").total_purged == 0
     assert MaintenanceState(store).load() != {}  # houkai's Redis state, same class
+
+
+# --------------------------------------------------------------------------- store.collection
+def test_collection_is_the_name_and_reads_the_seeds_metadata(store):
+    import json
+    import pickle
+
+    a = store.remember("alpha note about deploys", type="episodic", tags=["ops", "ci"])
+    b = store.remember("beta note about tests", type="semantic", source="agent")
+    name = store.collection_name
+    assert store.collection == name and hash(store.collection) == hash(name)
+    assert json.dumps({"c": store.collection}) == json.dumps({"c": name})
+    assert type(pickle.loads(pickle.dumps(store.collection))) is str
+    assert store.collection.name == name and store.collection.count("t") == name.count("t")
+    assert store.collection.count() == 2
+    got = store.collection.get(ids=[b.id, "missing", a.id])
+    assert got["ids"] == [b.id, a.id] and got["documents"][1] == a.text
+    assert got["metadatas"][1]["tags"] == "ops,ci" and got["metadatas"][0]["source"] == "agent"
+    episodic = store.collection.get(
+        where={"$and": [{"type": "episodic"}, {"importance": {"$gte": 0.5}}]}
+    )
+    assert episodic["ids"] == [a.id]
+    assert (
+        store.collection.get(where={"type": {"$in": ["semantic"]}}, include=["metadatas"])[
+            "documents"
+        ]
+        is None
+    )
+    with pytest.raises(ValueError, match="operator"):
+        store.collection.get(where={"type": {"$regex": "x"}})
+
+
+def test_collection_update_ages_a_memory_through_journaled_writes(store):
+    from houkai.domain.model import Memory
+
+    mem = store.remember("an old stale note", importance=0.4, type="episodic")
+    other = store.remember("a fresh note about something else")
+    old = time.time() - 60 * 86_400
+    mem.created_at = mem.last_accessed = old
+    mem.tags = ["aged"]
+    store.collection.update(ids=[mem.id], metadatas=[mem.to_metadata()])
+    stored = store.get(mem.id)
+    assert stored.created_at == old and stored.last_accessed == old and stored.tags == ["aged"]
+    assert store.vectors([mem.id])[mem.id] is not None  # kept, not re-embedded away
+    ops = [e.op for e in store.history(mem.id)]
+    assert ops == ["remember", "edit", "import"]  # tags by edit, timestamps by import
+    meta = store.collection.get(ids=[mem.id])["metadatas"][0]
+    assert Memory.from_record(mem.id, stored.text, meta).created_at == old
+    store.collection.update(ids=mem.id, documents="a rewritten note")
+    assert store.get(mem.id).text == "a rewritten note"
+    with pytest.raises(KeyError):
+        store.collection.update(ids=["nope"], metadatas=[{"importance": 0.1}])
+    with pytest.raises(ValueError, match="one entry per id"):
+        store.collection.update(ids=[mem.id], metadatas=[{}, {}])
+    with pytest.raises(ValueError):
+        store.collection.update(
+            ids=[other.id, mem.id], metadatas=[{"importance": 0.9}, {"created_at": "yesterday"}]
+        )
+    assert store.get(mem.id).created_at == old  # a refused update wrote nothing
+    assert store.get(other.id).importance == 0.5
+
+
+def test_extractive_spec_with_a_model_part_is_the_seeds_default_summarizer():
+    from houkai.engines.reflection import _default_summarizer
+    from houkai.engines.summarizers import build_summarizer
+
+    assert build_summarizer("extractive:whatever") is _default_summarizer
+    assert build_summarizer(None) is _default_summarizer
+
+
+def test_loading_the_store_binds_the_whole_public_api():
+    """Tools that read ``vars(houkai)`` (the seed kit's shim) see every name once the store
+    loads; a light import (``houkai.Memory``) still does not load the store."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, houkai\n"
+        "houkai.Memory\n"
+        "assert 'houkai.store' not in sys.modules and 'ReflectionEngine' not in vars(houkai)\n"
+        "houkai.MemoryStore\n"
+        "print(sorted(set(houkai.__all__) - set(vars(houkai))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

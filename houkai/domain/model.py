@@ -12,6 +12,7 @@ Every enum-ish parameter is validated here, in one place, so every front door
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import numbers
 import time
@@ -299,6 +300,53 @@ class Memory:
             error=str(d.get("error") or ""),
             content_hash=str(d.get("content_hash") or ""),
             embedding=d.get("embedding"),
+        )
+
+    # --- the seed's flat metadata codec (its Chroma rows) ----------------------
+    def to_metadata(self) -> dict[str, Any]:
+        """The seed's flat metadata record: tags comma-joined, links as JSON, no ``None``.
+
+        Seed code reads and writes memories in this shape (``store.collection.get`` /
+        ``update``, see :class:`houkai.store.seed_collection.CollectionName`).
+        """
+        return {
+            "type": self.type,
+            "tags": ",".join(self.tags),
+            "importance": self.importance,
+            "created_at": self.created_at,
+            "last_accessed": self.last_accessed,
+            "access_count": self.access_count,
+            "source": self.source or "",
+            "links": json.dumps([{"to": link.to, "rel": link.rel} for link in self.links]),
+            "superseded_by": self.superseded_by,
+            "superseded_at": self.superseded_at,
+            "polarity": self.polarity,
+            "expires_at": self.expires_at,
+        }
+
+    @classmethod
+    def from_record(cls, mid: str, text: str, meta: dict[str, Any]) -> Memory:
+        """Inverse of :meth:`to_metadata` (the seed's reader: unreadable links read as none)."""
+        try:
+            links = [Link(to=x["to"], rel=x["rel"]) for x in json.loads(meta.get("links") or "[]")]
+        except (ValueError, KeyError, TypeError):
+            links = []
+        now = time.time()
+        return cls(
+            id=mid,
+            text=text,
+            type=meta.get("type") or "semantic",
+            tags=[t for t in str(meta.get("tags") or "").split(",") if t],
+            importance=float(meta.get("importance", 0.5)),
+            created_at=float(meta.get("created_at", now)),
+            last_accessed=float(meta.get("last_accessed", now)),
+            access_count=int(meta.get("access_count", 0)),
+            source=meta.get("source") or None,
+            links=links,
+            superseded_by=str(meta.get("superseded_by") or ""),
+            superseded_at=float(meta.get("superseded_at") or 0.0),
+            polarity=int(meta.get("polarity") or 0),
+            expires_at=float(meta.get("expires_at") or 0.0),
         )
 
 

@@ -56,9 +56,8 @@ _TOLERANCE = 1e-6
 _RANGE_EPSILON = 0.05
 
 
-def _default_summarizer(memories: list[Memory]) -> str:
-    """The seed's extractive summary (kept under the seed's name)."""
-    return extractive_summarizer(memories)
+#: The seed's name for the extractive summarizer: the same object ``build_summarizer`` returns.
+_default_summarizer: Summarizer = extractive_summarizer
 
 
 def _threshold(value: object) -> float:

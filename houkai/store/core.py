@@ -59,6 +59,7 @@ from ..engines.importance import score_importance
 from . import codec, lexstats
 from .graph import drop_outgoing_lua
 from .search import Hit, batched, iter_keys, search, total
+from .seed_collection import CollectionName
 
 log = logging.getLogger(__name__)
 
@@ -266,7 +267,8 @@ class CoreStore(abc.ABC):
         conflict_policy = conflict_policy or s.conflict_policy
         validate_choice(conflict_policy, CONFLICT_POLICIES, "conflict_policy")
         self.collection_name = validate_collection(collection or s.collection)
-        self.collection = self.collection_name
+        # the name, also answering the seed's collection.count/get/update (seed_collection.py)
+        self.collection: str = CollectionName(self)  # type: ignore[arg-type]
         self.path = path or s.data_dir
         self.embedding_model = embedding_model
         if client is None:
