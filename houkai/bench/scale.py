@@ -13,7 +13,7 @@ At each step it measures Redis bytes per memory, HNSW recall@10 against an
 exact search over the float32 originals (streamed, never all in memory), recall
 latency (semantic, hybrid, tag+type filter) through the library and REST, and
 each maintenance job over the whole collection in a child process: wall time
-and the child's peak RSS (``wait4``). Results are written to the JSON file after
+and the child's own peak RSS (its VmHWM). Results are written to the JSON file after
 every step and job, so a run cut short still reports what it finished.
 """
 
@@ -252,6 +252,8 @@ def run_job(
         "peak_rss_mb": round(rusage.ru_maxrss / 1024, 1),
     }
     if out_file.exists():
+        # The child's own VmHWM replaces the wait4 figure (see scale_job._vm_hwm_mb).
+        result["wait4_maxrss_mb"] = result["peak_rss_mb"]
         result.update(json.loads(out_file.read_text()))
     if proc.returncode:
         result["error"] = f"exit {proc.returncode}; see {workdir / f'job-{job}.log'}"

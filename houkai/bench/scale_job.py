@@ -81,7 +81,24 @@ def main(job: str, collection: str, workdir: str) -> dict[str, Any]:
     else:
         raise SystemExit(f"unknown job {job!r}")
     out["job_seconds"] = round(time.perf_counter() - t0, 2)
+    hwm = _vm_hwm_mb()
+    if hwm is not None:
+        out["peak_rss_mb"] = hwm
+        out["rss_source"] = "VmHWM"
     return out
+
+
+def _vm_hwm_mb() -> float | None:
+    """This process's own peak RSS. ``wait4``'s ``ru_maxrss`` cannot give it: Linux
+    carries the parent's resident size across fork and exec into the child's figure,
+    so a job spawned by a 400 MB benchmark never reports less than 400 MB."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        return None
+    return None
 
 
 if __name__ == "__main__":
