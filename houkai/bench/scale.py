@@ -13,7 +13,7 @@ At each step it measures Redis bytes per memory, HNSW recall@10 against an
 exact search over the float32 originals (streamed, never all in memory), recall
 latency (semantic, hybrid, tag+type filter) through the library and REST, and
 each maintenance job over the whole collection in a child process: wall time
-and the child's peak RSS (``wait4``). Results are written to the JSON file after
+and the child's own peak RSS (its VmHWM). Results are written to the JSON file after
 every step and job, so a run cut short still reports what it finished.
 """
 
@@ -252,6 +252,8 @@ def run_job(
         "peak_rss_mb": round(rusage.ru_maxrss / 1024, 1),
     }
     if out_file.exists():
+        # The child's own VmHWM replaces the wait4 figure (see scale_job._vm_hwm_mb).
+        result["wait4_maxrss_mb"] = result["peak_rss_mb"]
         result.update(json.loads(out_file.read_text()))
     if proc.returncode:
         result["error"] = f"exit {proc.returncode}; see {workdir / f'job-{job}.log'}"
@@ -272,8 +274,15 @@ def run(
     seed: int = 7,
     out: str | os.PathLike[str] | None = None,
     progress: Progress | None = None,
+    resume: bool = False,
 ) -> dict[str, Any]:
-    """Grow one collection through *steps*, measuring at each; see the module docstring."""
+    """Grow one collection through *steps*, measuring at each; see the module docstring.
+
+    With *resume* the collection and the figures already in *out* are kept: the
+    load continues from the collection's size, and a step's measurements that
+    are present (jobs without an error) are not taken again, so a run cut short
+    (or a job that failed) is finished without reloading a million memories.
+    """
     from ..db.server import resolve_url
     from ..engines.embeddings import get_embedder
     from ..store import MemoryStore
@@ -298,11 +307,12 @@ def run(
         actor="bench",
         journal_enabled=False,
     )
-    if store.count():
+    previous = _previous(out) if resume else None
+    if store.count() and previous is None:
         store.nuke()
     client = store.client
     wait_indexed(client, store.keys.index, 0)
-    base_used = _used(client)
+    base_used = _used(client) if previous is None else int(previous["config"]["base_used"])
     qset = queries(n_queries, seed)
     qvecs = embedder.encode([q.text for q in qset])
     workdir = Path(settings.data_dir) / "bench-scale"
@@ -320,20 +330,30 @@ def run(
             "hnsw_ef_construction": settings.hnsw_ef_construction,
             "ef_runtime": settings.hnsw_ef_runtime,
             "jobs": list(jobs),
+            "base_used": base_used,
         },
         "machine": machine_facts(),
         "steps": [],
     }
+    done: dict[int, dict[str, Any]] = {}
+    if previous is not None:
+        result["config"]["resumed"] = previous["config"].get("resumed", 0) + 1
+        done = {int(s["n"]): s for s in previous["steps"]}
 
     def save() -> None:
         if out:
             Path(out).write_text(json.dumps(result, indent=2) + "\n")
 
-    written = 0
+    written = store.count() if previous is not None else 0
+    if written % CHUNK:
+        raise ValueError(f"cannot resume: {written} memories is not a whole number of chunks")
     started = time.perf_counter()
     for n in steps:
-        step: dict[str, Any] = {"n": n}
+        step: dict[str, Any] = dict(done.get(n, {"n": n}))
         result["steps"].append(step)
+        if written > n:  # measured (or skipped) before the collection outgrew it
+            step.setdefault("note", "collection already larger when resumed; not measured")
+            continue
         t0 = time.perf_counter()
         while written < n:
             size = min(CHUNK, n - written)
@@ -345,6 +365,11 @@ def run(
             if written % 20_000 == 0:
                 say(f"wrote {written:,} ({time.perf_counter() - t0:.0f}s)")
         wait_indexed(client, store.keys.index, n, timeout=6 * 3600)
+        if "bytes_per_memory" in step:
+            _measure_rest_of(step, store, corpus, seed, qset, qvecs, k, settings, collection, rest)
+            save()
+            _finish_jobs(step, jobs, settings, collection, workdir, job_timeout, n, save, say)
+            continue
         step["load_seconds"] = round(time.perf_counter() - t0, 1)
         used = _used(client) - base_used
         step["redis_used_bytes"] = used
@@ -363,11 +388,7 @@ def run(
             stats, _ = measure_rest(settings, collection, qset, k=k, touch=True)
             step["latency"] += [s.__dict__ for s in stats]
             save()
-        step["jobs"] = []
-        for job in jobs:
-            say(f"N={n:,}: maintenance job {job}")
-            step["jobs"].append(run_job(settings, collection, job, workdir, job_timeout))
-            save()
+        _finish_jobs(step, jobs, settings, collection, workdir, job_timeout, n, save, say)
         step["elapsed_seconds"] = round(time.perf_counter() - started, 1)
         save()
         if out:
@@ -376,6 +397,60 @@ def run(
             except Exception as exc:  # pragma: no cover - matplotlib missing or headless issue
                 log.warning("plot failed: %s", exc)
     return result
+
+
+def _previous(out: str | os.PathLike[str] | None) -> dict[str, Any] | None:
+    """The figures of the run to resume (``None`` to start afresh)."""
+    if not out or not Path(out).exists():
+        return None
+    data = json.loads(Path(out).read_text())
+    return data if "base_used" in data.get("config", {}) else None
+
+
+def _measure_rest_of(
+    step: dict[str, Any],
+    store: Any,
+    corpus: Corpus,
+    seed: int,
+    qset: Sequence[Query],
+    qvecs: np.ndarray,
+    k: int,
+    settings: Settings,
+    collection: str,
+    rest: bool,
+) -> None:
+    """A resumed step's recall@10 and latency, when the first run did not get to them."""
+    from .recall import measure_library, measure_rest
+
+    if "hnsw_recall_at_10" not in step:
+        step["hnsw_recall_at_10"] = hnsw_recall(store, corpus, step["n"], seed, qset, qvecs, k)
+    if not step.get("latency"):
+        step["latency"] = [s.__dict__ for s in measure_library(store, qset, k=k, touch=True)]
+    if rest and not any(lat["surface"] == "rest" for lat in step["latency"]):
+        stats, _ = measure_rest(settings, collection, qset, k=k, touch=True)
+        step["latency"] += [s.__dict__ for s in stats]
+
+
+def _finish_jobs(
+    step: dict[str, Any],
+    jobs: Sequence[str],
+    settings: Settings,
+    collection: str,
+    workdir: Path,
+    timeout: float,
+    n: int,
+    save: Callable[[], None],
+    say: Progress,
+) -> None:
+    """Run each job the step has no clean figure for (all of them on a fresh step)."""
+    kept = {j["job"]: j for j in step.get("jobs", ()) if not j.get("error")}
+    step["jobs"] = [kept[j] for j in jobs if j in kept]
+    for job in jobs:
+        if job in kept:
+            continue
+        say(f"N={n:,}: maintenance job {job}")
+        step["jobs"].append(run_job(settings, collection, job, workdir, timeout))
+        save()
 
 
 def iter_latency(step: dict[str, Any]) -> Iterator[dict[str, Any]]:

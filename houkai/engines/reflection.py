@@ -122,6 +122,11 @@ class ReflectionEngine:
         query = filter_expr(type="episodic", state="ready", now=now)
         claimed: set[str] = set()
         for seeds in self._seed_batches(query):
+            # One pipelined round trip for the first page of every open seed's
+            # neighbours; a seed claimed meanwhile just wastes its page.
+            first = self._first_pages(
+                query, [s for s in seeds if s.id not in claimed and s.embedding is not None]
+            )
             for seed in seeds:
                 if seed.id in claimed:
                     continue
@@ -131,7 +136,7 @@ class ReflectionEngine:
                 # neutral seed cannot bridge a +1 and a -1 into one summary.
                 polarity = seed.polarity
                 if seed.embedding is not None:
-                    for member in self._neighbours(query, seed):
+                    for member in self._neighbours(query, seed, first.get(seed.id)):
                         if member.id in claimed:
                             continue
                         if polarity and member.polarity and member.polarity != polarity:
@@ -157,7 +162,9 @@ class ReflectionEngine:
             return
         sort = ["SORTBY", 4, "@importance", "DESC", "@created_at", "ASC", "MAX", matching]
         args: list = ["FT.AGGREGATE", index, query, "LOAD", 1, "@__key", *sort]
-        args += ["WITHCURSOR", "COUNT", self.batch_size, "DIALECT", 2]
+        # No query timeout: under the default "return" policy a sort cut short at
+        # 500 ms would silently drop seeds on a large collection.
+        args += ["WITHCURSOR", "COUNT", self.batch_size, "TIMEOUT", 0, "DIALECT", 2]
         reply, cursor = client.execute_command(*args)
         try:
             while True:
@@ -197,19 +204,61 @@ class ReflectionEngine:
                 )
         return out
 
-    def _neighbours(self, query: str, seed: Memory) -> Iterator[Memory]:
-        """Memories matching *query* within the similarity threshold of *seed*, nearest first."""
+    def _range_query(self, query: str, seed: Memory) -> tuple[str, dict[str, str | bytes]]:
         radius = 1.0 - self.similarity_threshold + _TOLERANCE
         vector_clause = (
             "@vec:[VECTOR_RANGE $radius $vec]=>"
             f"{{$EPSILON: {_RANGE_EPSILON}; $YIELD_DISTANCE_AS: dist}}"
         )
         full = vector_clause if query == "*" else f"({query}) {vector_clause}"
-        params: dict[str, str | bytes | int | float] = {
-            "radius": repr(radius),
-            "vec": self.store.vector_blob(seed.embedding or []),
+        return full, {"radius": repr(radius), "vec": self.store.vector_blob(seed.embedding or [])}
+
+    def _page_args(self, query: str, seed: Memory, offset: int) -> list:
+        full, params = self._range_query(query, seed)
+        args: list = ["FT.SEARCH", self.store.keys.index, full]
+        args += ["RETURN", len(MEMORY_FIELDS) + 1, *MEMORY_FIELDS, "dist"]
+        args += ["SORTBY", "dist", "ASC", "LIMIT", offset, NEIGHBOUR_PAGE]
+        args += ["PARAMS", 2 * len(params)]
+        for name, value in params.items():
+            args += [name, value]
+        return [*args, "DIALECT", 2]
+
+    def _first_pages(self, query: str, seeds: list[Memory]) -> dict[str, list[Memory]]:
+        """Each seed's first page of neighbours (:meth:`_neighbours`), pipelined."""
+        if not seeds:
+            return {}
+        pipe = self.store.client.pipeline(transaction=False)
+        for seed in seeds:
+            pipe.execute_command(*self._page_args(query, seed, 0))
+        return {
+            seed.id: self._parse_page(reply)
+            for seed, reply in zip(seeds, pipe.execute(), strict=True)
         }
+
+    def _parse_page(self, reply: list) -> list[Memory]:
+        """The hits of one neighbour page within the threshold. Hits come nearest
+        first, so a page shorter than ``NEIGHBOUR_PAGE`` after the cut is the last."""
+        out: list[Memory] = []
+        for i in range(2, len(reply), 2):
+            raw = reply[i] or []
+            fields = {_text(raw[j]): raw[j + 1] for j in range(0, len(raw) - 1, 2)}
+            dist = fields.get("dist")
+            similarity = 1.0 - float(_text(dist)) if dist is not None else -1.0
+            if similarity >= self.similarity_threshold - _TOLERANCE:
+                out.append(codec.from_hash(fields))
+        return out
+
+    def _neighbours(
+        self, query: str, seed: Memory, first: list[Memory] | None = None
+    ) -> Iterator[Memory]:
+        """Memories matching *query* within the similarity threshold of *seed*, nearest first."""
         offset = 0
+        if first is not None:
+            yield from first
+            if len(first) < NEIGHBOUR_PAGE:
+                return
+            offset = NEIGHBOUR_PAGE
+        full, params = self._range_query(query, seed)
         while True:
             _, hits = search(
                 self.store.client,

@@ -11,7 +11,9 @@ from __future__ import annotations
 import logging
 import os
 import time
+from collections import deque
 from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +48,7 @@ from .archive import (
     ExportSummary,
     ImportConflictError,
     ImportSummary,
+    dump_line,
     iter_archive,
     read_archive_header,
 )
@@ -74,6 +77,53 @@ def _export_query(
     if since is not None:
         parts.append(f"@created_at:[{float(since)!r} +inf]")
     return " ".join(parts) or "*"
+
+
+_EXPORT_CHUNK = 512
+_F16_JSON: list[str] = []
+
+
+def _f16_json() -> list[str]:
+    """``repr(float(x))`` for every float16 bit pattern: what ``json.dumps`` writes
+    for a FLOAT16 store's vector components, looked up instead of formatted."""
+    if not _F16_JSON:
+        values = np.arange(65536, dtype=np.uint16).view(np.float16).astype(np.float64)
+        _F16_JSON.extend(repr(v) for v in values.tolist())
+    return _F16_JSON
+
+
+def _f16_row_line(row: dict[str, Any], vector: list[float]) -> bytes:
+    """The archive line of *row* plus a FLOAT16 *vector*, byte for byte what
+    :func:`dump_line` writes (the vector is the row's last key), about 30x faster."""
+    table = _f16_json()
+    bits = np.asarray(vector, dtype=np.float16).view(np.uint16).tolist()
+    head = dump_line(row)[:-2]  # without the closing "}\n"
+    return head + b',"vector":[' + ",".join([table[b] for b in bits]).encode() + b"]}\n"
+
+
+class _Compressor:
+    """gzip in one helper thread (zlib releases the GIL) while the caller reads
+    and encodes the next rows; at most two chunks wait, so memory stays bounded."""
+
+    def __init__(self, writer: ArchiveWriter) -> None:
+        self._writer = writer
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="houkai-export")
+        self._pending: deque[Future[None]] = deque()
+
+    def submit(self, blob: bytes) -> None:
+        while len(self._pending) >= 2:
+            self._pending.popleft().result()
+        self._pending.append(self._pool.submit(self._writer.write_raw, blob))
+
+    def __enter__(self) -> _Compressor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            while self._pending:
+                self._pending.popleft().result()
+        finally:
+            self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _row_memory(
@@ -175,8 +225,10 @@ class PortabilityMixin(StoreHost):
             },
         }
         count = 0
-        with ArchiveWriter(out) as writer:
+        f16 = self.vector_type == "FLOAT16"
+        with ArchiveWriter(out) as writer, _Compressor(writer) as compressor:
             writer.write(header)
+            lines: list[bytes] = []
             for memory in self._iter_export(query, include_vectors):
                 row: dict[str, Any] = {
                     "id": memory.id,
@@ -184,9 +236,19 @@ class PortabilityMixin(StoreHost):
                     "meta": memory.to_dict(),
                 }
                 if include_vectors and memory.embedding is not None:
-                    row["vector"] = memory.embedding
-                writer.write(row)
+                    if f16:
+                        lines.append(_f16_row_line(row, memory.embedding))
+                    else:
+                        row["vector"] = memory.embedding
+                        lines.append(dump_line(row))
+                else:
+                    lines.append(dump_line(row))
                 count += 1
+                if len(lines) >= _EXPORT_CHUNK:
+                    compressor.submit(b"".join(lines))
+                    lines = []
+            if lines:
+                compressor.submit(b"".join(lines))
         size = out.stat().st_size
         self.journal_append("export", "", meta={"path": str(out), "count": count, "bytes": size})
         return ExportSummary(

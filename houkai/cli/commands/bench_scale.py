@@ -64,6 +64,12 @@ from .bench_recall import _int_list
     show_default=True,
     help="Seconds before a maintenance job is stopped and reported as timed out.",
 )
+@click.option(
+    "--resume",
+    is_flag=True,
+    help="Keep the collection and the figures in --out; load on from its size and take only "
+    "the measurements (and failed jobs) missing there.",
+)
 @click.option("--collection", default="bench-scale", show_default=True)
 @click.option("--seed", type=int, default=7, show_default=True)
 @click.option(
@@ -83,6 +89,7 @@ def bench_scale(
     rest: bool,
     jobs: str,
     job_timeout: float,
+    resume: bool,
     collection: str,
     seed: int,
     out: str | None,
@@ -99,6 +106,10 @@ def bench_scale(
     if unknown:
         raise click.BadParameter(
             f"unknown job(s) {unknown}; choose from {', '.join(bench.JOBS)}", param_hint="--jobs"
+        )
+    if resume and not out:
+        raise click.BadParameter(
+            "--resume needs --out (the figures to resume)", param_hint="--resume"
         )
     try:
         validate_collection(collection)
@@ -120,6 +131,7 @@ def bench_scale(
         seed=seed,
         out=out,
         progress=progress,
+        resume=resume,
     )
     result["config"]["command"] = " ".join(["houkai", *sys.argv[1:]])
     if out:

@@ -1,0 +1,97 @@
+"""Whole-collection streaming at scale (issue 15): sorted key windows, the export's
+FLOAT16 line writer, and ``houkai bench scale --resume``'s job bookkeeping."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from houkai import MemoryStore
+from houkai.bench import scale as bench
+from houkai.domain.model import Memory, content_hash
+from houkai.store.archive import dump_line
+from houkai.store.portability import _f16_row_line
+from houkai.store.search import iter_keys
+
+
+def test_sorted_keys_stream_in_order_with_ties_wider_than_a_window(store: MemoryStore) -> None:
+    rng = np.random.default_rng(4)
+    stamps = [1_700_000_000.0 + float(x) for x in rng.uniform(0, 1e6, 40)]
+    stamps += [1_700_500_000.25] * 20  # one value shared by more keys than a window holds
+    memories = [
+        Memory(
+            id=f"w{i:03d}",
+            text=f"window test {i}",
+            created_at=t,
+            content_hash=content_hash(f"window test {i}"),
+        )
+        for i, t in enumerate(stamps)
+    ]
+    for m in memories:
+        m.collection = store.collection_name
+    vecs = rng.standard_normal((len(memories), store.index_params.dim)).astype(np.float32)
+    store._write(memories, vecs)
+    deadline = time.time() + 30
+    while store.count() < len(memories) and time.time() < deadline:
+        time.sleep(0.05)
+    batches = list(
+        iter_keys(store.client, store.keys.index, "*", batch_size=4, sortby="created_at")
+    )
+    got = [k for b in batches for k in b]
+    want = [
+        store.keys.memory(m.id)
+        for m in sorted(memories, key=lambda m: (m.created_at, store.keys.memory(m.id)))
+    ]
+    assert got == want
+    assert max(len(b) for b in batches) <= 4
+
+
+def test_float16_export_line_is_byte_identical_to_json() -> None:
+    rng = np.random.default_rng(2)
+    vec = rng.standard_normal(384).astype(np.float16).astype(np.float32)
+    vec[:3] = [0.0, -0.0, 65504.0]
+    row = {"id": "a", "text": 'quote " and é', "meta": {"importance": 0.5, "tags": ["x"]}}
+    assert _f16_row_line(row, vec.tolist()) == dump_line({**row, "vector": vec.tolist()})
+
+
+def test_resume_reruns_only_failed_or_missing_jobs(monkeypatch: Any, tmp_path: Path) -> None:
+    ran: list[str] = []
+
+    def fake_run_job(
+        settings: Any, collection: str, job: str, workdir: Path, timeout: float
+    ) -> dict:
+        ran.append(job)
+        return {"job": job, "seconds": 1.0, "peak_rss_mb": 10.0}
+
+    monkeypatch.setattr(bench, "run_job", fake_run_job)
+    step = {
+        "n": 1000,
+        "jobs": [
+            {"job": "open", "seconds": 1.0, "peak_rss_mb": 10.0},
+            {"job": "export", "seconds": 9.0, "peak_rss_mb": 10.0, "error": "timed out"},
+        ],
+    }
+    bench._finish_jobs(
+        step,
+        ["open", "export", "decay"],
+        None,
+        "c",
+        tmp_path,
+        5.0,
+        1000,
+        lambda: None,
+        lambda _m: None,
+    )  # type: ignore[arg-type]
+    assert ran == ["export", "decay"]
+    assert [j["job"] for j in step["jobs"]] == ["open", "export", "decay"]
+    assert not any(j.get("error") for j in step["jobs"])
+    out = tmp_path / "scale.json"
+    assert bench._previous(out) is None  # nothing to resume
+    out.write_text(json.dumps({"config": {"steps": [1000]}, "steps": []}))
+    assert bench._previous(out) is None  # figures from before --resume existed: start afresh
+    out.write_text(json.dumps({"config": {"base_used": 5}, "steps": [step]}))
+    assert bench._previous(out)["steps"][0]["n"] == 1000  # type: ignore[index]
