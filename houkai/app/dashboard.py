@@ -18,7 +18,7 @@ from ..db.filters import filter_expr
 from ..domain.coerce import as_bool, as_int, as_str
 from ..domain.errors import BadRequest
 from ..domain.model import MEMORY_TYPES
-from ..store.observability import _rows
+from ..store.observability import _rows, counts
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +106,12 @@ def browse(
         include_superseded=as_bool(include_superseded, "include_superseded"),
         now=now,
     )
-    load = ["@__key", "@created_at", "@importance", "@last_accessed", "@access_count"]
+    # importance, created_at and last_accessed are SORTABLE: the sort key reads them
+    # from the index. Only the key (and access_count, when the decay score weighs
+    # recalls) is loaded, so ranking 100k memories opens no hash.
+    load = ["@__key"]
+    if sort == "decay" and float(store.settings.maintenance_decay_frequency_weight):
+        load.append("@access_count")
     args: list[Any] = ["FT.AGGREGATE", store.keys.index, query, "LOAD", len(load), *load]
     if sort == "decay":
         args += ["APPLY", decay_expression(store.settings, clock_ms / 1000.0), "AS", "decay"]
@@ -142,13 +147,16 @@ def browse(
 def facets(service: Any, top_tags: int = 15, *, collection: str | None = None) -> dict[str, Any]:
     """Active memories per type and the most used tags: the browse view's facets.
 
-    Two aggregates (``stats`` runs about ten), reusing the store's own helpers.
+    Index-only counts (one per type, one per distinct tag) in two round trips: no
+    memory's hash is read, so this stays fast at 100k; the store's own helpers.
     """
     top = as_int(top_tags, "top_tags", 15, lo=0, hi=100)
     store = service._read_store(collection)
     active = "@sup:{0}"
-    rows = store._aggregate(active, "GROUPBY", 1, "@type", "REDUCE", "COUNT", 0, "AS", "n")
-    by_type = {r["type"]: int(r["n"] or 0) for r in rows if r.get("type")}
+    found = counts(
+        store.client, store.keys.index, [f"{active} @type:{{{t}}}" for t in MEMORY_TYPES]
+    )
+    by_type = {t: n for t, n in zip(MEMORY_TYPES, found, strict=True) if n}
     return {
         "by_type": dict(sorted(by_type.items(), key=lambda kv: (-kv[1], kv[0]))),
         "active": sum(by_type.values()),
@@ -167,10 +175,7 @@ def growth(service: Any, bucket: str = "day", *, collection: str | None = None) 
         "FT.AGGREGATE",
         store.keys.index,
         "*",
-        "LOAD",
-        1,
-        "@created_at",
-        "APPLY",
+        "APPLY",  # created_at is SORTABLE: read from the index, no hash opened
         f"floor(@created_at / {seconds})",
         "AS",
         "b",

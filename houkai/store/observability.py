@@ -18,7 +18,6 @@ import redis
 
 from ..domain.model import MEMORY_TYPES, ValidationError
 from .core import CALL_NAMES
-from .search import total
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +56,23 @@ def _percentile(samples: list[float], p: float) -> float:
         return 0.0
     idx = min(max(round(p / 100.0 * (len(samples) - 1)), 0), len(samples) - 1)
     return round(samples[idx], 3)
+
+
+#: Above this many distinct tags the top-tags facet falls back to one aggregate that
+#: loads every memory's tags (one count query per tag would cost more).
+TAG_COUNT_MAX = 2000
+
+
+def counts(client: Any, index: str, queries: list[str]) -> list[int]:
+    """How many memories match each query: ``FT.SEARCH … LIMIT 0 0``, one round trip.
+
+    Index-only counts; unlike an ``FT.AGGREGATE … LOAD`` they never open a hash,
+    which is what keeps the dashboard's facets and ``stats`` fast at 100k.
+    """
+    pipe = client.pipeline(transaction=False)
+    for query in queries:
+        pipe.execute_command("FT.SEARCH", index, query, "NOCONTENT", "LIMIT", 0, 0, "DIALECT", 2)
+    return [int(reply[0]) for reply in pipe.execute()]
 
 
 class ObservabilityMixin:
@@ -224,112 +240,41 @@ class ObservabilityMixin:
         now = time.time()
         idx = self.keys.index
         active_q = "@sup:{0}"
-        by_type = {
-            r["type"]: int(r["n"] or 0)
-            for r in self._aggregate(
-                active_q, "GROUPBY", 1, "@type", "REDUCE", "COUNT", 0, "AS", "n"
-            )
-            if r.get("type")
-        }
-        tags = self._top_tags(active_q, top_tags) if top_tags else {}
-        summary = self._aggregate(
-            active_q,
-            "LOAD",
-            1,
-            "@access_count",
-            "GROUPBY",
-            0,
-            "REDUCE",
-            "COUNT",
-            0,
-            "AS",
-            "n",
-            "REDUCE",
-            "AVG",
-            1,
-            "@importance",
-            "AS",
-            "avg",
-        )
-        never = self._aggregate(
-            active_q,
-            "LOAD",
-            1,
-            "@access_count",
-            "FILTER",
-            "@access_count == 0",
-            "GROUPBY",
-            0,
-            "REDUCE",
-            "COUNT",
-            0,
-            "AS",
-            "n",
-        )
-        score = (
-            f"@importance * exp(-{rate!r} * (({now!r} - @last_accessed) / 86400))"
-            f" * (1 + {fweight!r} * log(1 + @access_count))"
-        )
-        scored = ("LOAD", 1, "@access_count", "APPLY", score, "AS", "score")
-        hist = [0] * len(BUCKET_LABELS)
-        for r in self._aggregate(
-            active_q,
-            *scored,
-            "APPLY",
-            "floor(@score * 5)",
-            "AS",
-            "b",
-            "GROUPBY",
-            1,
-            "@b",
-            "REDUCE",
-            "COUNT",
-            0,
-            "AS",
-            "n",
-        ):
-            try:
-                bucket = min(len(hist) - 1, max(0, int(float(r["b"] or 0))))
-            except ValueError:
-                continue
-            hist[bucket] += int(r["n"] or 0)
-        risk_q = active_q + "".join(f" -@type:{{{t}}}" for t in protect)
-        at_risk = self._aggregate(
-            risk_q,
-            *scored,
-            "FILTER",
-            f"@score < {floor!r}",
-            "GROUPBY",
-            0,
-            "REDUCE",
-            "COUNT",
-            0,
-            "AS",
-            "n",
-        )
         stale_cut = now - float(stale_days) * 86400.0
-        total_all = total(self.client, idx, "*")
-        active = int(summary[0]["n"] or 0) if summary else 0
+        # Every count is an index-only query, all in one round trip.
+        named = {
+            "total": "*",
+            "active": active_q,
+            "superseded": "@sup:{1}",
+            "expired": f"@expires_at:[(0 {now!r}]",
+            "pending": "@state:{pending}",
+            "failed": "@state:{failed}",
+            "stale": f"{active_q} @last_accessed:[-inf ({stale_cut!r}]",
+        }
+        named.update({f"type:{t}": f"{active_q} @type:{{{t}}}" for t in MEMORY_TYPES})
+        n = dict(zip(named, counts(self.client, idx, list(named.values())), strict=True))
+        by_type = {t: n[f"type:{t}"] for t in MEMORY_TYPES if n[f"type:{t}"]}
+        tags = self._top_tags(active_q, top_tags) if top_tags else {}
+        score = self._decay_summary(active_q, protect, now, rate, fweight, floor)
+        active = n["active"]
         return {
             "collection": self.collection_name,
-            "total": total_all,
+            "total": n["total"],
             "active": active,
-            "superseded": total(self.client, idx, "@sup:{1}"),
-            "expired": total(self.client, idx, f"@expires_at:[(0 {now!r}]"),
-            "pending": total(self.client, idx, "@state:{pending}"),
-            "failed": total(self.client, idx, "@state:{failed}"),
+            "superseded": n["superseded"],
+            "expired": n["expired"],
+            "pending": n["pending"],
+            "failed": n["failed"],
             "by_type": dict(sorted(by_type.items(), key=lambda kv: (-kv[1], kv[0]))),
             "top_tags": tags,
             "health": {
-                "decay_histogram": dict(zip(BUCKET_LABELS, hist, strict=True)),
-                "at_risk_count": int(at_risk[0]["n"] or 0) if at_risk else 0,
-                "never_recalled_count": int(never[0]["n"] or 0) if never else 0,
-                "stale_count": total(
-                    self.client, idx, f"{active_q} @last_accessed:[-inf ({stale_cut!r}]"
-                ),
+                "decay_histogram": dict(zip(BUCKET_LABELS, score["hist"], strict=True)),
+                "at_risk_count": score["at_risk"],
+                "never_recalled_count": score["never"],
+                "stale_count": n["stale"],
                 "stale_days": stale_days,
                 "episodic_active_count": by_type.get("episodic", 0),
-                "avg_importance": round(float(summary[0]["avg"] or 0.0), 3) if summary else 0.0,
+                "avg_importance": round(score["importance"] / active, 3) if active else 0.0,
                 "decay_rate": rate,
                 "min_score": floor,
                 "frequency_weight": fweight,
@@ -337,7 +282,123 @@ class ObservabilityMixin:
             },
         }
 
+    def _decay_summary(
+        self,
+        active_q: str,
+        protect: tuple[str, ...],
+        now: float,
+        rate: float,
+        fweight: float,
+        floor: float,
+    ) -> dict[str, Any]:
+        """Decay histogram, at-risk and never-recalled counts, summed importance: one pass.
+
+        The score reads only sortable fields (importance, last_accessed), so no hash
+        is opened unless the frequency weight needs ``access_count``; protected types
+        are aggregated apart so they fill the histogram but are never at risk.
+        """
+        score = f"@importance * exp(-{rate!r} * (({now!r} - @last_accessed) / 86400))"
+        load: tuple[Any, ...] = ()
+        group: tuple[Any, ...] = ("GROUPBY", 2, "@b", "@r")
+        if fweight:
+            score += f" * (1 + {fweight!r} * log(1 + @access_count))"
+            load = ("LOAD", 1, "@access_count")
+            # access_count is loaded anyway: never-recalled costs nothing more
+            group = ("APPLY", "@access_count == 0", "AS", "z", "GROUPBY", 3, "@b", "@r", "@z")
+        protected = "|".join(protect)
+        parts = [(active_q + "".join(f" -@type:{{{t}}}" for t in protect), True)]
+        if protect:
+            parts.append((f"{active_q} @type:{{{protected}}}", False))
+        hist = [0] * len(BUCKET_LABELS)
+        out: dict[str, Any] = {"hist": hist, "at_risk": 0, "importance": 0.0, "never": 0}
+        for query, can_lapse in parts:
+            rows = self._aggregate(
+                query,
+                *load,
+                "APPLY",
+                score,
+                "AS",
+                "score",
+                "APPLY",
+                "floor(@score * 5)",
+                "AS",
+                "b",
+                "APPLY",
+                f"@score < {floor!r}",
+                "AS",
+                "r",
+                *group,
+                "REDUCE",
+                "COUNT",
+                0,
+                "AS",
+                "n",
+                "REDUCE",
+                "SUM",
+                1,
+                "@importance",
+                "AS",
+                "imp",
+            )
+            for r in rows:
+                try:
+                    count = int(r["n"] or 0)
+                    bucket = min(len(hist) - 1, max(0, int(float(r["b"] or 0))))
+                    lapsed = float(r.get("r") or 0) != 0
+                    out["importance"] += float(r.get("imp") or 0.0)
+                except ValueError:
+                    continue
+                hist[bucket] += count
+                if lapsed and can_lapse:
+                    out["at_risk"] += count
+                if fweight and float(r.get("z") or 0) != 0:
+                    out["never"] += count
+        if not fweight:
+            never = self._aggregate(
+                active_q,
+                "LOAD",
+                1,
+                "@access_count",
+                "FILTER",
+                "@access_count == 0",
+                "GROUPBY",
+                0,
+                "REDUCE",
+                "COUNT",
+                0,
+                "AS",
+                "n",
+            )
+            out["never"] = int(never[0]["n"] or 0) if never else 0
+        return out
+
     def _top_tags(self, query: str, limit: int) -> dict[str, int]:
+        """The *limit* most used tags among memories matching *query*, most used first.
+
+        One index-only count per distinct tag (``FT.TAGVALS``); past
+        :data:`TAG_COUNT_MAX` tags, one aggregate over every memory's tags instead.
+        """
+        values = sorted(
+            {_text(v) for v in self.client.execute_command("FT.TAGVALS", self.keys.index, "tagk")}
+        )
+        if len(values) > TAG_COUNT_MAX:
+            keyed = self._top_tags_aggregate(query, limit)
+        else:
+            found = counts(self.client, self.keys.index, [f"{query} @tagk:{{{v}}}" for v in values])
+            ranked = sorted(
+                ((v, n) for v, n in zip(values, found, strict=True) if n),
+                key=lambda kv: (-kv[1], kv[0]),
+            )
+            keyed = ranked[:limit]
+        if not keyed:
+            return {}
+        names = self.client.hmget(self.keys.tag_names, [k for k, _ in keyed])
+        return {
+            (_text(name) if name is not None else key): n
+            for (key, n), name in zip(keyed, names, strict=True)
+        }
+
+    def _top_tags_aggregate(self, query: str, limit: int) -> list[tuple[str, int]]:
         rows = self._aggregate(
             query,
             "LOAD",
@@ -368,11 +429,4 @@ class ObservabilityMixin:
             "MAX",
             limit + 1,
         )
-        keyed = [(r["tag"], int(r["n"] or 0)) for r in rows if r.get("tag")][:limit]
-        if not keyed:
-            return {}
-        names = self.client.hmget(self.keys.tag_names, [k for k, _ in keyed])
-        return {
-            (_text(name) if name is not None else key): n
-            for (key, n), name in zip(keyed, names, strict=True)
-        }
+        return [(r["tag"], int(r["n"] or 0)) for r in rows if r.get("tag")][:limit]
