@@ -1,0 +1,113 @@
+"""``stats`` and the browse facets from index-only counts agree with a memory-by-memory count.
+
+The fast paths (per-type and per-tag ``FT.SEARCH`` counts, one decay pass over
+sortable fields) must give exactly what streaming every memory through the
+decay engine gives, with and without the recall-frequency weight.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+import uuid
+
+import pytest
+
+from houkai.app import dashboard
+from houkai.app.service import MemoryService
+from houkai.engines.decay import DecayEngine
+from houkai.engines.embeddings import HashEmbedder
+from houkai.store import MemoryStore, observability
+
+DAY = 86400.0
+
+
+@pytest.fixture()
+def varied(settings):
+    """60 memories: every type, overlapping tags, spread importance, ages and recall counts."""
+    collection = f"ds-{uuid.uuid4().hex[:8]}"
+    cfg = settings.replace(
+        key_prefix=settings.key_prefix + "-dstats", embedder="hash:384", collection=collection
+    )
+    store = MemoryStore(collection=collection, settings=cfg, embedder=HashEmbedder(384))
+    rng = random.Random(5)
+    types = ("episodic", "semantic", "procedural", "feedback")
+    tags = ("ops", "billing", "infra", "Team A", "misc")
+    now = time.time()
+    memories = store.remember_many(
+        [
+            {
+                "text": f"memory {i} about {tags[i % 5]}",
+                "type": types[i % 4],
+                "tags": rng.sample(tags, rng.randint(0, 3)),
+                "importance": round(rng.random(), 2),
+            }
+            for i in range(60)
+        ]
+    )
+    for i, m in enumerate(memories):
+        fields = {"last_accessed": repr(now - rng.random() * 120 * DAY)}
+        if i % 3:
+            fields["access_count"] = str(rng.randint(1, 40))
+        store.client.hset(store.keys.memory(m.id), mapping=fields)
+    store.supersede(memories[0].id, memories[1].id)
+    yield store
+    store.drop()
+
+
+def _reference(store, *, rate: float, weight: float, protect: tuple[str, ...], floor: float):
+    engine = DecayEngine(
+        store, decay_rate=rate, min_score=floor, protect_types=protect, frequency_weight=weight
+    )
+    hist = [0] * 5
+    at_risk = never = active = 0
+    importance = 0.0
+    for memory, score in engine.iter_scores():
+        if memory.superseded_by:
+            continue
+        active += 1
+        hist[min(4, max(0, int(score * 5)))] += 1
+        at_risk += score < floor and memory.type not in protect
+        never += memory.access_count == 0
+        importance += memory.importance
+    return hist, at_risk, never, round(importance / active, 3)
+
+
+@pytest.mark.parametrize(
+    ("weight", "protect"), [(0.0, ("procedural",)), (0.7, ("procedural", "feedback")), (0.3, ())]
+)
+def test_stats_health_matches_memory_by_memory(varied, weight, protect):
+    s = varied.stats(decay_rate=0.05, min_score=0.2, frequency_weight=weight, protect_types=protect)
+    hist, at_risk, never, avg = _reference(
+        varied, rate=0.05, weight=weight, protect=protect, floor=0.2
+    )
+    h = s["health"]
+    assert list(h["decay_histogram"].values()) == hist
+    assert (h["at_risk_count"], h["never_recalled_count"]) == (at_risk, never)
+    assert at_risk > 0 and never == 19  # every third memory, less the superseded one
+    assert h["avg_importance"] == avg
+    assert (s["active"], s["superseded"], s["total"]) == (59, 1, 60)
+    assert sum(s["by_type"].values()) == 59
+
+
+def test_top_tags_counts_match_the_aggregate_fallback(varied, monkeypatch):
+    fast = varied.stats(top_tags=3)["top_tags"]
+    monkeypatch.setattr(observability, "TAG_COUNT_MAX", 0)
+    assert varied.stats(top_tags=3)["top_tags"] == fast
+    everyone = varied.iter_memories("@sup:{0}")
+    by_hand: dict[str, int] = {}
+    for batch in everyone:
+        for memory in batch:
+            for tag in memory.tags:
+                by_hand[tag] = by_hand.get(tag, 0) + 1
+    top = sorted(by_hand.items(), key=lambda kv: -kv[1])[:3]
+    assert sorted(fast.values(), reverse=True) == [n for _, n in top]
+    assert "Team A" in by_hand  # tags keep their spelling, not the indexed key
+
+
+def test_facets_equal_the_stats_breakdown(varied):
+    service = MemoryService(varied.settings, actor="http")
+    service._stores[varied.collection_name] = varied
+    f = dashboard.facets(service, top_tags=5, collection=varied.collection_name)
+    s = varied.stats(top_tags=5)
+    assert (f["by_type"], f["top_tags"], f["active"]) == (s["by_type"], s["top_tags"], 59)
