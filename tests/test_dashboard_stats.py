@@ -91,6 +91,7 @@ def test_stats_health_matches_memory_by_memory(varied, weight, protect):
 
 
 def test_top_tags_counts_match_the_aggregate_fallback(varied, monkeypatch):
+    monkeypatch.setattr(observability, "AGGREGATE_CACHE_TTL", 0)
     fast = varied.stats(top_tags=3)["top_tags"]
     monkeypatch.setattr(observability, "TAG_COUNT_MAX", 0)
     assert varied.stats(top_tags=3)["top_tags"] == fast
@@ -111,3 +112,27 @@ def test_facets_equal_the_stats_breakdown(varied):
     f = dashboard.facets(service, top_tags=5, collection=varied.collection_name)
     s = varied.stats(top_tags=5)
     assert (f["by_type"], f["top_tags"], f["active"]) == (s["by_type"], s["top_tags"], 59)
+
+
+def test_aggregates_are_reused_until_the_collection_is_written(varied, monkeypatch):
+    first = varied.stats()
+    calls = []
+    real = type(varied)._stats_now
+
+    def counting(self, *args):
+        calls.append(args)
+        return real(self, *args)
+
+    monkeypatch.setattr(type(varied), "_stats_now", counting)
+    assert varied.stats() == first and calls == []  # served from the cache
+    assert varied.stats(top_tags=2) != first and len(calls) == 1  # other parameters
+    varied.remember("one more memory", type="feedback", tags=["fresh"])
+    after = varied.stats()
+    assert len(calls) == 2 and after["active"] == first["active"] + 1
+    assert after["top_tags"]["fresh"] == 1
+    victim = next(iter(varied.iter_memories("@type:{feedback}")))[0]
+    varied.edit(victim.id, tags=["fresh", "edited"])  # a tag-only edit is seen too
+    assert varied.stats()["top_tags"].get("edited") == 1 and len(calls) == 3
+    monkeypatch.setattr(observability, "AGGREGATE_CACHE_TTL", 0)
+    varied.stats()
+    assert len(calls) == 4  # no cache at all

@@ -153,15 +153,18 @@ def facets(service: Any, top_tags: int = 15, *, collection: str | None = None) -
     top = as_int(top_tags, "top_tags", 15, lo=0, hi=100)
     store = service._read_store(collection)
     active = "@sup:{0}"
-    found = counts(
-        store.client, store.keys.index, [f"{active} @type:{{{t}}}" for t in MEMORY_TYPES]
-    )
-    by_type = {t: n for t, n in zip(MEMORY_TYPES, found, strict=True) if n}
-    return {
-        "by_type": dict(sorted(by_type.items(), key=lambda kv: (-kv[1], kv[0]))),
-        "active": sum(by_type.values()),
-        "top_tags": store._top_tags(active, top) if top else {},
-    }
+
+    def compute() -> dict[str, Any]:
+        queries = [f"{active} @type:{{{t}}}" for t in MEMORY_TYPES]
+        found = counts(store.client, store.keys.index, queries)
+        by_type = {t: n for t, n in zip(MEMORY_TYPES, found, strict=True) if n}
+        return {
+            "by_type": dict(sorted(by_type.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "active": sum(by_type.values()),
+            "top_tags": store._top_tags(active, top) if top else {},
+        }
+
+    return store.cached_aggregate(f"facets:{top}", compute)
 
 
 def growth(service: Any, bucket: str = "day", *, collection: str | None = None) -> dict[str, Any]:
@@ -171,41 +174,46 @@ def growth(service: Any, bucket: str = "day", *, collection: str | None = None) 
         raise BadRequest(f"bucket must be one of {', '.join(GROWTH_BUCKETS)} — got {bucket!r}")
     seconds = GROWTH_BUCKETS[bucket]
     store = service._read_store(collection)
-    reply = store.client.execute_command(
-        "FT.AGGREGATE",
-        store.keys.index,
-        "*",
-        "APPLY",  # created_at is SORTABLE: read from the index, no hash opened
-        f"floor(@created_at / {seconds})",
-        "AS",
-        "b",
-        "GROUPBY",
-        1,
-        "@b",
-        "REDUCE",
-        "COUNT",
-        0,
-        "AS",
-        "n",
-        "SORTBY",
-        2,
-        "@b",
-        "ASC",
-        "MAX",
-        1000,
-        "DIALECT",
-        2,
-    )
-    series = []
-    for fields in _rows(reply):
-        try:
-            series.append({"t": int(float(fields["b"])) * seconds, "n": int(fields["n"])})
-        except (KeyError, ValueError):
-            continue
-    running = 0
-    for point in series:
-        running += point["n"]
-        point["total"] = running
+
+    def compute() -> dict[str, Any]:
+        reply = store.client.execute_command(
+            "FT.AGGREGATE",
+            store.keys.index,
+            "*",
+            "APPLY",  # created_at is SORTABLE: read from the index, no hash opened
+            f"floor(@created_at / {seconds})",
+            "AS",
+            "b",
+            "GROUPBY",
+            1,
+            "@b",
+            "REDUCE",
+            "COUNT",
+            0,
+            "AS",
+            "n",
+            "SORTBY",
+            2,
+            "@b",
+            "ASC",
+            "MAX",
+            1000,
+            "DIALECT",
+            2,
+        )
+        series = []
+        for fields in _rows(reply):
+            try:
+                series.append({"t": int(float(fields["b"])) * seconds, "n": int(fields["n"])})
+            except (KeyError, ValueError):
+                continue
+        running = 0
+        for point in series:
+            running += point["n"]
+            point["total"] = running
+        return {"series": series}
+
+    series = store.cached_aggregate(f"growth:{bucket}", compute)["series"]
     info = store.client.info("memory")
     used = int(info.get("used_memory", 0))
     count = store.count()

@@ -8,10 +8,13 @@ FT.AGGREGATE; nothing here fetches every memory.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import math
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import redis
@@ -58,6 +61,13 @@ def _percentile(samples: list[float], p: float) -> float:
     return round(samples[idx], 3)
 
 
+#: Seconds a collection-wide aggregate (``stats``, the dashboard's facets and growth)
+#: may be served again while the collection's write mark is unchanged. Only time-driven
+#: drift (expiry, decay scores, staleness) can go unseen, and for at most this long.
+AGGREGATE_CACHE_TTL = 30.0
+#: Metric counters that are not writes.
+_READ_CALLS = (b"calls:recall", b"calls:export")
+
 #: Above this many distinct tags the top-tags facet falls back to one aggregate that
 #: loads every memory's tags (one count query per tag would cost more).
 TAG_COUNT_MAX = 2000
@@ -77,6 +87,62 @@ def counts(client: Any, index: str, queries: list[str]) -> list[int]:
 
 class ObservabilityMixin:
     """metrics, readiness, probe_embedding, stats."""
+
+    # ------------------------------------------------------------------ aggregate cache
+    def _write_mark(self) -> str:
+        """A fingerprint that changes whenever the collection is written, from any process.
+
+        Made of what every write path already updates: the write-call counters, the
+        BM25 totals (text added or removed), the pipeline's in-flight and pending-access
+        hashes and the journal's last entry. One round trip, O(1) reads.
+        """
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hgetall(self.keys.metrics)
+        pipe.hmget(self.keys.lexstats, ["__N", "__len"])
+        pipe.hlen(self.keys.inflight)
+        pipe.hlen(self.keys.access)
+        pipe.xrevrange(self.keys.journal, count=1)
+        try:
+            metrics, lex, inflight, access, last = pipe.execute()
+        except redis.ResponseError:  # e.g. a journal key of another type: never cache
+            return f"nocache:{time.time()!r}"
+        calls = sorted(
+            (k, v)
+            for k, v in (metrics or {}).items()
+            if k.startswith(b"calls:") and k not in _READ_CALLS
+        )
+        last_id = last[0][0] if last else None
+        raw = repr((calls, lex, inflight, access, last_id)).encode()
+        return hashlib.blake2b(raw, digest_size=12).hexdigest()
+
+    def cached_aggregate(self, name: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """*compute*'s result, reused from Redis while the write mark is unchanged.
+
+        Collection-wide aggregates cost a pass over every memory (seconds at 100k on
+        a busy machine); the dashboard and ``houkai stats`` ask for the same ones
+        again and again. The cache is shared by every process serving the
+        collection and lives at most :data:`AGGREGATE_CACHE_TTL` seconds.
+        """
+        ttl = AGGREGATE_CACHE_TTL
+        if ttl <= 0:
+            return compute()
+        key = f"{self.keys.metrics}:aggcache"
+        mark = self._write_mark()
+        try:
+            raw = self.client.hget(key, name)
+            if raw is not None:
+                entry = json.loads(raw)
+                if entry.get("mark") == mark and time.time() - float(entry["at"]) < ttl:
+                    return dict(entry["value"])
+        except (ValueError, KeyError, TypeError):
+            log.warning("ignoring an unreadable aggregate cache entry %s", name)
+        value = compute()
+        if self._write_mark() == mark:  # nothing was written while computing
+            pipe = self.client.pipeline(transaction=False)
+            pipe.hset(key, name, json.dumps({"mark": mark, "at": time.time(), "value": value}))
+            pipe.expire(key, max(1, math.ceil(ttl)))
+            pipe.execute()
+        return value
 
     # ------------------------------------------------------------------ metrics
     def metrics(self) -> dict[str, Any]:
@@ -237,6 +303,21 @@ class ObservabilityMixin:
         if isinstance(top_tags, bool) or not isinstance(top_tags, int) or top_tags < 0:
             raise ValidationError(f"top_tags must be an integer >= 0 — got {top_tags!r}")
         protect = tuple(t for t in protect if t in MEMORY_TYPES)
+        name = f"stats:{top_tags}:{stale_days!r}:{rate!r}:{floor!r}:{fweight!r}:{protect}"
+        return self.cached_aggregate(
+            name,
+            lambda: self._stats_now(top_tags, stale_days, rate, floor, fweight, protect),
+        )
+
+    def _stats_now(
+        self,
+        top_tags: int,
+        stale_days: float,
+        rate: float,
+        floor: float,
+        fweight: float,
+        protect: tuple[str, ...],
+    ) -> dict[str, Any]:
         now = time.time()
         idx = self.keys.index
         active_q = "@sup:{0}"
