@@ -116,23 +116,29 @@ def test_facets_equal_the_stats_breakdown(varied):
 
 def test_aggregates_are_reused_until_the_collection_is_written(varied, monkeypatch):
     first = varied.stats()
-    calls = []
-    real = type(varied)._stats_now
+    calls: list[str] = []
+    cls = type(varied)
+    for part in ("_content_now", "_health_now"):
+        real = getattr(cls, part)
 
-    def counting(self, *args):
-        calls.append(args)
-        return real(self, *args)
+        def counting(self, *args, _real=real, _part=part):
+            calls.append(_part)
+            return _real(self, *args)
 
-    monkeypatch.setattr(type(varied), "_stats_now", counting)
+        monkeypatch.setattr(cls, part, counting)
     assert varied.stats() == first and calls == []  # served from the cache
-    assert varied.stats(top_tags=2) != first and len(calls) == 1  # other parameters
+    assert varied.stats(top_tags=2) != first and calls == ["_content_now"]  # other parameters
+    varied.recall("memory about ops", k=3)  # touches access counts: only the decay part
+    varied.stats()
+    assert calls[1:] == ["_health_now"]
     varied.remember("one more memory", type="feedback", tags=["fresh"])
     after = varied.stats()
-    assert len(calls) == 2 and after["active"] == first["active"] + 1
-    assert after["top_tags"]["fresh"] == 1
+    assert calls[2:] == ["_content_now", "_health_now"]
+    assert after["active"] == first["active"] + 1 and after["top_tags"]["fresh"] == 1
     victim = next(iter(varied.iter_memories("@type:{feedback}")))[0]
     varied.edit(victim.id, tags=["fresh", "edited"])  # a tag-only edit is seen too
-    assert varied.stats()["top_tags"].get("edited") == 1 and len(calls) == 3
+    assert varied.stats()["top_tags"].get("edited") == 1
     monkeypatch.setattr(observability, "AGGREGATE_CACHE_TTL", 0)
+    before = len(calls)
     varied.stats()
-    assert len(calls) == 4  # no cache at all
+    assert len(calls) == before + 2  # no cache at all

@@ -18,7 +18,7 @@ from ..db.filters import filter_expr
 from ..domain.coerce import as_bool, as_int, as_str
 from ..domain.errors import BadRequest
 from ..domain.model import MEMORY_TYPES
-from ..store.observability import _rows, counts
+from ..store.observability import _rows
 
 log = logging.getLogger(__name__)
 
@@ -147,24 +147,12 @@ def browse(
 def facets(service: Any, top_tags: int = 15, *, collection: str | None = None) -> dict[str, Any]:
     """Active memories per type and the most used tags: the browse view's facets.
 
-    Index-only counts (one per type, one per distinct tag) in two round trips: no
-    memory's hash is read, so this stays fast at 100k; the store's own helpers.
+    The content part of ``stats`` (index-only counts, one per type and one per
+    distinct tag; no memory's hash is read), cached while the collection is unwritten.
     """
     top = as_int(top_tags, "top_tags", 15, lo=0, hi=100)
-    store = service._read_store(collection)
-    active = "@sup:{0}"
-
-    def compute() -> dict[str, Any]:
-        queries = [f"{active} @type:{{{t}}}" for t in MEMORY_TYPES]
-        found = counts(store.client, store.keys.index, queries)
-        by_type = {t: n for t, n in zip(MEMORY_TYPES, found, strict=True) if n}
-        return {
-            "by_type": dict(sorted(by_type.items(), key=lambda kv: (-kv[1], kv[0]))),
-            "active": sum(by_type.values()),
-            "top_tags": store._top_tags(active, top) if top else {},
-        }
-
-    return store.cached_aggregate(f"facets:{top}", compute)
+    content = service._read_store(collection).content_counts(top)
+    return {k: content[k] for k in ("by_type", "active", "top_tags")}
 
 
 def growth(service: Any, bucket: str = "day", *, collection: str | None = None) -> dict[str, Any]:
@@ -211,12 +199,12 @@ def growth(service: Any, bucket: str = "day", *, collection: str | None = None) 
         for point in series:
             running += point["n"]
             point["total"] = running
-        return {"series": series}
+        return {"series": series, "count": store.count()}
 
-    series = store.cached_aggregate(f"growth:{bucket}", compute)["series"]
+    cached = store.cached_aggregate(f"growth:{bucket}", compute, access=False)
+    series, count = cached["series"], cached["count"]
     info = store.client.info("memory")
     used = int(info.get("used_memory", 0))
-    count = store.count()
     keyspace = service.collections()
     all_memories = sum(int(c.get("count") or 0) for c in keyspace)
     return {

@@ -65,7 +65,7 @@ def _percentile(samples: list[float], p: float) -> float:
 #: may be served again while the collection's write mark is unchanged. Only time-driven
 #: drift (expiry, decay scores, staleness) can go unseen, and for at most this long.
 AGGREGATE_CACHE_TTL = 30.0
-#: Metric counters that are not writes.
+#: Metric counters that are not writes (a recall only bumps access counts).
 _READ_CALLS = (b"calls:recall", b"calls:export")
 
 #: Above this many distinct tags the top-tags facet falls back to one aggregate that
@@ -89,33 +89,35 @@ class ObservabilityMixin:
     """metrics, readiness, probe_embedding, stats."""
 
     # ------------------------------------------------------------------ aggregate cache
-    def _write_mark(self) -> str:
+    def _write_mark(self, access: bool = True) -> str:
         """A fingerprint that changes whenever the collection is written, from any process.
 
         Made of what every write path already updates: the write-call counters, the
         BM25 totals (text added or removed), the pipeline's in-flight and pending-access
-        hashes and the journal's last entry. One round trip, O(1) reads.
+        hashes and the journal's last entry. One round trip, O(1) reads. With
+        *access*, recalls (which bump access counts, folded in later) change it too.
         """
         pipe = self.client.pipeline(transaction=False)
         pipe.hgetall(self.keys.metrics)
         pipe.hmget(self.keys.lexstats, ["__N", "__len"])
         pipe.hlen(self.keys.inflight)
-        pipe.hlen(self.keys.access)
+        pipe.hlen(self.keys.access) if access else pipe.ping()
         pipe.xrevrange(self.keys.journal, count=1)
         try:
-            metrics, lex, inflight, access, last = pipe.execute()
+            metrics, lex, inflight, touched, last = pipe.execute()
         except redis.ResponseError:  # e.g. a journal key of another type: never cache
             return f"nocache:{time.time()!r}"
+        reads = (b"calls:export",) if access else _READ_CALLS
         calls = sorted(
-            (k, v)
-            for k, v in (metrics or {}).items()
-            if k.startswith(b"calls:") and k not in _READ_CALLS
+            (k, v) for k, v in (metrics or {}).items() if k.startswith(b"calls:") and k not in reads
         )
         last_id = last[0][0] if last else None
-        raw = repr((calls, lex, inflight, access, last_id)).encode()
+        raw = repr((calls, lex, inflight, touched, last_id)).encode()
         return hashlib.blake2b(raw, digest_size=12).hexdigest()
 
-    def cached_aggregate(self, name: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    def cached_aggregate(
+        self, name: str, compute: Callable[[], dict[str, Any]], *, access: bool = True
+    ) -> dict[str, Any]:
         """*compute*'s result, reused from Redis while the write mark is unchanged.
 
         Collection-wide aggregates cost a pass over every memory (seconds at 100k on
@@ -127,7 +129,7 @@ class ObservabilityMixin:
         if ttl <= 0:
             return compute()
         key = f"{self.keys.metrics}:aggcache"
-        mark = self._write_mark()
+        mark = self._write_mark(access)
         try:
             raw = self.client.hget(key, name)
             if raw is not None:
@@ -137,7 +139,7 @@ class ObservabilityMixin:
         except (ValueError, KeyError, TypeError):
             log.warning("ignoring an unreadable aggregate cache entry %s", name)
         value = compute()
-        if self._write_mark() == mark:  # nothing was written while computing
+        if self._write_mark(access) == mark:  # nothing was written while computing
             pipe = self.client.pipeline(transaction=False)
             pipe.hset(key, name, json.dumps({"mark": mark, "at": time.time(), "value": value}))
             pipe.expire(key, max(1, math.ceil(ttl)))
@@ -303,15 +305,71 @@ class ObservabilityMixin:
         if isinstance(top_tags, bool) or not isinstance(top_tags, int) or top_tags < 0:
             raise ValidationError(f"top_tags must be an integer >= 0 — got {top_tags!r}")
         protect = tuple(t for t in protect if t in MEMORY_TYPES)
-        name = f"stats:{top_tags}:{stale_days!r}:{rate!r}:{floor!r}:{fweight!r}:{protect}"
+        # Two cached parts: what recalls cannot change (counts, types, tags) survives
+        # a recall; the decay part is recomputed after one (it reads access counts).
+        content = self.cached_aggregate(
+            f"content:{top_tags}", lambda: self._content_now(top_tags), access=False
+        )
+        health = self.cached_aggregate(
+            f"health:{stale_days!r}:{rate!r}:{floor!r}:{fweight!r}:{protect}",
+            lambda: self._health_now(stale_days, rate, floor, fweight, protect),
+        )
+        active = content["active"]
+        by_type = content["by_type"]
+        return {
+            "collection": self.collection_name,
+            "total": content["total"],
+            "active": active,
+            "superseded": content["superseded"],
+            "expired": health["expired"],
+            "pending": content["pending"],
+            "failed": content["failed"],
+            "by_type": by_type,
+            "top_tags": content["top_tags"],
+            "health": {
+                "decay_histogram": dict(zip(BUCKET_LABELS, health["hist"], strict=True)),
+                "at_risk_count": health["at_risk"],
+                "never_recalled_count": health["never"],
+                "stale_count": health["stale"],
+                "stale_days": stale_days,
+                "episodic_active_count": by_type.get("episodic", 0),
+                "avg_importance": round(health["importance"] / active, 3) if active else 0.0,
+                "decay_rate": rate,
+                "min_score": floor,
+                "frequency_weight": fweight,
+                "protect_types": list(protect),
+            },
+        }
+
+    def content_counts(self, top_tags: int = 15) -> dict[str, Any]:
+        """Counts by state and type and the top tags (cached; recalls do not change them)."""
         return self.cached_aggregate(
-            name,
-            lambda: self._stats_now(top_tags, stale_days, rate, floor, fweight, protect),
+            f"content:{top_tags}", lambda: self._content_now(top_tags), access=False
         )
 
-    def _stats_now(
+    def _content_now(self, top_tags: int) -> dict[str, Any]:
+        active_q = "@sup:{0}"
+        # Every count is an index-only query, all in one round trip.
+        named = {
+            "total": "*",
+            "active": active_q,
+            "superseded": "@sup:{1}",
+            "pending": "@state:{pending}",
+            "failed": "@state:{failed}",
+        }
+        named.update({f"type:{t}": f"{active_q} @type:{{{t}}}" for t in MEMORY_TYPES})
+        n = dict(
+            zip(named, counts(self.client, self.keys.index, list(named.values())), strict=True)
+        )
+        by_type = {t: n[f"type:{t}"] for t in MEMORY_TYPES if n[f"type:{t}"]}
+        return {
+            **{k: n[k] for k in ("total", "active", "superseded", "pending", "failed")},
+            "by_type": dict(sorted(by_type.items(), key=lambda kv: (-kv[1], kv[0]))),
+            "top_tags": self._top_tags(active_q, top_tags) if top_tags else {},
+        }
+
+    def _health_now(
         self,
-        top_tags: int,
         stale_days: float,
         rate: float,
         floor: float,
@@ -319,49 +377,15 @@ class ObservabilityMixin:
         protect: tuple[str, ...],
     ) -> dict[str, Any]:
         now = time.time()
-        idx = self.keys.index
         active_q = "@sup:{0}"
         stale_cut = now - float(stale_days) * 86400.0
-        # Every count is an index-only query, all in one round trip.
-        named = {
-            "total": "*",
-            "active": active_q,
-            "superseded": "@sup:{1}",
-            "expired": f"@expires_at:[(0 {now!r}]",
-            "pending": "@state:{pending}",
-            "failed": "@state:{failed}",
-            "stale": f"{active_q} @last_accessed:[-inf ({stale_cut!r}]",
-        }
-        named.update({f"type:{t}": f"{active_q} @type:{{{t}}}" for t in MEMORY_TYPES})
-        n = dict(zip(named, counts(self.client, idx, list(named.values())), strict=True))
-        by_type = {t: n[f"type:{t}"] for t in MEMORY_TYPES if n[f"type:{t}"]}
-        tags = self._top_tags(active_q, top_tags) if top_tags else {}
+        expired, stale = counts(
+            self.client,
+            self.keys.index,
+            [f"@expires_at:[(0 {now!r}]", f"{active_q} @last_accessed:[-inf ({stale_cut!r}]"],
+        )
         score = self._decay_summary(active_q, protect, now, rate, fweight, floor)
-        active = n["active"]
-        return {
-            "collection": self.collection_name,
-            "total": n["total"],
-            "active": active,
-            "superseded": n["superseded"],
-            "expired": n["expired"],
-            "pending": n["pending"],
-            "failed": n["failed"],
-            "by_type": dict(sorted(by_type.items(), key=lambda kv: (-kv[1], kv[0]))),
-            "top_tags": tags,
-            "health": {
-                "decay_histogram": dict(zip(BUCKET_LABELS, score["hist"], strict=True)),
-                "at_risk_count": score["at_risk"],
-                "never_recalled_count": score["never"],
-                "stale_count": n["stale"],
-                "stale_days": stale_days,
-                "episodic_active_count": by_type.get("episodic", 0),
-                "avg_importance": round(score["importance"] / active, 3) if active else 0.0,
-                "decay_rate": rate,
-                "min_score": floor,
-                "frequency_weight": fweight,
-                "protect_types": list(protect),
-            },
-        }
+        return {"expired": expired, "stale": stale, **score}
 
     def _decay_summary(
         self,
