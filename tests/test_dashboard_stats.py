@@ -142,3 +142,37 @@ def test_aggregates_are_reused_until_the_collection_is_written(varied, monkeypat
     before = len(calls)
     varied.stats()
     assert len(calls) == before + 2  # no cache at all
+
+
+@pytest.mark.parametrize("sort", ["created", "importance"])
+def test_browse_windows_page_in_the_full_order(varied, sort):
+    """Pages found in a window of the sort field equal the whole collection's order."""
+    rng = random.Random(9)
+    now = time.time()
+    ages = (0.2, 3, 20, 200, 900)  # days: inside each window, and beyond the widest
+    for i, batch in enumerate(varied.iter_memories("*")):
+        for j, m in enumerate(batch):
+            age = ages[(i + j) % len(ages)] * DAY * rng.random()
+            fields = {"created_at": repr(now - age)}
+            if j % 4 == 0:  # shared keys: ties broken by the memory key
+                fields["importance"] = "0.5"
+            varied.client.hset(varied.keys.memory(m.id), mapping=fields)
+    service = MemoryService(varied.settings, actor="http")
+    service._stores[varied.collection_name] = varied
+    seen, after = [], None
+    while True:
+        page = dashboard.browse(
+            service, sort=sort, after=after, limit=7, collection=varied.collection_name
+        )
+        seen += [m["id"] for m in page["memories"]]
+        after = page["next"]
+        if after is None:
+            break
+    field = "created_at" if sort == "created" else "importance"
+    everyone = [m for batch in varied.iter_memories("@sup:{0}") for m in batch]
+    expected = sorted(
+        everyone,
+        key=lambda m: (int(getattr(m, field) * 1_000_000), varied.keys.memory(m.id)),
+        reverse=True,
+    )
+    assert seen == [m.id for m in expected] and len(seen) == 59

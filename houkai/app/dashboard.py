@@ -10,6 +10,7 @@ aggregates, and the pipeline view reads a handful of Redis keys.
 from __future__ import annotations
 
 import logging
+import math
 import re
 import time
 from typing import Any
@@ -18,7 +19,7 @@ from ..db.filters import filter_expr
 from ..domain.coerce import as_bool, as_int, as_str
 from ..domain.errors import BadRequest
 from ..domain.model import MEMORY_TYPES
-from ..store.observability import _rows
+from ..store.observability import FULL_SCAN_TIMEOUT, _rows
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +32,13 @@ BROWSE_SORTS: dict[str, str] = {
     "decay": "floor(@decay * 1000000000)",
 }
 MAX_PAGE = 200
+SORT_SCALE = 1_000_000  # created and importance keys: the field × 10⁶, floored
+#: Browse first looks in a window of the sort field below the cursor (the newest
+#: day, the top importance band …), widening, then the whole collection: a
+#: page of the newest 25 out of 100k then reads a few hundred memories, not 100k.
+WINDOW_FIELDS: dict[str, str] = {"created": "created_at", "importance": "importance"}
+CREATED_WINDOWS = (86400.0, 30 * 86400.0, 365 * 86400.0)
+IMPORTANCE_WINDOWS = (0.05, 0.25, 0.5)
 GROWTH_BUCKETS: dict[str, int] = {"hour": 3600, "day": 86400, "week": 7 * 86400}
 #: VALUE:HEXID:T: the last row's sort key, its id (hex of the UTF-8 bytes) and the time (ms)
 #: decay scores are taken at, so every page of one walk ranks by the same clock.
@@ -55,6 +63,17 @@ def decay_expression(settings: Any, now: float) -> str:
     if weight:
         expr += f" * (1 + {_num(weight)} * log(1 + @access_count))"
     return expr
+
+
+def _windows(sort: str, top: float | None, now: float) -> list[float]:
+    """Lower bounds to try, narrowest first, below *top* (the cursor's value, or the newest)."""
+    if sort == "created":
+        start = now if top is None else top
+        return [start - width for width in CREATED_WINDOWS]
+    if sort == "importance":
+        start = 1.0 if top is None else top
+        return [start - width for width in IMPORTANCE_WINDOWS if start - width > 0]
+    return []  # the decay score is not a stored field: no index range bounds it
 
 
 def _parse_cursor(after: str | None) -> tuple[int, str, int] | None:
@@ -112,16 +131,34 @@ def browse(
     load = ["@__key"]
     if sort == "decay" and float(store.settings.maintenance_decay_frequency_weight):
         load.append("@access_count")
-    args: list[Any] = ["FT.AGGREGATE", store.keys.index, query, "LOAD", len(load), *load]
+    steps: list[Any] = ["LOAD", len(load), *load]
     if sort == "decay":
-        args += ["APPLY", decay_expression(store.settings, clock_ms / 1000.0), "AS", "decay"]
-    args += ["APPLY", BROWSE_SORTS[sort], "AS", "k"]
+        steps += ["APPLY", decay_expression(store.settings, clock_ms / 1000.0), "AS", "decay"]
+    steps += ["APPLY", BROWSE_SORTS[sort], "AS", "k"]
     if cursor is not None:
         value, memory_id, _ = cursor
         last_key = store.keys.memory(memory_id)
-        args += ["FILTER", f'@k < {value} || (@k == {value} && @__key < "{last_key}")']
-    args += ["SORTBY", 4, "@k", "DESC", "@__key", "DESC", "MAX", limit + 1, "DIALECT", 2]
-    rows = [r for r in _rows(store.client.execute_command(*args)) if r.get("__key") and r.get("k")]
+        steps += ["FILTER", f'@k < {value} || (@k == {value} && @__key < "{last_key}")']
+    steps += ["SORTBY", 4, "@k", "DESC", "@__key", "DESC", "MAX", limit + 1, "DIALECT", 2]
+
+    def page(where: str) -> list[dict[str, str | None]]:
+        reply = store.client.execute_command(
+            "FT.AGGREGATE", store.keys.index, where, *FULL_SCAN_TIMEOUT, *steps
+        )
+        return [r for r in _rows(reply) if r.get("__key") and r.get("k")]
+
+    rows = None
+    top = None if cursor is None else cursor[0] / SORT_SCALE
+    for lo in _windows(sort, top, now):
+        # Only memories whose sort field is >= lo: a numeric range the index answers
+        # without visiting the rest. The page is the true one when it fills up with
+        # keys clear of the window's edge (nothing left out can rank above them).
+        found = page(f"{query} @{WINDOW_FIELDS[sort]}:[{lo!r} +inf]")
+        if len(found) > limit and int(found[-1]["k"] or 0) > math.floor(lo * SORT_SCALE) + 1:
+            rows = found
+            break
+    if rows is None:
+        rows = page(query)
     more = len(rows) > limit
     rows = rows[:limit]
     pipe = store.client.pipeline(transaction=False)
@@ -168,6 +205,7 @@ def growth(service: Any, bucket: str = "day", *, collection: str | None = None) 
             "FT.AGGREGATE",
             store.keys.index,
             "*",
+            *FULL_SCAN_TIMEOUT,
             "APPLY",  # created_at is SORTABLE: read from the index, no hash opened
             f"floor(@created_at / {seconds})",
             "AS",

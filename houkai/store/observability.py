@@ -68,6 +68,11 @@ AGGREGATE_CACHE_TTL = 30.0
 #: Metric counters that are not writes (a recall only bumps access counts).
 _READ_CALLS = (b"calls:recall", b"calls:export")
 
+#: ``TIMEOUT`` for collection-wide queries: 0 = none. RediSearch's default (500 ms,
+#: ``ON_TIMEOUT return``) silently cuts a slow aggregate short: at 100k memories on a
+#: busy machine the tag facet came back empty and counts low.
+FULL_SCAN_TIMEOUT = ("TIMEOUT", 0)
+
 #: Above this many distinct tags the top-tags facet falls back to one aggregate that
 #: loads every memory's tags (one count query per tag would cost more).
 TAG_COUNT_MAX = 2000
@@ -260,7 +265,7 @@ class ObservabilityMixin:
     # ------------------------------------------------------------------ stats
     def _aggregate(self, query: str, *args: Any) -> list[dict[str, str | None]]:
         reply = self.client.execute_command(
-            "FT.AGGREGATE", self.keys.index, query, *args, "DIALECT", 2
+            "FT.AGGREGATE", self.keys.index, query, *FULL_SCAN_TIMEOUT, *args, "DIALECT", 2
         )
         return _rows(reply)
 
