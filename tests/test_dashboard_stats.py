@@ -144,8 +144,18 @@ def test_aggregates_are_reused_until_the_collection_is_written(varied, monkeypat
     assert len(calls) == before + 2  # no cache at all
 
 
-@pytest.mark.parametrize("sort", ["created", "importance"])
-def test_browse_windows_page_in_the_full_order(varied, sort):
+def _walk(service, collection: str, sort: str) -> list[str]:
+    seen, after = [], None
+    while True:
+        page = dashboard.browse(service, sort=sort, after=after, limit=7, collection=collection)
+        seen += [m["id"] for m in page["memories"]]
+        after = page["next"]
+        if after is None:
+            return seen
+
+
+@pytest.mark.parametrize("sort", ["created", "importance", "decay"])
+def test_browse_windows_page_in_the_full_order(varied, sort, monkeypatch):
     """Pages found in a window of the sort field equal the whole collection's order."""
     rng = random.Random(9)
     now = time.time()
@@ -159,20 +169,20 @@ def test_browse_windows_page_in_the_full_order(varied, sort):
             varied.client.hset(varied.keys.memory(m.id), mapping=fields)
     service = MemoryService(varied.settings, actor="http")
     service._stores[varied.collection_name] = varied
-    seen, after = [], None
-    while True:
-        page = dashboard.browse(
-            service, sort=sort, after=after, limit=7, collection=varied.collection_name
+    clock = time.time()
+    monkeypatch.setattr(dashboard.time, "time", lambda: clock)  # one decay clock for both
+    seen = _walk(service, varied.collection_name, sort)
+    assert len(seen) == 59 and len(set(seen)) == 59
+    windows = dashboard._windows
+    assert windows(sort, None, clock, varied.settings)  # the windows were tried
+    monkeypatch.setattr(dashboard, "_windows", lambda *a: [])
+    assert seen == _walk(service, varied.collection_name, sort)  # = a walk of the full order
+    if sort != "decay":
+        field = "created_at" if sort == "created" else "importance"
+        everyone = [m for batch in varied.iter_memories("@sup:{0}") for m in batch]
+        expected = sorted(
+            everyone,
+            key=lambda m: (int(getattr(m, field) * 1_000_000), varied.keys.memory(m.id)),
+            reverse=True,
         )
-        seen += [m["id"] for m in page["memories"]]
-        after = page["next"]
-        if after is None:
-            break
-    field = "created_at" if sort == "created" else "importance"
-    everyone = [m for batch in varied.iter_memories("@sup:{0}") for m in batch]
-    expected = sorted(
-        everyone,
-        key=lambda m: (int(getattr(m, field) * 1_000_000), varied.keys.memory(m.id)),
-        reverse=True,
-    )
-    assert seen == [m.id for m in expected] and len(seen) == 59
+        assert seen == [m.id for m in expected]

@@ -36,9 +36,10 @@ SORT_SCALE = 1_000_000  # created and importance keys: the field × 10⁶, floor
 #: Browse first looks in a window of the sort field below the cursor (the newest
 #: day, the top importance band …), widening, then the whole collection: a
 #: page of the newest 25 out of 100k then reads a few hundred memories, not 100k.
-WINDOW_FIELDS: dict[str, str] = {"created": "created_at", "importance": "importance"}
 CREATED_WINDOWS = (86400.0, 30 * 86400.0, 365 * 86400.0)
 IMPORTANCE_WINDOWS = (0.05, 0.25, 0.5)
+DECAY_SCALE = 1_000_000_000
+DECAY_WINDOWS = (0.9, 0.6, 0.3)  # fractions of the cursor's score
 GROWTH_BUCKETS: dict[str, int] = {"hour": 3600, "day": 86400, "week": 7 * 86400}
 #: VALUE:HEXID:T: the last row's sort key, its id (hex of the UTF-8 bytes) and the time (ms)
 #: decay scores are taken at, so every page of one walk ranks by the same clock.
@@ -65,15 +66,37 @@ def decay_expression(settings: Any, now: float) -> str:
     return expr
 
 
-def _windows(sort: str, top: float | None, now: float) -> list[float]:
-    """Lower bounds to try, narrowest first, below *top* (the cursor's value, or the newest)."""
+def _windows(sort: str, top: float | None, now: float, settings: Any) -> list[tuple[float, str]]:
+    """``(lo, range clause)`` to try, narrowest first: every memory whose sort key is at
+    least *lo* (and below *top*, the cursor's value) matches the clause."""
     if sort == "created":
         start = now if top is None else top
-        return [start - width for width in CREATED_WINDOWS]
+        return [(start - w, f"@created_at:[{start - w!r} +inf]") for w in CREATED_WINDOWS]
+    start = 1.0 if top is None else min(top, 1.0)
     if sort == "importance":
-        start = 1.0 if top is None else top
-        return [start - width for width in IMPORTANCE_WINDOWS if start - width > 0]
-    return []  # the decay score is not a stored field: no index range bounds it
+        lows = [start - w for w in IMPORTANCE_WINDOWS if start - w > 0]
+        return [(lo, f"@importance:[{lo!r} +inf]") for lo in lows]
+    # decay = importance × exp(-rate × age in days), at most each factor: a score of at
+    # least s needs importance >= s and age <= ln(1/s) / rate. A recall-frequency weight
+    # lifts scores past importance, so then no range bounds them.
+    rate = float(settings.maintenance_decay_rate)
+    if float(settings.maintenance_decay_frequency_weight):
+        return []
+    out = []
+    for factor in DECAY_WINDOWS:
+        lo = start * factor
+        if lo <= 0:
+            continue
+        clause = f"@importance:[{lo!r} +inf]"
+        if rate > 0:
+            oldest = now - math.log(1.0 / lo) / rate * 86400.0
+            # a memory recalled after the page's clock can score above its importance
+            clause = (
+                f"((@importance:[{lo!r} +inf] @last_accessed:[{oldest!r} +inf])"
+                f" | @last_accessed:[({now!r} +inf])"
+            )
+        out.append((lo, clause))
+    return out
 
 
 def _parse_cursor(after: str | None) -> tuple[int, str, int] | None:
@@ -148,13 +171,14 @@ def browse(
         return [r for r in _rows(reply) if r.get("__key") and r.get("k")]
 
     rows = None
-    top = None if cursor is None else cursor[0] / SORT_SCALE
-    for lo in _windows(sort, top, now):
-        # Only memories whose sort field is >= lo: a numeric range the index answers
-        # without visiting the rest. The page is the true one when it fills up with
-        # keys clear of the window's edge (nothing left out can rank above them).
-        found = page(f"{query} @{WINDOW_FIELDS[sort]}:[{lo!r} +inf]")
-        if len(found) > limit and int(found[-1]["k"] or 0) > math.floor(lo * SORT_SCALE) + 1:
+    scale = DECAY_SCALE if sort == "decay" else SORT_SCALE
+    top = None if cursor is None else cursor[0] / scale
+    for lo, where in _windows(sort, top, clock_ms / 1000.0, store.settings):
+        # Only memories a numeric range of the index admits (sort key >= lo), without
+        # visiting the rest. The page is the true one when it fills up with keys
+        # clear of the window's edge (nothing left out can rank above them).
+        found = page(f"{query} {where}")
+        if len(found) > limit and int(found[-1]["k"] or 0) > math.floor(lo * scale) + 1:
             rows = found
             break
     if rows is None:
