@@ -90,6 +90,20 @@ def counts(client: Any, index: str, queries: list[str]) -> list[int]:
     return [int(reply[0]) for reply in pipe.execute()]
 
 
+ACTIVE = "@sup:{0}"
+
+
+def active_counts(client: Any, index: str, clauses: list[str]) -> list[int]:
+    """Active (not superseded) memories matching each clause, by subtraction.
+
+    ``count(c) - count(@sup:{1} c)``: every memory stores ``sup`` as 0 or 1, and
+    intersecting with the (usually few) superseded is far cheaper than with the
+    nearly-everything ``@sup:{0}`` (tag facet at 100k: 0.42 s instead of 0.72 s).
+    """
+    found = counts(client, index, [*clauses, *(f"@sup:{{1}} {c}" for c in clauses)])
+    return [a - b for a, b in zip(found[: len(clauses)], found[len(clauses) :], strict=True)]
+
+
 class ObservabilityMixin:
     """metrics, readiness, probe_embedding, stats."""
 
@@ -353,24 +367,24 @@ class ObservabilityMixin:
         )
 
     def _content_now(self, top_tags: int) -> dict[str, Any]:
-        active_q = "@sup:{0}"
-        # Every count is an index-only query, all in one round trip.
+        # Index-only counts, all in one round trip (see active_counts).
         named = {
             "total": "*",
-            "active": active_q,
             "superseded": "@sup:{1}",
             "pending": "@state:{pending}",
             "failed": "@state:{failed}",
         }
-        named.update({f"type:{t}": f"{active_q} @type:{{{t}}}" for t in MEMORY_TYPES})
         n = dict(
             zip(named, counts(self.client, self.keys.index, list(named.values())), strict=True)
         )
-        by_type = {t: n[f"type:{t}"] for t in MEMORY_TYPES if n[f"type:{t}"]}
+        typed = [f"@type:{{{t}}}" for t in MEMORY_TYPES]
+        per_type = active_counts(self.client, self.keys.index, typed)
+        by_type = {t: c for t, c in zip(MEMORY_TYPES, per_type, strict=True) if c}
         return {
-            **{k: n[k] for k in ("total", "active", "superseded", "pending", "failed")},
+            **n,
+            "active": n["total"] - n["superseded"],
             "by_type": dict(sorted(by_type.items(), key=lambda kv: (-kv[1], kv[0]))),
-            "top_tags": self._top_tags(active_q, top_tags) if top_tags else {},
+            "top_tags": self._top_tags(ACTIVE, top_tags) if top_tags else {},
         }
 
     def _health_now(
@@ -494,7 +508,11 @@ class ObservabilityMixin:
         if len(values) > TAG_COUNT_MAX:
             keyed = self._top_tags_aggregate(query, limit)
         else:
-            found = counts(self.client, self.keys.index, [f"{query} @tagk:{{{v}}}" for v in values])
+            clauses = [f"@tagk:{{{v}}}" for v in values]
+            if query == ACTIVE:
+                found = active_counts(self.client, self.keys.index, clauses)
+            else:
+                found = counts(self.client, self.keys.index, [f"{query} {c}" for c in clauses])
             ranked = sorted(
                 ((v, n) for v, n in zip(values, found, strict=True) if n),
                 key=lambda kv: (-kv[1], kv[0]),
