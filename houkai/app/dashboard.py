@@ -212,7 +212,7 @@ def facets(service: Any, top_tags: int = 15, *, collection: str | None = None) -
     distinct tag; no memory's hash is read), cached while the collection is unwritten.
     """
     top = as_int(top_tags, "top_tags", 15, lo=0, hi=100)
-    content = service._read_store(collection).content_counts(top)
+    content = service._read_store(collection)._content_counts(top)
     return {k: content[k] for k in ("by_type", "active", "top_tags")}
 
 
@@ -263,7 +263,7 @@ def growth(service: Any, bucket: str = "day", *, collection: str | None = None) 
             point["total"] = running
         return {"series": series, "count": store.count()}
 
-    cached = store.cached_aggregate(f"growth:{bucket}", compute, access=False)
+    cached = store._cached_aggregate(f"growth:{bucket}", compute, access=False)
     series, count = cached["series"], cached["count"]
     info = store.client.info("memory")
     used = int(info.get("used_memory", 0))

@@ -134,7 +134,7 @@ class ObservabilityMixin:
         raw = repr((calls, lex, inflight, touched, last_id)).encode()
         return hashlib.blake2b(raw, digest_size=12).hexdigest()
 
-    def cached_aggregate(
+    def _cached_aggregate(
         self, name: str, compute: Callable[[], dict[str, Any]], *, access: bool = True
     ) -> dict[str, Any]:
         """*compute*'s result, reused from Redis while the write mark is unchanged.
@@ -326,10 +326,10 @@ class ObservabilityMixin:
         protect = tuple(t for t in protect if t in MEMORY_TYPES)
         # Two cached parts: what recalls cannot change (counts, types, tags) survives
         # a recall; the decay part is recomputed after one (it reads access counts).
-        content = self.cached_aggregate(
+        content = self._cached_aggregate(
             f"content:{top_tags}", lambda: self._content_now(top_tags), access=False
         )
-        health = self.cached_aggregate(
+        health = self._cached_aggregate(
             f"health:{stale_days!r}:{rate!r}:{floor!r}:{fweight!r}:{protect}",
             lambda: self._health_now(stale_days, rate, floor, fweight, protect),
         )
@@ -360,9 +360,9 @@ class ObservabilityMixin:
             },
         }
 
-    def content_counts(self, top_tags: int = 15) -> dict[str, Any]:
+    def _content_counts(self, top_tags: int = 15) -> dict[str, Any]:
         """Counts by state and type and the top tags (cached; recalls do not change them)."""
-        return self.cached_aggregate(
+        return self._cached_aggregate(
             f"content:{top_tags}", lambda: self._content_now(top_tags), access=False
         )
 
