@@ -10,6 +10,7 @@ aggregates, and the pipeline view reads a handful of Redis keys.
 from __future__ import annotations
 
 import logging
+import math
 import re
 import time
 from typing import Any
@@ -18,7 +19,7 @@ from ..db.filters import filter_expr
 from ..domain.coerce import as_bool, as_int, as_str
 from ..domain.errors import BadRequest
 from ..domain.model import MEMORY_TYPES
-from ..store.observability import _rows
+from ..store.observability import FULL_SCAN_TIMEOUT, _rows
 from .operations.fields import CURSOR_PATTERN
 
 log = logging.getLogger(__name__)
@@ -32,6 +33,14 @@ BROWSE_SORTS: dict[str, str] = {
     "decay": "floor(@decay * 1000000000)",
 }
 MAX_PAGE = 200
+SORT_SCALE = 1_000_000  # created and importance keys: the field × 10⁶, floored
+#: Browse first looks in a window of the sort field below the cursor (the newest
+#: day, the top importance band …), widening, then the whole collection: a
+#: page of the newest 25 out of 100k then reads a few hundred memories, not 100k.
+CREATED_WINDOWS = (86400.0, 30 * 86400.0, 365 * 86400.0)
+IMPORTANCE_WINDOWS = (0.05, 0.25, 0.5)
+DECAY_SCALE = 1_000_000_000
+DECAY_WINDOWS = (0.9, 0.6, 0.3)  # fractions of the cursor's score
 GROWTH_BUCKETS: dict[str, int] = {"hour": 3600, "day": 86400, "week": 7 * 86400}
 #: VALUE:HEXID:T: the last row's sort key, its id (hex of the UTF-8 bytes) and the time (ms)
 #: decay scores are taken at, so every page of one walk ranks by the same clock.
@@ -55,6 +64,39 @@ def decay_expression(settings: Any, now: float) -> str:
     if weight:
         expr += f" * (1 + {_num(weight)} * log(1 + @access_count))"
     return expr
+
+
+def _windows(sort: str, top: float | None, now: float, settings: Any) -> list[tuple[float, str]]:
+    """``(lo, range clause)`` to try, narrowest first: every memory whose sort key is at
+    least *lo* (and below *top*, the cursor's value) matches the clause."""
+    if sort == "created":
+        start = now if top is None else top
+        return [(start - w, f"@created_at:[{start - w!r} +inf]") for w in CREATED_WINDOWS]
+    start = 1.0 if top is None else min(top, 1.0)
+    if sort == "importance":
+        lows = [start - w for w in IMPORTANCE_WINDOWS if start - w > 0]
+        return [(lo, f"@importance:[{lo!r} +inf]") for lo in lows]
+    # decay = importance × exp(-rate × age in days), at most each factor: a score of at
+    # least s needs importance >= s and age <= ln(1/s) / rate. A recall-frequency weight
+    # lifts scores past importance, so then no range bounds them.
+    rate = float(settings.maintenance_decay_rate)
+    if float(settings.maintenance_decay_frequency_weight):
+        return []
+    out = []
+    for factor in DECAY_WINDOWS:
+        lo = start * factor
+        if lo <= 0:
+            continue
+        clause = f"@importance:[{lo!r} +inf]"
+        if rate > 0:
+            oldest = now - math.log(1.0 / lo) / rate * 86400.0
+            # a memory recalled after the page's clock can score above its importance
+            clause = (
+                f"((@importance:[{lo!r} +inf] @last_accessed:[{oldest!r} +inf])"
+                f" | @last_accessed:[({now!r} +inf])"
+            )
+        out.append((lo, clause))
+    return out
 
 
 def _parse_cursor(after: str | None) -> tuple[int, str, int] | None:
@@ -106,17 +148,41 @@ def browse(
         include_superseded=as_bool(include_superseded, "include_superseded"),
         now=now,
     )
-    load = ["@__key", "@created_at", "@importance", "@last_accessed", "@access_count"]
-    args: list[Any] = ["FT.AGGREGATE", store.keys.index, query, "LOAD", len(load), *load]
+    # importance, created_at and last_accessed are SORTABLE: the sort key reads them
+    # from the index. Only the key (and access_count, when the decay score weighs
+    # recalls) is loaded, so ranking 100k memories opens no hash.
+    load = ["@__key"]
+    if sort == "decay" and float(store.settings.maintenance_decay_frequency_weight):
+        load.append("@access_count")
+    steps: list[Any] = ["LOAD", len(load), *load]
     if sort == "decay":
-        args += ["APPLY", decay_expression(store.settings, clock_ms / 1000.0), "AS", "decay"]
-    args += ["APPLY", BROWSE_SORTS[sort], "AS", "k"]
+        steps += ["APPLY", decay_expression(store.settings, clock_ms / 1000.0), "AS", "decay"]
+    steps += ["APPLY", BROWSE_SORTS[sort], "AS", "k"]
     if cursor is not None:
         value, memory_id, _ = cursor
         last_key = store.keys.memory(memory_id)
-        args += ["FILTER", f'@k < {value} || (@k == {value} && @__key < "{last_key}")']
-    args += ["SORTBY", 4, "@k", "DESC", "@__key", "DESC", "MAX", limit + 1, "DIALECT", 2]
-    rows = [r for r in _rows(store.client.execute_command(*args)) if r.get("__key") and r.get("k")]
+        steps += ["FILTER", f'@k < {value} || (@k == {value} && @__key < "{last_key}")']
+    steps += ["SORTBY", 4, "@k", "DESC", "@__key", "DESC", "MAX", limit + 1, "DIALECT", 2]
+
+    def page(where: str) -> list[dict[str, str | None]]:
+        reply = store.client.execute_command(
+            "FT.AGGREGATE", store.keys.index, where, *FULL_SCAN_TIMEOUT, *steps
+        )
+        return [r for r in _rows(reply) if r.get("__key") and r.get("k")]
+
+    rows = None
+    scale = DECAY_SCALE if sort == "decay" else SORT_SCALE
+    top = None if cursor is None else cursor[0] / scale
+    for lo, where in _windows(sort, top, clock_ms / 1000.0, store.settings):
+        # Only memories a numeric range of the index admits (sort key >= lo), without
+        # visiting the rest. The page is the true one when it fills up with keys
+        # clear of the window's edge (nothing left out can rank above them).
+        found = page(f"{query} {where}")
+        if len(found) > limit and int(found[-1]["k"] or 0) > math.floor(lo * scale) + 1:
+            rows = found
+            break
+    if rows is None:
+        rows = page(query)
     more = len(rows) > limit
     rows = rows[:limit]
     pipe = store.client.pipeline(transaction=False)
@@ -142,18 +208,12 @@ def browse(
 def facets(service: Any, top_tags: int = 15, *, collection: str | None = None) -> dict[str, Any]:
     """Active memories per type and the most used tags: the browse view's facets.
 
-    Two aggregates (``stats`` runs about ten), reusing the store's own helpers.
+    The content part of ``stats`` (index-only counts, one per type and one per
+    distinct tag; no memory's hash is read), cached while the collection is unwritten.
     """
     top = as_int(top_tags, "top_tags", 15, lo=0, hi=100)
-    store = service._read_store(collection)
-    active = "@sup:{0}"
-    rows = store._aggregate(active, "GROUPBY", 1, "@type", "REDUCE", "COUNT", 0, "AS", "n")
-    by_type = {r["type"]: int(r["n"] or 0) for r in rows if r.get("type")}
-    return {
-        "by_type": dict(sorted(by_type.items(), key=lambda kv: (-kv[1], kv[0]))),
-        "active": sum(by_type.values()),
-        "top_tags": store._top_tags(active, top) if top else {},
-    }
+    content = service._read_store(collection)._content_counts(top)
+    return {k: content[k] for k in ("by_type", "active", "top_tags")}
 
 
 def growth(service: Any, bucket: str = "day", *, collection: str | None = None) -> dict[str, Any]:
@@ -163,48 +223,50 @@ def growth(service: Any, bucket: str = "day", *, collection: str | None = None) 
         raise BadRequest(f"bucket must be one of {', '.join(GROWTH_BUCKETS)} — got {bucket!r}")
     seconds = GROWTH_BUCKETS[bucket]
     store = service._read_store(collection)
-    reply = store.client.execute_command(
-        "FT.AGGREGATE",
-        store.keys.index,
-        "*",
-        "LOAD",
-        1,
-        "@created_at",
-        "APPLY",
-        f"floor(@created_at / {seconds})",
-        "AS",
-        "b",
-        "GROUPBY",
-        1,
-        "@b",
-        "REDUCE",
-        "COUNT",
-        0,
-        "AS",
-        "n",
-        "SORTBY",
-        2,
-        "@b",
-        "ASC",
-        "MAX",
-        1000,
-        "DIALECT",
-        2,
-    )
-    series = []
-    for fields in _rows(reply):
-        try:
-            bucket, count = str(fields["b"]), str(fields["n"])
-            series.append({"t": int(float(bucket)) * seconds, "n": int(count)})
-        except (KeyError, ValueError):
-            continue
-    running = 0
-    for point in series:
-        running += point["n"]
-        point["total"] = running
+
+    def compute() -> dict[str, Any]:
+        reply = store.client.execute_command(
+            "FT.AGGREGATE",
+            store.keys.index,
+            "*",
+            *FULL_SCAN_TIMEOUT,
+            "APPLY",  # created_at is SORTABLE: read from the index, no hash opened
+            f"floor(@created_at / {seconds})",
+            "AS",
+            "b",
+            "GROUPBY",
+            1,
+            "@b",
+            "REDUCE",
+            "COUNT",
+            0,
+            "AS",
+            "n",
+            "SORTBY",
+            2,
+            "@b",
+            "ASC",
+            "MAX",
+            1000,
+            "DIALECT",
+            2,
+        )
+        series = []
+        for fields in _rows(reply):
+            try:
+                series.append({"t": int(float(fields["b"])) * seconds, "n": int(fields["n"])})
+            except (KeyError, ValueError):
+                continue
+        running = 0
+        for point in series:
+            running += point["n"]
+            point["total"] = running
+        return {"series": series, "count": store.count()}
+
+    cached = store._cached_aggregate(f"growth:{bucket}", compute, access=False)
+    series, count = cached["series"], cached["count"]
     info = store.client.info("memory")
     used = int(info.get("used_memory", 0))
-    count = store.count()
     keyspace = service.collections()
     all_memories = sum(int(c.get("count") or 0) for c in keyspace)
     return {

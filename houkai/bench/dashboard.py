@@ -1,12 +1,14 @@
 """``houkai bench dashboard``: how long each dashboard view takes against a large collection.
 
-Fills a throwaway collection with *n* synthetic memories (the recall corpus, with
-random unit vectors written straight to Redis: no encoder), links a few of them,
-then times every REST call each ``/ui`` view makes, through the real Flask app
-(in process, sequentially — the browser issues a view's calls in parallel, so
-the sum is an upper bound). With ``--browser`` it also serves the app with
-``houkai serve`` and times a headless Chromium from navigation to the view
-being rendered. Figures are medians of *repeat* runs.
+Fills a throwaway collection with *n* synthetic memories (``bench scale``'s writer:
+derived from the recall corpus, no encoder, the store's real write path), links a
+few of them, then times every REST call each ``/ui`` view makes, through the real
+Flask app (in process, sequentially — the browser issues a view's calls in
+parallel, so the sum is an upper bound). With ``--browser`` it also serves the app
+with ``houkai serve`` and times a headless Chromium from navigation to the view
+being rendered. Figures are medians of *repeat* runs, each next to the same view
+on a small collection measured in the same run, so the machine's load cancels out
+of the ratio.
 """
 
 from __future__ import annotations
@@ -24,12 +26,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from ..domain.config import Settings
 
 Progress = Callable[[str], None]
 TOKEN = "bench-dashboard"
+CORPUS = 20_000  # base texts the memories are derived from (as ``bench scale``)
+SEED = 11
 
 
 @dataclass
@@ -39,6 +41,11 @@ class ViewTiming:
     api_ms: float  # median of the summed call times
     call_ms: list[float] = field(default_factory=list)  # median of each call
     browser_ms: float | None = None
+    base_api_ms: float | None = None  # the same view on the small baseline collection
+    base_browser_ms: float | None = None
+    cold_ms: float = 0.0  # median sum right after a write (no cached aggregate)
+    cold_call_ms: list[float] = field(default_factory=list)
+    base_cold_ms: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -47,7 +54,18 @@ class ViewTiming:
             "api_ms": self.api_ms,
             "call_ms": self.call_ms,
             "browser_ms": self.browser_ms,
+            "base_api_ms": self.base_api_ms,
+            "base_browser_ms": self.base_browser_ms,
+            "cold_ms": self.cold_ms,
+            "cold_call_ms": self.cold_call_ms,
+            "base_cold_ms": self.base_cold_ms,
         }
+
+
+def _ratio(big: float | None, small: float | None) -> str:
+    if big is None or not small:
+        return "—"
+    return f"{big / small:.1f}x"
 
 
 @dataclass
@@ -55,13 +73,15 @@ class DashboardBenchResult:
     n: int
     repeat: int
     load_seconds: float
+    baseline_n: int = 0
     views: list[ViewTiming] = field(default_factory=list)
-    count_ms: float = 0.0  # same-run baseline: one FT.SEARCH count of the collection
+    count_ms: float = 0.0  # GET /health (one index count) on the large collection
     machine: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "n": self.n,
+            "baseline_n": self.baseline_n,
             "repeat": self.repeat,
             "load_seconds": round(self.load_seconds, 1),
             "count_ms": self.count_ms,
@@ -71,19 +91,26 @@ class DashboardBenchResult:
 
     def lines(self) -> list[str]:
         out = [
-            f"dashboard views against {self.n:,} memories "
+            f"dashboard views against {self.n:,} memories, ratio to the same views on "
+            f"{self.baseline_n:,} in the same run "
             f"(medians of {self.repeat} runs; loaded in {self.load_seconds:.0f}s)",
             f"machine: {self.machine.get('nproc')} cores, load "
             f"{self.machine.get('loadavg_start')} → {self.machine.get('loadavg_end')}; "
-            f"baseline GET /health (one index count): {self.count_ms:,.1f} ms",
-            f"{'view':<18} {'REST calls (sum)':>16} {'÷ baseline':>10} {'browser render':>15}"
-            "  per call",
+            f"GET /health (one index count): {self.count_ms:,.1f} ms",
+            "REST = the view's calls in sequence, through the Flask app: right after a write"
+            " (cold: aggregates recomputed) and again (warm: served from the aggregate cache);"
+            " browser = headless Chromium, hash change to data shown, right after a write",
+            f"{'view':<16} {'cold REST':>10} {'÷ small':>8} {'warm REST':>10} {'÷ small':>8}"
+            f" {'browser':>9} {'÷ small':>8}  cold per call (ms)",
         ]
         for v in self.views:
             browser = "—" if v.browser_ms is None else f"{v.browser_ms:,.0f} ms"
-            ratio = v.api_ms / self.count_ms if self.count_ms else 0.0
-            calls = ", ".join(f"{c} {t:,.0f}" for c, t in zip(v.calls, v.call_ms, strict=True))
-            out.append(f"{v.view:<18} {v.api_ms:>13,.0f} ms {ratio:>9.1f}x {browser:>15}  {calls}")
+            calls = ", ".join(f"{c} {t:,.0f}" for c, t in zip(v.calls, v.cold_call_ms, strict=True))
+            out.append(
+                f"{v.view:<16} {v.cold_ms:>7,.0f} ms {_ratio(v.cold_ms, v.base_cold_ms):>8} "
+                f"{v.api_ms:>7,.0f} ms {_ratio(v.api_ms, v.base_api_ms):>8} "
+                f"{browser:>9} {_ratio(v.browser_ms, v.base_browser_ms):>8}  {calls}"
+            )
         return out
 
 
@@ -116,43 +143,41 @@ def chromium_options(profile: str) -> Any:
 
 
 def _load(store: Any, n: int, progress: Progress | None) -> float:
-    """Write the corpus with random unit vectors (no encoder); reuse it if already there."""
+    """Write *n* memories the way ``bench scale`` does; reuse them if already there.
+
+    ``bench scale``'s writer: memories derived from the recall corpus (creation times
+    spread over two years, realistic access times, importance and expiry), vectors
+    blended from the corpus's own (here hash-embedded, so no model runs), written
+    through the store's real write path in batches.
+    """
     from .recall import wait_indexed
-    from .recall_corpus import generate
+    from .scale import load_base, write_corpus
 
     if store.count() == n:
         return 0.0
     if store.count():
         store.nuke()
     started = time.perf_counter()
-    memories = generate(n, seed=11)
-    rng = np.random.default_rng(11)
-    dim = store.index_params.dim
-    for start in range(0, n, 2000):
-        chunk = memories[start : start + 2000]
-        vectors = rng.standard_normal((len(chunk), dim)).astype(np.float32)
-        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-        for memory in chunk:
-            memory.collection = store.collection_name
-        store._write(chunk, vectors)
-        if progress:
-            progress(f"writing {min(start + 2000, n)}/{n}")
-    wait_indexed(store.client, store.keys.index, n)
+    corpus = load_base(store.settings, store.embedder, min(n, CORPUS), SEED)
+    write_corpus(store, corpus, n, SEED, progress=progress)
+    wait_indexed(store.client, store.keys.index, n, timeout=3600)
     return time.perf_counter() - started
 
 
 def _views(client: Any, memory_id: str) -> dict[str, list[tuple[str, str, Any]]]:
     """Each view's REST calls, as the page makes them."""
-    page = client.get("/browse?limit=25").get_json()
-    after = page["next"]
-    for _ in range(20):  # a page 21 pages deep
+    after = deep = client.get("/browse?limit=25").get_json()["next"]
+    for _ in range(20):  # a page 21 pages deep (or the last one, in a small collection)
+        if after is None:
+            break
+        deep = after
         after = client.get(f"/browse?limit=25&after={after}").get_json()["next"]
     m = f"/memories/{memory_id}"
     return {
         "search": [("GET", "/recall?query=billing+deploy+failed&explain=true&k=10", None)],
         "browse (newest)": [("GET", "/browse?limit=25", None), ("GET", "/facets", None)],
         "browse (deep)": [
-            ("GET", f"/browse?limit=25&after={after}", None),
+            ("GET", f"/browse?limit=25&after={deep or ''}", None),
             ("GET", "/facets", None),
         ],
         "browse (decay)": [("GET", "/browse?limit=25&sort=decay", None), ("GET", "/facets", None)],
@@ -162,6 +187,7 @@ def _views(client: Any, memory_id: str) -> dict[str, list[tuple[str, str, Any]]]
             ("GET", m + "/neighbors?direction=both&depth=2", None),
         ],
         "pipeline": [("GET", "/pipeline", None), ("GET", "/jobs?limit=15", None)],
+        "collections": [("GET", "/whoami", None), ("GET", "/collections", None)],
         "health": [
             ("GET", "/stats", None),
             ("GET", "/growth?bucket=day", None),
@@ -189,9 +215,17 @@ def _free_port() -> int:
 
 
 def _browser_times(
-    settings: Settings, memory_id: str, hashes: dict[str, str], repeat: int
+    settings: Settings,
+    memory_id: str,
+    hashes: dict[str, str],
+    repeat: int,
+    invalidate: Callable[[], None],
 ) -> dict[str, float]:
-    """Median ms from setting the hash to the view's ``data-ready`` in headless Chromium."""
+    """Median ms from setting the hash to the view's ``data-ready`` in headless Chromium.
+
+    *invalidate* (a write) runs before every sample, so no view is served from the
+    aggregate cache: these are first-view-after-a-write figures.
+    """
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -236,6 +270,7 @@ def _browser_times(
         for view, target in hashes.items():
             samples = []
             for _ in range(repeat):
+                invalidate()
                 samples.append(
                     driver.execute_async_script(
                         """
@@ -259,6 +294,25 @@ def _browser_times(
                     )
                 )
             out[view] = round(statistics.median(samples), 1)
+        samples = []
+        for _ in range(repeat):
+            invalidate()
+            driver.get("about:blank")  # else a URL differing only in its hash does not reload
+            driver.get(f"http://127.0.0.1:{port}/ui{PAGE_LOAD_HASH}")
+            samples.append(
+                driver.execute_async_script(
+                    """
+                    const done = arguments[arguments.length - 1];
+                    const poll = () => {
+                      if (document.querySelector('#view > [data-ready="1"]')) {
+                        requestAnimationFrame(() => done(performance.now()));
+                      } else { setTimeout(poll, 5); }
+                    };
+                    poll();
+                    """
+                )
+            )
+        out["collections"] = round(statistics.median(samples), 1)
         return out
     finally:
         if driver is not None:
@@ -268,20 +322,33 @@ def _browser_times(
         shutil.rmtree(profile, ignore_errors=True)
 
 
-def run(
+BROWSER_HASHES: dict[str, str] = {
+    "search": "#/search?q=billing+deploy+failed",
+    "browse (newest)": "#/browse",
+    "browse (decay)": "#/browse?sort=decay",
+    "memory": "#/m/{center}",
+    "pipeline": "#/pipeline",
+    "health": "#/health",
+}
+#: A full page load (shell, /whoami, the collection switcher's /collections, then the
+#: pipeline view), timed from navigation start: the "collections" row's browser figure.
+PAGE_LOAD_HASH = "#/pipeline"
+
+
+def _measure(
     settings: Settings,
-    n: int = 100_000,
+    n: int,
     *,
-    repeat: int = 5,
-    browser: bool = False,
-    keep: bool = False,
-    progress: Progress | None = None,
-) -> DashboardBenchResult:
+    repeat: int,
+    browser: bool,
+    keep: bool,
+    progress: Progress | None,
+) -> tuple[list[ViewTiming], float, float]:
+    """Load (or reuse) an *n*-memory collection and time every view: (views, load s, /health ms)."""
     from ..api.rest import create_app
     from ..app.service import MemoryService
     from ..engines.embeddings import HashEmbedder
     from ..store import MemoryStore
-    from .recall import _loadavg, machine_facts
 
     settings = settings.replace(collection=f"bench-dashboard-{n}", embedder="hash:384")
     store = MemoryStore(collection=settings.collection, settings=settings, embedder=HashEmbedder())
@@ -297,43 +364,79 @@ def run(
         app = create_app(settings, service, tokens=TOKEN)
         client = app.test_client()
         client.environ_base["HTTP_AUTHORIZATION"] = f"Bearer {TOKEN}"
-        views = _views(client, center)
-        result = DashboardBenchResult(
-            n=n, repeat=repeat, load_seconds=load_seconds, machine=machine_facts()
-        )
-        baseline = [("GET", "/health", None)]
-        for view, calls in views.items():
-            _time_calls(client, calls)  # warm
-            samples = [_time_calls(client, calls) for _ in range(repeat)]
-            result.views.append(
+        flip = [recent[0].importance, 0.5 if recent[0].importance != 0.5 else 0.6]
+
+        def invalidate() -> None:
+            """A write (an importance edit, undone by the next): every cached aggregate is stale."""
+            flip.reverse()
+            store.edit(center, importance=flip[0])
+
+        timings = []
+        for view, calls in _views(client, center).items():
+            cold = []
+            for _ in range(repeat):
+                invalidate()
+                cold.append(_time_calls(client, calls))
+            warm = [_time_calls(client, calls) for _ in range(repeat)]
+            timings.append(
                 ViewTiming(
                     view=view,
                     calls=[p.split("?")[0] for _, p, _ in calls],
-                    api_ms=round(statistics.median(sum(x) for x in samples), 1),
-                    call_ms=[
-                        round(statistics.median(col), 1) for col in zip(*samples, strict=True)
+                    api_ms=round(statistics.median(sum(x) for x in warm), 1),
+                    call_ms=[round(statistics.median(col), 1) for col in zip(*warm, strict=True)],
+                    cold_ms=round(statistics.median(sum(x) for x in cold), 1),
+                    cold_call_ms=[
+                        round(statistics.median(col), 1) for col in zip(*cold, strict=True)
                     ],
                 )
             )
             if progress:
-                progress(f"{view}: {result.views[-1].api_ms} ms")
+                progress(f"n={n:,} {view}: cold {timings[-1].cold_ms} warm {timings[-1].api_ms} ms")
         if browser:
-            hashes = {
-                "search": "#/search?q=billing+deploy+failed",
-                "browse (newest)": "#/browse",
-                "browse (decay)": "#/browse?sort=decay",
-                "memory": f"#/m/{center}",
-                "pipeline": "#/pipeline",
-                "health": "#/health",
-            }
-            times = _browser_times(settings, center, hashes, repeat)
-            for v in result.views:
+            hashes = {k: v.format(center=center) for k, v in BROWSER_HASHES.items()}
+            times = _browser_times(settings, center, hashes, repeat, invalidate)
+            for v in timings:
                 v.browser_ms = times.get(v.view)
-        result.count_ms = round(
-            statistics.median(_time_calls(client, baseline)[0] for _ in range(max(5, repeat))), 1
+        health = [("GET", "/health", None)]
+        count_ms = round(
+            statistics.median(_time_calls(client, health)[0] for _ in range(max(5, repeat))), 1
         )
-        result.machine["loadavg_end"] = _loadavg()
-        return result
+        return timings, load_seconds, count_ms
     finally:
         if not keep:
             store.drop()
+
+
+def run(
+    settings: Settings,
+    n: int = 100_000,
+    *,
+    repeat: int = 5,
+    browser: bool = False,
+    keep: bool = False,
+    baseline_n: int = 1000,
+    progress: Progress | None = None,
+) -> DashboardBenchResult:
+    """Time every view at *n* memories and at *baseline_n* in the same run (load cancels out)."""
+    from .recall import _loadavg, machine_facts
+
+    machine = machine_facts()
+    small, _, _ = _measure(
+        settings, baseline_n, repeat=repeat, browser=browser, keep=keep, progress=progress
+    )
+    views, load_seconds, count_ms = _measure(
+        settings, n, repeat=repeat, browser=browser, keep=keep, progress=progress
+    )
+    for big, base in zip(views, small, strict=True):
+        big.base_api_ms, big.base_browser_ms = base.api_ms, base.browser_ms
+        big.base_cold_ms = base.cold_ms
+    machine["loadavg_end"] = _loadavg()
+    return DashboardBenchResult(
+        n=n,
+        repeat=repeat,
+        load_seconds=load_seconds,
+        baseline_n=baseline_n,
+        views=views,
+        count_ms=count_ms,
+        machine=machine,
+    )

@@ -114,6 +114,33 @@ def load_base(settings: Settings, embedder: Any, size: int, seed: int) -> Corpus
     return Corpus(memories, np.ascontiguousarray(vectors, dtype=np.float32), time.time())
 
 
+def write_corpus(
+    store: Any,
+    corpus: Corpus,
+    n: int,
+    seed: int,
+    *,
+    start: int = 0,
+    progress: Progress | None = None,
+) -> int:
+    """Write memories ``start … n`` of *corpus* through the store's real write path; returns *n*.
+
+    No encoder runs: vectors are derived from the corpus (:meth:`Corpus.chunk`).
+    """
+    t0 = time.perf_counter()
+    written = start
+    while written < n:
+        size = min(CHUNK, n - written)
+        memories, vecs = corpus.chunk(written, size, seed)
+        for m in memories:
+            m.collection = store.collection_name
+        store._write(memories, vecs)
+        written += size
+        if progress and written % 20_000 == 0:
+            progress(f"wrote {written:,} ({time.perf_counter() - t0:.0f}s)")
+    return written
+
+
 def exact_topk(corpus: Corpus, n: int, seed: int, qvecs: np.ndarray, k: int) -> list[np.ndarray]:
     """Indices of the exact top-*k* memories per query over the first *n*, streamed."""
     best_s = np.full((len(qvecs), k), -np.inf, dtype=np.float32)
@@ -355,15 +382,7 @@ def run(
             step.setdefault("note", "collection already larger when resumed; not measured")
             continue
         t0 = time.perf_counter()
-        while written < n:
-            size = min(CHUNK, n - written)
-            memories, vecs = corpus.chunk(written, size, seed)
-            for m in memories:
-                m.collection = collection
-            store._write(memories, vecs)
-            written += size
-            if written % 20_000 == 0:
-                say(f"wrote {written:,} ({time.perf_counter() - t0:.0f}s)")
+        written = write_corpus(store, corpus, n, seed, start=written, progress=say)
         wait_indexed(client, store.keys.index, n, timeout=6 * 3600)
         if "bytes_per_memory" in step:
             _measure_rest_of(step, store, corpus, seed, qset, qvecs, k, settings, collection, rest)

@@ -360,9 +360,11 @@
     const heading = h("h2", {}, after ? "Later page" : "Memories");
     const list = h("section", { class: "card" }, heading);
     root.append(h("div", { class: "grid browse" }, facets, list));
-    // The facets (two aggregates) arrive on their own: the page never waits for them.
     const seq = state.seq;
-    api("GET", "/facets").then((f) => {
+    const page = await api("GET", "/browse", { query: { sort, type, tag, after, limit: 25 } });
+    // The facets (collection-wide counts, cached server-side) arrive on their own, asked
+    // for after the page so their queries never delay it: the page never waits for them.
+    if (seq === state.seq) api("GET", "/facets").then((f) => {
       if (seq !== state.seq) return;
       heading.textContent = `${fmtNum(f.active, 0)} active memories` + (after ? " · later page" : "");
       document.getElementById("type-facets").append(...Object.entries(f.by_type || {}).map(([t, n]) =>
@@ -371,7 +373,6 @@
         h("a", { class: "chip", href: link({ tag: t, after: "" }) }, `${t} ${fmtNum(n, 0)}`)));
       facets.dataset.ready = "1";
     }).catch(reportError);
-    const page = await api("GET", "/browse", { query: { sort, type, tag, after, limit: 25 } });
     list.append(
       page.memories.length
         ? h("ol", { class: "results", id: "browse-list" }, page.memories.map((m) => memoryRow(m)))
