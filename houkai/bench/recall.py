@@ -675,6 +675,26 @@ def run(
     )
 
 
+def drop_collections(settings: Settings, sizes: Sequence[int], collection_prefix: str) -> None:
+    """Drop the benchmark collections ``PREFIX-N`` (and their reuse markers)."""
+    from ..embeddings import get_embedder
+    from ..redis_server import resolve_url
+    from ..store import MemoryStore
+
+    url = resolve_url(settings.redis_url, settings.data_dir, settings.redis_port)
+    settings = settings.replace(redis_url=url)
+    for n in sizes:
+        store = MemoryStore(
+            collection=f"{collection_prefix}-{n}",
+            settings=settings,
+            embedder=get_embedder(settings.embedder),
+            actor="bench",
+            journal_enabled=False,
+        )
+        store.drop()
+        store.client.delete(_marker_key(store))
+
+
 # --------------------------------------------------------------------------- plot
 def plot(result: RecallBenchResult, path: str) -> None:
     """Warm-cache latency percentiles by corpus size, one panel per surface (PNG).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import click
 
@@ -98,6 +99,7 @@ def bench_recall(
     plot_path: str | None,
     embedder: str | None,
     compare: bool,
+    rounds: int,
 ) -> None:
     """Recall latency p50/p95/p99 (library and REST; semantic and hybrid; with and without a
     tag+type filter; cold and warm query cache) and HNSW recall@k against exact search.
@@ -126,7 +128,7 @@ def bench_recall(
     if embedder:
         build_embedder(embedder)  # an unknown spec fails here, before any work
         settings = settings.replace(embedder=embedder)
-    options = dict(
+    options: dict[str, Any] = dict(
         n_queries=n_queries,
         k=k,
         rest=rest,
@@ -138,7 +140,7 @@ def bench_recall(
         progress=progress,
     )
     if compare:
-        comparison = compare_recall(settings, size_list, **options)
+        comparison = compare_recall(settings, size_list, rounds=rounds, **options)
         if show:
             click.echo("\r\033[K", nl=False, err=True)
         if resolve_format(ctx.output_format) == "json":
