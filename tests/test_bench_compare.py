@@ -31,3 +31,23 @@ def test_compare_recall_rounds_alternate_and_take_medians(settings, embedder) ->
 def test_compare_refuses_zero_rounds(settings) -> None:
     with pytest.raises(ValidationError):
         compare_recall(settings, [60], rounds=0)
+
+
+def test_compare_recall_shares_one_corpus_embedded_by_one_backend(settings, embedder) -> None:
+    specs = contenders(settings)
+    result = compare_recall(
+        settings,
+        [60],
+        n_queries=4,
+        rest=False,
+        ef_sweep=[64],
+        collection_prefix="ts",
+        corpus_embedder=specs[-1],
+    ).to_dict()
+    configs = [result["results"][s]["config"] for s in specs]
+    assert configs[0]["embedder"] == "all-MiniLM-L6-v2"  # torch (no @backend suffix)
+    assert len({c["corpus_embedder"] for c in configs}) == 1  # both queried one corpus
+    sizes = [result["results"][s]["sizes"][0] for s in specs]
+    assert sizes[0]["collection"] == sizes[1]["collection"]
+    assert sizes[1]["reused_collection"] and not sizes[0]["reused_collection"]  # written once
+    assert connect(settings.redis_url).keys(f"{settings.key_prefix}:*ts-corpus*") == []

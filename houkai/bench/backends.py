@@ -146,7 +146,9 @@ def compare_recall(
     """``bench recall`` once per backend per round (own corpus vectors and collection each).
 
     Rounds alternate the backends; each backend's collections are written once
-    and reused by later rounds, then dropped unless *keep*. Cold p50 ratios are
+    and reused by later rounds, then dropped unless *keep*. With
+    ``corpus_embedder`` one backend embeds the corpus and every backend queries
+    that one collection (the cold-query cost is then the backend's alone). Cold p50 ratios are
     per round, then the median; HNSW recall@k is the last round's.
     """
     from .recall import drop_collections, run
@@ -154,7 +156,11 @@ def compare_recall(
     _check_rounds(rounds)
     out = Comparison("recall", rounds=rounds)
     specs = contenders(settings)
-    prefixes = {spec: f"{collection_prefix}-{spec}" for spec in specs}
+    # One corpus embedded by one backend is one collection all backends query.
+    shared = kwargs.get("corpus_embedder")
+    prefixes = {
+        spec: f"{collection_prefix}-{'corpus-' + shared if shared else spec}" for spec in specs
+    }
     ef = settings.hnsw_ef_runtime
     try:
         for i in range(rounds):
@@ -180,8 +186,8 @@ def compare_recall(
                             out.add_ratio(f"N={n} {spec} cold {mode} p50 / torch", mine / theirs)
     finally:
         if not keep:
-            for spec in specs:
-                drop_collections(settings.replace(embedder=spec), sizes, prefixes[spec])
+            for prefix in dict.fromkeys(prefixes.values()):
+                drop_collections(settings, sizes, prefix)
     for spec, entry in out.results.items():
         runs = entry.pop("runs")
         out.results[spec] = {**runs[-1], "runs": runs}
