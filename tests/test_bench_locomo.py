@@ -118,3 +118,20 @@ def test_reuse_keeps_the_sequenced_dated_collection(archive: Path, settings) -> 
         assert again["modes"][0]["questions"] == 2
     finally:
         store.drop()
+
+
+def test_run_scores_the_requested_vector_type_and_backend(archive: Path, settings) -> None:
+    from houkai import MemoryStore
+
+    other = "FLOAT32" if settings.vector_type.upper() != "FLOAT32" else "FLOAT16"
+    locomo.run(archive, settings=settings, modes=["plain"], keep=True)  # left in the default type
+    result = locomo.run(
+        archive, settings=settings.replace(vector_type=other), modes=["plain"], keep=True
+    )
+    store = MemoryStore(collection="bench-locomo-1", settings=settings)
+    try:
+        assert store.vector_type == other  # re-created, not reused in the old type
+        assert result["vector_type"] == other and result["embedder"].startswith("all-MiniLM")
+        assert result["modes"][0]["questions"] == 2
+    finally:
+        store.drop()

@@ -223,6 +223,27 @@ def _ingest(store, conv: Conversation) -> None:
         backdate(store, {m.id: t.when for m, t in zip(written, turns, strict=True)})
 
 
+def _open(collection: str, settings: Any, embedder: Any) -> Any:
+    """The conversation's store; a collection left with another vector type is re-created."""
+    from ..db.schema import validate_vector_type
+    from ..store import MemoryStore
+
+    def make() -> Any:
+        return MemoryStore(
+            collection=collection,
+            settings=settings,
+            embedder=embedder,
+            journal_enabled=False,
+            actor="bench",
+        )
+
+    store = make()
+    if settings is not None and store.vector_type != validate_vector_type(settings.vector_type):
+        store.drop()
+        store = make()
+    return store
+
+
 def run(
     path: str | Path,
     *,
@@ -241,7 +262,8 @@ def run(
     and skips the ingest when a kept one already holds every turn, so tuning a
     ranking stage does not re-encode 5,882 turns.
     """
-    from ..store import MemoryStore
+    from ..domain.config import get_settings
+    from ..engines.embeddings import backend_label, get_embedder
 
     modes = modes or list(MODES)
     for mode in modes:
@@ -252,13 +274,10 @@ def run(
     chosen = select(list(load(path))[:limit], conversations)
     ingest_seconds = 0.0
     n_turns = 0
+    # The backend and vector type under test come from *settings* (not the process-wide ones).
+    embedder = get_embedder(settings.embedder) if settings is not None else get_embedder()
     for conv in chosen:
-        store = MemoryStore(
-            collection=f"bench-locomo-{conv.sample_id}",
-            settings=settings,
-            journal_enabled=False,
-            actor="bench",
-        )
+        store = _open(f"bench-locomo-{conv.sample_id}", settings, embedder)
         started = time.perf_counter()
         if not (reuse and store.count() == len(conv.turns)):
             store.nuke()
@@ -291,6 +310,8 @@ def run(
             }
     return {
         "benchmark": "locomo",
+        "embedder": backend_label(embedder),
+        "vector_type": (settings or get_settings()).vector_type,
         "conversations": len(chosen),
         "split": conversations or "all",
         "turns": n_turns,

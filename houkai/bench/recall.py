@@ -308,12 +308,15 @@ def load_corpus(
     seed: int,
     batch: int = 1000,
     progress: Progress | None = None,
+    encoder: Any = None,
 ) -> tuple[bool, float, bool, float]:
     """Fill *store* with the N-memory corpus; returns (cached vectors, embed s, reused, load s).
 
+    *encoder* embeds the corpus (default: the store's embedder, which embeds the queries).
     A collection left by an earlier ``--keep`` run with the same corpus is reused as is.
     """
-    signature = f"recall-corpus n={n} seed={seed} model={backend_label(store.embedder)}"
+    encoder = encoder or store.embedder
+    signature = f"recall-corpus n={n} seed={seed} model={backend_label(encoder)}"
     client = store.client
     marker = client.get(_marker_key(store))
     if marker is not None and marker.decode() == signature and store.count() == n:
@@ -330,10 +333,10 @@ def load_corpus(
 
     vectors, cached = corpus_vectors(
         memories,
-        store.embedder.encode,
+        encoder.encode,
         data_dir=store.settings.data_dir,
         seed=seed,
-        model=backend_label(store.embedder),
+        model=backend_label(encoder),
         progress=embed_progress,
     )
     embed_seconds = time.perf_counter() - started
@@ -577,8 +580,15 @@ def run(
     touch: bool = True,
     keep: bool = False,
     progress: Progress | None = None,
+    corpus_embedder: str | None = None,
 ) -> RecallBenchResult:
-    """Run the whole benchmark (see the module docstring) for every size in *sizes*."""
+    """Run the whole benchmark (see the module docstring) for every size in *sizes*.
+
+    *corpus_embedder* embeds the stored corpus with another backend than the one
+    under test (which still embeds every query): every MiniLM backend embeds into
+    the same space, so a slow backend's query latency can be measured over a
+    corpus a fast one embedded.
+    """
     from ..db.keys import validate_collection
     from ..db.server import resolve_url
     from ..engines.embeddings import get_embedder
@@ -600,6 +610,7 @@ def run(
     started = time.perf_counter()
     machine = machine_facts()
     embedder = get_embedder(settings.embedder)
+    encoder = get_embedder(corpus_embedder) if corpus_embedder else embedder
     qset = queries(n_queries, seed)
     overfetch = 4
     ef_values = sorted({*ef_sweep, settings.hnsw_ef_runtime})
@@ -616,7 +627,9 @@ def run(
         try:
             if progress:
                 progress(f"N={n}: loading corpus into {name}")
-            cached, embed_s, reused, load_s = load_corpus(store, n, seed=seed, progress=progress)
+            cached, embed_s, reused, load_s = load_corpus(
+                store, n, seed=seed, progress=progress, encoder=encoder
+            )
             corpus = generate(n, seed)
             counts: dict[tuple[str, str], int] = {}
             for m in corpus:
@@ -662,6 +675,7 @@ def run(
         "rest": rest,
         "seed": seed,
         "embedder": backend_label(embedder),
+        "corpus_embedder": backend_label(encoder),
         "ef_runtime": settings.hnsw_ef_runtime,
         "ef_sweep": ef_values,
         "hnsw_m": settings.hnsw_m,
@@ -673,6 +687,26 @@ def run(
     return RecallBenchResult(
         sizes=results, config=config, machine=machine, seconds=time.perf_counter() - started
     )
+
+
+def drop_collections(settings: Settings, sizes: Sequence[int], collection_prefix: str) -> None:
+    """Drop the benchmark collections ``PREFIX-N`` (and their reuse markers)."""
+    from ..db.server import resolve_url
+    from ..engines.embeddings import get_embedder
+    from ..store import MemoryStore
+
+    url = resolve_url(settings.redis_url, settings.data_dir, settings.redis_port)
+    settings = settings.replace(redis_url=url)
+    for n in sizes:
+        store = MemoryStore(
+            collection=f"{collection_prefix}-{n}",
+            settings=settings,
+            embedder=get_embedder(settings.embedder),
+            actor="bench",
+            journal_enabled=False,
+        )
+        store.drop()
+        store.client.delete(_marker_key(store))
 
 
 # --------------------------------------------------------------------------- plot

@@ -13,7 +13,16 @@ from ..output import output_options, resolve_format
 
 
 def backend_options(command: Any) -> Any:
-    """``--embedder`` and ``--compare``: which embedding backend a benchmark measures."""
+    """``--embedder``, ``--compare`` and ``--rounds``: which embedding backend a benchmark
+    measures."""
+    command = click.option(
+        "--rounds",
+        type=click.IntRange(1, 20),
+        default=1,
+        show_default=True,
+        help="With --compare: alternate the backends this many rounds and report the "
+        "median of each same-run ratio (a shared machine's load drifts).",
+    )(command)
     command = click.option(
         "--compare",
         is_flag=True,
@@ -74,6 +83,7 @@ def bench_ingest(
     keep: bool,
     embedder: str | None,
     compare: bool,
+    rounds: int,
 ) -> None:
     """Ingest N synthetic memories end to end; print memories/s, raw encode rate, ratio and
     Redis bytes per memory."""
@@ -91,9 +101,11 @@ def bench_ingest(
     if embedder:
         build_embedder(embedder)  # an unknown spec fails here, before any work
         settings = settings.replace(embedder=embedder)
-    options = dict(mode=mode, batch_size=batch_size, sample=sample, keep=keep, progress=progress)
+    options: dict[str, Any] = dict(
+        mode=mode, batch_size=batch_size, sample=sample, keep=keep, progress=progress
+    )
     if compare:
-        result: Any = compare_ingest(settings, n, **options)
+        result: Any = compare_ingest(settings, n, rounds=rounds, **options)
     else:
         result = run(settings, n, own_worker=bool(embedder), **options)
     if show:

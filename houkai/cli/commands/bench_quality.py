@@ -52,6 +52,15 @@ DEFAULT_LOCOMO = "../shared/bench-data/locomo10.zip"
     help="Write a PNG of the scores by mode.",
 )
 @click.option("--keep", is_flag=True, help="Keep the bench-locomo-* collections.")
+@click.option(
+    "--embedder",
+    help="Backend to score, e.g. minilm-torch, minilm-onnx-int8 (default: the configured one).",
+)
+@click.option(
+    "--vector-type",
+    type=click.Choice(["FLOAT16", "BFLOAT16", "FLOAT32"], case_sensitive=False),
+    help="Element type of the benchmark collections' vectors (default: vector_type).",
+)
 @output_options
 @pass_ctx
 def bench_locomo(
@@ -66,10 +75,20 @@ def bench_locomo(
     keep: bool,
     conversations: str | None,
     reuse: bool,
+    embedder: str | None,
+    vector_type: str | None,
 ) -> None:
     """LoCoMo retrieval: recall@5, recall@10 and MRR over the evidence turns (categories 1-4)."""
     from ...bench import locomo
     from ...domain.model import HybridWeights
+    from ...engines.embeddings import build_embedder
+
+    settings = ctx.settings
+    if embedder:
+        build_embedder(embedder)  # an unknown spec fails here, before any work
+        settings = settings.replace(embedder=embedder)
+    if vector_type:
+        settings = settings.replace(vector_type=vector_type.upper())
 
     options: dict = {"overfetch": overfetch}
     if lexical is not None or cosine is not None:
@@ -85,7 +104,7 @@ def bench_locomo(
             data,
             modes=[m.strip() for m in modes.split(",") if m.strip()],
             limit=limit,
-            settings=ctx.settings,
+            settings=settings,
             keep=keep,
             recall_options=options,
             conversations=conversations,
@@ -121,7 +140,8 @@ def bench_locomo(
             Column("mrr", header="MRR", justify="right"),
             Column("vs", header="R@5 vs 49.7%", justify="right"),
         ],
-        title=f"LoCoMo: {result['conversations']} conversations, {result['turns']} turns",
+        title=f"LoCoMo: {result['conversations']} conversations, {result['turns']} turns "
+        f"({result['embedder']}, {result['vector_type']} vectors)",
     )
     for m in result["modes"]:
         cats = ", ".join(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 import click
 
@@ -81,6 +82,11 @@ def _int_list(value: str, name: str) -> list[int]:
     type=click.Path(dir_okay=False),
     help="Write a PNG of latency percentiles by size and mode (needs houkai[bench]).",
 )
+@click.option(
+    "--corpus-embedder",
+    help="Backend that embeds the stored corpus (default: the one measured, which always "
+    "embeds the queries); with --compare every backend then queries one shared collection.",
+)
 @backend_options
 @output_options
 @pass_ctx
@@ -98,6 +104,8 @@ def bench_recall(
     plot_path: str | None,
     embedder: str | None,
     compare: bool,
+    rounds: int,
+    corpus_embedder: str | None,
 ) -> None:
     """Recall latency p50/p95/p99 (library and REST; semantic and hybrid; with and without a
     tag+type filter; cold and warm query cache) and HNSW recall@k against exact search.
@@ -126,7 +134,9 @@ def bench_recall(
     if embedder:
         build_embedder(embedder)  # an unknown spec fails here, before any work
         settings = settings.replace(embedder=embedder)
-    options = dict(
+    if corpus_embedder:
+        build_embedder(corpus_embedder)
+    options: dict[str, Any] = dict(
         n_queries=n_queries,
         k=k,
         rest=rest,
@@ -136,9 +146,10 @@ def bench_recall(
         touch=touch,
         keep=keep,
         progress=progress,
+        corpus_embedder=corpus_embedder,
     )
     if compare:
-        comparison = compare_recall(settings, size_list, **options)
+        comparison = compare_recall(settings, size_list, rounds=rounds, **options)
         if show:
             click.echo("\r\033[K", nl=False, err=True)
         if resolve_format(ctx.output_format) == "json":

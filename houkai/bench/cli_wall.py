@@ -1,0 +1,196 @@
+"""``houkai bench cli``: wall time of CLI commands run as fresh processes.
+
+A CLI that imports torch and loads a model on every call takes seconds even for
+``houkai list``; issue #13 set targets for a fresh process on the embedded
+default (``--help`` under 0.5 s; ``list``, ``stats``, ``recall`` under 1.5 s).
+This runs each command *repeat* times as a new ``houkai`` process against a
+throwaway collection of realistic memories, reports the median wall time
+against its target, and, in one extra in-process run per command, which heavy
+modules (torch, transformers, sentence-transformers, onnxruntime) it imported.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..domain.config import Settings
+from ..domain.model import ValidationError
+
+log = logging.getLogger(__name__)
+
+QUERY = "which ticket changed the deploy pipeline"
+HEAVY = ("torch", "transformers", "sentence_transformers", "onnxruntime")
+# (label, arguments after the global options, target seconds)
+COMMANDS: tuple[tuple[str, tuple[str, ...], float], ...] = (
+    ("--help", ("--help",), 0.5),
+    ("list", ("list",), 1.5),
+    ("stats", ("stats",), 1.5),
+    ("recall", ("recall", QUERY), 1.5),
+)
+
+# Runs the CLI in-process, then reports which heavy modules got imported.
+_PROBE = (
+    "import json, sys\n"
+    "from houkai.cli import main\n"
+    "sys.argv = ['houkai', *sys.argv[1:]]\n"
+    "try:\n"
+    "    main()\n"
+    "except SystemExit:\n"
+    "    pass\n"
+    f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]), file=sys.stderr)\n"
+)
+
+
+@dataclass
+class CommandTiming:
+    command: str
+    target_s: float
+    median_s: float
+    min_s: float
+    max_s: float
+    runs: list[float]
+    heavy_imports: list[str]
+    exit_code: int
+
+    @property
+    def met(self) -> bool:
+        return self.exit_code == 0 and self.median_s < self.target_s
+
+
+@dataclass
+class CliBenchResult:
+    memories: int
+    repeat: int
+    embedder: str
+    commands: list[CommandTiming] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        for row, timing in zip(out["commands"], self.commands, strict=True):
+            row["met"] = timing.met
+        return out
+
+    def lines(self) -> list[str]:
+        head = (
+            f"fresh `houkai` processes, {self.repeat} runs each, "
+            f"{self.memories} memories, embedder {self.embedder}"
+        )
+        rows = [head, f"{'command':10s} {'median':>8s} {'min':>7s} {'max':>7s} {'target':>7s}"]
+        for t in self.commands:
+            verdict = "met" if t.met else ("FAILED" if t.exit_code else "MISSED")
+            heavy = ", ".join(t.heavy_imports) or "none"
+            rows.append(
+                f"{t.command:10s} {t.median_s:7.3f}s {t.min_s:6.3f}s {t.max_s:6.3f}s "
+                f"{t.target_s:6.1f}s  {verdict:6s}  heavy imports: {heavy}"
+            )
+        return rows
+
+
+def _env(settings: Settings) -> dict[str, str]:
+    """The child's environment: this process's settings, as a user's shell would set them."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # a user's install has its bytecode cache
+    env.update(
+        HOUKAI_DATA_DIR=settings.data_dir,
+        HOUKAI_KEY_PREFIX=settings.key_prefix,
+        HOUKAI_EMBEDDER=settings.embedder,
+    )
+    if settings.redis_url:
+        env["HOUKAI_REDIS_URL"] = settings.redis_url
+    if settings.redis_port:
+        env["HOUKAI_REDIS_PORT"] = str(settings.redis_port)
+    return env
+
+
+def _wall(argv: list[str], env: dict[str, str]) -> tuple[float, int]:
+    start = time.perf_counter()
+    done = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return time.perf_counter() - start, done.returncode
+
+
+def _heavy_imports(args: list[str], env: dict[str, str]) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, *args],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    for line in reversed(done.stderr.strip().splitlines()):
+        try:
+            found = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(found, list):
+            return [str(m) for m in found]
+    return ["?"]
+
+
+def run(
+    settings: Settings,
+    *,
+    memories: int = 300,
+    repeat: int = 7,
+    progress: Callable[[str, int], None] | None = None,
+) -> CliBenchResult:
+    """Time :data:`COMMANDS` as fresh processes over a throwaway collection of *memories*."""
+    from ..bench.recall_corpus import generate
+    from ..db.server import resolve_url
+    from ..engines.embeddings import backend_label, get_embedder
+    from ..store import MemoryStore
+
+    if repeat < 1 or memories < 0:
+        raise ValidationError("repeat must be >= 1 and memories >= 0")
+    exe = Path(sys.executable).parent / "houkai"
+    if not exe.exists():
+        raise ValidationError(f"no `houkai` executable next to {sys.executable}")
+    # Resolve (and start, when embedded) the server first, so no timed run pays for it.
+    resolve_url(settings.redis_url, settings.data_dir, settings.redis_port)
+    collection = f"bench-cli-{uuid.uuid4().hex[:8]}"
+    embedder = get_embedder(settings.embedder)
+    store = MemoryStore(collection=collection, settings=settings, embedder=embedder)
+    env = _env(settings)
+    result = CliBenchResult(memories=memories, repeat=repeat, embedder=backend_label(embedder))
+    try:
+        if memories:
+            store.remember_many(
+                [{"text": m.text, "type": m.type, "tags": m.tags} for m in generate(memories)]
+            )
+        base = ["--collection", collection, "--format", "tsv"]
+        for label, args, target in COMMANDS:
+            argv = [str(exe), *base, *args]
+            _wall(argv, env)  # one untimed run: page cache and bytecode, as a user's 2nd call
+            runs: list[float] = []
+            code = 0
+            for i in range(repeat):
+                seconds, rc = _wall(argv, env)
+                runs.append(seconds)
+                code = code or rc
+                if progress is not None:
+                    progress(label, i + 1)
+            result.commands.append(
+                CommandTiming(
+                    command=label,
+                    target_s=target,
+                    median_s=round(statistics.median(runs), 3),
+                    min_s=round(min(runs), 3),
+                    max_s=round(max(runs), 3),
+                    runs=[round(r, 3) for r in runs],
+                    heavy_imports=_heavy_imports([*base, *args], env),
+                    exit_code=code,
+                )
+            )
+    finally:
+        store.drop()
+    return result

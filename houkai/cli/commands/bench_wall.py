@@ -1,0 +1,58 @@
+"""``houkai bench cli``: wall time of fresh CLI processes against issue #13's targets."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from .. import Context, pass_ctx
+from ..output import output_options, resolve_format
+
+
+@click.command("cli")
+@click.option(
+    "--memories",
+    type=click.IntRange(0, 100_000),
+    default=300,
+    show_default=True,
+    help="Memories in the throwaway collection the commands read.",
+)
+@click.option(
+    "--repeat",
+    type=click.IntRange(1, 100),
+    default=7,
+    show_default=True,
+    help="Timed runs per command (the median is reported).",
+)
+@output_options
+@pass_ctx
+def bench_cli(ctx: Context, memories: int, repeat: int) -> None:
+    """Median wall time of `houkai --help`, `list`, `stats` and `recall` as fresh processes,
+    against their targets, and which heavy modules each one imports."""
+    from ...bench.cli_wall import run
+
+    show = sys.stderr.isatty()
+
+    def progress(label: str, done: int) -> None:
+        if show:
+            click.echo(f"\r\033[K{label} {done}/{repeat}", nl=False, err=True)
+
+    result = run(ctx.settings, memories=memories, repeat=repeat, progress=progress)
+    if show:
+        click.echo("\r\033[K", nl=False, err=True)
+    if resolve_format(ctx.output_format) == "json":
+        click.echo(json.dumps(result.to_dict()))
+    else:
+        for line in result.lines():
+            click.echo(line)
+
+
+def register(cli: click.Group) -> None:
+    """Add ``cli`` to the ``bench`` group (created here if no other module made it)."""
+    group = cli.commands.get("bench")
+    if not isinstance(group, click.Group):
+        group = click.Group("bench", help="Benchmarks (they write to throwaway collections).")
+        cli.add_command(group)
+    group.add_command(bench_cli)

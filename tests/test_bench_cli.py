@@ -1,0 +1,30 @@
+"""``houkai bench cli``: fresh processes against a throwaway collection (structure, no timing)."""
+
+from __future__ import annotations
+
+import os
+
+from houkai.bench import cli_wall
+from houkai.connection import connect
+
+
+def test_bench_cli_times_each_command_and_reports_heavy_imports(
+    settings, embedder, monkeypatch
+) -> None:
+    monkeypatch.setenv("HOUKAI_CONFIG", os.devnull)  # the children read the session's settings
+    before = set(connect(settings.redis_url).keys(f"{settings.key_prefix}:*bench-cli-*"))
+    result = cli_wall.run(settings, memories=3, repeat=1)
+    rows = {t.command: t for t in result.commands}
+    assert list(rows) == ["--help", "list", "stats", "recall"]
+    assert rows["--help"].target_s == 0.5 and rows["recall"].target_s == 1.5
+    assert all(t.exit_code == 0 and len(t.runs) == 1 and t.median_s > 0 for t in rows.values())
+    # what issue #13 asks: no torch stack anywhere; only recall loads ONNX Runtime
+    assert all(not {"torch", "sentence_transformers"} & set(t.heavy_imports) for t in rows.values())
+    assert "onnxruntime" in rows["recall"].heavy_imports
+    assert "onnxruntime" not in rows["list"].heavy_imports
+    data = result.to_dict()
+    assert data["memories"] == 3 and {r["command"] for r in data["commands"]} == set(rows)
+    assert all("met" in r for r in data["commands"])
+    assert any("heavy imports" in line for line in result.lines())
+    # the throwaway collection is dropped
+    assert set(connect(settings.redis_url).keys(f"{settings.key_prefix}:*bench-cli-*")) == before
