@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 
-from houkai.bench import cli_wall
 from houkai.connection import connect
+
+from houkai.bench import cli_wall
 
 
 def test_bench_cli_times_each_command_and_reports_heavy_imports(

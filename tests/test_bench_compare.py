@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from houkai.connection import connect
 
 from houkai.bench.backends import BASELINE, compare_recall, contenders
-from houkai.connection import connect
-from houkai.model import ValidationError
+from houkai.domain.model import ValidationError
 
 
 def test_compare_recall_rounds_alternate_and_take_medians(settings, embedder) -> None:
