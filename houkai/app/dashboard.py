@@ -195,13 +195,13 @@ def browse(
         memory = codec.from_hash({k.decode(): v for k, v in fields.items()})
         item = memory_to_dict(memory)
         if sort == "decay":
-            item["decay_score"] = int(str(row["k"])) / 1e9  # the sort key itself
+            item["decay_score"] = int(row["k"] or 0) / 1e9  # the sort key itself
         memories.append(item)
     next_cursor = None
     if more and rows:
         last = rows[-1]
         memory_id = str(last["__key"]).rsplit(":", 1)[-1]
-        next_cursor = f"{int(str(last['k']))}:{memory_id.encode().hex()}:{clock_ms}"
+        next_cursor = f"{int(last['k'] or 0)}:{memory_id.encode().hex()}:{clock_ms}"
     return {"sort": sort, "memories": memories, "next": next_cursor}
 
 
@@ -254,7 +254,9 @@ def growth(service: Any, bucket: str = "day", *, collection: str | None = None) 
         series = []
         for fields in _rows(reply):
             try:
-                series.append({"t": int(float(fields["b"])) * seconds, "n": int(fields["n"])})
+                series.append(
+                    {"t": int(float(fields["b"] or 0)) * seconds, "n": int(fields["n"] or 0)}
+                )
             except (KeyError, ValueError):
                 continue
         running = 0
@@ -329,7 +331,7 @@ def pipeline_status(service: Any, *, collection: str | None = None) -> dict[str,
 
 def retry_job(service: Any, job_id: str, *, collection: str | None = None) -> dict[str, Any]:
     """Re-queue the failed memories of one job (they embed again through the pipeline)."""
-    job_id = str(as_str(job_id, "job_id", required=True, max_len=256))
+    job_id = as_str(job_id, "job_id", required=True, max_len=256) or ""
     pipeline = service.pipeline(collection)
     if pipeline is None:
         raise BadRequest("the ingestion pipeline is not available")
