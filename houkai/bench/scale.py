@@ -373,13 +373,17 @@ def run(
 
     written = store.count() if previous is not None else 0
     if written % CHUNK:
-        raise ValueError(f"cannot resume: {written} memories is not a whole number of chunks")
+        # A chunk cut off mid-pipeline: write it again whole (its partial copies stay,
+        # with fresh ids, and are recorded so the bytes-per-memory figure can be read).
+        result["config"]["partial_chunk_kept"] = written % CHUNK
+        written -= written % CHUNK
     started = time.perf_counter()
     for n in steps:
         step: dict[str, Any] = dict(done.get(n, {"n": n}))
         result["steps"].append(step)
-        if written > n:  # measured (or skipped) before the collection outgrew it
-            step.setdefault("note", "collection already larger when resumed; not measured")
+        if written > n:  # measured (or not) before the collection outgrew it
+            if "bytes_per_memory" not in step:
+                step["note"] = "collection already larger when resumed; not measured"
             continue
         t0 = time.perf_counter()
         written = write_corpus(store, corpus, n, seed, start=written, progress=say)
