@@ -27,5 +27,6 @@ def test_bench_cli_times_each_command_and_reports_heavy_imports(
     assert data["memories"] == 3 and {r["command"] for r in data["commands"]} == set(rows)
     assert all("met" in r for r in data["commands"])
     assert any("heavy imports" in line for line in result.lines())
+    assert data["loadavg_start"] and data["loadavg_end"]  # a miss is judged against the load
     # the throwaway collection is dropped
     assert set(connect(settings.redis_url).keys(f"{settings.key_prefix}:*bench-cli-*")) == before

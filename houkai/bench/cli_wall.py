@@ -74,6 +74,9 @@ class CliBenchResult:
     repeat: int
     embedder: str
     commands: list[CommandTiming] = field(default_factory=list)
+    # the targets are for a quiet machine: a reader needs the load to judge a miss
+    loadavg_start: str = ""
+    loadavg_end: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -84,7 +87,8 @@ class CliBenchResult:
     def lines(self) -> list[str]:
         head = (
             f"fresh `houkai` processes, {self.repeat} runs each, "
-            f"{self.memories} memories, embedder {self.embedder}"
+            f"{self.memories} memories, embedder {self.embedder}, "
+            f"load average {self.loadavg_start} → {self.loadavg_end}"
         )
         rows = [head, f"{'command':10s} {'median':>8s} {'min':>7s} {'max':>7s} {'target':>7s}"]
         for t in self.commands:
@@ -95,6 +99,13 @@ class CliBenchResult:
                 f"{t.target_s:6.1f}s  {verdict:6s}  heavy imports: {heavy}"
             )
         return rows
+
+
+def _loadavg() -> str:
+    try:
+        return "/".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        return "?"
 
 
 def _env(settings: Settings) -> dict[str, str]:
@@ -161,7 +172,12 @@ def run(
     embedder = get_embedder(settings.embedder)
     store = MemoryStore(collection=collection, settings=settings, embedder=embedder)
     env = _env(settings)
-    result = CliBenchResult(memories=memories, repeat=repeat, embedder=backend_label(embedder))
+    result = CliBenchResult(
+        memories=memories,
+        repeat=repeat,
+        embedder=backend_label(embedder),
+        loadavg_start=_loadavg(),
+    )
     try:
         if memories:
             store.remember_many(
@@ -193,4 +209,5 @@ def run(
             )
     finally:
         store.drop()
+    result.loadavg_end = _loadavg()
     return result
