@@ -121,7 +121,9 @@ def blocks_in(text: str) -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
-    parser.add_argument("--write", action="store_true", help="rewrite the README's tables")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--write", action="store_true", help="rewrite the README's tables")
+    mode.add_argument("--check", action="store_true", help="exit 1 on drift (the default)")
     parser.add_argument("--readme", type=Path, default=README)
     args = parser.parse_args(argv)
     text = args.readme.read_text(encoding="utf-8")
