@@ -1,7 +1,8 @@
-"""The OpenAPI 3.1 document, generated from the same route table Flask mounts.
+"""The OpenAPI 3.1 document, generated from the same routes Flask mounts.
 
-Because the document and the URL map come from :data:`houkai.api.routes.ROUTES`,
-they cannot drift; ``tests/test_openapi.py`` still checks both directions.
+Both come from :data:`houkai.api.routes.ROUTES`, itself generated from the
+operation registry (:mod:`houkai.app.operations`), so the document, the URL map,
+MCP and the CLI cannot drift; ``tests/test_openapi.py`` still checks both directions.
 """
 
 from __future__ import annotations
@@ -62,10 +63,10 @@ def _operation(route: Route, scoped_prefix: bool, secured: bool) -> dict[str, An
             }
         )
     responses: dict[str, Any] = {}
-    for code, (text, schema) in route.responses.items():
+    for code, (text, response) in route.responses.items():
         entry: dict[str, Any] = {"description": text}
-        if schema is not None:
-            entry["content"] = {route.content_type: {"schema": schema}}
+        if response is not None:
+            entry["content"] = {route.content_type: {"schema": response}}
         responses[str(code)] = entry
     responses.setdefault("400", _err("Bad input"))
     if route.auth and secured:
@@ -169,8 +170,9 @@ def build_openapi(app: Flask | None = None) -> dict[str, Any]:
             "description": (
                 "Long-term memory for AI agents. Every memory route exists at its plain path "
                 "(default collection, or ?collection=NAME) and under /c/{collection}/. "
-                'Errors are JSON {"error": …}. Writes return 202 with a job id while '
-                "memories embed unless wait=true."
+                'Errors are JSON {"error": …}. Writes wait until the memories are '
+                "recallable and answer 201; with wait=false they answer 202 with a job id "
+                "while the memories embed."
             ),
         },
         "servers": [{"url": "/"}],

@@ -1,10 +1,10 @@
-"""Request validation against the same JSON Schemas the OpenAPI document publishes.
+"""REST request values checked against the schemas the OpenAPI document publishes.
 
-The route table declares each operation's query parameters and body once; the
-server checks requests against exactly those schemas before the service sees
-them, so what ``/openapi.json`` forbids is refused (400) and the document
-cannot promise more than the server accepts. The service still validates
-values (ranges it knows best); the schema carries the same bounds so both agree.
+The schemas are the operations' parameter schemas (:mod:`houkai.app.operations`),
+checked with the registry's one validator (:func:`check_value`, the same
+``param: problem`` wording as MCP and the CLI), so what ``/openapi.json``
+forbids is refused (400) and the document cannot promise more than the server
+accepts. Here only the query string's text is typed as its schema declares.
 """
 
 from __future__ import annotations
@@ -13,11 +13,9 @@ import math
 import re
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError as SchemaError
 from werkzeug.routing import BaseConverter
 
-from houkai.domain.errors import BadRequest
+from houkai.app.operations import check_value
 
 from .routes import Route
 
@@ -31,42 +29,6 @@ class MemoryIdConverter(BaseConverter):
     ``/memories/batch`` is only ever the batch route (GET on it is a 405)."""
 
     regex = r"(?!batch(?![^/]))[^/]+"
-
-
-# Route schemas are module-level constants: one compiled validator each, keyed by
-# identity (the schema is kept alongside so its id cannot be reused).
-_VALIDATORS: dict[int, tuple[dict[str, Any], Draft202012Validator]] = {}
-
-
-def _check(schema: dict[str, Any], value: Any, where: str) -> None:
-    entry = _VALIDATORS.get(id(schema))
-    if entry is None:
-        entry = _VALIDATORS[id(schema)] = (schema, Draft202012Validator(schema))
-    errors = sorted(entry[1].iter_errors(value), key=lambda e: list(e.absolute_path))
-    if errors:
-        raise BadRequest(_describe(errors[0], where))
-
-
-def _describe(error: SchemaError, where: str) -> str:
-    path = ".".join(str(p) for p in error.absolute_path)
-    field = f"{where} field {path!r}" if path else where
-    if error.validator in ("oneOf", "anyOf"):
-        expected = ", ".join(
-            str(s.get("type", s.get("const", "?"))) for s in error.validator_value or ()
-        )
-        return f"{field}: expected one of {expected}, got {_short(error.instance)}"
-    if error.validator == "additionalProperties":
-        return f"{field}: {error.message}"
-    if error.validator == "minProperties":
-        return f"{field}: must contain at least {error.validator_value} field(s)"
-    if error.validator == "pattern":
-        return f"{field}: {_short(error.instance)} does not match {error.validator_value!r}"
-    return f"{field}: {error.message if len(error.message) < 300 else error.message[:300] + '…'}"
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "…"
 
 
 def _query_value(schema: dict[str, Any], raw: str) -> Any:
@@ -99,7 +61,7 @@ def check_query(route: Route, values: dict[str, str]) -> dict[str, Any]:
     for name, raw in values.items():
         schema = route.query[name]
         value = _query_value(schema, raw)
-        _check(schema, value, f"query parameter {name!r}")
+        check_value(schema, value, name)
         typed[name] = value
     return typed
 
@@ -107,4 +69,4 @@ def check_query(route: Route, values: dict[str, str]) -> dict[str, Any]:
 def check_body(route: Route, data: Any) -> None:
     """Refuse a body the route's declared schema does not allow (400 naming the field)."""
     if route.body is not None:
-        _check(route.body, data, "body")
+        check_value(route.body, data)

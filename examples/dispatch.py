@@ -7,9 +7,9 @@ so validation and behaviour are identical to the MCP server and REST API, and
 errors come back as ``{"error": "..."}`` for the model to read instead of
 crashing your loop.
 
-The tool definitions for each provider are generated from the MCP server's
-tool table (:data:`houkai.api.mcp_server.TOOLS`), so names, descriptions and
-JSON schemas never drift from the MCP tools.
+The tool definitions for each provider are generated from the operation
+registry (:mod:`houkai.app.operations.tools`), like the MCP tools, so names,
+descriptions and JSON schemas never drift from the MCP tools or the REST API.
 
 Memory goes to the collection in ``HOUKAI_COLLECTION`` (default ``ai_houkai``)
 on the Redis Stack in ``REDIS_URL`` (default: houkai's embedded server).
@@ -27,6 +27,8 @@ from houkai.api.mcp_server import (
     error_message,
     to_jsonable,
 )
+
+from houkai.app.operations import tools as registry_tools
 
 #: What an app's agent usually needs; pass ``names=`` to expose more.
 AGENT_TOOLS: tuple[str, ...] = (
@@ -81,39 +83,14 @@ def dispatch_tool(name: str, arguments: str | dict[str, Any] | None = None) -> s
     return json.dumps(data, ensure_ascii=False)
 
 
-def _specs(names: tuple[str, ...] | list[str] | None) -> list[Any]:
-    chosen = AGENT_TOOLS if names is None else names
-    unknown = [n for n in chosen if n not in TOOLS_BY_NAME]
-    if unknown:
-        raise ValueError(f"unknown tools {unknown}; available: {', '.join(TOOLS_BY_NAME)}")
-    return [TOOLS_BY_NAME[n] for n in chosen]
-
-
 def anthropic_tools(names: tuple[str, ...] | list[str] | None = None) -> list[dict[str, Any]]:
     """Tool definitions in Anthropic's format: ``{name, description, input_schema}``."""
-    return [
-        {
-            "name": s.name,
-            "description": s.description,
-            "input_schema": s.input_schema(with_collection=False),
-        }
-        for s in _specs(names)
-    ]
+    return registry_tools.anthropic_tools(AGENT_TOOLS if names is None else names)
 
 
 def openai_tools(names: tuple[str, ...] | list[str] | None = None) -> list[dict[str, Any]]:
     """Tool definitions in OpenAI's (and Ollama's) ``{"type": "function", ...}`` format."""
-    return [
-        {
-            "type": "function",
-            "function": {
-                "name": s.name,
-                "description": s.description,
-                "parameters": s.input_schema(with_collection=False),
-            },
-        }
-        for s in _specs(names)
-    ]
+    return registry_tools.openai_tools(AGENT_TOOLS if names is None else names)
 
 
 def tool_definitions(

@@ -78,17 +78,18 @@ def test_health_ready_and_head(api):
 
 
 def test_remember_202_then_fetch_and_wait_201(api):
-    r = api.call("POST", "/memories", {"text": "Cache TTL is 300 seconds", "tags": ["cache"]})
+    r = api.call(
+        "POST",
+        "/memories?wait=false",
+        {"text": "Cache TTL is 300 seconds", "tags": ["cache"]},
+    )
     assert r.status_code == 202
     body = r.get_json()
     assert body["stored"] is True and body["ids"] == [body["id"]] and "job_id" in body
     got = api.call("GET", f"/memories/{body['id']}")
     assert got.status_code == 200 and got.get_json()["tags"] == ["cache"]
-    r = api.call(
-        "POST",
-        "/memories?wait=true",
-        {"text": "Retries back off exponentially", "importance": 0.9},
-    )
+    # the default waits (one wait default in every door, the seed's 201 + memory)
+    r = api.call("POST", "/memories", {"text": "Retries back off exponentially", "importance": 0.9})
     assert r.status_code == 201
     mem = r.get_json()
     assert mem["stored"] is True and mem["state"] == "ready" and mem["importance"] == 0.9
@@ -120,9 +121,9 @@ def test_list_patch_delete(api):
 
 
 def test_batch(api):
-    r = api.call("POST", "/memories/batch", {"items": ["first", {"text": "second"}]})
+    r = api.call("POST", "/memories/batch", {"items": ["first", {"text": "second"}], "wait": False})
     assert r.status_code == 202 and len(r.get_json()["ids"]) == 2
-    r = api.call("POST", "/memories/batch", {"items": ["third"], "wait": True})
+    r = api.call("POST", "/memories/batch", {"items": ["third"]})
     assert r.status_code == 201 and r.get_json()["memories"][0]["text"] == "third"
     r = api.call("POST", "/memories/batch", {"items": ["x"], "on_conflict": "raise"})
     assert r.status_code == 400
@@ -409,7 +410,9 @@ def test_jobs_and_ingest(api):
     )
     assert r.status_code == 201 and r.get_json()["total"] >= 1
     assert api.call("POST", "/ingest", {"documents": []}).status_code == 400
-    assert api.call("POST", "/ingest", {"path": "/etc"}).status_code == 400
+    # a server path goes through the one server-path policy (as MCP over HTTP, export, import)
+    refused = api.call("POST", "/ingest", {"path": "/etc"})
+    assert refused.status_code == 403 and "admin token" in refused.get_json()["error"]
 
 
 def test_metrics_and_prometheus(api):

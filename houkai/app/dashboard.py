@@ -92,7 +92,7 @@ def browse(
     sort = as_str(sort, "sort", max_len=32) or "created"
     if sort not in BROWSE_SORTS:
         raise BadRequest(f"sort must be one of {', '.join(BROWSE_SORTS)} — got {sort!r}")
-    limit = as_int(limit, "limit", 25, lo=1, hi=MAX_PAGE)
+    limit = as_int(limit, "limit", 25, lo=1, hi=MAX_PAGE) or 25
     type_ = as_str(type, "type", max_len=64)
     if type_ is not None and type_ not in MEMORY_TYPES:
         raise BadRequest(f"type must be one of {', '.join(MEMORY_TYPES)} — got {type_!r}")
@@ -129,13 +129,13 @@ def browse(
         memory = codec.from_hash({k.decode(): v for k, v in fields.items()})
         item = memory_to_dict(memory)
         if sort == "decay":
-            item["decay_score"] = int(row["k"]) / 1e9  # the sort key itself
+            item["decay_score"] = int(str(row["k"])) / 1e9  # the sort key itself
         memories.append(item)
     next_cursor = None
     if more and rows:
         last = rows[-1]
         memory_id = str(last["__key"]).rsplit(":", 1)[-1]
-        next_cursor = f"{int(last['k'])}:{memory_id.encode().hex()}:{clock_ms}"
+        next_cursor = f"{int(str(last['k']))}:{memory_id.encode().hex()}:{clock_ms}"
     return {"sort": sort, "memories": memories, "next": next_cursor}
 
 
@@ -194,7 +194,8 @@ def growth(service: Any, bucket: str = "day", *, collection: str | None = None) 
     series = []
     for fields in _rows(reply):
         try:
-            series.append({"t": int(float(fields["b"])) * seconds, "n": int(fields["n"])})
+            bucket, count = str(fields["b"]), str(fields["n"])
+            series.append({"t": int(float(bucket)) * seconds, "n": int(count)})
         except (KeyError, ValueError):
             continue
     running = 0
@@ -266,7 +267,7 @@ def pipeline_status(service: Any, *, collection: str | None = None) -> dict[str,
 
 def retry_job(service: Any, job_id: str, *, collection: str | None = None) -> dict[str, Any]:
     """Re-queue the failed memories of one job (they embed again through the pipeline)."""
-    job_id = as_str(job_id, "job_id", required=True, max_len=256)
+    job_id = str(as_str(job_id, "job_id", required=True, max_len=256))
     pipeline = service.pipeline(collection)
     if pipeline is None:
         raise BadRequest("the ingestion pipeline is not available")

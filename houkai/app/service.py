@@ -37,6 +37,7 @@ from ..domain.model import (
     HybridWeights,
     Memory,
     MemoryNotFound,
+    ValidationError,
     validate_choice,
 )
 from . import operations
@@ -48,6 +49,8 @@ _UNSET: Any = object()
 NUKE_CONFIRM = "DELETE ALL"
 _ENTRY_ID = re.compile(r"^\d{1,20}-\d{1,20}$")
 MAX_K = 10_000
+# The pipeline's words for a server path with nothing to ingest (houkai.pipeline.write).
+_NOTHING_TO_INGEST = ("no such file or folder", "no matching .md/.txt/.jsonl files")
 
 # Tool name → service method name, and the seed's 23 tools: generated from the
 # operation registry (houkai.app.operations), where each operation is declared once.
@@ -411,7 +414,7 @@ class MemoryService:
             return {"stored": 0, "ids": [], "job_id": None, "memories": []}
         pipeline = self.pipeline(collection)
         if pipeline is None:
-            kwargs = {"on_conflict": policy}
+            kwargs: dict[str, Any] = {"on_conflict": policy}
             if batch_size is not None:
                 kwargs["batch_size"] = batch_size
             memories = store.remember_many(coerced, **kwargs)
@@ -485,9 +488,15 @@ class MemoryService:
         if documents is not None:
             job = pipeline.ingest_documents(self._documents(documents), **sizes)
         else:
-            path = as_str(path, "path", required=True)
+            path = str(as_str(path, "path", required=True))
             glob = as_str(glob, "glob")
-            job = pipeline.ingest_path(path, glob=glob, **sizes)
+            try:
+                job = pipeline.ingest_path(path, glob=glob, **sizes)
+            except ValidationError as exc:
+                # a well-formed path that names nothing to ingest is a 404, like an unknown id
+                if str(exc).endswith(_NOTHING_TO_INGEST):
+                    raise NotFound(str(exc)) from None
+                raise
         reply: dict[str, Any] = {"job_id": job.id, "total": job.total, "ids": list(job.memory_ids)}
         if wait:
             status, finished = self._wait_result(pipeline, job, timeout)
@@ -676,7 +685,7 @@ class MemoryService:
             return None
         if value is True:
             return ExpandSpec()
-        spec = as_mapping(value, "expand")
+        spec = as_mapping(value, "expand") or {}
         allowed = {"rels", "depth", "cap", "score", "decay", "rerank"}
         unknown = sorted(set(spec) - allowed)
         if unknown:
@@ -692,9 +701,9 @@ class MemoryService:
             if number is not None:
                 kwargs[key] = number
         for key in ("score", "decay"):
-            number = as_float(spec.get(key), f"expand.{key}")
-            if number is not None:
-                kwargs[key] = number
+            fraction = as_float(spec.get(key), f"expand.{key}")
+            if fraction is not None:
+                kwargs[key] = fraction
         rerank = as_optional_bool(spec.get("rerank"), "expand.rerank")
         if rerank is not None:
             kwargs["rerank"] = rerank
@@ -783,6 +792,7 @@ class MemoryService:
         min_cosine: float | None = None,
         graph: float | None = None,
         expand: Any = None,
+        touch: bool = True,
         *,
         collection: str | None = None,
     ) -> dict[str, Any]:
@@ -797,6 +807,7 @@ class MemoryService:
             "mode": self._enum(mode, "mode") or "hybrid",
             "max_items": as_int(max_items, "max_items", 50, lo=1, hi=MAX_K),
             "include_superseded": as_bool(include_superseded, "include_superseded"),
+            "touch": as_bool(touch, "touch", True),
             **self._compress(compress, compress_threshold, compress_min_group),
             **self._ranking(fusion, diversity, dedup_threshold, min_cosine, graph, expand),
         }
@@ -840,7 +851,7 @@ class MemoryService:
             kwargs["min_cosine"] = min_cos
         if header is not None:
             kwargs["header"] = as_str(header, "header", max_len=10_000)
-        task = as_str(task, "task", required=True)
+        task = str(as_str(task, "task", required=True))
         pack = store.auto_context_pack(task, **kwargs)
         reply = _pack_to_dict(pack)
         queries = list(getattr(pack, "queries", None) or [])
@@ -1007,7 +1018,7 @@ class MemoryService:
         store = self.store(collection)
         entry: Any
         if entry_id is not None:
-            entry_id = as_str(entry_id, "entry_id", required=True)
+            entry_id = str(as_str(entry_id, "entry_id", required=True))
             if not _ENTRY_ID.match(entry_id):
                 raise BadRequest(
                     f"entry_id: expected a journal entry id like 1712345678901-0, got {entry_id!r}"
@@ -1232,7 +1243,7 @@ class MemoryService:
         return {"enabled": enabled, **result}
 
     def job(self, job_id: str, *, collection: str | None = None) -> dict[str, Any]:
-        job_id = as_str(job_id, "job_id", required=True, max_len=256)
+        job_id = str(as_str(job_id, "job_id", required=True, max_len=256))
         pipeline = self.pipeline(collection)
         status = None if pipeline is None else pipeline.job(job_id)
         if status is None:

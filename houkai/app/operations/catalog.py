@@ -2,8 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from . import params as p
-from .spec import Operation
+from . import results as r
+from .spec import Operation, Response, Rest
+
+
+def ok(schema: Mapping[str, Any]) -> dict[int, Response]:
+    return {200: ("OK", schema)}
+
 
 OPERATIONS: tuple[Operation, ...] = (
     # --- the seed's 23 tools, in the seed's order ---------------------------------------
@@ -11,6 +20,23 @@ OPERATIONS: tuple[Operation, ...] = (
         "remember",
         "Store one memory (waits until it is recallable unless wait=false).",
         p.Remember,
+        rest=(
+            Rest(
+                "POST",
+                "/memories",
+                {
+                    201: ("Stored (wait=true)", r.MEMORY),
+                    202: ("Accepted: queued (wait=false, or the wait timed out)", r.ANY),
+                    409: ("Conflict", r.ERROR),
+                },
+                summary=(
+                    "Store a memory: 201 with the stored memory (wait, the default), 202 "
+                    "{id, ids, job_id, state} with wait=false; 409 when on_conflict=raise "
+                    "finds a conflict."
+                ),
+                query_extra=("wait",),
+            ),
+        ),
         description="Store one new long-term memory: a fact, decision, convention, preference "
         "or event, written as a single self-contained statement. By default waits until it is "
         "recallable. Returns {id, stored, importance, expires_at}, or {stored: false, "
@@ -24,6 +50,19 @@ OPERATIONS: tuple[Operation, ...] = (
         "remember_many",
         "Store many memories as one job (all-or-nothing validation).",
         p.RememberMany,
+        rest=(
+            Rest(
+                "POST",
+                "/memories/batch",
+                {201: ("Stored (wait=true)", r.ANY), 202: ("Accepted: queued", r.ANY)},
+                summary=(
+                    "Store many memories as one job: 201 {stored, ids, job_id, memories} "
+                    "(wait, the default), 202 {stored, ids, job_id} with wait=false. "
+                    "on_conflict=raise is rejected."
+                ),
+                query_extra=("wait",),
+            ),
+        ),
         description="Store many memories in one batch (bulk import of notes). Items are "
         "validated all-or-nothing, written at once and embedded; by default waits until they "
         "are recallable (wait=false returns a job id to check with the job tool). "
@@ -37,6 +76,17 @@ OPERATIONS: tuple[Operation, ...] = (
         "edit",
         "Edit a memory in place (journaled; only the given fields change).",
         p.Edit,
+        rest=(
+            Rest(
+                "PATCH",
+                "/memories/{memory_id}",
+                ok(r.MEMORY),
+                summary=(
+                    "Edit fields in place (journaled; source null clears, expires_at 0 clears)."
+                ),
+                body_extra={"minProperties": 1},
+            ),
+        ),
         description="Change an existing memory in place (keeps its id, links and history; "
         "journaled and undoable). Only the given fields change; a new text is re-embedded. Use "
         "this to fix or refine a memory instead of forget + remember.",
@@ -49,6 +99,25 @@ OPERATIONS: tuple[Operation, ...] = (
         "recall",
         "Search memories, best first (semantic or hybrid).",
         p.Recall,
+        rest=(
+            Rest(
+                "GET",
+                "/recall",
+                ok(r.listing("results", r.MEMORY)),
+                name="recall_get",
+                tag="recall",
+                envelope="results",
+                summary="Search (scalar parameters in the query string).",
+            ),
+            Rest(
+                "POST",
+                "/recall",
+                ok(r.listing("results", r.MEMORY)),
+                tag="recall",
+                envelope="results",
+                summary="Search, with every parameter in the body.",
+            ),
+        ),
         description="Search long-term memory for what is relevant to a query, best first. "
         "Returns a list of {id, text, type, tags, importance, score, created_at, superseded_by, "
         "expires_at}. Call it before starting a task or when the user refers to something "
@@ -61,6 +130,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "recall_pack",
         "Token-budgeted context block of the best memories.",
         p.RecallPack,
+        rest=(Rest("POST", "/recall_pack", ok(r.PACK), tag="recall"),),
         description="Recall the most relevant memories and pack them into a ready-to-read text "
         "block within a token budget (hybrid ranking by default). Returns {text, used_tokens, "
         "budget, truncated, items, compressed_groups}. Use it to load context cheaply.",
@@ -72,6 +142,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "auto_context",
         "Multi-angle context block for a task (recall_pack's shape + queries).",
         p.AutoContext,
+        rest=(Rest("POST", "/auto_context", ok(r.PACK), tag="recall"),),
         description="Best first call for a new task: searches memory from several angles (the "
         "task plus its key phrases), merges and packs the results into a text block within a "
         "token budget. Returns {text, queries, used_tokens, budget, truncated, items}.",
@@ -83,6 +154,9 @@ OPERATIONS: tuple[Operation, ...] = (
         "forget",
         "Hard-delete one memory (journaled, undoable).",
         p.MemoryRef,
+        rest=(
+            Rest("DELETE", "/memories/{memory_id}", ok(r.obj({"forgotten": r.BOOL, "id": r.STR}))),
+        ),
         description="Permanently delete one memory by id (journaled; undo is possible from the "
         "journal). Returns {deleted}. Prefer edit to fix a memory, supersede to replace it.",
         writes=True,
@@ -94,6 +168,13 @@ OPERATIONS: tuple[Operation, ...] = (
         "purge_expired",
         "Hard-delete memories whose TTL passed.",
         p.PurgeExpired,
+        rest=(
+            Rest(
+                "POST",
+                "/purge_expired",
+                ok(r.obj({"purged": r.INT, "dry_run": r.BOOL, "ids": r.arr(r.STR)})),
+            ),
+        ),
         description="Hard-delete memories whose TTL has passed. Returns {purged, dry_run, ids}.",
         writes=True,
         destructive=True,
@@ -103,6 +184,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "list_recent",
         "Newest memories first.",
         p.ListRecent,
+        rest=(Rest("GET", "/memories", ok(r.listing("memories", r.MEMORY)), envelope="memories"),),
         description="The most recently created memories, newest first.",
         result="memories",
         short={"limit": "-n", "type": "-t"},
@@ -112,6 +194,14 @@ OPERATIONS: tuple[Operation, ...] = (
         "stats",
         "Memory count and where the store lives.",
         p.NoParams,
+        rest=(
+            Rest(
+                "GET",
+                "/stats",
+                ok(r.obj({"count": r.INT, "collection": r.STR}, ("count",), extra=True)),
+                tag="ops",
+            ),
+        ),
         description="Memory count and where the store lives: {count, collection, ...}.",
         seed=True,
     ),
@@ -119,6 +209,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "metrics",
         "Runtime counters and recall latency.",
         p.NoParams,
+        rest=(Rest("GET", "/metrics", ok(r.ANY), tag="ops"),),
         description="Runtime counters: {uptime_seconds, count, calls, recall_latency_ms, ...}.",
         seed=True,
     ),
@@ -126,6 +217,14 @@ OPERATIONS: tuple[Operation, ...] = (
         "link",
         "Add a typed directed link src -> dst (idempotent).",
         p.Link,
+        rest=(
+            Rest(
+                "POST",
+                "/links",
+                ok(r.obj({"ok": r.BOOL, "src_id": r.STR, "dst_id": r.STR, "rel": r.STR})),
+                tag="graph",
+            ),
+        ),
         description="Add a typed directed link src -> dst between two memories (idempotent). "
         "Returns {ok, src_id, dst_id, rel}.",
         writes=True,
@@ -137,6 +236,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "unlink",
         "Remove link(s) src -> dst (all relations when rel is omitted).",
         p.Unlink,
+        rest=(Rest("POST", "/unlink", ok(r.obj({"removed": r.INT})), tag="graph"),),
         description="Remove links src -> dst (all relations when rel is omitted). "
         "Returns {removed}.",
         writes=True,
@@ -148,6 +248,15 @@ OPERATIONS: tuple[Operation, ...] = (
         "neighbors",
         "Memories linked to a memory.",
         p.Neighbors,
+        rest=(
+            Rest(
+                "GET",
+                "/memories/{memory_id}/neighbors",
+                ok(r.listing("neighbors", r.MEMORY)),
+                tag="graph",
+                envelope="neighbors",
+            ),
+        ),
         description="Memories linked to a memory: list of {id, text, type, tags, importance, rel}.",
         result="memories",
         seed=True,
@@ -156,6 +265,16 @@ OPERATIONS: tuple[Operation, ...] = (
         "find_conflicts",
         "Duplicate / contradiction scan (one memory or the whole collection).",
         p.FindConflicts,
+        rest=(
+            Rest(
+                "POST",
+                "/conflicts",
+                ok(r.listing("conflicts", r.ref("Conflict"))),
+                name="conflicts",
+                tag="graph",
+                envelope="conflicts",
+            ),
+        ),
         description="Find near-duplicate or contradicting memories, for one memory or the whole "
         "store. Returns a list of {kind, reason, similarity, a, b}.",
         result="conflicts",
@@ -165,6 +284,14 @@ OPERATIONS: tuple[Operation, ...] = (
         "supersede",
         "Hide old_id in favour of new_id (restorable, linked).",
         p.Supersede,
+        rest=(
+            Rest(
+                "POST",
+                "/supersede",
+                ok(r.obj({"ok": r.BOOL, "old_id": r.STR, "new_id": r.STR})),
+                tag="graph",
+            ),
+        ),
         description="Mark old_id as replaced by new_id: the old memory is hidden from recall but "
         "kept (restorable) and linked. Returns {ok, old_id, new_id}.",
         writes=True,
@@ -175,6 +302,9 @@ OPERATIONS: tuple[Operation, ...] = (
         "maintenance_tick",
         "Run every due maintenance job once (decay, purge, reflect, ...).",
         p.MaintenanceTick,
+        rest=(
+            Rest("POST", "/maintenance/tick", ok(r.obj({"summary": r.STR}, extra=True)), tag="ops"),
+        ),
         description="Run the maintenance jobs that are due (decay pruning, TTL purge, "
         "reflection, ...); safe to call often, jobs only run when their interval has elapsed. "
         "Returns {summary, ran_decay, ran_reflect, ran_purge, decayed, reflected, purged, ...}.",
@@ -185,6 +315,15 @@ OPERATIONS: tuple[Operation, ...] = (
         "journal_tail",
         "Audit-journal tail, newest first.",
         p.JournalTail,
+        rest=(
+            Rest(
+                "GET",
+                "/journal",
+                ok(r.obj({"count": r.INT, "entries": r.arr(r.ref("JournalEntry"))})),
+                name="journal",
+                tag="audit",
+            ),
+        ),
         description="Recent audit-journal entries, newest first: list of {ts, op, actor, id, "
         "summary, meta}.",
         result="journal",
@@ -195,6 +334,14 @@ OPERATIONS: tuple[Operation, ...] = (
         "history",
         "Journaled timeline of one memory, oldest first.",
         p.MemoryRef,
+        rest=(
+            Rest(
+                "GET",
+                "/memories/{memory_id}/history",
+                ok(r.obj({"id": r.STR, "history": r.arr(r.ref("JournalEntry"))})),
+                tag="audit",
+            ),
+        ),
         description="Full change timeline of one memory, oldest first: list of {ts, op, actor, "
         "id, before, after, meta, summary}.",
         result="journal",
@@ -204,6 +351,14 @@ OPERATIONS: tuple[Operation, ...] = (
         "state_at",
         "All live memories reconstructed as of a past time.",
         p.StateAt,
+        rest=(
+            Rest(
+                "GET",
+                "/state_at",
+                ok(r.obj({"ts": r.NUM, "count": r.INT, "memories": r.arr(r.MEMORY)})),
+                tag="audit",
+            ),
+        ),
         description="The whole store as it was at a point in time: {ts, count, memories}.",
         seed=True,
     ),
@@ -211,6 +366,15 @@ OPERATIONS: tuple[Operation, ...] = (
         "get_at",
         "One memory as of a past time.",
         p.GetAt,
+        rest=(
+            Rest(
+                "GET",
+                "/memories/{memory_id}/at",
+                ok(r.MEMORY),
+                tag="audit",
+                summary="One memory as of a past time (404 if it did not exist then).",
+            ),
+        ),
         description="One memory as it was at a point in time: {ok, ts, ...memory} or "
         "{ok: false, error}.",
         seed=True,
@@ -219,6 +383,14 @@ OPERATIONS: tuple[Operation, ...] = (
         "export",
         "Write a .ahkai archive to a server path (remote: admin tokens, inside export_dir).",
         p.Export,
+        rest=(
+            Rest(
+                "POST",
+                "/export",
+                ok(r.obj({"path": r.STR, "count": r.INT, "bytes": r.INT, "elapsed": r.NUM})),
+                tag="portability",
+            ),
+        ),
         description="Export memories to a portable .ahkai file on the server. Returns {path, "
         "count, bytes, elapsed}.",
         writes=True,
@@ -229,6 +401,30 @@ OPERATIONS: tuple[Operation, ...] = (
         "import",
         "Import a .ahkai archive from a server path (remote: admin tokens, inside export_dir).",
         p.Import,
+        rest=(
+            Rest(
+                "POST",
+                "/import",
+                ok(
+                    r.obj(
+                        {
+                            "ok": r.BOOL,
+                            "imported": r.INT,
+                            "errors": r.arr(r.ANY),
+                            "errors_total": r.INT,
+                        },
+                        extra=True,
+                    )
+                ),
+                tag="portability",
+                upload="import_stream",
+                summary=(
+                    "Import a .ahkai archive sent as the body (application/gzip; options in "
+                    'the query), or, for admin tokens, JSON {"path": …} naming a file '
+                    "inside export_dir."
+                ),
+            ),
+        ),
         description="Import memories from a .ahkai file on the server. Returns {ok, imported, "
         "skipped, overwritten, renamed, errors, vectors_regenerated}.",
         method="import_",
@@ -242,6 +438,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "get",
         "One memory by id.",
         p.MemoryRef,
+        rest=(Rest("GET", "/memories/{memory_id}", ok(r.MEMORY)),),
         description="Fetch one memory by id with all its fields.",
         result="memory",
     ),
@@ -249,6 +446,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "restore",
         "Un-supersede a memory so recall finds it again.",
         p.MemoryRef,
+        rest=(Rest("POST", "/restore", ok(r.obj({"restored": r.BOOL, "id": r.STR})), tag="graph"),),
         writes=True,
         idempotent=True,
     ),
@@ -257,6 +455,20 @@ OPERATIONS: tuple[Operation, ...] = (
         "Reverse one journaled change (by entry_id, else the newest touching memory_id, "
         "else the newest).",
         p.Undo,
+        rest=(
+            Rest(
+                "POST",
+                "/undo",
+                {
+                    200: (
+                        "OK",
+                        r.obj({"ok": r.BOOL, "op": r.STR, "id": r.STR, "ts": r.NUM}, extra=True),
+                    ),
+                    409: ("Refused: the memory or journal changed since", r.ERROR),
+                },
+                tag="audit",
+            ),
+        ),
         description="Reverse one journaled change: a journal entry by entry_id, else the newest "
         "change to memory_id, else the newest change in the collection. Returns {ok, op, id, "
         "ts, actor, entry_id}.",
@@ -266,6 +478,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "job",
         "One background job's progress.",
         p.JobRef,
+        rest=(Rest("GET", "/jobs/{job_id}", ok(r.JOB), tag="jobs"),),
         description="Progress of a background job (from remember_many or ingest): {id, state, "
         "total, done, failed, rejected, eta_seconds, errors, conflicts, ...}.",
         result="job",
@@ -274,6 +487,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "jobs",
         "Recent background jobs, newest first.",
         p.Jobs,
+        rest=(Rest("GET", "/jobs", ok(r.listing("jobs", r.JOB)), tag="jobs", envelope="jobs"),),
         result="jobs",
         short={"limit": "-n"},
     ),
@@ -281,6 +495,19 @@ OPERATIONS: tuple[Operation, ...] = (
         "ingest",
         "Chunk documents into memories as one job.",
         p.Ingest,
+        rest=(
+            Rest(
+                "POST",
+                "/ingest",
+                {201: ("Done (wait=true)", r.ANY), 202: ("Accepted: queued", r.ANY)},
+                tag="jobs",
+                summary=(
+                    "Chunk documents into memories as one job: 201 when done (wait, the "
+                    "default), 202 {job_id, total, ids} with wait=false."
+                ),
+                query_extra=("wait",),
+            ),
+        ),
         description="Chunk and store whole documents (notes, docs); by default waits until "
         "every chunk is recallable (wait=false returns a job id). Give documents inline, or a "
         "server-local path (file, folder or glob of .md/.txt/.jsonl).",
@@ -292,6 +519,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "nuke",
         'Delete every memory of the collection (confirm "DELETE ALL").',
         p.Nuke,
+        rest=(Rest("POST", "/nuke", ok(r.obj({"ok": r.BOOL, "deleted": r.INT}))),),
         writes=True,
         destructive=True,
         mcp=False,
@@ -300,12 +528,52 @@ OPERATIONS: tuple[Operation, ...] = (
         "subgraph",
         "Link graph reachable from ids.",
         p.Subgraph,
+        rest=(
+            Rest(
+                "POST",
+                "/subgraph",
+                ok(
+                    r.obj(
+                        {
+                            "nodes": r.arr(r.MEMORY),
+                            "edges": r.arr(r.obj({"src": r.STR, "dst": r.STR, "rel": r.STR})),
+                        },
+                        ("nodes", "edges"),
+                    )
+                ),
+                tag="graph",
+            ),
+        ),
         mcp=False,
     ),
     Operation(
         "collections",
         "Collections (those the token may use) with their counts.",
         p.NoParams,
+        rest=(
+            Rest(
+                "GET",
+                "/collections",
+                ok(
+                    r.obj(
+                        {
+                            "collections": r.arr(
+                                r.obj(
+                                    {
+                                        "name": r.STR,
+                                        "count": r.t(["integer", "null"]),
+                                        "default": r.BOOL,
+                                    },
+                                    ("name",),
+                                )
+                            )
+                        },
+                        ("collections",),
+                    )
+                ),
+                tag="ops",
+            ),
+        ),
         scope="global",
         mcp=False,
     ),
@@ -313,6 +581,21 @@ OPERATIONS: tuple[Operation, ...] = (
         "readiness",
         "Readiness (backend + embedder probe, cached ~5 s).",
         p.NoParams,
+        rest=(
+            Rest(
+                "GET",
+                "/ready",
+                {
+                    200: ("Ready", r.obj({"ready": r.BOOL, "checks": r.OBJECT}, ("ready",))),
+                    503: ("Not ready", r.obj({"ready": r.BOOL, "checks": r.OBJECT})),
+                },
+                name="ready",
+                tag="ops",
+                summary=(
+                    "Readiness (backend + embedder probe, cached ~5 s): 200 ready / 503; no auth."
+                ),
+            ),
+        ),
         scope="public",
         mcp=False,
     ),
@@ -320,6 +603,15 @@ OPERATIONS: tuple[Operation, ...] = (
         "health",
         "Liveness: {status, count}.",
         p.NoParams,
+        rest=(
+            Rest(
+                "GET",
+                "/health",
+                ok(r.obj({"status": r.STR, "count": r.INT}, ("status",))),
+                tag="ops",
+                summary="Liveness: {status, count}; no auth.",
+            ),
+        ),
         scope="public",
         mcp=False,
     ),
@@ -327,6 +619,19 @@ OPERATIONS: tuple[Operation, ...] = (
         "export_stream",
         "Download the collection (filtered) as a .ahkai archive.",
         p.ExportStream,
+        rest=(
+            Rest(
+                "GET",
+                "/export",
+                ok({"type": "string", "contentMediaType": "application/gzip"}),
+                tag="portability",
+                content_type="application/gzip",
+                summary=(
+                    "Download the collection (filtered) as a .ahkai archive (gzipped JSONL) "
+                    "in the body."
+                ),
+            ),
+        ),
         mcp=False,
     ),
     Operation(
@@ -340,6 +645,23 @@ OPERATIONS: tuple[Operation, ...] = (
         "whoami",
         "What the caller's token may do: read_only and its collections (null = all).",
         p.NoParams,
+        rest=(
+            Rest(
+                "GET",
+                "/whoami",
+                ok(
+                    r.obj(
+                        {
+                            "auth": r.BOOL,
+                            "read_only": r.BOOL,
+                            "collections": r.t(["array", "null"], items=r.STR),
+                        },
+                        ("read_only",),
+                    )
+                ),
+                tag="dashboard",
+            ),
+        ),
         scope="global",
         mcp=False,
     ),
@@ -347,6 +669,28 @@ OPERATIONS: tuple[Operation, ...] = (
         "browse",
         "One keyset page of memories, highest sort key first.",
         p.Browse,
+        rest=(
+            Rest(
+                "GET",
+                "/browse",
+                ok(
+                    r.obj(
+                        {
+                            "sort": r.STR,
+                            "memories": r.arr(r.MEMORY),
+                            "next": r.t(["string", "null"]),
+                        },
+                        ("memories", "next"),
+                    )
+                ),
+                tag="dashboard",
+                summary=(
+                    "One keyset page of memories, highest sort key first (created, "
+                    "importance or decay score); pass the reply's next as after for the "
+                    "following page."
+                ),
+            ),
+        ),
         result="memories",
         mcp=False,
     ),
@@ -354,24 +698,82 @@ OPERATIONS: tuple[Operation, ...] = (
         "facets",
         "Active memories per type and the most used tags.",
         p.Facets,
+        rest=(
+            Rest(
+                "GET",
+                "/facets",
+                ok(
+                    r.obj(
+                        {"by_type": r.OBJECT, "active": r.INT, "top_tags": r.OBJECT},
+                        ("by_type", "top_tags"),
+                    )
+                ),
+                tag="dashboard",
+            ),
+        ),
         mcp=False,
     ),
     Operation(
         "growth",
         "Memories created per hour/day/week and Redis bytes per memory.",
         p.Growth,
+        rest=(
+            Rest(
+                "GET",
+                "/growth",
+                ok(
+                    r.obj(
+                        {
+                            "bucket": r.STR,
+                            "series": r.arr(r.obj({"t": r.INT, "n": r.INT, "total": r.INT})),
+                            "count": r.INT,
+                            "redis": r.OBJECT,
+                        },
+                        ("series",),
+                    )
+                ),
+                tag="dashboard",
+            ),
+        ),
         mcp=False,
     ),
     Operation(
         "pipeline_status",
         "Queue depths, embedding workers and the maintenance schedule.",
         p.NoParams,
+        rest=(
+            Rest(
+                "GET",
+                "/pipeline",
+                ok(
+                    r.obj(
+                        {
+                            "queues": r.OBJECT,
+                            "workers": r.arr(r.OBJECT),
+                            "workers_alive": r.INT,
+                            "maintenance": r.OBJECT,
+                        },
+                        ("queues", "workers", "maintenance"),
+                        extra=True,
+                    )
+                ),
+                tag="jobs",
+            ),
+        ),
         mcp=False,
     ),
     Operation(
         "job_retry",
         "Re-queue the failed memories of one job.",
         p.JobRef,
+        rest=(
+            Rest(
+                "POST",
+                "/jobs/{job_id}/retry",
+                ok(r.obj({"job_id": r.STR, "requeued": r.INT})),
+                tag="jobs",
+            ),
+        ),
         writes=True,
         mcp=False,
     ),

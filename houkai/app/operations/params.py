@@ -8,7 +8,7 @@ tables. Defaults are the service's; ``None`` means "the server's setting".
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
@@ -191,7 +191,9 @@ class Edit(Params):
     source: str | None = Field(
         None, description="New source (null clears it).", json_schema_extra={NULLABLE: True}
     )
-    clear_source: bool | None = Field(None, description="True removes the source.")
+    clear_source: Literal[True] | None = Field(
+        None, description="true removes the source (false is not a change: omit it)."
+    )
     expires_at: Expiry | None = Field(
         None, description="New expiry (epoch seconds); 0 removes the expiry."
     )
@@ -243,6 +245,12 @@ class MaintenanceTick(Params):
 
 
 class Ingest(Params):
+    model_config = {
+        "extra": "forbid",
+        "regex_engine": "python-re",
+        "json_schema_extra": {"oneOf": [{"required": ["documents"]}, {"required": ["path"]}]},
+    }
+
     documents: Annotated[list[Document], Field(min_length=1)] | None = Field(
         None, description="Documents to chunk and store."
     )
@@ -342,6 +350,7 @@ class RecallPack(Filters, Ranking, Compress):
     mode: RecallMode = Field("hybrid", description=_MODE_DOC)
     max_items: Count = Field(50, description="Most memories to consider.")
     include_superseded: bool = Field(False, description="Also use superseded memories.")
+    touch: bool = Field(True, description="Count this pack as an access of each memory.")
     header: Annotated[str, Field(max_length=10_000)] | None = Field(
         None, description="First line of the block."
     )

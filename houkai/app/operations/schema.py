@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import json
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -148,7 +149,7 @@ def describe(error: SchemaError, name: str = "") -> str:
     if kind == "enum":
         return f"{where}must be one of {', '.join(map(str, value))} — got {got}"
     if kind == "const":
-        return f"{where}must be {value!r}, got {got}"
+        return f"{where}must be {json.dumps(value)}, got {got}"
     if kind == "minimum":
         return f"{where}must be >= {value}, got {got}"
     if kind == "maximum":
@@ -165,6 +166,9 @@ def describe(error: SchemaError, name: str = "") -> str:
         return f"{where}at most {value} item(s) (got {len(error.instance)})"
     if kind == "pattern":
         return f"{where}{got} does not match {value!r}"
+    if kind in ("anyOf", "oneOf") and all("required" in s for s in value):
+        names = " or ".join(str(s["required"][0]) for s in value)
+        return f"{where}give exactly one of {names}"
     if kind in ("anyOf", "oneOf"):
         return f"{where}expected {' or '.join(_kinds(s) for s in value)}, got {got}"
     if kind == "required":
@@ -205,6 +209,6 @@ def check_arguments(op: Operation, arguments: dict[str, Any]) -> dict[str, Any]:
 def check_whole(op: Operation, arguments: dict[str, Any]) -> None:
     """The cross-field rules of the model (``not``, ``minProperties``), if any."""
     schema = model_schema(op.params)
-    extra = {k: v for k, v in schema.items() if k in ("not", "minProperties", "anyOf")}
+    extra = {k: v for k, v in schema.items() if k in ("not", "oneOf", "minProperties")}
     if extra:
         check_value(extra, arguments)

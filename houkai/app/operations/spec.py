@@ -34,6 +34,37 @@ class Params(BaseModel):
     model_config = {"extra": "forbid", "regex_engine": "python-re"}
 
 
+Response = tuple[str, Mapping[str, Any] | None]
+
+
+@dataclass(frozen=True)
+class Rest:
+    """One REST binding of an operation: verb, path, status codes, envelope.
+
+    The path's ``{placeholders}`` are parameters of the operation; the others go
+    in the query string (GET, DELETE) or the JSON body (POST, PATCH).
+    """
+
+    method: str
+    path: str
+    responses: Mapping[int, Response]
+    #: Endpoint / OpenAPI operationId (default: the operation's name).
+    name: str = ""
+    tag: str = "memories"
+    summary: str = ""
+    #: A list result is answered as ``{envelope: [...]}``.
+    envelope: str = ""
+    #: Body parameters also accepted in the query string (``?wait=true``).
+    query_extra: tuple[str, ...] = ()
+    #: Extra keywords of the body schema (``minProperties``).
+    body_extra: Mapping[str, Any] = field(default_factory=dict)
+    content_type: str = "application/json"
+    #: The operation whose parameters are the query of a file upload (a non-JSON body).
+    upload: str = ""
+    #: Where the parameters go; default: GET/DELETE → query, else body.
+    params_in: Literal["query", "body"] | None = None
+
+
 @dataclass(frozen=True)
 class Operation:
     """One operation, declared once (see docs/adr/0034-operation-registry.md).
@@ -67,6 +98,8 @@ class Operation:
     soft_error: Mapping[str, Any] | None = None
     #: CLI short flags, declared once: ``{"k": "-k", "type": "-t"}``.
     short: Mapping[str, str] = field(default_factory=dict)
+    #: REST bindings (a GET and a POST /recall are two bindings of ``recall``).
+    rest: tuple[Rest, ...] = ()
 
     @property
     def service_method(self) -> str:

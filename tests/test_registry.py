@@ -1,0 +1,234 @@
+"""The operation registry: one declaration reaches every door, and the doors agree.
+
+- Every generated artefact (MCP inputSchema, REST query/body, OpenAPI, provider
+  tools, README tables, click options) lists exactly the operation's fields, and a
+  field added to a model shows up in all of them.
+- The same call gives byte-identical JSON through every door in :data:`DOORS`
+  (REST and MCP here; the CLI adds itself with :func:`add_door`).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+from urllib.parse import urlencode
+
+import click
+import pytest
+from houkai.api import mcp_server, openapi, routes
+from houkai.api.rest import create_app
+from pydantic import Field
+
+from houkai.app import operations
+from houkai.app.operations import docs, params, tools
+from houkai.app.operations.cli import cli_options, collect
+from houkai.app.service import MemoryService
+
+# --------------------------------------------------------------------------- artefacts
+
+
+def _fields(op: operations.Operation) -> set[str]:
+    return set(op.params.model_fields)
+
+
+def _route_fields(route: routes.Route) -> set[str]:
+    body = set((route.body or {}).get("properties", {}))
+    path = {p for p in route.op.params.model_fields if "{" + p + "}" in route.path}
+    return body | set(route.query) | path
+
+
+def test_every_door_lists_exactly_the_model_fields():
+    for op in operations.OPERATIONS:
+        fields = _fields(op)
+        if op.mcp:
+            schema = mcp_server.TOOLS_BY_NAME[op.name].input_schema()
+            assert set(schema["properties"]) - {"collection"} == fields, op.name
+            (anthropic,) = tools.anthropic_tools([op.name])
+            assert set(anthropic["input_schema"]["properties"]) == fields, op.name
+        assert {p.name for p in cli_options(op)} == fields, op.name
+        for route in (r for r in routes.ROUTES if r.op is op):
+            listed = _route_fields(route)
+            if route.method == "GET":  # query strings carry the scalar parameters only
+                assert listed <= fields, route.name
+            else:
+                assert listed == fields, route.name
+
+
+def test_readme_tables_are_current():
+    text = docs.README.read_text(encoding="utf-8")
+    assert set(docs.blocks_in(text)) == set(docs.BLOCKS), "a generated block lost its markers"
+    assert docs.update(text) == text, "run: python -m houkai.app.operations.docs --write"
+
+
+class _RecallPlus(params.Recall):
+    zeta_boost: float = Field(0.5, ge=0, le=2, description="A parameter added in one edit.")
+
+
+def test_a_field_added_to_a_model_reaches_every_door(monkeypatch):
+    """One edit (a model field) → MCP, REST, OpenAPI, provider tools, README, CLI."""
+    base = operations.get("recall")
+    op = replace(base, params=_RecallPlus)
+    monkeypatch.setitem(operations.BY_NAME, "recall", op)
+    ops = tuple(op if o is base else o for o in operations.OPERATIONS)
+    monkeypatch.setattr(docs, "OPERATIONS", ops)
+
+    tool = mcp_server.ToolSpec.of(op)
+    assert tool.input_schema()["properties"]["zeta_boost"]["maximum"] == 2
+    (openai,) = tools.openai_tools(["recall"])
+    assert "zeta_boost" in openai["function"]["parameters"]["properties"]
+
+    recall_routes = [routes._route(op, rest) for rest in op.rest]
+    assert all(
+        "zeta_boost" in {*r.query, *(r.body or {}).get("properties", {})} for r in recall_routes
+    )
+    monkeypatch.setattr(openapi, "ROUTES", [*recall_routes])
+    doc = openapi.build_openapi()
+    get_params = {p["name"] for p in doc["paths"]["/recall"]["get"]["parameters"]}
+    body = doc["paths"]["/recall"]["post"]["requestBody"]["content"]["application/json"]
+    assert "zeta_boost" in get_params and "zeta_boost" in body["schema"]["properties"]
+
+    assert "zeta_boost" in docs.mcp_table() and "zeta_boost" in docs.rest_table()
+    option = next(p for p in cli_options(op) if p.name == "zeta_boost")
+    assert isinstance(option.type, click.FloatRange) and option.opts == ["--zeta-boost"]
+
+    with pytest.raises(ValueError, match=r"zeta_boost: must be <= 2, got 3"):
+        operations.check_arguments(op, {"query": "q", "zeta_boost": 3})
+
+
+def test_cli_options_are_typed_from_the_model():
+    recall = {p.name: p for p in cli_options(operations.get("recall"), arguments=("query",))}
+    assert isinstance(recall["query"], click.Argument)
+    assert recall["k"].opts == ["--k", "-k"] and isinstance(recall["k"].type, click.IntRange)
+    assert recall["k"].type.min == 1 and recall["k"].type.max == 10_000
+    assert isinstance(recall["mode"].type, click.Choice)
+    assert list(recall["mode"].type.choices) == ["semantic", "hybrid"]
+    assert recall["since"].type is click.STRING  # "7d", ISO-8601 or epoch seconds
+    assert recall["touch"].secondary_opts == ["--no-touch"]
+    remember = {p.name: p for p in cli_options(operations.get("remember"))}
+    assert remember["tags"].multiple and remember["tags"].opts == ["--tags", "-g"]
+    assert collect({"k": 3, "tags": ("a", "b"), "type": None, "tag": ()}) == {
+        "k": 3,
+        "tags": ["a", "b"],
+    }
+
+
+def test_errors_name_the_parameter_and_what_is_allowed():
+    recall = operations.get("recall")
+    cases = {
+        "k": ("many", "k: expected an integer, got 'many'"),
+        "mode": ("fuzzy", "mode: must be one of semantic, hybrid — got 'fuzzy'"),
+        "min_importance": (2, "min_importance: must be <= 1, got 2"),
+    }
+    for name, (value, message) in cases.items():
+        with pytest.raises(ValueError) as info:
+            operations.check_arguments(recall, {"query": "q", name: value})
+        assert str(info.value) == message
+    with pytest.raises(ValueError, match="recall: unknown argument"):
+        operations.check_arguments(recall, {"query": "q", "kk": 1})
+    with pytest.raises(ValueError, match="missing required argument"):
+        operations.check_arguments(recall, {})
+
+
+def test_service_tables_come_from_the_registry():
+    from houkai.app.service import SEED_TOOLS, TOOLS
+
+    assert operations.seed_tools() == SEED_TOOLS and len(SEED_TOOLS) == 23
+    assert [t.name for t in mcp_server.TOOLS] == [o.name for o in operations.mcp_operations()]
+    assert set(TOOLS) >= {t.name for t in mcp_server.TOOLS}
+
+
+# --------------------------------------------------------------------------- doors
+
+#: A door: ``(world, operation name, arguments) -> canonical JSON text``. Success is
+#: the operation's result (REST's list envelope unwrapped); failure ``{"error": …}``.
+Door = Callable[[dict[str, Any], str, dict[str, Any]], str]
+
+
+def canonical(payload: Any) -> str:
+    return json.dumps(payload, sort_keys=True, ensure_ascii=False, allow_nan=False)
+
+
+def _rest(world: dict[str, Any], name: str, args: dict[str, Any]) -> str:
+    op = operations.get(name)
+    rest = op.rest[0]
+    client = world["client"]
+    prefix = f"/c/{world['collection']}"
+    if rest.method == "GET":
+        query = {k: json.dumps(v) if isinstance(v, bool) else v for k, v in args.items()}
+        r = client.get(prefix + rest.path + "?" + urlencode(query))
+    else:
+        r = client.open(prefix + rest.path, method=rest.method, json=args)
+    body = r.get_json()
+    if r.status_code >= 400:
+        return canonical({"error": body["error"]})
+    return canonical(body[rest.envelope] if rest.envelope else body)
+
+
+def _mcp(world: dict[str, Any], name: str, args: dict[str, Any]) -> str:
+    mcp_server.set_service(world["service"])
+    try:
+        result = mcp_server.call_tool(name, {**args, "collection": world["collection"]})
+    except Exception as exc:
+        return canonical({"error": mcp_server.error_message(exc)})
+    finally:
+        mcp_server.set_service(None)
+    return canonical(mcp_server.to_jsonable(result))
+
+
+DOORS: dict[str, Door] = {"rest": _rest, "mcp": _mcp}
+
+
+def add_door(name: str, door: Door) -> None:
+    """Add a door (e.g. the CLI's ``--format json``) to every equivalence check below."""
+    DOORS[name] = door
+
+
+@pytest.fixture(scope="module")
+def world(settings, embedder):
+    name = f"doors-{uuid.uuid4().hex[:8]}"
+    s = settings.replace(collection=f"{name}-default", pipeline_mode="inline")
+    service = MemoryService(s, actor="http")
+    for text, kind in (
+        ("The deploy pipeline runs on Fridays after the freeze", "procedural"),
+        ("Staging deploys need a green build first", "procedural"),
+        ("The user prefers concise answers", "feedback"),
+    ):
+        service.remember(text, type=kind, tags=["doors"], collection=name)
+    yield {
+        "collection": name,
+        "service": service,
+        "client": create_app(s, service).test_client(),
+    }
+    service.store(name).drop()
+
+
+SAME_CALLS = {
+    "recall": ("recall", {"query": "deploy process", "k": 2, "mode": "hybrid", "touch": False}),
+    "list": ("list_recent", {"limit": 5, "type": "procedural"}),
+    "pack": ("recall_pack", {"query": "deploy", "token_budget": 200, "touch": False}),
+    "error": ("recall", {"query": "deploy", "k": 0}),
+    "bad enum": ("list_recent", {"type": "dream"}),
+}
+
+
+@pytest.mark.parametrize("call", sorted(SAME_CALLS))
+def test_same_call_same_json_through_every_door(world, call):
+    name, args = SAME_CALLS[call]
+    answers = {door: run(world, name, dict(args)) for door, run in DOORS.items()}
+    first = next(iter(answers.values()))
+    assert all(a == first for a in answers.values()), answers
+    if call in ("error", "bad enum"):
+        assert json.loads(first)["error"].split(":")[0] in ("k", "type")
+    else:
+        assert json.loads(first), "an empty answer proves nothing"
+
+
+def test_reading_an_unknown_collection_is_404_in_every_door(world):
+    missing = {**world, "collection": f"nosuch-{uuid.uuid4().hex[:6]}"}
+    for door, run in DOORS.items():
+        answer = json.loads(run(missing, "recall", {"query": "anything"}))
+        assert "no collection named" in answer.get("error", ""), door
+    assert not world["service"].has_collection(missing["collection"])
