@@ -175,8 +175,11 @@ def describe(error: SchemaError, name: str = "") -> str:
         return f"{where}{error.message}"
     if kind == "additionalProperties":
         return f"{where}{error.message}"
+    if kind == "not" and isinstance(value, dict) and len(value.get("required", ())) == 2:
+        first, second = value["required"]
+        return f"{where}pass either {first} or {second}, not both"
     if kind == "not":
-        return f"{where}give at most one of these fields: {got}"
+        return f"{where}{error.message}"
     message = error.message if len(error.message) < 300 else error.message[:300] + "…"
     return f"{where}{message}"
 
