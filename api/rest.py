@@ -162,7 +162,7 @@ class RestApp:
         unknown = sorted(k for k in data if k not in allowed)
         if unknown:
             raise BadRequest(f"unknown field(s) {unknown}; allowed: {', '.join(allowed)}")
-        required = [k for k in route.body.get("required", ()) if data.get(k) in (None, "")]
+        required = [k for k in route.body.get("required", ()) if data.get(k) is None]
         if required:
             raise BadRequest(f"missing required field(s): {', '.join(required)}")
         check_body(route, data)

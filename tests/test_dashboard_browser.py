@@ -55,7 +55,11 @@ def _free_port() -> int:
 
 
 def _env(settings, prefix: str, collection: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HOUKAI_")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("HOUKAI_") or k == "HOUKAI_MODEL_CACHE_DIR"
+    }
     env.pop("REDIS_URL", None)
     env.update(
         {

@@ -59,7 +59,11 @@ class Private:
         self.procs: list[subprocess.Popen] = []
 
     def env(self) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("HOUKAI_")}
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith("HOUKAI_") or k == "HOUKAI_MODEL_CACHE_DIR"
+        }
         env.pop("REDIS_URL", None)
         env.update(
             HOUKAI_CONFIG="/nonexistent/houkai.toml",

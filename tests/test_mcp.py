@@ -53,7 +53,11 @@ SEED_TOOLS = (
 
 
 def server_env(settings, collection: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HOUKAI_")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("HOUKAI_") or k == "HOUKAI_MODEL_CACHE_DIR"
+    }
     env.update(
         REDIS_URL=settings.redis_url,
         HOUKAI_KEY_PREFIX=settings.key_prefix,

@@ -30,7 +30,11 @@ def servers_on(data_dir: Path) -> list[int]:
 
 
 def _env(data_dir: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HOUKAI_")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("HOUKAI_") or k == "HOUKAI_MODEL_CACHE_DIR"
+    }
     env.pop("REDIS_URL", None)
     env.update(
         HOUKAI_CONFIG="/nonexistent/houkai.toml",

@@ -27,7 +27,11 @@ def test_up_starts_every_role_and_ctrl_c_stops_them(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
     port = redis_server.free_port()
     env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("HOUKAI_")},
+        **{
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith("HOUKAI_") or k == "HOUKAI_MODEL_CACHE_DIR"
+        },
         "HOUKAI_DATA_DIR": str(data_dir),
         "HOUKAI_REDIS_PORT": str(redis_server.free_port()),
         "HOUKAI_HTTP_PORT": str(port),

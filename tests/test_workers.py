@@ -29,7 +29,11 @@ FAST_HNSW = {"hnsw_m": 8, "hnsw_ef_construction": 40}
 
 
 def _env(settings, prefix: str, embedder: str, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HOUKAI_")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("HOUKAI_") or k == "HOUKAI_MODEL_CACHE_DIR"
+    }
     env.pop("REDIS_URL", None)
     env.update(
         {

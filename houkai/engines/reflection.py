@@ -204,7 +204,9 @@ class ReflectionEngine:
                 )
         return out
 
-    def _range_query(self, query: str, seed: Memory) -> tuple[str, dict[str, str | bytes]]:
+    def _range_query(
+        self, query: str, seed: Memory
+    ) -> tuple[str, dict[str, str | bytes | int | float]]:
         radius = 1.0 - self.similarity_threshold + _TOLERANCE
         vector_clause = (
             "@vec:[VECTOR_RANGE $radius $vec]=>"

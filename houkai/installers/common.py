@@ -446,7 +446,7 @@ def seed_arguments(cls: type) -> type:
     ``config_path`` (an explicit client config file) is ``settings_path``.
     Applied on top of ``@dataclass``, whose generated ``__init__`` it wraps.
     """
-    init = cls.__init__
+    init = cls.__init__  # type: ignore[misc]
 
     def __init__(
         self: Any,
@@ -462,7 +462,7 @@ def seed_arguments(cls: type) -> type:
         init(self, *args, **kwargs)
 
     __init__.__doc__ = init.__doc__
-    cls.__init__ = __init__  # type: ignore[method-assign]
+    cls.__init__ = __init__  # type: ignore[misc]
     return cls
 
 

@@ -559,4 +559,4 @@ class ObservabilityMixin(StoreHost):
             "MAX",
             limit + 1,
         )
-        return [(r["tag"], int(r["n"] or 0)) for r in rows if r.get("tag")][:limit]
+        return [(str(r["tag"]), int(r["n"] or 0)) for r in rows if r.get("tag")][:limit]

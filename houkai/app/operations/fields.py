@@ -42,6 +42,15 @@ TIME_HELP = (
     '"7d" / "24h" (meaning that long ago).'
 )
 
+TAG_PATTERN = f"^[^,]*{NONSPACE[:-1]},][^,]*$"
+
+#: What each pattern means, for the error a door shows instead of the regex.
+PATTERN_MEANINGS: dict[str, str] = {
+    NONSPACE: "must contain a non-blank character",
+    TAG_PATTERN: "a tag must contain a non-blank character and no comma",
+    TIMESTAMP_PATTERN: "must be epoch seconds, an ISO-8601 date/datetime or a span like 7d / 24h",
+}
+
 MemoryTypeName = Literal["episodic", "semantic", "procedural", "feedback"]
 LinkRel = Literal[
     "related", "refines", "derived_from", "example_of", "contradicts", "supersedes", "follows"
@@ -61,7 +70,7 @@ NonEmpty = Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS, pattern
 #: A memory / job id.
 Id = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS)]
 Tag = Annotated[
-    str, Field(min_length=1, max_length=MAX_TAG_CHARS, pattern=f"^[^,]*{NONSPACE[:-1]},][^,]*$")
+    str, Field(min_length=1, max_length=MAX_TAG_CHARS, pattern=TAG_PATTERN)
 ]
 #: Tags: a list, or one string as a single tag.
 Tags = Tag | Annotated[list[Tag], Field(max_length=MAX_TAGS)]

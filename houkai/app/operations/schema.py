@@ -165,11 +165,20 @@ def describe(error: SchemaError, name: str = "") -> str:
     if kind == "maxItems":
         return f"{where}at most {value} item(s) (got {len(error.instance)})"
     if kind == "pattern":
+        from .fields import PATTERN_MEANINGS
+
+        meaning = PATTERN_MEANINGS.get(value)
+        if meaning:
+            return f"{where}{meaning}, got {got}"
         return f"{where}{got} does not match {value!r}"
     if kind in ("anyOf", "oneOf") and all("required" in s for s in value):
         names = " or ".join(str(s["required"][0]) for s in value)
         return f"{where}give exactly one of {names}"
     if kind in ("anyOf", "oneOf"):
+        # A value of a type one branch takes failed inside that branch: say why there.
+        inner = [e for e in error.context or () if e.validator != "type" or e.relative_path]
+        if inner:
+            return describe(min(inner, key=lambda e: len(e.relative_path)), name)
         return f"{where}expected {' or '.join(_kinds(s) for s in value)}, got {got}"
     if kind == "required":
         return f"{where}{error.message}"
