@@ -119,7 +119,7 @@ def test_errors_name_the_parameter_and_what_is_allowed():
     recall = operations.get("recall")
     cases = {
         "k": ("many", "k: expected an integer, got 'many'"),
-        "mode": ("fuzzy", "mode: must be one of semantic, hybrid — got 'fuzzy'"),
+        "mode": ("fuzzy", "mode must be one of semantic, hybrid — got 'fuzzy'"),
         "min_importance": (2, "min_importance: must be <= 1, got 2"),
     }
     for name, (value, message) in cases.items():

@@ -146,8 +146,9 @@ def describe(error: SchemaError, name: str = "") -> str:
     kind = error.validator
     if kind == "type":
         return f"{where}expected {_kinds(error.schema)}, got {got}"
-    if kind == "enum":
-        return f"{where}must be one of {', '.join(map(str, value))} — got {got}"
+    if kind == "enum":  # worded as the store's own vocabulary checks word it
+        subject = f"{path} " if path else ""
+        return f"{subject}must be one of {', '.join(map(str, value))} — got {got}"
     if kind == "const":
         return f"{where}must be {json.dumps(value)}, got {got}"
     if kind == "minimum":

@@ -17,6 +17,7 @@ import click
 
 from ...domain.model import MEMORY_TYPES
 from ...pipeline.chunking import CHUNK_MODES
+from ...pipeline.dispatch import QUEUES
 from .. import Context, pass_ctx
 from ..output import Column, output_options, print_mapping, print_rows, resolve_format
 
@@ -40,7 +41,7 @@ def _celery_argv_common(loglevel: str) -> list[str]:
 @click.option(
     "--queues",
     "-Q",
-    default="embed,ingest,maintenance",
+    default=",".join(QUEUES),
     show_default=True,
     help="Comma-separated queues to consume.",
 )
@@ -180,7 +181,7 @@ def up(
     )
     exe = _houkai_exe()
     roles: list[tuple[str, list[str], str]] = [
-        ("worker", [*exe, "worker", "-l", loglevel], "queues embed,ingest,maintenance"),
+        ("worker", [*exe, "worker", "-l", loglevel], f"queues {','.join(QUEUES)}"),
     ]
     if with_beat:
         roles.append(("beat", [*exe, "beat", "-l", loglevel], "maintenance tick schedule"))
