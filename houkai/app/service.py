@@ -1023,7 +1023,7 @@ class MemoryService:
                 raise BadRequest(
                     f"entry_id: expected a journal entry id like 1712345678901-0, got {entry_id!r}"
                 )
-            entry = store._find_entry(entry_id)  # live stream and archives alike
+            entry = store.find_entry(entry_id)  # live stream and archives alike
         else:
             mid = None if memory_id is None else self._id(memory_id)
             entry = self._latest_undoable(store, mid)

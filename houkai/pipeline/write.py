@@ -800,9 +800,3 @@ def expand_path(path: str, glob: str | None) -> list[str]:
     if not files:
         raise ValidationError(f"{path}: no matching .md/.txt/.jsonl files")
     return files
-
-
-# Deprecated: the CLI's ingest preview still imports 0.1's private names.
-_chunk_sizes = chunk_sizes
-_document_items = document_items
-_expand_path = expand_path

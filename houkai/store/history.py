@@ -103,7 +103,6 @@ class HistoryMixin(StoreHost):
             raise NotFound(f"no journal entry {ref!r}")
         return found
 
-    _find_entry = find_entry  # deprecated: the CLI and the service still call it
 
     # ------------------------------------------------------------------ undo
     def undo(self, entry: JournalEntry | str | float, *, strict: bool = False) -> bool:

@@ -380,25 +380,25 @@ def _plan(
     glob: str | None,
 ) -> list[tuple[str, dict]]:
     """(label, item) for every chunk the ingest would store: the dry-run preview."""
-    from ...pipeline.write import _document_items, _expand_path, iter_jsonl, jsonl_sizes
+    from ...pipeline.write import document_items, expand_path, iter_jsonl, jsonl_sizes
 
     plan: list[tuple[str, dict]] = []
     for path in paths:
         if path == "-":
             if raw is not None:
-                plan += [("stdin", i) for i in _document_items({**stdin_doc, "text": raw}, sizes)]
+                plan += [("stdin", i) for i in document_items({**stdin_doc, "text": raw}, sizes)]
             continue
-        for file in _expand_path(path, glob):
+        for file in expand_path(path, glob):
             label = Path(file).name
             doc = {**extra, "source": extra.get("source") or f"ingest:{label}"}
             if file.endswith(".jsonl"):
                 for line in iter_jsonl(file):
                     plan += [
-                        (label, i) for i in _document_items({**doc, **line}, jsonl_sizes(sizes))
+                        (label, i) for i in document_items({**doc, **line}, jsonl_sizes(sizes))
                     ]
             else:
                 text = Path(file).read_text(encoding="utf-8-sig", errors="replace")
-                plan += [(label, i) for i in _document_items({**doc, "text": text}, sizes)]
+                plan += [(label, i) for i in document_items({**doc, "text": text}, sizes)]
     return plan
 
 
@@ -481,11 +481,11 @@ def ingest(
     with its paragraph, long paragraphs split on sentences, chunks under
     --min-chars dropped); --chunking pack fills chunks up to --max-chars.
     """
-    from ...pipeline.write import _chunk_sizes
+    from ...pipeline.write import chunk_sizes
 
     paths, raw = _read_inputs(paths)
     auto = auto_importance or (importance is None and ctx.settings.auto_importance)
-    sizes = _chunk_sizes(max_chars, min_chars, chunking, auto)
+    sizes = chunk_sizes(max_chars, min_chars, chunking, auto)
     extra: dict[str, Any] = {"type": mtype}
     if tags:
         extra["tags"] = list(tags)
