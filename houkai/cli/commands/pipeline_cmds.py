@@ -508,6 +508,17 @@ def ingest(
             click.echo("Aborted.")
             return
     pipeline = _pipeline(ctx, "inline" if inline else None)
+    # What every file (and JSONL on stdin) is ingested with.
+    path_options: dict[str, Any] = dict(
+        type=mtype,
+        tags=list(tags) or None,
+        importance=importance,
+        auto_importance=auto,
+        chunking=chunking,
+        max_chars=max_chars,
+        min_chars=min_chars,
+        batch_size=batch_size,
+    )
     results = []
     for path in paths:
         if path == "-":
@@ -517,18 +528,7 @@ def ingest(
                 with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as fh:
                     fh.write(raw or "")
                 try:
-                    job = pipeline.ingest_path(
-                        fh.name,
-                        type=mtype,
-                        tags=list(tags) or None,
-                        source=stdin_doc["source"],
-                        importance=importance,
-                        auto_importance=auto,
-                        chunking=chunking,
-                        max_chars=max_chars,
-                        min_chars=min_chars,
-                        batch_size=batch_size,
-                    )
+                    job = pipeline.ingest_path(fh.name, source=stdin_doc["source"], **path_options)
                 finally:
                     os.unlink(fh.name)
             else:
@@ -541,19 +541,7 @@ def ingest(
                     batch_size=batch_size,
                 )
         else:
-            job = pipeline.ingest_path(
-                path,
-                glob=glob_,
-                type=mtype,
-                tags=list(tags) or None,
-                source=source,
-                importance=importance,
-                auto_importance=auto,
-                chunking=chunking,
-                max_chars=max_chars,
-                min_chars=min_chars,
-                batch_size=batch_size,
-            )
+            job = pipeline.ingest_path(path, glob=glob_, source=source, **path_options)
         click.echo(f"job {job.id}: {job.total} memories from {path}", err=True)
         status = follow(pipeline, job, timeout=timeout) if wait else pipeline.job(job.id)
         results.append(status.to_dict() if status else {"id": job.id, "total": job.total})
