@@ -43,6 +43,7 @@ class Item:
         self.lexical_active = lexical_active
         self.evidence = evidence
         self.now = now
+        self.category = 0  # LoCoMo question category, set by collect()
 
 
 def collect(store, conv: locomo.Conversation, k: int = 10, overfetch: int = 4) -> list[Item]:
@@ -65,7 +66,7 @@ def collect(store, conv: locomo.Conversation, k: int = 10, overfetch: int = 4) -
     for q in conv.questions:
         parse = parse_query(q.text, as_of)
         w = store._understood_weights(BASE.weights(HybridWeights()), parse, BASE)
-        qvec = store._query_vector(q.text)
+        qvec = store.query_vector(q.text)
         pool, lexical_active = store._gather(
             q.text, qvec, where, k * overfetch, "hybrid", STAGES, w, BASE, True, filters
         )
@@ -101,7 +102,7 @@ def fit_kind(store, items: list[Item], passes: int = 2) -> tuple[StageParams, di
         improved = False
         for name, values in GRID.items():
             for value in values:
-                trial = replace(best, **{name: value})
+                trial = replace(best, **{name: value})  # type: ignore[arg-type]
                 r5, mrr = evaluate(store, items, trial)
                 if r5 + mrr > best_value + 1e-9:
                     best, best_value, improved = trial, r5 + mrr, True

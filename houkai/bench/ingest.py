@@ -201,6 +201,8 @@ def run(
         job = pipeline.submit(texts, batch_size=batch_size)
         while True:
             status = pipeline.job(job.id)
+            if status is None:
+                raise RuntimeError(f"bench job {job.id} vanished")
             if progress is not None:
                 progress(status.processed, status.total)
             if status.settled:

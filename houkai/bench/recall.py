@@ -345,7 +345,7 @@ def load_corpus(
         chunk = memories[start : start + batch]
         for memory in chunk:
             memory.collection = store.collection_name
-        store._write(chunk, vectors[start : start + batch])
+        store.write(chunk, vectors[start : start + batch])
         if progress:
             progress(f"writing {min(start + batch, n)}/{n}")
     wait_indexed(client, store.keys.index, n)
@@ -369,7 +369,7 @@ def _read_vectors(
         for key in keys:
             pipe.hmget(key, "vec", "type", "tagk")
         for key, (raw, kind, tagk) in zip(keys, pipe.execute(), strict=True):
-            vec = store._vector_from_blob(raw)
+            vec = store.vector_from_blob(raw)
             if vec is None:
                 continue
             ids.append(codec.memory_id_from_key(store.keys, key))
@@ -386,7 +386,7 @@ def _knn(store: Any, qvec: np.ndarray, knn: int, ef: int, where: str) -> list[st
         store.client,
         store.keys.index,
         f"{base}=>[KNN {knn} @vec $q EF_RUNTIME $ef AS dist]",
-        params={"q": store._vector_blob(qvec), "ef": ef},
+        params={"q": store.vector_blob(qvec), "ef": ef},
         return_fields=("dist",),
         sortby=("dist", "ASC"),
         limit=knn,

@@ -207,7 +207,7 @@ def measure_json(client: redis.Redis, n: int, dim: int, batch: int = 1000) -> St
         pipe = client.pipeline(transaction=False)
         for i in range(size):
             m = _memory(rng, "storage")
-            doc = {
+            doc: dict[str, object] = {
                 k: (v.decode() if isinstance(v, bytes) else v) for k, v in codec.to_hash(m).items()
             }
             doc.update(
@@ -216,7 +216,7 @@ def measure_json(client: redis.Redis, n: int, dim: int, batch: int = 1000) -> St
                 last_accessed=m.last_accessed,
                 expires_at=0.0,
                 polarity=0,
-                tagk=doc["tagk"].split(","),
+                tagk=str(doc["tagk"]).split(","),
                 tags=m.tags,
                 links=[],
                 vec=[round(float(x), 7) for x in vectors[i]],

@@ -278,7 +278,7 @@ def _require_matplotlib() -> None:
 
 def register(cli: click.Group) -> None:
     group = cli.commands.get("bench")
-    if group is None:
+    if not isinstance(group, click.Group):
         group = click.Group("bench", help="Benchmarks.")
         cli.add_command(group)
     group.add_command(bench_locomo)
