@@ -103,7 +103,6 @@ class HistoryMixin(StoreHost):
             raise NotFound(f"no journal entry {ref!r}")
         return found
 
-
     # ------------------------------------------------------------------ undo
     def undo(self, entry: JournalEntry | str | float, *, strict: bool = False) -> bool:
         """Reverse one journal entry (by entry, stream id or timestamp); True on success.

@@ -69,9 +69,7 @@ Text = Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS, pattern=NON
 NonEmpty = Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS, pattern=NONSPACE)]
 #: A memory / job id.
 Id = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS)]
-Tag = Annotated[
-    str, Field(min_length=1, max_length=MAX_TAG_CHARS, pattern=TAG_PATTERN)
-]
+Tag = Annotated[str, Field(min_length=1, max_length=MAX_TAG_CHARS, pattern=TAG_PATTERN)]
 #: Tags: a list, or one string as a single tag.
 Tags = Tag | Annotated[list[Tag], Field(max_length=MAX_TAGS)]
 #: A point in time: epoch seconds, ISO-8601 or a relative span.
