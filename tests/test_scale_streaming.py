@@ -34,7 +34,7 @@ def test_sorted_keys_stream_in_order_with_ties_wider_than_a_window(store: Memory
     for m in memories:
         m.collection = store.collection_name
     vecs = rng.standard_normal((len(memories), store.index_params.dim)).astype(np.float32)
-    store._write(memories, vecs)
+    store.write(memories, vecs)
     deadline = time.time() + 30
     while store.count() < len(memories) and time.time() < deadline:
         time.sleep(0.05)

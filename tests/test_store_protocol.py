@@ -29,7 +29,21 @@ def test_primitives_are_public_but_not_wrapped_as_operations():
     assert {"remember", "recall", "forget", "undo"} <= set(public_methods())
 
 
-def test_deprecated_private_names_are_the_primitives():
-    assert MemoryStore._write is MemoryStore.write
-    assert MemoryStore._journal is MemoryStore.journal_append
-    assert MemoryStore._find_entry is MemoryStore.find_entry
+def test_no_private_store_calls_outside_the_store():
+    """Other layers use the stated primitives, never the store's private methods."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    pattern = re.compile(
+        r"\bstore\._(write|journal|encode|vector_blob|vector_from_blob|query_vector|find_entry)\("
+    )
+    offenders = [
+        f"{path.relative_to(root)}:{n}"
+        for folder in ("houkai", "api", "workers")
+        for path in (root / folder).rglob("*.py")
+        if "store" not in path.relative_to(root).parts[:2]
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert offenders == []

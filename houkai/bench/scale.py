@@ -134,7 +134,7 @@ def write_corpus(
         memories, vecs = corpus.chunk(written, size, seed)
         for m in memories:
             m.collection = store.collection_name
-        store._write(memories, vecs)
+        store.write(memories, vecs)
         written += size
         if progress and written % 20_000 == 0:
             progress(f"wrote {written:,} ({time.perf_counter() - t0:.0f}s)")

@@ -951,15 +951,6 @@ class CoreStore(abc.ABC):
     def reindex_links(self, memories: Iterable[Memory], pipe: Any = None) -> None:
         """Record the outgoing edges of *memories* in the reverse index (GraphMixin)."""
 
-    # ------------------------------------------------------------------ deprecated
-    # 0.1's private names, kept for callers outside the store layer (CLI,
-    # bench, api) until they move to the public primitives. Do not use.
-    _write = write
-    _journal = journal_append
-    _encode = encode
-    _vector_blob = vector_blob
-    _vector_from_blob = vector_from_blob
-    _query_vector = query_vector
 
 
 def _field_name(raw: bytes | str) -> str:
