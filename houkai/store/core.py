@@ -952,6 +952,5 @@ class CoreStore(abc.ABC):
         """Record the outgoing edges of *memories* in the reverse index (GraphMixin)."""
 
 
-
 def _field_name(raw: bytes | str) -> str:
     return raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
