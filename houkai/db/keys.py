@@ -96,6 +96,11 @@ class Keys:
     def latency(self) -> str:
         return f"{self.prefix}:latency:{self.collection}"
 
+    @property
+    def aggregate_cache(self) -> str:
+        """HASH of cached collection-wide aggregates (stats, facets, growth), 30 s at most."""
+        return f"{self.metrics}:aggcache"
+
     @staticmethod
     def registry(prefix: str) -> str:
         """SET of every collection name under *prefix*."""

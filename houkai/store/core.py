@@ -697,7 +697,11 @@ class CoreStore(abc.ABC):
         for batch in self._scan_keys(self.keys.incoming_prefix + "*"):
             self.client.unlink(*batch)
         self.client.delete(
-            self.keys.tag_names, self.keys.lexstats, self.keys.access, self.keys.inflight
+            self.keys.tag_names,
+            self.keys.lexstats,
+            self.keys.access,
+            self.keys.inflight,
+            self.keys.aggregate_cache,
         )
         self.journal_append("nuke", "", meta={"deleted": deleted})
         return deleted

@@ -148,7 +148,7 @@ class ObservabilityMixin(StoreHost):
         ttl = AGGREGATE_CACHE_TTL
         if ttl <= 0:
             return compute()
-        key = f"{self.keys.metrics}:aggcache"
+        key = self.keys.aggregate_cache
         mark = self._write_mark(access)
         try:
             raw = self.client.hget(key, name)
