@@ -746,6 +746,7 @@ def test_unknown_collection_and_empty_query_are_the_rest_errors(houkai, doors):
         ("pack", "recall_pack"),
         ("auto-context", "auto_context"),
         ("list", "list_recent"),
+        ("remember", "remember"),
     ],
 )
 def test_operation_commands_take_every_declared_parameter(command, operation):
