@@ -747,13 +747,26 @@ def test_unknown_collection_and_empty_query_are_the_rest_errors(houkai, doors):
         ("auto-context", "auto_context"),
         ("list", "list_recent"),
         ("remember", "remember"),
+        ("show", "get"),
+        ("link", "link"),
+        ("unlink", "unlink"),
+        ("neighbors", "neighbors"),
+        ("supersede", "supersede"),
+        ("restore", "restore"),
+        ("history", "history"),
+        ("state-at", "state_at"),
+        ("get-at", "get_at"),
+        ("metrics", "metrics"),
+        ("journal tail", "journal_tail"),
     ],
 )
 def test_operation_commands_take_every_declared_parameter(command, operation):
     """The options come from the registry: a parameter added there is a CLI option."""
     from houkai.app.operations import get
 
-    params = {p.name: p for p in cli.commands[command].params}
+    group, _, sub = command.rpartition(" ")
+    found = cli.commands[group].commands[sub] if group else cli.commands[sub]  # type: ignore[attr-defined]
+    params = {p.name: p for p in found.params}
     op = get(operation)
     assert set(op.fields()) <= set(params), set(op.fields()) - set(params)
     for name, flag in op.short.items():

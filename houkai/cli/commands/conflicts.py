@@ -8,6 +8,7 @@ import click
 
 from .. import Context, pass_ctx
 from ..output import Column, output_options, print_rows, report, resolve_id, short_id, truncate
+from ._ops import operation_options
 
 
 @click.command("conflicts")
@@ -111,8 +112,7 @@ def _resolve_interactively(ctx: Context, found: list[dict[str, Any]]) -> None:
 
 
 @click.command("supersede")
-@click.argument("old_id")
-@click.argument("new_id")
+@operation_options("supersede", arguments=("old_id", "new_id"))
 @output_options
 @pass_ctx
 def supersede(ctx: Context, old_id: str, new_id: str) -> None:
@@ -124,7 +124,7 @@ def supersede(ctx: Context, old_id: str, new_id: str) -> None:
 
 
 @click.command("restore")
-@click.argument("memory_id")
+@operation_options("restore", arguments=("memory_id",))
 @output_options
 @pass_ctx
 def restore(ctx: Context, memory_id: str) -> None:

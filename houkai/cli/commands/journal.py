@@ -11,6 +11,7 @@ from ...domain.config import parse_duration
 from .. import Context, pass_ctx
 from ..output import Column, confirm, echo_json, fmt_ts, output_options, print_mapping, print_rows
 from ..output import report as say
+from ._ops import arguments, operation_options
 
 
 def _find(ctx: Context, ref: str) -> Any:
@@ -42,27 +43,23 @@ def journal_group() -> None:
 
 
 @journal_group.command("tail")
-@click.option(
-    "--number",
-    "-n",
-    type=click.IntRange(min=1),
-    default=20,
-    show_default=True,
-    help="How many entries.",
+@operation_options(
+    "journal_tail",
+    aliases={"n": ("--number",)},
+    overrides={"op": {"type": click.Choice(JOURNAL_OPS)}},
 )
-@click.option("--op", type=click.Choice(JOURNAL_OPS), help="Only this operation.")
 @click.option("--since", help="Only entries newer than this span (e.g. 1h, 7d).")
 @output_options
 @pass_ctx
-def tail(ctx: Context, number: int, op: str | None, since: str | None) -> None:
-    """The newest journal entries, newest first."""
-    since_seconds = None
+def tail(ctx: Context, since: str | None, **values: Any) -> None:
+    """The newest journal entries, newest first (--since: a span; --since-seconds: seconds)."""
+    given = arguments(values)
     if since is not None:
         try:
-            since_seconds = parse_duration(since)
+            given["since_seconds"] = parse_duration(since)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--since") from None
-    rows = ctx.call("journal_tail", n=number, op=op, since_seconds=since_seconds)
+    rows = ctx.call("journal_tail", **given)
     print_rows(
         ctx.fmt,
         rows,
