@@ -758,6 +758,9 @@ def test_unknown_collection_and_empty_query_are_the_rest_errors(houkai, doors):
         ("get-at", "get_at"),
         ("metrics", "metrics"),
         ("journal tail", "journal_tail"),
+        ("edit", "edit"),
+        ("export", "export"),
+        ("import", "import"),
     ],
 )
 def test_operation_commands_take_every_declared_parameter(command, operation):
