@@ -761,6 +761,9 @@ def test_unknown_collection_and_empty_query_are_the_rest_errors(houkai, doors):
         ("edit", "edit"),
         ("export", "export"),
         ("import", "import"),
+        ("conflicts", "find_conflicts"),
+        ("jobs list", "jobs"),
+        ("jobs show", "job"),
     ],
 )
 def test_operation_commands_take_every_declared_parameter(command, operation):
