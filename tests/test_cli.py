@@ -764,6 +764,8 @@ def test_unknown_collection_and_empty_query_are_the_rest_errors(houkai, doors):
         ("conflicts", "find_conflicts"),
         ("jobs list", "jobs"),
         ("jobs show", "job"),
+        ("graph", "subgraph"),
+        ("stats", "stats"),
     ],
 )
 def test_operation_commands_take_every_declared_parameter(command, operation):

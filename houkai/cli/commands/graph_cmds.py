@@ -80,14 +80,19 @@ def neighbors(ctx: Context, memory_id: str, **values: Any) -> None:
 
 
 @click.command("graph")
-@click.argument("memory_ids", nargs=-1, required=True)
-@click.option("--depth", "-D", type=click.IntRange(min=0), default=1, show_default=True)
+@operation_options(
+    "subgraph",
+    arguments=("memory_ids",),
+    aliases={"depth": ("-D",)},
+    overrides={"memory_ids": {"nargs": -1}},
+)
 @click.option("--dot", is_flag=True, help="Print Graphviz DOT instead.")
 @output_options
 @pass_ctx
-def graph(ctx: Context, memory_ids: tuple[str, ...], depth: int, dot: bool) -> None:
+def graph(ctx: Context, memory_ids: tuple[str, ...], dot: bool, **values: Any) -> None:
     """The subgraph reachable from seed memories (ASCII, DOT or JSON)."""
-    g = ctx.call("subgraph", resolve_ids(ctx.reader(), memory_ids), depth=depth)
+    ids = resolve_ids(ctx.reader(), memory_ids)
+    g = ctx.call("subgraph", ids, **arguments(values))
     if ctx.fmt == "json":
         echo_json(g)
         return
