@@ -311,6 +311,12 @@ def test_journal_tail_show_undo(houkai):
     assert full["before"]["text"] == "Journaled then forgotten"
     ok(houkai("journal", "undo", forget_entry, "--yes"))
     assert as_json(houkai("show", memory_id, "--json"))["text"] == "Journaled then forgotten"
+    # --memory-id (the registry's parameter): undo the newest change to that memory
+    ok(houkai("edit", memory_id, "--text", "Edited afterwards"))
+    undone = as_json(houkai("journal", "undo", "--memory-id", memory_id, "--yes", "--json"))
+    assert undone["ok"] and undone["op"] == "edit"
+    assert as_json(houkai("show", memory_id, "--json"))["text"] == "Journaled then forgotten"
+    assert_one_error_line(houkai("journal", "undo", "--yes"), "--memory-id")
     assert_one_error_line(houkai("journal", "show", "12-0"), "no journal entry")
     assert_one_error_line(houkai("journal", "show", "yesterday"), "ENTRY")
 
@@ -766,6 +772,7 @@ def test_unknown_collection_and_empty_query_are_the_rest_errors(houkai, doors):
         ("jobs show", "job"),
         ("graph", "subgraph"),
         ("stats", "stats"),
+        ("journal undo", "undo"),
     ],
 )
 def test_operation_commands_take_every_declared_parameter(command, operation):

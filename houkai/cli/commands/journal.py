@@ -9,7 +9,17 @@ import click
 from ...db.journal import JOURNAL_OPS
 from ...domain.config import parse_duration
 from .. import Context, pass_ctx
-from ..output import Column, confirm, echo_json, fmt_ts, output_options, print_mapping, print_rows
+from ..output import (
+    Column,
+    confirm,
+    echo_json,
+    fmt_ts,
+    output_options,
+    print_mapping,
+    print_rows,
+    resolve_id,
+    short_id,
+)
 from ..output import report as say
 from ._ops import arguments, operation_options
 
@@ -90,13 +100,27 @@ def show(ctx: Context, entry: str) -> None:
 
 
 @journal_group.command("undo")
-@click.argument("entry")
+@operation_options("undo", arguments=("entry_id",), overrides={"entry_id": {"metavar": "[ENTRY]"}})
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 @output_options
 @pass_ctx
-def undo(ctx: Context, entry: str, yes: bool) -> None:
-    """Reverse one entry (remember → forget, forget → restore, edit → previous version…)."""
-    found = _find(ctx, entry)
+def undo(ctx: Context, entry_id: str | None, memory_id: str | None, yes: bool) -> None:
+    """Reverse one entry (remember → forget, forget → restore, edit → previous version…).
+
+    ENTRY is a journal entry id (see `journal tail`) or its epoch ts; or give
+    --memory-id to undo the newest change to that memory."""
+    if entry_id is None:
+        if memory_id is None:
+            raise click.UsageError("give ENTRY or --memory-id")
+        try:
+            full = resolve_id(ctx.reader(), memory_id)
+        except ValueError:
+            full = memory_id  # a forgotten memory is no longer in the keyspace
+        confirm(f"Undo the newest change to {short_id(full)}?", yes=yes)
+        result = ctx.call("undo", memory_id=full)
+        say(ctx.fmt, result, f"Undone: {result.get('op')} of {short_id(full)}")
+        return
+    found = _find(ctx, entry_id)
     confirm(f"Undo {found.summary()}?", yes=yes)
     result = ctx.call("undo", entry_id=found.stream_id)
     say(ctx.fmt, result, f"Undone: {found.summary()}")
