@@ -244,6 +244,20 @@ def test_ttl_list_and_purge(houkai):
     assert_one_error_line(houkai("show", gone), "no memory")
     assert_one_error_line(houkai("remember", "x", "--ttl", "soon"), "--ttl")
     assert_one_error_line(houkai("remember", "x", "--expires-at", "7d"), "--ttl")
+    # registry-declared spellings next to the CLI's: seconds, an int choice, --tags
+    noted = remember(
+        houkai,
+        "Do not deploy on Fridays",
+        "--ttl-seconds",
+        "3600",
+        "--polarity",
+        "-1",
+        "--tags",
+        "deploy",
+    )
+    shown = as_json(houkai("show", noted, "--json"))
+    assert shown["polarity"] == -1 and shown["tags"] == ["deploy"]
+    assert shown["expires_at"] == pytest.approx(time.time() + 3600, abs=120)
 
 
 def test_prune_dry_run_keeps_everything(houkai):
