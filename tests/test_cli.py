@@ -244,6 +244,20 @@ def test_ttl_list_and_purge(houkai):
     assert_one_error_line(houkai("show", gone), "no memory")
     assert_one_error_line(houkai("remember", "x", "--ttl", "soon"), "--ttl")
     assert_one_error_line(houkai("remember", "x", "--expires-at", "7d"), "--ttl")
+    # registry-declared spellings next to the CLI's: seconds, an int choice, --tags
+    noted = remember(
+        houkai,
+        "Do not deploy on Fridays",
+        "--ttl-seconds",
+        "3600",
+        "--polarity",
+        "-1",
+        "--tags",
+        "deploy",
+    )
+    shown = as_json(houkai("show", noted, "--json"))
+    assert shown["polarity"] == -1 and shown["tags"] == ["deploy"]
+    assert shown["expires_at"] == pytest.approx(time.time() + 3600, abs=120)
 
 
 def test_prune_dry_run_keeps_everything(houkai):
@@ -311,6 +325,12 @@ def test_journal_tail_show_undo(houkai):
     assert full["before"]["text"] == "Journaled then forgotten"
     ok(houkai("journal", "undo", forget_entry, "--yes"))
     assert as_json(houkai("show", memory_id, "--json"))["text"] == "Journaled then forgotten"
+    # --memory-id (the registry's parameter): undo the newest change to that memory
+    ok(houkai("edit", memory_id, "--text", "Edited afterwards"))
+    undone = as_json(houkai("journal", "undo", "--memory-id", memory_id, "--yes", "--json"))
+    assert undone["ok"] and undone["op"] == "edit"
+    assert as_json(houkai("show", memory_id, "--json"))["text"] == "Journaled then forgotten"
+    assert_one_error_line(houkai("journal", "undo", "--yes"), "--memory-id")
     assert_one_error_line(houkai("journal", "show", "12-0"), "no journal entry")
     assert_one_error_line(houkai("journal", "show", "yesterday"), "ENTRY")
 
@@ -746,13 +766,36 @@ def test_unknown_collection_and_empty_query_are_the_rest_errors(houkai, doors):
         ("pack", "recall_pack"),
         ("auto-context", "auto_context"),
         ("list", "list_recent"),
+        ("remember", "remember"),
+        ("show", "get"),
+        ("link", "link"),
+        ("unlink", "unlink"),
+        ("neighbors", "neighbors"),
+        ("supersede", "supersede"),
+        ("restore", "restore"),
+        ("history", "history"),
+        ("state-at", "state_at"),
+        ("get-at", "get_at"),
+        ("metrics", "metrics"),
+        ("journal tail", "journal_tail"),
+        ("edit", "edit"),
+        ("export", "export"),
+        ("import", "import"),
+        ("conflicts", "find_conflicts"),
+        ("jobs list", "jobs"),
+        ("jobs show", "job"),
+        ("graph", "subgraph"),
+        ("stats", "stats"),
+        ("journal undo", "undo"),
     ],
 )
 def test_operation_commands_take_every_declared_parameter(command, operation):
     """The options come from the registry: a parameter added there is a CLI option."""
     from houkai.app.operations import get
 
-    params = {p.name: p for p in cli.commands[command].params}
+    group, _, sub = command.rpartition(" ")
+    found = cli.commands[group].commands[sub] if group else cli.commands[sub]  # type: ignore[attr-defined]
+    params = {p.name: p for p in found.params}
     op = get(operation)
     assert set(op.fields()) <= set(params), set(op.fields()) - set(params)
     for name, flag in op.short.items():

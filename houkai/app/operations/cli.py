@@ -44,8 +44,18 @@ def _list_item(schema: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
+class IntChoice(click.Choice):
+    """A ``Literal`` of ints (polarity -1/0/1): chosen as text, passed on as an int."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        return int(super().convert(str(value), param, ctx))
+
+
 def click_type(schema: dict[str, Any]) -> Any:
     """The click parameter type for one JSON-Schema property."""
+    enum = schema.get("enum", ())
+    if enum and all(isinstance(v, int) and not isinstance(v, bool) for v in enum):
+        return IntChoice([str(v) for v in enum])
     if "enum" in schema:
         return click.Choice([str(v) for v in schema["enum"]])
     kind = schema.get("type")

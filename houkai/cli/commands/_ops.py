@@ -5,7 +5,10 @@ operation declares — type, bounds, enum choices, default shown in the help,
 the short flag declared once in the registry — so a parameter added to the
 operation reaches the CLI with no CLI edit. Its callback gets the click values
 and hands :func:`arguments` of them to the service, the path REST and MCP take.
-*aliases* only keeps the CLI's older spellings (``--budget``, ``-g``) working.
+*aliases* only keeps the CLI's older spellings (``--budget``, ``-g``) working;
+*overrides* sets attributes of a generated parameter where the CLI is more
+lenient than the wire (``--expires-at`` also takes ISO-8601, so a string the
+command parses; ``TEXT`` optional because stdin can give it).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ LEGACY: Mapping[str, tuple[str, ...]] = {
     "tag": ("-g",),
     "source": ("-s",),
     "token_budget": ("--budget",),
+    "tags": ("--tag",),
 }
 
 
@@ -28,6 +32,7 @@ def operation_options(
     *,
     arguments: tuple[str, ...] = (),
     aliases: Mapping[str, tuple[str, ...]] | None = None,
+    overrides: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Add the click parameters of *operation* (those in *arguments* as positionals)."""
     from ...app.operations import get
@@ -41,6 +46,8 @@ def operation_options(
             # show_default: the help already carries the declared default.
             param.show_default = False
             param.opts.extend(a for a in extra.get(param.name or "", ()) if a not in param.opts)
+        for attr, value in (overrides or {}).get(param.name or "", {}).items():
+            setattr(param, attr, value)
 
     def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
         memo: list[click.Parameter] = f.__dict__.setdefault("__click_params__", [])

@@ -48,7 +48,7 @@ def list_cmd(ctx: Context, source: str | None, since: str | None, sort: str, **v
 
 
 @click.command("show")
-@click.argument("memory_id")
+@operation_options("get", arguments=("memory_id",))
 @output_options
 @pass_ctx
 def show(ctx: Context, memory_id: str) -> None:

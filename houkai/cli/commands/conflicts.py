@@ -8,16 +8,11 @@ import click
 
 from .. import Context, pass_ctx
 from ..output import Column, output_options, print_rows, report, resolve_id, short_id, truncate
+from ._ops import arguments, operation_options
 
 
 @click.command("conflicts")
-@click.option("--id", "memory_id", help="Check one memory (default: scan the collection).")
-@click.option(
-    "--threshold",
-    "-T",
-    type=click.FloatRange(0.0, 1.0),
-    help="Similarity threshold (default: config conflict_threshold).",
-)
+@operation_options("find_conflicts", aliases={"memory_id": ("--id",), "threshold": ("-T",)})
 @click.option(
     "--resolve",
     type=click.Choice(["interactive"]),
@@ -25,12 +20,12 @@ from ..output import Column, output_options, print_rows, report, resolve_id, sho
 )
 @output_options
 @pass_ctx
-def conflicts(
-    ctx: Context, memory_id: str | None, threshold: float | None, resolve: str | None
-) -> None:
+def conflicts(ctx: Context, resolve: str | None, **values: Any) -> None:
     """Find near-duplicate or contradictory memory pairs."""
-    full = resolve_id(ctx.reader(), memory_id) if memory_id else None
-    found = ctx.call("find_conflicts", full, threshold=threshold)
+    given = arguments(values)
+    if given.get("memory_id"):
+        given["memory_id"] = resolve_id(ctx.reader(), given["memory_id"])
+    found = ctx.call("find_conflicts", **given)
     if resolve == "interactive":
         _resolve_interactively(ctx, found)
         return
@@ -111,8 +106,7 @@ def _resolve_interactively(ctx: Context, found: list[dict[str, Any]]) -> None:
 
 
 @click.command("supersede")
-@click.argument("old_id")
-@click.argument("new_id")
+@operation_options("supersede", arguments=("old_id", "new_id"))
 @output_options
 @pass_ctx
 def supersede(ctx: Context, old_id: str, new_id: str) -> None:
@@ -124,7 +118,7 @@ def supersede(ctx: Context, old_id: str, new_id: str) -> None:
 
 
 @click.command("restore")
-@click.argument("memory_id")
+@operation_options("restore", arguments=("memory_id",))
 @output_options
 @pass_ctx
 def restore(ctx: Context, memory_id: str) -> None:

@@ -7,9 +7,9 @@ from typing import Any
 
 import click
 
-from ...domain.model import MEMORY_TYPES
 from .. import Context, pass_ctx
 from ..output import output_options, report, resolve_id, short_id
+from ._ops import arguments, operation_options
 from .remember import parse_expires_at, parse_ttl, read_text
 
 _HELP = (
@@ -75,47 +75,39 @@ def _editor() -> str:
 
 
 @click.command("edit")
-@click.argument("memory_id")
-@click.option("--text", help="New text ('-' reads stdin). Without any option: open $EDITOR.")
-@click.option("--type", "-t", "type_", type=click.Choice(MEMORY_TYPES), help="New type.")
-@click.option("--tag", "-g", "tags", multiple=True, help="Replace the tags (repeatable).")
+@operation_options(
+    "edit",
+    arguments=("memory_id",),
+    aliases={"type": ("-t",), "tags": ("-g",), "importance": ("-i",)},
+    overrides={"expires_at": {"type": click.STRING}},
+)
 @click.option("--clear-tags", is_flag=True, help="Remove every tag.")
-@click.option("--importance", "-i", type=click.FloatRange(0.0, 1.0), help="New importance.")
-@click.option("--polarity", type=click.IntRange(-1, 1), help="New polarity.")
-@click.option("--source", "-s", help="New source ('' clears it).")
 @click.option("--ttl", help="Expire this span from now (e.g. 7d).")
-@click.option("--expires-at", help="Expire at epoch / ISO-8601 ('0' clears the expiry).")
 @output_options
 @pass_ctx
 def edit(
     ctx: Context,
     memory_id: str,
-    text: str | None,
-    type_: str | None,
-    tags: tuple[str, ...],
     clear_tags: bool,
-    importance: float | None,
-    polarity: int | None,
-    source: str | None,
     ttl: str | None,
-    expires_at: str | None,
+    **values: Any,
 ) -> None:
-    """Change a memory in place: same id and links; the text is re-embedded if it changed."""
+    """Change a memory in place: same id and links; the text is re-embedded if it changed.
+
+    --text '-' reads stdin; --source '' clears the source; --expires-at takes epoch or
+    ISO-8601 ('0' clears the expiry). Without any option: open $EDITOR."""
     memory = _load(ctx, memory_id)
-    changes: dict[str, Any] = {}
-    if text is not None:
-        changes["text"] = read_text(text)
-    if type_ is not None:
-        changes["type"] = type_
-    if tags or clear_tags:
-        changes["tags"] = [] if clear_tags else list(tags)
-    if importance is not None:
-        changes["importance"] = importance
-    if polarity is not None:
-        changes["polarity"] = polarity
-    if source is not None:
-        changes["source"] = source or None
-    ttl_seconds, expiry = parse_ttl(ttl), parse_expires_at(expires_at)
+    changes = arguments(values)
+    if changes.get("clear_source") is False:
+        del changes["clear_source"]  # --no-clear-source is not a change
+    if "text" in changes:
+        changes["text"] = read_text(changes["text"])
+    if clear_tags:
+        changes["tags"] = []
+    if "source" in changes:
+        changes["source"] = changes["source"] or None
+    ttl_seconds = parse_ttl(ttl)
+    expiry = parse_expires_at(changes.pop("expires_at", None))
     if ttl_seconds is not None and expiry is not None:
         raise click.UsageError("pass at most one of --ttl and --expires-at")
     if ttl_seconds is not None:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 
-from ...domain.model import DIRECTIONS, LINK_RELS
 from .. import Context, pass_ctx
 from ..output import (
     Column,
@@ -19,56 +19,51 @@ from ..output import (
     short_id,
     truncate,
 )
+from ._ops import arguments, operation_options
+
+#: ``link``/``unlink`` keep their SRC DST usage and their ``-r``.
+_ENDS = ("src_id", "dst_id")
+_REL = {"rel": ("-r",)}
+_METAVARS = {"src_id": {"metavar": "SRC"}, "dst_id": {"metavar": "DST"}}
 
 
 @click.command("link")
-@click.argument("src")
-@click.argument("dst")
-@click.option(
-    "--rel",
-    "-r",
-    type=click.Choice(LINK_RELS),
-    default="related",
-    show_default=True,
-    help="Relation of the edge.",
-)
+@operation_options("link", arguments=_ENDS, aliases=_REL, overrides=_METAVARS)
 @output_options
 @pass_ctx
-def link(ctx: Context, src: str, dst: str, rel: str) -> None:
+def link(ctx: Context, src_id: str, dst_id: str, **values: Any) -> None:
     """Add a directed link SRC --rel--> DST (ids or unique prefixes)."""
     store = ctx.reader()
-    src_id, dst_id = resolve_id(store, src), resolve_id(store, dst)
-    result = ctx.call("link", src_id, dst_id, rel=rel)
+    src_id, dst_id = resolve_id(store, src_id), resolve_id(store, dst_id)
+    result = ctx.call("link", src_id, dst_id, **arguments(values))
+    rel = result.get("rel") or values.get("rel") or "related"
     report(ctx.fmt, result, f"Linked {short_id(src_id)} --[{rel}]--> {short_id(dst_id)}")
 
 
 @click.command("unlink")
-@click.argument("src")
-@click.argument("dst")
-@click.option(
-    "--rel", "-r", type=click.Choice(LINK_RELS), help="Only this relation (default: all)."
-)
+@operation_options("unlink", arguments=_ENDS, aliases=_REL, overrides=_METAVARS)
 @output_options
 @pass_ctx
-def unlink(ctx: Context, src: str, dst: str, rel: str | None) -> None:
+def unlink(ctx: Context, src_id: str, dst_id: str, **values: Any) -> None:
     """Remove the link(s) from SRC to DST."""
     store = ctx.reader()
-    src_id, dst_id = resolve_id(store, src), resolve_id(store, dst)
-    result = ctx.call("unlink", src_id, dst_id, rel=rel)
+    src_id, dst_id = resolve_id(store, src_id), resolve_id(store, dst_id)
+    result = ctx.call("unlink", src_id, dst_id, **arguments(values))
     report(ctx.fmt, result, f"Removed {result['removed']} link(s).")
 
 
 @click.command("neighbors")
-@click.argument("memory_id")
-@click.option("--rel", "-r", type=click.Choice(LINK_RELS), help="Only this relation.")
-@click.option("--direction", "-d", type=click.Choice(DIRECTIONS), default="both", show_default=True)
-@click.option("--depth", "-D", type=click.IntRange(min=1), default=1, show_default=True)
+@operation_options(
+    "neighbors",
+    arguments=("memory_id",),
+    aliases={**_REL, "direction": ("-d",), "depth": ("-D",)},
+)
 @output_options
 @pass_ctx
-def neighbors(ctx: Context, memory_id: str, rel: str | None, direction: str, depth: int) -> None:
+def neighbors(ctx: Context, memory_id: str, **values: Any) -> None:
     """Memories linked to or from a memory."""
     full = resolve_id(ctx.reader(), memory_id)
-    results = ctx.call("neighbors", full, rel=rel, direction=direction, depth=depth)
+    results = ctx.call("neighbors", full, **arguments(values))
     rows = [{"rel": n["rel"], "id": n["id"], "type": n["type"], "text": n["text"]} for n in results]
     print_rows(
         ctx.fmt,
@@ -85,14 +80,19 @@ def neighbors(ctx: Context, memory_id: str, rel: str | None, direction: str, dep
 
 
 @click.command("graph")
-@click.argument("memory_ids", nargs=-1, required=True)
-@click.option("--depth", "-D", type=click.IntRange(min=0), default=1, show_default=True)
+@operation_options(
+    "subgraph",
+    arguments=("memory_ids",),
+    aliases={"depth": ("-D",)},
+    overrides={"memory_ids": {"nargs": -1}},
+)
 @click.option("--dot", is_flag=True, help="Print Graphviz DOT instead.")
 @output_options
 @pass_ctx
-def graph(ctx: Context, memory_ids: tuple[str, ...], depth: int, dot: bool) -> None:
+def graph(ctx: Context, memory_ids: tuple[str, ...], dot: bool, **values: Any) -> None:
     """The subgraph reachable from seed memories (ASCII, DOT or JSON)."""
-    g = ctx.call("subgraph", resolve_ids(ctx.reader(), memory_ids), depth=depth)
+    ids = resolve_ids(ctx.reader(), memory_ids)
+    g = ctx.call("subgraph", ids, **arguments(values))
     if ctx.fmt == "json":
         echo_json(g)
         return

@@ -10,49 +10,32 @@ from typing import Any
 
 import click
 
-from ...domain.model import IMPORT_POLICIES, MEMORY_TYPES
 from .. import Context, pass_ctx
 from ..output import confirm, echo_json, output_options, print_mapping, report
+from ._ops import arguments, operation_options
 from .recall import parse_time_option
 
 
 @click.command("export")
-@click.argument("path", type=click.Path(dir_okay=False, writable=True))
-@click.option(
-    "--type",
-    "-t",
-    "types",
-    multiple=True,
-    type=click.Choice(MEMORY_TYPES),
-    help="Only this type (repeatable).",
+@operation_options(
+    "export",
+    arguments=("path",),
+    aliases={"type": ("-t",)},
+    overrides={"path": {"type": click.Path(dir_okay=False, writable=True)}},
 )
-@click.option(
-    "--tag", "-g", "tags", multiple=True, help="Only memories with this tag (repeatable)."
-)
-@click.option("--since", help="Only created at/after: epoch, ISO-8601 or a span like 7d.")
-@click.option("--include-superseded", is_flag=True, help="Also superseded memories.")
 @click.option("--no-vectors", is_flag=True, help="Leave out embeddings (smaller file).")
 @output_options
 @pass_ctx
-def export(
-    ctx: Context,
-    path: str,
-    types: tuple[str, ...],
-    tags: tuple[str, ...],
-    since: str | None,
-    include_superseded: bool,
-    no_vectors: bool,
-) -> None:
-    """Write memories to a portable .ahkai archive (gzipped JSONL, streamed)."""
-    data = ctx.call(
-        "export",
-        path,
-        include_vectors=not no_vectors,
-        include_superseded=include_superseded,
-        type=list(types) or None,
-        tag=list(tags) or None,
-        since=parse_time_option(since, "--since"),
-    )
+def export(ctx: Context, no_vectors: bool, **values: Any) -> None:
+    """Write memories to a portable .ahkai archive (gzipped JSONL, streamed).
+
+    --type and --tag repeat; --since takes epoch, ISO-8601 or a span like 7d."""
+    given = arguments(values)
+    if no_vectors:
+        given["include_vectors"] = False
+    if "since" in given:
+        given["since"] = parse_time_option(given["since"], "--since")
+    data = ctx.call("export", **given)
     report(
         ctx.fmt,
         data,
@@ -62,37 +45,24 @@ def export(
 
 
 @click.command("import")
-@click.argument("path", type=click.Path(exists=True, dir_okay=False, readable=True))
-@click.option(
-    "--on-conflict",
-    type=click.Choice(IMPORT_POLICIES),
-    default="skip",
-    show_default=True,
-    help="What to do when an id already exists.",
+@operation_options(
+    "import",
+    arguments=("path",),
+    overrides={"path": {"type": click.Path(exists=True, dir_okay=False, readable=True)}},
 )
-@click.option(
-    "--regenerate-vectors",
-    is_flag=True,
-    help="Re-embed the text (required when the archive's model differs).",
-)
-@click.option("--dry-run", is_flag=True, help="Count what would happen; write nothing.")
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 @output_options
 @pass_ctx
-def import_cmd(
-    ctx: Context, path: str, on_conflict: str, regenerate_vectors: bool, dry_run: bool, yes: bool
-) -> None:
-    """Import memories from a .ahkai archive into the current collection."""
+def import_cmd(ctx: Context, yes: bool, **values: Any) -> None:
+    """Import memories from a .ahkai archive into the current collection.
+
+    --regenerate-vectors is required when the archive's model differs."""
+    given = arguments(values)
+    path, dry_run = given["path"], bool(given.get("dry_run"))
     if not dry_run:
-        verb = "overwriting" if on_conflict == "overwrite" else "into"
+        verb = "overwriting" if given.get("on_conflict") == "overwrite" else "into"
         confirm(f"Import {path} {verb} collection {ctx.collection!r}?", yes=yes)
-    data = ctx.call(
-        "import_",
-        path,
-        on_conflict=on_conflict,
-        regenerate_vectors=regenerate_vectors,
-        dry_run=dry_run,
-    )
+    data = ctx.call("import_", **given)
     errors = list(data.get("errors") or [])
     if ctx.fmt == "json":
         echo_json(data)

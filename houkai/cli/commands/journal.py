@@ -9,8 +9,19 @@ import click
 from ...db.journal import JOURNAL_OPS
 from ...domain.config import parse_duration
 from .. import Context, pass_ctx
-from ..output import Column, confirm, echo_json, fmt_ts, output_options, print_mapping, print_rows
+from ..output import (
+    Column,
+    confirm,
+    echo_json,
+    fmt_ts,
+    output_options,
+    print_mapping,
+    print_rows,
+    resolve_id,
+    short_id,
+)
 from ..output import report as say
+from ._ops import arguments, operation_options
 
 
 def _find(ctx: Context, ref: str) -> Any:
@@ -42,27 +53,23 @@ def journal_group() -> None:
 
 
 @journal_group.command("tail")
-@click.option(
-    "--number",
-    "-n",
-    type=click.IntRange(min=1),
-    default=20,
-    show_default=True,
-    help="How many entries.",
+@operation_options(
+    "journal_tail",
+    aliases={"n": ("--number",)},
+    overrides={"op": {"type": click.Choice(JOURNAL_OPS)}},
 )
-@click.option("--op", type=click.Choice(JOURNAL_OPS), help="Only this operation.")
 @click.option("--since", help="Only entries newer than this span (e.g. 1h, 7d).")
 @output_options
 @pass_ctx
-def tail(ctx: Context, number: int, op: str | None, since: str | None) -> None:
-    """The newest journal entries, newest first."""
-    since_seconds = None
+def tail(ctx: Context, since: str | None, **values: Any) -> None:
+    """The newest journal entries, newest first (--since: a span; --since-seconds: seconds)."""
+    given = arguments(values)
     if since is not None:
         try:
-            since_seconds = parse_duration(since)
+            given["since_seconds"] = parse_duration(since)
         except ValueError as exc:
             raise click.BadParameter(str(exc), param_hint="--since") from None
-    rows = ctx.call("journal_tail", n=number, op=op, since_seconds=since_seconds)
+    rows = ctx.call("journal_tail", **given)
     print_rows(
         ctx.fmt,
         rows,
@@ -93,13 +100,27 @@ def show(ctx: Context, entry: str) -> None:
 
 
 @journal_group.command("undo")
-@click.argument("entry")
+@operation_options("undo", arguments=("entry_id",), overrides={"entry_id": {"metavar": "[ENTRY]"}})
 @click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 @output_options
 @pass_ctx
-def undo(ctx: Context, entry: str, yes: bool) -> None:
-    """Reverse one entry (remember → forget, forget → restore, edit → previous version…)."""
-    found = _find(ctx, entry)
+def undo(ctx: Context, entry_id: str | None, memory_id: str | None, yes: bool) -> None:
+    """Reverse one entry (remember → forget, forget → restore, edit → previous version…).
+
+    ENTRY is a journal entry id (see `journal tail`) or its epoch ts; or give
+    --memory-id to undo the newest change to that memory."""
+    if entry_id is None:
+        if memory_id is None:
+            raise click.UsageError("give ENTRY or --memory-id")
+        try:
+            full = resolve_id(ctx.reader(), memory_id)
+        except ValueError:
+            full = memory_id  # a forgotten memory is no longer in the keyspace
+        confirm(f"Undo the newest change to {short_id(full)}?", yes=yes)
+        result = ctx.call("undo", memory_id=full)
+        say(ctx.fmt, result, f"Undone: {result.get('op')} of {short_id(full)}")
+        return
+    found = _find(ctx, entry_id)
     confirm(f"Undo {found.summary()}?", yes=yes)
     result = ctx.call("undo", entry_id=found.stream_id)
     say(ctx.fmt, result, f"Undone: {found.summary()}")

@@ -20,6 +20,7 @@ from ...pipeline.chunking import CHUNK_MODES
 from ...pipeline.dispatch import QUEUES
 from .. import Context, pass_ctx
 from ..output import Column, output_options, print_mapping, print_rows, resolve_format
+from ._ops import arguments, operation_options
 
 
 def _fmt(ctx: Context) -> str:
@@ -278,12 +279,12 @@ def jobs_group() -> None:
 
 
 @jobs_group.command("list")
-@click.option("--limit", "-n", type=click.IntRange(1, 1000), default=20, show_default=True)
+@operation_options("jobs")
 @output_options
 @pass_ctx
-def jobs_list(ctx: Context, limit: int) -> None:
+def jobs_list(ctx: Context, **values: Any) -> None:
     """Newest jobs of the collection first."""
-    statuses = ctx.call("jobs", limit)
+    statuses = ctx.call("jobs", **arguments(values))
     print_rows(
         _fmt(ctx),
         [_job_row(s) for s in statuses],
@@ -294,7 +295,7 @@ def jobs_list(ctx: Context, limit: int) -> None:
 
 
 @jobs_group.command("show")
-@click.argument("job_id")
+@operation_options("job", arguments=("job_id",))
 @output_options
 @pass_ctx
 def jobs_show(ctx: Context, job_id: str) -> None:

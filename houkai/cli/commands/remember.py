@@ -8,10 +8,11 @@ from typing import Any
 import click
 
 from ...domain.config import parse_duration
-from ...domain.model import CONFLICT_POLICIES, MEMORY_TYPES, ConflictError
+from ...domain.model import ConflictError
 from ...domain.timeparse import is_relative, parse_timestamp
 from .. import Context, pass_ctx
 from ..output import output_options, report, short_id
+from ._ops import arguments, operation_options
 
 
 def read_text(text: str | None, force_stdin: bool = False) -> str:
@@ -75,89 +76,48 @@ def conflict_message(conflicts: list) -> str:
 
 
 @click.command("remember")
-@click.argument("text", required=False)
-@click.option(
-    "--type",
-    "-t",
-    "type_",
-    type=click.Choice(MEMORY_TYPES),
-    help="Memory type (default: config default_type).",
-)
-@click.option("--tag", "-g", "tags", multiple=True, help="Tag (repeatable).")
-@click.option(
-    "--importance",
-    "-i",
-    type=click.FloatRange(0.0, 1.0),
-    help="Importance 0..1 (default: config default_importance).",
+@operation_options(
+    "remember",
+    arguments=("text",),
+    overrides={"text": {"required": False}, "expires_at": {"type": click.STRING}},
 )
 @click.option(
     "--auto-importance",
     is_flag=True,
     help="Score importance from the text (also: auto_importance = true in config).",
 )
-@click.option("--source", "-s", help="Provenance string (exact-match filterable).")
-@click.option(
-    "--polarity",
-    type=click.IntRange(-1, 1),
-    default=0,
-    show_default=True,
-    help="-1 negative, 0 neutral, +1 positive statement.",
-)
 @click.option("--ttl", help="Expire after this span: 90s, 30m, 24h, 7d, 2w.")
-@click.option("--expires-at", help="Expire at this instant: epoch seconds or ISO-8601.")
-@click.option(
-    "--on-conflict",
-    type=click.Choice(CONFLICT_POLICIES),
-    help="What to do with near-duplicates/contradictions (default: config).",
-)
-@click.option(
-    "--wait/--no-wait",
-    default=True,
-    show_default=True,
-    help="Wait until the memory is embedded and searchable.",
-)
-@click.option("--timeout", type=click.FloatRange(min=0.0), help="Seconds to wait at most.")
 @click.option("--stdin", "from_stdin", is_flag=True, help="Read the text from stdin.")
 @output_options
 @pass_ctx
 def remember(
     ctx: Context,
-    text: str | None,
-    type_: str | None,
-    tags: tuple[str, ...],
-    importance: float | None,
     auto_importance: bool,
-    source: str | None,
-    polarity: int,
     ttl: str | None,
-    expires_at: str | None,
-    on_conflict: str | None,
-    wait: bool,
-    timeout: float | None,
     from_stdin: bool,
+    **values: Any,
 ) -> None:
-    """Store a new memory and print its id. TEXT '-' (or none, when piped) reads stdin."""
-    body = read_text(text, from_stdin)
-    ttl_seconds = parse_ttl(ttl)
-    expiry = parse_expires_at(expires_at)
-    if ttl_seconds is not None and expiry is not None:
-        raise click.UsageError("pass at most one of --ttl and --expires-at")
-    if importance is None and (auto_importance or ctx.settings.auto_importance):
+    """Store a new memory and print its id. TEXT '-' (or none, when piped) reads stdin.
+
+    --expires-at also takes ISO-8601; --ttl a span (--ttl-seconds: seconds)."""
+    given = arguments(values)
+    given["text"] = read_text(given.get("text"), from_stdin)
+    if ttl is not None:
+        if "ttl_seconds" in given:
+            raise click.UsageError("pass at most one of --ttl and --ttl-seconds")
+        given["ttl_seconds"] = parse_ttl(ttl)
+    if "expires_at" in given:
+        given["expires_at"] = parse_expires_at(given["expires_at"])
+        if "ttl_seconds" in given:
+            raise click.UsageError("pass at most one of --ttl and --expires-at")
+    if given.get("importance") is None and (auto_importance or ctx.settings.auto_importance):
         from ...engines.importance import score_importance
 
-        importance = score_importance(body, type_ or ctx.settings.default_type, list(tags))
-    kwargs: dict[str, Any] = dict(
-        type=type_,
-        tags=list(tags),
-        importance=importance,
-        source=source,
-        on_conflict=on_conflict,
-        polarity=polarity,
-        expires_at=expiry,
-        ttl_seconds=ttl_seconds,
-    )
+        given["importance"] = score_importance(
+            given["text"], given.get("type") or ctx.settings.default_type, given.get("tags", [])
+        )
     try:
-        result = ctx.call("remember", body, **kwargs, wait=wait, timeout=timeout)
+        result = ctx.call("remember", **given)
     except ConflictError as exc:
         raise click.ClickException(conflict_message(exc.conflicts)) from None
     report(ctx.fmt, result, result["id"])

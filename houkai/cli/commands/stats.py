@@ -9,6 +9,7 @@ import click
 
 from .. import Context, pass_ctx
 from ..output import echo_json, output_options, print_mapping, short_id, truncate
+from ._ops import operation_options
 
 
 def health_report(
@@ -72,6 +73,7 @@ def health_report(
 
 
 @click.command("stats")
+@operation_options("stats")
 @click.option(
     "--health",
     "-H",

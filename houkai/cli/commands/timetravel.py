@@ -16,6 +16,7 @@ from ..output import (
     print_rows,
     resolve_id,
 )
+from ._ops import operation_options
 from .recall import parse_time_option
 
 
@@ -27,7 +28,7 @@ def _required_ts(value: str) -> float:
 
 
 @click.command("history")
-@click.argument("memory_id")
+@operation_options("history", arguments=("memory_id",))
 @output_options
 @pass_ctx
 def history(ctx: Context, memory_id: str) -> None:
@@ -51,7 +52,7 @@ def history(ctx: Context, memory_id: str) -> None:
 
 
 @click.command("state-at")
-@click.argument("ts")
+@operation_options("state_at", arguments=("ts",))
 @output_options
 @pass_ctx
 def state_at(ctx: Context, ts: str) -> None:
@@ -64,8 +65,7 @@ def state_at(ctx: Context, ts: str) -> None:
 
 
 @click.command("get-at")
-@click.argument("memory_id")
-@click.argument("ts")
+@operation_options("get_at", arguments=("memory_id", "ts"))
 @output_options
 @pass_ctx
 def get_at(ctx: Context, memory_id: str, ts: str) -> None:
@@ -82,6 +82,7 @@ def get_at(ctx: Context, memory_id: str, ts: str) -> None:
 
 
 @click.command("metrics")
+@operation_options("metrics")
 @output_options
 @pass_ctx
 def metrics(ctx: Context) -> None:
