@@ -1,25 +1,5 @@
-"""Benchmarks (``houkai bench …``); the retrieval metrics live in :mod:`houkai.bench.eval`."""
+"""Benchmarks (``houkai bench …``); the retrieval metrics live in :mod:`houkai.bench.eval`
+and are re-exported here under the same names."""
 
-from .eval import (
-    EvalCase,
-    EvalResult,
-    average_precision,
-    dcg_at_k,
-    evaluate,
-    ndcg_at_k,
-    precision_at_k,
-    recall_at_k,
-    reciprocal_rank,
-)
-
-__all__ = [
-    "EvalCase",
-    "EvalResult",
-    "average_precision",
-    "dcg_at_k",
-    "evaluate",
-    "ndcg_at_k",
-    "precision_at_k",
-    "recall_at_k",
-    "reciprocal_rank",
-]
+from .eval import *  # noqa: F403
+from .eval import __all__ as __all__

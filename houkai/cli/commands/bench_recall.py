@@ -174,9 +174,7 @@ def bench_recall(
 
 
 def register(cli: click.Group) -> None:
-    """Add ``recall`` to the ``bench`` group (created here if no other module made it)."""
-    group = cli.commands.get("bench")
-    if not isinstance(group, click.Group):
-        group = click.Group("bench", help="Benchmarks (they write to throwaway collections).")
-        cli.add_command(group)
-    group.add_command(bench_recall)
+    """Add these benchmarks to ``houkai bench`` (the group lives in :mod:`.bench_cmds`)."""
+    from .bench_cmds import bench_group
+
+    bench_group.add_command(bench_recall)
