@@ -5,27 +5,36 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from houkai.pipeline import outbox
 from houkai.pipeline.dispatch import EMBED_BATCH, MAINTENANCE_TICK, QUEUES, TASK_QUEUES
 from houkai.pipeline.write import Pipeline
 
 
 def test_pipeline_sends_through_the_enqueue_it_is_given(store):
-    sent: list[tuple[str, dict]] = []
-    pipeline = Pipeline(store, mode="celery", enqueue=lambda name, kw: sent.append((name, kw)))
+    sent: list[tuple[str, dict, str]] = []
+    pipeline = Pipeline(
+        store, mode="celery", enqueue=lambda name, kw, task_id: sent.append((name, kw, task_id))
+    )
     job = pipeline.submit(["a memory that a worker will embed"])
-    assert [name for name, _ in sent] == [EMBED_BATCH]
-    kwargs = sent[0][1]
+    assert [name for name, _, _ in sent] == [EMBED_BATCH]
+    _, kwargs, task_id = sent[0]
     assert kwargs["job_id"] == job.id and kwargs["ids"] == job.memory_ids
     assert kwargs["collection"] == store.collection_name
     assert store.get(job.memory_ids[0]).state == "pending"  # nothing embedded here
+    # Written to the outbox under the id it was sent with, before it was sent.
+    assert outbox.task(store.client, store.keys.prefix, task_id) == (EMBED_BATCH, kwargs)
+    outbox.settle(store.client, store.keys.prefix, task_id)
 
 
 def test_a_refused_enqueue_embeds_inline(store):
-    def refuse(name: str, kwargs: dict) -> None:
+    before = outbox.size(store.client, store.keys.prefix)
+
+    def refuse(name: str, kwargs: dict, task_id: str) -> None:
         raise ConnectionError("broker down")
 
     job = Pipeline(store, mode="celery", enqueue=refuse).submit(["embedded despite the broker"])
     assert store.get(job.memory_ids[0]).state == "ready"
+    assert outbox.size(store.client, store.keys.prefix) == before  # nothing left to re-send
 
 
 def test_worker_app_imports_neither_tasks_nor_pipeline():

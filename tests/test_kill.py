@@ -252,7 +252,7 @@ def test_unacked_messages_no_live_worker_holds_are_resent_once(settings) -> None
     import base64
     import json
 
-    from houkai.workers.tasks import requeue_lost
+    from houkai.workers.recovery import requeue_lost
 
     from houkai.db.connection import get_client
     from houkai.pipeline.jobs import heartbeat, track_task
@@ -281,7 +281,7 @@ def test_unacked_messages_no_live_worker_holds_are_resent_once(settings) -> None
     class App:
         sent: list[tuple[str, list, dict]] = []
 
-        def send_task(self, name, args=None, kwargs=None):
+        def send_task(self, name, args=None, kwargs=None, **options):
             self.sent.append((name, args, kwargs))
 
     app = App()

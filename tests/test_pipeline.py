@@ -15,6 +15,7 @@ import pytest
 
 from houkai.domain.errors import NotFound
 from houkai.engines.embeddings import HashEmbedder
+from houkai.pipeline import outbox
 from houkai.pipeline.write import EMBED_TASK, Pipeline, process_batch
 from houkai.store.search import search
 
@@ -25,9 +26,9 @@ class CapturingApp:
     def __init__(self) -> None:
         self.sent: list[dict] = []
 
-    def send_task(self, name: str, kwargs: dict, queue: str) -> None:
+    def send_task(self, name: str, kwargs: dict, queue: str, task_id: str) -> None:
         assert name == EMBED_TASK and queue == "embed"
-        self.sent.append(kwargs)
+        self.sent.append({**kwargs, "task_id": task_id})
 
     def deliver(self, store, index: int | None = None) -> list[dict]:
         tasks = self.sent if index is None else [self.sent[index]]
@@ -36,6 +37,7 @@ class CapturingApp:
             out.append(
                 process_batch(store, kw["job_id"], kw["ids"], kw["positions"], kw["on_conflict"])
             )
+            outbox.settle(store.client, store.keys.prefix, kw["task_id"])  # as the worker does
         return out
 
 

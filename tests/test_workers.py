@@ -84,6 +84,15 @@ class Procs:
         for proc in self.procs:
             self.kill(proc)
 
+    def logs(self, proc: subprocess.Popen, tail: int = 60) -> str:
+        """The last lines each process started like *proc* wrote (for failure messages)."""
+        name = Path(proc.args[1]).name  # type: ignore[index]
+        out = []
+        for path in sorted(self.tmp.glob(f"{name}-*.log")):
+            lines = path.read_text(errors="replace").splitlines()[-tail:]
+            out.append(f"--- {path.name}\n" + "\n".join(lines))
+        return "\n".join(out)
+
 
 def _wait_alive(client, prefix: str, proc: subprocess.Popen, timeout: float = 180) -> None:
     deadline = time.monotonic() + timeout
@@ -285,13 +294,59 @@ def test_sigkilled_worker_loses_nothing(procs, settings, tmp_path):
         client.set(f"{prefix}:celery:unacked_mutex", "dead-worker", ex=UNACKED_MUTEX_EXPIRE)
         second = procs.start(env, "worker", "-c", "2")
         _wait_alive(client, prefix, second)
-        status = p.wait(job, timeout=180)
+        try:
+            status = p.wait(job, timeout=180)
+        except TimeoutError as exc:
+            raise AssertionError(f"{exc}\n{procs.logs(second)}") from None
         assert (status.state, status.done, status.failed, status.skipped) == ("done", n, 0, 0)
         assert store.count() == n
         assert total(store.client, store.keys.index, "@state:{ready}") == n
         procs.kill(second)
     finally:
         store.drop()
+
+
+def test_a_message_lost_on_its_way_to_a_worker_is_sent_again(procs, settings):
+    """kombu pops a message before it copies it to the unacked set: a worker killed in
+    between loses it. The outbox (houkai.pipeline.outbox) finds it and sends it again."""
+    from houkai import MemoryStore
+    from houkai.db.connection import get_client
+    from houkai.engines.embeddings import HashEmbedder
+    from houkai.pipeline import outbox
+
+    prefix = settings.key_prefix + "-v"
+    fast = settings.replace(key_prefix=prefix, embedder="hash:384", **FAST_HNSW)
+    env = _env(fast, prefix, fast.embedder, **FAST_HNSW)
+    store = MemoryStore(collection="vanished", settings=fast, embedder=HashEmbedder(384))
+    client = get_client(settings.redis_url)
+    n, batch = 200, 20
+    try:
+        p = Pipeline(store, mode="celery")
+        job = p.submit([f"vanishing message item {i}" for i in range(n)], batch_size=batch)
+        queue = f"{prefix}:celery:embed"
+        assert client.llen(queue) == n // batch  # no worker yet: every batch waits
+        assert client.rpop(queue)  # taken by a worker that died before its unacked copy
+        client.zadd(f"{prefix}:workers", {"killed:1": time.time() - 120})  # its last beat
+        started = time.monotonic()
+        worker = procs.start(env, "worker", "-c", "1")
+        try:
+            status = p.wait(job, timeout=120)
+        except TimeoutError as exc:
+            raise AssertionError(f"{exc}\n{procs.logs(worker)}") from None
+        took = time.monotonic() - started
+        assert (status.state, status.done, status.failed) == ("done", n, 0)
+        assert total(store.client, store.keys.index, "@state:{ready}") == n
+        deadline = time.monotonic() + 10  # the last task's entry goes when it has run
+        while outbox.size(client, prefix):
+            assert time.monotonic() < deadline, "outbox entries left after the job"
+            time.sleep(0.1)
+        assert "whose message vanished" in procs.logs(worker, tail=10_000)
+        print(f"\nmessage lost between queue and worker: lost 0 of {n}, done in {took:.1f}s")
+        procs.kill(worker)
+    finally:
+        store.drop()
+        for key in client.scan_iter(f"{prefix}:*"):
+            client.delete(key)
 
 
 def test_dead_workers_messages_are_swept_back_promptly(settings):

@@ -25,17 +25,17 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import redis
-from celery import Celery, Task, shared_task, signals
+from celery import Task, shared_task, signals
 
 from houkai.domain.config import get_settings
 from houkai.pipeline.dispatch import EMBED_BATCH, MAINTENANCE_TICK
-from houkai.pipeline.jobs import HEARTBEAT_TTL
+
+from .recovery import TRACKED_TASKS, Heartbeat, connection
 
 log = logging.getLogger(__name__)
 
 MAX_RETRIES = 8
 TRANSIENT = (redis.ConnectionError, redis.TimeoutError, ConnectionError, TimeoutError)
-HEARTBEAT_EVERY = 10.0
 T = TypeVar("T")
 
 _stores: OrderedDict[tuple[str, str], Any] = OrderedDict()
@@ -148,182 +148,8 @@ def maintenance_tick(self: Task, prefix: str | None = None, force: bool = False)
 
 # ---------------------------------------------------------------------- worker process
 WORKER_ID_ENV = "HOUKAI_WORKER_ID"
-# Tasks whose in-flight record lets another worker re-queue them when this one is
-# lost (see houkai.pipeline.jobs.track_task); beat re-sends maintenance ticks by itself.
-TRACKED_TASKS = (EMBED_BATCH,)
 
-
-def _connection():
-    from houkai.db.connection import connect
-
-    s = get_settings()
-    return connect(s.redis_url, s.data_dir if not s.redis_url else None), s.key_prefix
-
-
-def requeue_lost(app: Celery, client: Any, prefix: str) -> int:
-    """Send again the in-flight tasks of workers that stopped sending heartbeats.
-
-    First the lost workers' own records are claimed; then the broker's unacked
-    messages that no live worker records (delivered to a worker that died before
-    it could record them) are sent again and removed, so neither waits for the
-    hour-long visibility timeout.
-    """
-    from houkai.pipeline.jobs import claim_lost_tasks, lost_workers, restore_claimed
-
-    lost = lost_workers(client, prefix)
-    if not lost:
-        return 0
-    claimed: dict[str, tuple[str, dict]] = {}
-    for worker in lost:
-        for task in claim_lost_tasks(client, prefix, worker):
-            claimed[task["id"]] = (worker, task)
-    resent = requeue_unacked(app, client, prefix)
-    count = len(resent)
-    pending = [(w, t) for tid, (w, t) in claimed.items() if tid not in resent]
-    for i, (_worker, task) in enumerate(pending):
-        try:
-            app.send_task(task["name"], args=task["args"], kwargs=task["kwargs"])
-        except Exception:
-            for w, t in pending[i:]:
-                restore_claimed(client, prefix, w, [t])
-            raise
-        count += 1
-    log.warning(
-        "worker(s) %s sent no heartbeat for %.0fs: re-queued %d in-flight task(s)",
-        ", ".join(lost),
-        HEARTBEAT_TTL,
-        count,
-    )
-    return count
-
-
-def requeue_unacked(app: Celery, client: Any, prefix: str) -> set[str]:
-    """Re-send tracked-kind tasks whose broker message sits unacked, older than a dead
-    worker's last possible receipt, and that no live worker records as in flight.
-    Returns the ids sent. Only when the broker is the storage Redis (same client)."""
-    from houkai.pipeline.jobs import live_task_ids
-
-    settings = get_settings()
-    if settings.broker_url and settings.broker_url != settings.redis_url:
-        return set()
-    namespace = f"{prefix}:celery:"
-    unacked, index = namespace + "unacked", namespace + "unacked_index"
-    cutoff = time.time() - (HEARTBEAT_TTL - HEARTBEAT_EVERY)
-    tags = client.zrangebyscore(index, "-inf", cutoff)
-    if not tags:
-        return set()
-    live = live_task_ids(client, prefix)
-    sent: set[str] = set()
-    for tag in tags:
-        parsed = _unacked_task(client.hget(unacked, tag))
-        if parsed is None:
-            continue
-        task_id, name, args, kwargs = parsed
-        if task_id in live or task_id in sent:
-            continue
-        if not client.hdel(unacked, tag):  # another sweeper took it
-            continue
-        client.zrem(index, tag)
-        app.send_task(name, args=args, kwargs=kwargs)
-        sent.add(task_id)
-    return sent
-
-
-def _unacked_task(raw: Any) -> tuple[str, str, list, dict] | None:
-    """``(id, name, args, kwargs)`` of a kombu unacked entry for a tracked task, or None
-    (another task, a delayed retry, or an unreadable entry)."""
-    import base64
-    import json
-
-    if raw is None:
-        return None
-    try:
-        message = json.loads(raw)[0]
-        headers = message.get("headers") or {}
-        name, task_id = headers.get("task"), headers.get("id")
-        if name not in TRACKED_TASKS or headers.get("eta"):
-            return None
-        body = message["body"]
-        if (message.get("properties") or {}).get("body_encoding") == "base64":
-            body = base64.b64decode(body)
-        args, kwargs, _embed = json.loads(body)
-        return str(task_id), str(name), list(args), dict(kwargs)
-    except (ValueError, KeyError, TypeError, IndexError):
-        return None
-
-
-def requeue_interrupted(app: Celery, client: Any, prefix: str, worker: str) -> int:
-    """Send again this worker's recorded tasks that no longer run here.
-
-    A task that hit a Redis outage fails (its retry cannot be published) and its
-    end cannot be recorded, so its batch would wait for the broker's visibility
-    timeout (an hour) or reconcile (ten minutes). Re-sending is safe: tasks are
-    idempotent. Records younger than a heartbeat period are left alone (a task
-    just received may not be listed as reserved yet).
-    """
-    from celery.worker import state as worker_state
-
-    from houkai.pipeline.jobs import running_tasks, untrack_task
-
-    active = {r.id for r in [*worker_state.active_requests, *worker_state.reserved_requests]}
-    cutoff = time.time() - HEARTBEAT_EVERY
-    count = 0
-    for task in running_tasks(client, prefix, worker):
-        if task["id"] in active or float(task.get("at") or 0) > cutoff:
-            continue
-        app.send_task(task["name"], args=task["args"], kwargs=task["kwargs"])
-        untrack_task(client, prefix, worker, task["id"])
-        count += 1
-    if count:
-        log.warning("re-queued %d task(s) interrupted by a Redis outage", count)
-    return count
-
-
-class _Heartbeat:
-    """Tells front doors (``pipeline_mode="auto"``) an embedding worker is alive, and
-    re-queues the in-flight tasks of workers that stopped beating."""
-
-    def __init__(self, name: str, app: Celery | None = None) -> None:
-        self.name = name
-        self.app = app
-        self.stop = threading.Event()
-        self.thread: threading.Thread | None = None
-
-    def run(self) -> None:
-        from houkai.pipeline.jobs import heartbeat
-
-        failures = 0
-        while not self.stop.is_set():
-            try:
-                client, prefix = _connection()
-                heartbeat(client, prefix, self.name)
-                if failures:
-                    log.warning("worker heartbeat: Redis reachable again; resuming")
-                failures = 0
-                if self.app is not None:
-                    requeue_interrupted(self.app, client, prefix, self.name)
-                    requeue_lost(self.app, client, prefix)
-            except Exception as exc:  # keep beating through Redis blips
-                failures += 1
-                log.warning("worker heartbeat failed (%s); retrying in %.0fs", exc, HEARTBEAT_EVERY)
-            self.stop.wait(HEARTBEAT_EVERY)
-
-    def start(self) -> None:
-        self.thread = threading.Thread(target=self.run, name="houkai-heartbeat", daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        from houkai.pipeline.jobs import clear_heartbeat
-
-        self.stop.set()
-        try:
-            client, prefix = _connection()
-            clear_heartbeat(client, prefix, self.name)
-        except Exception as exc:
-            log.debug("heartbeat cleanup failed: %s", exc)
-
-
-_heartbeat: _Heartbeat | None = None
+_heartbeat: Heartbeat | None = None
 
 
 def _consumes_embed(sender: Any) -> bool:
@@ -367,7 +193,7 @@ def _on_ready(sender: Any = None, **_kwargs: Any) -> None:
         _warm_model()
     name = os.environ.get(WORKER_ID_ENV)
     if name:
-        _heartbeat = _Heartbeat(name, getattr(sender, "app", None))
+        _heartbeat = Heartbeat(name, getattr(sender, "app", None))
         _heartbeat.start()
 
 
@@ -380,23 +206,33 @@ def _track(request: Any = None, **_: Any) -> None:
     from houkai.pipeline.jobs import track_task
 
     try:
-        client, prefix = _connection()
+        client, prefix = connection()
         track_task(client, prefix, worker, request.id, request.name, request.args, request.kwargs)
     except Exception as exc:  # the broker's visibility timeout still covers this task
         log.warning("could not record in-flight task %s: %s", request.id, exc)
 
 
 @signals.task_postrun.connect
-def _untrack(task_id: str = "", task: Any = None, **_: Any) -> None:
-    worker = os.environ.get(WORKER_ID_ENV)
-    if not worker or task is None or task.name not in TRACKED_TASKS:
+def _untrack(
+    task_id: str = "", task: Any = None, kwargs: Any = None, state: str = "", **_: Any
+) -> None:
+    """The task has run: drop its in-flight record and its outbox entry (a retry keeps
+    the outbox entry: the retry is the same task, published again)."""
+    if task is None or task.name not in TRACKED_TASKS:
         return
+    from houkai.pipeline import outbox
     from houkai.pipeline.jobs import untrack_task
 
+    worker = os.environ.get(WORKER_ID_ENV)
     try:
-        client, prefix = _connection()
-        untrack_task(client, prefix, worker, task_id)
-    except Exception as exc:
+        client, prefix = connection()
+        pipe = client.pipeline(transaction=False)
+        if worker:
+            untrack_task(pipe, prefix, worker, task_id)
+        if state != "RETRY":
+            outbox.settle(pipe, (kwargs or {}).get("prefix") or prefix, task_id)
+        pipe.execute()
+    except Exception as exc:  # a left-over outbox entry only costs a harmless re-send
         log.debug("could not clear in-flight task %s: %s", task_id, exc)
 
 

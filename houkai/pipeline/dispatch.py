@@ -21,22 +21,23 @@ MAINTENANCE_TICK = "houkai.maintenance_tick"
 TASK_QUEUES: dict[str, str] = {EMBED_BATCH: "embed", MAINTENANCE_TICK: "maintenance"}
 QUEUES: tuple[str, ...] = ("embed", "maintenance")
 
-# ``enqueue(task_name, kwargs)``: send one task to its queue; raises when the
-# broker refuses (the pipeline then embeds the batch in-process).
-Enqueue = Callable[[str, dict[str, Any]], None]
+# ``enqueue(task_name, kwargs, task_id)``: send one task to its queue under the
+# given id (the id its outbox entry has, see :mod:`houkai.pipeline.outbox`);
+# raises when the broker refuses (the pipeline then embeds the batch in-process).
+Enqueue = Callable[[str, dict[str, Any], str], None]
 
 
 class TaskSender(Protocol):
     """What :func:`app_enqueue` needs of a Celery app (or a test double)."""
 
-    def send_task(self, name: str, kwargs: dict[str, Any], queue: str) -> Any: ...
+    def send_task(self, name: str, kwargs: dict[str, Any], queue: str, task_id: str) -> Any: ...
 
 
 def app_enqueue(app: TaskSender) -> Enqueue:
     """An :data:`Enqueue` that sends through *app* to the task's routed queue."""
 
-    def enqueue(name: str, kwargs: dict[str, Any]) -> None:
-        app.send_task(name, kwargs=kwargs, queue=TASK_QUEUES[name])
+    def enqueue(name: str, kwargs: dict[str, Any], task_id: str) -> None:
+        app.send_task(name, kwargs=kwargs, queue=TASK_QUEUES[name], task_id=task_id)
 
     return enqueue
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+import uuid
 import warnings
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -35,6 +36,7 @@ from ..domain.errors import NotFound
 from ..domain.model import CONFLICT_POLICIES, MEMORY_TYPES, Link, ValidationError, validate_choice
 from ..store.core import coerce_remember_item
 from ..store.search import batched, iter_keys
+from . import outbox
 from .dispatch import EMBED_BATCH, Enqueue, app_enqueue, default_enqueue
 from .jobs import Job, JobStatus, JobStore, inflight_entry, parse_inflight, workers_alive
 
@@ -253,24 +255,31 @@ class Pipeline:
     def _enqueue(
         self, job_id: str, ids: Sequence[str], positions: Sequence[int], on_conflict: str
     ) -> bool:
-        """Send one embed task; False when the broker refused (caller embeds inline)."""
+        """Send one embed task; False when the broker refused (caller embeds inline).
+
+        The task is written to the outbox first, so a message lost on its way to a
+        worker is found and sent again (see :mod:`houkai.pipeline.outbox`)."""
+        kwargs = {
+            "prefix": self.prefix,
+            "collection": self.collection,
+            "job_id": job_id,
+            "ids": list(ids),
+            "positions": [int(p) for p in positions],
+            "on_conflict": on_conflict,
+        }
+        task_id = str(uuid.uuid4())
         try:
-            self.enqueue(
-                EMBED_BATCH,
-                {
-                    "prefix": self.prefix,
-                    "collection": self.collection,
-                    "job_id": job_id,
-                    "ids": list(ids),
-                    "positions": [int(p) for p in positions],
-                    "on_conflict": on_conflict,
-                },
-            )
+            outbox.record(self.client, self.prefix, task_id, EMBED_BATCH, kwargs)
+            self.enqueue(EMBED_BATCH, kwargs, task_id)
             return True
         except Exception as exc:  # the memories are durable; never lose them
             log.warning(
                 "could not enqueue embed task for job %s (%s); embedding inline", job_id, exc
             )
+            try:
+                outbox.settle(self.client, self.prefix, task_id)
+            except Exception:  # Redis is down: the entry's re-send is harmless
+                log.debug("could not clear outbox entry %s", task_id)
             return False
 
     def _dispatch(
