@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner, Result
 
+from houkai.app.operations import OPERATIONS
 from houkai.cli import cli
 from houkai.domain.config import Settings, set_settings
 from houkai.domain.model import Memory
@@ -787,6 +788,8 @@ def test_unknown_collection_and_empty_query_are_the_rest_errors(houkai, doors):
         ("graph", "subgraph"),
         ("stats", "stats"),
         ("journal undo", "undo"),
+        # and every operation with a CLI binding, under the command it names
+        *[(o.cli.command, o.name) for o in OPERATIONS if o.cli is not None],
     ],
 )
 def test_operation_commands_take_every_declared_parameter(command, operation):

@@ -596,6 +596,34 @@ class MemoryService:
             "memory": memory_to_dict(memory),
         }
 
+    def retag(
+        self,
+        memory_id: str,
+        add: list[str] | None = None,
+        remove: list[str] | None = None,
+        *,
+        collection: str | None = None,
+    ) -> dict[str, Any]:
+        """Add and remove tags (a removed tag is never re-added): ``{id, tags}``."""
+        store = self.store(collection)
+        memory = self._require_memory(store, memory_id)
+        drop = {t.strip() for t in remove or ()}
+        tags = [t for t in memory.tags if t not in drop]
+        tags += [t for t in add or () if t.strip() not in tags and t.strip() not in drop]
+        updated = self._call(store.edit, memory_id, tags=tags)
+        return {"id": updated.id, "tags": list(updated.tags)}
+
+    def bump(self, memory_id: str, delta: str, *, collection: str | None = None) -> dict[str, Any]:
+        """Change the importance by ``+N``/``-N`` or set it with ``=N`` (clamped to 0..1):
+        ``{id, before, importance}``."""
+        store = self.store(collection)
+        memory = self._require_memory(store, memory_id)
+        before = float(memory.importance)
+        amount = float(delta.lstrip("="))
+        new = amount if delta.startswith("=") else before + amount
+        updated = self._call(store.edit, memory_id, importance=min(1.0, max(0.0, new)))
+        return {"id": updated.id, "before": before, "importance": updated.importance}
+
     def forget(self, memory_id: str, *, collection: str | None = None) -> dict[str, Any]:
         """Hard-delete one memory: ``{deleted}`` (false when it did not exist)."""
         return {"deleted": bool(self.store(collection).forget(self._id(memory_id)))}
@@ -1037,6 +1065,10 @@ class MemoryService:
             "entry_id": entry.stream_id,
         }
 
+    def journal_entry(self, entry: str, *, collection: str | None = None) -> dict[str, Any]:
+        """One journal entry in full (live or archived), by stream id or epoch ts."""
+        return entry_to_dict(self._read_store(collection).find_entry(entry.strip()))
+
     @staticmethod
     def _latest_undoable(store: Any, memory_id: str | None) -> Any:
         for entry in store.journal.tail(500):
@@ -1222,6 +1254,7 @@ class MemoryService:
         self,
         reflect_apply: bool | None = None,
         force: bool = False,
+        lock_wait: float | None = None,
         *,
         collection: str | None = None,
     ) -> dict[str, Any]:
@@ -1235,12 +1268,31 @@ class MemoryService:
             self.settings,
             force=as_bool(force, "force"),
             reflect_apply=as_optional_bool(reflect_apply, "reflect_apply"),
+            lock_wait=lock_wait or 0.0,
         ).to_dict()
         # The seed's flag: false when maintenance is switched off (every job disabled).
         enabled = any(job_interval(self.settings, job) is not None for job in JOB_NAMES)
         if not enabled:
             result["summary"] = "maintenance disabled (every maintenance job is off)"
         return {"enabled": enabled, **result}
+
+    def job_retry(
+        self, job_id: str | None = None, *, collection: str | None = None
+    ) -> dict[str, Any]:
+        """Re-queue the failed memories of one job (404 for an unknown one), or of the
+        whole collection: ``{job_id, requeued}``."""
+        if job_id is not None:
+            self.job(job_id, collection=collection)
+        pipeline = self.pipeline(collection)
+        if pipeline is None:
+            raise Unavailable("ingestion pipeline is not available")
+        return {"job_id": job_id, "requeued": pipeline.retry_failed(job_id)}
+
+    def job_cancel(self, job_id: str, *, collection: str | None = None) -> dict[str, Any]:
+        """Cancel a job: ``{job_id, cancelled}`` (false when it had already settled)."""
+        self.job(job_id, collection=collection)
+        pipeline = self.pipeline(collection)
+        return {"job_id": job_id, "cancelled": bool(pipeline and pipeline.cancel(job_id))}
 
     def job(self, job_id: str, *, collection: str | None = None) -> dict[str, Any]:
         job_id = str(as_str(job_id, "job_id", required=True, max_len=256))

@@ -7,7 +7,7 @@ from typing import Any
 
 from . import params as p
 from . import results as r
-from .spec import Operation, Response, Rest
+from .spec import Cli, Operation, Response, Rest, Switch
 
 
 def ok(schema: Mapping[str, Any]) -> dict[int, Response]:
@@ -159,6 +159,7 @@ OPERATIONS: tuple[Operation, ...] = (
         ),
         description="Permanently delete one memory by id (journaled; undo is possible from the "
         "journal). Returns {deleted}. Prefer edit to fix a memory, supersede to replace it.",
+        cli=Cli("forget", arguments=("memory_id",), variadic="memory_id", confirm=True),
         writes=True,
         destructive=True,
         idempotent=True,
@@ -176,6 +177,12 @@ OPERATIONS: tuple[Operation, ...] = (
             ),
         ),
         description="Hard-delete memories whose TTL has passed. Returns {purged, dry_run, ids}.",
+        cli=Cli(
+            "purge",
+            defaults={"dry_run": True},
+            switches=(Switch("--apply", "dry_run", False, "Really delete (default: only list)."),),
+            confirm=True,
+        ),
         writes=True,
         destructive=True,
         seed=True,
@@ -308,6 +315,7 @@ OPERATIONS: tuple[Operation, ...] = (
         description="Run the maintenance jobs that are due (decay pruning, TTL purge, "
         "reflection, ...); safe to call often, jobs only run when their interval has elapsed. "
         "Returns {summary, ran_decay, ran_reflect, ran_purge, decayed, reflected, purged, ...}.",
+        cli=Cli("maintenance tick", defaults={"lock_wait": 30.0}, all_collections=True),
         writes=True,
         seed=True,
     ),
@@ -519,6 +527,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "nuke",
         'Delete every memory of the collection (confirm "DELETE ALL").',
         p.Nuke,
+        cli=Cli("nuke", confirm=True),
         rest=(Rest("POST", "/nuke", ok(r.obj({"ok": r.BOOL, "deleted": r.INT}))),),
         writes=True,
         destructive=True,
@@ -764,8 +773,9 @@ OPERATIONS: tuple[Operation, ...] = (
     ),
     Operation(
         "job_retry",
-        "Re-queue the failed memories of one job.",
-        p.JobRef,
+        "Re-queue the failed memories of one job (or, without job_id, of the collection).",
+        p.JobRetry,
+        cli=Cli("jobs retry", arguments=("job_id",)),
         rest=(
             Rest(
                 "POST",
@@ -776,6 +786,40 @@ OPERATIONS: tuple[Operation, ...] = (
         ),
         writes=True,
         mcp=False,
+    ),
+    # --- CLI-only operations (no REST route, no MCP tool) ----------------------------------
+    Operation(
+        "job_cancel",
+        "Cancel a job: its still-pending memories become failed (cancelled), retryable.",
+        p.JobRef,
+        writes=True,
+        mcp=False,
+        cli=Cli("jobs cancel", arguments=("job_id",)),
+    ),
+    Operation(
+        "journal_entry",
+        "One journal entry in full (before/after snapshots), by entry id or timestamp.",
+        p.JournalEntryRef,
+        mcp=False,
+        cli=Cli("journal show", arguments=("entry",)),
+    ),
+    Operation(
+        "tag",
+        "Add or remove tags (metadata only; the vector is untouched).",
+        p.Retag,
+        method="retag",
+        writes=True,
+        mcp=False,
+        short={"add": "-a", "remove": "-r"},
+        cli=Cli("tag", arguments=("memory_id",)),
+    ),
+    Operation(
+        "bump",
+        "Adjust importance: +0.2, -0.1, or =0.9 (clamped to 0..1).",
+        p.Bump,
+        writes=True,
+        mcp=False,
+        cli=Cli("bump", arguments=("memory_id", "delta")),
     ),
 )
 

@@ -71,22 +71,32 @@ def click_type(schema: dict[str, Any]) -> Any:
 
 
 def cli_options(
-    op: Operation, *, arguments: tuple[str, ...] = (), skip: tuple[str, ...] = ()
+    op: Operation, *, arguments: tuple[str, ...] | None = None, skip: tuple[str, ...] = ()
 ) -> list[click.Parameter]:
-    """One click parameter per field of *op* (those in *arguments* as positionals)."""
+    """One click parameter per field of *op* (those in *arguments*, default the
+    operation's CLI binding's, as positionals; its variadic one takes several values)."""
     schema = model_schema(op.params)
-    required = set(schema.get("required", ()))
+    binding = op.cli
+    if arguments is None:
+        arguments = binding.arguments if binding else ()
+    variadic = binding.variadic if binding else ""
+    optional = set(binding.optional) if binding else set()
+    defaults = dict(binding.defaults) if binding else {}
+    required = set(schema.get("required", ())) - optional
     out: list[click.Parameter] = []
     for name, prop in schema["properties"].items():
         if name in skip:
             continue
         if name in arguments:
-            out.append(click.Argument([name], required=name in required))
+            nargs = -1 if name == variadic else 1
+            out.append(click.Argument([name], required=name in required, nargs=nargs))
             continue
         flag = "--" + name.replace("_", "-")
         decls = [flag] + ([op.short[name]] if name in op.short else [])
         help_text = prop.get("description", "")
-        if "default" in prop:
+        if name in defaults:
+            help_text += f" [default here: {defaults[name]}]"
+        elif "default" in prop:
             help_text += f" [default: {prop['default']}]"
         item = _list_item(prop)
         if _is_flag(prop):

@@ -16,6 +16,8 @@ from houkai.domain.model import MAX_TIMESTAMP, MAX_TTL_SECONDS
 
 from .fields import (
     CURSOR_PATTERN,
+    DELTA_PATTERN,
+    ENTRY_PATTERN,
     MAX_K,
     TIME_HELP,
     BatchConflictPolicy,
@@ -32,6 +34,7 @@ from .fields import (
     NonEmpty,
     Polarity,
     RecallMode,
+    Tag,
     Tags,
     Text,
     Timestamp,
@@ -242,6 +245,41 @@ class MaintenanceTick(Params):
         None, description="Write reflection summaries (default: the config's setting)."
     )
     force: bool = Field(False, description="Run every job now, due or not.")
+    lock_wait: Annotated[float, Field(ge=0, le=3600)] | None = Field(
+        None,
+        description="Seconds to wait for a tick running elsewhere (default 0: skip this tick).",
+    )
+
+
+class Retag(Params):
+    model_config = {
+        "extra": "forbid",
+        "regex_engine": "python-re",
+        "json_schema_extra": {"anyOf": [{"required": ["add"]}, {"required": ["remove"]}]},
+    }
+
+    memory_id: Id = Field(description=_MEMORY_ID_DOC)
+    add: list[Tag] | None = Field(None, description="Tags to add.")
+    remove: list[Tag] | None = Field(None, description="Tags to remove.")
+
+
+class Bump(Params):
+    memory_id: Id = Field(description=_MEMORY_ID_DOC)
+    delta: Annotated[str, Field(pattern=DELTA_PATTERN)] = Field(
+        description="+N or -N changes the importance by N, =N sets it (clamped to 0..1)."
+    )
+
+
+class JournalEntryRef(Params):
+    entry: Annotated[str, Field(pattern=ENTRY_PATTERN)] = Field(
+        description="Journal entry id (e.g. 1712345678901-0, from journal_tail) or its epoch ts."
+    )
+
+
+class JobRetry(Params):
+    job_id: Id | None = Field(
+        None, description="The job whose failed memories to re-queue (omit: the collection's)."
+    )
 
 
 class Ingest(Params):

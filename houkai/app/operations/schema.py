@@ -174,7 +174,7 @@ def describe(error: SchemaError, name: str = "") -> str:
         return f"{where}{got} does not match {value!r}"
     if kind in ("anyOf", "oneOf") and all("required" in s for s in value):
         names = " or ".join(str(s["required"][0]) for s in value)
-        return f"{where}give exactly one of {names}"
+        return f"{where}give {'at least' if kind == 'anyOf' else 'exactly'} one of {names}"
     if kind in ("anyOf", "oneOf"):
         # A value of a type one branch takes failed inside that branch: say why there.
         inner = [e for e in error.context or () if e.validator != "type" or e.relative_path]
@@ -220,8 +220,9 @@ def check_arguments(op: Operation, arguments: dict[str, Any]) -> dict[str, Any]:
 
 
 def check_whole(op: Operation, arguments: dict[str, Any]) -> None:
-    """The cross-field rules of the model (``not``, ``minProperties``), if any."""
+    """The cross-field rules of the model (``not``, ``anyOf``, ``oneOf``,
+    ``minProperties``), if any."""
     schema = model_schema(op.params)
-    extra = {k: v for k, v in schema.items() if k in ("not", "oneOf", "minProperties")}
+    extra = {k: v for k, v in schema.items() if k in ("not", "anyOf", "oneOf", "minProperties")}
     if extra:
         check_value(extra, arguments)

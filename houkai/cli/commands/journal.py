@@ -24,29 +24,6 @@ from ..output import report as say
 from ._ops import arguments, operation_options
 
 
-def _find(ctx: Context, ref: str) -> Any:
-    """An entry by stream id (``1712345678901-0``, from ``tail``) or by its epoch ts."""
-    from ...domain.errors import NotFound
-
-    ref = ref.strip()
-    journal = ctx.reader().journal
-    if "-" in ref:
-        found = journal.find(ref)
-    else:
-        try:
-            ts = float(ref)
-        except ValueError:
-            raise click.BadParameter(
-                f"expected a journal entry id like 1712345678901-0 (see `journal tail`) "
-                f"or an epoch timestamp — got {ref!r}",
-                param_hint="ENTRY",
-            ) from None
-        found = journal.find_by_ts(ts)
-    if found is None:
-        raise NotFound(f"no journal entry {ref!r}")
-    return found
-
-
 @click.group("journal")
 def journal_group() -> None:
     """Inspect and undo the audit journal."""
@@ -85,14 +62,12 @@ def tail(ctx: Context, since: str | None, **values: Any) -> None:
 
 
 @journal_group.command("show")
-@click.argument("entry")
+@operation_options("journal_entry")
 @output_options
 @pass_ctx
 def show(ctx: Context, entry: str) -> None:
     """One entry in full (before/after snapshots), by entry id or timestamp."""
-    from ...app.service import entry_to_dict
-
-    data = entry_to_dict(_find(ctx, entry))
+    data = ctx.call("journal_entry", entry)
     if ctx.fmt == "json":
         echo_json(data)
     else:
@@ -120,10 +95,10 @@ def undo(ctx: Context, entry_id: str | None, memory_id: str | None, yes: bool) -
         result = ctx.call("undo", memory_id=full)
         say(ctx.fmt, result, f"Undone: {result.get('op')} of {short_id(full)}")
         return
-    found = _find(ctx, entry_id)
-    confirm(f"Undo {found.summary()}?", yes=yes)
-    result = ctx.call("undo", entry_id=found.stream_id)
-    say(ctx.fmt, result, f"Undone: {found.summary()}")
+    found = ctx.call("journal_entry", entry_id)
+    confirm(f"Undo {found['summary']}?", yes=yes)
+    result = ctx.call("undo", entry_id=found["entry_id"])
+    say(ctx.fmt, result, f"Undone: {found['summary']}")
 
 
 def register(cli: click.Group) -> None:

@@ -19,7 +19,7 @@ from ...domain.model import MEMORY_TYPES
 from ...pipeline.chunking import CHUNK_MODES
 from ...pipeline.dispatch import QUEUES
 from .. import Context, pass_ctx
-from ..output import Column, output_options, print_mapping, print_rows, resolve_format
+from ..output import Column, output_options, print_mapping, print_rows, report, resolve_format
 from ._ops import arguments, operation_options
 
 
@@ -316,23 +316,25 @@ def jobs_show(ctx: Context, job_id: str) -> None:
 
 
 @jobs_group.command("retry")
-@click.argument("job_id", required=False)
+@operation_options("job_retry")
+@output_options
 @pass_ctx
 def jobs_retry(ctx: Context, job_id: str | None) -> None:
     """Re-queue failed memories of JOB_ID (or of the whole collection)."""
-    n = _pipeline(ctx).retry_failed(job_id)
-    click.echo(f"re-queued {n} failed memor{'y' if n == 1 else 'ies'}")
+    result = ctx.call("job_retry", job_id)
+    n = result["requeued"]
+    report(ctx.fmt, result, f"re-queued {n} failed memor{'y' if n == 1 else 'ies'}")
 
 
 @jobs_group.command("cancel")
-@click.argument("job_id")
+@operation_options("job_cancel")
+@output_options
 @pass_ctx
 def jobs_cancel(ctx: Context, job_id: str) -> None:
     """Cancel a job: its still-pending memories become failed ("cancelled"), retryable."""
-    if _pipeline(ctx).cancel(job_id):
-        click.echo(f"cancelled job {job_id}")
-    else:
-        click.echo(f"job {job_id} had already finished")
+    result = ctx.call("job_cancel", job_id)
+    done = "cancelled job" if result["cancelled"] else "already finished: job"
+    report(ctx.fmt, result, f"{done} {job_id}")
 
 
 # --------------------------------------------------------------------------- ingest
@@ -574,36 +576,23 @@ def maintenance_group() -> None:
 
 
 @maintenance_group.command("tick")
-@click.option("--force", is_flag=True, help="Run every enabled job, due or not.")
-@click.option(
-    "--reflect-apply/--reflect-dry-run",
-    default=None,
-    help="Write reflection summaries (default: maintenance_reflect_apply).",
-)
-@click.option("--all-collections", is_flag=True, help="Tick every collection.")
-@click.option(
-    "--wait",
-    "lock_wait",
-    type=float,
-    default=30.0,
-    show_default=True,
-    help="Seconds to wait for a tick already running elsewhere.",
+@operation_options(
+    "maintenance_tick",
+    aliases={"lock_wait": ("--wait",)},
+    overrides={"reflect_apply": {"secondary_opts": ["--no-reflect-apply", "--reflect-dry-run"]}},
 )
 @output_options
 @pass_ctx
-def maintenance_tick(
-    ctx: Context, force: bool, reflect_apply: bool | None, all_collections: bool, lock_wait: float
-) -> None:
+def maintenance_tick(ctx: Context, all_collections: bool, **values: Any) -> None:
     """Run every due job once, synchronously (for cron)."""
     from ...pipeline import maintenance
 
+    given = arguments(values)
     if all_collections:
-        results = maintenance.tick_all(ctx.settings, force=force, reflect_apply=reflect_apply)
+        given.pop("lock_wait", None)
+        results = maintenance.tick_all(ctx.settings, **given)
     else:
-        result = maintenance.tick(
-            ctx.store(), ctx.settings, force=force, reflect_apply=reflect_apply, lock_wait=lock_wait
-        )
-        results = {ctx.collection: result.to_dict()}
+        results = {ctx.collection: ctx.call("maintenance_tick", **given)}
     if _fmt(ctx) == "json":
         click.echo(json.dumps(results if all_collections else results[ctx.collection], default=str))
     else:
