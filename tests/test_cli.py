@@ -172,6 +172,37 @@ def test_tag_and_bump(houkai):
     assert_one_error_line(houkai("bump", memory_id, "lots"), "DELTA")
 
 
+def test_registry_cli_bindings(houkai):
+    """What the operations' CLI bindings declare: the service's rules, the switches."""
+    memory_id = remember(houkai, "Bound through the registry", "-g", "keep")
+    # tag's one rule (add and/or remove) is the registry's, worded as every door words it
+    assert_one_error_line(houkai("tag", memory_id), "at least one of add or remove")
+    # bump clamps to 0..1 in the service (the edit bound is never hit)
+    bumped = as_json(houkai("bump", memory_id, "+5", "--json"))
+    assert bumped["importance"] == 1.0 and bumped["id"] == memory_id
+    # --apply is declared as dry_run=False: contradicting the parameter is an error
+    assert_one_error_line(houkai("purge", "--apply", "--dry-run"), "--apply")
+    assert as_json(houkai("purge", "--no-dry-run", "--yes", "--json"))["dry_run"] is False
+    # several ids: the operation runs once per id
+    other = remember(houkai, "A second memory to forget")
+    gone = as_json(houkai("forget", memory_id, other, "--yes", "--json"))
+    assert sorted(gone["deleted"]) == sorted([memory_id, other])
+    # journal show reads through the service: the entry in full, by id or timestamp
+    entry = as_json(houkai("journal", "tail", "-n", "1", "--json"))[0]
+    by_id = as_json(houkai("journal", "show", entry["entry_id"], "--json"))
+    assert by_id["op"] == "forget" and by_id["before"]["text"]
+    assert as_json(houkai("journal", "show", repr(entry["ts"]), "--json")) == by_id
+    # jobs: an unknown job is an error, the collection-wide retry is not
+    assert_one_error_line(houkai("jobs", "cancel", "no-such-job"), "no job")
+    assert as_json(houkai("jobs", "retry", "--json")) == {"job_id": None, "requeued": 0}
+    ticked = as_json(houkai("maintenance", "tick", "--reflect-dry-run", "--wait", "1", "--json"))
+    assert "summary" in ticked
+    # nuke: --confirm (the REST/MCP spelling) needs no prompt; anything else is refused
+    remember(houkai, "Something to nuke")
+    assert_one_error_line(houkai("nuke", "--confirm", "yes please"), "DELETE ALL")
+    assert as_json(houkai("nuke", "--confirm", "DELETE ALL", "--json"))["deleted"] == 1
+
+
 def test_edit_with_flags_and_editor(houkai, tmp_path):
     memory_id = remember(houkai, "The capital of Australia is Sydney")
     edited = as_json(
