@@ -219,6 +219,44 @@ def check_arguments(op: Operation, arguments: dict[str, Any]) -> dict[str, Any]:
     return arguments
 
 
+def _kinds_of(schema: dict[str, Any]) -> set[str]:
+    kinds = {schema.get("type"), *(o.get("type") for o in schema.get("anyOf", ()))}
+    enum = schema.get("enum", ())
+    if enum and all(isinstance(v, int) and not isinstance(v, bool) for v in enum):
+        kinds.add("integer")
+    return {str(k) for k in kinds if k}
+
+
+def _lax(schema: dict[str, Any], value: str) -> Any:
+    """*value* as the one scalar kind *schema* takes, when the text spells it; else as is."""
+    from houkai.domain.coerce import as_bool
+
+    kinds = _kinds_of(schema)
+    if "string" in kinds:
+        return value
+    try:
+        if "integer" in kinds and value.strip().lstrip("+-").isdigit():
+            return int(value)
+        if "number" in kinds:
+            return float(value)
+        if "boolean" in kinds:
+            return as_bool(value, "")
+    except (ValueError, BadRequest):
+        pass
+    return value
+
+
+def coerce_arguments(op: Operation, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Library callers' strings as the declared scalars (``k="3"``, ``explain="true"``):
+    the lax step before :func:`check_arguments`; a text that spells nothing stays
+    as is, so the check words the error as every door does."""
+    props = model_schema(op.params)["properties"]
+    return {
+        name: _lax(props[name], value) if isinstance(value, str) and name in props else value
+        for name, value in arguments.items()
+    }
+
+
 def check_whole(op: Operation, arguments: dict[str, Any]) -> None:
     """The cross-field rules of the model (``not``, ``anyOf``, ``oneOf``,
     ``minProperties``), if any."""
