@@ -687,6 +687,20 @@ def test_ingest_follows_the_seed(houkai, tmp_path):
     assert "1 chunk(s)" in packed
 
 
+def test_ingest_takes_the_operations_parameters(houkai):
+    """ingest is the registry's operation: --documents (JSON), --jsonl, the chunk defaults."""
+    doc = json.dumps({"text": "Documents arrive as JSON objects.", "tags": ["doc"]})
+    out = as_json(houkai("ingest", "--documents", doc, "-s", "api", "-i", "0.8", "--json"))
+    assert out["total"] == out["done"] == 1
+    stored = as_json(houkai("list", "--json"))[0]
+    assert stored["tags"] == ["doc"] and stored["source"] == "api"
+    assert stored["importance"] == 0.8 and stored["type"] == "episodic"
+    lines = '{"text": "First line of JSONL input."}\n{"text": "Second line of JSONL input."}\n'
+    assert as_json(houkai("ingest", "--jsonl", "--json", input=lines))["done"] == 2
+    assert_one_error_line(houkai("ingest", "--documents", "{not json"), "JSON")
+    assert_one_error_line(houkai("ingest", "--documents", '{"txt": "typo"}'), "documents")
+
+
 def test_conflicts_resolve_interactively(houkai):
     for text in (
         "The database uses Postgres for storage.",

@@ -31,7 +31,7 @@ from ..domain.model import (
     ValidationError,
 )
 from . import operations
-from .operations import DISPATCHABLE
+from .operations import DISPATCHABLE, check_arguments
 from .operations import params as params
 from .operations.bind import operation
 
@@ -168,7 +168,7 @@ def _tags(value: Any) -> list[str]:
 
 def _item(value: Any, fields: Any = params.RememberItem.model_fields) -> dict[str, Any]:
     """A checked remember item (or document) as the store's keyword arguments."""
-    out = {"text": value} if isinstance(value, str) else _given(value, *fields)
+    out: dict[str, Any] = {"text": value} if isinstance(value, str) else _given(value, *fields)
     if "tags" in out:
         out["tags"] = _tags(out["tags"])
     return out
@@ -412,15 +412,24 @@ class MemoryService:
             sizes["min_chars"] = min(
                 sizes.get("min_chars", DEFAULT_MIN_CHARS), sizes.get("max_chars", DEFAULT_MAX_CHARS)
             )
+        auto = p.importance is None and self.settings.auto_importance
+        options = {
+            **sizes,
+            **_given(p, "batch_size"),
+            "auto_importance": auto if p.auto_importance is None else p.auto_importance,
+        }
+        defaults = _item(p, ("type", "tags", "source", "importance"))
         pipeline = self.pipeline(collection)
         if pipeline is None:
             raise Unavailable("ingestion pipeline is not available")
         if p.documents is not None:
-            documents = [_item(d, params.Document.model_fields) for d in p.documents]
-            job = pipeline.ingest_documents(documents, **sizes)
+            documents = [
+                {**defaults, **_item(d, params.Document.model_fields)} for d in p.documents
+            ]
+            job = pipeline.ingest_documents(documents, **options)
         else:
             try:
-                job = pipeline.ingest_path(str(p.path), glob=p.glob, **sizes)
+                job = pipeline.ingest_path(str(p.path), glob=p.glob, **defaults, **options)
             except ValidationError as exc:
                 # a well-formed path that names nothing to ingest is a 404, like an unknown id
                 if str(exc).endswith(_NOTHING_TO_INGEST):
@@ -966,7 +975,9 @@ class MemoryService:
             arguments = {}
         if not isinstance(arguments, Mapping):
             raise BadRequest(f"arguments for {name!r} must be an object")
-        method = getattr(self, method_name)  # checks its arguments (operations.bind)
+        method = getattr(self, method_name)
+        # Strict, as JSON arrives (no "3" for 3): the method's own check is the library's.
+        check_arguments(operations.get(name), dict(arguments))
         try:
             return method(**arguments)
         except ConflictError as exc:

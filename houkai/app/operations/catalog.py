@@ -521,6 +521,20 @@ OPERATIONS: tuple[Operation, ...] = (
         "server-local path (file, folder or glob of .md/.txt/.jsonl).",
         writes=True,
         server_paths=("path",),
+        short={"type": "-t", "tags": "-g", "importance": "-i", "source": "-s"},
+        cli=Cli(
+            "ingest",
+            arguments=("path",),
+            variadic="path",
+            optional=("path",),
+            defaults={"type": "episodic"},  # the seed CLI's
+            switches=(
+                Switch("--jsonl", "", True, "Read stdin as JSONL ({text,...} per line)."),
+                Switch("--dry-run", "", True, "Show the chunks without writing."),
+                Switch("--inline", "", True, "Embed in this process instead of via workers."),
+            ),
+            confirm=True,
+        ),
     ),
     # --- not MCP tools: the REST API, the dashboard and the CLI ---------------------------
     Operation(

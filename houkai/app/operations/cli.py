@@ -11,6 +11,7 @@ shows it. Values still go through :func:`check_arguments`, like every door.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import click
@@ -49,6 +50,24 @@ class IntChoice(click.Choice):
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         return int(super().convert(str(value), param, ctx))
+
+
+class JsonText(click.ParamType):
+    """An object parameter (``ingest --documents '{"text": …}'``): JSON text, parsed."""
+
+    name = "json"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if not isinstance(value, str):
+            return value
+        try:
+            return json.loads(value)
+        except ValueError as exc:
+            self.fail(f"not JSON: {exc}", param, ctx)
+
+
+def _is_object(schema: dict[str, Any]) -> bool:
+    return schema.get("type") == "object" or "properties" in schema or "$ref" in schema
 
 
 def click_type(schema: dict[str, Any]) -> Any:
@@ -103,10 +122,9 @@ def cli_options(
             decls = [f"{flag}/--no-{flag[2:]}", *decls[1:]]
             out.append(click.Option(decls, name, default=None, help=help_text))
         elif item is not None and prop.get("type") != "object":
+            kind = JsonText() if _is_object(item) else click_type(item)
             out.append(
-                click.Option(
-                    decls, name, type=click_type(item), multiple=True, default=(), help=help_text
-                )
+                click.Option(decls, name, type=kind, multiple=True, default=(), help=help_text)
             )
         else:
             out.append(

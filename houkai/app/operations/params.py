@@ -305,6 +305,22 @@ class Ingest(Params):
         description="paragraph: one memory per paragraph (default); "
         "pack: paragraphs packed up to max_chars.",
     )
+    type: MemoryTypeName | None = Field(
+        None, description="Type of every chunk (a document's own wins)."
+    )
+    tags: Tags | None = Field(None, description="Tags of every chunk (a document's own win).")
+    source: str | None = Field(
+        None, description="Source of every chunk (default: ingest:<file name>)."
+    )
+    importance: Fraction | None = Field(None, description="Importance of every chunk (0..1).")
+    auto_importance: bool | None = Field(
+        None,
+        description="Score each chunk's importance from its text "
+        "(default: the auto_importance setting, when no importance is given).",
+    )
+    batch_size: Annotated[int, Field(ge=1, le=100_000)] | None = Field(
+        None, description="Embedding batch size."
+    )
     wait: bool = _wait(True)
     timeout: WaitTimeout | None = _TIMEOUT
 

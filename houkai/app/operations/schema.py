@@ -220,19 +220,29 @@ def check_arguments(op: Operation, arguments: dict[str, Any]) -> dict[str, Any]:
 
 
 def _kinds_of(schema: dict[str, Any]) -> set[str]:
-    kinds = {schema.get("type"), *(o.get("type") for o in schema.get("anyOf", ()))}
+    kinds: list[Any] = [schema.get("type"), *(o.get("type") for o in schema.get("anyOf", ()))]
+    flat = {str(k) for kind in kinds for k in (kind if isinstance(kind, list) else [kind]) if k}
     enum = schema.get("enum", ())
     if enum and all(isinstance(v, int) and not isinstance(v, bool) for v in enum):
-        kinds.add("integer")
-    return {str(k) for k in kinds if k}
+        flat.add("integer")
+    return flat
 
 
-def _lax(schema: dict[str, Any], value: str) -> Any:
-    """*value* as the one scalar kind *schema* takes, when the text spells it; else as is."""
+def _lax(schema: dict[str, Any], value: Any) -> Any:
+    """*value* as the scalar kind *schema* takes, when it spells one (``"3"``, ``"true"``,
+    ``6.0`` for an integer; inside objects too); anything else as is."""
     from houkai.domain.coerce import as_bool
 
+    if isinstance(value, dict):
+        for branch in (schema, *schema.get("anyOf", ())):
+            props = branch.get("properties")
+            if props:
+                return {k: _lax(props[k], v) if k in props else v for k, v in value.items()}
+        return value
     kinds = _kinds_of(schema)
-    if "string" in kinds:
+    if isinstance(value, float) and value.is_integer() and "integer" in kinds - {"number"}:
+        return int(value)  # JSON's 6.0 is the integer 6
+    if not isinstance(value, str) or "string" in kinds:
         return value
     try:
         if "integer" in kinds and value.strip().lstrip("+-").isdigit():
@@ -248,11 +258,11 @@ def _lax(schema: dict[str, Any], value: str) -> Any:
 
 def coerce_arguments(op: Operation, arguments: dict[str, Any]) -> dict[str, Any]:
     """Library callers' strings as the declared scalars (``k="3"``, ``explain="true"``):
-    the lax step before :func:`check_arguments`; a text that spells nothing stays
+    the lax step before :func:`check_arguments`; a value that spells nothing stays
     as is, so the check words the error as every door does."""
     props = model_schema(op.params)["properties"]
     return {
-        name: _lax(props[name], value) if isinstance(value, str) and name in props else value
+        name: _lax(props[name], value) if name in props else value
         for name, value in arguments.items()
     }
 

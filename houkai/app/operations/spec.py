@@ -71,6 +71,8 @@ class Switch:
 
     ``Switch("--apply", "dry_run", False)``: the CLI's dry-run-by-default commands
     keep the seed's ``--apply`` while the operation keeps its one ``dry_run``.
+    Without a *param* it is a terminal-only flag handed to the command as is
+    (``ingest --dry-run`` previews the chunks; ``--inline`` embeds in-process).
     """
 
     flag: str

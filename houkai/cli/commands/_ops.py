@@ -74,7 +74,7 @@ def operation_options(
         )
 
     def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
-        if switches or defaults:
+        if any(s.param for s in switches) or defaults:
             f = _bind(f, switches, defaults)
         memo: list[click.Parameter] = f.__dict__.setdefault("__click_params__", [])
         memo.extend(reversed(params))  # click reverses the list when it builds the command
@@ -104,7 +104,7 @@ def _bind(
 
     @functools.wraps(f)
     def bound(*args: Any, **values: Any) -> Any:
-        for switch in switches:
+        for switch in (s for s in switches if s.param):
             if values.pop(_dest(switch), False):
                 given = values.get(switch.param)
                 if given is not None and given != switch.value:
