@@ -464,7 +464,7 @@ def test_id_prefixes(houkai, settings):
         (("remember", "x", "--importance", "1.5"), "--importance"),
         (("recall", "x", "--k", "many"), "--k"),
         (("recall", "x", "--since", "last tuesday"), "since"),
-        (("list", "--since", "2026-13-45"), "--since"),
+        (("list", "--since", "2026-13-45"), "since"),  # the registry's words, as REST
         (("import", "/definitely/not/here.ahkai"), "does not exist"),
         (("info", "/definitely/not/here.ahkai"), "does not exist"),
         (("show", "deadbeef-0000-4000-8000-000000000000"), "no memory"),

@@ -189,7 +189,7 @@ def _expand(value: Any) -> ExpandSpec | None:
 def _search(p: Any) -> dict[str, Any]:
     """A checked recall / recall_pack model as the store's keyword arguments: times
     parsed, the graph weight and the expansion spec built; unset ones left out."""
-    kwargs = _given(p, *p.model_fields)
+    kwargs = _given(p, *type(p).model_fields)
     for key in ("since", "until", "as_of"):
         if key in kwargs:
             kwargs[key] = as_timestamp(kwargs[key], key)
@@ -309,6 +309,12 @@ class MemoryService:
         conflict raises :class:`ConflictError` (when waiting).
         """
         item = _item(p)
+        auto = self.settings.auto_importance if p.auto_importance is None else p.auto_importance
+        if p.importance is None and auto:
+            from ..engines.importance import score_importance
+
+            kind = p.type or self.settings.default_type
+            item["importance"] = score_importance(p.text, kind, item.get("tags", []))
         store = self.store(collection)
         pipeline = self.pipeline(collection)
         if pipeline is None:
@@ -527,7 +533,10 @@ class MemoryService:
     def list_recent(
         self, p: params.ListRecent, *, collection: str | None = None
     ) -> list[dict[str, Any]]:
-        memories = self._read_store(collection).list_recent(**_given(p, *p.model_fields))
+        kwargs = _given(p, *type(p).model_fields)
+        if "since" in kwargs:
+            kwargs["since"] = as_timestamp(kwargs["since"], "since")
+        memories = self._read_store(collection).list_recent(**kwargs)
         return [memory_to_dict(m) for m in memories]
 
     @operation("recall")
@@ -553,7 +562,7 @@ class MemoryService:
     ) -> dict[str, Any]:
         """Multi-angle context pack: recall_pack's shape plus ``queries``."""
         store = self._read_store(collection)
-        kwargs = _given(p, *p.model_fields)
+        kwargs = _given(p, *type(p).model_fields)
         task = kwargs.pop("task")
         pack = store.auto_context_pack(task, **kwargs)
         reply = _pack_to_dict(pack)
@@ -781,7 +790,7 @@ class MemoryService:
         fd, tmp = tempfile.mkstemp(prefix="houkai-export-", suffix=".ahkai")
         os.close(fd)
         try:
-            summary = self.export(tmp, **_given(p, *p.model_fields), collection=collection)
+            summary = self.export(tmp, **_given(p, *type(p).model_fields), collection=collection)
         except BaseException:
             os.unlink(tmp)
             raise

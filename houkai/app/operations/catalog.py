@@ -45,6 +45,13 @@ OPERATIONS: tuple[Operation, ...] = (
         result="memory",
         short={"type": "-t", "tags": "-g", "importance": "-i", "source": "-s"},
         seed=True,
+        cli=Cli(
+            "remember",
+            arguments=("text",),
+            optional=("text",),  # stdin gives it
+            switches=(Switch("--stdin", "", True, "Read the text from stdin."),),
+            spans={"--ttl": "ttl_seconds"},
+        ),
     ),
     Operation(
         "remember_many",
@@ -337,6 +344,7 @@ OPERATIONS: tuple[Operation, ...] = (
         result="journal",
         short={"n": "-n"},
         seed=True,
+        cli=Cli("journal tail", spans={"--since": "since_seconds"}),
     ),
     Operation(
         "history",
@@ -404,6 +412,7 @@ OPERATIONS: tuple[Operation, ...] = (
         writes=True,
         server_paths=("path",),
         seed=True,
+        cli=Cli("export", arguments=("path",)),
     ),
     Operation(
         "import",
@@ -440,6 +449,7 @@ OPERATIONS: tuple[Operation, ...] = (
         server_paths=("path",),
         soft_error={"ok": False},
         seed=True,
+        cli=Cli("import", arguments=("path",), confirm=True),
     ),
     # --- houkai additions (MCP tools) ---------------------------------------------------
     Operation(
@@ -481,6 +491,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "change to memory_id, else the newest change in the collection. Returns {ok, op, id, "
         "ts, actor, entry_id}.",
         writes=True,
+        cli=Cli("journal undo", arguments=("entry_id",), confirm=True),
     ),
     Operation(
         "job",

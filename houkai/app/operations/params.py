@@ -12,7 +12,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
-from houkai.domain.model import MAX_TIMESTAMP, MAX_TTL_SECONDS
+from houkai.domain.model import LIST_SORTS, MAX_TIMESTAMP, MAX_TTL_SECONDS
 
 from .fields import (
     CURSOR_PATTERN,
@@ -160,6 +160,11 @@ class Document(Params):
 # --------------------------------------------------------------------------- writes
 class Remember(RememberItem):
     on_conflict: ConflictPolicy | None = Field(None, description=_ON_CONFLICT_DOC)
+    auto_importance: bool | None = Field(
+        None,
+        description="Score the importance from the text when none is given "
+        "(default: the auto_importance setting).",
+    )
     wait: bool = _wait(True)
     timeout: WaitTimeout | None = _TIMEOUT
 
@@ -429,6 +434,15 @@ class ListRecent(Params):
     include_expired: bool = Field(False, description="Also list memories whose TTL passed.")
     type: MemoryTypeName | None = Field(None, description="Only memories of this type.")
     tag: str | None = Field(None, description="Only memories carrying this tag.")
+    source: str | None = Field(None, description="Only memories with exactly this source.")
+    since: Timestamp | None = Field(
+        None, description=f"Only memories created at/after this time. {TIME_HELP}"
+    )
+    sort: str = Field(
+        "created",
+        description="Newest first by this field.",
+        json_schema_extra={"enum": sorted(LIST_SORTS)},
+    )
 
 
 class NoParams(Params):

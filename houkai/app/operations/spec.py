@@ -104,6 +104,8 @@ class Cli:
     confirm: bool = False
     #: Add ``--all-collections``: run the operation on every collection.
     all_collections: bool = False
+    #: Options taking a span (``--ttl 7d``) for a parameter in seconds (``ttl_seconds``).
+    spans: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,15 @@ def operation_options(
         params.append(flag)
     if binding and binding.confirm:
         params.append(confirm_option())
+    spans = dict(binding.spans) if binding else {}
+    for flag, param in spans.items():
+        params.append(
+            click.Option(
+                [flag, _flag_dest(flag)],
+                metavar="SPAN",
+                help=f"As --{param.replace('_', '-')}, a span: 90s, 30m, 24h, 7d, 2w.",
+            )
+        )
     if binding and binding.all_collections:
         params.append(
             click.Option(
@@ -74,8 +83,8 @@ def operation_options(
         )
 
     def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
-        if any(s.param for s in switches) or defaults:
-            f = _bind(f, switches, defaults)
+        if any(s.param for s in switches) or defaults or spans:
+            f = _bind(f, switches, defaults, spans)
         memo: list[click.Parameter] = f.__dict__.setdefault("__click_params__", [])
         memo.extend(reversed(params))  # click reverses the list when it builds the command
         return f
@@ -93,17 +102,37 @@ def confirm_option() -> click.Option:
     )
 
 
+def _flag_dest(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
+
+
 def _dest(switch: Switch) -> str:
-    return switch.flag.lstrip("-").replace("-", "_")
+    return _flag_dest(switch.flag)
 
 
 def _bind(
-    f: Callable[..., Any], switches: tuple[Switch, ...], defaults: Mapping[str, Any]
+    f: Callable[..., Any],
+    switches: tuple[Switch, ...],
+    defaults: Mapping[str, Any],
+    spans: Mapping[str, str],
 ) -> Callable[..., Any]:
-    """*f* with its switches turned into the parameters they set, then the CLI's defaults."""
+    """*f* with its switches and spans turned into the parameters they set, then the
+    CLI's defaults."""
+    from ...domain.config import parse_duration
 
     @functools.wraps(f)
     def bound(*args: Any, **values: Any) -> Any:
+        for flag, param in spans.items():
+            span = values.pop(_flag_dest(flag), None)
+            if span is None:
+                continue
+            if values.get(param) is not None:
+                option = "--" + param.replace("_", "-")
+                raise click.UsageError(f"pass at most one of {flag} and {option}")
+            try:
+                values[param] = parse_duration(span)
+            except ValueError as exc:
+                raise click.BadParameter(str(exc), param_hint=flag) from None
         for switch in (s for s in switches if s.param):
             if values.pop(_dest(switch), False):
                 given = values.get(switch.param)

@@ -40,9 +40,13 @@ def nuke(ctx: Context, yes: bool, **values: Any) -> None:
 
     Asks first, unless --yes (or --confirm "DELETE ALL", the REST/MCP spelling)."""
     from ...app.service import NUKE_CONFIRM
+    from ...domain.errors import NotFound
 
     name = ctx.collection
-    count = ctx.reader().count()
+    try:
+        count = ctx.reader().count()
+    except NotFound:  # nothing to delete, and nuking never creates the collection
+        count = 0
     if count == 0:
         report(
             ctx.fmt,

@@ -7,7 +7,6 @@ from typing import Any
 import click
 
 from ...db.journal import JOURNAL_OPS
-from ...domain.config import parse_duration
 from .. import Context, pass_ctx
 from ..output import (
     Column,
@@ -35,17 +34,11 @@ def journal_group() -> None:
     aliases={"n": ("--number",)},
     overrides={"op": {"type": click.Choice(JOURNAL_OPS)}},
 )
-@click.option("--since", help="Only entries newer than this span (e.g. 1h, 7d).")
 @output_options
 @pass_ctx
-def tail(ctx: Context, since: str | None, **values: Any) -> None:
+def tail(ctx: Context, **values: Any) -> None:
     """The newest journal entries, newest first (--since: a span; --since-seconds: seconds)."""
     given = arguments(values)
-    if since is not None:
-        try:
-            given["since_seconds"] = parse_duration(since)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="--since") from None
     rows = ctx.call("journal_tail", **given)
     print_rows(
         ctx.fmt,
@@ -75,8 +68,7 @@ def show(ctx: Context, entry: str) -> None:
 
 
 @journal_group.command("undo")
-@operation_options("undo", arguments=("entry_id",), overrides={"entry_id": {"metavar": "[ENTRY]"}})
-@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+@operation_options("undo", overrides={"entry_id": {"metavar": "[ENTRY]"}})
 @output_options
 @pass_ctx
 def undo(ctx: Context, entry_id: str | None, memory_id: str | None, yes: bool) -> None:
