@@ -68,6 +68,7 @@ Budget = Annotated[int, Field(ge=1, le=1_000_000)]
 Count = Annotated[int, Field(ge=1, le=MAX_K)]
 WaitTimeout = Annotated[float, Field(ge=0)]
 EntryId = Annotated[str, Field(pattern="^[0-9]{1,15}-[0-9]{1,15}$")]
+_LIST_SORTS: list[Any] = sorted(LIST_SORTS)
 
 
 def _wait(default: bool) -> Any:
@@ -441,7 +442,7 @@ class ListRecent(Params):
     sort: str = Field(
         "created",
         description="Newest first by this field.",
-        json_schema_extra={"enum": sorted(LIST_SORTS)},
+        json_schema_extra={"enum": _LIST_SORTS},
     )
 
 

@@ -57,19 +57,20 @@ def operation_options(
     switches = binding.switches if binding else ()
     defaults = dict(binding.defaults) if binding else {}
     for switch in switches:
-        flag = click.Option(
-            [switch.flag, _dest(switch)], is_flag=True, help=switch.help, show_default=False
+        params.append(
+            click.Option(
+                [switch.flag, _dest(switch)], is_flag=True, help=switch.help, show_default=False
+            )
         )
-        params.append(flag)
     if binding and binding.confirm:
         params.append(confirm_option())
     spans = dict(binding.spans) if binding else {}
-    for flag, param in spans.items():
+    for span_flag, seconds in spans.items():
         params.append(
             click.Option(
-                [flag, _flag_dest(flag)],
+                [span_flag, _flag_dest(span_flag)],
                 metavar="SPAN",
-                help=f"As --{param.replace('_', '-')}, a span: 90s, 30m, 24h, 7d, 2w.",
+                help=f"As --{seconds.replace('_', '-')}, a span: 90s, 30m, 24h, 7d, 2w.",
             )
         )
     if binding and binding.all_collections:
