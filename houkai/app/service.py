@@ -309,8 +309,7 @@ class MemoryService:
         conflict raises :class:`ConflictError` (when waiting).
         """
         item = _item(p)
-        auto = self.settings.auto_importance if p.auto_importance is None else p.auto_importance
-        if p.importance is None and auto:
+        if p.importance is None and p.auto_importance:  # unset: the store's setting decides
             from ..engines.importance import score_importance
 
             kind = p.type or self.settings.default_type
