@@ -232,7 +232,6 @@ ADAPTERS: dict[str, Handler] = {
     "facets": _dashboard("facets"),
     "growth": _dashboard("growth"),
     "pipeline_status": _dashboard("pipeline_status"),
-    "job_retry": _dashboard("retry_job"),
 }
 
 

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner, Result
 
+from houkai.app.operations import OPERATIONS
 from houkai.cli import cli
 from houkai.domain.config import Settings, set_settings
 from houkai.domain.model import Memory
@@ -169,6 +170,38 @@ def test_tag_and_bump(houkai):
     ok(houkai("bump", memory_id, "=0.9"))
     assert as_json(houkai("show", memory_id, "--json"))["importance"] == pytest.approx(0.9)
     assert_one_error_line(houkai("bump", memory_id, "lots"), "DELTA")
+
+
+def test_registry_cli_bindings(houkai):
+    """What the operations' CLI bindings declare: the service's rules, the switches."""
+    memory_id = remember(houkai, "Bound through the registry", "-g", "keep")
+    # tag's one rule (add and/or remove) is the registry's, worded as every door words it
+    assert_one_error_line(houkai("tag", memory_id), "at least one of add or remove")
+    # bump clamps to 0..1 in the service (the edit bound is never hit)
+    bumped = as_json(houkai("bump", memory_id, "+5", "--json"))
+    assert bumped["importance"] == 1.0 and bumped["id"] == memory_id
+    # --apply is declared as dry_run=False: contradicting the parameter is an error
+    assert_one_error_line(houkai("purge", "--apply", "--dry-run"), "--apply")
+    assert as_json(houkai("purge", "--no-dry-run", "--yes", "--json"))["dry_run"] is False
+    # several ids: the operation runs once per id
+    other = remember(houkai, "A second memory to forget")
+    gone = as_json(houkai("forget", memory_id, other, "--yes", "--json"))
+    assert sorted(gone["deleted"]) == sorted([memory_id, other])
+    # journal show reads through the service: the entry in full, by id or timestamp
+    entry = as_json(houkai("journal", "tail", "-n", "1", "--json"))[0]
+    by_id = as_json(houkai("journal", "show", entry["entry_id"], "--json"))
+    assert by_id["op"] == "forget" and by_id["before"]["text"]
+    by_ts = as_json(houkai("journal", "show", repr(entry["ts"]), "--json"))
+    assert by_ts["op"] == "forget" and abs(by_ts["ts"] - entry["ts"]) <= 1e-3  # the ms tolerance
+    # jobs: an unknown job is an error, the collection-wide retry is not
+    assert_one_error_line(houkai("jobs", "cancel", "no-such-job"), "no job")
+    assert as_json(houkai("jobs", "retry", "--json")) == {"job_id": None, "requeued": 0}
+    ticked = as_json(houkai("maintenance", "tick", "--reflect-dry-run", "--wait", "1", "--json"))
+    assert "summary" in ticked
+    # nuke: --confirm (the REST/MCP spelling) needs no prompt; anything else is refused
+    remember(houkai, "Something to nuke")
+    assert_one_error_line(houkai("nuke", "--confirm", "yes please"), "DELETE ALL")
+    assert as_json(houkai("nuke", "--confirm", "DELETE ALL", "--json"))["deleted"] == 1
 
 
 def test_edit_with_flags_and_editor(houkai, tmp_path):
@@ -431,7 +464,7 @@ def test_id_prefixes(houkai, settings):
         (("remember", "x", "--importance", "1.5"), "--importance"),
         (("recall", "x", "--k", "many"), "--k"),
         (("recall", "x", "--since", "last tuesday"), "since"),
-        (("list", "--since", "2026-13-45"), "--since"),
+        (("list", "--since", "2026-13-45"), "since"),  # the registry's words, as REST
         (("import", "/definitely/not/here.ahkai"), "does not exist"),
         (("info", "/definitely/not/here.ahkai"), "does not exist"),
         (("show", "deadbeef-0000-4000-8000-000000000000"), "no memory"),
@@ -655,6 +688,20 @@ def test_ingest_follows_the_seed(houkai, tmp_path):
     assert "1 chunk(s)" in packed
 
 
+def test_ingest_takes_the_operations_parameters(houkai):
+    """ingest is the registry's operation: --documents (JSON), --jsonl, the chunk defaults."""
+    doc = json.dumps({"text": "Documents arrive as JSON objects.", "tags": ["doc"]})
+    out = as_json(houkai("ingest", "--documents", doc, "-s", "api", "-i", "0.8", "--json"))
+    assert out["total"] == out["done"] == 1
+    stored = as_json(houkai("list", "--json"))[0]
+    assert stored["tags"] == ["doc"] and stored["source"] == "api"
+    assert stored["importance"] == 0.8 and stored["type"] == "episodic"
+    lines = '{"text": "First line of JSONL input."}\n{"text": "Second line of JSONL input."}\n'
+    assert as_json(houkai("ingest", "--jsonl", "--json", input=lines))["done"] == 2
+    assert_one_error_line(houkai("ingest", "--documents", "{not json"), "JSON")
+    assert_one_error_line(houkai("ingest", "--documents", '{"txt": "typo"}'), "documents")
+
+
 def test_conflicts_resolve_interactively(houkai):
     for text in (
         "The database uses Postgres for storage.",
@@ -787,6 +834,8 @@ def test_unknown_collection_and_empty_query_are_the_rest_errors(houkai, doors):
         ("graph", "subgraph"),
         ("stats", "stats"),
         ("journal undo", "undo"),
+        # and every operation with a CLI binding, under the command it names
+        *[(o.cli.command, o.name) for o in OPERATIONS if o.cli is not None],
     ],
 )
 def test_operation_commands_take_every_declared_parameter(command, operation):

@@ -22,6 +22,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from _childenv import child_env
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMEDRIVER = "/usr/bin/chromedriver"
@@ -55,12 +56,7 @@ def _free_port() -> int:
 
 
 def _env(settings, prefix: str, collection: str) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("HOUKAI_") or k == "HOUKAI_MODEL_CACHE_DIR"
-    }
-    env.pop("REDIS_URL", None)
+    env = child_env()
     env.update(
         {
             "HOUKAI_CONFIG": "/nonexistent/houkai.toml",

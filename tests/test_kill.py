@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _childenv import child_env
 
 from houkai.db import server as redis_server
 from houkai.pipeline.jobs import HEARTBEAT_TTL, workers_alive
@@ -59,13 +60,7 @@ class Private:
         self.procs: list[subprocess.Popen] = []
 
     def env(self) -> dict[str, str]:
-        env = {
-            k: v
-            for k, v in os.environ.items()
-            if not k.startswith("HOUKAI_") or k == "HOUKAI_MODEL_CACHE_DIR"
-        }
-        env.pop("REDIS_URL", None)
-        env.update(
+        return child_env(
             HOUKAI_CONFIG="/nonexistent/houkai.toml",
             HOUKAI_DATA_DIR=str(self.data_dir),
             HOUKAI_REDIS_PORT=str(self.port),
@@ -80,7 +75,6 @@ class Private:
             HOUKAI_MAINTENANCE_RECONCILE_EVERY="2s",
             HOUKAI_MAINTENANCE_TICK_INTERVAL="1s",
         )
-        return env
 
     def start(self, *args: str) -> subprocess.Popen:
         log = open(self.tmp / f"{args[0]}-{uuid.uuid4().hex[:6]}.log", "wb")  # noqa: SIM115

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _childenv import child_env
 from anyio.from_thread import start_blocking_portal
 from houkai.api import mcp_server
 
@@ -53,12 +54,7 @@ SEED_TOOLS = (
 
 
 def server_env(settings, collection: str) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("HOUKAI_") or k == "HOUKAI_MODEL_CACHE_DIR"
-    }
-    env.update(
+    return child_env(
         REDIS_URL=settings.redis_url,
         HOUKAI_KEY_PREFIX=settings.key_prefix,
         HOUKAI_COLLECTION=collection,
@@ -69,7 +65,6 @@ def server_env(settings, collection: str) -> dict[str, str]:
         HF_HUB_OFFLINE="1",
         TRANSFORMERS_OFFLINE="1",
     )
-    return env
 
 
 class Session:

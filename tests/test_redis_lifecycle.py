@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _childenv import child_env
 
 from houkai.db import server as redis_server
 
@@ -30,19 +31,12 @@ def servers_on(data_dir: Path) -> list[int]:
 
 
 def _env(data_dir: Path, **extra: str) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("HOUKAI_") or k == "HOUKAI_MODEL_CACHE_DIR"
-    }
-    env.pop("REDIS_URL", None)
-    env.update(
+    return child_env(
         HOUKAI_CONFIG="/nonexistent/houkai.toml",
         HOUKAI_DATA_DIR=str(data_dir),
         HOUKAI_EMBEDDER="hash:384",
         **extra,
     )
-    return env
 
 
 @pytest.fixture()

@@ -294,3 +294,35 @@ def test_pack_tools(svc):
     assert pack["items"] and pack["used_tokens"] <= 200
     ctx = svc.auto_context("deploy the API to production")
     assert ctx["queries"][0] == "deploy the API to production"
+
+
+# ---------------------------------------------------------------- bound to the registry
+def test_each_method_is_its_operations_signature_and_checks_once():
+    """The service's parameter lists are the registry's models (no second list to edit),
+    and a call is checked once, with the registry's words, before the body runs."""
+    import inspect
+
+    from houkai.app import operations
+
+    for op in operations.OPERATIONS:
+        method = getattr(MemoryService, op.service_method, None)
+        if method is None or op.name in ("readiness", "health", "collections", "whoami"):
+            continue
+        if op.name in ("browse", "facets", "growth", "pipeline_status", "import_stream"):
+            continue  # dashboard functions / the upload wrapper, not bound methods
+        names = [p for p in inspect.signature(method).parameters if p != "self"]
+        assert set(names) - {"collection"} == set(op.fields()), op.name
+        assert names[: len(op.required())] == op.required(), op.name  # positionals first
+    recall = inspect.signature(MemoryService.recall).parameters
+    assert recall["k"].default == 5 and recall["mode"].default == "semantic"
+
+    service = MemoryService(store_factory=lambda name: pytest.fail("the check runs first"))
+    with pytest.raises(BadRequest) as info:
+        service.recall("x", k=0)
+    assert str(info.value) == "k: must be >= 1, got 0"  # the words of every door
+    with pytest.raises(BadRequest, match="unknown argument"):
+        service.recall("x", kk=3)
+    with pytest.raises(BadRequest, match="missing required"):
+        service.link(src_id="a")
+    with pytest.raises(BadRequest, match="at least one of add or remove"):
+        service.retag("some-id")

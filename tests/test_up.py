@@ -11,6 +11,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from _childenv import child_env
+
 from houkai.db import server as redis_server
 
 HOUKAI = str(Path(sys.executable).with_name("houkai"))
@@ -26,19 +28,13 @@ def _call(url: str, body: dict | None = None) -> tuple[int, dict]:
 def test_up_starts_every_role_and_ctrl_c_stops_them(tmp_path: Path) -> None:
     data_dir = tmp_path / "data"
     port = redis_server.free_port()
-    env = {
-        **{
-            k: v
-            for k, v in os.environ.items()
-            if not k.startswith("HOUKAI_") or k == "HOUKAI_MODEL_CACHE_DIR"
-        },
-        "HOUKAI_DATA_DIR": str(data_dir),
-        "HOUKAI_REDIS_PORT": str(redis_server.free_port()),
-        "HOUKAI_HTTP_PORT": str(port),
-        "HOUKAI_KEY_PREFIX": "up-test",
-        "HF_HUB_OFFLINE": "1",
-    }
-    env.pop("REDIS_URL", None)
+    env = child_env(
+        HOUKAI_DATA_DIR=str(data_dir),
+        HOUKAI_REDIS_PORT=str(redis_server.free_port()),
+        HOUKAI_HTTP_PORT=str(port),
+        HOUKAI_KEY_PREFIX="up-test",
+        HF_HUB_OFFLINE="1",
+    )
     log = (tmp_path / "up.log").open("w+")
     proc = subprocess.Popen(
         [HOUKAI, "up"], env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True

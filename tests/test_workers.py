@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from _childenv import child_env
 
 from houkai.pipeline.jobs import workers_alive
 from houkai.pipeline.write import Pipeline
@@ -29,12 +30,7 @@ FAST_HNSW = {"hnsw_m": 8, "hnsw_ef_construction": 40}
 
 
 def _env(settings, prefix: str, embedder: str, **extra: str) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith("HOUKAI_") or k == "HOUKAI_MODEL_CACHE_DIR"
-    }
-    env.pop("REDIS_URL", None)
+    env = child_env()
     env.update(
         {
             "HOUKAI_CONFIG": "/nonexistent/houkai.toml",

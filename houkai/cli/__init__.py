@@ -72,19 +72,17 @@ class Context:
 
     def call(self, operation: str, *args: Any, **kwargs: Any) -> Any:
         """Run service *operation* on this command's collection, the REST/MCP code path:
-        arguments left unset (None) are dropped, as MCP drops nulls, and the rest pass
-        the registry's boundary validation (same bounds and error words as every door)."""
+        arguments left unset (None) are dropped, as MCP drops nulls; the method checks the
+        rest against the registry (same bounds and error words as every door)."""
         import inspect
 
-        from ..app.operations import OPERATIONS, check_arguments
+        from ..app.operations import OPERATIONS
 
         service = self.service
         method = getattr(service, operation)
         bound = inspect.signature(method).bind_partial(*args, **kwargs).arguments
         arguments = {k: v for k, v in bound.items() if v is not None and k != "collection"}
         op = next((o for o in OPERATIONS if o.service_method == operation), None)
-        if op is not None:
-            check_arguments(op, arguments)
         if op is None or op.scope == "collection":
             arguments["collection"] = kwargs.get("collection", self.collection)
         return method(**arguments)

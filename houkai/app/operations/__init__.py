@@ -13,7 +13,14 @@ See ``docs/adr/0034-operation-registry.md`` for adding an operation or a paramet
 from __future__ import annotations
 
 from .catalog import BY_NAME, DISPATCHABLE, OPERATIONS
-from .schema import check_arguments, check_value, describe, model_schema, params_schema
+from .schema import (
+    check_arguments,
+    check_value,
+    coerce_arguments,
+    describe,
+    model_schema,
+    params_schema,
+)
 from .spec import Operation, Params, ResultKind, Scope
 
 
@@ -42,6 +49,7 @@ __all__ = [
     "Scope",
     "check_arguments",
     "check_value",
+    "coerce_arguments",
     "describe",
     "get",
     "mcp_operations",

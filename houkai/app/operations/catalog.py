@@ -7,7 +7,7 @@ from typing import Any
 
 from . import params as p
 from . import results as r
-from .spec import Operation, Response, Rest
+from .spec import Cli, Operation, Response, Rest, Switch
 
 
 def ok(schema: Mapping[str, Any]) -> dict[int, Response]:
@@ -45,6 +45,13 @@ OPERATIONS: tuple[Operation, ...] = (
         result="memory",
         short={"type": "-t", "tags": "-g", "importance": "-i", "source": "-s"},
         seed=True,
+        cli=Cli(
+            "remember",
+            arguments=("text",),
+            optional=("text",),  # stdin gives it
+            switches=(Switch("--stdin", "", True, "Read the text from stdin."),),
+            spans={"--ttl": "ttl_seconds"},
+        ),
     ),
     Operation(
         "remember_many",
@@ -159,6 +166,7 @@ OPERATIONS: tuple[Operation, ...] = (
         ),
         description="Permanently delete one memory by id (journaled; undo is possible from the "
         "journal). Returns {deleted}. Prefer edit to fix a memory, supersede to replace it.",
+        cli=Cli("forget", arguments=("memory_id",), variadic="memory_id", confirm=True),
         writes=True,
         destructive=True,
         idempotent=True,
@@ -176,6 +184,12 @@ OPERATIONS: tuple[Operation, ...] = (
             ),
         ),
         description="Hard-delete memories whose TTL has passed. Returns {purged, dry_run, ids}.",
+        cli=Cli(
+            "purge",
+            defaults={"dry_run": True},
+            switches=(Switch("--apply", "dry_run", False, "Really delete (default: only list)."),),
+            confirm=True,
+        ),
         writes=True,
         destructive=True,
         seed=True,
@@ -308,6 +322,7 @@ OPERATIONS: tuple[Operation, ...] = (
         description="Run the maintenance jobs that are due (decay pruning, TTL purge, "
         "reflection, ...); safe to call often, jobs only run when their interval has elapsed. "
         "Returns {summary, ran_decay, ran_reflect, ran_purge, decayed, reflected, purged, ...}.",
+        cli=Cli("maintenance tick", defaults={"lock_wait": 30.0}, all_collections=True),
         writes=True,
         seed=True,
     ),
@@ -329,6 +344,7 @@ OPERATIONS: tuple[Operation, ...] = (
         result="journal",
         short={"n": "-n"},
         seed=True,
+        cli=Cli("journal tail", spans={"--since": "since_seconds"}),
     ),
     Operation(
         "history",
@@ -396,6 +412,7 @@ OPERATIONS: tuple[Operation, ...] = (
         writes=True,
         server_paths=("path",),
         seed=True,
+        cli=Cli("export", arguments=("path",)),
     ),
     Operation(
         "import",
@@ -432,6 +449,7 @@ OPERATIONS: tuple[Operation, ...] = (
         server_paths=("path",),
         soft_error={"ok": False},
         seed=True,
+        cli=Cli("import", arguments=("path",), confirm=True),
     ),
     # --- houkai additions (MCP tools) ---------------------------------------------------
     Operation(
@@ -473,6 +491,7 @@ OPERATIONS: tuple[Operation, ...] = (
         "change to memory_id, else the newest change in the collection. Returns {ok, op, id, "
         "ts, actor, entry_id}.",
         writes=True,
+        cli=Cli("journal undo", arguments=("entry_id",), confirm=True),
     ),
     Operation(
         "job",
@@ -513,12 +532,27 @@ OPERATIONS: tuple[Operation, ...] = (
         "server-local path (file, folder or glob of .md/.txt/.jsonl).",
         writes=True,
         server_paths=("path",),
+        short={"type": "-t", "tags": "-g", "importance": "-i", "source": "-s"},
+        cli=Cli(
+            "ingest",
+            arguments=("path",),
+            variadic="path",
+            optional=("path",),
+            defaults={"type": "episodic"},  # the seed CLI's
+            switches=(
+                Switch("--jsonl", "", True, "Read stdin as JSONL ({text,...} per line)."),
+                Switch("--dry-run", "", True, "Show the chunks without writing."),
+                Switch("--inline", "", True, "Embed in this process instead of via workers."),
+            ),
+            confirm=True,
+        ),
     ),
     # --- not MCP tools: the REST API, the dashboard and the CLI ---------------------------
     Operation(
         "nuke",
         'Delete every memory of the collection (confirm "DELETE ALL").',
         p.Nuke,
+        cli=Cli("nuke", confirm=True),
         rest=(Rest("POST", "/nuke", ok(r.obj({"ok": r.BOOL, "deleted": r.INT}))),),
         writes=True,
         destructive=True,
@@ -764,8 +798,9 @@ OPERATIONS: tuple[Operation, ...] = (
     ),
     Operation(
         "job_retry",
-        "Re-queue the failed memories of one job.",
-        p.JobRef,
+        "Re-queue the failed memories of one job (or, without job_id, of the collection).",
+        p.JobRetry,
+        cli=Cli("jobs retry", arguments=("job_id",)),
         rest=(
             Rest(
                 "POST",
@@ -776,6 +811,40 @@ OPERATIONS: tuple[Operation, ...] = (
         ),
         writes=True,
         mcp=False,
+    ),
+    # --- CLI-only operations (no REST route, no MCP tool) ----------------------------------
+    Operation(
+        "job_cancel",
+        "Cancel a job: its still-pending memories become failed (cancelled), retryable.",
+        p.JobRef,
+        writes=True,
+        mcp=False,
+        cli=Cli("jobs cancel", arguments=("job_id",)),
+    ),
+    Operation(
+        "journal_entry",
+        "One journal entry in full (before/after snapshots), by entry id or timestamp.",
+        p.JournalEntryRef,
+        mcp=False,
+        cli=Cli("journal show", arguments=("entry",)),
+    ),
+    Operation(
+        "tag",
+        "Add or remove tags (metadata only; the vector is untouched).",
+        p.Retag,
+        method="retag",
+        writes=True,
+        mcp=False,
+        short={"add": "-a", "remove": "-r"},
+        cli=Cli("tag", arguments=("memory_id",)),
+    ),
+    Operation(
+        "bump",
+        "Adjust importance: +0.2, -0.1, or =0.9 (clamped to 0..1).",
+        p.Bump,
+        writes=True,
+        mcp=False,
+        cli=Cli("bump", arguments=("memory_id", "delta")),
     ),
 )
 

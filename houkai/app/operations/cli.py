@@ -11,6 +11,7 @@ shows it. Values still go through :func:`check_arguments`, like every door.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import click
@@ -51,6 +52,24 @@ class IntChoice(click.Choice):
         return int(super().convert(str(value), param, ctx))
 
 
+class JsonText(click.ParamType):
+    """An object parameter (``ingest --documents '{"text": …}'``): JSON text, parsed."""
+
+    name = "json"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if not isinstance(value, str):
+            return value
+        try:
+            return json.loads(value)
+        except ValueError as exc:
+            self.fail(f"not JSON: {exc}", param, ctx)
+
+
+def _is_object(schema: dict[str, Any]) -> bool:
+    return schema.get("type") == "object" or "properties" in schema or "$ref" in schema
+
+
 def click_type(schema: dict[str, Any]) -> Any:
     """The click parameter type for one JSON-Schema property."""
     enum = schema.get("enum", ())
@@ -71,32 +90,41 @@ def click_type(schema: dict[str, Any]) -> Any:
 
 
 def cli_options(
-    op: Operation, *, arguments: tuple[str, ...] = (), skip: tuple[str, ...] = ()
+    op: Operation, *, arguments: tuple[str, ...] | None = None, skip: tuple[str, ...] = ()
 ) -> list[click.Parameter]:
-    """One click parameter per field of *op* (those in *arguments* as positionals)."""
+    """One click parameter per field of *op* (those in *arguments*, default the
+    operation's CLI binding's, as positionals; its variadic one takes several values)."""
     schema = model_schema(op.params)
-    required = set(schema.get("required", ()))
+    binding = op.cli
+    if arguments is None:
+        arguments = binding.arguments if binding else ()
+    variadic = binding.variadic if binding else ""
+    optional = set(binding.optional) if binding else set()
+    defaults = dict(binding.defaults) if binding else {}
+    required = set(schema.get("required", ())) - optional
     out: list[click.Parameter] = []
     for name, prop in schema["properties"].items():
         if name in skip:
             continue
         if name in arguments:
-            out.append(click.Argument([name], required=name in required))
+            nargs = -1 if name == variadic else 1
+            out.append(click.Argument([name], required=name in required, nargs=nargs))
             continue
         flag = "--" + name.replace("_", "-")
         decls = [flag] + ([op.short[name]] if name in op.short else [])
         help_text = prop.get("description", "")
-        if "default" in prop:
+        if name in defaults:
+            help_text += f" [default here: {defaults[name]}]"
+        elif "default" in prop:
             help_text += f" [default: {prop['default']}]"
         item = _list_item(prop)
         if _is_flag(prop):
             decls = [f"{flag}/--no-{flag[2:]}", *decls[1:]]
             out.append(click.Option(decls, name, default=None, help=help_text))
         elif item is not None and prop.get("type") != "object":
+            kind = JsonText() if _is_object(item) else click_type(item)
             out.append(
-                click.Option(
-                    decls, name, type=click_type(item), multiple=True, default=(), help=help_text
-                )
+                click.Option(decls, name, type=kind, multiple=True, default=(), help=help_text)
             )
         else:
             out.append(

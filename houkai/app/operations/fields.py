@@ -45,7 +45,15 @@ TIME_HELP = (
 TAG_PATTERN = f"^[^,]*{NONSPACE[:-1]},][^,]*$"
 
 #: What each pattern means, for the error a door shows instead of the regex.
+#: A change of importance: +N, -N (relative) or =N (absolute).
+DELTA_PATTERN = r"^[+=-]([0-9]+(\.[0-9]*)?|\.[0-9]+)$"
+#: A journal entry: its stream id (1712345678901-0) or its epoch timestamp.
+ENTRY_PATTERN = r"^([0-9]{1,15}-[0-9]{1,15}|[0-9]{1,15}(\.[0-9]+)?)$"
+
 PATTERN_MEANINGS: dict[str, str] = {
+    DELTA_PATTERN: "must be +N, -N or =N (e.g. +0.2)",
+    ENTRY_PATTERN: "expected a journal entry id like 1712345678901-0 (see journal tail) "
+    "or an epoch timestamp",
     NONSPACE: "must contain a non-blank character",
     TAG_PATTERN: "a tag must contain a non-blank character and no comma",
     TIMESTAMP_PATTERN: "must be epoch seconds, an ISO-8601 date/datetime or a span like 7d / 24h",

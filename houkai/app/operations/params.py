@@ -12,10 +12,12 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
-from houkai.domain.model import MAX_TIMESTAMP, MAX_TTL_SECONDS
+from houkai.domain.model import LIST_SORTS, MAX_TIMESTAMP, MAX_TTL_SECONDS
 
 from .fields import (
     CURSOR_PATTERN,
+    DELTA_PATTERN,
+    ENTRY_PATTERN,
     MAX_K,
     TIME_HELP,
     BatchConflictPolicy,
@@ -32,6 +34,7 @@ from .fields import (
     NonEmpty,
     Polarity,
     RecallMode,
+    Tag,
     Tags,
     Text,
     Timestamp,
@@ -65,6 +68,7 @@ Budget = Annotated[int, Field(ge=1, le=1_000_000)]
 Count = Annotated[int, Field(ge=1, le=MAX_K)]
 WaitTimeout = Annotated[float, Field(ge=0)]
 EntryId = Annotated[str, Field(pattern="^[0-9]{1,15}-[0-9]{1,15}$")]
+_LIST_SORTS: list[Any] = sorted(LIST_SORTS)
 
 
 def _wait(default: bool) -> Any:
@@ -157,6 +161,11 @@ class Document(Params):
 # --------------------------------------------------------------------------- writes
 class Remember(RememberItem):
     on_conflict: ConflictPolicy | None = Field(None, description=_ON_CONFLICT_DOC)
+    auto_importance: bool | None = Field(
+        None,
+        description="Score the importance from the text when none is given "
+        "(default: the auto_importance setting).",
+    )
     wait: bool = _wait(True)
     timeout: WaitTimeout | None = _TIMEOUT
 
@@ -242,6 +251,41 @@ class MaintenanceTick(Params):
         None, description="Write reflection summaries (default: the config's setting)."
     )
     force: bool = Field(False, description="Run every job now, due or not.")
+    lock_wait: Annotated[float, Field(ge=0, le=3600)] | None = Field(
+        None,
+        description="Seconds to wait for a tick running elsewhere (default 0: skip this tick).",
+    )
+
+
+class Retag(Params):
+    model_config = {
+        "extra": "forbid",
+        "regex_engine": "python-re",
+        "json_schema_extra": {"anyOf": [{"required": ["add"]}, {"required": ["remove"]}]},
+    }
+
+    memory_id: Id = Field(description=_MEMORY_ID_DOC)
+    add: list[Tag] | None = Field(None, description="Tags to add.")
+    remove: list[Tag] | None = Field(None, description="Tags to remove.")
+
+
+class Bump(Params):
+    memory_id: Id = Field(description=_MEMORY_ID_DOC)
+    delta: Annotated[str, Field(pattern=DELTA_PATTERN)] = Field(
+        description="+N or -N changes the importance by N, =N sets it (clamped to 0..1)."
+    )
+
+
+class JournalEntryRef(Params):
+    entry: Annotated[str, Field(pattern=ENTRY_PATTERN)] = Field(
+        description="Journal entry id (e.g. 1712345678901-0, from journal_tail) or its epoch ts."
+    )
+
+
+class JobRetry(Params):
+    job_id: Id | None = Field(
+        None, description="The job whose failed memories to re-queue (omit: the collection's)."
+    )
 
 
 class Ingest(Params):
@@ -266,6 +310,22 @@ class Ingest(Params):
         None,
         description="paragraph: one memory per paragraph (default); "
         "pack: paragraphs packed up to max_chars.",
+    )
+    type: MemoryTypeName | None = Field(
+        None, description="Type of every chunk (a document's own wins)."
+    )
+    tags: Tags | None = Field(None, description="Tags of every chunk (a document's own win).")
+    source: str | None = Field(
+        None, description="Source of every chunk (default: ingest:<file name>)."
+    )
+    importance: Fraction | None = Field(None, description="Importance of every chunk (0..1).")
+    auto_importance: bool | None = Field(
+        None,
+        description="Score each chunk's importance from its text "
+        "(default: the auto_importance setting, when no importance is given).",
+    )
+    batch_size: Annotated[int, Field(ge=1, le=100_000)] | None = Field(
+        None, description="Embedding batch size."
     )
     wait: bool = _wait(True)
     timeout: WaitTimeout | None = _TIMEOUT
@@ -375,6 +435,15 @@ class ListRecent(Params):
     include_expired: bool = Field(False, description="Also list memories whose TTL passed.")
     type: MemoryTypeName | None = Field(None, description="Only memories of this type.")
     tag: str | None = Field(None, description="Only memories carrying this tag.")
+    source: str | None = Field(None, description="Only memories with exactly this source.")
+    since: Timestamp | None = Field(
+        None, description=f"Only memories created at/after this time. {TIME_HELP}"
+    )
+    sort: str = Field(
+        "created",
+        description="Newest first by this field.",
+        json_schema_extra={"enum": _LIST_SORTS},
+    )
 
 
 class NoParams(Params):

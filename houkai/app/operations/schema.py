@@ -174,7 +174,7 @@ def describe(error: SchemaError, name: str = "") -> str:
         return f"{where}{got} does not match {value!r}"
     if kind in ("anyOf", "oneOf") and all("required" in s for s in value):
         names = " or ".join(str(s["required"][0]) for s in value)
-        return f"{where}give exactly one of {names}"
+        return f"{where}give {'at least' if kind == 'anyOf' else 'exactly'} one of {names}"
     if kind in ("anyOf", "oneOf"):
         # A value of a type one branch takes failed inside that branch: say why there.
         inner = [e for e in error.context or () if e.validator != "type" or e.relative_path]
@@ -219,9 +219,58 @@ def check_arguments(op: Operation, arguments: dict[str, Any]) -> dict[str, Any]:
     return arguments
 
 
+def _kinds_of(schema: dict[str, Any]) -> set[str]:
+    kinds: list[Any] = [schema.get("type"), *(o.get("type") for o in schema.get("anyOf", ()))]
+    flat = {str(k) for kind in kinds for k in (kind if isinstance(kind, list) else [kind]) if k}
+    enum = schema.get("enum", ())
+    if enum and all(isinstance(v, int) and not isinstance(v, bool) for v in enum):
+        flat.add("integer")
+    return flat
+
+
+def _lax(schema: dict[str, Any], value: Any) -> Any:
+    """*value* as the scalar kind *schema* takes, when it spells one (``"3"``, ``"true"``,
+    ``6.0`` for an integer; inside objects too); anything else as is."""
+    from houkai.domain.coerce import as_bool
+
+    if isinstance(value, dict):
+        for branch in (schema, *schema.get("anyOf", ())):
+            props = branch.get("properties")
+            if props:
+                return {k: _lax(props[k], v) if k in props else v for k, v in value.items()}
+        return value
+    kinds = _kinds_of(schema)
+    if isinstance(value, float) and value.is_integer() and "integer" in kinds - {"number"}:
+        return int(value)  # JSON's 6.0 is the integer 6
+    if not isinstance(value, str) or "string" in kinds:
+        return value
+    try:
+        if "integer" in kinds and value.strip().lstrip("+-").isdigit():
+            return int(value)
+        if "number" in kinds:
+            return float(value)
+        if "boolean" in kinds:
+            return as_bool(value, "")
+    except (ValueError, BadRequest):
+        pass
+    return value
+
+
+def coerce_arguments(op: Operation, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Library callers' strings as the declared scalars (``k="3"``, ``explain="true"``):
+    the lax step before :func:`check_arguments`; a value that spells nothing stays
+    as is, so the check words the error as every door does."""
+    props = model_schema(op.params)["properties"]
+    return {
+        name: _lax(props[name], value) if name in props else value
+        for name, value in arguments.items()
+    }
+
+
 def check_whole(op: Operation, arguments: dict[str, Any]) -> None:
-    """The cross-field rules of the model (``not``, ``minProperties``), if any."""
+    """The cross-field rules of the model (``not``, ``anyOf``, ``oneOf``,
+    ``minProperties``), if any."""
     schema = model_schema(op.params)
-    extra = {k: v for k, v in schema.items() if k in ("not", "oneOf", "minProperties")}
+    extra = {k: v for k, v in schema.items() if k in ("not", "anyOf", "oneOf", "minProperties")}
     if extra:
         check_value(extra, arguments)

@@ -66,6 +66,49 @@ class Rest:
 
 
 @dataclass(frozen=True)
+class Switch:
+    """A CLI-only flag that sets one parameter to a fixed value.
+
+    ``Switch("--apply", "dry_run", False)``: the CLI's dry-run-by-default commands
+    keep the seed's ``--apply`` while the operation keeps its one ``dry_run``.
+    Without a *param* it is a terminal-only flag handed to the command as is
+    (``ingest --dry-run`` previews the chunks; ``--inline`` embeds in-process).
+    """
+
+    flag: str
+    param: str
+    value: Any
+    help: str = ""
+
+
+@dataclass(frozen=True)
+class Cli:
+    """How the CLI binds an operation; its options are still generated from ``params``.
+
+    Only what a terminal needs and the wire does not: which parameters are
+    positionals, one that repeats (the command runs the operation once per value),
+    defaults of its own (purge previews unless ``--apply``), switches, and a
+    ``--yes/-y`` confirmation for destructive commands.
+    """
+
+    #: The command's words: ``"forget"``, ``"jobs retry"``.
+    command: str
+    arguments: tuple[str, ...] = ()
+    #: A scalar positional given several times (``forget ID ID…``): one call per value.
+    variadic: str = ""
+    #: Positionals that may be left out (the operation's own rule decides what then).
+    optional: tuple[str, ...] = ()
+    defaults: Mapping[str, Any] = field(default_factory=dict)
+    switches: tuple[Switch, ...] = ()
+    #: Add ``--yes/-y`` (skip the confirmation prompt).
+    confirm: bool = False
+    #: Add ``--all-collections``: run the operation on every collection.
+    all_collections: bool = False
+    #: Options taking a span (``--ttl 7d``) for a parameter in seconds (``ttl_seconds``).
+    spans: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class Operation:
     """One operation, declared once (see docs/adr/0034-operation-registry.md).
 
@@ -100,6 +143,8 @@ class Operation:
     short: Mapping[str, str] = field(default_factory=dict)
     #: REST bindings (a GET and a POST /recall are two bindings of ``recall``).
     rest: tuple[Rest, ...] = ()
+    #: The CLI binding (positionals, switches, confirmation); None: options only.
+    cli: Cli | None = None
 
     @property
     def service_method(self) -> str:

@@ -13,10 +13,13 @@ command parses; ``TEXT`` optional because stdin can give it).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import click
+
+from ...app.operations.spec import Switch
 
 #: The CLI's historic extra spellings per parameter (the seed's and houkai 0.1's).
 LEGACY: Mapping[str, tuple[str, ...]] = {
@@ -30,16 +33,19 @@ LEGACY: Mapping[str, tuple[str, ...]] = {
 def operation_options(
     operation: str,
     *,
-    arguments: tuple[str, ...] = (),
+    arguments: tuple[str, ...] | None = None,
     aliases: Mapping[str, tuple[str, ...]] | None = None,
     overrides: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Add the click parameters of *operation* (those in *arguments* as positionals)."""
+    """Add the click parameters of *operation* and of its CLI binding (positionals,
+    switches such as ``--apply``, ``--yes``); *arguments* overrides the binding's."""
     from ...app.operations import get
     from ...app.operations.cli import cli_options
 
+    op = get(operation)
+    binding = op.cli
     extra = {**LEGACY, **(aliases or {})}
-    params = cli_options(get(operation), arguments=arguments)
+    params = cli_options(op, arguments=arguments)
     for param in params:
         if isinstance(param, click.Option):
             # cli_options passes the name positionally, where click.Option takes
@@ -48,13 +54,99 @@ def operation_options(
             param.opts.extend(a for a in extra.get(param.name or "", ()) if a not in param.opts)
         for attr, value in (overrides or {}).get(param.name or "", {}).items():
             setattr(param, attr, value)
+    switches = binding.switches if binding else ()
+    defaults = dict(binding.defaults) if binding else {}
+    for switch in switches:
+        params.append(
+            click.Option(
+                [switch.flag, _dest(switch)], is_flag=True, help=switch.help, show_default=False
+            )
+        )
+    if binding and binding.confirm:
+        params.append(confirm_option())
+    spans = dict(binding.spans) if binding else {}
+    for span_flag, seconds in spans.items():
+        params.append(
+            click.Option(
+                [span_flag, _flag_dest(span_flag)],
+                metavar="SPAN",
+                help=f"As --{seconds.replace('_', '-')}, a span: 90s, 30m, 24h, 7d, 2w.",
+            )
+        )
+    if binding and binding.all_collections:
+        params.append(
+            click.Option(
+                ["--all-collections"],
+                is_flag=True,
+                help="Run on every collection.",
+                show_default=False,
+            )
+        )
 
     def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
+        if any(s.param for s in switches) or defaults or spans:
+            f = _bind(f, switches, defaults, spans)
         memo: list[click.Parameter] = f.__dict__.setdefault("__click_params__", [])
         memo.extend(reversed(params))  # click reverses the list when it builds the command
         return f
 
     return decorate
+
+
+def confirm_option() -> click.Option:
+    """``--yes/-y``: the one confirmation flag of destructive commands."""
+    return click.Option(
+        ["--yes", "-y", "yes"],
+        is_flag=True,
+        help="Do not ask for confirmation.",
+        show_default=False,
+    )
+
+
+def _flag_dest(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
+
+
+def _dest(switch: Switch) -> str:
+    return _flag_dest(switch.flag)
+
+
+def _bind(
+    f: Callable[..., Any],
+    switches: tuple[Switch, ...],
+    defaults: Mapping[str, Any],
+    spans: Mapping[str, str],
+) -> Callable[..., Any]:
+    """*f* with its switches and spans turned into the parameters they set, then the
+    CLI's defaults."""
+    from ...domain.config import parse_duration
+
+    @functools.wraps(f)
+    def bound(*args: Any, **values: Any) -> Any:
+        for flag, param in spans.items():
+            span = values.pop(_flag_dest(flag), None)
+            if span is None:
+                continue
+            if values.get(param) is not None:
+                option = "--" + param.replace("_", "-")
+                raise click.UsageError(f"pass at most one of {flag} and {option}")
+            try:
+                values[param] = parse_duration(span)
+            except ValueError as exc:
+                raise click.BadParameter(str(exc), param_hint=flag) from None
+        for switch in (s for s in switches if s.param):
+            if values.pop(_dest(switch), False):
+                given = values.get(switch.param)
+                if given is not None and given != switch.value:
+                    option = "--" + switch.param.replace("_", "-")
+                    raise click.UsageError(f"{switch.flag} contradicts {option}")
+                values[switch.param] = switch.value
+        for name, value in defaults.items():
+            if values.get(name) is None:
+                values[name] = value
+        return f(*args, **values)
+
+    return bound
 
 
 def arguments(values: Mapping[str, Any]) -> dict[str, Any]:

@@ -144,54 +144,33 @@ def edit(
 
 
 @click.command("tag")
-@click.argument("memory_id")
-@click.option("--add", "-a", "add", multiple=True, help="Tag to add (repeatable).")
-@click.option("--remove", "-r", "remove", multiple=True, help="Tag to remove (repeatable).")
+@operation_options("tag")
 @output_options
 @pass_ctx
-def tag(ctx: Context, memory_id: str, add: tuple[str, ...], remove: tuple[str, ...]) -> None:
+def tag(ctx: Context, memory_id: str, **values: Any) -> None:
     """Add or remove tags (metadata only; the vector is untouched)."""
-    if not add and not remove:
-        raise click.UsageError("give --add TAG and/or --remove TAG")
-    memory = _load(ctx, memory_id)
-    drop = {t.strip() for t in remove}
-    tags = [t for t in memory["tags"] if t not in drop]
-    tags += [t for t in add if t.strip() not in tags and t.strip() not in drop]
-    updated = ctx.call("edit", memory["id"], tags=tags)
+    full = resolve_id(ctx.reader(), memory_id)
+    updated = ctx.call("retag", full, **arguments(values))
     report(
         ctx.fmt,
-        {"id": updated["id"], "tags": updated["tags"]},
+        updated,
         f"{short_id(updated['id'])} tags: {', '.join(updated['tags']) or '(none)'}",
     )
 
 
 @click.command("bump", context_settings={"ignore_unknown_options": True})
-@click.argument("memory_id")
-@click.argument("delta")
+@operation_options("bump")
 @output_options
 @pass_ctx
 def bump(ctx: Context, memory_id: str, delta: str) -> None:
     """Adjust importance: +0.2, -0.1, or =0.9 (clamped to 0..1)."""
-    text = delta.strip()
-    try:
-        if text.startswith("="):
-            absolute, amount = True, float(text[1:])
-        elif text[:1] in "+-" and text[1:]:
-            absolute, amount = False, float(text)
-        else:
-            raise ValueError
-    except ValueError:
-        raise click.BadParameter(
-            f"delta must be +N, -N or =N (e.g. +0.2) — got {delta!r}", param_hint="DELTA"
-        ) from None
-    memory = _load(ctx, memory_id)
-    before = float(memory["importance"])
-    new = amount if absolute else before + amount
-    updated = ctx.call("edit", memory["id"], importance=new)
+    full = resolve_id(ctx.reader(), memory_id)
+    updated = ctx.call("bump", full, delta.strip())
     report(
         ctx.fmt,
-        {"id": updated["id"], "before": before, "importance": updated["importance"]},
-        f"{short_id(updated['id'])} importance: {before:.2f} → {updated['importance']:.2f}",
+        updated,
+        f"{short_id(updated['id'])} importance: "
+        f"{updated['before']:.2f} → {updated['importance']:.2f}",
     )
 
 

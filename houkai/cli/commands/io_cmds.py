@@ -19,20 +19,20 @@ from .recall import parse_time_option
 @click.command("export")
 @operation_options(
     "export",
-    arguments=("path",),
     aliases={"type": ("-t",)},
-    overrides={"path": {"type": click.Path(dir_okay=False, writable=True)}},
+    overrides={
+        "path": {"type": click.Path(dir_okay=False, writable=True)},
+        "include_vectors": {"secondary_opts": ["--no-include-vectors", "--no-vectors"]},
+    },
 )
-@click.option("--no-vectors", is_flag=True, help="Leave out embeddings (smaller file).")
 @output_options
 @pass_ctx
-def export(ctx: Context, no_vectors: bool, **values: Any) -> None:
+def export(ctx: Context, **values: Any) -> None:
     """Write memories to a portable .ahkai archive (gzipped JSONL, streamed).
 
-    --type and --tag repeat; --since takes epoch, ISO-8601 or a span like 7d."""
+    --type and --tag repeat; --since takes epoch, ISO-8601 or a span like 7d;
+    --no-vectors leaves out the embeddings (a smaller file)."""
     given = arguments(values)
-    if no_vectors:
-        given["include_vectors"] = False
     if "since" in given:
         given["since"] = parse_time_option(given["since"], "--since")
     data = ctx.call("export", **given)
@@ -47,10 +47,8 @@ def export(ctx: Context, no_vectors: bool, **values: Any) -> None:
 @click.command("import")
 @operation_options(
     "import",
-    arguments=("path",),
     overrides={"path": {"type": click.Path(exists=True, dir_okay=False, readable=True)}},
 )
-@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 @output_options
 @pass_ctx
 def import_cmd(ctx: Context, yes: bool, **values: Any) -> None:

@@ -7,7 +7,6 @@ from typing import Any
 import click
 
 from ...db.journal import JOURNAL_OPS
-from ...domain.config import parse_duration
 from .. import Context, pass_ctx
 from ..output import (
     Column,
@@ -24,29 +23,6 @@ from ..output import report as say
 from ._ops import arguments, operation_options
 
 
-def _find(ctx: Context, ref: str) -> Any:
-    """An entry by stream id (``1712345678901-0``, from ``tail``) or by its epoch ts."""
-    from ...domain.errors import NotFound
-
-    ref = ref.strip()
-    journal = ctx.reader().journal
-    if "-" in ref:
-        found = journal.find(ref)
-    else:
-        try:
-            ts = float(ref)
-        except ValueError:
-            raise click.BadParameter(
-                f"expected a journal entry id like 1712345678901-0 (see `journal tail`) "
-                f"or an epoch timestamp — got {ref!r}",
-                param_hint="ENTRY",
-            ) from None
-        found = journal.find_by_ts(ts)
-    if found is None:
-        raise NotFound(f"no journal entry {ref!r}")
-    return found
-
-
 @click.group("journal")
 def journal_group() -> None:
     """Inspect and undo the audit journal."""
@@ -58,17 +34,11 @@ def journal_group() -> None:
     aliases={"n": ("--number",)},
     overrides={"op": {"type": click.Choice(JOURNAL_OPS)}},
 )
-@click.option("--since", help="Only entries newer than this span (e.g. 1h, 7d).")
 @output_options
 @pass_ctx
-def tail(ctx: Context, since: str | None, **values: Any) -> None:
+def tail(ctx: Context, **values: Any) -> None:
     """The newest journal entries, newest first (--since: a span; --since-seconds: seconds)."""
     given = arguments(values)
-    if since is not None:
-        try:
-            given["since_seconds"] = parse_duration(since)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="--since") from None
     rows = ctx.call("journal_tail", **given)
     print_rows(
         ctx.fmt,
@@ -85,14 +55,12 @@ def tail(ctx: Context, since: str | None, **values: Any) -> None:
 
 
 @journal_group.command("show")
-@click.argument("entry")
+@operation_options("journal_entry")
 @output_options
 @pass_ctx
 def show(ctx: Context, entry: str) -> None:
     """One entry in full (before/after snapshots), by entry id or timestamp."""
-    from ...app.service import entry_to_dict
-
-    data = entry_to_dict(_find(ctx, entry))
+    data = ctx.call("journal_entry", entry)
     if ctx.fmt == "json":
         echo_json(data)
     else:
@@ -100,8 +68,7 @@ def show(ctx: Context, entry: str) -> None:
 
 
 @journal_group.command("undo")
-@operation_options("undo", arguments=("entry_id",), overrides={"entry_id": {"metavar": "[ENTRY]"}})
-@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
+@operation_options("undo", overrides={"entry_id": {"metavar": "[ENTRY]"}})
 @output_options
 @pass_ctx
 def undo(ctx: Context, entry_id: str | None, memory_id: str | None, yes: bool) -> None:
@@ -120,10 +87,10 @@ def undo(ctx: Context, entry_id: str | None, memory_id: str | None, yes: bool) -
         result = ctx.call("undo", memory_id=full)
         say(ctx.fmt, result, f"Undone: {result.get('op')} of {short_id(full)}")
         return
-    found = _find(ctx, entry_id)
-    confirm(f"Undo {found.summary()}?", yes=yes)
-    result = ctx.call("undo", entry_id=found.stream_id)
-    say(ctx.fmt, result, f"Undone: {found.summary()}")
+    found = ctx.call("journal_entry", entry_id)
+    confirm(f"Undo {found['summary']}?", yes=yes)
+    result = ctx.call("undo", entry_id=found["entry_id"])
+    say(ctx.fmt, result, f"Undone: {found['summary']}")
 
 
 def register(cli: click.Group) -> None:

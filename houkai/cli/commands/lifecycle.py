@@ -13,6 +13,7 @@ import click
 from ...domain.model import MEMORY_TYPES
 from .. import Context, pass_ctx
 from ..output import confirm, echo_json, memory_record, output_options, print_memories
+from ._ops import operation_options
 
 yes_option = click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation.")
 apply_option = click.option("--apply", is_flag=True, help="Actually write (default: dry-run).")
@@ -122,23 +123,22 @@ def prune(
 
 
 @click.command("purge")
-@apply_option
-@yes_option
+@operation_options("purge_expired")
 @show_option
 @output_options
 @pass_ctx
-def purge(ctx: Context, apply: bool, yes: bool, show: int) -> None:
-    """Hard-delete memories whose TTL has passed. Dry-run by default."""
+def purge(ctx: Context, dry_run: bool, yes: bool, show: int) -> None:
+    """Hard-delete memories whose TTL has passed. Dry-run by default (--apply deletes)."""
     from ...app.service import memory_to_dict
 
     # The preview lists the candidates themselves (purge_expired answers with ids only).
     candidates = ctx.reader().purge_expired(dry_run=True)
     applied = 0
-    if apply and candidates:
+    if not dry_run and candidates:
         confirm(f"Delete {len(candidates)} expired memories?", yes=yes)
         applied = ctx.call("purge_expired", dry_run=False)["purged"]
     scored = [(memory_to_dict(m), None) for m in candidates]
-    _emit_candidates(ctx, "purge", scored, dry_run=not apply, applied=applied, show=show)
+    _emit_candidates(ctx, "purge", scored, dry_run=dry_run, applied=applied, show=show)
 
 
 @click.command("reflect")

@@ -10,16 +10,15 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import click
 
-from ...domain.model import MEMORY_TYPES
-from ...pipeline.chunking import CHUNK_MODES
 from ...pipeline.dispatch import QUEUES
 from .. import Context, pass_ctx
-from ..output import Column, output_options, print_mapping, print_rows, resolve_format
+from ..output import Column, output_options, print_mapping, print_rows, report, resolve_format
 from ._ops import arguments, operation_options
 
 
@@ -316,38 +315,42 @@ def jobs_show(ctx: Context, job_id: str) -> None:
 
 
 @jobs_group.command("retry")
-@click.argument("job_id", required=False)
+@operation_options("job_retry")
+@output_options
 @pass_ctx
 def jobs_retry(ctx: Context, job_id: str | None) -> None:
     """Re-queue failed memories of JOB_ID (or of the whole collection)."""
-    n = _pipeline(ctx).retry_failed(job_id)
-    click.echo(f"re-queued {n} failed memor{'y' if n == 1 else 'ies'}")
+    result = ctx.call("job_retry", job_id)
+    n = result["requeued"]
+    report(ctx.fmt, result, f"re-queued {n} failed memor{'y' if n == 1 else 'ies'}")
 
 
 @jobs_group.command("cancel")
-@click.argument("job_id")
+@operation_options("job_cancel")
+@output_options
 @pass_ctx
 def jobs_cancel(ctx: Context, job_id: str) -> None:
     """Cancel a job: its still-pending memories become failed ("cancelled"), retryable."""
-    if _pipeline(ctx).cancel(job_id):
-        click.echo(f"cancelled job {job_id}")
-    else:
-        click.echo(f"job {job_id} had already finished")
+    result = ctx.call("job_cancel", job_id)
+    done = "cancelled job" if result["cancelled"] else "already finished: job"
+    report(ctx.fmt, result, f"{done} {job_id}")
 
 
 # --------------------------------------------------------------------------- ingest
-def follow(pipeline: Any, job: Any, *, timeout: float | None = None, quiet: bool = False) -> Any:
+def follow(
+    pipeline: Any, job_id: str, total: int, *, timeout: float | None = None, quiet: bool = False
+) -> Any:
     """Poll a job until it settles, with a progress bar on a terminal (stderr)."""
     deadline = None if timeout is None else time.monotonic() + timeout
     show = not quiet and sys.stderr.isatty()
     last = -1
     with click.progressbar(
-        length=max(job.total, 1), label="embedding", file=sys.stderr, hidden=not show, show_eta=True
+        length=max(total, 1), label="embedding", file=sys.stderr, hidden=not show, show_eta=True
     ) as bar:
         while True:
-            status = pipeline.job(job.id)
+            status = pipeline.job(job_id)
             if status is None:
-                raise click.ClickException(f"job {job.id} vanished")
+                raise click.ClickException(f"job {job_id} vanished")
             if status.processed != last:
                 bar.update(status.processed - max(last, 0))
                 last = status.processed
@@ -373,9 +376,7 @@ def _read_inputs(paths: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
 
 
 def _plan(
-    paths: tuple[str, ...],
-    raw: str | None,
-    stdin_doc: dict,
+    inputs: list[tuple[str, dict[str, Any]]],
     extra: dict,
     sizes: dict,
     glob: str | None,
@@ -384,22 +385,20 @@ def _plan(
     from ...pipeline.write import document_items, expand_path, iter_jsonl, jsonl_sizes
 
     plan: list[tuple[str, dict]] = []
-    for path in paths:
-        if path == "-":
-            if raw is not None:
-                plan += [("stdin", i) for i in document_items({**stdin_doc, "text": raw}, sizes)]
+    for label, what in inputs:
+        for doc in what.get("documents") or ():
+            plan += [(label, i) for i in document_items({**extra, **doc}, sizes)]
+        if "path" not in what:
             continue
-        for file in expand_path(path, glob):
-            label = Path(file).name
-            doc = {**extra, "source": extra.get("source") or f"ingest:{label}"}
+        for file in expand_path(what["path"], glob):
+            name = Path(file).name
+            doc = {**extra, "source": extra.get("source") or f"ingest:{name}"}
             if file.endswith(".jsonl"):
                 for line in iter_jsonl(file):
-                    plan += [
-                        (label, i) for i in document_items({**doc, **line}, jsonl_sizes(sizes))
-                    ]
+                    plan += [(name, i) for i in document_items({**doc, **line}, jsonl_sizes(sizes))]
             else:
                 text = Path(file).read_text(encoding="utf-8-sig", errors="replace")
-                plan += [(label, i) for i in document_items({**doc, "text": text}, sizes)]
+                plan += [(name, i) for i in document_items({**doc, "text": text}, sizes)]
     return plan
 
 
@@ -413,139 +412,89 @@ def _print_plan(plan: list[tuple[str, dict]], inputs: int, default_importance: f
 
 
 @click.command("ingest")
-@click.argument("paths", nargs=-1)
-@click.option("--glob", "glob_", default=None, help="File pattern inside folders, e.g. '*.md'.")
-@click.option(
-    "--type",
-    "-t",
-    "mtype",
-    type=click.Choice(MEMORY_TYPES),
-    default="episodic",
-    show_default=True,
-    help="Memory type for every chunk.",
+@operation_options(
+    "ingest", overrides={"type": {"metavar": "[episodic|semantic|procedural|feedback]"}}
 )
-@click.option("--tag", "-g", "tags", multiple=True, help="Tag every chunk (repeatable).")
-@click.option(
-    "--source", "-s", default=None, help="Source label (default: ingest:<file name>, ingest:stdin)."
-)
-@click.option("--importance", "-i", type=click.FloatRange(0.0, 1.0), help="Importance 0..1.")
-@click.option(
-    "--auto-importance", is_flag=True, help="Score each chunk's importance from its text."
-)
-@click.option("--jsonl", is_flag=True, help="Read stdin as JSONL ({text,...} per line).")
-@click.option("--max-chars", type=int, default=None, help="Chunk size limit (default 500).")
-@click.option(
-    "--min-chars", type=int, default=None, help="Drop (pack: merge) chunks shorter (default 30)."
-)
-@click.option(
-    "--chunking",
-    type=click.Choice(CHUNK_MODES),
-    default=None,
-    help="paragraph: one memory per paragraph (default); pack: fill chunks up to --max-chars.",
-)
-@click.option("--dry-run", is_flag=True, help="Show the chunks without writing.")
-@click.option("--yes", "-y", is_flag=True, help="Do not ask for confirmation on a terminal.")
-@click.option("--batch-size", type=int, default=None, help="Items per embedding batch.")
-@click.option(
-    "--wait/--no-wait",
-    default=True,
-    show_default=True,
-    help="Follow the job until every memory is embedded.",
-)
-@click.option("--timeout", type=float, default=None, help="Stop following after N seconds.")
-@click.option("--inline", is_flag=True, help="Embed in this process instead of via workers.")
 @output_options
 @pass_ctx
 def ingest(
     ctx: Context,
-    paths: tuple[str, ...],
-    glob_: str | None,
-    mtype: str,
-    tags: tuple[str, ...],
-    source: str | None,
-    importance: float | None,
-    auto_importance: bool,
+    path: tuple[str, ...],
     jsonl: bool,
-    max_chars: int | None,
-    min_chars: int | None,
-    chunking: str | None,
     dry_run: bool,
-    yes: bool,
-    batch_size: int | None,
-    wait: bool,
-    timeout: float | None,
     inline: bool,
+    yes: bool,
+    **values: Any,
 ) -> None:
     """Ingest files, folders, globs or stdin ('-' or no path) as memories, one job per path.
 
     Text is chunked as in the seed: one memory per paragraph (a heading kept
     with its paragraph, long paragraphs split on sentences, chunks under
     --min-chars dropped); --chunking pack fills chunks up to --max-chars.
+    --documents takes JSON objects ({"text", "source"?, "tags"?, "type"?}).
     """
     from ...pipeline.write import chunk_sizes
 
-    paths, raw = _read_inputs(paths)
-    auto = auto_importance or (importance is None and ctx.settings.auto_importance)
-    sizes = chunk_sizes(max_chars, min_chars, chunking, auto)
-    extra: dict[str, Any] = {"type": mtype}
-    if tags:
-        extra["tags"] = list(tags)
-    if importance is not None:
-        extra["importance"] = importance
-    if source:
-        extra["source"] = source
-    stdin_doc = {**extra, "source": source or "ingest:stdin"}
+    given = arguments(values)
+    wait, timeout = given.pop("wait", True), given.pop("timeout", None)
+    documents = given.pop("documents", None)
+    if inline and ctx._service is None:
+        ctx.settings = replace(ctx.settings, pipeline_mode="inline")
+    inputs: list[tuple[str, dict[str, Any]]] = []  # (label, the operation's input)
+    raw = None
+    if documents is not None:
+        inputs.append(("--documents", {"documents": documents}))
+    if documents is None or path:
+        paths, raw = _read_inputs(path)
+        source = given.get("source") or "ingest:stdin"
+        for one in paths:
+            if one != "-":
+                inputs.append((one, {"path": one}))
+            elif not jsonl:
+                inputs.append(("stdin", {"documents": [{"text": raw, "source": source}]}))
+            else:
+                inputs.append(("stdin", {"jsonl": raw, "source": source}))
     interactive = not yes and sys.stdin.isatty() and sys.stdout.isatty()
     if dry_run or interactive:
-        plan = _plan(paths, None if jsonl else raw, stdin_doc, extra, sizes, glob_)
+        auto = given.get("auto_importance")
+        if auto is None:
+            auto = "importance" not in given and ctx.settings.auto_importance
+        sizes = chunk_sizes(
+            given.get("max_chars"), given.get("min_chars"), given.get("chunking"), auto
+        )
+        extra = {k: given[k] for k in ("type", "tags", "importance", "source") if k in given}
+        plan = _plan(inputs, extra, sizes, given.get("glob"))
         if not plan:
             click.echo("Nothing to ingest (all chunks below --min-chars?).")
             return
-        _print_plan(plan, len(paths), ctx.settings.default_importance)
+        _print_plan(plan, len(inputs), ctx.settings.default_importance)
         if dry_run:
             click.echo("Dry-run — nothing written.")
             return
         if not click.confirm(f"Store {len(plan)} memories?", default=False):
             click.echo("Aborted.")
             return
-    pipeline = _pipeline(ctx, "inline" if inline else None)
-    # What every file (and JSONL on stdin) is ingested with.
-    path_options: dict[str, Any] = dict(
-        type=mtype,
-        tags=list(tags) or None,
-        importance=importance,
-        auto_importance=auto,
-        chunking=chunking,
-        max_chars=max_chars,
-        min_chars=min_chars,
-        batch_size=batch_size,
-    )
+    pipeline = ctx.service.pipeline(ctx.collection)
     results = []
-    for path in paths:
-        if path == "-":
-            if jsonl:
-                # The pipeline's own JSONL path (one item per line, never dropped as short);
-                # a job is accepted durably before ingest_path returns, so the file can go.
-                with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as fh:
-                    fh.write(raw or "")
-                try:
-                    job = pipeline.ingest_path(fh.name, source=stdin_doc["source"], **path_options)
-                finally:
-                    os.unlink(fh.name)
-            else:
-                job = pipeline.ingest_documents(
-                    [{**stdin_doc, "text": raw}],
-                    max_chars=max_chars,
-                    min_chars=min_chars,
-                    chunking=chunking,
-                    auto_importance=auto,
-                    batch_size=batch_size,
-                )
+    for label, what in inputs:
+        if "jsonl" in what:
+            # The pipeline's own JSONL path (one item per line, never dropped as short);
+            # a job is accepted durably before ingest returns, so the file can go.
+            with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as fh:
+                fh.write(what["jsonl"])
+            try:
+                options = {**given, "source": what["source"], "wait": False}
+                job = ctx.call("ingest", path=fh.name, **options)
+            finally:
+                os.unlink(fh.name)
         else:
-            job = pipeline.ingest_path(path, glob=glob_, source=source, **path_options)
-        click.echo(f"job {job.id}: {job.total} memories from {path}", err=True)
-        status = follow(pipeline, job, timeout=timeout) if wait else pipeline.job(job.id)
-        results.append(status.to_dict() if status else {"id": job.id, "total": job.total})
+            job = ctx.call("ingest", **given, **what, wait=False)
+        click.echo(f"job {job['job_id']}: {job['total']} memories from {label}", err=True)
+        if wait:
+            status = follow(pipeline, job["job_id"], job["total"], timeout=timeout)
+        else:
+            status = pipeline.job(job["job_id"])
+        results.append(status.to_dict() if status else {"id": job["job_id"], "total": job["total"]})
     fmt = _fmt(ctx)
     if fmt == "json":
         click.echo(json.dumps(results if len(results) > 1 else results[0], default=str))
@@ -574,36 +523,23 @@ def maintenance_group() -> None:
 
 
 @maintenance_group.command("tick")
-@click.option("--force", is_flag=True, help="Run every enabled job, due or not.")
-@click.option(
-    "--reflect-apply/--reflect-dry-run",
-    default=None,
-    help="Write reflection summaries (default: maintenance_reflect_apply).",
-)
-@click.option("--all-collections", is_flag=True, help="Tick every collection.")
-@click.option(
-    "--wait",
-    "lock_wait",
-    type=float,
-    default=30.0,
-    show_default=True,
-    help="Seconds to wait for a tick already running elsewhere.",
+@operation_options(
+    "maintenance_tick",
+    aliases={"lock_wait": ("--wait",)},
+    overrides={"reflect_apply": {"secondary_opts": ["--no-reflect-apply", "--reflect-dry-run"]}},
 )
 @output_options
 @pass_ctx
-def maintenance_tick(
-    ctx: Context, force: bool, reflect_apply: bool | None, all_collections: bool, lock_wait: float
-) -> None:
+def maintenance_tick(ctx: Context, all_collections: bool, **values: Any) -> None:
     """Run every due job once, synchronously (for cron)."""
     from ...pipeline import maintenance
 
+    given = arguments(values)
     if all_collections:
-        results = maintenance.tick_all(ctx.settings, force=force, reflect_apply=reflect_apply)
+        given.pop("lock_wait", None)
+        results = maintenance.tick_all(ctx.settings, **given)
     else:
-        result = maintenance.tick(
-            ctx.store(), ctx.settings, force=force, reflect_apply=reflect_apply, lock_wait=lock_wait
-        )
-        results = {ctx.collection: result.to_dict()}
+        results = {ctx.collection: ctx.call("maintenance_tick", **given)}
     if _fmt(ctx) == "json":
         click.echo(json.dumps(results if all_collections else results[ctx.collection], default=str))
     else:

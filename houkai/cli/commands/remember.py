@@ -78,44 +78,20 @@ def conflict_message(conflicts: list) -> str:
 @click.command("remember")
 @operation_options(
     "remember",
-    arguments=("text",),
     overrides={"text": {"required": False}, "expires_at": {"type": click.STRING}},
 )
-@click.option(
-    "--auto-importance",
-    is_flag=True,
-    help="Score importance from the text (also: auto_importance = true in config).",
-)
-@click.option("--ttl", help="Expire after this span: 90s, 30m, 24h, 7d, 2w.")
-@click.option("--stdin", "from_stdin", is_flag=True, help="Read the text from stdin.")
 @output_options
 @pass_ctx
-def remember(
-    ctx: Context,
-    auto_importance: bool,
-    ttl: str | None,
-    from_stdin: bool,
-    **values: Any,
-) -> None:
+def remember(ctx: Context, stdin: bool, **values: Any) -> None:
     """Store a new memory and print its id. TEXT '-' (or none, when piped) reads stdin.
 
     --expires-at also takes ISO-8601; --ttl a span (--ttl-seconds: seconds)."""
     given = arguments(values)
-    given["text"] = read_text(given.get("text"), from_stdin)
-    if ttl is not None:
-        if "ttl_seconds" in given:
-            raise click.UsageError("pass at most one of --ttl and --ttl-seconds")
-        given["ttl_seconds"] = parse_ttl(ttl)
+    given["text"] = read_text(given.get("text"), stdin)
     if "expires_at" in given:
         given["expires_at"] = parse_expires_at(given["expires_at"])
         if "ttl_seconds" in given:
             raise click.UsageError("pass at most one of --ttl and --expires-at")
-    if given.get("importance") is None and (auto_importance or ctx.settings.auto_importance):
-        from ...engines.importance import score_importance
-
-        given["importance"] = score_importance(
-            given["text"], given.get("type") or ctx.settings.default_type, given.get("tags", [])
-        )
     try:
         result = ctx.call("remember", **given)
     except ConflictError as exc:
