@@ -209,15 +209,34 @@ def facets(service: Any, top_tags: int = 15, *, collection: str | None = None) -
     """Active memories per type and the most used tags: the browse view's facets.
 
     The content part of ``stats`` (index-only counts, one per type and one per
-    distinct tag; no memory's hash is read), cached while the collection is unwritten.
+    distinct tag; no memory's hash is read). Stale-while-revalidate: after a write
+    the last counts come back at once (``as_of``, ``stale``) while fresh ones are
+    computed in the background.
     """
-    top = as_int(top_tags, "top_tags", 15, lo=0, hi=100)
-    content = service._read_store(collection)._content_counts(top)
-    return {k: content[k] for k in ("by_type", "active", "top_tags")}
+    top = as_int(top_tags, "top_tags", 15, lo=0, hi=100) or 0
+    content, meta = service._read_store(collection)._content_counts_stale(top)
+    return {**{k: content[k] for k in ("by_type", "active", "top_tags")}, **meta}
+
+
+def overview(service: Any, *, collection: str | None = None) -> dict[str, Any]:
+    """The Health view's ``stats``: the last computed figures at once, refreshed behind.
+
+    Same shape as ``GET /stats`` plus ``as_of`` (when the figures were taken),
+    ``stale`` (the collection changed since, or they are older than the cache's
+    30 s) and ``refreshing`` (a background recount is running; ask again).
+    ``houkai stats`` and ``GET /stats`` always recount when stale.
+    """
+    store = service._read_store(collection)
+    out = store.stats(stale_ok=True)
+    out.update(count=store.count(), path=store.path, collection=store.collection_name)
+    return out
 
 
 def growth(service: Any, bucket: str = "day", *, collection: str | None = None) -> dict[str, Any]:
-    """Memories created per *bucket* (hour/day/week) and Redis memory used per memory."""
+    """Memories created per *bucket* (hour/day/week) and Redis memory used per memory.
+
+    The series is stale-while-revalidate, like :func:`facets` (``as_of``, ``stale``).
+    """
     bucket = as_str(bucket, "bucket", max_len=16) or "day"
     if bucket not in GROWTH_BUCKETS:
         raise BadRequest(f"bucket must be one of {', '.join(GROWTH_BUCKETS)} — got {bucket!r}")
@@ -265,13 +284,14 @@ def growth(service: Any, bucket: str = "day", *, collection: str | None = None) 
             point["total"] = running
         return {"series": series, "count": store.count()}
 
-    cached = store._cached_aggregate(f"growth:{bucket}", compute, access=False)
+    cached, meta = store._stale_aggregate(f"growth:{bucket}", compute, access=False)
     series, count = cached["series"], cached["count"]
     info = store.client.info("memory")
     used = int(info.get("used_memory", 0))
     keyspace = service.collections()
     all_memories = sum(int(c.get("count") or 0) for c in keyspace)
     return {
+        **meta,
         "bucket": bucket,
         "series": series,
         "count": count,
