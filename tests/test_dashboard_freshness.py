@@ -94,6 +94,11 @@ def assert_agrees(fresh: Fresh) -> None:
     assert growth["series"] == want["series"]
 
 
+@pytest.fixture(autouse=True)
+def _no_refresh_delay(monkeypatch):
+    monkeypatch.setattr(observability, "REFRESH_DELAY", 0.0)
+
+
 @pytest.fixture()
 def fresh(settings):
     f = Fresh(settings)

@@ -67,11 +67,15 @@ def _percentile(samples: list[float], p: float) -> float:
 #: drift (expiry, decay scores, staleness) can go unseen, and for at most this long.
 AGGREGATE_CACHE_TTL = 30.0
 #: Seconds a computed aggregate is kept for stale-while-revalidate readers (the
-#: dashboard shows it, with its time, while a fresh one is computed): a day, so a
+#: dashboard shows it, with its time, while a fresh one is computed): 30 days, so a
 #: restarted server's first view does not wait for a pass over the collection.
-AGGREGATE_KEEP = 86400
+AGGREGATE_KEEP = 30 * 86400
 #: Longest a background refresh holds its cross-process lock (a crashed one frees it).
 REFRESH_LOCK_SECONDS = 300
+#: Seconds a background refresh waits before its first query. Redis runs one command
+#: at a time, so a pass over 100k memories started at once would hold up the rest of
+#: the very page that asked (its other calls arrive a few ms later).
+REFRESH_DELAY = 0.5
 #: Metric counters that are not writes (a recall only bumps access counts).
 _READ_CALLS = (b"calls:recall", b"calls:export")
 
@@ -243,6 +247,7 @@ class ObservabilityMixin(StoreHost):
 
         def run() -> None:
             try:
+                time.sleep(REFRESH_DELAY)
                 if prepare is not None:
                     prepare()
                 mark = self._write_mark(access)

@@ -744,6 +744,20 @@
     document.getElementById("token").focus();
   }
 
+  // The collection-wide figures (Health, the facets) are kept server-side once counted and
+  // then served at once; only a collection never counted before makes a view wait for the
+  // count. So ask for them once per tab and collection, in the background, after the
+  // first view is drawn.
+  function warmUp() {
+    const key = "houkai.warm." + (state.collection || "");
+    if (sessionStorage.getItem(key)) return;
+    sessionStorage.setItem(key, "1");
+    setTimeout(() => {
+      api("GET", "/overview").catch(() => {});
+      api("GET", "/growth", { query: { bucket: "day" } }).catch(() => {});
+    }, 1500);
+  }
+
   async function start() {
     try {
       state.me = await api("GET", "/whoami", { scoped: false });
@@ -760,6 +774,7 @@
     await loadCollections();
     document.getElementById("session").hidden = false;
     await route();
+    warmUp();
     return true;
   }
 
@@ -788,6 +803,7 @@
     state.collection = event.target.value;
     sessionStorage.setItem(COLLECTION_KEY, state.collection);
     go(location.hash.startsWith("#/m/") ? "#/browse" : location.hash || "#/search");
+    warmUp();
   });
   window.addEventListener("hashchange", () => { route(); });
 
