@@ -42,6 +42,7 @@ IMPORTANCE_WINDOWS = (0.05, 0.25, 0.5)
 DECAY_SCALE = 1_000_000_000
 DECAY_WINDOWS = (0.9, 0.6, 0.3)  # fractions of the cursor's score
 GROWTH_BUCKETS: dict[str, int] = {"hour": 3600, "day": 86400, "week": 7 * 86400}
+MAX_GROWTH_POINTS = 1000  # the newest buckets; their running totals count every memory
 #: VALUE:HEXID:T: the last row's sort key, its id (hex of the UTF-8 bytes) and the time (ms)
 #: decay scores are taken at, so every page of one walk ranks by the same clock.
 # A browse cursor: sort value, hex of the memory id, tie-breaker (declared in the OpenAPI too).
@@ -244,45 +245,16 @@ def growth(service: Any, bucket: str = "day", *, collection: str | None = None) 
     store = service._read_store(collection)
 
     def compute() -> dict[str, Any]:
-        reply = store.client.execute_command(
-            "FT.AGGREGATE",
-            store.keys.index,
-            "*",
-            *FULL_SCAN_TIMEOUT,
-            "APPLY",  # created_at is SORTABLE: read from the index, no hash opened
-            f"floor(@created_at / {seconds})",
-            "AS",
-            "b",
-            "GROUPBY",
-            1,
-            "@b",
-            "REDUCE",
-            "COUNT",
-            0,
-            "AS",
-            "n",
-            "SORTBY",
-            2,
-            "@b",
-            "ASC",
-            "MAX",
-            1000,
-            "DIALECT",
-            2,
-        )
-        series = []
-        for fields in _rows(reply):
-            try:
-                series.append(
-                    {"t": int(float(fields["b"] or 0)) * seconds, "n": int(fields["n"] or 0)}
-                )
-            except (KeyError, ValueError):
-                continue
+        per_bucket: dict[int, int] = {}
+        for where in store.created_slices("*"):  # short commands: see SLICE_SIZE
+            for b, n in _growth_rows(store, where or "*", seconds):
+                per_bucket[b] = per_bucket.get(b, 0) + n
+        series = [{"t": b * seconds, "n": n} for b, n in sorted(per_bucket.items())]
         running = 0
         for point in series:
             running += point["n"]
             point["total"] = running
-        return {"series": series, "count": store.count()}
+        return {"series": series[-MAX_GROWTH_POINTS:], "count": store.count()}
 
     cached, meta = store._stale_aggregate(f"growth:{bucket}", compute, access=False)
     series, count = cached["series"], cached["count"]
@@ -301,6 +273,43 @@ def growth(service: Any, bucket: str = "day", *, collection: str | None = None) 
             "bytes_per_memory": round(used / all_memories) if all_memories else None,
         },
     }
+
+
+def _growth_rows(store: Any, query: str, seconds: int) -> list[tuple[int, int]]:
+    """``(bucket, memories created in it)`` for *query*'s memories, oldest bucket first."""
+    reply = store.client.execute_command(
+        "FT.AGGREGATE",
+        store.keys.index,
+        query,
+        *FULL_SCAN_TIMEOUT,
+        "APPLY",  # created_at is SORTABLE: read from the index, no hash opened
+        f"floor(@created_at / {seconds})",
+        "AS",
+        "b",
+        "GROUPBY",
+        1,
+        "@b",
+        "REDUCE",
+        "COUNT",
+        0,
+        "AS",
+        "n",
+        "SORTBY",
+        2,
+        "@b",
+        "ASC",
+        "MAX",
+        100_000,
+        "DIALECT",
+        2,
+    )
+    out = []
+    for fields in _rows(reply):
+        try:
+            out.append((int(float(fields["b"] or 0)), int(fields["n"] or 0)))
+        except (KeyError, ValueError):
+            continue
+    return out
 
 
 def _queue_depths(client: Any, prefix: str) -> dict[str, int]:

@@ -9,6 +9,7 @@ FT.AGGREGATE; nothing here fetches every memory.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 import math
@@ -84,6 +85,12 @@ _READ_CALLS = (b"calls:recall", b"calls:export")
 #: busy machine the tag facet came back empty and counts low.
 FULL_SCAN_TIMEOUT = ("TIMEOUT", 0)
 
+#: Memories one slice of a collection-wide pass covers. Redis runs one command at a
+#: time: a single aggregate over 100k memories holds every other client (the page
+#: the user clicked meanwhile) for up to a second; slices of ``created_at`` ranges
+#: keep each command short and give the same sums.
+SLICE_SIZE = 10_000
+
 #: Above this many distinct tags the top-tags facet falls back to one aggregate that
 #: loads every memory's tags (one count query per tag would cost more).
 TAG_COUNT_MAX = 2000
@@ -102,6 +109,12 @@ def counts(client: Any, index: str, queries: list[str]) -> list[int]:
 
 
 ACTIVE = "@sup:{0}"
+
+
+def both(query: str, clause: str) -> str:
+    """*query* narrowed by *clause* (either may be the match-all ``*`` or empty)."""
+    parts = [q for q in (query.strip(), clause.strip()) if q and q != "*"]
+    return " ".join(parts) or "*"
 
 
 def active_counts(client: Any, index: str, clauses: list[str]) -> list[int]:
@@ -392,6 +405,49 @@ class ObservabilityMixin(StoreHost):
         return result
 
     # ------------------------------------------------------------------ stats
+    def created_slices(self, query: str = "*", size: int | None = None) -> list[str]:
+        """``created_at`` range clauses that split *query*'s memories into slices of
+        about *size* (default :data:`SLICE_SIZE`) memories; together they cover every
+        memory exactly once (``[""]`` when one pass is small enough).
+
+        Bounds come from two sorted one-row searches, then ranges are halved while an
+        index-only count says they hold more than twice *size* (bursts of writes).
+        """
+        size = SLICE_SIZE if size is None else size
+        (total,) = counts(self.client, self.keys.index, [query])
+        if total <= size:
+            return [""]
+        bounds = []
+        for order in ("ASC", "DESC"):
+            reply = self.client.execute_command(
+                "FT.SEARCH", self.keys.index, query, "NOCONTENT", "SORTBY", "created_at",
+                order, "WITHSORTKEYS", "LIMIT", 0, 1, "DIALECT", 2,
+            )  # fmt: skip
+            bounds.append(float(_text(reply[2]).lstrip("#")))
+        lo, hi = bounds
+        parts = max(2, math.ceil(total / size))
+        width = (hi - lo) / parts
+        edges = [lo + i * width for i in range(parts)] + [hi]
+        ranges = list(itertools.pairwise(edges))
+        out: list[str] = []
+
+        def clause(a: float, b: float) -> str:
+            # open-ended at both ends, so no memory hinges on how the bounds were rounded
+            low = "-inf" if a <= lo else repr(a)
+            return f"@created_at:[{low} +inf]" if b >= hi else f"@created_at:[{low} ({b!r}]"
+
+        while ranges:
+            batch, ranges = ranges[:64], ranges[64:]
+            clauses = [clause(a, b) for a, b in batch]
+            found = counts(self.client, self.keys.index, [both(query, c) for c in clauses])
+            for (a, b), where, n in zip(batch, clauses, found, strict=True):
+                middle = (a + b) / 2
+                if n > 2 * size and a < middle < b:
+                    ranges += [(a, middle), (middle, b)]
+                elif n:
+                    out.append(where)
+        return out or [""]
+
     def _aggregate(self, query: str, *args: Any) -> list[dict[str, str | None]]:
         reply = self.client.execute_command(
             "FT.AGGREGATE", self.keys.index, query, *FULL_SCAN_TIMEOUT, *args, "DIALECT", 2
@@ -575,7 +631,9 @@ class ObservabilityMixin(StoreHost):
             parts.append((f"{active_q} @type:{{{protected}}}", False))
         hist = [0] * len(BUCKET_LABELS)
         out: dict[str, Any] = {"hist": hist, "at_risk": 0, "importance": 0.0, "never": 0}
-        for query, can_lapse in parts:
+        slices = self.created_slices(active_q)
+        passes = [(both(q, where), lapse) for q, lapse in parts for where in slices]
+        for query, can_lapse in passes:
             rows = self._aggregate(
                 query,
                 *load,
@@ -618,22 +676,23 @@ class ObservabilityMixin(StoreHost):
                 if fweight and float(r.get("z") or 0) != 0:
                     out["never"] += count
         if not fweight:
-            never = self._aggregate(
-                active_q,
-                "LOAD",
-                1,
-                "@access_count",
-                "FILTER",
-                "@access_count == 0",
-                "GROUPBY",
-                0,
-                "REDUCE",
-                "COUNT",
-                0,
-                "AS",
-                "n",
-            )
-            out["never"] = int(never[0]["n"] or 0) if never else 0
+            for where in slices:
+                never = self._aggregate(
+                    both(active_q, where),
+                    "LOAD",
+                    1,
+                    "@access_count",
+                    "FILTER",
+                    "@access_count == 0",
+                    "GROUPBY",
+                    0,
+                    "REDUCE",
+                    "COUNT",
+                    0,
+                    "AS",
+                    "n",
+                )
+                out["never"] += int(never[0]["n"] or 0) if never else 0
         return out
 
     def _top_tags(self, query: str, limit: int) -> dict[str, int]:
@@ -652,7 +711,7 @@ class ObservabilityMixin(StoreHost):
             if query == ACTIVE:
                 found = active_counts(self.client, self.keys.index, clauses)
             else:
-                found = counts(self.client, self.keys.index, [f"{query} {c}" for c in clauses])
+                found = counts(self.client, self.keys.index, [both(query, c) for c in clauses])
             ranked = sorted(
                 ((v, n) for v, n in zip(values, found, strict=True) if n),
                 key=lambda kv: (-kv[1], kv[0]),
