@@ -760,8 +760,8 @@ OPERATIONS: tuple[Operation, ...] = (
                 ),
                 tag="dashboard",
                 summary=(
-                    "stats, stale-while-revalidate: the last computed figures with as_of, "
-                    "stale and refreshing (a background recount is running; ask again)."
+                    "The stats figures at once: the last ones computed, with as_of, stale "
+                    "and refreshing (a background recount is running; ask again)."
                 ),
             ),
         ),
