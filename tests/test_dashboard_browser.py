@@ -346,7 +346,6 @@ def test_browse_health_and_narrow_screen(live, browser):
         "redis bytes per memory",
     } <= labels
     assert root.find_element(By.ID, "health-asof").text.startswith("Figures as of")
-    _shot(browser, "health")
     # Right after a write the view shows the last figures at once, said to be updating,
     # and catches up by itself once the server's background recount is done.
     live.api("POST", "/memories", {"text": "Health catches up after this write"})
@@ -356,6 +355,7 @@ def test_browse_health_and_narrow_screen(live, browser):
         "return !!p && p.dataset.stale === '0' && p.textContent.includes('current')"
     )
     _wait(browser, lambda d: d.execute_script(current), timeout=60)
+    _shot(browser, "health")
     browser.set_window_size(390, 1100)
     try:
         for hash_, name in (
