@@ -246,7 +246,7 @@ def growth(service: Any, bucket: str = "day", *, collection: str | None = None) 
 
     def compute() -> dict[str, Any]:
         per_bucket: dict[int, int] = {}
-        for where in store.created_slices("*"):  # short commands: see SLICE_SIZE
+        for where in store._created_slices("*"):  # short commands: see SLICE_SIZE
             for b, n in _growth_rows(store, where or "*", seconds):
                 per_bucket[b] = per_bucket.get(b, 0) + n
         series = [{"t": b * seconds, "n": n} for b, n in sorted(per_bucket.items())]

@@ -456,7 +456,7 @@ def _measure(
         return timings, load_seconds, count_ms
     finally:
         _wait_refreshed(store)
-        store.wait_refreshes()
+        store._wait_refreshes()
         if not keep:
             store.drop()
 

@@ -285,7 +285,7 @@ class ObservabilityMixin(StoreHost):
         thread.start()
         return True
 
-    def wait_refreshes(self, timeout: float = 60.0) -> bool:
+    def _wait_refreshes(self, timeout: float = 60.0) -> bool:
         """Wait for this process's background aggregate refreshes; True when all finished."""
         deadline = time.monotonic() + timeout
         for thread in list(self.__dict__.get("_refreshers", [])):
@@ -405,7 +405,7 @@ class ObservabilityMixin(StoreHost):
         return result
 
     # ------------------------------------------------------------------ stats
-    def created_slices(self, query: str = "*", size: int | None = None) -> list[str]:
+    def _created_slices(self, query: str = "*", size: int | None = None) -> list[str]:
         """``created_at`` range clauses that split *query*'s memories into slices of
         about *size* (default :data:`SLICE_SIZE`) memories; together they cover every
         memory exactly once (``[""]`` when one pass is small enough).
@@ -631,7 +631,7 @@ class ObservabilityMixin(StoreHost):
             parts.append((f"{active_q} @type:{{{protected}}}", False))
         hist = [0] * len(BUCKET_LABELS)
         out: dict[str, Any] = {"hist": hist, "at_risk": 0, "importance": 0.0, "never": 0}
-        slices = self.created_slices(active_q)
+        slices = self._created_slices(active_q)
         passes = [(both(q, where), lapse) for q, lapse in parts for where in slices]
         for query, can_lapse in passes:
             rows = self._aggregate(
