@@ -231,6 +231,7 @@ ADAPTERS: dict[str, Handler] = {
     "browse": _dashboard("browse"),
     "facets": _dashboard("facets"),
     "growth": _dashboard("growth"),
+    "overview": _dashboard("overview"),
     "pipeline_status": _dashboard("pipeline_status"),
 }
 

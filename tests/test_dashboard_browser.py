@@ -341,14 +341,31 @@ def test_browse_health_and_narrow_screen(live, browser):
         "recall latency percentiles",
         "redis bytes per memory",
     } <= labels
+    assert root.find_element(By.ID, "health-asof").text.startswith("Figures as of")
+    # Right after a write the view shows the last figures at once, said to be updating,
+    # and catches up by itself once the server's background recount is done.
+    live.api("POST", "/memories", {"text": "Health catches up after this write"})
+    _go(browser, "#/health", "health")
+    current = (
+        "const p = document.getElementById('health-asof');"
+        "return !!p && p.dataset.stale === '0' && p.textContent.includes('current')"
+    )
+    _wait(browser, lambda d: d.execute_script(current), timeout=60)
     _shot(browser, "health")
     browser.set_window_size(390, 1100)
     try:
-        root = _go(browser, f"#/m/{live.ids['db']}", "m")
-        overflow = browser.execute_script(
-            "return document.documentElement.scrollWidth - window.innerWidth"
-        )
-        assert overflow <= 0, f"page is {overflow}px wider than a phone screen"
+        for hash_, name in (
+            ("#/search?q=postgres", "search"),
+            ("#/browse", "browse"),
+            ("#/pipeline", "pipeline"),
+            ("#/health", "health"),
+            (f"#/m/{live.ids['db']}", "m"),
+        ):
+            _go(browser, hash_, name)
+            overflow = browser.execute_script(
+                "return document.documentElement.scrollWidth - window.innerWidth"
+            )
+            assert overflow <= 0, f"{name} is {overflow}px wider than a phone screen"
         assert browser.find_element(By.CSS_SELECTOR, "#nav a[data-view='pipeline']").is_displayed()
         _shot(browser, "memory-narrow")
     finally:

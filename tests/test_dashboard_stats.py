@@ -186,3 +186,30 @@ def test_browse_windows_page_in_the_full_order(varied, sort, monkeypatch):
             reverse=True,
         )
         assert seen == [m.id for m in expected]
+
+
+def test_sliced_passes_give_the_one_pass_figures(varied, monkeypatch):
+    """Collection-wide passes split into created_at slices (short Redis commands) add
+    up to exactly what one pass over every memory gives."""
+    monkeypatch.setattr(observability, "AGGREGATE_CACHE_TTL", 0)
+    rng = random.Random(3)
+    now = time.time()
+    for i, batch in enumerate(varied.iter_memories("*")):
+        for j, m in enumerate(batch):  # a burst of 20 at one instant, the rest spread out
+            created = now - 5 * DAY if (i + j) % 3 == 0 else now - rng.random() * 400 * DAY
+            varied.client.hset(varied.keys.memory(m.id), "created_at", repr(created))
+    service = MemoryService(varied.settings, actor="http")
+    service._stores[varied.collection_name] = varied
+    whole = varied.stats(frequency_weight=0.0)
+    grown = dashboard.growth(service, bucket="day", collection=varied.collection_name)
+    assert varied._created_slices("*") == [""]  # 60 memories: one pass
+    monkeypatch.setattr(observability, "SLICE_SIZE", 7)
+    slices = varied._created_slices("*")
+    assert len(slices) > 4
+    found = observability.counts(
+        varied.client, varied.keys.index, [observability.both("*", s) for s in slices]
+    )
+    assert sum(found) == 60  # every memory in exactly one slice
+    assert varied.stats(frequency_weight=0.0) == whole
+    again = dashboard.growth(service, bucket="day", collection=varied.collection_name)
+    assert again["series"] == grown["series"] and grown["series"][-1]["total"] == 60

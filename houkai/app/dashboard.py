@@ -42,6 +42,7 @@ IMPORTANCE_WINDOWS = (0.05, 0.25, 0.5)
 DECAY_SCALE = 1_000_000_000
 DECAY_WINDOWS = (0.9, 0.6, 0.3)  # fractions of the cursor's score
 GROWTH_BUCKETS: dict[str, int] = {"hour": 3600, "day": 86400, "week": 7 * 86400}
+MAX_GROWTH_POINTS = 1000  # the newest buckets; their running totals count every memory
 #: VALUE:HEXID:T: the last row's sort key, its id (hex of the UTF-8 bytes) and the time (ms)
 #: decay scores are taken at, so every page of one walk ranks by the same clock.
 # A browse cursor: sort value, hex of the memory id, tie-breaker (declared in the OpenAPI too).
@@ -209,15 +210,34 @@ def facets(service: Any, top_tags: int = 15, *, collection: str | None = None) -
     """Active memories per type and the most used tags: the browse view's facets.
 
     The content part of ``stats`` (index-only counts, one per type and one per
-    distinct tag; no memory's hash is read), cached while the collection is unwritten.
+    distinct tag; no memory's hash is read). Stale-while-revalidate: after a write
+    the last counts come back at once (``as_of``, ``stale``) while fresh ones are
+    computed in the background.
     """
-    top = as_int(top_tags, "top_tags", 15, lo=0, hi=100)
-    content = service._read_store(collection)._content_counts(top)
-    return {k: content[k] for k in ("by_type", "active", "top_tags")}
+    top = as_int(top_tags, "top_tags", 15, lo=0, hi=100) or 0
+    content, meta = service._read_store(collection)._content_counts_stale(top)
+    return {**{k: content[k] for k in ("by_type", "active", "top_tags")}, **meta}
+
+
+def overview(service: Any, *, collection: str | None = None) -> dict[str, Any]:
+    """The Health view's ``stats``: the last computed figures at once, refreshed behind.
+
+    Same shape as ``GET /stats`` plus ``as_of`` (when the figures were taken),
+    ``stale`` (the collection changed since, or they are older than the cache's
+    30 s) and ``refreshing`` (a background recount is running; ask again).
+    ``houkai stats`` and ``GET /stats`` always recount when stale.
+    """
+    store = service._read_store(collection)
+    out = store.stats(stale_ok=True)
+    out.update(count=store.count(), path=store.path, collection=store.collection_name)
+    return out
 
 
 def growth(service: Any, bucket: str = "day", *, collection: str | None = None) -> dict[str, Any]:
-    """Memories created per *bucket* (hour/day/week) and Redis memory used per memory."""
+    """Memories created per *bucket* (hour/day/week) and Redis memory used per memory.
+
+    The series is stale-while-revalidate, like :func:`facets` (``as_of``, ``stale``).
+    """
     bucket = as_str(bucket, "bucket", max_len=16) or "day"
     if bucket not in GROWTH_BUCKETS:
         raise BadRequest(f"bucket must be one of {', '.join(GROWTH_BUCKETS)} — got {bucket!r}")
@@ -225,53 +245,25 @@ def growth(service: Any, bucket: str = "day", *, collection: str | None = None) 
     store = service._read_store(collection)
 
     def compute() -> dict[str, Any]:
-        reply = store.client.execute_command(
-            "FT.AGGREGATE",
-            store.keys.index,
-            "*",
-            *FULL_SCAN_TIMEOUT,
-            "APPLY",  # created_at is SORTABLE: read from the index, no hash opened
-            f"floor(@created_at / {seconds})",
-            "AS",
-            "b",
-            "GROUPBY",
-            1,
-            "@b",
-            "REDUCE",
-            "COUNT",
-            0,
-            "AS",
-            "n",
-            "SORTBY",
-            2,
-            "@b",
-            "ASC",
-            "MAX",
-            1000,
-            "DIALECT",
-            2,
-        )
-        series = []
-        for fields in _rows(reply):
-            try:
-                series.append(
-                    {"t": int(float(fields["b"] or 0)) * seconds, "n": int(fields["n"] or 0)}
-                )
-            except (KeyError, ValueError):
-                continue
+        per_bucket: dict[int, int] = {}
+        for where in store._created_slices("*"):  # short commands: see SLICE_SIZE
+            for b, n in _growth_rows(store, where or "*", seconds):
+                per_bucket[b] = per_bucket.get(b, 0) + n
+        series = [{"t": b * seconds, "n": n} for b, n in sorted(per_bucket.items())]
         running = 0
         for point in series:
             running += point["n"]
             point["total"] = running
-        return {"series": series, "count": store.count()}
+        return {"series": series[-MAX_GROWTH_POINTS:], "count": store.count()}
 
-    cached = store._cached_aggregate(f"growth:{bucket}", compute, access=False)
+    cached, meta = store._stale_aggregate(f"growth:{bucket}", compute, access=False)
     series, count = cached["series"], cached["count"]
     info = store.client.info("memory")
     used = int(info.get("used_memory", 0))
     keyspace = service.collections()
     all_memories = sum(int(c.get("count") or 0) for c in keyspace)
     return {
+        **meta,
         "bucket": bucket,
         "series": series,
         "count": count,
@@ -281,6 +273,43 @@ def growth(service: Any, bucket: str = "day", *, collection: str | None = None) 
             "bytes_per_memory": round(used / all_memories) if all_memories else None,
         },
     }
+
+
+def _growth_rows(store: Any, query: str, seconds: int) -> list[tuple[int, int]]:
+    """``(bucket, memories created in it)`` for *query*'s memories, oldest bucket first."""
+    reply = store.client.execute_command(
+        "FT.AGGREGATE",
+        store.keys.index,
+        query,
+        *FULL_SCAN_TIMEOUT,
+        "APPLY",  # created_at is SORTABLE: read from the index, no hash opened
+        f"floor(@created_at / {seconds})",
+        "AS",
+        "b",
+        "GROUPBY",
+        1,
+        "@b",
+        "REDUCE",
+        "COUNT",
+        0,
+        "AS",
+        "n",
+        "SORTBY",
+        2,
+        "@b",
+        "ASC",
+        "MAX",
+        100_000,
+        "DIALECT",
+        2,
+    )
+    out = []
+    for fields in _rows(reply):
+        try:
+            out.append((int(float(fields["b"] or 0)), int(fields["n"] or 0)))
+        except (KeyError, ValueError):
+            continue
+    return out
 
 
 def _queue_depths(client: Any, prefix: str) -> dict[str, int]:

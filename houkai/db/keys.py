@@ -98,7 +98,8 @@ class Keys:
 
     @property
     def aggregate_cache(self) -> str:
-        """HASH of cached collection-wide aggregates (stats, facets, growth), 30 s at most."""
+        """HASH of collection-wide aggregates (stats, facets, growth): current 30 s at most,
+        kept 30 days for the dashboard's stale-while-revalidate reads (ADR 0048)."""
         return f"{self.metrics}:aggcache"
 
     @staticmethod

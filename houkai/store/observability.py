@@ -9,6 +9,7 @@ FT.AGGREGATE; nothing here fetches every memory.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import logging
 import math
@@ -66,6 +67,16 @@ def _percentile(samples: list[float], p: float) -> float:
 #: may be served again while the collection's write mark is unchanged. Only time-driven
 #: drift (expiry, decay scores, staleness) can go unseen, and for at most this long.
 AGGREGATE_CACHE_TTL = 30.0
+#: Seconds a computed aggregate is kept for stale-while-revalidate readers (the
+#: dashboard shows it, with its time, while a fresh one is computed): 30 days, so a
+#: restarted server's first view does not wait for a pass over the collection.
+AGGREGATE_KEEP = 30 * 86400
+#: Longest a background refresh holds its cross-process lock (a crashed one frees it).
+REFRESH_LOCK_SECONDS = 300
+#: Seconds a background refresh waits before its first query. Redis runs one command
+#: at a time, so a pass over 100k memories started at once would hold up the rest of
+#: the very page that asked (its other calls arrive a few ms later).
+REFRESH_DELAY = 0.5
 #: Metric counters that are not writes (a recall only bumps access counts).
 _READ_CALLS = (b"calls:recall", b"calls:export")
 
@@ -73,6 +84,12 @@ _READ_CALLS = (b"calls:recall", b"calls:export")
 #: ``ON_TIMEOUT return``) silently cuts a slow aggregate short: at 100k memories on a
 #: busy machine the tag facet came back empty and counts low.
 FULL_SCAN_TIMEOUT = ("TIMEOUT", 0)
+
+#: Memories one slice of a collection-wide pass covers. Redis runs one command at a
+#: time: a single aggregate over 100k memories holds every other client (the page
+#: the user clicked meanwhile) for up to a second; slices of ``created_at`` ranges
+#: keep each command short and give the same sums.
+SLICE_SIZE = 10_000
 
 #: Above this many distinct tags the top-tags facet falls back to one aggregate that
 #: loads every memory's tags (one count query per tag would cost more).
@@ -92,6 +109,12 @@ def counts(client: Any, index: str, queries: list[str]) -> list[int]:
 
 
 ACTIVE = "@sup:{0}"
+
+
+def both(query: str, clause: str) -> str:
+    """*query* narrowed by *clause* (either may be the match-all ``*`` or empty)."""
+    parts = [q for q in (query.strip(), clause.strip()) if q and q != "*"]
+    return " ".join(parts) or "*"
 
 
 def active_counts(client: Any, index: str, clauses: list[str]) -> list[int]:
@@ -143,28 +166,131 @@ class ObservabilityMixin(StoreHost):
         Collection-wide aggregates cost a pass over every memory (seconds at 100k on
         a busy machine); the dashboard and ``houkai stats`` ask for the same ones
         again and again. The cache is shared by every process serving the
-        collection and lives at most :data:`AGGREGATE_CACHE_TTL` seconds.
+        collection; a result is served as current for at most
+        :data:`AGGREGATE_CACHE_TTL` seconds.
         """
         ttl = AGGREGATE_CACHE_TTL
         if ttl <= 0:
             return compute()
-        key = self.keys.aggregate_cache
         mark = self._write_mark(access)
-        try:
-            raw = self.client.hget(key, name)
-            if raw is not None:
-                entry = json.loads(raw)
-                if entry.get("mark") == mark and time.time() - float(entry["at"]) < ttl:
-                    return dict(entry["value"])
-        except (ValueError, KeyError, TypeError):
-            log.warning("ignoring an unreadable aggregate cache entry %s", name)
+        entry = self._aggregate_entry(name)
+        if entry is not None and entry["mark"] == mark and time.time() - entry["at"] < ttl:
+            return dict(entry["value"])
+        started = time.time()
         value = compute()
         if self._write_mark(access) == mark:  # nothing was written while computing
-            pipe = self.client.pipeline(transaction=False)
-            pipe.hset(key, name, json.dumps({"mark": mark, "at": time.time(), "value": value}))
-            pipe.expire(key, max(1, math.ceil(ttl)))
-            pipe.execute()
+            self._store_aggregate(name, mark, started, value)
         return value
+
+    def _aggregate_entry(self, name: str) -> dict[str, Any] | None:
+        """The stored ``{mark, at, value}`` of aggregate *name*, current or not."""
+        try:
+            raw = self.client.hget(self.keys.aggregate_cache, name)
+            if raw is None:
+                return None
+            entry = json.loads(raw)
+            entry["at"] = float(entry["at"])
+            if not isinstance(entry["value"], dict):
+                raise TypeError("not an object")
+            return dict(entry)
+        except (ValueError, KeyError, TypeError):
+            log.warning("ignoring an unreadable aggregate cache entry %s", name)
+            return None
+
+    def _store_aggregate(self, name: str, mark: str, at: float, value: dict[str, Any]) -> None:
+        pipe = self.client.pipeline(transaction=False)
+        entry = {"mark": mark, "at": at, "value": value}
+        pipe.hset(self.keys.aggregate_cache, name, json.dumps(entry))
+        pipe.expire(self.keys.aggregate_cache, AGGREGATE_KEEP)
+        pipe.execute()
+
+    def _stale_aggregate(
+        self,
+        name: str,
+        compute: Callable[[], dict[str, Any]],
+        *,
+        access: bool = True,
+        prepare: Callable[[], Any] | None = None,
+    ) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Stale-while-revalidate: the last result at once, recomputed in the background.
+
+        For the dashboard: a view right after a write (or after a restart) shows the
+        last computed figures, ``as_of`` when they were taken, instead of waiting
+        seconds for a pass over 100k memories; one background thread per collection
+        and aggregate (a Redis lock across processes) brings them up to date. Only a
+        collection never computed before waits for *compute*. Returns ``(value,
+        {"as_of", "stale", "refreshing"})``; ``stale`` is false when the value is
+        what :meth:`_cached_aggregate` would return as current.
+        """
+        if AGGREGATE_CACHE_TTL <= 0:  # caching off: always current
+            if prepare is not None:
+                prepare()
+            return compute(), {"as_of": time.time(), "stale": False, "refreshing": False}
+        mark = self._write_mark(access)
+        entry = self._aggregate_entry(name)
+        if entry is None:
+            if prepare is not None:
+                prepare()
+                mark = self._write_mark(access)
+            started = time.time()
+            value = compute()
+            if self._write_mark(access) == mark:
+                self._store_aggregate(name, mark, started, value)
+            return value, {"as_of": started, "stale": False, "refreshing": False}
+        fresh = entry["mark"] == mark and time.time() - entry["at"] < AGGREGATE_CACHE_TTL
+        refreshing = False if fresh else self._refresh_aggregate(name, compute, access, prepare)
+        meta = {"as_of": entry["at"], "stale": not fresh, "refreshing": refreshing}
+        return dict(entry["value"]), meta
+
+    def _refresh_aggregate(
+        self,
+        name: str,
+        compute: Callable[[], dict[str, Any]],
+        access: bool,
+        prepare: Callable[[], Any] | None,
+    ) -> bool:
+        """Start recomputing *name* in a daemon thread unless some process already is.
+
+        Returns whether a refresh is running (this one or another process's).
+        """
+        lock = f"{self.keys.aggregate_cache}:refresh:{name}"
+        token = f"{threading.get_ident()}:{time.time()!r}"
+        if not self.client.set(lock, token, nx=True, ex=REFRESH_LOCK_SECONDS):
+            return True
+
+        def run() -> None:
+            try:
+                time.sleep(REFRESH_DELAY)
+                if prepare is not None:
+                    prepare()
+                mark = self._write_mark(access)
+                started = time.time()
+                value = compute()
+                # Stored under the mark from before the pass: a write during it leaves
+                # the entry stale, so the next reader starts another refresh.
+                self._store_aggregate(name, mark, started, value)
+            except Exception:  # a background thread has nobody to raise to
+                log.exception("refreshing the aggregate %s of %s failed", name, self.keys.index)
+            finally:
+                try:
+                    if self.client.get(lock) == token.encode():
+                        self.client.delete(lock)
+                except redis.RedisError:
+                    log.warning("could not release the refresh lock %s", lock)
+
+        thread = threading.Thread(target=run, name=f"houkai-refresh-{name}", daemon=True)
+        refreshers = self.__dict__.setdefault("_refreshers", [])
+        refreshers[:] = [t for t in refreshers if t.is_alive()]
+        refreshers.append(thread)
+        thread.start()
+        return True
+
+    def _wait_refreshes(self, timeout: float = 60.0) -> bool:
+        """Wait for this process's background aggregate refreshes; True when all finished."""
+        deadline = time.monotonic() + timeout
+        for thread in list(self.__dict__.get("_refreshers", [])):
+            thread.join(max(0.0, deadline - time.monotonic()))
+        return not any(t.is_alive() for t in self.__dict__.get("_refreshers", []))
 
     # ------------------------------------------------------------------ metrics
     def metrics(self) -> dict[str, Any]:
@@ -279,6 +405,49 @@ class ObservabilityMixin(StoreHost):
         return result
 
     # ------------------------------------------------------------------ stats
+    def _created_slices(self, query: str = "*", size: int | None = None) -> list[str]:
+        """``created_at`` range clauses that split *query*'s memories into slices of
+        about *size* (default :data:`SLICE_SIZE`) memories; together they cover every
+        memory exactly once (``[""]`` when one pass is small enough).
+
+        Bounds come from two sorted one-row searches, then ranges are halved while an
+        index-only count says they hold more than twice *size* (bursts of writes).
+        """
+        size = SLICE_SIZE if size is None else size
+        (total,) = counts(self.client, self.keys.index, [query])
+        if total <= size:
+            return [""]
+        bounds = []
+        for order in ("ASC", "DESC"):
+            reply = self.client.execute_command(
+                "FT.SEARCH", self.keys.index, query, "NOCONTENT", "SORTBY", "created_at",
+                order, "WITHSORTKEYS", "LIMIT", 0, 1, "DIALECT", 2,
+            )  # fmt: skip
+            bounds.append(float(_text(reply[2]).lstrip("#")))
+        lo, hi = bounds
+        parts = max(2, math.ceil(total / size))
+        width = (hi - lo) / parts
+        edges = [lo + i * width for i in range(parts)] + [hi]
+        ranges = list(itertools.pairwise(edges))
+        out: list[str] = []
+
+        def clause(a: float, b: float) -> str:
+            # open-ended at both ends, so no memory hinges on how the bounds were rounded
+            low = "-inf" if a <= lo else repr(a)
+            return f"@created_at:[{low} +inf]" if b >= hi else f"@created_at:[{low} ({b!r}]"
+
+        while ranges:
+            batch, ranges = ranges[:64], ranges[64:]
+            clauses = [clause(a, b) for a, b in batch]
+            found = counts(self.client, self.keys.index, [both(query, c) for c in clauses])
+            for (a, b), where, n in zip(batch, clauses, found, strict=True):
+                middle = (a + b) / 2
+                if n > 2 * size and a < middle < b:
+                    ranges += [(a, middle), (middle, b)]
+                elif n:
+                    out.append(where)
+        return out or [""]
+
     def _aggregate(self, query: str, *args: Any) -> list[dict[str, str | None]]:
         reply = self.client.execute_command(
             "FT.AGGREGATE", self.keys.index, query, *FULL_SCAN_TIMEOUT, *args, "DIALECT", 2
@@ -294,14 +463,20 @@ class ObservabilityMixin(StoreHost):
         min_score: float | None = None,
         frequency_weight: float | None = None,
         protect_types: tuple[str, ...] | list[str] | None = None,
+        stale_ok: bool = False,
     ) -> dict[str, Any]:
         """Content aggregates: counts by type and state, top tags, decay health.
 
         Decay parameters default to the ``maintenance_decay_*`` settings, so the
         at-risk count matches what a prune would remove. Superseded memories are
         counted but left out of the type, tag and health breakdowns.
+
+        With *stale_ok* (the dashboard) the last computed figures are returned at
+        once, with ``as_of``/``stale``/``refreshing``, while a background thread
+        recomputes them (:meth:`_stale_aggregate`).
         """
-        self.flush_access()  # the aggregates below read the indexed access counts
+        if not stale_ok:
+            self.flush_access()  # the aggregates below read the indexed access counts
         s = self.settings
         rate = s.maintenance_decay_rate if decay_rate is None else float(decay_rate)
         floor = s.maintenance_decay_min_score if min_score is None else float(min_score)
@@ -328,16 +503,29 @@ class ObservabilityMixin(StoreHost):
         protect = tuple(t for t in protect if t in MEMORY_TYPES)
         # Two cached parts: what recalls cannot change (counts, types, tags) survives
         # a recall; the decay part is recomputed after one (it reads access counts).
-        content = self._cached_aggregate(
-            f"content:{top_tags}", lambda: self._content_now(top_tags), access=False
-        )
-        health = self._cached_aggregate(
-            f"health:{stale_days!r}:{rate!r}:{floor!r}:{fweight!r}:{protect}",
-            lambda: self._health_now(stale_days, rate, floor, fweight, protect),
-        )
+        health_name = f"health:{stale_days!r}:{rate!r}:{floor!r}:{fweight!r}:{protect}"
+
+        def health_now() -> dict[str, Any]:
+            return self._health_now(stale_days, rate, floor, fweight, protect)
+
+        freshness: dict[str, Any] = {}
+        if stale_ok:
+            content, c_meta = self._content_counts_stale(top_tags)
+            health, h_meta = self._stale_aggregate(
+                health_name, health_now, prepare=self.flush_access
+            )
+            freshness = {
+                "as_of": min(c_meta["as_of"], h_meta["as_of"]),
+                "stale": c_meta["stale"] or h_meta["stale"],
+                "refreshing": c_meta["refreshing"] or h_meta["refreshing"],
+            }
+        else:
+            content = self._content_counts(top_tags)
+            health = self._cached_aggregate(health_name, health_now)
         active = content["active"]
         by_type = content["by_type"]
         return {
+            **freshness,
             "collection": self.collection_name,
             "total": content["total"],
             "active": active,
@@ -365,6 +553,12 @@ class ObservabilityMixin(StoreHost):
     def _content_counts(self, top_tags: int = 15) -> dict[str, Any]:
         """Counts by state and type and the top tags (cached; recalls do not change them)."""
         return self._cached_aggregate(
+            f"content:{top_tags}", lambda: self._content_now(top_tags), access=False
+        )
+
+    def _content_counts_stale(self, top_tags: int = 15) -> tuple[dict[str, Any], dict[str, Any]]:
+        """:meth:`_content_counts`, stale-while-revalidate (the dashboard's facets)."""
+        return self._stale_aggregate(
             f"content:{top_tags}", lambda: self._content_now(top_tags), access=False
         )
 
@@ -437,7 +631,9 @@ class ObservabilityMixin(StoreHost):
             parts.append((f"{active_q} @type:{{{protected}}}", False))
         hist = [0] * len(BUCKET_LABELS)
         out: dict[str, Any] = {"hist": hist, "at_risk": 0, "importance": 0.0, "never": 0}
-        for query, can_lapse in parts:
+        slices = self._created_slices(active_q)
+        passes = [(both(q, where), lapse) for q, lapse in parts for where in slices]
+        for query, can_lapse in passes:
             rows = self._aggregate(
                 query,
                 *load,
@@ -480,22 +676,23 @@ class ObservabilityMixin(StoreHost):
                 if fweight and float(r.get("z") or 0) != 0:
                     out["never"] += count
         if not fweight:
-            never = self._aggregate(
-                active_q,
-                "LOAD",
-                1,
-                "@access_count",
-                "FILTER",
-                "@access_count == 0",
-                "GROUPBY",
-                0,
-                "REDUCE",
-                "COUNT",
-                0,
-                "AS",
-                "n",
-            )
-            out["never"] = int(never[0]["n"] or 0) if never else 0
+            for where in slices:
+                never = self._aggregate(
+                    both(active_q, where),
+                    "LOAD",
+                    1,
+                    "@access_count",
+                    "FILTER",
+                    "@access_count == 0",
+                    "GROUPBY",
+                    0,
+                    "REDUCE",
+                    "COUNT",
+                    0,
+                    "AS",
+                    "n",
+                )
+                out["never"] += int(never[0]["n"] or 0) if never else 0
         return out
 
     def _top_tags(self, query: str, limit: int) -> dict[str, int]:
@@ -514,7 +711,7 @@ class ObservabilityMixin(StoreHost):
             if query == ACTIVE:
                 found = active_counts(self.client, self.keys.index, clauses)
             else:
-                found = counts(self.client, self.keys.index, [f"{query} {c}" for c in clauses])
+                found = counts(self.client, self.keys.index, [both(query, c) for c in clauses])
             ranked = sorted(
                 ((v, n) for v, n in zip(values, found, strict=True) if n),
                 key=lambda kv: (-kv[1], kv[0]),

@@ -645,31 +645,52 @@
     state.timer = setTimeout(loop, POLL_MS);
   }
 
+  // The collection-wide figures come from /overview and /growth, stale-while-revalidate:
+  // right after a write they are the last ones computed (shown "as of" their time) while
+  // the server recounts in the background; the view asks again until they are current.
   async function viewHealth(root) {
-    const [stats, growth, metrics] = await Promise.all([
-      api("GET", "/stats"), api("GET", "/growth", { query: { bucket: "day" } }), api("GET", "/metrics")]);
-    const health = stats.health || {};
-    const lat = metrics.recall_latency_ms || {};
-    const day = (t) => new Date(t * 1000).toISOString().slice(0, 10);
-    root.append(h("div", { class: "grid" },
-      card("Memories per type", barChart(Object.entries(stats.by_type || {}).map(([label, value]) => ({ label, value })),
-        { label: "memories per type" })),
-      card("State", barChart([
-        { label: "active", value: stats.active }, { label: "superseded", value: stats.superseded, alt: true },
-        { label: "expired", value: stats.expired, alt: true }, { label: "pending", value: stats.pending, alt: true },
-        { label: "failed", value: stats.failed, alt: true }], { label: "memories by state" })),
-      card("Growth (total memories by day)", lineChart((growth.series || []).map((p) => ({ x: p.t, y: p.total })),
-        { xfmt: day, label: "growth over time" })),
-      card("Decay health (score histogram)", columnChart(Object.entries(health.decay_histogram || {}).map(([label, value]) =>
-        ({ label, value })), { label: "decay score histogram" }),
-        h("p", { class: "muted" }, `${fmtNum(health.at_risk_count, 0)} below the prune line (${health.min_score}) · ${fmtNum(health.never_recalled_count, 0)} never recalled`)),
-      card("Recall latency (last " + fmtNum(lat.window, 0) + " recalls)", columnChart(
-        ["p50", "p95", "p99", "max"].map((k) => ({ label: k, value: lat[k] || 0, alt: k === "max" })),
-        { unit: " ms", digits: 1, label: "recall latency percentiles" })),
-      card("Redis memory", barChart([
-        { label: "bytes/memory", value: growth.redis.bytes_per_memory || 0 },
-      ], { label: "redis bytes per memory", unit: " B" }),
-      h("p", { class: "muted" }, `${fmtBytes(growth.redis.used_memory)} used by ${fmtNum(growth.redis.memories_in_redis, 0)} memories in this Redis`))));
+    const seq = state.seq;
+    const load = () => Promise.all([
+      api("GET", "/overview"), api("GET", "/growth", { query: { bucket: "day" } }), api("GET", "/metrics")]);
+    const draw = ([stats, growth, metrics]) => {
+      const health = stats.health || {};
+      const lat = metrics.recall_latency_ms || {};
+      const day = (t) => new Date(t * 1000).toISOString().slice(0, 10);
+      const stale = stats.stale || growth.stale;
+      const asOf = Math.min(stats.as_of || Infinity, growth.as_of || Infinity);
+      root.replaceChildren(
+        h("p", { class: "asof muted", id: "health-asof", "data-stale": stale ? "1" : "0" },
+          `Figures as of ${fmtTime(Number.isFinite(asOf) ? asOf : null)} UTC`,
+          stale ? " · updating in the background…" : " · current"),
+        h("div", { class: "grid" },
+          card("Memories per type", barChart(Object.entries(stats.by_type || {}).map(([label, value]) => ({ label, value })),
+            { label: "memories per type" })),
+          card("State", barChart([
+            { label: "active", value: stats.active }, { label: "superseded", value: stats.superseded, alt: true },
+            { label: "expired", value: stats.expired, alt: true }, { label: "pending", value: stats.pending, alt: true },
+            { label: "failed", value: stats.failed, alt: true }], { label: "memories by state" })),
+          card("Growth (total memories by day)", lineChart((growth.series || []).map((p) => ({ x: p.t, y: p.total })),
+            { xfmt: day, label: "growth over time" })),
+          card("Decay health (score histogram)", columnChart(Object.entries(health.decay_histogram || {}).map(([label, value]) =>
+            ({ label, value })), { label: "decay score histogram" }),
+            h("p", { class: "muted" }, `${fmtNum(health.at_risk_count, 0)} below the prune line (${health.min_score}) · ${fmtNum(health.never_recalled_count, 0)} never recalled`)),
+          card("Recall latency (last " + fmtNum(lat.window, 0) + " recalls)", columnChart(
+            ["p50", "p95", "p99", "max"].map((k) => ({ label: k, value: lat[k] || 0, alt: k === "max" })),
+            { unit: " ms", digits: 1, label: "recall latency percentiles" })),
+          card("Redis memory", barChart([
+            { label: "bytes/memory", value: growth.redis.bytes_per_memory || 0 },
+          ], { label: "redis bytes per memory", unit: " B" }),
+          h("p", { class: "muted" }, `${fmtBytes(growth.redis.used_memory)} used by ${fmtNum(growth.redis.memories_in_redis, 0)} memories in this Redis`))));
+      return stale;
+    };
+    let tries = 0;
+    const loop = async () => {
+      let stale = false;
+      try { stale = draw(await load()); } catch (err) { reportError(err); }
+      tries += 1;
+      if (stale && tries < 60 && seq === state.seq && state.me) state.timer = setTimeout(loop, POLL_MS);
+    };
+    if (draw(await load()) && seq === state.seq) state.timer = setTimeout(loop, POLL_MS);
   }
 
   // ------------------------------------------------------------------ shell
@@ -723,6 +744,20 @@
     document.getElementById("token").focus();
   }
 
+  // The collection-wide figures (Health, the facets) are kept server-side once counted and
+  // then served at once; only a collection never counted before makes a view wait for the
+  // count. So ask for them once per tab and collection, in the background, after the
+  // first view is drawn.
+  function warmUp() {
+    const key = "houkai.warm." + (state.collection || "");
+    if (sessionStorage.getItem(key)) return;
+    sessionStorage.setItem(key, "1");
+    setTimeout(() => {
+      api("GET", "/overview").catch(() => {});
+      api("GET", "/growth", { query: { bucket: "day" } }).catch(() => {});
+    }, 1500);
+  }
+
   async function start() {
     try {
       state.me = await api("GET", "/whoami", { scoped: false });
@@ -739,6 +774,7 @@
     await loadCollections();
     document.getElementById("session").hidden = false;
     await route();
+    warmUp();
     return true;
   }
 
@@ -767,6 +803,7 @@
     state.collection = event.target.value;
     sessionStorage.setItem(COLLECTION_KEY, state.collection);
     go(location.hash.startsWith("#/m/") ? "#/browse" : location.hash || "#/search");
+    warmUp();
   });
   window.addEventListener("hashchange", () => { route(); });
 

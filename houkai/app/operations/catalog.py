@@ -738,7 +738,12 @@ OPERATIONS: tuple[Operation, ...] = (
                 "/facets",
                 ok(
                     r.obj(
-                        {"by_type": r.OBJECT, "active": r.INT, "top_tags": r.OBJECT},
+                        {
+                            "by_type": r.OBJECT,
+                            "active": r.INT,
+                            "top_tags": r.OBJECT,
+                            **r.FRESHNESS,
+                        },
                         ("by_type", "top_tags"),
                     )
                 ),
@@ -762,11 +767,36 @@ OPERATIONS: tuple[Operation, ...] = (
                             "series": r.arr(r.obj({"t": r.INT, "n": r.INT, "total": r.INT})),
                             "count": r.INT,
                             "redis": r.OBJECT,
+                            **r.FRESHNESS,
                         },
                         ("series",),
                     )
                 ),
                 tag="dashboard",
+            ),
+        ),
+        mcp=False,
+    ),
+    Operation(
+        "overview",
+        "The Health view's stats at once: the last figures while fresh ones are computed.",
+        p.NoParams,
+        rest=(
+            Rest(
+                "GET",
+                "/overview",
+                ok(
+                    r.obj(
+                        {"count": r.INT, "collection": r.STR, **r.FRESHNESS},
+                        ("count", "as_of", "stale"),
+                        extra=True,
+                    )
+                ),
+                tag="dashboard",
+                summary=(
+                    "The stats figures at once: the last ones computed, with as_of, stale "
+                    "and refreshing (a background recount is running; ask again)."
+                ),
             ),
         ),
         mcp=False,

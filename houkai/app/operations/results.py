@@ -36,6 +36,8 @@ INT = t("integer")
 NUM = t("number")
 BOOL = t("boolean")
 OBJECT = t("object")
+#: Stale-while-revalidate aggregates (the dashboard's): when taken, outdated, being redone.
+FRESHNESS: dict[str, Any] = {"as_of": NUM, "stale": BOOL, "refreshing": BOOL}
 
 MEMORY_FIELDS: dict[str, Any] = {
     "id": STR,
