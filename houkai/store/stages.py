@@ -43,11 +43,13 @@ class StageParams:
     recency: float = 0.30  # recency weight when the question asks for the latest
     first: float = 0.30  # oldest-first boost for "first time / originally"
     names: float = 0.05  # candidate's tag/source names someone in the question
-    context: float = 0.15  # × best neighbour's score
+    context: float = 0.15  # × the previous turn's score when it asked a question (half otherwise)
+    context_next: float = 0.15  # × the next turn's score
     context_top: int = 10  # neighbours fetched for this many best candidates
     prf: float = 0.10  # × cosine to the feedback vector
     prf_docs: int = 3  # top hits the feedback vector is built from
     prf_alpha: float = 0.5  # feedback vector = q + alpha · mean(top vectors)
+    answer_time: float = 0.10  # "when" questions: memories that state a time ("last week")
 
     def weights(self, base: HybridWeights) -> HybridWeights:
         """*base* with this kind's cosine/lexical weights (recency etc. untouched)."""
