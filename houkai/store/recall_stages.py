@@ -65,9 +65,17 @@ class RecallStagesMixin(StoreHost):
 
     @staticmethod
     def _understood_weights(w: HybridWeights, parse: QueryParse, p: StageParams) -> HybridWeights:
-        """Exact tokens raise the lexical weight; "latest/current" raises recency."""
-        if parse.exact:
-            w = replace(w, lexical=w.lexical * p.lexical_boost)
+        """Exact tokens or names raise the lexical weight; "latest/current" raises recency.
+
+        A name ("Caroline", "Atlas") is a word the answer usually shares, like an
+        id: a question without either keeps the blend's lexical weight, so a
+        paraphrase is not out-voted by word overlap (ADR 0043).
+        """
+        factor = max(
+            p.lexical_boost if parse.exact else 1.0, p.lexical_names if parse.names else 1.0
+        )
+        if factor != 1.0:
+            w = replace(w, lexical=w.lexical * factor)
         if parse.recency == "latest":
             w = replace(w, recency=max(w.recency, p.recency))
         return w
