@@ -9,7 +9,7 @@ import pytest
 
 from houkai.bench import heldout, locomo
 from houkai.store.query import parse_query, time_proximity
-from houkai.store.stages import STAGES, resolve_stages
+from houkai.store.stages import BASE, STAGES, resolve_stages
 
 AS_OF = datetime(2026, 6, 1, 12, tzinfo=UTC).timestamp()
 DAY = 86_400.0
@@ -111,13 +111,18 @@ def _rank(hits, memory_id: str) -> int:
 def test_context_stage_ranks_the_answer_turn_with_its_question(store) -> None:
     store.remember_many(FILLER + COOKING)
     _, answer = store.remember_many(EXCHANGE, sequence=True)
-    plain = store.recall(QUERY, k=14, mode="hybrid", stages=(), touch=False)
+    plain = store.recall(QUERY, k=14, mode="hybrid", stages=(), touch=False, explain=True)
     hits = store.recall(
         QUERY, k=14, mode="hybrid", stages=("context", "fitted"), touch=False, explain=True
     )
-    assert _rank(hits, answer.id) < _rank(plain, answer.id)
+    assert _rank(hits, answer.id) <= _rank(plain, answer.id)
     explained = {m.id: e for m, _, e in hits}
-    assert explained[answer.id]["stages"]["context"] > 0
+    before = {m.id: s for m, s, _ in plain}
+    question = next(m.id for m, _, _ in hits if m.text.startswith("User:"))
+    # The previous turn asked a question: the answer gains context · its score, in full.
+    lift = explained[answer.id]["stages"]["context"]
+    assert lift == pytest.approx(BASE.context * before[question], rel=1e-3)
+    assert explained[answer.id]["score"] == pytest.approx(before[answer.id] + lift, rel=1e-3)
 
 
 def test_context_stage_brings_neighbours_into_the_pool(store) -> None:

@@ -259,6 +259,28 @@ def parse_query(text: str, now: float) -> QueryParse:
     return parse
 
 
+_STATES_TIME = re.compile(
+    r"\b(yesterday|today|tonight|tomorrow|recently|lately|the other day|"
+    r"last (?:week|month|year|night|weekend|time|summer|winter|spring|fall|autumn|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    r"(?:\d+|a|an|one|two|three|four|five|six|few|couple of) (?:days?|weeks?|months?|years?) ago|"
+    r"next (?:week|month|year|weekend)|this (?:week|month|weekend|year|morning)|"
+    rf"(?:in|since|last) (?:{_MONTH_RE})|(?:19|20)\d\d|"
+    r"just (?:got|finished|started|had|went|did|made))\b",
+    re.I,
+)
+_LEADING_STAMP = re.compile(r"^\s*\[[^\]]{1,40}\]\s*")
+
+
+def states_time(text: str) -> bool:
+    """Does the memory say when something happened ("last week", "in May", "2022")?
+
+    A leading ``[8 May 2023]`` stamp (what a dated log import writes) does not
+    count: every such memory carries one, so it tells nothing about the answer.
+    """
+    return bool(_STATES_TIME.search(_LEADING_STAMP.sub("", text, count=1)))
+
+
 def time_proximity(created_at: float, window: tuple[float, float], scale: float) -> float:
     """1 inside the window, then ``exp(-distance / scale)`` outside it."""
     import math

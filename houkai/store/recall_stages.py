@@ -17,7 +17,7 @@ from ..domain.model import HybridWeights, Memory
 from ..domain.text import query_terms
 from . import codec, lexstats
 from .host import StoreHost
-from .query import DAY, QueryParse, time_proximity
+from .query import DAY, QueryParse, states_time, time_proximity
 from .stages import StageParams
 
 if TYPE_CHECKING:
@@ -65,9 +65,17 @@ class RecallStagesMixin(StoreHost):
 
     @staticmethod
     def _understood_weights(w: HybridWeights, parse: QueryParse, p: StageParams) -> HybridWeights:
-        """Exact tokens raise the lexical weight; "latest/current" raises recency."""
-        if parse.exact:
-            w = replace(w, lexical=w.lexical * p.lexical_boost)
+        """Exact tokens or names raise the lexical weight; "latest/current" raises recency.
+
+        A name ("Caroline", "Atlas") is a word the answer usually shares, like an
+        id: a question without either keeps the blend's lexical weight, so a
+        paraphrase is not out-voted by word overlap (ADR 0043).
+        """
+        factor = max(
+            p.lexical_boost if parse.exact else 1.0, p.lexical_names if parse.names else 1.0
+        )
+        if factor != 1.0:
+            w = replace(w, lexical=w.lexical * factor)
         if parse.recency == "latest":
             w = replace(w, recency=max(w.recency, p.recency))
         return w
@@ -208,6 +216,9 @@ class RecallStagesMixin(StoreHost):
                     for c in cands
                 ]
                 weights["names"] = p.names
+            if parse.when_question and p.answer_time > 0:
+                signals["answer_time"] = [1.0 if states_time(c.memory.text) else 0.0 for c in cands]
+                weights["answer_time"] = p.answer_time
         if "prf" in active and p.prf > 0 and any(c.prf for c in cands):
             signals["prf"] = [c.prf for c in cands]
             weights["prf"] = p.prf
@@ -218,8 +229,8 @@ class RecallStagesMixin(StoreHost):
             for c, v in zip(cands, values, strict=True):
                 c.score += weights[name] * v
                 c.explain.setdefault("stages", {})[name] = round(weights[name] * v, 6)
-        if "context" in active and p.context > 0:
-            self._smooth_with_neighbours(cands, p.context)
+        if "context" in active and (p.context > 0 or p.context_next > 0):
+            self._smooth_with_neighbours(cands, p.context, p.context_next)
         parsed = parse.to_dict() if parse is not None else None
         for c in cands:
             info = c.explain.setdefault("stages", {})
@@ -245,18 +256,28 @@ class RecallStagesMixin(StoreHost):
             c.explain.setdefault("stages", {})[name] = round(contribution, 8)
 
     @staticmethod
-    def _smooth_with_neighbours(cands: list[Candidate], weight: float) -> None:
-        """``score += weight · max(previous, next)`` over ``follows`` neighbours in the pool."""
+    def _smooth_with_neighbours(cands: list[Candidate], weight: float, weight_next: float) -> None:
+        """Score each candidate with its ``follows`` neighbours in the pool.
+
+        ``+ weight · score(previous)`` (halved unless the previous turn asked a
+        question: an answer follows its question) ``+ weight_next · score(next)``.
+        """
         score = {c.memory.id: c.score for c in cands}
+        asks = {c.memory.id: c.memory.text.rstrip().endswith("?") for c in cands}
         after: dict[str, str] = {}
         for c in cands:
             prev = _previous(c.memory)
             if prev is not None:
                 after[prev] = c.memory.id
         for c in cands:
-            around = [score.get(_previous(c.memory) or ""), score.get(after.get(c.memory.id, ""))]
-            best = max((s for s in around if s is not None), default=None)
-            if best is None or not math.isfinite(best) or best <= 0:
+            prev = _previous(c.memory) or ""
+            nxt = after.get(c.memory.id, "")
+            boost = 0.0
+            if prev in score and math.isfinite(score[prev]) and score[prev] > 0:
+                boost += weight * (1.0 if asks[prev] else 0.5) * score[prev]
+            if nxt in score and math.isfinite(score[nxt]) and score[nxt] > 0:
+                boost += weight_next * score[nxt]
+            if boost <= 0:
                 continue
-            c.score += weight * best
-            c.explain.setdefault("stages", {})["context"] = round(weight * best, 6)
+            c.score += boost
+            c.explain.setdefault("stages", {})["context"] = round(boost, 6)
