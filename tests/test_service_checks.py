@@ -64,7 +64,10 @@ def test_rest_checks_once(world, counts):
     assert r.status_code == 200, r.get_json()
     r2 = client.get("/memories?limit=3&type=procedural")
     assert r2.status_code == 200
-    assert counts == {"check_arguments": 2, "door": 0}
+    # JSON's 2.0 is the integer 2: the strict check accepts it and the store gets an int
+    r3 = client.post("/recall", json={"query": "deploy", "k": 2.0, "touch": False})
+    assert r3.status_code == 200, r3.get_json()
+    assert counts == {"check_arguments": 3, "door": 0}
 
 
 def test_rest_still_refuses_what_the_schema_forbids_with_one_check(world, counts):

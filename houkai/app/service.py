@@ -554,7 +554,7 @@ class MemoryService:
             summarizer = build_summarizer(
                 s.maintenance_reflect_summarizer if p.summarizer is None else p.summarizer
             )
-        except ImportError as exc:
+        except (ImportError, ValueError) as exc:  # a bad spec, a provider's SDK missing
             raise BadRequest(f"summarizer: {exc}") from None
         engine = ReflectionEngine(
             self._read_store(collection),

@@ -91,7 +91,7 @@ def operation(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
             if _STRICT.get():
                 nested = _STRICT.set(False)  # the door's call only, not the body's calls
                 try:
-                    checked = check_arguments(op, given)
+                    checked = coerce_arguments(op, check_arguments(op, given), strings=False)
                     return method(self, model.model_construct(set(bound), **checked), **options)
                 finally:
                     _STRICT.reset(nested)
