@@ -554,7 +554,9 @@ class MemoryService:
             summarizer = build_summarizer(
                 s.maintenance_reflect_summarizer if p.summarizer is None else p.summarizer
             )
-        except (ImportError, ValueError) as exc:  # a bad spec, a provider's SDK missing
+        except ImportError as exc:  # well-formed, but this install lacks the provider's SDK
+            raise StateConflict(f"summarizer: {exc}") from None
+        except ValueError as exc:
             raise BadRequest(f"summarizer: {exc}") from None
         engine = ReflectionEngine(
             self._read_store(collection),

@@ -55,7 +55,11 @@ COLLECTION_PATTERN = COLLECTION_RE.pattern
 #: A collection name, as :func:`houkai.db.keys.validate_collection` checks it.
 CollectionName = Annotated[str, Field(pattern=COLLECTION_PATTERN)]
 
+#: A summarizer spec (:func:`houkai.engines.summarizers.parse_spec`): the providers it knows.
+SUMMARIZER_PATTERN = r"^(extractive|(ollama|openai|anthropic):\S.*)$"
+
 PATTERN_MEANINGS: dict[str, str] = {
+    SUMMARIZER_PATTERN: "expected extractive or ollama:MODEL, openai:MODEL, anthropic:MODEL",
     COLLECTION_PATTERN: "must be 1-64 characters of letters, digits, '_', '.' or '-' "
     "and start with a letter or digit",
     DELTA_PATTERN: "must be +N, -N or =N (e.g. +0.2)",

@@ -19,6 +19,7 @@ from .fields import (
     DELTA_PATTERN,
     ENTRY_PATTERN,
     MAX_K,
+    SUMMARIZER_PATTERN,
     TIME_HELP,
     BatchConflictPolicy,
     Chunking,
@@ -244,7 +245,7 @@ class Reflect(Params):
     min_cluster_size: Annotated[int, Field(ge=2, le=10_000)] | None = Field(
         None, description="Smallest cluster to summarise (default: config)."
     )
-    summarizer: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(
+    summarizer: Annotated[str, Field(max_length=200, pattern=SUMMARIZER_PATTERN)] | None = Field(
         None, description="extractive | ollama:MODEL | openai:MODEL | anthropic:MODEL."
     )
     consolidate: Literal["none", "soft", "hard"] = Field(
