@@ -169,8 +169,6 @@ def call_tool(name: str, arguments: Mapping[str, Any] | None, policy: CallPolicy
             raise ToolError(f"this token may not use collection {collection!r}")
         if grant.read_only and not spec.read_only:
             raise ToolError(f"this token is read-only; {name!r} changes memory")
-    if spec.server_paths:  # a well-formed path before the server-path policy reads it
-        operations.check_arguments(operations.get(name), args)
     if not policy.allow_server_paths:  # a remote caller: the one server-path policy
         from houkai.app.serverpaths import resolve_server_path
 

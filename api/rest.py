@@ -23,6 +23,7 @@ from flask import Flask, Response, current_app, g, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, RequestEntityTooLarge
 
 from houkai.app.errors import classify
+from houkai.app.operations.bind import strict
 from houkai.app.service import MemoryService, conflict_payload
 from houkai.db.keys import validate_collection
 from houkai.domain.config import Settings, get_settings
@@ -195,7 +196,8 @@ class RestApp:
                 tokens_configured=bool(self.tokens),
                 upload=upload,
             )
-            status, payload = route.handler(call)
+            with strict():  # the bound service method checks the values, once, as JSON
+                status, payload = route.handler(call)
             if isinstance(payload, Download):
                 return _download(status, payload)
             return _json(status, payload)

@@ -76,6 +76,11 @@ class Route:
     tag: str = "memories"
     content_type: str = "application/json"
     upload: bool = False  # also accepts a non-JSON body (a file) as ``Call.upload``
+    #: Served by a bound service method, whose strict check is the request's one
+    #: (:func:`houkai.app.operations.bind.strict`): the adapter does not re-check.
+    self_checked: bool = False
+    #: Body keywords of the REST binding alone (``minProperties``), checked by the adapter.
+    op_rest_extra: tuple[str, ...] = ()
 
     @property
     def flask_rule(self) -> str:
@@ -288,7 +293,19 @@ def _route(op: Operation, rest: Rest) -> Route:
         tag=rest.tag,
         content_type=rest.content_type,
         upload=bool(rest.upload),
+        self_checked=_self_checked(op, rest),
+        op_rest_extra=tuple(rest.body_extra),
     )
+
+
+def _self_checked(op: Operation, rest: Rest) -> bool:
+    """Does the route's handler hand its values to a bound service method (which checks)?"""
+    from houkai.app.operations.bind import checks_itself
+    from houkai.app.service import MemoryService
+
+    if rest.upload:  # a file body goes to import_stream, which is no bound method
+        return False
+    return checks_itself(getattr(MemoryService, op.service_method, None))
 
 
 ROUTES: list[Route] = [_route(op, rest) for op in OPERATIONS for rest in op.rest]

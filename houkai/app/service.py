@@ -15,7 +15,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 from ..db.keys import Keys, validate_collection
 from ..domain.coerce import as_str_list, as_timestamp
@@ -28,12 +28,13 @@ from ..domain.model import (
     HybridWeights,
     Memory,
     MemoryNotFound,
+    StateConflict,
     ValidationError,
 )
 from . import operations
 from .operations import DISPATCHABLE, check_arguments
 from .operations import params as params
-from .operations.bind import operation
+from .operations.bind import checks_itself, operation, strict
 
 log = logging.getLogger(__name__)
 
@@ -517,6 +518,71 @@ class MemoryService:
         purged = self.store(collection).purge_expired(dry_run=p.dry_run)
         return {"purged": len(purged), "dry_run": p.dry_run, "ids": [m.id for m in purged]}
 
+    @operation("prune")
+    def prune(self, p: params.Prune, *, collection: str | None = None) -> dict[str, Any]:
+        """Decay pruning: the candidates with their scores, deleted unless ``dry_run``."""
+        from ..engines.decay import DecayEngine
+
+        s = self.settings
+        protect: list[str] = list(p.protect or ())
+        if p.protect is None:
+            protect = [t.strip() for t in s.maintenance_decay_protect_types.split(",") if t.strip()]
+        engine = DecayEngine(
+            self._read_store(collection),
+            decay_rate=s.maintenance_decay_rate if p.decay_rate is None else p.decay_rate,
+            min_score=s.maintenance_decay_min_score if p.min_score is None else p.min_score,
+            protect_types=tuple(protect),
+            frequency_weight=(
+                s.maintenance_decay_frequency_weight
+                if p.frequency_weight is None
+                else p.frequency_weight
+            ),
+        )
+        candidates = engine.prune(dry_run=True)
+        scored = [memory_to_dict(m, score=engine.score(m)) for m in candidates]
+        pruned = len(engine.prune(dry_run=False)) if candidates and not p.dry_run else 0
+        return {"dry_run": p.dry_run, "count": len(scored), "pruned": pruned, "memories": scored}
+
+    @operation("reflect")
+    def reflect(self, p: params.Reflect, *, collection: str | None = None) -> dict[str, Any]:
+        """Summarise clusters of similar episodic memories (previews when ``dry_run``)."""
+        from ..engines.reflection import ReflectionEngine
+        from ..engines.summarizers import build_summarizer
+
+        s = self.settings
+        try:
+            summarizer = build_summarizer(
+                s.maintenance_reflect_summarizer if p.summarizer is None else p.summarizer
+            )
+        except ImportError as exc:  # well-formed, but this install lacks the provider's SDK
+            raise StateConflict(f"summarizer: {exc}") from None
+        except ValueError as exc:
+            raise BadRequest(f"summarizer: {exc}") from None
+        engine = ReflectionEngine(
+            self._read_store(collection),
+            similarity_threshold=(
+                s.maintenance_reflect_similarity_threshold if p.threshold is None else p.threshold
+            ),
+            min_cluster_size=(
+                s.maintenance_reflect_min_cluster_size
+                if p.min_cluster_size is None
+                else p.min_cluster_size
+            ),
+            summarizer=summarizer,
+        )
+        if p.dry_run:
+            memories = engine.reflect(dry_run=True)
+        else:
+            hard: bool | Literal["hard"] = (
+                "hard" if p.consolidate == "hard" else p.consolidate == "soft"
+            )
+            memories = engine.reflect(dry_run=False, consolidate=hard)
+        return {
+            "dry_run": p.dry_run,
+            "count": len(memories),
+            "memories": [memory_to_dict(m) for m in memories],
+        }
+
     @operation("nuke")
     def nuke(self, p: params.Nuke, *, collection: str | None = None) -> dict[str, Any]:
         """Delete every memory of the collection; guarded by ``confirm="DELETE ALL"``."""
@@ -905,6 +971,76 @@ class MemoryService:
             return []
         return [_status_dict(s) for s in pipeline.jobs(limit=p.limit)]
 
+    @operation("collection_create")
+    def collection_create(self, p: params.CollectionRef) -> dict[str, Any]:
+        """Create an empty collection (its index, with the current embedder's dimension)."""
+        if self.has_collection(p.name):
+            raise StateConflict(f"collection {p.name!r} already exists")
+        self.store(p.name)
+        return {"name": p.name, "created": True}
+
+    @operation("collection_delete")
+    def collection_delete(self, p: params.CollectionRef) -> dict[str, Any]:
+        """Delete a collection: memories, index, journal and metrics. Irreversible."""
+        if not self.has_collection(p.name):
+            raise NotFound(f"no collection named {p.name!r}")
+        deleted = self.store(p.name).drop()
+        with self._lock:
+            self._stores.pop(p.name, None)
+        return {"name": p.name, "deleted": deleted}
+
+    @operation("collection_migrate")
+    def collection_migrate(self, p: params.CollectionMigrate) -> dict[str, Any]:
+        """Re-write a collection's vectors in another element type, in place (resumable)."""
+        from ..db.connection import connect
+        from ..store.migrate import migrate_vectors
+
+        s = self.settings
+        # A plain client: no store is opened on a collection whose vectors are changing.
+        client = connect(s.redis_url, s.data_dir if not s.redis_url else None)
+        if not client.sismember(Keys.registry(s.key_prefix), p.name):
+            raise NotFound(f"no collection named {p.name!r}")
+        keys = Keys(s.key_prefix, p.name)
+        result = migrate_vectors(client, keys, p.vector_type, batch_size=p.batch_size)
+        return dict(result.to_dict())
+
+    @operation("collection_copy")
+    def collection_copy(self, p: params.CollectionCopy) -> dict[str, Any]:
+        """Every memory of ``src`` into ``dst`` through the archive path (export → import):
+        vectors travel (no re-embedding), ids, links, supersede state and access tracking
+        are kept, same ids in ``dst`` are overwritten, and each copy is journaled in ``dst``
+        as an ``import`` — the checks of ``export`` + ``import``."""
+        import os
+        import tempfile
+
+        if p.src == p.dst:
+            raise ValidationError("dst: the same collection as src")
+        if not self.has_collection(p.src):
+            raise NotFound(f"no collection named {p.src!r}")
+        fd, tmp = tempfile.mkstemp(prefix="houkai-copy-", suffix=".ahkai")
+        os.close(fd)
+        try:
+            self.export(tmp, include_vectors=True, include_superseded=True, collection=p.src)
+            summary = self.import_(tmp, on_conflict="overwrite", collection=p.dst)
+        finally:
+            os.unlink(tmp)
+        copied = int(summary["imported"]) + int(summary["overwritten"])
+        return {"src": p.src, "dst": p.dst, "copied": copied}
+
+    @operation("backup")
+    def backup(self, p: params.Backup) -> dict[str, Any]:
+        """Snapshot the Redis data (BGSAVE; the embedded server's files copied to ``dest``)."""
+        from .backup import backup
+
+        return backup(self.settings, p.dest, p.timeout)
+
+    @operation("archive_info")
+    def archive_info(self, p: params.ArchivePath) -> dict[str, Any]:
+        """Describe a .ahkai archive (header and memory count) without touching the store."""
+        from .backup import archive_info
+
+        return archive_info(p.path)
+
     def collections(self) -> list[dict[str, Any]]:
         """Every collection under this key prefix with its memory count."""
         from ..store.search import total
@@ -984,9 +1120,11 @@ class MemoryService:
         if not isinstance(arguments, Mapping):
             raise BadRequest(f"arguments for {name!r} must be an object")
         method = getattr(self, method_name)
-        # Strict, as JSON arrives (no "3" for 3): the method's own check is the library's.
-        check_arguments(operations.get(name), dict(arguments))
         try:
+            if checks_itself(method):
+                with strict():  # the method's check is the call's one, strict as JSON arrives
+                    return method(**arguments)
+            check_arguments(operations.get(name), dict(arguments))
             return method(**arguments)
         except ConflictError as exc:
             if name == "remember":

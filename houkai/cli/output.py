@@ -66,9 +66,23 @@ def _set_format(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
 FORMAT_ALIASES = {"rich": "table", "text": "auto"}
 
 
+#: The attribute marking where a command's click parameter was declared:
+#: ``"output"`` here (every command's presentation), else the registry operation's name
+#: (:func:`houkai.cli.commands._ops.operation_options`).
+DECLARED_BY = "houkai_declared_by"
+
+
 def output_options(f: Callable) -> Callable:
     """Per-command ``--format``/``-f`` and ``--json`` (the seed's spellings), overriding the
     global one; ``rich`` and ``text`` are the seed's names for the table and default views."""
+    before = len(getattr(f, "__click_params__", ()))
+    f = _output_options(f)
+    for param in f.__click_params__[before:]:  # type: ignore[attr-defined]
+        setattr(param, DECLARED_BY, "output")
+    return f
+
+
+def _output_options(f: Callable) -> Callable:
     f = click.option(
         "--json",
         "as_json",

@@ -15,11 +15,34 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from .catalog import BY_NAME
 from .schema import InvalidArgument, check_arguments, coerce_arguments
+
+#: Set by a wire door (REST, MCP ``dispatch``) around its call: the next bound method
+#: checks strictly, as JSON arrives (no ``"3"`` for 3), instead of coercing library
+#: strings first. Either way it is the call's one check; nested calls are the library's.
+_STRICT: ContextVar[bool] = ContextVar("houkai_strict_check", default=False)
+
+
+@contextmanager
+def strict() -> Iterator[None]:
+    """Within this block the bound method the door calls checks its arguments strictly,
+    so the door need not (and must not) check them itself: one check per call."""
+    token = _STRICT.set(True)
+    try:
+        yield
+    finally:
+        _STRICT.reset(token)
+
+
+def checks_itself(method: Any) -> bool:
+    """Whether *method* is a bound operation (it runs the call's one check)."""
+    return isinstance(getattr(method, "operation", None), str)
 
 
 def signature(name: str, extra: list[inspect.Parameter]) -> inspect.Signature:
@@ -65,12 +88,20 @@ def operation(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
             bound.pop("self")
             options = {k: bound.pop(k) for k in list(bound) if k in keywords}
             given = {k: v for k, v in bound.items() if v is not None}
+            if _STRICT.get():
+                nested = _STRICT.set(False)  # the door's call only, not the body's calls
+                try:
+                    checked = coerce_arguments(op, check_arguments(op, given), strings=False)
+                    return method(self, model.model_construct(set(bound), **checked), **options)
+                finally:
+                    _STRICT.reset(nested)
             checked = check_arguments(op, coerce_arguments(op, given))
             # None given explicitly is remembered as set (edit: source=None clears it).
             p = model.model_construct(set(bound), **checked)
             return method(self, p, **options)
 
         run.__signature__ = sig  # type: ignore[attr-defined]
+        run.operation = name  # type: ignore[attr-defined]  # the doors: it checks itself
         del run.__wrapped__  # the generated signature, not the body's ``p``
         return run
 

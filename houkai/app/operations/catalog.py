@@ -7,12 +7,17 @@ from typing import Any
 
 from . import params as p
 from . import results as r
-from .spec import Cli, Operation, Response, Rest, Switch
+from .spec import Cli, Operation, Response, Rest, Switch, Terminal
 
 
 def ok(schema: Mapping[str, Any]) -> dict[int, Response]:
     return {200: ("OK", schema)}
 
+
+#: ``--show N``: how many candidates a dry-run lists (purge, prune).
+SHOW = Terminal(
+    "--show", "List at most this many candidates.", {"type": "integer", "minimum": 0}, 50
+)
 
 OPERATIONS: tuple[Operation, ...] = (
     # --- the seed's 23 tools, in the seed's order ---------------------------------------
@@ -97,6 +102,12 @@ OPERATIONS: tuple[Operation, ...] = (
         description="Change an existing memory in place (keeps its id, links and history; "
         "journaled and undoable). Only the given fields change; a new text is re-embedded. Use "
         "this to fix or refine a memory instead of forget + remember.",
+        cli=Cli(
+            "edit",
+            arguments=("memory_id",),
+            switches=(Switch("--clear-tags", "tags", [], "Remove every tag."),),
+            deadlines={"--ttl": "expires_at"},
+        ),
         writes=True,
         result="memory",
         soft_error={"ok": False},
@@ -189,6 +200,7 @@ OPERATIONS: tuple[Operation, ...] = (
             defaults={"dry_run": True},
             switches=(Switch("--apply", "dry_run", False, "Really delete (default: only list)."),),
             confirm=True,
+            terminal=(SHOW,),
         ),
         writes=True,
         destructive=True,
@@ -217,6 +229,32 @@ OPERATIONS: tuple[Operation, ...] = (
             ),
         ),
         description="Memory count and where the store lives: {count, collection, ...}.",
+        cli=Cli(
+            "stats",
+            terminal=(
+                Terminal(
+                    "--health",
+                    "Add a health report: decay buckets, at-risk, stale, top recalled.",
+                    short="-H",
+                ),
+                Terminal(
+                    "--stale-days",
+                    "Idle days before a memory counts as stale (--health).",
+                    {"type": "number", "minimum": 0},
+                    30.0,
+                ),
+                Terminal(
+                    "--decay-rate",
+                    "Decay λ for --health (default: maintenance_decay_rate).",
+                    {"type": "number", "minimum": 0},
+                ),
+                Terminal(
+                    "--frequency-weight",
+                    "Recall reinforcement for --health (default: config).",
+                    {"type": "number", "minimum": 0},
+                ),
+            ),
+        ),
         seed=True,
     ),
     Operation(
@@ -291,6 +329,16 @@ OPERATIONS: tuple[Operation, ...] = (
         ),
         description="Find near-duplicate or contradicting memories, for one memory or the whole "
         "store. Returns a list of {kind, reason, similarity, a, b}.",
+        cli=Cli(
+            "conflicts",
+            terminal=(
+                Terminal(
+                    "--resolve",
+                    "interactive: ask what to do with each pair (keep, supersede, delete, skip).",
+                    {"enum": ["interactive"]},
+                ),
+            ),
+        ),
         result="conflicts",
         seed=True,
     ),
@@ -578,6 +626,11 @@ OPERATIONS: tuple[Operation, ...] = (
                 tag="graph",
             ),
         ),
+        cli=Cli(
+            "graph",
+            arguments=("memory_ids",),
+            terminal=(Terminal("--dot", "Print Graphviz DOT instead."),),
+        ),
         mcp=False,
     ),
     Operation(
@@ -842,7 +895,119 @@ OPERATIONS: tuple[Operation, ...] = (
         writes=True,
         mcp=False,
     ),
+    Operation(
+        "prune",
+        "Delete memories whose decay score fell below the threshold (dry_run: only list).",
+        p.Prune,
+        rest=(
+            Rest(
+                "POST",
+                "/prune",
+                ok(
+                    r.obj(
+                        {
+                            "dry_run": r.BOOL,
+                            "count": r.INT,
+                            "pruned": r.INT,
+                            "memories": r.arr(r.MEMORY),
+                        }
+                    )
+                ),
+                tag="ops",
+            ),
+        ),
+        cli=Cli(
+            "prune",
+            defaults={"dry_run": True},
+            switches=(Switch("--apply", "dry_run", False, "Actually delete (default: dry-run)."),),
+            confirm=True,
+            terminal=(SHOW,),
+        ),
+        writes=True,
+        destructive=True,
+        mcp=False,
+    ),
+    Operation(
+        "reflect",
+        "Summarise clusters of similar episodic memories into semantic ones.",
+        p.Reflect,
+        rest=(
+            Rest(
+                "POST",
+                "/reflect",
+                ok(r.obj({"dry_run": r.BOOL, "count": r.INT, "memories": r.arr(r.MEMORY)})),
+                tag="ops",
+            ),
+        ),
+        cli=Cli(
+            "reflect",
+            defaults={"dry_run": True},
+            switches=(Switch("--apply", "dry_run", False, "Actually write (default: dry-run)."),),
+            confirm=True,
+        ),
+        writes=True,
+        mcp=False,
+    ),
     # --- CLI-only operations (no REST route, no MCP tool) ----------------------------------
+    # Collections are created, deleted and copied by the local user (admin of their own
+    # data); a remote binding needs an admin-only scope first (docs/adr/0050).
+    # Server paths: a remote binding would apply the one server-path policy (admin token,
+    # inside export_dir) as export/import do; the CLI is the local user's own process.
+    Operation(
+        "backup",
+        "Snapshot the embedded Redis Stack (BGSAVE, then copy RDB + AOF to a timestamped folder).",
+        p.Backup,
+        scope="global",
+        server_paths=("dest",),
+        mcp=False,
+        cli=Cli("backup"),
+    ),
+    Operation(
+        "archive_info",
+        "Describe a .ahkai archive (header and memory count) without touching the store.",
+        p.ArchivePath,
+        scope="global",
+        server_paths=("path",),
+        mcp=False,
+        cli=Cli("info", arguments=("path",)),
+    ),
+    Operation(
+        "collection_create",
+        "Create an empty collection (its index, with the current embedder's dimension).",
+        p.CollectionRef,
+        scope="global",
+        writes=True,
+        mcp=False,
+        cli=Cli("collections create", arguments=("name",)),
+    ),
+    Operation(
+        "collection_delete",
+        "Delete a collection: memories, index, journal and metrics. Irreversible.",
+        p.CollectionRef,
+        scope="global",
+        writes=True,
+        destructive=True,
+        mcp=False,
+        cli=Cli("collections delete", arguments=("name",), confirm=True),
+    ),
+    Operation(
+        "collection_migrate",
+        "Re-write a collection's vectors in another type, in place (resumable).",
+        p.CollectionMigrate,
+        scope="global",
+        writes=True,
+        mcp=False,
+        cli=Cli("collections migrate", arguments=("name",), confirm=True),
+    ),
+    Operation(
+        "collection_copy",
+        "Copy every memory of src into dst (created if missing), vectors included.",
+        p.CollectionCopy,
+        scope="global",
+        writes=True,
+        mcp=False,
+        cli=Cli("collections copy", arguments=("src", "dst"), confirm=True),
+    ),
     Operation(
         "job_cancel",
         "Cancel a job: its still-pending memories become failed (cancelled), retryable.",

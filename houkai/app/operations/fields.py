@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+from houkai.db.keys import COLLECTION_RE
 from houkai.domain.model import MAX_ID_CHARS, MAX_TAG_CHARS, MAX_TAGS, MAX_TEXT_CHARS
 
 #: A browse page cursor: ``<sort key>:<hex id>:<seq>``.
@@ -50,7 +51,17 @@ DELTA_PATTERN = r"^[+=-]([0-9]+(\.[0-9]*)?|\.[0-9]+)$"
 #: A journal entry: its stream id (1712345678901-0) or its epoch timestamp.
 ENTRY_PATTERN = r"^([0-9]{1,15}-[0-9]{1,15}|[0-9]{1,15}(\.[0-9]+)?)$"
 
+COLLECTION_PATTERN = COLLECTION_RE.pattern
+#: A collection name, as :func:`houkai.db.keys.validate_collection` checks it.
+CollectionName = Annotated[str, Field(pattern=COLLECTION_PATTERN)]
+
+#: A summarizer spec (:func:`houkai.engines.summarizers.parse_spec`): the providers it knows.
+SUMMARIZER_PATTERN = r"^(extractive|(ollama|openai|anthropic):\S.*)$"
+
 PATTERN_MEANINGS: dict[str, str] = {
+    SUMMARIZER_PATTERN: "expected extractive or ollama:MODEL, openai:MODEL, anthropic:MODEL",
+    COLLECTION_PATTERN: "must be 1-64 characters of letters, digits, '_', '.' or '-' "
+    "and start with a letter or digit",
     DELTA_PATTERN: "must be +N, -N or =N (e.g. +0.2)",
     ENTRY_PATTERN: "expected a journal entry id like 1712345678901-0 (see journal tail) "
     "or an epoch timestamp",

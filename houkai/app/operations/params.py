@@ -19,9 +19,11 @@ from .fields import (
     DELTA_PATTERN,
     ENTRY_PATTERN,
     MAX_K,
+    SUMMARIZER_PATTERN,
     TIME_HELP,
     BatchConflictPolicy,
     Chunking,
+    CollectionName,
     ConflictPolicy,
     Cosine,
     Direction,
@@ -214,6 +216,77 @@ class MemoryRef(Params):
 
 class PurgeExpired(Params):
     dry_run: bool = Field(False, description="Only report what would be purged.")
+
+
+class Prune(Params):
+    """Decay pruning; unset values come from the ``[maintenance]`` settings."""
+
+    decay_rate: Annotated[float, Field(ge=0)] | None = Field(
+        None, description="Decay λ per day (default: maintenance_decay_rate)."
+    )
+    min_score: Annotated[float, Field(ge=0)] | None = Field(
+        None, description="Prune below this score (default: maintenance_decay_min_score)."
+    )
+    frequency_weight: Annotated[float, Field(ge=0)] | None = Field(
+        None, description="How strongly recall count resists decay (default: config)."
+    )
+    protect: list[MemoryTypeName] | None = Field(
+        None, description="Types never pruned (default: maintenance_decay_protect_types)."
+    )
+    dry_run: bool = Field(False, description="Only report what would be pruned.")
+
+
+class Reflect(Params):
+    """Reflection; unset values come from the ``[maintenance]`` settings."""
+
+    threshold: Fraction | None = Field(
+        None, description="Cluster similarity (default: maintenance_reflect_similarity_threshold)."
+    )
+    min_cluster_size: Annotated[int, Field(ge=2, le=10_000)] | None = Field(
+        None, description="Smallest cluster to summarise (default: config)."
+    )
+    summarizer: Annotated[str, Field(max_length=200, pattern=SUMMARIZER_PATTERN)] | None = Field(
+        None, description="extractive | ollama:MODEL | openai:MODEL | anthropic:MODEL."
+    )
+    consolidate: Literal["none", "soft", "hard"] = Field(
+        "none",
+        description="After writing: soft = supersede + link the sources, hard = delete them.",
+    )
+    dry_run: bool = Field(False, description="Only report the summaries it would write.")
+
+
+class CollectionRef(Params):
+    name: CollectionName = Field(description="The collection's name.")
+
+
+class CollectionMigrate(Params):
+    name: CollectionName = Field(description="The collection whose vectors are re-written.")
+    vector_type: Literal["FLOAT32", "FLOAT16", "BFLOAT16"] = Field(
+        "FLOAT16", description="Element type to re-write the collection's vectors in."
+    )
+    batch_size: Annotated[int, Field(ge=1, le=100_000)] = Field(
+        1000, description="Vectors re-written per round trip."
+    )
+
+
+class CollectionCopy(Params):
+    src: CollectionName = Field(description="The collection to copy from (must exist).")
+    dst: CollectionName = Field(description="The collection to copy into (created if missing).")
+
+
+class Backup(Params):
+    dest: Annotated[str, Field(min_length=1, max_length=4096)] | None = Field(
+        None, description="Parent folder on the server (default: <data_dir>-backups)."
+    )
+    timeout: Annotated[float, Field(ge=1, le=86_400)] = Field(
+        120.0, description="Seconds to wait for the snapshot."
+    )
+
+
+class ArchivePath(Params):
+    path: Annotated[str, Field(min_length=1, max_length=4096)] = Field(
+        description="A .ahkai archive file on the server."
+    )
 
 
 class Nuke(Params):

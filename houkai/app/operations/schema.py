@@ -228,21 +228,24 @@ def _kinds_of(schema: dict[str, Any]) -> set[str]:
     return flat
 
 
-def _lax(schema: dict[str, Any], value: Any) -> Any:
+def _lax(schema: dict[str, Any], value: Any, strings: bool = True) -> Any:
     """*value* as the scalar kind *schema* takes, when it spells one (``"3"``, ``"true"``,
-    ``6.0`` for an integer; inside objects too); anything else as is."""
+    ``6.0`` for an integer; inside objects too); anything else as is. ``strings=False``
+    only turns JSON's integral numbers into ints (a wire door's already-checked values)."""
     from houkai.domain.coerce import as_bool
 
     if isinstance(value, dict):
         for branch in (schema, *schema.get("anyOf", ())):
             props = branch.get("properties")
             if props:
-                return {k: _lax(props[k], v) if k in props else v for k, v in value.items()}
+                return {
+                    k: _lax(props[k], v, strings) if k in props else v for k, v in value.items()
+                }
         return value
     kinds = _kinds_of(schema)
     if isinstance(value, float) and value.is_integer() and "integer" in kinds - {"number"}:
         return int(value)  # JSON's 6.0 is the integer 6
-    if not isinstance(value, str) or "string" in kinds:
+    if not strings or not isinstance(value, str) or "string" in kinds:
         return value
     try:
         if "integer" in kinds and value.strip().lstrip("+-").isdigit():
@@ -256,13 +259,16 @@ def _lax(schema: dict[str, Any], value: Any) -> Any:
     return value
 
 
-def coerce_arguments(op: Operation, arguments: dict[str, Any]) -> dict[str, Any]:
+def coerce_arguments(
+    op: Operation, arguments: dict[str, Any], *, strings: bool = True
+) -> dict[str, Any]:
     """Library callers' strings as the declared scalars (``k="3"``, ``explain="true"``):
     the lax step before :func:`check_arguments`; a value that spells nothing stays
-    as is, so the check words the error as every door does."""
+    as is, so the check words the error as every door does. ``strings=False``: only
+    JSON's ``6.0`` as the integer 6 (after a strict check, which accepts it)."""
     props = model_schema(op.params)["properties"]
     return {
-        name: _lax(props[name], value) if name in props else value
+        name: _lax(props[name], value, strings) if name in props else value
         for name, value in arguments.items()
     }
 

@@ -82,6 +82,23 @@ class Switch:
 
 
 @dataclass(frozen=True)
+class Terminal:
+    """A terminal-only option (presentation, interaction): no parameter of the operation,
+    handed to the command as is (``graph --dot``, ``purge --show 50``, ``stats --health``).
+
+    *schema* types it as a parameter's JSON Schema does (``{"type": "integer",
+    "minimum": 0}`` → ``IntRange(0)``; ``{"enum": [...]}`` → ``Choice``); without one it
+    is an on/off flag.
+    """
+
+    flag: str
+    help: str = ""
+    schema: Mapping[str, Any] | None = None
+    default: Any = None
+    short: str = ""
+
+
+@dataclass(frozen=True)
 class Cli:
     """How the CLI binds an operation; its options are still generated from ``params``.
 
@@ -106,6 +123,10 @@ class Cli:
     all_collections: bool = False
     #: Options taking a span (``--ttl 7d``) for a parameter in seconds (``ttl_seconds``).
     spans: Mapping[str, str] = field(default_factory=dict)
+    #: Options taking a span from now (``edit --ttl 7d``) for a timestamp (``expires_at``).
+    deadlines: Mapping[str, str] = field(default_factory=dict)
+    #: Terminal-only options (presentation, interaction) the command reads itself.
+    terminal: tuple[Terminal, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from typing import Any
 
 import click
 
-from ...app.operations.spec import Switch
+from ...app.operations.spec import Switch, Terminal
 
 #: The CLI's historic extra spellings per parameter (the seed's and houkai 0.1's).
 LEGACY: Mapping[str, tuple[str, ...]] = {
@@ -73,6 +73,17 @@ def operation_options(
                 help=f"As --{seconds.replace('_', '-')}, a span: 90s, 30m, 24h, 7d, 2w.",
             )
         )
+    deadlines = dict(binding.deadlines) if binding else {}
+    for span_flag, stamp in deadlines.items():
+        params.append(
+            click.Option(
+                [span_flag, _flag_dest(span_flag)],
+                metavar="SPAN",
+                help=f"Set --{stamp.replace('_', '-')} this span from now: 90s, 30m, 24h, 7d.",
+            )
+        )
+    for option in binding.terminal if binding else ():
+        params.append(terminal_option(option))
     if binding and binding.all_collections:
         params.append(
             click.Option(
@@ -83,9 +94,14 @@ def operation_options(
             )
         )
 
+    from ..output import DECLARED_BY
+
+    for param in params:
+        setattr(param, DECLARED_BY, operation)
+
     def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
-        if any(s.param for s in switches) or defaults or spans:
-            f = _bind(f, switches, defaults, spans)
+        if any(s.param for s in switches) or defaults or spans or deadlines:
+            f = _bind(f, switches, defaults, spans, deadlines)
         memo: list[click.Parameter] = f.__dict__.setdefault("__click_params__", [])
         memo.extend(reversed(params))  # click reverses the list when it builds the command
         return f
@@ -103,6 +119,22 @@ def confirm_option() -> click.Option:
     )
 
 
+def terminal_option(option: Terminal) -> click.Option:
+    """The click option of a terminal-only flag declared in an operation's CLI binding."""
+    from ...app.operations.cli import click_type
+
+    decls = [option.flag, *([option.short] if option.short else []), _flag_dest(option.flag)]
+    if option.schema is None:
+        return click.Option(decls, is_flag=True, help=option.help, show_default=False)
+    return click.Option(
+        decls,
+        type=click_type(dict(option.schema)),
+        default=option.default,
+        show_default=option.default is not None,
+        help=option.help,
+    )
+
+
 def _flag_dest(flag: str) -> str:
     return flag.lstrip("-").replace("-", "_")
 
@@ -116,14 +148,20 @@ def _bind(
     switches: tuple[Switch, ...],
     defaults: Mapping[str, Any],
     spans: Mapping[str, str],
+    deadlines: Mapping[str, str] | None = None,
 ) -> Callable[..., Any]:
-    """*f* with its switches and spans turned into the parameters they set, then the
-    CLI's defaults."""
+    """*f* with its switches, spans and deadlines turned into the parameters they set,
+    then the CLI's defaults."""
+    import time
+
     from ...domain.config import parse_duration
 
     @functools.wraps(f)
     def bound(*args: Any, **values: Any) -> Any:
-        for flag, param in spans.items():
+        for flag, param, from_now in [
+            *((flag, param, False) for flag, param in spans.items()),
+            *((flag, param, True) for flag, param in (deadlines or {}).items()),
+        ]:
             span = values.pop(_flag_dest(flag), None)
             if span is None:
                 continue
@@ -131,13 +169,16 @@ def _bind(
                 option = "--" + param.replace("_", "-")
                 raise click.UsageError(f"pass at most one of {flag} and {option}")
             try:
-                values[param] = parse_duration(span)
+                seconds = parse_duration(span)
             except ValueError as exc:
                 raise click.BadParameter(str(exc), param_hint=flag) from None
+            if from_now and seconds <= 0:
+                raise click.BadParameter("must be > 0", param_hint=flag)
+            values[param] = time.time() + seconds if from_now else seconds
         for switch in (s for s in switches if s.param):
             if values.pop(_dest(switch), False):
                 given = values.get(switch.param)
-                if given is not None and given != switch.value:
+                if given not in (None, ()) and given != switch.value:
                     option = "--" + switch.param.replace("_", "-")
                     raise click.UsageError(f"{switch.flag} contradicts {option}")
                 values[switch.param] = switch.value

@@ -13,11 +13,6 @@ from ._ops import arguments, operation_options
 
 @click.command("conflicts")
 @operation_options("find_conflicts", aliases={"memory_id": ("--id",), "threshold": ("-T",)})
-@click.option(
-    "--resolve",
-    type=click.Choice(["interactive"]),
-    help="interactive: ask what to do with each pair (keep, supersede, delete, skip).",
-)
 @output_options
 @pass_ctx
 def conflicts(ctx: Context, resolve: str | None, **values: Any) -> None:

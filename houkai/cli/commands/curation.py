@@ -10,7 +10,7 @@ import click
 from .. import Context, pass_ctx
 from ..output import output_options, report, resolve_id, short_id
 from ._ops import arguments, operation_options
-from .remember import parse_expires_at, parse_ttl, read_text
+from .remember import parse_expires_at, read_text
 
 _HELP = (
     "# Edit the fields, and the text below the dashed line; save and quit to apply. "
@@ -81,17 +81,9 @@ def _editor() -> str:
     aliases={"type": ("-t",), "tags": ("-g",), "importance": ("-i",)},
     overrides={"expires_at": {"type": click.STRING}},
 )
-@click.option("--clear-tags", is_flag=True, help="Remove every tag.")
-@click.option("--ttl", help="Expire this span from now (e.g. 7d).")
 @output_options
 @pass_ctx
-def edit(
-    ctx: Context,
-    memory_id: str,
-    clear_tags: bool,
-    ttl: str | None,
-    **values: Any,
-) -> None:
+def edit(ctx: Context, memory_id: str, **values: Any) -> None:
     """Change a memory in place: same id and links; the text is re-embedded if it changed.
 
     --text '-' reads stdin; --source '' clears the source; --expires-at takes epoch or
@@ -102,19 +94,12 @@ def edit(
         del changes["clear_source"]  # --no-clear-source is not a change
     if "text" in changes:
         changes["text"] = read_text(changes["text"])
-    if clear_tags:
-        changes["tags"] = []
     if "source" in changes:
         changes["source"] = changes["source"] or None
-    ttl_seconds = parse_ttl(ttl)
-    expiry = parse_expires_at(changes.pop("expires_at", None))
-    if ttl_seconds is not None and expiry is not None:
-        raise click.UsageError("pass at most one of --ttl and --expires-at")
-    if ttl_seconds is not None:
-        import time
-
-        changes["expires_at"] = time.time() + ttl_seconds
-    elif expiry is not None:
+    expiry = changes.pop("expires_at", None)  # --ttl gave a timestamp already (a float)
+    if isinstance(expiry, str):
+        expiry = parse_expires_at(expiry)
+    if expiry is not None:
         changes["expires_at"] = expiry
     if not changes:
         edited = click.edit(editor_document(memory), editor=_editor(), extension=".md")

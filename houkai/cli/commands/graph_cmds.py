@@ -86,7 +86,6 @@ def neighbors(ctx: Context, memory_id: str, **values: Any) -> None:
     aliases={"depth": ("-D",)},
     overrides={"memory_ids": {"nargs": -1}},
 )
-@click.option("--dot", is_flag=True, help="Print Graphviz DOT instead.")
 @output_options
 @pass_ctx
 def graph(ctx: Context, memory_ids: tuple[str, ...], dot: bool, **values: Any) -> None:

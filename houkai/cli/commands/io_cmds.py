@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-import time
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import click
@@ -75,129 +71,32 @@ def import_cmd(ctx: Context, yes: bool, **values: Any) -> None:
 
 
 @click.command("info")
-@click.argument("path", type=click.Path(exists=True, dir_okay=False, readable=True))
+@operation_options("archive_info")
 @output_options
 @pass_ctx
 def info(ctx: Context, path: str) -> None:
     """Describe a .ahkai archive (header and memory count) without touching the store."""
-    from ...store.archive import iter_archive
-
-    header, rows = iter_archive(path)
-    count = bad = 0
-    for _, row in rows:
-        if isinstance(row, dict):
-            count += 1
-        else:
-            bad += 1
-    data = {**header, "path": str(Path(path)), "memories": count, "bad_lines": bad}
-    print_mapping(ctx.fmt, data)
-
-
-def _data_files(data_dir: Path) -> list[Path]:
-    from ...db.server import LOG_FILE, STATE_FILE
-
-    skip = {STATE_FILE, LOG_FILE}
-    return [p for p in sorted(data_dir.iterdir()) if p.name not in skip]
-
-
-def _bgsave(client: Any, timeout: float) -> float:
-    """Run BGSAVE to completion (waiting out a save or rewrite already running)."""
-    import redis
-
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            client.bgsave()
-            break
-        except redis.ResponseError as exc:  # another save / AOF rewrite: wait our turn
-            if "in progress" not in str(exc).lower() or time.monotonic() > deadline:
-                raise click.ClickException(f"BGSAVE failed: {exc}") from None
-            time.sleep(0.2)
-    while time.monotonic() < deadline:
-        persistence = client.info("persistence")
-        if not persistence.get("rdb_bgsave_in_progress"):
-            if persistence.get("rdb_last_bgsave_status", "ok") != "ok":
-                raise click.ClickException("BGSAVE failed; see the server log")
-            return float(persistence.get("rdb_last_save_time") or time.time())
-        time.sleep(0.1)
-    raise click.ClickException(f"BGSAVE did not finish within {timeout:.0f}s")
+    print_mapping(ctx.fmt, ctx.call("archive_info", path))
 
 
 @click.command("backup")
-@click.option(
-    "--dest", type=click.Path(file_okay=False), help="Parent folder (default: <data_dir>-backups)."
-)
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=1.0),
-    default=120.0,
-    show_default=True,
-    help="Seconds to wait for the snapshot.",
-)
+@operation_options("backup")
 @output_options
 @pass_ctx
-def backup(ctx: Context, dest: str | None, timeout: float) -> None:
+def backup(ctx: Context, **values: Any) -> None:
     """Snapshot the embedded Redis Stack (BGSAVE, then copy RDB + AOF to a timestamped folder)."""
-    import redis
-
-    from ...db import server as redis_server
-
-    settings = ctx.settings
-    if settings.redis_url:
-        client = redis.Redis.from_url(settings.redis_url, socket_connect_timeout=5)
-        try:
-            saved = _bgsave(client, timeout)
-            server_dir = client.config_get("dir").get("dir", "?")
-        finally:
-            client.close()
-        payload = {
-            "embedded": False,
-            "url": settings.redis_url,
-            "bgsave_at": saved,
-            "server_dir": server_dir,
-            "copied": None,
-        }
-        report(
-            ctx.fmt,
-            payload,
-            f"Snapshot written on the external server {settings.redis_url} "
-            f"(its dir: {server_dir}). houkai does not manage that server's files: copy "
-            "dump.rdb and appendonlydir/ from there, or use `houkai export` for a "
-            "portable copy.",
+    result = ctx.call("backup", **arguments(values))
+    if not result["embedded"]:
+        text = (
+            f"Snapshot written on the external server {result['url']} "
+            f"(its dir: {result['server_dir']}). houkai does not manage that server's files: "
+            "copy dump.rdb and appendonlydir/ from there, or use `houkai export` for a "
+            "portable copy."
         )
-        return
-    data_dir = Path(settings.data_dir).expanduser().resolve()
-    server = redis_server.status(data_dir)
-    if server is None:
-        raise click.ClickException(
-            f"the embedded Redis Stack under {data_dir} is not running; "
-            "start it with `houkai redis start`"
-        )
-    client = redis.Redis.from_url(server.url, socket_connect_timeout=5)
-    try:
-        saved = _bgsave(client, timeout)
-    finally:
-        client.close()
-    stamp = datetime.now(tz=UTC).strftime("%Y%m%dT%H%M%SZ")
-    parent = Path(dest).expanduser() if dest else data_dir.parent / f"{data_dir.name}-backups"
-    target = parent / stamp
-    if target.exists():
-        raise click.ClickException(f"{target} already exists")
-    target.mkdir(parents=True)
-    copied = []
-    for item in _data_files(data_dir):
-        if item.resolve() == parent.resolve():
-            continue
-        if item.is_dir():
-            shutil.copytree(item, target / item.name)
-        else:
-            shutil.copy2(item, target / item.name)
-        copied.append(item.name)
-    report(
-        ctx.fmt,
-        {"embedded": True, "path": str(target), "bgsave_at": saved, "copied": copied},
-        f"Backup written to {target} ({', '.join(copied) or 'nothing to copy'})",
-    )
+    else:
+        copied = ", ".join(result["copied"]) or "nothing to copy"
+        text = f"Backup written to {result['path']} ({copied})"
+    report(ctx.fmt, result, text)
 
 
 def register(cli: click.Group) -> None:

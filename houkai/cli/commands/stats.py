@@ -74,29 +74,6 @@ def health_report(
 
 @click.command("stats")
 @operation_options("stats")
-@click.option(
-    "--health",
-    "-H",
-    is_flag=True,
-    help="Add a health report: decay buckets, at-risk, stale, top recalled.",
-)
-@click.option(
-    "--stale-days",
-    type=click.FloatRange(min=0.0),
-    default=30.0,
-    show_default=True,
-    help="Idle days before a memory counts as stale (--health).",
-)
-@click.option(
-    "--decay-rate",
-    type=click.FloatRange(min=0.0),
-    help="Decay λ for --health (default: maintenance_decay_rate).",
-)
-@click.option(
-    "--frequency-weight",
-    type=click.FloatRange(min=0.0),
-    help="Recall reinforcement for --health (default: config).",
-)
 @output_options
 @pass_ctx
 def stats(
