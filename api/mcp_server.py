@@ -63,6 +63,8 @@ class ToolSpec:
     idempotent: bool = False
     #: Arguments naming a file on the server; refused over HTTP.
     server_paths: tuple[str, ...] = ()
+    #: Arguments only an admin token may set over HTTP (see Operation.admin_params).
+    admin_params: tuple[str, ...] = ()
     #: Part of the seed's 23-tool surface (False: houkai extra).
     seed: bool = True
     #: The seed's result shape for a refused call (bad input, unknown id): the
@@ -82,6 +84,7 @@ class ToolSpec:
             destructive=op.destructive,
             idempotent=op.idempotent,
             server_paths=op.server_paths,
+            admin_params=op.admin_params,
             seed=op.seed,
             soft_error=dict(op.soft_error) if op.soft_error is not None else None,
             method=op.service_method,
@@ -170,7 +173,9 @@ def call_tool(name: str, arguments: Mapping[str, Any] | None, policy: CallPolicy
         if grant.read_only and not spec.read_only:
             raise ToolError(f"this token is read-only; {name!r} changes memory")
     if not policy.allow_server_paths:  # a remote caller: the one server-path policy
-        from houkai.app.serverpaths import resolve_server_path
+        from houkai.app.serverpaths import require_admin_for, resolve_server_path
+
+        require_admin_for(spec.admin_params, args, grant=grant, operation=name)
 
         settings = getattr(get_service(), "settings", None) or _settings()
         for param in spec.server_paths:

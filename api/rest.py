@@ -24,6 +24,7 @@ from werkzeug.exceptions import HTTPException, MethodNotAllowed, RequestEntityTo
 
 from houkai.app.errors import classify
 from houkai.app.operations.bind import strict
+from houkai.app.serverpaths import require_admin_for
 from houkai.app.service import MemoryService, conflict_payload
 from houkai.db.keys import validate_collection
 from houkai.domain.config import Settings, get_settings
@@ -196,6 +197,10 @@ class RestApp:
                 tokens_configured=bool(self.tokens),
                 upload=upload,
             )
+            if route.op.admin_params:
+                require_admin_for(
+                    route.op.admin_params, call.args(), grant=token, operation=route.op.name
+                )
             with strict():  # the bound service method checks the values, once, as JSON
                 status, payload = route.handler(call)
             if isinstance(payload, Download):

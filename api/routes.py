@@ -101,10 +101,11 @@ def _generic(op: Operation, rest: Rest) -> Handler:
 
     def handle(c: Call) -> tuple[int, Any]:
         method = getattr(c.service, op.service_method)
+        args = c.args()
         if op.scope == "collection":
-            result = method(**c.args(), collection=c.collection)
+            result = method(**args, collection=c.collection)
         else:
-            result = method(**c.args())
+            result = method(**args)
         return status, {rest.envelope: result} if rest.envelope else result
 
     return handle

@@ -59,3 +59,25 @@ def test_edit_ttl_and_clear_tags_come_from_the_binding(houkai):
     both = houkai("edit", memory_id, "--ttl", "1d", "--expires-at", "0")
     assert both.exit_code == 1 and "pass at most one of --ttl and --expires-at" in both.output
     ok(houkai("edit", memory_id, "-g", "c"))
+
+
+def test_only_an_admin_may_choose_reflects_summarizer_remotely(houkai, settings):
+    """``summarizer`` picks which LLM provider receives memory text with the server's
+    keys: a remote caller needs an admin token to set it (Operation.admin_params)."""
+    remember(houkai, "something to reflect on")
+    coll = houkai.collection
+    client = _rest(settings, coll, tokens=f"admin-tok,team-tok:{coll}:rw")
+    team = {"Authorization": "Bearer team-tok"}
+    r = client.post(
+        f"/c/{coll}/reflect", json={"dry_run": True, "summarizer": "openai:gpt-x"}, headers=team
+    )
+    assert r.status_code == 403, r.get_json()
+    assert r.get_json()["error"] == (
+        "reflect: summarizer may be set only with an admin token (all collections, read-write);"
+        " leave it out to use the server's configured value"
+    )
+    r = client.post(f"/c/{coll}/reflect", json={"dry_run": True}, headers=team)
+    assert r.status_code == 200, r.get_json()  # the configured summarizer
+    admin = {"Authorization": "Bearer admin-tok"}
+    r = client.post("/reflect", json={"dry_run": True, "summarizer": "extractive"}, headers=admin)
+    assert r.status_code == 200, r.get_json()

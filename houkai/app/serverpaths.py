@@ -78,3 +78,23 @@ def resolve_server_path(raw: Any, *, settings: Any, grant: Any, param: str = "pa
             "(relative paths resolve there; symlinks out of it are refused)"
         )
     return str(target)
+
+
+class AdminRequired(HoukaiError):
+    """A remote caller set a parameter only an admin token may set (403)."""
+
+    status = 403
+
+
+def require_admin_for(
+    params: tuple[str, ...], args: dict[str, Any], *, grant: Any, operation: str
+) -> None:
+    """Refuse a remote, non-admin caller that sets one of *params* (an operation's
+    ``admin_params``: choices that spend the server's own credentials, such as which
+    LLM provider receives memory text). Leaving them out uses the server's settings."""
+    given = [name for name in params if args.get(name) is not None]
+    if given and not is_admin(grant):
+        raise AdminRequired(
+            f"{operation}: {', '.join(given)} may be set only with an admin token (all "
+            "collections, read-write); leave it out to use the server's configured value"
+        )

@@ -946,6 +946,7 @@ OPERATIONS: tuple[Operation, ...] = (
             confirm=True,
         ),
         writes=True,
+        admin_params=("summarizer",),
         mcp=False,
     ),
     # --- CLI-only operations (no REST route, no MCP tool) ----------------------------------

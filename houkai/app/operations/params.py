@@ -246,7 +246,9 @@ class Reflect(Params):
         None, description="Smallest cluster to summarise (default: config)."
     )
     summarizer: Annotated[str, Field(max_length=200, pattern=SUMMARIZER_PATTERN)] | None = Field(
-        None, description="extractive | ollama:MODEL | openai:MODEL | anthropic:MODEL."
+        None,
+        description="extractive | ollama:MODEL | openai:MODEL | anthropic:MODEL "
+        "(over REST/MCP-HTTP only with an admin token; default: config).",
     )
     consolidate: Literal["none", "soft", "hard"] = Field(
         "none",

@@ -151,6 +151,10 @@ class Operation:
     #: Parameters naming a file on the server: remote callers need an admin
     #: token and a path inside ``export_dir`` (:mod:`houkai.app.serverpaths`).
     server_paths: tuple[str, ...] = ()
+    #: Parameters only an admin token may set from a remote door (they spend the
+    #: server's own credentials, e.g. the LLM provider that receives memory text);
+    #: left out, the server's settings apply (:func:`houkai.app.serverpaths.require_admin_for`).
+    admin_params: tuple[str, ...] = ()
     result: ResultKind = "object"
     #: Exposed as an MCP tool (and to the agent examples).
     mcp: bool = True
