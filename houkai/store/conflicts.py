@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 
 from ..db.filters import filter_expr
-from ..db.schema import MEMORY_FIELDS
 from ..domain.model import (
     CONFLICT_POLICIES,
     MEMORY_TYPES,
@@ -213,15 +212,17 @@ class ConflictsMixin(StoreHost):
     # ------------------------------------------------------------ candidates
     def _knn_many(
         self, queries: Sequence[tuple[np.ndarray, str]], k: int, now: float
-    ) -> list[list[tuple[Memory, float]]]:
-        """For each ``(vector, type)``: the *k* nearest live memories of that type.
+    ) -> list[list[tuple[str, float]]]:
+        """For each ``(vector, type)``: the ids of the *k* nearest live memories of
+        that type and their cosine similarity, nearest first.
 
         Superseded and expired memories are excluded in the query itself. All
-        queries go out in one pipelined round trip. Returns ``(memory, cosine)``.
+        queries go out in one pipelined round trip, and each returns only the
+        distance: the few candidates above the threshold are read afterwards
+        (:meth:`_check_conflicts_many`), not thirteen whole memories per query.
         """
         if not queries:
             return []
-        fields = (*MEMORY_FIELDS, "dist")
         pipe = self.client.pipeline(transaction=False)
         for vector, mtype in queries:
             validate_choice(mtype, MEMORY_TYPES, "type")
@@ -231,8 +232,8 @@ class ConflictsMixin(StoreHost):
                 self.keys.index,
                 f"({where})=>[KNN {k} @vec $q AS dist]",
                 "RETURN",
-                len(fields),
-                *fields,
+                1,
+                "dist",
                 "SORTBY",
                 "dist",
                 "ASC",
@@ -246,14 +247,14 @@ class ConflictsMixin(StoreHost):
                 "DIALECT",
                 2,
             )
-        out: list[list[tuple[Memory, float]]] = []
+        out: list[list[tuple[str, float]]] = []
         for reply in pipe.execute():
-            hits: list[tuple[Memory, float]] = []
-            for i in range(2, len(reply), 2):
-                raw = reply[i] or []
+            hits: list[tuple[str, float]] = []
+            for i in range(1, len(reply) - 1, 2):
+                raw = reply[i + 1] or []
                 values = {_text(raw[j]): raw[j + 1] for j in range(0, len(raw) - 1, 2)}
                 dist = float(_text(values.get("dist", b"1")))
-                hits.append((codec.from_hash(values), 1.0 - dist))
+                hits.append((codec.memory_id_from_key(self.keys, _text(reply[i])), 1.0 - dist))
             out.append(hits)
         return out
 
@@ -269,7 +270,8 @@ class ConflictsMixin(StoreHost):
     def _check_conflicts_many(
         self, memories: Sequence[Memory], threshold: float, contradiction_fn: ConflictFn | None
     ) -> list[list[Conflict]]:
-        """Conflicts of each memory with the stored collection (one round trip per batch)."""
+        """Conflicts of each memory with the stored collection (two round trips per batch:
+        the KNN ids, then the candidates at or above *threshold*)."""
         now = time.time()
         out: list[list[Conflict]] = []
         for start in range(0, len(memories), SCAN_BATCH):
@@ -277,10 +279,18 @@ class ConflictsMixin(StoreHost):
             queries = [(self._vector_of(m), m.type) for m in chunk]
             # One extra slot: a stored memory finds itself first.
             results = self._knn_many(queries, CONFLICT_CANDIDATES + 1, now)
-            for memory, hits in zip(chunk, results, strict=True):
+            close = [
+                [(bid, sim) for bid, sim in hits if bid != memory.id][:CONFLICT_CANDIDATES]
+                for memory, hits in zip(chunk, results, strict=True)
+            ]
+            wanted = {bid for hits in close for bid, sim in hits if sim >= threshold}
+            found_by_id = self.get_many(sorted(wanted)) if wanted else {}
+            for memory, hits in zip(chunk, close, strict=True):
                 found: list[Conflict] = []
-                others = [(b, sim) for b, sim in hits if b.id != memory.id]
-                for b, sim in others[:CONFLICT_CANDIDATES]:
+                for bid, sim in hits:
+                    b = found_by_id.get(bid)
+                    if b is None or sim < threshold:
+                        continue
                     conflict = classify(memory, b, sim, threshold, contradiction_fn)
                     if conflict is not None:
                         found.append(conflict)
@@ -317,23 +327,31 @@ class ConflictsMixin(StoreHost):
     def iter_conflicts(self, threshold: float | None = None) -> Iterator[Conflict]:
         """Every conflict pair of the collection, streamed (``find_conflicts`` without an id).
 
-        Only the ids of pairs already reported are kept, not the memories, so a
-        whole-collection scan holds one batch of memories at a time.
+        The scan runs in (created_at, id) order and holds one batch of memories
+        at a time. A pair is reported once: when the earlier memory finds the
+        later one, the pair is remembered only until the later one is scanned
+        (so the bookkeeping drains as the scan moves on instead of growing with
+        every pair of the collection).
         """
         thr = self._conflict_threshold if threshold is None else _check_threshold(threshold)
         fn = self._contradiction_fn
-        seen: set[tuple[str, str]] = set()
+        ahead: dict[str, set[str]] = {}  # later id -> earlier ids already reported with it
         for batch in self.iter_memories(
             filter_expr(), batch_size=SCAN_BATCH, with_vector=True, sortby="created_at"
         ):
             embedded = [m for m in batch if m.embedding is not None]
-            for found in self._check_conflicts_many(embedded, thr, fn):
+            for memory, found in zip(
+                embedded, self._check_conflicts_many(embedded, thr, fn), strict=True
+            ):
+                reported = ahead.pop(memory.id, set())
+                here = (memory.created_at, self.keys.memory(memory.id))
                 for conflict in found:
-                    a, b = conflict.a.id, conflict.b.id
-                    pair = (a, b) if a < b else (b, a)
-                    if pair not in seen:
-                        seen.add(pair)
-                        yield conflict
+                    other = conflict.b
+                    if other.id in reported:
+                        continue
+                    if (other.created_at, self.keys.memory(other.id)) > here:
+                        ahead.setdefault(other.id, set()).add(memory.id)
+                    yield conflict
 
     # ------------------------------------------------------------ policies
     def _supersede_quietly(self, old_id: str, new_id: str) -> bool:
