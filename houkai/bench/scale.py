@@ -49,6 +49,7 @@ JOBS: tuple[str, ...] = (
     "reconcile",
     "reflect",
     "conflicts",
+    "conflicts-new",
 )
 CHUNK = 1000
 DAY = 86400.0

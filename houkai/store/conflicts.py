@@ -38,6 +38,8 @@ log = logging.getLogger(__name__)
 
 CONFLICT_CANDIDATES = 12  # the seed's recall(a.text, n=12)
 SCAN_BATCH = 256
+SCAN_CURSOR_FIELD = "conflict_scan_at"  # in the meta hash: where the next incremental scan starts
+SCAN_OVERLAP = 600.0  # seconds an incremental scan reaches back before the previous one began
 PREFILTER_K = 32  # plain-KNN neighbours asked before falling back to a filtered KNN
 MAX_CHAIN = 10_000  # hops followed when checking a supersede chain for cycles
 
@@ -376,20 +378,30 @@ class ConflictsMixin(StoreHost):
             return self.check_conflicts(memory, thr, fn)
         return list(self.iter_conflicts(thr))
 
-    def iter_conflicts(self, threshold: float | None = None) -> Iterator[Conflict]:
+    def iter_conflicts(
+        self, threshold: float | None = None, *, since: float | None = None
+    ) -> Iterator[Conflict]:
         """Every conflict pair of the collection, streamed (``find_conflicts`` without an id).
 
-        The scan runs in (created_at, id) order and holds one batch of memories
-        at a time. A pair is reported once: when the earlier memory finds the
-        later one, the pair is remembered only until the later one is scanned
-        (so the bookkeeping drains as the scan moves on instead of growing with
-        every pair of the collection).
+        With *since* (epoch seconds) only memories created at or after it are
+        scanned, each still against the whole collection: pairs between two
+        older memories are left out. The scan runs in (created_at, id) order
+        and holds one batch of memories at a time. A pair is reported once:
+        when the earlier memory finds the later one, the pair is remembered
+        only until the later one is scanned, so the bookkeeping drains as the
+        scan moves on instead of growing with every pair of the collection.
         """
         thr = self._conflict_threshold if threshold is None else _check_threshold(threshold)
+        if since is not None and (
+            isinstance(since, bool)
+            or not isinstance(since, int | float)
+            or not math.isfinite(since)
+        ):
+            raise ValidationError(f"since must be a number (epoch seconds) — got {since!r}")
         fn = self._contradiction_fn
         ahead: dict[str, set[str]] = {}  # later id -> earlier ids already reported with it
         for batch in self.iter_memories(
-            filter_expr(), batch_size=SCAN_BATCH, with_vector=True, sortby="created_at"
+            filter_expr(since=since), batch_size=SCAN_BATCH, with_vector=True, sortby="created_at"
         ):
             embedded = [m for m in batch if m.embedding is not None]
             for memory, found in zip(
@@ -404,6 +416,25 @@ class ConflictsMixin(StoreHost):
                     if (other.created_at, self.keys.memory(other.id)) > here:
                         ahead.setdefault(other.id, set()).add(memory.id)
                     yield conflict
+
+    def iter_new_conflicts(
+        self, threshold: float | None = None, *, full: bool = False
+    ) -> Iterator[Conflict]:
+        """The conflicts of memories created since the last completed scan (resumable
+        incremental scan; ``full=True`` or no earlier scan: the whole collection).
+
+        The cursor lives in the collection's meta hash (``conflict_scan_at``) and
+        moves only when the scan runs to its end, to the scan's start less
+        :data:`SCAN_OVERLAP` seconds, so a memory stored while a scan runs (or
+        embedded late by a worker) is picked up by the next one; a pair in the
+        overlap may be reported twice. Memories imported with old ``created_at``
+        values or re-embedded by an edit are covered by the full scan only.
+        """
+        started = time.time()
+        raw = None if full else self.client.hget(self.keys.meta, SCAN_CURSOR_FIELD)
+        since = float(_text(raw)) if raw else None
+        yield from self.iter_conflicts(threshold, since=since)
+        self.client.hset(self.keys.meta, SCAN_CURSOR_FIELD, repr(started - SCAN_OVERLAP))
 
     # ------------------------------------------------------------ policies
     def _supersede_quietly(self, old_id: str, new_id: str) -> bool:
