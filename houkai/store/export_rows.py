@@ -23,7 +23,7 @@ end
 return out
 """
 
-_WIDTH = 16  # bytes per table entry: the longest float16 decimal (11) plus a comma
+_WIDTH = 12  # bytes per table entry: the longest float16 decimal (11) plus a comma
 _TABLE: dict[str, np.ndarray] = {}
 
 
