@@ -395,6 +395,7 @@ def run(
             _finish_jobs(step, jobs, settings, collection, workdir, job_timeout, n, save, say)
             continue
         step["load_seconds"] = round(time.perf_counter() - t0, 1)
+        step["loadavg_after_load"] = [round(x, 2) for x in os.getloadavg()]
         used = _used(client) - base_used
         step["redis_used_bytes"] = used
         step["bytes_per_memory"] = round(used / n)

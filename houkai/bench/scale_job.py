@@ -10,6 +10,7 @@ benchmark measures the same collection.
 from __future__ import annotations
 
 import json
+import os
 import resource
 import sys
 import time
@@ -96,6 +97,9 @@ def main(job: str, collection: str, workdir: str) -> dict[str, Any]:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     out["job_cpu_seconds"] = round(usage.ru_utime + usage.ru_stime, 2)
     out["redis_cpu_seconds"] = round(_redis_cpu(store.client) - redis_cpu0, 2)
+    # The 1-, 5- and 15-minute load averages at the job's end: on a shared machine the
+    # wall time means little without them.
+    out["loadavg"] = [round(x, 2) for x in os.getloadavg()]
     hwm = _vm_hwm_mb()
     if hwm is not None:
         out["peak_rss_mb"] = hwm
