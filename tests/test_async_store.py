@@ -31,6 +31,7 @@ ALLOWLIST = {
     "import_",
     "iter_conflicts",
     "iter_memories",
+    "iter_new_conflicts",
     "journal_tail",
     "link",
     "list_recent",

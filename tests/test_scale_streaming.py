@@ -13,8 +13,7 @@ import numpy as np
 from houkai import MemoryStore
 from houkai.bench import scale as bench
 from houkai.domain.model import Memory, content_hash
-from houkai.store.archive import dump_line
-from houkai.store.portability import _f16_row_line
+from houkai.store.export_rows import f16_arrays
 from houkai.store.search import iter_keys
 
 
@@ -50,12 +49,14 @@ def test_sorted_keys_stream_in_order_with_ties_wider_than_a_window(store: Memory
     assert max(len(b) for b in batches) <= 4
 
 
-def test_float16_export_line_is_byte_identical_to_json() -> None:
+def test_float16_export_arrays_read_back_as_the_same_bits() -> None:
     rng = np.random.default_rng(2)
-    vec = rng.standard_normal(384).astype(np.float16).astype(np.float32)
-    vec[:3] = [0.0, -0.0, 65504.0]
-    row = {"id": "a", "text": 'quote " and é', "meta": {"importance": 0.5, "tags": ["x"]}}
-    assert _f16_row_line(row, vec.tolist()) == dump_line({**row, "vector": vec.tolist()})
+    vecs = (rng.standard_normal((5, 384)) * 0.05).astype(np.float16)
+    vecs[0, :4] = [0.0, -0.0, 65504.0, 6e-8]
+    got = f16_arrays([v.tobytes() for v in vecs], 384)
+    for vec, line in zip(vecs, got, strict=True):
+        back = np.asarray(json.loads(line), dtype=np.float16)
+        assert (back == vec).all() and len(line) < len(json.dumps(vec.tolist()))
 
 
 def test_resume_reruns_only_failed_or_missing_jobs(monkeypatch: Any, tmp_path: Path) -> None:

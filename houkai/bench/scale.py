@@ -49,6 +49,7 @@ JOBS: tuple[str, ...] = (
     "reconcile",
     "reflect",
     "conflicts",
+    "conflicts-new",
 )
 CHUNK = 1000
 DAY = 86400.0
@@ -394,6 +395,7 @@ def run(
             _finish_jobs(step, jobs, settings, collection, workdir, job_timeout, n, save, say)
             continue
         step["load_seconds"] = round(time.perf_counter() - t0, 1)
+        step["loadavg_after_load"] = [round(x, 2) for x in os.getloadavg()]
         used = _used(client) - base_used
         step["redis_used_bytes"] = used
         step["bytes_per_memory"] = round(used / n)
@@ -481,20 +483,23 @@ def iter_latency(step: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
 
 def plot(result: dict[str, Any], path: str) -> None:
-    """Bytes per memory and warm p99 recall latency by collection size (PNG)."""
+    """Bytes per memory, warm p99 recall latency and job wall time by collection size (PNG)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     steps = [s for s in result["steps"] if "bytes_per_memory" in s]
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+    fig, (ax1, ax2, ax3) = plt.subplots(1, 3, figsize=(15, 4.2))
     ns = [s["n"] for s in steps]
-    ax1.plot(ns, [s["bytes_per_memory"] for s in steps], marker="o")
+    sizes = [s["bytes_per_memory"] for s in steps]
+    ax1.plot(ns, sizes, marker="o")
+    for n, size in zip(ns, sizes, strict=True):
+        ax1.annotate(f"{size:,}", (n, size), textcoords="offset points", xytext=(0, 6))
     ax1.set_xscale("log")
     ax1.set_xlabel("memories")
     ax1.set_ylabel("Redis bytes per memory")
-    ax1.set_ylim(bottom=0)
+    ax1.set_ylim(0, max(sizes, default=1) * 1.25)
     ax1.grid(alpha=0.3)
     series: dict[str, list[tuple[int, float]]] = {}
     for s in steps:
@@ -511,7 +516,21 @@ def plot(result: dict[str, Any], path: str) -> None:
     ax2.grid(alpha=0.3)
     if series:
         ax2.legend(fontsize=7)
-    fig.suptitle(f"houkai bench scale ({result['config'].get('vector_type')})")
+    jobs: dict[str, list[tuple[int, float]]] = {}
+    for s in steps:
+        for job in s.get("jobs", []):
+            if job["job"] != "open" and not job.get("error"):
+                jobs.setdefault(job["job"], []).append((s["n"], max(job["seconds"], 0.1)))
+    for label, points in sorted(jobs.items()):
+        ax3.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=label)
+    ax3.set_xscale("log")
+    ax3.set_yscale("log")
+    ax3.set_xlabel("memories")
+    ax3.set_ylabel("maintenance job wall time (s)")
+    ax3.grid(alpha=0.3)
+    if jobs:
+        ax3.legend(fontsize=7)
+    fig.suptitle(f"houkai bench scale ({result['config'].get('vector_type')}; shared 2-core VM)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -92,7 +92,9 @@ def dump_line(obj: dict[str, Any]) -> bytes:
     return (json.dumps(obj, separators=(",", ":")) + "\n").encode("utf-8")
 
 
-COMPRESS_LEVEL = 6
+# gzip level 1: 3.6x the throughput of level 6 (zlib's default) on export rows for
+# archives 24 % larger (ADR 0045; level 6 against 9 was ADR 0029's step).
+COMPRESS_LEVEL = 1
 
 
 class ArchiveWriter:
@@ -111,8 +113,6 @@ class ArchiveWriter:
     def __enter__(self) -> ArchiveWriter:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._raw = open(self._tmp, "wb")  # closed in __exit__
-        # Level 6 (zlib's default) instead of gzip's 9: the same size within 0.5 % on
-        # vector-heavy archives and 1.6x faster (ADR 0029).
         self._gz = gzip.GzipFile(
             filename="", mode="wb", fileobj=self._raw, mtime=0, compresslevel=COMPRESS_LEVEL
         )

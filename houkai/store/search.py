@@ -224,5 +224,7 @@ def _by_value(client: redis.Redis, keys: list[str], field: str) -> list[str]:
 
 
 def total(client: redis.Redis, index: str, query: str = "*") -> int:
-    count, _ = search(client, index, query, limit=0, nocontent=True)
+    # TIMEOUT 0: under the default 500 ms (ON_TIMEOUT return) a busy 400k collection
+    # counted short, and `houkai bench scale --resume` re-wrote 13k memories (ADR 0045).
+    count, _ = search(client, index, query, limit=0, nocontent=True, timeout_ms=0)
     return count

@@ -52,7 +52,17 @@ from .bench_recall import _int_list
 @click.option(
     "--jobs",
     default=",".join(
-        ("open", "stats", "export", "decay", "purge", "reconcile", "reflect", "conflicts")
+        (
+            "open",
+            "stats",
+            "export",
+            "decay",
+            "purge",
+            "reconcile",
+            "reflect",
+            "conflicts",
+            "conflicts-new",
+        )
     ),
     show_default=True,
     help="Maintenance jobs to time (comma-separated).",
