@@ -81,3 +81,20 @@ def test_only_an_admin_may_choose_reflects_summarizer_remotely(houkai, settings)
     admin = {"Authorization": "Bearer admin-tok"}
     r = client.post("/reflect", json={"dry_run": True, "summarizer": "extractive"}, headers=admin)
     assert r.status_code == 200, r.get_json()
+
+
+def test_conflict_scan_since_is_incremental_in_every_door(houkai, settings):
+    """``since`` scans only memories created since then, each against the whole collection."""
+    old = remember(houkai, "The office wifi password is hunter2")
+    cutoff = time.time()
+    time.sleep(0.01)
+    new = remember(houkai, "The office wifi password is hunter3")
+    full = as_json(houkai("conflicts", "--threshold", "0.8", "--json"))
+    assert {full[0]["a"]["id"], full[0]["b"]["id"]} == {old, new}
+    cli = as_json(houkai("conflicts", "--threshold", "0.8", "--since", f"{cutoff:.3f}", "--json"))
+    assert cli == full  # the new memory finds its older twin
+    client = _rest(settings, houkai.collection)
+    later = client.post("/conflicts", json={"threshold": 0.8, "since": time.time() + 60})
+    assert later.status_code == 200 and later.get_json()["conflicts"] == []
+    both = client.post("/conflicts", json={"memory_id": old, "since": cutoff})
+    assert both.status_code == 400, both.get_json()

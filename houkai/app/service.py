@@ -691,6 +691,10 @@ class MemoryService:
         store = self._read_store(collection)
         if p.memory_id is not None:
             self._require_memory(store, p.memory_id)
+        elif p.since is not None:  # incremental: new memories against the whole collection
+            since = as_timestamp(p.since, "since")
+            scan = self._call(lambda: list(store.iter_conflicts(p.threshold, since=since)))
+            return [conflict_to_dict(c) for c in scan]
         found = self._call(store.find_conflicts, memory_id=p.memory_id, threshold=p.threshold)
         return [conflict_to_dict(c) for c in found]
 

@@ -10,6 +10,7 @@ is O(n · KNN) rather than O(n²).
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import time
@@ -415,7 +416,9 @@ class ConflictsMixin(StoreHost):
                         continue
                     if (other.created_at, self.keys.memory(other.id)) > here:
                         ahead.setdefault(other.id, set()).add(memory.id)
-                    yield conflict
+                        yield conflict
+                    else:  # an older memory the scan did not visit (since=): a stays the older
+                        yield dataclasses.replace(conflict, a=other, b=memory)
 
     def iter_new_conflicts(
         self, threshold: float | None = None, *, full: bool = False

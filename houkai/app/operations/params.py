@@ -538,9 +538,20 @@ class Subgraph(Params):
 
 
 class FindConflicts(Params):
+    model_config = {
+        "extra": "forbid",
+        "regex_engine": "python-re",
+        "json_schema_extra": {"not": {"required": ["memory_id", "since"]}},
+    }
+
     memory_id: Id | None = Field(None, description="Check only this memory; omit to scan all.")
     threshold: Fraction | None = Field(
         None, description="Similarity cutoff 0..1 (default from config, 0.80)."
+    )
+    since: Timestamp | None = Field(
+        None,
+        description="Incremental scan: only memories created at/after this time, each against "
+        f"the whole collection (not with memory_id). {TIME_HELP}",
     )
 
 
