@@ -113,8 +113,19 @@ def fresh(settings):
     f.store.drop()
 
 
+def test_a_first_view_answers_at_once_and_counts_behind(fresh):
+    """A collection never counted: the index-only counts now, the full passes (decay
+    health, growth) as empty placeholders with ``as_of`` null while they run."""
+    first = fresh.get("/overview")
+    assert first["as_of"] is None and first["stale"] is True and first["refreshing"] is True
+    assert first["total"] == 5 and sum(first["health"]["decay_histogram"].values()) == 0
+    growth = fresh.get("/growth?bucket=day")
+    assert growth["as_of"] is None and growth["series"] == [] and growth["count"] == 5
+    assert_agrees(fresh)
+
+
 def test_a_write_serves_the_last_figures_then_the_recount(fresh):
-    first = fresh.get("/overview")  # never computed: counted now, current
+    first = fresh.settled()["/overview"]  # counted once, current
     assert first["stale"] is False and first["total"] == 5
     fresh.store.remember("one more", type="episodic")
     again = fresh.get("/overview")

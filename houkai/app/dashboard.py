@@ -256,7 +256,12 @@ def growth(service: Any, bucket: str = "day", *, collection: str | None = None) 
             point["total"] = running
         return {"series": series[-MAX_GROWTH_POINTS:], "count": store.count()}
 
-    cached, meta = store._stale_aggregate(f"growth:{bucket}", compute, access=False)
+    cached, meta = store._stale_aggregate(
+        f"growth:{bucket}",
+        compute,
+        access=False,
+        placeholder=lambda: {"series": [], "count": store.count()},
+    )
     series, count = cached["series"], cached["count"]
     info = store.client.info("memory")
     used = int(info.get("used_memory", 0))

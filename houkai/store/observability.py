@@ -77,6 +77,18 @@ REFRESH_LOCK_SECONDS = 300
 #: at a time, so a pass over 100k memories started at once would hold up the rest of
 #: the very page that asked (its other calls arrive a few ms later).
 REFRESH_DELAY = 0.5
+
+
+def empty_decay_summary() -> dict[str, Any]:
+    """The decay pass's result before it has seen a memory."""
+    return {"hist": [0] * len(BUCKET_LABELS), "at_risk": 0, "importance": 0.0, "never": 0}
+
+
+def empty_health() -> dict[str, Any]:
+    """The health figures of a collection not counted yet (the dashboard's placeholder)."""
+    return {"expired": 0, "stale": 0, **empty_decay_summary()}
+
+
 #: Metric counters that are not writes (a recall only bumps access counts).
 _READ_CALLS = (b"calls:recall", b"calls:export")
 
@@ -215,14 +227,17 @@ class ObservabilityMixin(StoreHost):
         *,
         access: bool = True,
         prepare: Callable[[], Any] | None = None,
+        placeholder: Callable[[], dict[str, Any]] | None = None,
     ) -> tuple[dict[str, Any], dict[str, Any]]:
         """Stale-while-revalidate: the last result at once, recomputed in the background.
 
         For the dashboard: a view right after a write (or after a restart) shows the
         last computed figures, ``as_of`` when they were taken, instead of waiting
         seconds for a pass over 100k memories; one background thread per collection
-        and aggregate (a Redis lock across processes) brings them up to date. Only a
-        collection never computed before waits for *compute*. Returns ``(value,
+        and aggregate (a Redis lock across processes) brings them up to date. A
+        collection never computed before waits for *compute*, unless a *placeholder*
+        (the aggregate's empty value) is given: then that comes back at once with
+        ``as_of`` None while the first count runs behind. Returns ``(value,
         {"as_of", "stale", "refreshing"})``; ``stale`` is false when the value is
         what :meth:`_cached_aggregate` would return as current.
         """
@@ -232,6 +247,9 @@ class ObservabilityMixin(StoreHost):
             return compute(), {"as_of": time.time(), "stale": False, "refreshing": False}
         mark = self._write_mark(access)
         entry = self._aggregate_entry(name)
+        if entry is None and placeholder is not None:  # never counted: answer now, count behind
+            refreshing = self._refresh_aggregate(name, compute, access, prepare)
+            return placeholder(), {"as_of": None, "stale": True, "refreshing": refreshing}
         if entry is None:
             if prepare is not None:
                 prepare()
@@ -516,10 +534,11 @@ class ObservabilityMixin(StoreHost):
         if stale_ok:
             content, c_meta = self._content_counts_stale(top_tags)
             health, h_meta = self._stale_aggregate(
-                health_name, health_now, prepare=self.flush_access
+                health_name, health_now, prepare=self.flush_access, placeholder=empty_health
             )
+            stamps = [c_meta["as_of"], h_meta["as_of"]]
             freshness = {
-                "as_of": min(c_meta["as_of"], h_meta["as_of"]),
+                "as_of": None if None in stamps else min(stamps),
                 "stale": c_meta["stale"] or h_meta["stale"],
                 "refreshing": c_meta["refreshing"] or h_meta["refreshing"],
             }
@@ -633,8 +652,8 @@ class ObservabilityMixin(StoreHost):
         parts = [(active_q + "".join(f" -@type:{{{t}}}" for t in protect), True)]
         if protect:
             parts.append((f"{active_q} @type:{{{protected}}}", False))
-        hist = [0] * len(BUCKET_LABELS)
-        out: dict[str, Any] = {"hist": hist, "at_risk": 0, "importance": 0.0, "never": 0}
+        out = empty_decay_summary()
+        hist = out["hist"]
         slices = self._created_slices(active_q)
         passes = [(both(q, where), lapse) for q, lapse in parts for where in slices]
         for query, can_lapse in passes:

@@ -657,10 +657,10 @@
       const lat = metrics.recall_latency_ms || {};
       const day = (t) => new Date(t * 1000).toISOString().slice(0, 10);
       const stale = stats.stale || growth.stale;
-      const asOf = Math.min(stats.as_of || Infinity, growth.as_of || Infinity);
+      const asOf = (stats.as_of && growth.as_of) ? Math.min(stats.as_of, growth.as_of) : NaN;
       root.replaceChildren(
         h("p", { class: "asof muted", id: "health-asof", "data-stale": stale ? "1" : "0" },
-          `Figures as of ${fmtTime(Number.isFinite(asOf) ? asOf : null)} UTC`,
+          Number.isFinite(asOf) ? `Figures as of ${fmtTime(asOf)} UTC` : "Counting this collection's figures for the first time",
           stale ? " · updating in the background…" : " · current"),
         h("div", { class: "grid" },
           card("Memories per type", barChart(Object.entries(stats.by_type || {}).map(([label, value]) => ({ label, value })),

@@ -37,7 +37,8 @@ NUM = t("number")
 BOOL = t("boolean")
 OBJECT = t("object")
 #: Stale-while-revalidate aggregates (the dashboard's): when taken, outdated, being redone.
-FRESHNESS: dict[str, Any] = {"as_of": NUM, "stale": BOOL, "refreshing": BOOL}
+# as_of is null while a collection is counted for the first time (a placeholder).
+FRESHNESS: dict[str, Any] = {"as_of": t(["number", "null"]), "stale": BOOL, "refreshing": BOOL}
 
 MEMORY_FIELDS: dict[str, Any] = {
     "id": STR,
