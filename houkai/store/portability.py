@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..db.keys import value_key
+from ..db.schema import MEMORY_FIELDS
 from ..domain.model import (
     IMPORT_POLICIES,
     LINK_RELS,
@@ -83,27 +84,9 @@ def _export_query(
 
 _EXPORT_CHUNK = 512  # lines handed to the compressor thread at a time
 _EXPORT_BATCH = 1000  # keys per pipelined HMGET round trip
-# The hash fields an archive row is built from (codec.from_hash reads these).
-_ROW_FIELDS = (
-    "id",
-    "text",
-    "type",
-    "tags",
-    "importance",
-    "created_at",
-    "last_accessed",
-    "access_count",
-    "source",
-    "links",
-    "superseded_by",
-    "superseded_at",
-    "polarity",
-    "expires_at",
-    "coll",
-    "state",
-    "error",
-    "chash",
-)
+# The hash fields an archive row is built from (codec.from_hash reads these): the same
+# fields a search returns for a Memory.
+_ROW_FIELDS = MEMORY_FIELDS
 
 
 class _Compressor:

@@ -51,21 +51,8 @@ from .bench_recall import _int_list
 )
 @click.option(
     "--jobs",
-    default=",".join(
-        (
-            "open",
-            "stats",
-            "export",
-            "decay",
-            "purge",
-            "reconcile",
-            "reflect",
-            "conflicts",
-            "conflicts-new",
-        )
-    ),
-    show_default=True,
-    help="Maintenance jobs to time (comma-separated).",
+    default=None,
+    help="Maintenance jobs to time (comma-separated; default: all; an unknown name lists them).",
 )
 @click.option(
     "--job-timeout",
@@ -97,7 +84,7 @@ def bench_scale(
     corpus_size: int,
     n_queries: int,
     rest: bool,
-    jobs: str,
+    jobs: str | None,
     job_timeout: float,
     resume: bool,
     collection: str,
@@ -111,7 +98,8 @@ def bench_scale(
     from ...db.keys import validate_collection
 
     step_list = sorted({x for x in _int_list(steps, "--steps") if x < n} | {n})
-    job_list = [j.strip() for j in jobs.split(",") if j.strip()]
+    given = jobs.split(",") if jobs is not None else bench.JOBS
+    job_list = [j.strip() for j in given if j.strip()]
     unknown = sorted(set(job_list) - set(bench.JOBS))
     if unknown:
         raise click.BadParameter(
