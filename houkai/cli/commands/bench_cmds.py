@@ -110,7 +110,12 @@ def bench_ingest(
         result = run(settings, n, own_worker=bool(embedder), **options)
     if show:
         click.echo("", err=True)
-    if resolve_format(ctx.output_format) == "json":
+    echo_result(result, resolve_format(ctx.output_format) == "json")
+
+
+def echo_result(result: Any, as_json: bool) -> None:
+    """Print a benchmark result: its ``to_dict()`` as JSON, else its ``lines()``."""
+    if as_json:
         click.echo(json.dumps(result.to_dict()))
     else:
         for line in result.lines():

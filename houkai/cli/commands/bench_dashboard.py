@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 import click
 
 from .. import Context, pass_ctx
@@ -41,11 +39,9 @@ def bench_dashboard(
         baseline_n=baseline_n,
         progress=None if as_json else lambda msg: click.echo(msg, err=True),
     )
-    if as_json:
-        click.echo(json.dumps(result.to_dict()))
-    else:
-        for line in result.lines():
-            click.echo(line)
+    from .bench_cmds import echo_result
+
+    echo_result(result, as_json)
 
 
 def register(cli: click.Group) -> None:

@@ -164,13 +164,12 @@ def bench_recall(
     result.config["command"] = " ".join(["houkai", *sys.argv[1:]])
     if plot_path:
         bench.plot(result, plot_path)
-    if resolve_format(ctx.output_format) == "json":
-        click.echo(json.dumps(result.to_dict()))
-    else:
-        for line in result.lines():
-            click.echo(line)
-        if plot_path:
-            click.echo(f"plot: {plot_path}")
+    from .bench_cmds import echo_result
+
+    as_json = resolve_format(ctx.output_format) == "json"
+    echo_result(result, as_json)
+    if not as_json and plot_path:
+        click.echo(f"plot: {plot_path}")
 
 
 def register(cli: click.Group) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 import click
@@ -42,11 +41,9 @@ def bench_cli(ctx: Context, memories: int, repeat: int) -> None:
     result = run(ctx.settings, memories=memories, repeat=repeat, progress=progress)
     if show:
         click.echo("\r\033[K", nl=False, err=True)
-    if resolve_format(ctx.output_format) == "json":
-        click.echo(json.dumps(result.to_dict()))
-    else:
-        for line in result.lines():
-            click.echo(line)
+    from .bench_cmds import echo_result
+
+    echo_result(result, resolve_format(ctx.output_format) == "json")
 
 
 def register(cli: click.Group) -> None:
