@@ -272,6 +272,9 @@ def test_every_tool_round_trip(stdio, tmp_path):
     then = ok("get_at", {"memory_id": b["id"], "ts": timeline[0]["ts"] + 0.0001})
     assert then["ok"] is True and then["importance"] == 0.5
     assert ok("state_at", {"ts": time.time()})["count"] >= 5
+    # str(time.time()) carries 7 decimals; Go/.NET ISO times 7–9 fraction digits
+    for ts in ("1796106465.6042693", "2026-12-01T06:00:00.123456789Z"):
+        assert "memories" in ok("state_at", {"ts": ts})
     tail = ok("journal_tail", {"n": 5})
     assert len(tail) == 5 and tail[0]["ts"] >= tail[-1]["ts"]
     edit_entry = next(e for e in timeline if e["op"] == "edit")
