@@ -6,8 +6,11 @@
    threads) while the worker is idle, before and after the run, averaged.
 3. Submit *n* memories as one job into a throwaway collection and time
    "accepting the job → every memory ``ready``".
-4. Report memories/s, the raw rate, their ratio and Redis bytes per memory
-   (``used_memory`` growth, with and without the journal's share).
+4. Report memories/s, the raw rate, their ratio, Redis bytes per memory
+   (``used_memory`` growth, with and without the journal's share) and the CPU
+   milliseconds per memory of the worker, redis-server and this submitting
+   process during the run, with the rate the machine's cores allow at those
+   costs (the ceiling any pipeline on them can reach).
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import subprocess
 import sys
 import time
 import uuid
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ..domain.config import Settings
@@ -89,6 +92,10 @@ class IngestBenchResult:
     bytes_per_memory: float
     bytes_per_memory_without_journal: float
     failed: int
+    #: CPU ms per memory during the run: worker (the encoder), redis, submitter
+    cpu_ms_per_memory: dict[str, float | None] = field(default_factory=dict)
+    #: cores / (sum of the CPU costs above): the rate these costs allow on this machine
+    cpu_ceiling_per_second: float | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -103,11 +110,55 @@ class IngestBenchResult:
             f"redis memory   {self.bytes_per_memory:,.0f} bytes/memory "
             f"({self.bytes_per_memory_without_journal:,.0f} without the journal)",
             f"failed         {self.failed}",
+            *self._cpu_lines(),
         ]
+
+    def _cpu_lines(self) -> list[str]:
+        costs = self.cpu_ms_per_memory
+        if not costs:
+            return []
+        parts = ", ".join(f"{k} {v:.2f}" if v is not None else f"{k} ?" for k, v in costs.items())
+        lines = [f"cpu per memory {parts} ms"]
+        if self.cpu_ceiling_per_second is not None:
+            lines.append(
+                f"cpu ceiling    {self.cpu_ceiling_per_second:,.1f} memories/s "
+                f"({os.cpu_count()} cores ÷ the costs above)"
+            )
+        return lines
 
 
 def _used_memory(client) -> int:
     return int(client.info("memory")["used_memory"])
+
+
+def _cpu_marks(client, worker: subprocess.Popen | None, mode: str) -> dict[str, float | None]:
+    """CPU seconds so far: inline runs encode in the submitter, so there is no worker."""
+    from .cpu import process_tree_cpu_seconds, redis_cpu_seconds
+
+    marks: dict[str, float | None] = {}
+    if mode == "worker":  # None when the worker was already running (not ours to read)
+        marks["worker"] = process_tree_cpu_seconds(worker.pid) if worker is not None else None
+    marks["redis"] = redis_cpu_seconds(client)
+    marks["submitter"] = time.process_time()
+    return marks
+
+
+def _cpu_costs(
+    start: dict[str, float | None], end: dict[str, float | None], n: int
+) -> dict[str, float | None]:
+    """CPU ms per memory for each process between two marks (None: not measurable)."""
+    out: dict[str, float | None] = {}
+    for name, first in start.items():
+        last = end.get(name)
+        out[name] = None if first is None or last is None else round((last - first) * 1000 / n, 3)
+    return out
+
+
+def _ceiling(costs: dict[str, float | None]) -> float | None:
+    if not costs or any(v is None for v in costs.values()):
+        return None
+    total = sum(v for v in costs.values() if v is not None)
+    return round((os.cpu_count() or 1) * 1000 / total, 1) if total > 0 else None
 
 
 def _start_worker(settings: Settings, log_path: Path) -> subprocess.Popen:
@@ -197,6 +248,7 @@ def run(
         )
         pipeline = Pipeline(store, mode="celery" if mode == "worker" else "inline")
         before = _used_memory(client)
+        cpu0 = _cpu_marks(client, worker, mode)
         t0 = time.perf_counter()
         job = pipeline.submit(texts, batch_size=batch_size)
         while True:
@@ -209,6 +261,7 @@ def run(
                 break
             time.sleep(0.2)
         seconds = time.perf_counter() - t0
+        costs = _cpu_costs(cpu0, _cpu_marks(client, worker, mode), n)
         used = _used_memory(client) - before
         # Measured before and after (worker idle both times) and averaged, so a
         # change in machine load during the run biases the ratio less.
@@ -226,6 +279,8 @@ def run(
             bytes_per_memory=round(used / n, 1),
             bytes_per_memory_without_journal=round((used - journal) / n, 1),
             failed=status.failed,
+            cpu_ms_per_memory=costs,
+            cpu_ceiling_per_second=_ceiling(costs),
         )
     finally:
         if store is not None and not keep:
