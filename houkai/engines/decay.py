@@ -173,10 +173,9 @@ class DecayEngine:
         with store.as_actor("decay"):
             store.delete(memories)
             store.count_call("forget", len(memories))
-            for memory in memories:
-                store.journal_append(
-                    "forget", memory.id, before=memory.to_dict(), meta={"reason": "decay"}
-                )
+            store.journal_append_many(
+                "forget", ((m.id, m.to_dict(), None) for m in memories), meta={"reason": "decay"}
+            )
 
     def _base_query(self, now: float) -> str:
         clauses = [f"-@type:{{{name}}}" for name in self.protect_types]

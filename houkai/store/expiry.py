@@ -92,8 +92,7 @@ class ExpiryMixin(StoreHost):
                 client=pipe,
             )
         deleted = [m for m, ok in zip(memories, pipe.execute(), strict=True) if int(ok)]
-        for memory in deleted:
-            self.journal_append(
-                "forget", memory.id, before=memory.to_dict(), meta={"reason": "expired"}
-            )
+        self.journal_append_many(
+            "forget", ((m.id, m.to_dict(), None) for m in deleted), meta={"reason": "expired"}
+        )
         return deleted
