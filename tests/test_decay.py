@@ -291,3 +291,29 @@ def test_server_filters_candidates(store, monkeypatch):
         loaded.clear()
         assert {m.id for m in engine.prune(dry_run=True, now=now)} == expected
         assert sum(loaded) == len(expected)
+
+
+def test_prune_takes_another_pass_when_the_cursor_skipped_rows(store, monkeypatch):
+    """RediSearch may skip rows of an open cursor while documents are deleted under it."""
+    now = time.time()
+    written = store.remember_many(
+        [{"text": f"fading note {i}", "type": "episodic", "importance": 0.5} for i in range(12)]
+    )
+    engine = DecayEngine(store)
+    real = engine._candidate_batches
+    passes: list[int] = []
+
+    def first_pass_cut_short(at, size):
+        passes.append(1)
+        batches = real(at, size)
+        if len(passes) == 1:  # the first pass "loses" everything after its first batch
+            yield next(batches)
+            batches.close()
+            return
+        yield from batches
+
+    monkeypatch.setattr(engine, "_candidate_batches", first_pass_cut_short)
+    removed = engine.prune(now=now + 25 * DAY, batch_size=5)
+    assert sorted(m.id for m in removed) == sorted(m.id for m in written)
+    assert store.count() == 0 and len(passes) == 3  # cut short, the rest, then nothing new
+    assert engine.prune(now=now + 25 * DAY, dry_run=True) == []

@@ -69,6 +69,9 @@ def _protect_types(value: str | Iterable[str] | None) -> tuple[str, ...]:
     return tuple(out)
 
 
+_MAX_PASSES = 5
+
+
 def _batch_size(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         raise ValidationError(f"batch_size must be an integer >= 1 — got {value!r}")
@@ -148,17 +151,29 @@ class DecayEngine:
         size = _batch_size(batch_size)
         self.store.flush_access()  # the server-side pre-filter reads the indexed counts
         pruned: list[Memory] = []
-        for batch in self._candidate_batches(t, size):
-            doomed = [
-                m
-                for m in batch
-                if m.type not in self.protect_types and self.score(m, t) < self.min_score
-            ]
-            if not doomed:
-                continue
-            if not dry_run:
-                self._delete(doomed)
-            pruned.extend(doomed)
+        done: set[str] = set()
+        # Deleting under an open FT.AGGREGATE cursor can make RediSearch skip rows it
+        # has not yet returned, so a pass that deleted anything is followed by another
+        # until one finds nothing new (a dry run changes nothing: one pass).
+        for _pass in range(_MAX_PASSES):
+            found = 0
+            for batch in self._candidate_batches(t, size):
+                doomed = [
+                    m
+                    for m in batch
+                    if m.id not in done
+                    and m.type not in self.protect_types
+                    and self.score(m, t) < self.min_score
+                ]
+                if not doomed:
+                    continue
+                if not dry_run:
+                    self._delete(doomed)
+                done.update(m.id for m in doomed)
+                pruned.extend(doomed)
+                found += len(doomed)
+            if dry_run or not found:
+                break
         if pruned:
             log.info(
                 "decay %s %d memories in %s",

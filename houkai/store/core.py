@@ -129,6 +129,7 @@ PRIMITIVES: frozenset[str] = frozenset(
         "write",
         "delete",
         "journal_append",
+        "journal_append_many",
         "maybe_archive_journal",
         "count_call",
         "vector_blob",
