@@ -199,6 +199,19 @@ def test_reranker_per_store_and_per_call(make_store):
     assert res[0][0].text.startswith("Rollbacks")
 
 
+def test_a_reranker_sees_a_pool_of_at_least_twenty(store):
+    """At k=1 the seed's k × overfetch would show it 4 near-ties; it can only promote those."""
+    written = store.remember_many([f"topic entry number {i}" for i in range(30)])
+    shown: list[int] = []
+
+    def last_one_wins(query: str, memories: list[Memory]) -> list[float]:
+        shown.append(len(memories))
+        return [1.0 if m.id == written[-1].id else 0.0 for m in memories]
+
+    hits = store.recall("topic entry", k=1, touch=False, reranker=last_one_wins)
+    assert shown[0] >= 20 and len(hits) == 1
+
+
 def test_reranker_wrong_length_is_an_error(store):
     store.remember_many(DEPLOY)
     with pytest.raises(ValueError, match="reranker returned 1 scores for"):

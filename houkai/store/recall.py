@@ -47,6 +47,8 @@ from .stages import BASE, FITTED, StageParams, resolve_stages
 DEFAULT_RRF_K = 60
 GRAPH_DAMPING = 0.5
 GRAPH_ITERATIONS = 3
+#: Candidates a reranker sees at least, whatever k × overfetch gives.
+RERANK_MIN_POOL = 20
 
 Result = tuple[Memory, float, dict[str, Any]]
 
@@ -257,7 +259,12 @@ class RecallMixin(RecallStagesMixin):
             include_expired=include_expired,
             now=clock,
         )
+        active_reranker = reranker if reranker is not None else self._reranker
         pool_size = max(k * overfetch, k)
+        if active_reranker is not None:
+            # A reranker can only promote what it is shown: at k=1 the seed's k × overfetch
+            # would hand it 4 near-ties out of many (ADR 0055's int8 reorders such ties).
+            pool_size = max(pool_size, RERANK_MIN_POOL)
         qvec = self.query_vector(query) if query.strip() else None
         # Only the default clauses (not superseded, not expired) keep nearly every
         # memory: search the HNSW graph in batches and filter, instead of letting
@@ -284,7 +291,6 @@ class RecallMixin(RecallStagesMixin):
         if min_cosine is not None:
             cands = [c for c in cands if c.has_vector and c.cosine >= min_cosine]
         self._score_pool(cands, mode, fusion, w, active, parse, params, now, rrf_k, lexical_active)
-        active_reranker = reranker if reranker is not None else self._reranker
         if active_reranker is not None and cands:
             cands = self._rerank(active_reranker, query, cands)
         select = diversity is not None or dedup_threshold is not None
