@@ -350,6 +350,7 @@ def plot(result: dict[str, Any], path: str | Path, heldout: dict[str, Any] | Non
     )
     ax.axhline(PUBLISHED_ANCHOR["recall@5"], color="grey", linestyle="--", label="published R@5")
     ax.axhline(0.62, color="red", linestyle=":", label="target R@5 0.62")
+    ax.axhline(0.35, color="orange", linestyle=":", label="target per category 0.35")
     ax.set_xticks([x + 0.4 - width / 2 for x in range(len(modes))], modes, fontsize=8)
     ax.set_ylim(0, 1)
     ax.set_title(f"LoCoMo ({result['conversations']} conversations), k=10")

@@ -50,6 +50,11 @@ def _admissible(memory: Memory, f: dict[str, Any]) -> bool:
     return not (f["until"] is not None and memory.created_at > f["until"])
 
 
+def _asks(memory: Memory) -> bool:
+    """The memory is itself a question ("What movies do you like?")."""
+    return memory.text.rstrip().endswith("?")
+
+
 def _previous(memory: Memory) -> str | None:
     return next((x.to for x in memory.links if x.rel == FOLLOWS), None)
 
@@ -231,6 +236,14 @@ class RecallStagesMixin(StoreHost):
                 c.explain.setdefault("stages", {})[name] = round(weights[name] * v, 6)
         if "context" in active and (p.context > 0 or p.context_next > 0):
             self._smooth_with_neighbours(cands, p.context, p.context_next)
+        if parse is not None and p.asks > 0:
+            # after the smoothing: the question still lends its answer its score
+            for c in cands:
+                if _asks(c.memory):
+                    c.score -= p.asks
+                    c.explain.setdefault("stages", {})["asks"] = -p.asks
+        if "context" in active and p.episode > 0 and parse is not None and parse.names:
+            self._episode_prior(cands, p.episode, p.episode_gap)
         parsed = parse.to_dict() if parse is not None else None
         for c in cands:
             info = c.explain.setdefault("stages", {})
@@ -240,6 +253,33 @@ class RecallStagesMixin(StoreHost):
             if c.context:
                 info["context_neighbour"] = True
             c.explain["score"] = round(c.score, 8 if fusion == "rrf" else 6)
+
+    @staticmethod
+    def _episode_prior(cands: list[Candidate], weight: float, gap: float) -> None:
+        """Candidates written close together share their episode's best score.
+
+        ``+ weight · (episode's best − pool's best)`` (≤ 0): hits from the episode
+        of the strongest hit keep their score, stray hits from elsewhere drop. A
+        collection written all at once is one episode: nothing moves (ADR 0051).
+        """
+        order = sorted(cands, key=lambda c: c.memory.created_at)
+        groups: list[list[Candidate]] = []
+        last: float | None = None
+        for c in order:
+            if last is None or c.memory.created_at - last > gap:
+                groups.append([])
+            groups[-1].append(c)
+            last = c.memory.created_at
+        if len(groups) < 2:
+            return
+        top = max(c.score for c in cands)
+        for group in groups:
+            shift = weight * (max(c.score for c in group) - top)
+            if shift == 0 or not math.isfinite(shift):
+                continue
+            for c in group:
+                c.score += shift
+                c.explain.setdefault("stages", {})["episode"] = round(shift, 6)
 
     @staticmethod
     def _stage_rrf(
@@ -263,7 +303,7 @@ class RecallStagesMixin(StoreHost):
         question: an answer follows its question) ``+ weight_next · score(next)``.
         """
         score = {c.memory.id: c.score for c in cands}
-        asks = {c.memory.id: c.memory.text.rstrip().endswith("?") for c in cands}
+        asks = {c.memory.id: _asks(c.memory) for c in cands}
         after: dict[str, str] = {}
         for c in cands:
             prev = _previous(c.memory)

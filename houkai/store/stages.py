@@ -8,11 +8,15 @@ Hybrid recall runs these on top of the blend (each one switchable with
   exact tokens and names; they become a time-proximity boost on ``created_at``,
   a recency (or "first") boost, a higher lexical weight (exact tokens or
   names), a boost for candidates whose tags or source name a person/project in
-  the question, and for "when" questions a boost for memories that state a time.
+  the question, for "when" questions a boost for memories that state a time,
+  and a small penalty for memories that are themselves questions (ADR 0051).
 * ``context``: memories written in sequence carry a ``follows`` link; the
   previous/next turns of the best candidates join the pool and each candidate
   is scored with its neighbours (``+ context · score(previous)``, full when the
   previous turn asked a question, half otherwise, ``+ context_next · score(next)``).
+  For a question that names someone, the candidates written in one episode
+  (no gap over ``episode_gap``) share their best member's standing:
+  ``+ episode · (episode's best − overall best)`` (ADR 0051).
 * ``prf``: pseudo-relevance feedback: a second KNN round from the query vector
   moved toward the first round's top hits (Rocchio), fused with the first.
 * ``fitted``: fusion weights per query kind (:data:`FITTED`), used when the
@@ -20,7 +24,7 @@ Hybrid recall runs these on top of the blend (each one switchable with
   ``BASE``).
 
 ``BASE`` holds the blend's weights and the stage nudges, cross-validated on the
-two halves of LoCoMo (ADR 0043).
+two halves of LoCoMo (ADR 0043, ADR 0051).
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ class StageParams:
     time_scale_days: float = 3.0  # proximity decay outside the window
     recency: float = 0.30  # recency weight when the question asks for the latest
     first: float = 0.30  # oldest-first boost for "first time / originally"
-    names: float = 0.30  # candidate's tag/source names someone in the question
+    names: float = 0.50  # candidate's tag/source names someone in the question (ADR 0051)
     context: float = 0.30  # × the previous turn's score when it asked a question (half otherwise)
     context_next: float = 0.10  # × the next turn's score
     context_top: int = 10  # neighbours fetched for this many best candidates
@@ -53,6 +57,9 @@ class StageParams:
     prf_docs: int = 3  # top hits the feedback vector is built from
     prf_alpha: float = 0.5  # feedback vector = q + alpha · mean(top vectors)
     answer_time: float = 0.10  # "when" questions: memories that state a time ("last week")
+    asks: float = 0.10  # penalty for a memory that is itself a question: it rarely answers one
+    episode: float = 0.50  # × (its episode's best score − the best), for questions naming someone
+    episode_gap: float = 1800.0  # seconds between memories that split two episodes
 
     def weights(self, base: HybridWeights) -> HybridWeights:
         """*base* with this kind's cosine/lexical weights (recency etc. untouched)."""
