@@ -41,19 +41,23 @@ from ..domain.model import (
 )
 from . import codec
 from .archive import (
+    BASE64_ENCODINGS,
     EXPORT_FORMAT,
     EXPORT_VERSION,
+    EXPORT_VERSION_BASE64,
+    VECTOR_FORMATS,
     ArchiveError,
     ArchiveLimits,
     ArchiveWriter,
     ExportSummary,
     ImportConflictError,
     ImportSummary,
+    decode_base64_vector,
     dump_line,
     iter_archive,
     read_archive_header,
 )
-from .export_rows import FETCH_LUA, f16_arrays, fetch_rows
+from .export_rows import FETCH_LUA, base64_strings, f16_arrays, fetch_rows, stored_bytes
 from .host import StoreHost
 from .search import iter_keys
 
@@ -115,7 +119,7 @@ class _Compressor:
 
 
 def _row_memory(
-    row: dict[str, Any], collection: str, dim: int | None
+    row: dict[str, Any], collection: str, dim: int | None, encoding: str = "json"
 ) -> tuple[Memory, np.ndarray | None]:
     """Rebuild and validate one archive row: ``(memory, vector or None)``.
 
@@ -161,7 +165,13 @@ def _row_memory(
     check_memory(memory)
     vector = None
     if dim is not None and row.get("vector") is not None:
-        vector = codec.check_vectors(row["vector"], dim)[0]
+        value = row["vector"]
+        if encoding in BASE64_ENCODINGS:
+            try:
+                value = decode_base64_vector(value, encoding, dim)
+            except ValueError as exc:
+                raise ValidationError(str(exc)) from None
+        vector = codec.check_vectors(value, dim)[0]
     return memory, vector
 
 
@@ -178,9 +188,19 @@ class PortabilityMixin(StoreHost):
         types: Iterable[str] | None = None,
         tags: Iterable[str] | None = None,
         since: float | None = None,
+        vector_format: str = "json",
     ) -> ExportSummary:
-        """Stream the collection (filtered) to a gzipped JSONL ``.ahkai`` archive."""
+        """Stream the collection (filtered) to a gzipped JSONL ``.ahkai`` archive.
+
+        ``vector_format="json"`` (the default) writes the seed's format (version 1);
+        ``"base64"`` writes each vector as base64 of its stored bytes (version 2,
+        read by this importer only), about 3x faster to export (ADR 0053).
+        """
         started = time.time()
+        validate_choice(vector_format, VECTOR_FORMATS, "vector_format")
+        encoding = "json"
+        if vector_format == "base64" and include_vectors:
+            encoding = "base64-float16" if self.vector_type == "FLOAT16" else "base64-float32"
         type_list = sorted(set(types)) if types else None
         for t in type_list or ():
             validate_choice(t, MEMORY_TYPES, "types")
@@ -196,7 +216,7 @@ class PortabilityMixin(StoreHost):
         self.count_call("export")
         header = {
             "format": EXPORT_FORMAT,
-            "version": EXPORT_VERSION,
+            "version": EXPORT_VERSION if encoding == "json" else EXPORT_VERSION_BASE64,
             "exported_at": started,
             "source": {
                 "collection": self.collection_name,
@@ -212,11 +232,13 @@ class PortabilityMixin(StoreHost):
                 "since": since,
             },
         }
+        if encoding != "json":  # the seed's header, byte for byte, when the vectors are JSON
+            header["options"]["vector_encoding"] = encoding
         count = 0
         with ArchiveWriter(out) as writer, _Compressor(writer) as compressor:
             writer.write(header)
             lines: list[bytes] = []
-            for line in self._export_lines(query, include_vectors):
+            for line in self._export_lines(query, include_vectors, encoding):
                 lines.append(line)
                 count += 1
                 if len(lines) >= _EXPORT_CHUNK:
@@ -239,7 +261,9 @@ class PortabilityMixin(StoreHost):
 
         return total(self.client, self.keys.index, query)
 
-    def _export_lines(self, query: str, with_vector: bool) -> Iterator[bytes]:
+    def _export_lines(
+        self, query: str, with_vector: bool, encoding: str = "json"
+    ) -> Iterator[bytes]:
         """Archive lines in (created_at, id) order, straight from the hashes.
 
         One pipelined round trip per batch: an ``HMGET`` of the row's fields
@@ -253,7 +277,7 @@ class PortabilityMixin(StoreHost):
         for keys in iter_keys(
             self.client, self.keys.index, query, batch_size=_EXPORT_BATCH, sortby="created_at"
         ):
-            for created_at, memory_id, line in self._export_batch(keys, fields):
+            for created_at, memory_id, line in self._export_batch(keys, fields, encoding):
                 if group and created_at != group_at:
                     group.sort()
                     yield from (entry[1] for entry in group)
@@ -264,7 +288,7 @@ class PortabilityMixin(StoreHost):
         yield from (entry[1] for entry in group)
 
     def _export_batch(
-        self, keys: list[str], fields: tuple[str, ...]
+        self, keys: list[str], fields: tuple[str, ...], encoding: str = "json"
     ) -> list[tuple[float, str, bytes]]:
         """``(created_at, id, line)`` for each key still present (two round trips)."""
         script = getattr(self, "_export_fetch_script", None)
@@ -289,7 +313,10 @@ class PortabilityMixin(StoreHost):
                 memory.last_accessed = max(memory.last_accessed, float(t))
             row: dict[str, Any] = {"id": memory.id, "text": memory.text, "meta": memory.to_dict()}
             raw = values[-1] if len(values) > len(_ROW_FIELDS) else None
-            if raw and f16 and len(raw) == 2 * dim:
+            if raw and encoding != "json":
+                blobs.append(stored_bytes(raw, self.vector_type, dim, encoding))
+                tails.append(None)
+            elif raw and f16 and len(raw) == 2 * dim:
                 blobs.append(raw)
                 tails.append(None)  # filled from the batch's one f16_arrays call
             elif raw:
@@ -299,7 +326,7 @@ class PortabilityMixin(StoreHost):
             else:
                 tails.append(b"")
             heads.append((memory.created_at, memory.id, dump_line(row)))
-        arrays = iter(f16_arrays(blobs, dim))
+        arrays = iter(f16_arrays(blobs, dim) if encoding == "json" else base64_strings(blobs))
         out: list[tuple[float, str, bytes]] = []
         for (created_at, memory_id, line), tail in zip(heads, tails, strict=True):
             if tail is None:  # the vector is the row's last key, as json.dumps would put it
@@ -379,13 +406,14 @@ class PortabilityMixin(StoreHost):
         self, path: str | os.PathLike[str], limits: ArchiveLimits, dim: int | None
     ) -> Iterator[tuple[int, Memory | None, np.ndarray | None, str, str]]:
         """``(line, memory, vector, label, error)`` per row; a refused row has no memory."""
-        _, rows = iter_archive(path, limits)
+        header, rows = iter_archive(path, limits)
+        encoding = (header.get("options") or {}).get("vector_encoding", "json")
         for lineno, row in rows:
             if isinstance(row, str):
                 yield lineno, None, None, f"line:{lineno}", row
                 continue
             try:
-                memory, vector = _row_memory(row, self.collection_name, dim)
+                memory, vector = _row_memory(row, self.collection_name, dim, encoding)
             except ValueError as exc:
                 rid = row.get("id")
                 ok = isinstance(rid, str) and rid.strip()
