@@ -214,6 +214,15 @@ class PortabilityMixin(StoreHost):
             include_superseded=include_superseded, types=type_list, tags=tag_list, since=since
         )
         self.count_call("export")
+        options: dict[str, Any] = {
+            "include_vectors": bool(include_vectors),
+            "include_superseded": bool(include_superseded),
+            "types": type_list,
+            "tags": tag_list,
+            "since": since,
+        }
+        if encoding != "json":  # the seed's header, byte for byte, when the vectors are JSON
+            options["vector_encoding"] = encoding
         header = {
             "format": EXPORT_FORMAT,
             "version": EXPORT_VERSION if encoding == "json" else EXPORT_VERSION_BASE64,
@@ -224,16 +233,8 @@ class PortabilityMixin(StoreHost):
                 "embedding_dim": int(self.index_params.dim) if include_vectors else 0,
                 "count": self._count_matching(query),
             },
-            "options": {
-                "include_vectors": bool(include_vectors),
-                "include_superseded": bool(include_superseded),
-                "types": type_list,
-                "tags": tag_list,
-                "since": since,
-            },
+            "options": options,
         }
-        if encoding != "json":  # the seed's header, byte for byte, when the vectors are JSON
-            header["options"]["vector_encoding"] = encoding
         count = 0
         with ArchiveWriter(out) as writer, _Compressor(writer) as compressor:
             writer.write(header)
