@@ -271,14 +271,15 @@ class PortabilityMixin(StoreHost):
         per key plus one ``HMGET`` of the pending access counts. A stored
         FLOAT16 blob becomes JSON through a lookup table, never through a float
         list. Ties of ``created_at`` are regrouped across batch edges.
+
+        The next batch is read in a helper thread while this one is encoded, so
+        Redis and the encoder work at the same time (at most two batches in hand).
         """
         fields = (*_ROW_FIELDS, "vec") if with_vector else _ROW_FIELDS
         group: list[tuple[str, bytes]] = []
         group_at: float | None = None
-        for keys in iter_keys(
-            self.client, self.keys.index, query, batch_size=_EXPORT_BATCH, sortby="created_at"
-        ):
-            for created_at, memory_id, line in self._export_batch(keys, fields, encoding):
+        for keys, replies, access in self._export_reads(query, fields):
+            for created_at, memory_id, line in self._export_encode(keys, replies, access, encoding):
                 if group and created_at != group_at:
                     group.sort()
                     yield from (entry[1] for entry in group)
@@ -288,16 +289,42 @@ class PortabilityMixin(StoreHost):
         group.sort()
         yield from (entry[1] for entry in group)
 
-    def _export_batch(
-        self, keys: list[str], fields: tuple[str, ...], encoding: str = "json"
-    ) -> list[tuple[float, str, bytes]]:
-        """``(created_at, id, line)`` for each key still present (two round trips)."""
+    def _export_reads(
+        self, query: str, fields: tuple[str, ...]
+    ) -> Iterator[tuple[list[str], list[Any], list[Any]]]:
+        """``(keys, field values, access counts)`` per batch, the next one read ahead."""
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="houkai-export-read")
+        ahead: Future[tuple[list[str], list[Any], list[Any]]] | None = None
+        try:
+            for keys in iter_keys(
+                self.client, self.keys.index, query, batch_size=_EXPORT_BATCH, sortby="created_at"
+            ):
+                nxt = pool.submit(self._export_read, keys, fields)
+                if ahead is not None:
+                    yield ahead.result()
+                ahead = nxt
+            if ahead is not None:
+                yield ahead.result()
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def _export_read(
+        self, keys: list[str], fields: tuple[str, ...]
+    ) -> tuple[list[str], list[Any], list[Any]]:
+        """One batch's hash fields and pending access counts (two round trips)."""
         script = getattr(self, "_export_fetch_script", None)
         if script is None:
             script = self._export_fetch_script = self.client.register_script(FETCH_LUA)
         replies = fetch_rows(self.client, script, keys, fields)
         ids = [codec.memory_id_from_key(self.keys, key) for key in keys]
         access = self.client.hmget(self.keys.access, [f"{p}:{i}" for i in ids for p in ("n", "t")])
+        return keys, replies, access
+
+    def _export_encode(
+        self, keys: list[str], replies: list[Any], access: list[Any], encoding: str = "json"
+    ) -> list[tuple[float, str, bytes]]:
+        """``(created_at, id, line)`` for each key of a batch read by :meth:`_export_read`
+        that is still present."""
         dim = int(self.index_params.dim)
         f16 = self.vector_type == "FLOAT16"
         heads: list[tuple[float, str, bytes]] = []
