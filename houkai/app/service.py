@@ -801,6 +801,7 @@ class MemoryService:
             types=as_str_list(p.type, "type"),
             tags=as_str_list(p.tag, "tag"),
             since=as_timestamp(p.since, "since"),
+            vector_format=p.vector_format,
         )
         return {
             "path": str(summary.path),

@@ -44,6 +44,7 @@ JOBS: tuple[str, ...] = (
     "open",
     "stats",
     "export",
+    "export-base64",
     "decay",
     "purge",
     "reconcile",

@@ -64,9 +64,9 @@ def main(job: str, collection: str, workdir: str) -> dict[str, Any]:
     elif job == "stats":
         stats = store.stats()
         out["count"] = int(stats.get("total", 0) or 0)
-    elif job == "export":
+    elif job in ("export", "export-base64"):  # the seed's format; version 2 (ADR 0053)
         path = Path(workdir) / "export.ahkai"
-        summary = store.export(path)
+        summary = store.export(path, vector_format="base64" if job == "export-base64" else "json")
         out["count"] = int(getattr(summary, "count", 0) or 0)
         out["archive_mb"] = round(path.stat().st_size / 2**20, 1)
         path.unlink(missing_ok=True)

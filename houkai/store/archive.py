@@ -5,6 +5,9 @@ Line 1 is a header object (``{"format": "ai-houkai/export", "version": 1,
 "options": {...}}``); every further line is one memory ``{"id", "text",
 "meta": Memory.to_dict(), "vector"?}``. The same bytes as the seed's own
 exporter, so archives move both ways between the two implementations.
+``vector_format="base64"`` writes version 2 instead: each vector a base64
+string of its stored bytes (``options.vector_encoding``), about 3x less to
+write and to compress; this reader takes both (ADR 0053).
 """
 
 from __future__ import annotations
@@ -22,7 +25,14 @@ from ..domain.errors import BadRequest, Conflict
 from ..domain.model import MAX_VECTOR_DIM
 
 EXPORT_FORMAT = "ai-houkai/export"
-EXPORT_VERSION = 1
+EXPORT_VERSION = 1  # what a JSON-vector archive says: the seed's format, byte for byte
+# Version 2 differs only in the vector spelling: base64 of the stored little-endian
+# bytes, named by the header's ``options.vector_encoding`` (ADR 0053). A reader of
+# version 1 (the seed's) refuses it by its version instead of misreading it.
+EXPORT_VERSION_BASE64 = 2
+READ_VERSION = EXPORT_VERSION_BASE64
+VECTOR_FORMATS = ("json", "base64")
+BASE64_ENCODINGS = {"base64-float16": "<f2", "base64-float32": "<f4"}
 MAX_LINE_BYTES = 4 * 1024 * 1024
 MAX_ARCHIVE_BYTES = 4 * 1024**3
 MAX_ERRORS = 100
@@ -211,20 +221,49 @@ def check_header(line: str | bytes, where: str = "archive") -> dict[str, Any]:
     if not isinstance(header, dict) or header.get("format") != EXPORT_FORMAT:
         raise ArchiveError(f"{where}: missing or bad format header (want {EXPORT_FORMAT!r})")
     version = _number(header.get("version", 0), "version", 0, 1_000_000)
-    if version > EXPORT_VERSION:
+    if version > READ_VERSION:
         raise ArchiveError(
             f"{where}: written with format version {version}, this reader knows "
-            f"version {EXPORT_VERSION}"
+            f"versions up to {READ_VERSION}"
         )
     source = {} if header.get("source") is None else header["source"]
     options = {} if header.get("options") is None else header["options"]
     if not isinstance(source, dict) or not isinstance(options, dict):
         raise ArchiveError(f"{where}: header source and options must be objects")
+    encoding = options.get("vector_encoding", "json")
+    if encoding != "json" and encoding not in BASE64_ENCODINGS:
+        raise ArchiveError(
+            f"{where}: unknown vector_encoding {str(encoding)[:40]!r} (want json or "
+            + " or ".join(BASE64_ENCODINGS)
+            + ")"
+        )
     model = source.get("embedding_model")
     if model is not None and not isinstance(model, str):
         raise ArchiveError(f"{where}: header embedding_model must be a string")
     _number(source.get("embedding_dim") or 0, "embedding_dim", 0, MAX_VECTOR_DIM)
     return header
+
+
+def decode_base64_vector(value: Any, encoding: str, dim: int) -> list[float] | Any:
+    """A row's base64 vector (``options.vector_encoding`` *encoding*) as a float32 array;
+    ``ValueError`` when it is not a string of *dim* values (the caller checks finiteness)."""
+    import base64
+    import binascii
+
+    import numpy as np
+
+    if not isinstance(value, str):
+        raise ValueError(f"vector must be a base64 string under {encoding}")
+    dtype = np.dtype(BASE64_ENCODINGS[encoding])
+    try:
+        raw = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raise ValueError("vector is not valid base64") from None
+    if len(raw) != dim * dtype.itemsize:
+        raise ValueError(
+            f"vector has {len(raw) // dtype.itemsize} dimensions; this store uses {dim}"
+        )
+    return np.frombuffer(raw, dtype=dtype).astype(np.float32)
 
 
 def _open_binary(path: str | os.PathLike[str]) -> tuple[Path, gzip.GzipFile]:

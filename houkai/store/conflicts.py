@@ -15,12 +15,13 @@ import logging
 import math
 import time
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
 from ..db.filters import filter_expr
+from ..db.schema import MEMORY_FIELDS
 from ..domain.model import (
     CONFLICT_POLICIES,
     MEMORY_TYPES,
@@ -33,6 +34,7 @@ from ..domain.model import (
 )
 from ..domain.text import negation_diff
 from . import codec
+from .export_rows import FETCH_LUA, fetch_rows
 from .host import StoreHost
 
 log = logging.getLogger(__name__)
@@ -282,7 +284,11 @@ class ConflictsMixin(StoreHost):
         return self.encode([memory.text])[0]
 
     def _check_conflicts_many(
-        self, memories: Sequence[Memory], threshold: float, contradiction_fn: ConflictFn | None
+        self,
+        memories: Sequence[Memory],
+        threshold: float,
+        contradiction_fn: ConflictFn | None,
+        known: Mapping[str, set[str]] | None = None,
     ) -> list[list[Conflict]]:
         """Conflicts of each memory with the stored collection.
 
@@ -295,8 +301,13 @@ class ConflictsMixin(StoreHost):
         it found enough of them or its farthest neighbour is already below
         *threshold* (nothing eligible and similar enough lies further out); only
         the other memories, in dense neighbourhoods, ask the filtered query.
+
+        *known* maps a memory id to partners already reported with it (the scan's
+        earlier half of each pair): they keep their place among the candidates but
+        are neither read again nor reported (ADR 0053: half the candidate reads).
         """
         now = time.time()
+        known = known or {}
         out: list[list[Conflict]] = []
         for start in range(0, len(memories), SCAN_BATCH):
             chunk = memories[start : start + SCAN_BATCH]
@@ -306,14 +317,20 @@ class ConflictsMixin(StoreHost):
                 [(bid, sim) for bid, sim in hits if bid != m.id and sim >= threshold]
                 for m, hits in zip(chunk, plain, strict=True)
             ]
-            fetched = self._fetch_candidates(near)
-            picked: list[list[tuple[Memory, float]]] = []
+            fetched = self._fetch_candidates(
+                [
+                    [(b, s) for b, s in hits if b not in known.get(m.id, ())]
+                    for m, hits in zip(chunk, near, strict=True)
+                ]
+            )
+            picked: list[list[tuple[Memory | None, float]]] = []
             retry: list[int] = []
             for i, (memory, hits) in enumerate(zip(chunk, plain, strict=True)):
-                eligible = [
-                    (fetched[bid], sim)
+                seen = known.get(memory.id, set())
+                eligible: list[tuple[Memory | None, float]] = [
+                    (None, sim) if bid in seen else (fetched[bid], sim)
                     for bid, sim in near[i]
-                    if bid in fetched and _eligible(fetched[bid], memory.type, now)
+                    if bid in seen or (bid in fetched and _eligible(fetched[bid], memory.type, now))
                 ]
                 if (
                     len(eligible) >= CONFLICT_CANDIDATES
@@ -334,13 +351,18 @@ class ConflictsMixin(StoreHost):
                     for i, hits in zip(retry, filtered, strict=True)
                 ]
                 more = self._fetch_candidates(
-                    [[(b, s) for b, s in hits if s >= threshold] for hits in close]
+                    [
+                        [(b, s) for b, s in hits if s >= threshold and b not in known.get(m, ())]
+                        for m, hits in zip((chunk[i].id for i in retry), close, strict=True)
+                    ]
                 )
                 for i, hits in zip(retry, close, strict=True):
                     picked[i] = [(more[b], s) for b, s in hits if s >= threshold and b in more]
             for memory, candidates in zip(chunk, picked, strict=True):
                 found: list[Conflict] = []
                 for b, sim in candidates:
+                    if b is None:  # reported already, from the other side
+                        continue
                     conflict = classify(memory, b, sim, threshold, contradiction_fn)
                     if conflict is not None:
                         found.append(conflict)
@@ -350,7 +372,22 @@ class ConflictsMixin(StoreHost):
     def _fetch_candidates(self, lists: Sequence[Sequence[tuple[str, float]]]) -> dict[str, Memory]:
         """The memories named in *lists*, in one round trip (missing ones left out)."""
         wanted = sorted({bid for hits in lists for bid, _ in hits})
-        return self.get_many(wanted) if wanted else {}
+        if not wanted:
+            return {}
+        # HMGET of the Memory fields only: no vector, no indexed copy of the text, no
+        # term list (HGETALL moved about 3x the bytes; ADR 0053).
+        script = getattr(self, "_conflicts_fetch_script", None)
+        if script is None:
+            script = self._conflicts_fetch_script = self.client.register_script(FETCH_LUA)
+        keys = [self.keys.memory(mid) for mid in wanted]
+        out: dict[str, Memory] = {}
+        for mid, values in zip(
+            wanted, fetch_rows(self.client, script, keys, MEMORY_FIELDS), strict=True
+        ):
+            if any(v is not None for v in values):
+                out[mid] = codec.from_hash(dict(zip(MEMORY_FIELDS, values, strict=True)))
+        self.overlay_access(list(out.values()))
+        return out
 
     def check_conflicts(
         self, memory: Memory, threshold: float, contradiction_fn: ConflictFn | None
@@ -405,8 +442,9 @@ class ConflictsMixin(StoreHost):
             filter_expr(since=since), batch_size=SCAN_BATCH, with_vector=True, sortby="created_at"
         ):
             embedded = [m for m in batch if m.embedding is not None]
+            known = {m.id: ahead[m.id] for m in embedded if m.id in ahead}
             for memory, found in zip(
-                embedded, self._check_conflicts_many(embedded, thr, fn), strict=True
+                embedded, self._check_conflicts_many(embedded, thr, fn, known), strict=True
             ):
                 reported = ahead.pop(memory.id, set())
                 here = (memory.created_at, self.keys.memory(memory.id))

@@ -41,19 +41,23 @@ from ..domain.model import (
 )
 from . import codec
 from .archive import (
+    BASE64_ENCODINGS,
     EXPORT_FORMAT,
     EXPORT_VERSION,
+    EXPORT_VERSION_BASE64,
+    VECTOR_FORMATS,
     ArchiveError,
     ArchiveLimits,
     ArchiveWriter,
     ExportSummary,
     ImportConflictError,
     ImportSummary,
+    decode_base64_vector,
     dump_line,
     iter_archive,
     read_archive_header,
 )
-from .export_rows import FETCH_LUA, f16_arrays, fetch_rows
+from .export_rows import FETCH_LUA, base64_strings, f16_arrays, fetch_rows, stored_bytes
 from .host import StoreHost
 from .search import iter_keys
 
@@ -115,7 +119,7 @@ class _Compressor:
 
 
 def _row_memory(
-    row: dict[str, Any], collection: str, dim: int | None
+    row: dict[str, Any], collection: str, dim: int | None, encoding: str = "json"
 ) -> tuple[Memory, np.ndarray | None]:
     """Rebuild and validate one archive row: ``(memory, vector or None)``.
 
@@ -161,7 +165,13 @@ def _row_memory(
     check_memory(memory)
     vector = None
     if dim is not None and row.get("vector") is not None:
-        vector = codec.check_vectors(row["vector"], dim)[0]
+        value = row["vector"]
+        if encoding in BASE64_ENCODINGS:
+            try:
+                value = decode_base64_vector(value, encoding, dim)
+            except ValueError as exc:
+                raise ValidationError(str(exc)) from None
+        vector = codec.check_vectors(value, dim)[0]
     return memory, vector
 
 
@@ -178,9 +188,19 @@ class PortabilityMixin(StoreHost):
         types: Iterable[str] | None = None,
         tags: Iterable[str] | None = None,
         since: float | None = None,
+        vector_format: str = "json",
     ) -> ExportSummary:
-        """Stream the collection (filtered) to a gzipped JSONL ``.ahkai`` archive."""
+        """Stream the collection (filtered) to a gzipped JSONL ``.ahkai`` archive.
+
+        ``vector_format="json"`` (the default) writes the seed's format (version 1);
+        ``"base64"`` writes each vector as base64 of its stored bytes (version 2,
+        read by this importer only), about 3x faster to export (ADR 0053).
+        """
         started = time.time()
+        validate_choice(vector_format, VECTOR_FORMATS, "vector_format")
+        encoding = "json"
+        if vector_format == "base64" and include_vectors:
+            encoding = "base64-float16" if self.vector_type == "FLOAT16" else "base64-float32"
         type_list = sorted(set(types)) if types else None
         for t in type_list or ():
             validate_choice(t, MEMORY_TYPES, "types")
@@ -194,9 +214,18 @@ class PortabilityMixin(StoreHost):
             include_superseded=include_superseded, types=type_list, tags=tag_list, since=since
         )
         self.count_call("export")
+        options: dict[str, Any] = {
+            "include_vectors": bool(include_vectors),
+            "include_superseded": bool(include_superseded),
+            "types": type_list,
+            "tags": tag_list,
+            "since": since,
+        }
+        if encoding != "json":  # the seed's header, byte for byte, when the vectors are JSON
+            options["vector_encoding"] = encoding
         header = {
             "format": EXPORT_FORMAT,
-            "version": EXPORT_VERSION,
+            "version": EXPORT_VERSION if encoding == "json" else EXPORT_VERSION_BASE64,
             "exported_at": started,
             "source": {
                 "collection": self.collection_name,
@@ -204,19 +233,13 @@ class PortabilityMixin(StoreHost):
                 "embedding_dim": int(self.index_params.dim) if include_vectors else 0,
                 "count": self._count_matching(query),
             },
-            "options": {
-                "include_vectors": bool(include_vectors),
-                "include_superseded": bool(include_superseded),
-                "types": type_list,
-                "tags": tag_list,
-                "since": since,
-            },
+            "options": options,
         }
         count = 0
         with ArchiveWriter(out) as writer, _Compressor(writer) as compressor:
             writer.write(header)
             lines: list[bytes] = []
-            for line in self._export_lines(query, include_vectors):
+            for line in self._export_lines(query, include_vectors, encoding):
                 lines.append(line)
                 count += 1
                 if len(lines) >= _EXPORT_CHUNK:
@@ -239,21 +262,24 @@ class PortabilityMixin(StoreHost):
 
         return total(self.client, self.keys.index, query)
 
-    def _export_lines(self, query: str, with_vector: bool) -> Iterator[bytes]:
+    def _export_lines(
+        self, query: str, with_vector: bool, encoding: str = "json"
+    ) -> Iterator[bytes]:
         """Archive lines in (created_at, id) order, straight from the hashes.
 
         One pipelined round trip per batch: an ``HMGET`` of the row's fields
         per key plus one ``HMGET`` of the pending access counts. A stored
         FLOAT16 blob becomes JSON through a lookup table, never through a float
         list. Ties of ``created_at`` are regrouped across batch edges.
+
+        The next batch is read in a helper thread while this one is encoded, so
+        Redis and the encoder work at the same time (at most two batches in hand).
         """
         fields = (*_ROW_FIELDS, "vec") if with_vector else _ROW_FIELDS
         group: list[tuple[str, bytes]] = []
         group_at: float | None = None
-        for keys in iter_keys(
-            self.client, self.keys.index, query, batch_size=_EXPORT_BATCH, sortby="created_at"
-        ):
-            for created_at, memory_id, line in self._export_batch(keys, fields):
+        for keys, replies, access in self._export_reads(query, fields):
+            for created_at, memory_id, line in self._export_encode(keys, replies, access, encoding):
                 if group and created_at != group_at:
                     group.sort()
                     yield from (entry[1] for entry in group)
@@ -263,16 +289,42 @@ class PortabilityMixin(StoreHost):
         group.sort()
         yield from (entry[1] for entry in group)
 
-    def _export_batch(
+    def _export_reads(
+        self, query: str, fields: tuple[str, ...]
+    ) -> Iterator[tuple[list[str], list[Any], list[Any]]]:
+        """``(keys, field values, access counts)`` per batch, the next one read ahead."""
+        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="houkai-export-read")
+        ahead: Future[tuple[list[str], list[Any], list[Any]]] | None = None
+        try:
+            for keys in iter_keys(
+                self.client, self.keys.index, query, batch_size=_EXPORT_BATCH, sortby="created_at"
+            ):
+                nxt = pool.submit(self._export_read, keys, fields)
+                if ahead is not None:
+                    yield ahead.result()
+                ahead = nxt
+            if ahead is not None:
+                yield ahead.result()
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def _export_read(
         self, keys: list[str], fields: tuple[str, ...]
-    ) -> list[tuple[float, str, bytes]]:
-        """``(created_at, id, line)`` for each key still present (two round trips)."""
+    ) -> tuple[list[str], list[Any], list[Any]]:
+        """One batch's hash fields and pending access counts (two round trips)."""
         script = getattr(self, "_export_fetch_script", None)
         if script is None:
             script = self._export_fetch_script = self.client.register_script(FETCH_LUA)
         replies = fetch_rows(self.client, script, keys, fields)
         ids = [codec.memory_id_from_key(self.keys, key) for key in keys]
         access = self.client.hmget(self.keys.access, [f"{p}:{i}" for i in ids for p in ("n", "t")])
+        return keys, replies, access
+
+    def _export_encode(
+        self, keys: list[str], replies: list[Any], access: list[Any], encoding: str = "json"
+    ) -> list[tuple[float, str, bytes]]:
+        """``(created_at, id, line)`` for each key of a batch read by :meth:`_export_read`
+        that is still present."""
         dim = int(self.index_params.dim)
         f16 = self.vector_type == "FLOAT16"
         heads: list[tuple[float, str, bytes]] = []
@@ -289,7 +341,10 @@ class PortabilityMixin(StoreHost):
                 memory.last_accessed = max(memory.last_accessed, float(t))
             row: dict[str, Any] = {"id": memory.id, "text": memory.text, "meta": memory.to_dict()}
             raw = values[-1] if len(values) > len(_ROW_FIELDS) else None
-            if raw and f16 and len(raw) == 2 * dim:
+            if raw and encoding != "json":
+                blobs.append(stored_bytes(raw, self.vector_type, dim, encoding))
+                tails.append(None)
+            elif raw and f16 and len(raw) == 2 * dim:
                 blobs.append(raw)
                 tails.append(None)  # filled from the batch's one f16_arrays call
             elif raw:
@@ -299,7 +354,7 @@ class PortabilityMixin(StoreHost):
             else:
                 tails.append(b"")
             heads.append((memory.created_at, memory.id, dump_line(row)))
-        arrays = iter(f16_arrays(blobs, dim))
+        arrays = iter(f16_arrays(blobs, dim) if encoding == "json" else base64_strings(blobs))
         out: list[tuple[float, str, bytes]] = []
         for (created_at, memory_id, line), tail in zip(heads, tails, strict=True):
             if tail is None:  # the vector is the row's last key, as json.dumps would put it
@@ -379,13 +434,14 @@ class PortabilityMixin(StoreHost):
         self, path: str | os.PathLike[str], limits: ArchiveLimits, dim: int | None
     ) -> Iterator[tuple[int, Memory | None, np.ndarray | None, str, str]]:
         """``(line, memory, vector, label, error)`` per row; a refused row has no memory."""
-        _, rows = iter_archive(path, limits)
+        header, rows = iter_archive(path, limits)
+        encoding = (header.get("options") or {}).get("vector_encoding", "json")
         for lineno, row in rows:
             if isinstance(row, str):
                 yield lineno, None, None, f"line:{lineno}", row
                 continue
             try:
-                memory, vector = _row_memory(row, self.collection_name, dim)
+                memory, vector = _row_memory(row, self.collection_name, dim, encoding)
             except ValueError as exc:
                 rid = row.get("id")
                 ok = isinstance(rid, str) and rid.strip()

@@ -417,7 +417,8 @@ class RecallMixin(RecallStagesMixin):
         terms = query_terms(query)
         if not terms:
             return False
-        clause = lexical_clause(terms)
+        stats = lexstats.term_stats(self.client, self.keys.lexstats, terms)
+        clause = lexical_clause(lexstats.candidate_terms(terms, stats))
         if where != "*":
             clause = f"{clause} {where}"
         try:
@@ -439,9 +440,8 @@ class RecallMixin(RecallStagesMixin):
             pool[memory.id] = Candidate(
                 memory=memory, cosine=cosine, has_vector=vec is not None, vector=vec
             )
-        scores = lexstats.bm25_scores(
-            terms, {mid: c.memory.text for mid, c in pool.items()}, self.client, self.keys.lexstats
-        )
+        texts = {mid: c.memory.text for mid, c in pool.items()}
+        scores = lexstats.bm25_scores(terms, texts, self.client, self.keys.lexstats, stats)
         for mid, cand in pool.items():
             cand.bm25 = scores.get(mid, 0.0)
         top = max((c.bm25 for c in pool.values()), default=0.0)

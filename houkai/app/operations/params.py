@@ -413,6 +413,11 @@ class Export(Params):
     )
     include_vectors: bool = Field(True, description="Include embeddings.")
     include_superseded: bool = Field(False, description="Also export superseded memories.")
+    vector_format: Literal["json", "base64"] = Field(
+        "json",
+        description="json: the seed's archive format (version 1); base64: vectors as base64 "
+        "of their stored bytes (version 2, about 3x faster; read by houkai's importer only).",
+    )
     type: MemoryTypeName | list[MemoryTypeName] | None = Field(
         None, description="Only memories of this type (or these types)."
     )
@@ -425,6 +430,11 @@ class Export(Params):
 class ExportStream(Params):
     include_vectors: bool = Field(True, description="Include embeddings.")
     include_superseded: bool = Field(False, description="Also export superseded memories.")
+    vector_format: Literal["json", "base64"] = Field(
+        "json",
+        description="json: the seed's archive format (version 1); base64: vectors as base64 "
+        "of their stored bytes (version 2, about 3x faster; read by houkai's importer only).",
+    )
     type: MemoryTypeName | None = Field(None, description="Only memories of this type.")
     tag: str | None = Field(None, description="Only memories carrying this tag.")
     since: Timestamp | None = Field(

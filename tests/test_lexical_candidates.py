@@ -1,0 +1,97 @@
+"""Hybrid recall's keyword candidates under a postings budget (ADR 0053).
+
+Past the budget only the rarest query terms *find* candidates; every pooled
+memory is still scored over all terms with the same statistics, and below the
+budget (any small collection) the query and the ranking are exactly as before.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from houkai.store import lexstats
+from houkai.store import recall as recall_mod
+from houkai.store.lexstats import TermStats, candidate_terms
+
+TEXTS = [
+    "Deploys of the billing service happen on Tuesday after the standup.",
+    "The billing service stores invoices in Postgres.",
+    "Zephyrine is the codename of the billing rewrite.",
+    "The search service is deployed on Fridays.",
+    "Invoices older than seven years are archived to cold storage.",
+    "The standup moved to 9:30 because of the billing incident.",
+    "Tuesday deploys need a second reviewer for the billing service.",
+    "Cold storage costs are reviewed every quarter.",
+]
+
+
+def test_all_terms_under_the_budget_in_query_order():
+    stats = TermStats(100, 1000, {"a": 5, "b": 50, "c": 1})
+    assert candidate_terms(["b", "a", "c"], stats, budget=56) == ["b", "a", "c"]
+
+
+def test_past_the_budget_the_rarest_terms_that_fit():
+    stats = TermStats(10**6, 10**7, {"common": 90_000, "rare": 40, "mid": 4_000, "gone": 0})
+    assert candidate_terms(["common", "rare", "mid", "gone"], stats, budget=5_000) == [
+        "rare",
+        "mid",
+        "gone",
+    ]
+    # the rarest term always searches, even when it alone is over the budget
+    assert candidate_terms(["common", "mid"], stats, budget=100) == ["mid"]
+
+
+def _lexical_clauses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    seen: list[str] = []
+    real = recall_mod.search
+
+    def spy(client: Any, index: str, query: str, **kwargs: Any) -> Any:
+        if query.startswith("@lex:"):
+            seen.append(query.split(")")[0])  # the terms, not the filters (they hold the time)
+        return real(client, index, query, **kwargs)
+
+    monkeypatch.setattr(recall_mod, "search", spy)
+    return seen
+
+
+def _ranking(store: Any, query: str) -> list[tuple[str, float, float, float]]:
+    hits = store.recall(query, k=8, mode="hybrid", touch=False, explain=True)
+    return [(m.id, round(s, 6), e["lexical"], e["cosine"]) for m, s, e in hits]  # recency drifts
+
+
+def test_ranking_is_unchanged_below_the_budget(store, monkeypatch):
+    store.remember_many([{"text": t} for t in TEXTS])
+    clauses = _lexical_clauses(monkeypatch)
+    query = "when do billing service deploys happen on tuesday"
+    default = _ranking(store, query)
+    monkeypatch.setattr(lexstats, "CANDIDATE_POSTINGS", 10**12)
+    unlimited = _ranking(store, query)
+    assert default == unlimited
+    assert clauses[0] == clauses[-1]  # the same keyword query, every term in it
+    assert all(term in clauses[0] for term in ("billing", "tuesday", "deploys"))
+
+
+def test_past_the_budget_scores_stay_exact(store, monkeypatch):
+    store.remember_many([{"text": t} for t in TEXTS])
+    clauses = _lexical_clauses(monkeypatch)
+    monkeypatch.setattr(lexstats, "CANDIDATE_POSTINGS", 1)  # only the rarest term searches
+    hits = store.recall("billing zephyrine", k=8, mode="hybrid", touch=False, explain=True)
+    assert "zephyrine" in clauses[-1] and "billing" not in clauses[-1]
+    texts = {m.id: m.text for m, _, _ in hits}
+    exact = lexstats.bm25_scores(["billing", "zephyrine"], texts, store.client, store.keys.lexstats)
+    top = max(exact.values())
+    for memory, _, explain in hits:  # every pooled memory scored over both terms
+        assert explain["lexical"] == round(exact[memory.id] / top, 6)
+    assert hits[0][0].text.startswith("Zephyrine")
+
+
+def test_prefetched_statistics_give_the_same_scores(store):
+    store.remember_many([{"text": t} for t in TEXTS])
+    texts = {str(i): t for i, t in enumerate(TEXTS)}
+    terms = ["billing", "storage", "tuesday", "absent"]
+    stats = lexstats.term_stats(store.client, store.keys.lexstats, terms)
+    assert stats.n_docs == len(TEXTS) and stats.df["absent"] == 0
+    fresh = lexstats.bm25_scores(terms, texts, store.client, store.keys.lexstats)
+    assert lexstats.bm25_scores(terms, texts, store.client, store.keys.lexstats, stats) == fresh
