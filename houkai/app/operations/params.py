@@ -406,6 +406,13 @@ class Ingest(Params):
     timeout: WaitTimeout | None = _TIMEOUT
 
 
+VectorFormat = Literal["json", "base64"]
+_VECTOR_FORMAT_DOC = (
+    "json: the seed's archive format (version 1); base64: each vector as base64 of its stored "
+    "bytes (version 2: a third smaller, exact to the bit; read by houkai's importer only)."
+)
+
+
 class Export(Params):
     path: str = Field(
         description="Server-local output file path. Over HTTP: admin tokens only, relative to "
@@ -413,11 +420,7 @@ class Export(Params):
     )
     include_vectors: bool = Field(True, description="Include embeddings.")
     include_superseded: bool = Field(False, description="Also export superseded memories.")
-    vector_format: Literal["json", "base64"] = Field(
-        "json",
-        description="json: the seed's archive format (version 1); base64: vectors as base64 "
-        "of their stored bytes (version 2, about 3x faster; read by houkai's importer only).",
-    )
+    vector_format: VectorFormat = Field("json", description=_VECTOR_FORMAT_DOC)
     type: MemoryTypeName | list[MemoryTypeName] | None = Field(
         None, description="Only memories of this type (or these types)."
     )
@@ -430,11 +433,7 @@ class Export(Params):
 class ExportStream(Params):
     include_vectors: bool = Field(True, description="Include embeddings.")
     include_superseded: bool = Field(False, description="Also export superseded memories.")
-    vector_format: Literal["json", "base64"] = Field(
-        "json",
-        description="json: the seed's archive format (version 1); base64: vectors as base64 "
-        "of their stored bytes (version 2, about 3x faster; read by houkai's importer only).",
-    )
+    vector_format: VectorFormat = Field("json", description=_VECTOR_FORMAT_DOC)
     type: MemoryTypeName | None = Field(None, description="Only memories of this type.")
     tag: str | None = Field(None, description="Only memories carrying this tag.")
     since: Timestamp | None = Field(
