@@ -102,43 +102,16 @@ def iter_keys(
 ) -> Iterator[list[str]]:
     """Stream the keys matching *query* in batches, in bounded memory at any size.
 
-    Unsorted, an aggregate cursor hands out *batch_size* keys per round trip.
-    With *sortby* (a SORTABLE numeric field) keys come in ascending order of
-    it, ties ordered by key, through keyset pagination: each page is a small
-    ``FT.SEARCH … SORTBY`` above the last value seen, so no query ever asks the
+    Keys come in ascending order of *sortby* (a SORTABLE numeric field;
+    ``created_at`` when not given), ties ordered by key, one numeric window at
+    a time: each window is a small ``FT.SEARCH``, so no query ever asks the
     server to sort or return more than a page (stock Redis Stack caps both at
-    10,000 results).
+    10,000 results). No server-side cursor stays open across round trips: an
+    ``FT.AGGREGATE`` cursor may skip a row when a document is deleted and
+    garbage-collected while it is open (RediSearch issue 2270, "wontfix"),
+    which once lost one of twelve memories from a decay scan under load.
     """
-    if sortby:
-        yield from _iter_sorted_keys(client, index, query, sortby, batch_size)
-        return
-    args: list = [
-        "FT.AGGREGATE",
-        index,
-        query,
-        "LOAD",
-        1,
-        "@__key",
-        "WITHCURSOR",
-        "COUNT",
-        batch_size,
-        "DIALECT",
-        2,
-    ]
-    reply, cursor = client.execute_command(*args)
-    while True:
-        keys = []
-        for row in reply[1:]:
-            pairs = {_text(row[j]): row[j + 1] for j in range(0, len(row) - 1, 2)}
-            if "__key" in pairs:
-                keys.append(_text(pairs["__key"]))
-        if keys:
-            yield keys
-        if not cursor:
-            return
-        reply, cursor = client.execute_command(
-            "FT.CURSOR", "READ", index, cursor, "COUNT", batch_size
-        )
+    yield from _iter_sorted_keys(client, index, query, sortby or "created_at", batch_size)
 
 
 def _range_clause(query: str, field: str, lo: str, hi: str) -> str:
