@@ -483,6 +483,22 @@ def iter_latency(step: dict[str, Any]) -> Iterator[dict[str, Any]]:
     yield from step.get("latency", ())
 
 
+def _plot_series(
+    ax: Any, series: dict[str, list[tuple[int, float]]], ylabel: str, *, log_y: bool = False
+) -> None:
+    """One line per label against collection size (log x), with a legend when any."""
+    for label, points in sorted(series.items()):
+        ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=label)
+    ax.set_xscale("log")
+    if log_y:
+        ax.set_yscale("log")
+    ax.set_xlabel("memories")
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+    if series:
+        ax.legend(fontsize=7)
+
+
 def plot(result: dict[str, Any], path: str) -> None:
     """Bytes per memory, warm p99 recall latency and job wall time by collection size (PNG)."""
     import matplotlib
@@ -509,28 +525,13 @@ def plot(result: dict[str, Any], path: str) -> None:
                 continue
             label = f"{lat['surface']} {lat['mode']}{' +filter' if lat['filtered'] else ''}"
             series.setdefault(label, []).append((s["n"], lat["p99_ms"]))
-    for label, points in sorted(series.items()):
-        ax2.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=label)
-    ax2.set_xscale("log")
-    ax2.set_xlabel("memories")
-    ax2.set_ylabel("warm recall p99 (ms)")
-    ax2.grid(alpha=0.3)
-    if series:
-        ax2.legend(fontsize=7)
+    _plot_series(ax2, series, "warm recall p99 (ms)")
     jobs: dict[str, list[tuple[int, float]]] = {}
     for s in steps:
         for job in s.get("jobs", []):
             if job["job"] != "open" and not job.get("error"):
                 jobs.setdefault(job["job"], []).append((s["n"], max(job["seconds"], 0.1)))
-    for label, points in sorted(jobs.items()):
-        ax3.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=label)
-    ax3.set_xscale("log")
-    ax3.set_yscale("log")
-    ax3.set_xlabel("memories")
-    ax3.set_ylabel("maintenance job wall time (s)")
-    ax3.grid(alpha=0.3)
-    if jobs:
-        ax3.legend(fontsize=7)
+    _plot_series(ax3, jobs, "maintenance job wall time (s)", log_y=True)
     fig.suptitle(f"houkai bench scale ({result['config'].get('vector_type')}; shared 2-core VM)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)

@@ -47,6 +47,7 @@ def main(job: str, collection: str, workdir: str) -> dict[str, Any]:
     from ..domain.config import get_settings
     from ..pipeline.maintenance import RUNNERS
     from ..store import MemoryStore
+    from .cpu import redis_cpu_seconds
 
     settings = get_settings()
     store = MemoryStore(
@@ -57,7 +58,7 @@ def main(job: str, collection: str, workdir: str) -> dict[str, Any]:
     )
     out: dict[str, Any] = {}
     now = time.time()
-    redis_cpu0 = _redis_cpu(store.client)
+    redis_cpu0 = redis_cpu_seconds(store.client)
     t0 = time.perf_counter()
     if job == "open":  # baseline: the process and an open store, no job
         out["count"] = 0
@@ -96,7 +97,7 @@ def main(job: str, collection: str, workdir: str) -> dict[str, Any]:
     # machine they say what the job costs apart from waiting for a core.
     usage = resource.getrusage(resource.RUSAGE_SELF)
     out["job_cpu_seconds"] = round(usage.ru_utime + usage.ru_stime, 2)
-    out["redis_cpu_seconds"] = round(_redis_cpu(store.client) - redis_cpu0, 2)
+    out["redis_cpu_seconds"] = round(redis_cpu_seconds(store.client) - redis_cpu0, 2)
     # The 1-, 5- and 15-minute load averages at the job's end: on a shared machine the
     # wall time means little without them.
     out["loadavg"] = [round(x, 2) for x in os.getloadavg()]
@@ -105,11 +106,6 @@ def main(job: str, collection: str, workdir: str) -> dict[str, Any]:
         out["peak_rss_mb"] = hwm
         out["rss_source"] = "VmHWM"
     return out
-
-
-def _redis_cpu(client: Any) -> float:
-    info = client.info("cpu")
-    return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 
 
 def _vm_hwm_mb() -> float | None:
