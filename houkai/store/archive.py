@@ -6,8 +6,9 @@ Line 1 is a header object (``{"format": "ai-houkai/export", "version": 1,
 "meta": Memory.to_dict(), "vector"?}``. The same bytes as the seed's own
 exporter, so archives move both ways between the two implementations.
 ``vector_format="base64"`` writes version 2 instead: each vector a base64
-string of its stored bytes (``options.vector_encoding``), about 3x less to
-write and to compress; this reader takes both (ADR 0053).
+string of its stored bytes (``options.vector_encoding``), exact to the bit and
+a third smaller (923 against 1,394 MB at 1M memories); this reader takes both
+(ADR 0053).
 """
 
 from __future__ import annotations

@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from .archive import BASE64_ENCODINGS
+
 # KEYS: memory hashes. ARGV: field names. One HMGET reply per key (missing: all nil).
 FETCH_LUA = """
 local out = {}
@@ -76,7 +78,7 @@ def stored_bytes(raw: bytes, vector_type: str, dim: int, encoding: str) -> bytes
     """The little-endian bytes a base64 archive row carries for the stored blob *raw*:
     the blob itself when its type is the encoding's, else converted (BFLOAT16, or a
     FLOAT32 blob left by an unfinished ``collections migrate``)."""
-    want = "<f2" if encoding == "base64-float16" else "<f4"
+    want = BASE64_ENCODINGS[encoding]
     if len(raw) == dim * np.dtype(want).itemsize and vector_type in ("FLOAT16", "FLOAT32"):
         return raw
     from .codec import vector_from_bytes
