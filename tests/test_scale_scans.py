@@ -76,9 +76,9 @@ def test_export_fetches_in_bounded_batches(store, tmp_path, monkeypatch):
     sizes: list[int] = []
     real = portability.fetch_rows
 
-    def spy(client: Any, script: Any, keys: list[str], fields: tuple[str, ...]) -> list[Any]:
+    def spy(client: Any, keys: list[str], fields: tuple[str, ...]) -> list[Any]:
         sizes.append(len(keys))
-        return real(client, script, keys, fields)
+        return real(client, keys, fields)
 
     monkeypatch.setattr(portability, "_EXPORT_BATCH", 3)
     monkeypatch.setattr(portability, "fetch_rows", spy)

@@ -34,7 +34,7 @@ from ..domain.model import (
 )
 from ..domain.text import negation_diff
 from . import codec
-from .export_rows import FETCH_LUA, fetch_rows
+from .export_rows import fetch_rows
 from .host import StoreHost
 
 log = logging.getLogger(__name__)
@@ -376,14 +376,9 @@ class ConflictsMixin(StoreHost):
             return {}
         # HMGET of the Memory fields only: no vector, no indexed copy of the text, no
         # term list (HGETALL moved about 3x the bytes; ADR 0053).
-        script = getattr(self, "_conflicts_fetch_script", None)
-        if script is None:
-            script = self._conflicts_fetch_script = self.client.register_script(FETCH_LUA)
         keys = [self.keys.memory(mid) for mid in wanted]
         out: dict[str, Memory] = {}
-        for mid, values in zip(
-            wanted, fetch_rows(self.client, script, keys, MEMORY_FIELDS), strict=True
-        ):
+        for mid, values in zip(wanted, fetch_rows(self.client, keys, MEMORY_FIELDS), strict=True):
             if any(v is not None for v in values):
                 out[mid] = codec.from_hash(dict(zip(MEMORY_FIELDS, values, strict=True)))
         self.overlay_access(list(out.values()))

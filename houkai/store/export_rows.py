@@ -94,8 +94,9 @@ def base64_strings(blobs: list[bytes]) -> list[bytes]:
     return [b'"' + b64encode(blob) + b'"' for blob in blobs]
 
 
-def fetch_rows(client: Any, script: Any, keys: list[str], fields: tuple[str, ...]) -> list[Any]:
-    """``HMGET key *fields`` for every key, in one round trip."""
+def fetch_rows(client: Any, keys: list[str], fields: tuple[str, ...]) -> list[Any]:
+    """``HMGET key *fields`` for every key, in one round trip (``EVALSHA``; the script is
+    loaded on first use, and registering it again only hashes its few lines)."""
     if not keys:
         return []
-    return list(script(keys=keys, args=list(fields), client=client))
+    return list(client.register_script(FETCH_LUA)(keys=keys, args=list(fields)))

@@ -57,7 +57,7 @@ from .archive import (
     iter_archive,
     read_archive_header,
 )
-from .export_rows import FETCH_LUA, base64_strings, f16_arrays, fetch_rows, stored_bytes
+from .export_rows import base64_strings, f16_arrays, fetch_rows, stored_bytes
 from .host import StoreHost
 from .search import iter_keys
 
@@ -312,10 +312,7 @@ class PortabilityMixin(StoreHost):
         self, keys: list[str], fields: tuple[str, ...]
     ) -> tuple[list[str], list[Any], list[Any]]:
         """One batch's hash fields and pending access counts (two round trips)."""
-        script = getattr(self, "_export_fetch_script", None)
-        if script is None:
-            script = self._export_fetch_script = self.client.register_script(FETCH_LUA)
-        replies = fetch_rows(self.client, script, keys, fields)
+        replies = fetch_rows(self.client, keys, fields)
         ids = [codec.memory_id_from_key(self.keys, key) for key in keys]
         access = self.client.hmget(self.keys.access, [f"{p}:{i}" for i in ids for p in ("n", "t")])
         return keys, replies, access
