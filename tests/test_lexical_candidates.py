@@ -95,3 +95,22 @@ def test_prefetched_statistics_give_the_same_scores(store):
     assert stats.n_docs == len(TEXTS) and stats.df["absent"] == 0
     fresh = lexstats.bm25_scores(terms, texts, store.client, store.keys.lexstats)
     assert lexstats.bm25_scores(terms, texts, store.client, store.keys.lexstats, stats) == fresh
+
+
+def test_keyword_candidates_match_exact_terms_not_stems(store):
+    # BM25 counts exact tokens: a memory reached only through RediSearch's stem
+    # expansion ("served" -> "serv" -> "serving") scores nothing for the term, and
+    # walking the expansion cost several times the postings budget at 1M (ADR 0060).
+    exact, stem_only = (
+        m.id
+        for m in store.remember_many(
+            [
+                {"text": "The request was served from the edge cache."},
+                {"text": "Lunch is serving at noon."},
+            ]
+        )
+    )
+    pool: dict[str, Any] = {}
+    assert store._add_lexical(pool, "served", "*", 10, None)
+    assert set(pool) == {exact}
+    assert pool[exact].lexical == 1.0 and stem_only not in pool

@@ -422,12 +422,17 @@ class RecallMixin(RecallStagesMixin):
         if where != "*":
             clause = f"{clause} {where}"
         try:
+            # VERBATIM: BM25 below counts exact tokens, so a document found only through
+            # a stem ("+serv" for "served": server, service, …) would score nothing for
+            # that term, and the stem expansion can walk several times the postings the
+            # budget allows (ADR 0060).
             _, hits = search(
                 self.client,
                 self.keys.index,
                 clause,
                 return_fields=(*MEMORY_FIELDS, "vec"),
                 limit=size * 2,
+                verbatim=True,
             )
         except redis.exceptions.ResponseError:
             hits = []  # a lexical bonus is never worth failing the recall

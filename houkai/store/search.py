@@ -50,12 +50,18 @@ def search(
     scorer: str | None = None,
     inkeys: Sequence[str] | None = None,
     nocontent: bool = False,
+    verbatim: bool = False,
     timeout_ms: int | None = None,
 ) -> tuple[int, list[Hit]]:
-    """Run FT.SEARCH (DIALECT 2) and return ``(total, hits)``."""
+    """Run FT.SEARCH (DIALECT 2) and return ``(total, hits)``.
+
+    *verbatim* matches query terms exactly, without RediSearch's stem expansion.
+    """
     args: list = ["FT.SEARCH", index, query]
     if nocontent:
         args.append("NOCONTENT")
+    if verbatim:
+        args.append("VERBATIM")
     if withscores:
         args.append("WITHSCORES")
     if scorer:
