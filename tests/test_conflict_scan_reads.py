@@ -33,8 +33,8 @@ def _scan(store: Any, monkeypatch: Any, *, bookkeeping: bool) -> tuple[list[Any]
         fetched.append(len(out))
         return out
 
-    def check(memories: Any, threshold: Any, fn: Any, known: Any = None) -> Any:
-        return real_check(memories, threshold, fn, known if bookkeeping else None)
+    def check(memories: Any, threshold: Any, fn: Any, known: Any = None, **kwargs: Any) -> Any:
+        return real_check(memories, threshold, fn, known if bookkeeping else None, **kwargs)
 
     monkeypatch.setattr(store, "_fetch_candidates", fetch)
     monkeypatch.setattr(store, "_check_conflicts_many", check)
@@ -57,3 +57,23 @@ def test_each_pair_is_read_once_and_reported_once(store, monkeypatch):
     assert reads == reads_before // 2  # the later side read nothing again
     for c in with_known:  # and what was read is the whole memory, tags included
         assert c.b.tags == ["ui"] and c.b.text in NEAR
+
+
+def test_the_read_ahead_scan_finds_what_a_sequential_one_does(store, monkeypatch):
+    # The scan reads and searches the next batch in a thread while this one is
+    # classified (ADR 0060); the pairs found must not depend on that.
+    for text in NEAR:
+        store.remember(text, tags=["ui"])
+    store.remember("Paris is the capital of France.")
+    monkeypatch.setattr(conflicts_mod, "SCAN_BATCH", 2)
+    ahead = list(store.iter_conflicts())
+
+    def in_order(batches: Any) -> Any:
+        for batch in batches:
+            embedded = [m for m in batch if m.embedding is not None]
+            yield embedded, None  # no prefetched KNN: each batch searched when classified
+
+    monkeypatch.setattr(store, "_read_ahead", in_order)
+    sequential = list(store.iter_conflicts())
+    assert _pairs(ahead) == _pairs(sequential) and len(_pairs(ahead)) == 6
+    assert [(c.kind, c.similarity) for c in ahead] == [(c.kind, c.similarity) for c in sequential]
