@@ -53,11 +53,17 @@ from .archive import (
     ImportConflictError,
     ImportSummary,
     decode_base64_vector,
-    dump_line,
     iter_archive,
     read_archive_header,
 )
-from .export_rows import base64_strings, f16_arrays, fetch_rows, stored_bytes
+from .export_rows import (
+    base64_strings,
+    dump_compact,
+    encode_row,
+    f16_arrays,
+    fetch_rows,
+    stored_bytes,
+)
 from .host import StoreHost
 from .search import iter_keys
 
@@ -321,23 +327,19 @@ class PortabilityMixin(StoreHost):
         self, keys: list[str], replies: list[Any], access: list[Any], encoding: str = "json"
     ) -> list[tuple[float, str, bytes]]:
         """``(created_at, id, line)`` for each key of a batch read by :meth:`_export_read`
-        that is still present."""
+        that is still present: :func:`encode_row` writes the meta straight from the hash
+        values; the batch's vectors are spelled together."""
         dim = int(self.index_params.dim)
         f16 = self.vector_type == "FLOAT16"
+        width = len(_ROW_FIELDS)
         heads: list[tuple[float, str, bytes]] = []
         tails: list[bytes | None] = []
         blobs: list[bytes] = []
         for i, values in enumerate(replies):
             if values[0] is None and values[1] is None:
                 continue  # deleted since the key list was read
-            memory = codec.from_hash(dict(zip(_ROW_FIELDS, values, strict=False)))
-            n, t = access[2 * i], access[2 * i + 1]
-            if n:
-                memory.access_count += int(n)
-            if t:
-                memory.last_accessed = max(memory.last_accessed, float(t))
-            row: dict[str, Any] = {"id": memory.id, "text": memory.text, "meta": memory.to_dict()}
-            raw = values[-1] if len(values) > len(_ROW_FIELDS) else None
+            heads.append(encode_row(values, access[2 * i], access[2 * i + 1]))
+            raw = values[width] if len(values) > width else None
             if raw and encoding != "json":
                 blobs.append(stored_bytes(raw, self.vector_type, dim, encoding))
                 tails.append(None)
@@ -346,17 +348,18 @@ class PortabilityMixin(StoreHost):
                 tails.append(None)  # filled from the batch's one f16_arrays call
             elif raw:
                 vector = codec.vector_from_bytes(raw, self.vector_type, dim)
-                row["vector"] = None if vector is None else vector.tolist()
-                tails.append(b"")
+                if vector is None:  # pragma: no cover - a non-empty blob always decodes
+                    tails.append(b',"vector":null}\n')
+                else:
+                    tails.append(b',"vector":' + dump_compact(vector.tolist()) + b"}\n")
             else:
-                tails.append(b"")
-            heads.append((memory.created_at, memory.id, dump_line(row)))
+                tails.append(b"}\n")
         arrays = iter(f16_arrays(blobs, dim) if encoding == "json" else base64_strings(blobs))
         out: list[tuple[float, str, bytes]] = []
         for (created_at, memory_id, line), tail in zip(heads, tails, strict=True):
             if tail is None:  # the vector is the row's last key, as json.dumps would put it
-                line = line[:-2] + b',"vector":' + next(arrays) + b"}\n"
-            out.append((created_at, memory_id, line))
+                tail = b',"vector":' + next(arrays) + b"}\n"
+            out.append((created_at, memory_id, line + tail))
         return out
 
     # ------------------------------------------------------------------ import
