@@ -14,7 +14,7 @@ import json
 import re
 from base64 import b64encode
 from collections.abc import Sequence
-from json.encoder import encode_basestring_ascii  # type: ignore[attr-defined]
+from json.encoder import encode_basestring_ascii
 from typing import Any
 
 import numpy as np
