@@ -190,3 +190,23 @@ def test_archives_match_the_memory_path_and_round_trip(settings, embedder, tmp_p
         src.drop()
         for target in dst.values():
             target.drop()
+
+
+def test_windows_keep_created_at_then_id_order(store, tmp_path, monkeypatch):
+    """Windows of a few keys each, ties of created_at larger than a window: the
+    archive is still in (created_at, id) order, every memory once."""
+    from houkai.store import portability
+
+    monkeypatch.setattr(portability, "_EXPORT_BATCH", 2)
+    memories = [
+        Memory(id=f"tie-{c}", text=f"tie {c}", created_at=1_700_000_000.5) for c in "edcbaf"
+    ] + [Memory(id=f"at-{i}", text=f"at {i}", created_at=1_700_000_000.0 + i) for i in range(5)]
+    for m in memories:
+        m.collection = store.collection_name
+        m.last_accessed = m.created_at
+        m.content_hash = content_hash(m.text)
+    store.write(memories, np.asarray(store.encode([m.text for m in memories]), np.float32))
+    path = tmp_path / "ties.ahkai"
+    assert store.export(path).count == len(memories)
+    got = [json.loads(x)["id"] for x in _archive_lines(path)]
+    assert got == [m.id for m in sorted(memories, key=lambda m: (m.created_at, m.id))]

@@ -62,10 +62,10 @@ from .export_rows import (
     encode_row,
     f16_arrays,
     fetch_rows,
+    iter_windows,
     stored_bytes,
 )
 from .host import StoreHost
-from .search import iter_keys
 
 log = logging.getLogger(__name__)
 
@@ -273,38 +273,29 @@ class PortabilityMixin(StoreHost):
     ) -> Iterator[bytes]:
         """Archive lines in (created_at, id) order, straight from the hashes.
 
-        One pipelined round trip per batch: an ``HMGET`` of the row's fields
-        per key plus one ``HMGET`` of the pending access counts. A stored
-        FLOAT16 blob becomes JSON through a lookup table, never through a float
-        list. Ties of ``created_at`` are regrouped across batch edges.
+        The keys come as ``created_at`` windows (:func:`iter_windows`); each window's
+        rows are read in pipelined ``EVALSHA`` batches (an ``HMGET`` of the row's fields
+        per key) plus one ``HMGET`` of the pending access counts, then sorted by
+        ``(created_at, id)``: ties never cross a window. A stored FLOAT16 blob becomes
+        JSON through a lookup table, never through a float list.
 
-        The next batch is read in a helper thread while this one is encoded, so
-        Redis and the encoder work at the same time (at most two batches in hand).
+        The next window is read in a helper thread while this one is encoded, so
+        Redis and the encoder work at the same time (at most two windows in hand).
         """
         fields = (*_ROW_FIELDS, "vec") if with_vector else _ROW_FIELDS
-        group: list[tuple[str, bytes]] = []
-        group_at: float | None = None
         for keys, replies, access in self._export_reads(query, fields):
-            for created_at, memory_id, line in self._export_encode(keys, replies, access, encoding):
-                if group and created_at != group_at:
-                    group.sort()
-                    yield from (entry[1] for entry in group)
-                    group = []
-                group_at = created_at
-                group.append((memory_id, line))
-        group.sort()
-        yield from (entry[1] for entry in group)
+            rows = self._export_encode(keys, replies, access, encoding)
+            rows.sort(key=lambda row: (row[0], row[1]))
+            yield from (row[2] for row in rows)
 
     def _export_reads(
         self, query: str, fields: tuple[str, ...]
     ) -> Iterator[tuple[list[str], list[Any], list[Any]]]:
-        """``(keys, field values, access counts)`` per batch, the next one read ahead."""
+        """``(keys, field values, access counts)`` per window, the next one read ahead."""
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="houkai-export-read")
         ahead: Future[tuple[list[str], list[Any], list[Any]]] | None = None
         try:
-            for keys in iter_keys(
-                self.client, self.keys.index, query, batch_size=_EXPORT_BATCH, sortby="created_at"
-            ):
+            for keys in iter_windows(self.client, self.keys.index, query, _EXPORT_BATCH):
                 nxt = pool.submit(self._export_read, keys, fields)
                 if ahead is not None:
                     yield ahead.result()
@@ -317,8 +308,11 @@ class PortabilityMixin(StoreHost):
     def _export_read(
         self, keys: list[str], fields: tuple[str, ...]
     ) -> tuple[list[str], list[Any], list[Any]]:
-        """One batch's hash fields and pending access counts (two round trips)."""
-        replies = fetch_rows(self.client, keys, fields)
+        """One window's hash fields (an ``EVALSHA`` per :data:`_EXPORT_BATCH` keys) and
+        pending access counts."""
+        replies: list[Any] = []
+        for start in range(0, len(keys), _EXPORT_BATCH):
+            replies += fetch_rows(self.client, keys[start : start + _EXPORT_BATCH], fields)
         ids = [codec.memory_id_from_key(self.keys, key) for key in keys]
         access = self.client.hmget(self.keys.access, [f"{p}:{i}" for i in ids for p in ("n", "t")])
         return keys, replies, access
