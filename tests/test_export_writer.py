@@ -22,7 +22,7 @@ from houkai.db.schema import MEMORY_FIELDS
 from houkai.domain.model import Link, Memory, content_hash
 from houkai.store import codec
 from houkai.store.archive import dump_line
-from houkai.store.export_rows import encode_row, f16_arrays, f16_decimal, fetch_rows
+from houkai.store.export_rows import ROW_FIELDS, encode_row, f16_arrays, f16_decimal, fetch_rows
 
 AWKWARD_TEXTS = (
     'She said "hi" and left \\ a backslash',
@@ -75,6 +75,10 @@ def _awkward_memories() -> list[Memory]:
             )
         )
     return out
+
+
+def test_the_row_fields_are_the_memory_fields():
+    assert ROW_FIELDS == MEMORY_FIELDS
 
 
 @pytest.mark.parametrize("sparse", [True, False])

@@ -211,6 +211,14 @@ _type = _Cached(lambda raw: _jstr(raw, b'"semantic"'))
 _state = _Cached(lambda raw: _jstr(raw, b'"ready"'))
 _coll = _Cached(_jstr)
 
+# The hash fields a row is written from, in the order encode_row unpacks them: the
+# fields a search returns for a Memory (``schema.MEMORY_FIELDS``, checked by a test).
+ROW_FIELDS = (
+    "id", "text", "type", "tags", "importance", "created_at", "last_accessed",
+    "access_count", "source", "links", "superseded_by", "superseded_at", "polarity",
+    "expires_at", "coll", "state", "error", "chash",
+)  # fmt: skip
+
 _ROW = (
     b'{"id":%b,"text":%b,"meta":{"id":%b,"text":%b,"type":%b,"tags":%b,"importance":%b,'
     b'"created_at":%b,"last_accessed":%b,"access_count":%b,"source":%b,"links":%b,'
@@ -219,18 +227,21 @@ _ROW = (
 )
 
 
+_N = len(ROW_FIELDS)
+
+
 def encode_row(
     values: Sequence[bytes | None], pending_n: bytes | None, pending_t: bytes | None
 ) -> tuple[float, str, bytes]:
     """``(created_at, id, line)`` for one memory hash read as ``HMGET`` of
-    ``MEMORY_FIELDS`` (in that order), plus its pending access count and time.
+    :data:`ROW_FIELDS` (in that order), plus its pending access count and time.
 
     *line* is the archive row without its closing ``}`` and newline, so the caller
     appends ``,"vector":…`` or not. Its bytes equal ``dump_line`` of the row built
     through ``codec.from_hash`` and ``Memory.to_dict`` (tests/test_export_writer.py).
     """
     (mid, text, mtype, tags, importance, created, accessed, count, source, links,
-     sup_by, sup_at, polarity, expires, coll, state, error, chash) = values[:18]  # fmt: skip
+     sup_by, sup_at, polarity, expires, coll, state, error, chash) = values[:_N]  # fmt: skip
     created_at = _float_of(created, 0.0)
     last = _float_of(accessed, 0.0)
     if pending_t:

@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 from ..db.keys import value_key
-from ..db.schema import MEMORY_FIELDS
 from ..domain.model import (
     IMPORT_POLICIES,
     LINK_RELS,
@@ -57,6 +56,7 @@ from .archive import (
     read_archive_header,
 )
 from .export_rows import (
+    ROW_FIELDS,
     base64_strings,
     dump_compact,
     encode_row,
@@ -94,9 +94,8 @@ def _export_query(
 
 _EXPORT_CHUNK = 512  # lines handed to the compressor thread at a time
 _EXPORT_BATCH = 1000  # keys per pipelined HMGET round trip
-# The hash fields an archive row is built from (codec.from_hash reads these): the same
-# fields a search returns for a Memory.
-_ROW_FIELDS = MEMORY_FIELDS
+# The hash fields an archive row is written from (export_rows.encode_row).
+_ROW_FIELDS = ROW_FIELDS
 
 
 class _Compressor:
