@@ -20,7 +20,6 @@ from typing import Any
 import numpy as np
 
 from ..db.keys import value_key
-from ..db.schema import MEMORY_FIELDS
 from ..domain.model import (
     IMPORT_POLICIES,
     LINK_RELS,
@@ -53,13 +52,20 @@ from .archive import (
     ImportConflictError,
     ImportSummary,
     decode_base64_vector,
-    dump_line,
     iter_archive,
     read_archive_header,
 )
-from .export_rows import base64_strings, f16_arrays, fetch_rows, stored_bytes
+from .export_rows import (
+    ROW_FIELDS,
+    base64_strings,
+    dump_compact,
+    encode_row,
+    f16_arrays,
+    fetch_rows,
+    iter_windows,
+    stored_bytes,
+)
 from .host import StoreHost
-from .search import iter_keys
 
 log = logging.getLogger(__name__)
 
@@ -88,9 +94,8 @@ def _export_query(
 
 _EXPORT_CHUNK = 512  # lines handed to the compressor thread at a time
 _EXPORT_BATCH = 1000  # keys per pipelined HMGET round trip
-# The hash fields an archive row is built from (codec.from_hash reads these): the same
-# fields a search returns for a Memory.
-_ROW_FIELDS = MEMORY_FIELDS
+# The hash fields an archive row is written from (export_rows.encode_row).
+_ROW_FIELDS = ROW_FIELDS
 
 
 class _Compressor:
@@ -267,38 +272,29 @@ class PortabilityMixin(StoreHost):
     ) -> Iterator[bytes]:
         """Archive lines in (created_at, id) order, straight from the hashes.
 
-        One pipelined round trip per batch: an ``HMGET`` of the row's fields
-        per key plus one ``HMGET`` of the pending access counts. A stored
-        FLOAT16 blob becomes JSON through a lookup table, never through a float
-        list. Ties of ``created_at`` are regrouped across batch edges.
+        The keys come as ``created_at`` windows (:func:`iter_windows`); each window's
+        rows are read in pipelined ``EVALSHA`` batches (an ``HMGET`` of the row's fields
+        per key) plus one ``HMGET`` of the pending access counts, then sorted by
+        ``(created_at, id)``: ties never cross a window. A stored FLOAT16 blob becomes
+        JSON through a lookup table, never through a float list.
 
-        The next batch is read in a helper thread while this one is encoded, so
-        Redis and the encoder work at the same time (at most two batches in hand).
+        The next window is read in a helper thread while this one is encoded, so
+        Redis and the encoder work at the same time (at most two windows in hand).
         """
         fields = (*_ROW_FIELDS, "vec") if with_vector else _ROW_FIELDS
-        group: list[tuple[str, bytes]] = []
-        group_at: float | None = None
         for keys, replies, access in self._export_reads(query, fields):
-            for created_at, memory_id, line in self._export_encode(keys, replies, access, encoding):
-                if group and created_at != group_at:
-                    group.sort()
-                    yield from (entry[1] for entry in group)
-                    group = []
-                group_at = created_at
-                group.append((memory_id, line))
-        group.sort()
-        yield from (entry[1] for entry in group)
+            rows = self._export_encode(keys, replies, access, encoding)
+            rows.sort(key=lambda row: (row[0], row[1]))
+            yield from (row[2] for row in rows)
 
     def _export_reads(
         self, query: str, fields: tuple[str, ...]
     ) -> Iterator[tuple[list[str], list[Any], list[Any]]]:
-        """``(keys, field values, access counts)`` per batch, the next one read ahead."""
+        """``(keys, field values, access counts)`` per window, the next one read ahead."""
         pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="houkai-export-read")
         ahead: Future[tuple[list[str], list[Any], list[Any]]] | None = None
         try:
-            for keys in iter_keys(
-                self.client, self.keys.index, query, batch_size=_EXPORT_BATCH, sortby="created_at"
-            ):
+            for keys in iter_windows(self.client, self.keys.index, query, _EXPORT_BATCH):
                 nxt = pool.submit(self._export_read, keys, fields)
                 if ahead is not None:
                     yield ahead.result()
@@ -311,8 +307,11 @@ class PortabilityMixin(StoreHost):
     def _export_read(
         self, keys: list[str], fields: tuple[str, ...]
     ) -> tuple[list[str], list[Any], list[Any]]:
-        """One batch's hash fields and pending access counts (two round trips)."""
-        replies = fetch_rows(self.client, keys, fields)
+        """One window's hash fields (an ``EVALSHA`` per :data:`_EXPORT_BATCH` keys) and
+        pending access counts."""
+        replies: list[Any] = []
+        for start in range(0, len(keys), _EXPORT_BATCH):
+            replies += fetch_rows(self.client, keys[start : start + _EXPORT_BATCH], fields)
         ids = [codec.memory_id_from_key(self.keys, key) for key in keys]
         access = self.client.hmget(self.keys.access, [f"{p}:{i}" for i in ids for p in ("n", "t")])
         return keys, replies, access
@@ -321,23 +320,19 @@ class PortabilityMixin(StoreHost):
         self, keys: list[str], replies: list[Any], access: list[Any], encoding: str = "json"
     ) -> list[tuple[float, str, bytes]]:
         """``(created_at, id, line)`` for each key of a batch read by :meth:`_export_read`
-        that is still present."""
+        that is still present: :func:`encode_row` writes the meta straight from the hash
+        values; the batch's vectors are spelled together."""
         dim = int(self.index_params.dim)
         f16 = self.vector_type == "FLOAT16"
+        width = len(_ROW_FIELDS)
         heads: list[tuple[float, str, bytes]] = []
         tails: list[bytes | None] = []
         blobs: list[bytes] = []
         for i, values in enumerate(replies):
             if values[0] is None and values[1] is None:
                 continue  # deleted since the key list was read
-            memory = codec.from_hash(dict(zip(_ROW_FIELDS, values, strict=False)))
-            n, t = access[2 * i], access[2 * i + 1]
-            if n:
-                memory.access_count += int(n)
-            if t:
-                memory.last_accessed = max(memory.last_accessed, float(t))
-            row: dict[str, Any] = {"id": memory.id, "text": memory.text, "meta": memory.to_dict()}
-            raw = values[-1] if len(values) > len(_ROW_FIELDS) else None
+            heads.append(encode_row(values, access[2 * i], access[2 * i + 1]))
+            raw = values[width] if len(values) > width else None
             if raw and encoding != "json":
                 blobs.append(stored_bytes(raw, self.vector_type, dim, encoding))
                 tails.append(None)
@@ -346,17 +341,18 @@ class PortabilityMixin(StoreHost):
                 tails.append(None)  # filled from the batch's one f16_arrays call
             elif raw:
                 vector = codec.vector_from_bytes(raw, self.vector_type, dim)
-                row["vector"] = None if vector is None else vector.tolist()
-                tails.append(b"")
+                if vector is None:  # pragma: no cover - a non-empty blob always decodes
+                    tails.append(b',"vector":null}\n')
+                else:
+                    tails.append(b',"vector":' + dump_compact(vector.tolist()) + b"}\n")
             else:
-                tails.append(b"")
-            heads.append((memory.created_at, memory.id, dump_line(row)))
+                tails.append(b"}\n")
         arrays = iter(f16_arrays(blobs, dim) if encoding == "json" else base64_strings(blobs))
         out: list[tuple[float, str, bytes]] = []
         for (created_at, memory_id, line), tail in zip(heads, tails, strict=True):
             if tail is None:  # the vector is the row's last key, as json.dumps would put it
-                line = line[:-2] + b',"vector":' + next(arrays) + b"}\n"
-            out.append((created_at, memory_id, line))
+                tail = b',"vector":' + next(arrays) + b"}\n"
+            out.append((created_at, memory_id, line + tail))
         return out
 
     # ------------------------------------------------------------------ import
