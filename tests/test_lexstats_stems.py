@@ -101,3 +101,16 @@ def test_a_collection_without_stems_scores_plain_until_upgraded(store: MemorySto
     assert stats["__N"] == stats["__S"] == 4
     after = _lexical(store, "books")
     assert after["a book about whales"] > 0.0
+
+
+def test_collections_migrate_upgrades_a_collection_without_stems(settings, make_store) -> None:
+    from houkai.app.service import MemoryService
+
+    store = make_store()
+    store.remember_many(["old note about gardens", "another old note"])
+    _make_legacy(store)
+    service = MemoryService(settings, actor="cli")
+    result = service.collection_migrate(name=store.collection_name, vector_type=store.vector_type)
+    assert result["stems_upgraded"] == 2 and result["changed"] is False
+    assert lexstats.stemmed_stats(store.client, store.keys.lexstats)
+    assert _lexical(store, "garden")["old note about gardens"] > 0
