@@ -239,8 +239,9 @@ CANDIDATE_POSTINGS = 10_000
 class TermStats:
     """The corpus statistics of one query's terms, read in one ``HMGET``.
 
-    ``df`` is keyed by the query term as given; with ``stemmed`` it holds the
-    document frequency of the term's stem (every memory has stems counted).
+    ``df`` is keyed by the query term as given: the document frequency of its stem
+    once every memory has stems counted, else of the exact token. ``stemmed``: texts
+    are matched over stems.
     """
 
     n_docs: int
@@ -249,16 +250,21 @@ class TermStats:
     stemmed: bool = False
 
 
-def term_stats(client: redis.Redis, stats_key: str, terms: Iterable[str]) -> TermStats:
-    """Plain and stemmed frequencies in one round trip; the collection's form picks one."""
+def term_stats(
+    client: redis.Redis, stats_key: str, terms: Iterable[str], stems: bool = True
+) -> TermStats:
+    """Plain and stemmed frequencies in one round trip; the collection's form picks one
+    (``stems=False``: the exact tokens, e.g. for a question that names nothing)."""
     names = list(dict.fromkeys(terms))
     fields = ["__N", "__len", "__S", *[f"t:{t}" for t in names], *[f"s:{stem(t)}" for t in names]]
     raw = client.hmget(stats_key, fields)
     n_docs, stemmed_docs = int(raw[0] or 0), int(raw[2] or 0)
-    stemmed = n_docs == stemmed_docs
-    values = raw[3 + len(names) :] if stemmed else raw[3 : 3 + len(names)]
+    counted = n_docs == stemmed_docs  # every memory has its stems counted
+    values = raw[3 + len(names) :] if counted else raw[3 : 3 + len(names)]
     df = {term: max(0, int(v or 0)) for term, v in zip(names, values, strict=True)}
-    return TermStats(n_docs, int(raw[1] or 0), df, stemmed)
+    # Exact tokens on a stemmed collection keep the stem's frequency (an upper bound of
+    # the token's): only plain collections still count plain terms.
+    return TermStats(n_docs, int(raw[1] or 0), df, stems and counted)
 
 
 def candidate_terms(terms: list[str], stats: TermStats, budget: int | None = None) -> list[str]:
@@ -291,6 +297,7 @@ def bm25_scores(
     client: redis.Redis,
     stats_key: str,
     stats: TermStats | None = None,
+    stems: bool = True,
 ) -> dict[str, float]:
     """BM25 (k1=1.2, b=0.75) of each text for the query terms, with corpus-wide df and N
     (*stats* when the caller already read them, else one ``HMGET``).
@@ -302,7 +309,7 @@ def bm25_scores(
     if not terms or not texts:
         return {key: 0.0 for key in texts}
     if stats is None or any(t not in stats.df for t in terms):
-        stats = term_stats(client, stats_key, terms)
+        stats = term_stats(client, stats_key, terms, stems)
     n_docs = max(1, stats.n_docs)
     avgdl = max(1.0, stats.total_len / n_docs)
     idf: dict[str, float] = {}
