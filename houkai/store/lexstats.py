@@ -10,6 +10,11 @@ term plus the document count and total length. Each memory hash records the
 terms it contributed (``lexterms``) and its length (``lexlen``), so the Lua
 scripts below are idempotent: rewriting a memory with unchanged text changes
 nothing, and a delete subtracts exactly what was added.
+
+Since ADR 0056 the statistics count English stems (``s:<stem>``, ``lexstems``,
+``__S`` memories with stems) and recall scores over them once every memory has
+them; a collection written before keeps its plain ``t:`` counts exact (its
+writes count both forms) until :func:`upgrade` has given every memory its stems.
 """
 
 from __future__ import annotations
