@@ -56,6 +56,10 @@ def test_book_finds_books_for_a_question_that_names_someone(store: MemoryStore) 
             "the weather was sunny all week",
         ]
     )
+    hits = store.recall("What books has Tim read?", k=3, mode="hybrid", explain=True, touch=False)
+    assert hits[0][2]["query"]["stems"] is True  # explain shows the lexical leg used stems
+    plain = store.recall("which books are worth it", k=3, mode="hybrid", explain=True)
+    assert "stems" not in plain[0][2]["query"]
     named = _lexical(store, "What books has Tim read?")
     assert named["Tim finished a book about whales"] > named["Tim likes hiking in the hills"] > 0
     # a question naming nothing keeps exact tokens: "books" is not "book" (ADR 0056's gate)

@@ -128,6 +128,8 @@ class QueryParse:
             out["names"] = list(self.names)
         if self.when_question:
             out["when_question"] = True
+        if self.names or self.exact:
+            out["stems"] = True  # the lexical leg matches stems (ADR 0056, names_something)
         return out
 
 
