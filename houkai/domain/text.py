@@ -11,7 +11,6 @@ cannot carry RediSearch syntax, so user text never reaches the query parser raw.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 import snowballstemmer
 
@@ -55,22 +54,29 @@ def tokenize(text: str) -> list[str]:
 
 
 _STEMMER = snowballstemmer.stemmer("english")
+_STEMS: dict[str, str] = {}
+_STEMS_MAX = 200_000  # distinct words remembered (a few MB); past it, stems are recomputed
 
 
-@lru_cache(maxsize=65_536)
 def stem(token: str) -> str:
     """The English Snowball stem of a lower-cased token ("books" → "book", "reading" → "read").
 
     The lexical leg scores BM25 over stems (ADR 0056): RediSearch already stems English
     when it finds keyword candidates, so only the scoring counted exact tokens. CJK
-    bigrams and digits come back unchanged. Cached: a conversation repeats its words.
+    bigrams and digits come back unchanged. Cached: a collection repeats its words.
     """
-    return _STEMMER.stemWord(token)
+    found = _STEMS.get(token)
+    if found is None:
+        found = _STEMMER.stemWord(token)
+        if len(_STEMS) < _STEMS_MAX:
+            _STEMS[token] = found
+    return found
 
 
 def stem_tokens(text: str) -> list[str]:
     """:func:`tokenize`, each token stemmed (the terms of stemmed BM25)."""
-    return [stem(t) for t in tokenize(text)]
+    known = _STEMS.get
+    return [known(t) or stem(t) for t in tokenize(text)]
 
 
 def lexical_form(text: str) -> str:
