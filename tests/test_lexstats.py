@@ -6,7 +6,7 @@ import math
 from collections import Counter
 
 from houkai import MemoryStore
-from houkai.domain.text import tokenize
+from houkai.domain.text import stem_tokens
 from houkai.store import lexstats
 
 
@@ -19,11 +19,11 @@ def _expected(texts: list[str]) -> dict[str, int]:
     df: Counter[str] = Counter()
     total = 0
     for text in texts:
-        tokens = tokenize(text)
+        tokens = stem_tokens(text)
         total += len(tokens)
         df.update(set(tokens))
-    out = {f"t:{term}": n for term, n in df.items()}
-    out["__N"] = len(texts)
+    out = {f"s:{term}": n for term, n in df.items()}
+    out["__N"] = out["__S"] = len(texts)
     out["__len"] = total
     return out
 

@@ -998,6 +998,7 @@ class MemoryService:
     def collection_migrate(self, p: params.CollectionMigrate) -> dict[str, Any]:
         """Re-write a collection's vectors in another element type, in place (resumable)."""
         from ..db.connection import connect
+        from ..store import lexstats
         from ..store.migrate import migrate_vectors
 
         s = self.settings
@@ -1007,7 +1008,9 @@ class MemoryService:
             raise NotFound(f"no collection named {p.name!r}")
         keys = Keys(s.key_prefix, p.name)
         result = migrate_vectors(client, keys, p.vector_type, batch_size=p.batch_size)
-        return dict(result.to_dict())
+        # the same one-off pass gives memories written before ADR 0056 their stems
+        stems = lexstats.upgrade(client, keys.memory_prefix, keys.lexstats, p.batch_size)
+        return {**result.to_dict(), "stems_upgraded": stems}
 
     @operation("collection_copy")
     def collection_copy(self, p: params.CollectionCopy) -> dict[str, Any]:

@@ -136,6 +136,7 @@ def run(path: str | Path, *, conversations: str = "0-4", settings=None) -> dict[
         if store.count() != len(conv.turns):
             store.nuke()
             locomo._ingest(store, conv)
+        locomo._upgrade_stems(store)
         items += collect(store, conv)
     by_kind: dict[str, list[Item]] = {}
     for it in items:

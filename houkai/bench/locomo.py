@@ -223,6 +223,14 @@ def _ingest(store, conv: Conversation) -> None:
         backdate(store, {m.id: t.when for m, t in zip(written, turns, strict=True)})
 
 
+def _upgrade_stems(store: Any) -> None:
+    """A kept collection ingested before ADR 0056 gets its stems (else BM25 scores plain)."""
+    from ..store import lexstats
+
+    if not lexstats.stemmed_stats(store.client, store.keys.lexstats):
+        lexstats.upgrade(store.client, store.keys.memory_prefix, store.keys.lexstats)
+
+
 def _open(collection: str, settings: Any, embedder: Any) -> Any:
     """The conversation's store; a collection left with another vector type is re-created."""
     from ..db.schema import validate_vector_type
@@ -282,6 +290,7 @@ def run(
         if not (reuse and store.count() == len(conv.turns)):
             store.nuke()
             _ingest(store, conv)
+        _upgrade_stems(store)
         ingest_seconds += time.perf_counter() - started
         n_turns += len(conv.turns)
         as_of = max((t.when for t in conv.turns), default=time.time()) + 86_400

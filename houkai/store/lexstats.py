@@ -10,10 +10,16 @@ term plus the document count and total length. Each memory hash records the
 terms it contributed (``lexterms``) and its length (``lexlen``), so the Lua
 scripts below are idempotent: rewriting a memory with unchanged text changes
 nothing, and a delete subtracts exactly what was added.
+
+Since ADR 0056 the statistics count English stems (``s:<stem>``, ``lexstems``,
+``__S`` memories with stems) and recall scores over them once every memory has
+them; a collection written before keeps its plain ``t:`` counts exact (its
+writes count both forms) until :func:`upgrade` has given every memory its stems.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -22,19 +28,29 @@ from typing import Any
 
 import redis
 
-from ..domain.text import tokenize
+from ..domain.text import stem, stem_tokens, tokenize
+
+log = logging.getLogger(__name__)
 
 K1 = 1.2
 B = 0.75
 
 
-def _decrement(terms: str, stats: str) -> str:
+def _decrement(terms: str, stats: str, prefix: str = "t:") -> str:
     """Lua: one document fewer for each term in the Lua string *terms* (space-separated)."""
     return f"""
 for term in string.gmatch({terms}, '%S+') do
-  if redis.call('HINCRBY', {stats}, 't:' .. term, -1) <= 0 then
-    redis.call('HDEL', {stats}, 't:' .. term)
+  if redis.call('HINCRBY', {stats}, '{prefix}' .. term, -1) <= 0 then
+    redis.call('HDEL', {stats}, '{prefix}' .. term)
   end
+end
+"""
+
+
+def _increment(terms: str, stats: str, prefix: str) -> str:
+    return f"""
+for term in string.gmatch({terms}, '%S+') do
+  redis.call('HINCRBY', {stats}, '{prefix}' .. term, 1)
 end
 """
 
@@ -43,48 +59,75 @@ def uncount_lua(memory: str, stats: str) -> str:
     """Lua: take back what the hash at *memory* contributed to *stats*, before deleting it.
 
     Shared by every script that deletes a memory (here, purge, the pipeline's
-    rejection), so the statistics stay exact whichever path removes it.
+    rejection), so the statistics stay exact whichever path removes it: the plain
+    terms (``lexterms``, ``t:``) and the stems (``lexstems``, ``s:``), whichever it holds.
     """
     return (
         f"local counted = redis.call('HGET', {memory}, 'lexterms')\n"
-        "if counted then"
-        + _decrement("counted", stats)
-        + f"  redis.call('HINCRBY', {stats}, '__N', -1)\n"
+        f"local counted_stems = redis.call('HGET', {memory}, 'lexstems')\n"
+        "if counted then" + _decrement("counted", stats) + "end\n"
+        "if counted_stems then"
+        + _decrement("counted_stems", stats, "s:")
+        + f"  redis.call('HINCRBY', {stats}, '__S', -1)\n"
+        "end\n"
+        "if counted or counted_stems then\n"
+        f"  redis.call('HINCRBY', {stats}, '__N', -1)\n"
         f"  local counted_len = tonumber(redis.call('HGET', {memory}, 'lexlen') or '0') or 0\n"
         f"  redis.call('HINCRBY', {stats}, '__len', -counted_len)\n"
         "end\n"
     )
 
 
-# KEYS: memory, stats. ARGV: terms, length, names to clear (space-separated:
+# KEYS: memory, stats. ARGV: terms, stems, length, names to clear (space-separated:
 # fields a sparse write leaves out), then field/value pairs. Clearing happens in
 # the same HSET, so RediSearch re-indexes the document once.
+#
+# Every write counts the memory's stems (``s:``, ``lexstems``; ``__S`` documents);
+# it also counts its plain terms (``t:``, ``lexterms``) while the collection holds
+# a document without stems (written before ADR 0056 and not yet upgraded), since
+# recall scores that collection over plain terms until every document has stems.
 WRITE_LUA = (
     """
 local old = redis.call('HGET', KEYS[1], 'lexterms')
+local olds = redis.call('HGET', KEYS[1], 'lexstems')
 local oldlen = tonumber(redis.call('HGET', KEYS[1], 'lexlen') or '0') or 0
-if old ~= ARGV[1] then
+local n = tonumber(redis.call('HGET', KEYS[2], '__N') or '0') or 0
+local s = tonumber(redis.call('HGET', KEYS[2], '__S') or '0') or 0
+local mine = 0
+if (old or olds) and not olds then mine = 1 end
+local plain = false
+if n - s - mine > 0 then plain = ARGV[1] end
+if old ~= plain then
   if old then"""
     + _decrement("old", "KEYS[2]")
-    + """  else
-    redis.call('HINCRBY', KEYS[2], '__N', 1)
-  end
-  for term in string.gmatch(ARGV[1], '%S+') do
-    redis.call('HINCRBY', KEYS[2], 't:' .. term, 1)
-  end
+    + """  end
+  if plain then"""
+    + _increment("plain", "KEYS[2]", "t:")
+    + """  end
 end
-redis.call('HINCRBY', KEYS[2], '__len', tonumber(ARGV[2]) - oldlen)
+if olds ~= ARGV[2] then
+  if olds then"""
+    + _decrement("olds", "KEYS[2]", "s:")
+    + """  else
+    redis.call('HINCRBY', KEYS[2], '__S', 1)
+  end"""
+    + _increment("ARGV[2]", "KEYS[2]", "s:")
+    + """end
+if not (old or olds) then redis.call('HINCRBY', KEYS[2], '__N', 1) end
+redis.call('HINCRBY', KEYS[2], '__len', tonumber(ARGV[3]) - oldlen)
 local fields = {}
-for i = 4, #ARGV do fields[#fields + 1] = ARGV[i] end
-if ARGV[3] ~= '' and (old or redis.call('EXISTS', KEYS[1]) == 1) then
-  for name in string.gmatch(ARGV[3], '%S+') do
+for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
+if ARGV[4] ~= '' and (old or olds or redis.call('EXISTS', KEYS[1]) == 1) then
+  for name in string.gmatch(ARGV[4], '%S+') do
     if redis.call('HEXISTS', KEYS[1], name) == 1 then
       fields[#fields + 1] = name
       fields[#fields + 1] = ''
     end
   end
 end
-redis.call('HSET', KEYS[1], 'lexterms', ARGV[1], 'lexlen', ARGV[2], unpack(fields))
+if old and not plain then redis.call('HDEL', KEYS[1], 'lexterms') end
+if plain then fields[#fields + 1] = 'lexterms'; fields[#fields + 1] = plain end
+redis.call('HSET', KEYS[1], 'lexstems', ARGV[2], 'lexlen', ARGV[3], unpack(fields))
 return 1
 """
 )
@@ -95,18 +138,100 @@ UPDATE_LUA = "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end\n" + WRITE
 
 DELETE_LUA = uncount_lua("KEYS[1]", "KEYS[2]") + "return redis.call('DEL', KEYS[1])\n"
 
+# KEYS: memory, stats. ARGV: stems, length. The upgrade of one memory written before
+# ADR 0056: count its stems (its plain terms stay counted until the collection is
+# scored over stems). Idempotent: a memory that has stems, or is gone, is skipped.
+# Returns 1 when the memory was upgraded.
+UPGRADE_LUA = (
+    """
+if redis.call('HEXISTS', KEYS[1], 'lexstems') == 1 then return 0 end
+if redis.call('HEXISTS', KEYS[1], 'lexterms') == 0 then return 0 end
+"""
+    + _increment("ARGV[1]", "KEYS[2]", "s:")
+    + """redis.call('HINCRBY', KEYS[2], '__S', 1)
+redis.call('HSET', KEYS[1], 'lexstems', ARGV[1])
+return 1
+"""
+)
+
+# KEYS: memory, stats. Once every memory has stems, its plain terms count for
+# nothing: take them back (idempotent; the second phase of the upgrade).
+DROP_PLAIN_LUA = (
+    """
+local old = redis.call('HGET', KEYS[1], 'lexterms')
+if not old or redis.call('HEXISTS', KEYS[1], 'lexstems') == 0 then return 0 end
+"""
+    + _decrement("old", "KEYS[2]")
+    + """redis.call('HDEL', KEYS[1], 'lexterms')
+return 1
+"""
+)
+
 
 def write_args(text: str, mapping: Mapping[str, Any], cleared: Iterable[str] = ()) -> list[Any]:
-    """ARGV for :data:`WRITE_LUA` / :data:`UPDATE_LUA`: *text*'s terms and length, the
-    fields to clear, then *mapping*'s field/value pairs."""
+    """ARGV for :data:`WRITE_LUA` / :data:`UPDATE_LUA`: *text*'s terms, stems and length,
+    the fields to clear, then *mapping*'s field/value pairs."""
     terms, length = doc_terms(text)
-    return [terms, length, " ".join(cleared), *(x for pair in mapping.items() for x in pair)]
+    stems, _ = doc_terms(text, stemmed=True)
+    return [terms, stems, length, " ".join(cleared), *(x for pair in mapping.items() for x in pair)]
 
 
-def doc_terms(text: str) -> tuple[str, int]:
-    """The distinct terms a text contributes (space-joined, sorted) and its length."""
-    tokens = tokenize(text)
+def doc_terms(text: str, stemmed: bool = False) -> tuple[str, int]:
+    """The distinct terms (or stems) a text contributes (space-joined, sorted) and its length."""
+    tokens = stem_tokens(text) if stemmed else tokenize(text)
     return " ".join(sorted(set(tokens))), len(tokens)
+
+
+def upgrade(client: redis.Redis, memory_prefix: str, stats_key: str, batch: int = 500) -> int:
+    """Give every memory written before ADR 0056 its stems; returns how many were upgraded.
+
+    Resumable and safe beside live writes: each memory is upgraded by one atomic,
+    idempotent script, so an interrupted run simply runs again. Until the last
+    memory has stems, recall keeps scoring over the exact plain statistics; once
+    every memory has them (``__S == __N``) it scores over stems, and a second pass
+    takes the plain terms back.
+    """
+    up = client.register_script(UPGRADE_LUA)
+    drop = client.register_script(DROP_PLAIN_LUA)
+    upgraded = 0
+    for phase in (up, drop):
+        if phase is drop and not stemmed_stats(client, stats_key):
+            break  # a memory is still missing (written meanwhile by an old client)
+        keys: list[bytes] = []
+        for key in client.scan_iter(match=memory_prefix + "*", count=batch):
+            keys.append(key)
+            if len(keys) >= batch:
+                upgraded += _upgrade_batch(client, phase, keys, stats_key)
+                keys = []
+        if keys:
+            upgraded += _upgrade_batch(client, phase, keys, stats_key)
+    log.info("lexical statistics: %d memories given stems", upgraded)
+    return upgraded
+
+
+def _upgrade_batch(client: redis.Redis, script: Any, keys: list[bytes], stats_key: str) -> int:
+    """One pipelined round of *script* over *keys*; the upgrade reads the texts first."""
+    pipe = client.pipeline(transaction=False)
+    if script.script == DROP_PLAIN_LUA:
+        for key in keys:
+            script(keys=[key, stats_key], client=pipe)
+        pipe.execute()
+        return 0
+    for key in keys:
+        pipe.hget(key, "text")
+    texts = pipe.execute()
+    pipe = client.pipeline(transaction=False)
+    for key, text in zip(keys, texts, strict=True):
+        if text is not None:
+            stems, _ = doc_terms(text.decode() if isinstance(text, bytes) else text, stemmed=True)
+            script(keys=[key, stats_key], args=[stems], client=pipe)
+    return sum(int(x or 0) for x in pipe.execute())
+
+
+def stemmed_stats(client: redis.Redis, stats_key: str) -> bool:
+    """True when every memory of the collection has its stems counted (``__S == __N``)."""
+    n, s = client.hmget(stats_key, ["__N", "__S"])
+    return int(n or 0) == int(s or 0)
 
 
 # Postings (summed document frequencies) the keyword-candidate query may walk. RediSearch
@@ -117,18 +242,34 @@ CANDIDATE_POSTINGS = 10_000
 
 @dataclass(frozen=True)
 class TermStats:
-    """The corpus statistics of one query's terms, read in one ``HMGET``."""
+    """The corpus statistics of one query's terms, read in one ``HMGET``.
+
+    ``df`` is keyed by the query term as given: the document frequency of its stem
+    once every memory has stems counted, else of the exact token. ``stemmed``: texts
+    are matched over stems.
+    """
 
     n_docs: int
     total_len: int
     df: dict[str, int]
+    stemmed: bool = False
 
 
-def term_stats(client: redis.Redis, stats_key: str, terms: Iterable[str]) -> TermStats:
+def term_stats(
+    client: redis.Redis, stats_key: str, terms: Iterable[str], stems: bool = True
+) -> TermStats:
+    """Plain and stemmed frequencies in one round trip; the collection's form picks one
+    (``stems=False``: the exact tokens, e.g. for a question that names nothing)."""
     names = list(dict.fromkeys(terms))
-    raw = client.hmget(stats_key, ["__N", "__len", *[f"t:{t}" for t in names]])
-    df = {term: max(0, int(v or 0)) for term, v in zip(names, raw[2:], strict=True)}
-    return TermStats(int(raw[0] or 0), int(raw[1] or 0), df)
+    fields = ["__N", "__len", "__S", *[f"t:{t}" for t in names], *[f"s:{stem(t)}" for t in names]]
+    raw = client.hmget(stats_key, fields)
+    n_docs, stemmed_docs = int(raw[0] or 0), int(raw[2] or 0)
+    counted = n_docs == stemmed_docs  # every memory has its stems counted
+    values = raw[3 + len(names) :] if counted else raw[3 : 3 + len(names)]
+    df = {term: max(0, int(v or 0)) for term, v in zip(names, values, strict=True)}
+    # Exact tokens on a stemmed collection keep the stem's frequency (an upper bound of
+    # the token's): only plain collections still count plain terms.
+    return TermStats(n_docs, int(raw[1] or 0), df, stems and counted)
 
 
 def candidate_terms(terms: list[str], stats: TermStats, budget: int | None = None) -> list[str]:
@@ -161,29 +302,38 @@ def bm25_scores(
     client: redis.Redis,
     stats_key: str,
     stats: TermStats | None = None,
+    stems: bool = True,
 ) -> dict[str, float]:
     """BM25 (k1=1.2, b=0.75) of each text for the query terms, with corpus-wide df and N
-    (*stats* when the caller already read them, else one ``HMGET``)."""
+    (*stats* when the caller already read them, else one ``HMGET``).
+
+    Over stems when the collection's statistics are stemmed ("book" scores "books"),
+    over exact tokens for a collection not yet upgraded (:func:`upgrade`).
+    """
     terms = list(dict.fromkeys(query_terms))
     if not terms or not texts:
         return {key: 0.0 for key in texts}
     if stats is None or any(t not in stats.df for t in terms):
-        stats = term_stats(client, stats_key, terms)
+        stats = term_stats(client, stats_key, terms, stems)
     n_docs = max(1, stats.n_docs)
     avgdl = max(1.0, stats.total_len / n_docs)
-    idf = {}
+    idf: dict[str, float] = {}
     for term in terms:
+        form = stem(term) if stats.stemmed else term
+        if form in idf:
+            continue  # "book" and "books" in one question count once
         df = stats.df[term]
-        idf[term] = math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
+        idf[form] = math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
+    split = stem_tokens if stats.stemmed else tokenize
     scores: dict[str, float] = {}
     for key, text in texts.items():
-        tokens = tokenize(text)
+        tokens = split(text)
         counts = Counter(tokens)
         dl = len(tokens)
         score = 0.0
-        for term in terms:
-            tf = counts.get(term, 0)
+        for form, weight in idf.items():
+            tf = counts.get(form, 0)
             if tf:
-                score += idf[term] * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
+                score += weight * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
         scores[key] = score
     return scores

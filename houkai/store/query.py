@@ -128,6 +128,8 @@ class QueryParse:
             out["names"] = list(self.names)
         if self.when_question:
             out["when_question"] = True
+        if self.names or self.exact:
+            out["stems"] = True  # the lexical leg matches stems (ADR 0056, names_something)
         return out
 
 
@@ -234,6 +236,17 @@ def _names(text: str) -> list[str]:
             continue
         out.append(word)
     return out
+
+
+def names_something(text: str) -> bool:
+    """Does the question name someone or something, or hold an exact token?
+
+    Such a question is answered by the words it shares with its answer, in any
+    form ("Tim's books" ← "Tim read a book"): the lexical leg scores it over stems.
+    A question that names nothing is mostly a paraphrase, and stems let its common
+    words match more distractors (ADR 0056's held-out paraphrase kind): exact tokens.
+    """
+    return bool(_names(text) or _exact_tokens(text))
 
 
 def parse_query(text: str, now: float) -> QueryParse:

@@ -39,7 +39,7 @@ from ..domain.model import (
 )
 from ..domain.text import lexical_clause, query_terms
 from . import codec, lexstats
-from .query import QueryParse, parse_query
+from .query import QueryParse, names_something, parse_query
 from .recall_stages import RecallStagesMixin
 from .search import search
 from .stages import BASE, FITTED, StageParams, resolve_stages
@@ -417,7 +417,9 @@ class RecallMixin(RecallStagesMixin):
         terms = query_terms(query)
         if not terms:
             return False
-        stats = lexstats.term_stats(self.client, self.keys.lexstats, terms)
+        stats = lexstats.term_stats(
+            self.client, self.keys.lexstats, terms, stems=names_something(query)
+        )
         clause = lexical_clause(lexstats.candidate_terms(terms, stats))
         if where != "*":
             clause = f"{clause} {where}"

@@ -17,7 +17,7 @@ from ..domain.model import HybridWeights, Memory
 from ..domain.text import query_terms
 from . import codec, lexstats
 from .host import StoreHost
-from .query import DAY, QueryParse, states_time, time_proximity
+from .query import DAY, QueryParse, names_something, states_time, time_proximity
 from .stages import StageParams
 
 if TYPE_CHECKING:
@@ -174,7 +174,11 @@ class RecallStagesMixin(StoreHost):
         if not terms:
             return False
         scores = lexstats.bm25_scores(
-            terms, {mid: pool[mid].memory.text for mid in added}, self.client, self.keys.lexstats
+            terms,
+            {mid: pool[mid].memory.text for mid in added},
+            self.client,
+            self.keys.lexstats,
+            stems=names_something(query),
         )
         for mid, value in scores.items():
             pool[mid].bm25 = value
