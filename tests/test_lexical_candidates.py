@@ -114,3 +114,21 @@ def test_keyword_candidates_match_exact_terms_not_stems(store):
     assert store._add_lexical(pool, "served", "*", 10, None)
     assert set(pool) == {exact}
     assert pool[exact].lexical == 1.0 and stem_only not in pool
+
+
+def test_a_question_scored_over_stems_finds_candidates_through_stems(store):
+    # A question naming someone is scored over stems (ADR 0056), so the keyword query
+    # keeps RediSearch's stem expansion: "serving" is a candidate for "served" and scores.
+    served, serving = (
+        m.id
+        for m in store.remember_many(
+            [
+                {"text": "The request was served from the edge cache."},
+                {"text": "Lunch is serving at noon."},
+            ]
+        )
+    )
+    pool: dict[str, Any] = {}
+    assert store._add_lexical(pool, "What was served by Marguerite?", "*", 10, None)
+    assert {served, serving} <= set(pool)
+    assert pool[serving].lexical > 0

@@ -424,17 +424,18 @@ class RecallMixin(RecallStagesMixin):
         if where != "*":
             clause = f"{clause} {where}"
         try:
-            # VERBATIM: BM25 below counts exact tokens, so a document found only through
-            # a stem ("+serv" for "served": server, service, …) would score nothing for
-            # that term, and the stem expansion can walk several times the postings the
-            # budget allows (ADR 0060).
+            # The candidates match the way BM25 below counts: over stems, RediSearch's
+            # stem expansion finds what scores; over exact tokens, VERBATIM, since a
+            # document found only through a stem ("+serv" for "served") would score
+            # nothing for that term, and walking the expansion cost several times the
+            # postings the budget counts (ADR 0060).
             _, hits = search(
                 self.client,
                 self.keys.index,
                 clause,
                 return_fields=(*MEMORY_FIELDS, "vec"),
                 limit=size * 2,
-                verbatim=True,
+                verbatim=not stats.stemmed,
             )
         except redis.exceptions.ResponseError:
             hits = []  # a lexical bonus is never worth failing the recall
