@@ -417,12 +417,19 @@ def run(
         _finish_jobs(step, jobs, settings, collection, workdir, job_timeout, n, save, say)
         step["elapsed_seconds"] = round(time.perf_counter() - started, 1)
         save()
-        if out:
-            try:
-                plot(result, str(Path(out).with_suffix(".png")))
-            except Exception as exc:  # pragma: no cover - matplotlib missing or headless issue
-                log.warning("plot failed: %s", exc)
+        _draw(result, out)
+    _draw(result, out)  # a resumed run's last figures too
     return result
+
+
+def _draw(result: dict[str, Any], out: str | os.PathLike[str] | None) -> None:
+    """The PNG next to *out* (none without *out*; a failed plot only logs)."""
+    if not out:
+        return
+    try:
+        plot(result, str(Path(out).with_suffix(".png")))
+    except Exception as exc:  # pragma: no cover - matplotlib missing or headless issue
+        log.warning("plot failed: %s", exc)
 
 
 def _previous(out: str | os.PathLike[str] | None) -> dict[str, Any] | None:
