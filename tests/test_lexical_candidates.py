@@ -97,19 +97,22 @@ def test_prefetched_statistics_give_the_same_scores(store):
     assert lexstats.bm25_scores(terms, texts, store.client, store.keys.lexstats, stats) == fresh
 
 
+def _served_and_serving(store: Any) -> tuple[str, str]:
+    """Two memories sharing only the stem "serv": "served" and "serving"."""
+    served, serving = store.remember_many(
+        [
+            {"text": "The request was served from the edge cache."},
+            {"text": "Lunch is serving at noon."},
+        ]
+    )
+    return served.id, serving.id
+
+
 def test_keyword_candidates_match_exact_terms_not_stems(store):
     # BM25 counts exact tokens: a memory reached only through RediSearch's stem
     # expansion ("served" -> "serv" -> "serving") scores nothing for the term, and
     # walking the expansion cost several times the postings budget at 1M (ADR 0060).
-    exact, stem_only = (
-        m.id
-        for m in store.remember_many(
-            [
-                {"text": "The request was served from the edge cache."},
-                {"text": "Lunch is serving at noon."},
-            ]
-        )
-    )
+    exact, stem_only = _served_and_serving(store)
     pool: dict[str, Any] = {}
     assert store._add_lexical(pool, "served", "*", 10, None)
     assert set(pool) == {exact}
@@ -119,15 +122,7 @@ def test_keyword_candidates_match_exact_terms_not_stems(store):
 def test_a_question_scored_over_stems_finds_candidates_through_stems(store):
     # A question naming someone is scored over stems (ADR 0056), so the keyword query
     # keeps RediSearch's stem expansion: "serving" is a candidate for "served" and scores.
-    served, serving = (
-        m.id
-        for m in store.remember_many(
-            [
-                {"text": "The request was served from the edge cache."},
-                {"text": "Lunch is serving at noon."},
-            ]
-        )
-    )
+    served, serving = _served_and_serving(store)
     pool: dict[str, Any] = {}
     assert store._add_lexical(pool, "What was served by Marguerite?", "*", 10, None)
     assert {served, serving} <= set(pool)

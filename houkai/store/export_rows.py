@@ -11,7 +11,6 @@ shortest decimal of every float16 bit pattern.
 from __future__ import annotations
 
 import json
-import math
 import re
 from base64 import b64encode
 from collections.abc import Iterator, Sequence
@@ -22,7 +21,7 @@ import numpy as np
 
 from ..db.decode import as_float, as_text
 from .archive import BASE64_ENCODINGS
-from .search import _bounds, _range_clause, search
+from .search import iter_windows as search_windows
 
 # KEYS: memory hashes. ARGV: field names. One HMGET reply per key (missing: all nil).
 FETCH_LUA = """
@@ -278,37 +277,10 @@ def encode_row(
 
 def iter_windows(client: Any, index: str, query: str, batch_size: int) -> Iterator[list[str]]:
     """The keys matching *query* as consecutive ``created_at`` windows ``[lo, hi)``,
-    ascending, each holding about *batch_size* keys (at most four times that, unless
-    more share one exact value), in no order inside a window.
+    ascending, in no order inside a window (``search.iter_windows``).
 
-    ``search.iter_keys`` walks the same windows and then orders each by an ``HGET`` of
-    ``created_at`` per key (10 µs of Python a row, ADR 0058); the export reads that
-    field with the row anyway, so it sorts a window itself and skips that round trip.
+    ``search.iter_keys`` orders each window by an ``HGET`` of ``created_at`` per key
+    (10 µs of Python a row, ADR 0058); the export reads that field with the row
+    anyway, so it sorts a window itself and skips that round trip.
     """
-    bounds = _bounds(client, index, query, "created_at")
-    if bounds is None:
-        return
-    lo, hi, count = bounds
-    cap = 4 * batch_size
-    width = (hi - lo) * batch_size / max(count, 1)
-    start = lo
-    while start <= hi:
-        end = max(start + width, math.nextafter(start, math.inf))
-        clause = _range_clause(query, "created_at", repr(start), f"({end!r}")
-        found, hits = search(client, index, clause, nocontent=True, limit=cap, timeout_ms=0)
-        if found > cap and end != math.nextafter(start, math.inf):
-            width = (end - start) * batch_size / found
-            continue
-        keys = [h.key for h in hits]
-        while len(keys) < found:  # one value shared by more than *cap* keys
-            _, more = search(
-                client, index, clause, nocontent=True, offset=len(keys), limit=cap, timeout_ms=0
-            )
-            if not more:
-                break
-            keys += [h.key for h in more]
-        if keys:
-            yield keys
-        grow = 4.0 if found == 0 else min(4.0, batch_size / found)
-        width = max((end - start) * grow, width / 4)
-        start = end
+    return search_windows(client, index, query, "created_at", batch_size)

@@ -128,13 +128,25 @@ def _range_clause(query: str, field: str, lo: str, hi: str) -> str:
 def _iter_sorted_keys(
     client: redis.Redis, index: str, query: str, field: str, batch_size: int
 ) -> Iterator[list[str]]:
-    """Keys in ascending *field* order, ties by key, one numeric window at a time.
+    """Keys in ascending *field* order, ties by key: each of :func:`iter_windows`'
+    windows ordered by an ``HGET`` of *field* per key."""
+    for keys in iter_windows(client, index, query, field, batch_size):
+        yield from batched(_by_value(client, keys, field), batch_size)
 
-    Each window ``[lo, hi)`` is an unsorted range query the numeric index
-    answers in time proportional to its own size; its width adapts so it holds
-    about *batch_size* keys (a window of more than four batches is halved and
-    asked again). Keyset pages under ``SORTBY`` instead cost a scan of every key
-    above the bound per page: quadratic, 240 s and more at 100k (ADR 0039).
+
+def iter_windows(
+    client: redis.Redis, index: str, query: str, field: str, batch_size: int
+) -> Iterator[list[str]]:
+    """The keys matching *query* as consecutive *field* windows ``[lo, hi)``, ascending,
+    each holding about *batch_size* keys (at most four times that, unless more share one
+    exact value), in no order inside a window.
+
+    Each window is an unsorted range query the numeric index answers in time
+    proportional to its own size; its width adapts so it holds about *batch_size*
+    keys (a window of more than four batches is narrowed and asked again). Keyset
+    pages under ``SORTBY`` instead cost a scan of every key above the bound per page:
+    quadratic, 240 s and more at 100k (ADR 0039). A caller that reads *field* with its
+    rows anyway sorts each window itself (the export, ADR 0058).
     """
     bounds = _bounds(client, index, query, field)
     if bounds is None:
@@ -160,7 +172,7 @@ def _iter_sorted_keys(
                 break
             keys += [h.key for h in more]
         if keys:
-            yield from batched(_by_value(client, keys, field), batch_size)
+            yield keys
         # Aim the next window at *batch_size* keys, growing at most fourfold.
         grow = 4.0 if found == 0 else min(4.0, batch_size / found)
         width = max((end - start) * grow, width / 4)
