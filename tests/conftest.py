@@ -86,9 +86,12 @@ def make_store(settings: Settings, embedder) -> Iterator[Callable[..., object]]:
 
     created: list[MemoryStore] = []
 
-    def factory(collection: str | None = None, **kwargs) -> MemoryStore:
+    def factory(
+        collection: str | None = None, vector_type: str | None = None, **kwargs
+    ) -> MemoryStore:
         name = collection or f"t-{uuid.uuid4().hex[:10]}"
-        store = MemoryStore(collection=name, settings=settings, **kwargs)
+        own = settings if vector_type is None else settings.replace(vector_type=vector_type)
+        store = MemoryStore(collection=name, settings=own, **kwargs)
         created.append(store)
         return store
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import gzip
 import json
-import time
 from typing import Any
 
 import numpy as np
@@ -29,46 +28,32 @@ def _lines(path: Any) -> list[dict[str, Any]]:
     return [json.loads(x) for x in gzip.decompress(path.read_bytes()).splitlines() if x.strip()]
 
 
-def _store(settings: Any, embedder: Any, vector_type: str, tag: str) -> Any:
-    from houkai import MemoryStore
-
-    return MemoryStore(
-        collection=f"t-b64-{tag}-{vector_type.lower()}-{time.time_ns() % 10**9}",
-        settings=settings.replace(vector_type=vector_type),
-        embedder=embedder,
-    )
-
-
 @pytest.mark.parametrize("vector_type", ["FLOAT16", "FLOAT32"])
-def test_base64_export_round_trips_the_stored_bits(settings, embedder, tmp_path, vector_type):
-    src = _store(settings, embedder, vector_type, "src")
-    dst = _store(settings, embedder, vector_type, "dst")
-    try:
-        ids = [src.remember(t, tags=["x"], importance=0.3).id for t in TEXTS]
-        plain, packed = tmp_path / "plain.ahkai", tmp_path / "packed.ahkai"
-        assert src.export(plain).count == 3
-        assert src.export(packed, vector_format="base64").count == 3
-        head_plain, *rows_plain = _lines(plain)
-        head, *rows = _lines(packed)
-        encoding = "base64-float16" if vector_type == "FLOAT16" else "base64-float32"
-        assert head_plain["version"] == 1 and "vector_encoding" not in head_plain["options"]
-        assert head["version"] == 2 and head["options"]["vector_encoding"] == encoding
-        dtype = "<f2" if vector_type == "FLOAT16" else "<f4"
-        stored = src.vectors(ids)
-        for row, ref in zip(rows, rows_plain, strict=True):
-            vec = np.frombuffer(base64.b64decode(row.pop("vector")), dtype=dtype)
-            assert np.array_equal(vec, np.asarray(ref.pop("vector"), dtype=dtype))
-            assert np.array_equal(vec, stored[row["id"]].astype(dtype))
-            assert row == ref  # everything but the vector's spelling is the same
-        summary = dst.import_(packed)
-        assert summary.imported == 3 and not summary.errors
-        back = dst.vectors(ids)
-        for mid in ids:
-            assert np.array_equal(back[mid].astype(dtype), stored[mid].astype(dtype))
-            assert dst.get(mid).text == src.get(mid).text
-    finally:
-        src.drop()
-        dst.drop()
+def test_base64_export_round_trips_the_stored_bits(make_store, embedder, tmp_path, vector_type):
+    src = make_store(vector_type=vector_type, embedder=embedder)
+    dst = make_store(vector_type=vector_type, embedder=embedder)
+    ids = [src.remember(t, tags=["x"], importance=0.3).id for t in TEXTS]
+    plain, packed = tmp_path / "plain.ahkai", tmp_path / "packed.ahkai"
+    assert src.export(plain).count == 3
+    assert src.export(packed, vector_format="base64").count == 3
+    head_plain, *rows_plain = _lines(plain)
+    head, *rows = _lines(packed)
+    encoding = "base64-float16" if vector_type == "FLOAT16" else "base64-float32"
+    assert head_plain["version"] == 1 and "vector_encoding" not in head_plain["options"]
+    assert head["version"] == 2 and head["options"]["vector_encoding"] == encoding
+    dtype = "<f2" if vector_type == "FLOAT16" else "<f4"
+    stored = src.vectors(ids)
+    for row, ref in zip(rows, rows_plain, strict=True):
+        vec = np.frombuffer(base64.b64decode(row.pop("vector")), dtype=dtype)
+        assert np.array_equal(vec, np.asarray(ref.pop("vector"), dtype=dtype))
+        assert np.array_equal(vec, stored[row["id"]].astype(dtype))
+        assert row == ref  # everything but the vector's spelling is the same
+    summary = dst.import_(packed)
+    assert summary.imported == 3 and not summary.errors
+    back = dst.vectors(ids)
+    for mid in ids:
+        assert np.array_equal(back[mid].astype(dtype), stored[mid].astype(dtype))
+        assert dst.get(mid).text == src.get(mid).text
 
 
 def test_base64_rows_with_bad_vectors_are_refused_one_by_one(store, tmp_path):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import time
 from typing import Any
 
 import numpy as np
@@ -131,69 +130,54 @@ def _archive_lines(path: Any) -> list[bytes]:
     return gzip.decompress(path.read_bytes()).splitlines(keepends=True)[1:]
 
 
-def _store(settings: Any, embedder: Any, vector_type: str, tag: str) -> Any:
-    from houkai import MemoryStore
-
-    return MemoryStore(
-        collection=f"t-ew-{tag}-{vector_type.lower()}-{time.time_ns() % 10**9}",
-        settings=settings.replace(vector_type=vector_type),
-        embedder=embedder,
-    )
-
-
 @pytest.mark.parametrize("vector_type", ["FLOAT16", "FLOAT32"])
-def test_archives_match_the_memory_path_and_round_trip(settings, embedder, tmp_path, vector_type):
-    src = _store(settings, embedder, vector_type, "src")
-    dst = {f: _store(settings, embedder, vector_type, f"dst{f[0]}") for f in ("json", "base64")}
-    try:
-        memories = _awkward_memories()
-        for m in memories:
-            m.collection = src.collection_name
-            m.state = "ready"
-            m.error = ""
-        vectors = np.asarray(embedder.encode([m.text for m in memories]), dtype=np.float32)
-        src.write(memories, vectors)
-        src.reindex_links(memories)
-        src.recall("unicode café", k=2)  # pending access counts: folded into the rows
-        keys = [src.keys.memory(m.id) for m in memories]
-        stored = fetch_rows(src.client, keys, MEMORY_FIELDS)
-        ids = [m.id for m in memories]
-        access = src.client.hmget(src.keys.access, [f"{p}:{i}" for i in ids for p in "nt"])
-        want = {
-            m.id: _old_line(values, access[2 * i], access[2 * i + 1])
-            for i, (m, values) in enumerate(zip(memories, stored, strict=True))
+def test_archives_match_the_memory_path_and_round_trip(make_store, embedder, tmp_path, vector_type):
+    src = make_store(vector_type=vector_type, embedder=embedder)
+    dst = {f: make_store(vector_type=vector_type, embedder=embedder) for f in ("json", "base64")}
+    memories = _awkward_memories()
+    for m in memories:
+        m.collection = src.collection_name
+        m.state = "ready"
+        m.error = ""
+    vectors = np.asarray(embedder.encode([m.text for m in memories]), dtype=np.float32)
+    src.write(memories, vectors)
+    src.reindex_links(memories)
+    src.recall("unicode café", k=2)  # pending access counts: folded into the rows
+    keys = [src.keys.memory(m.id) for m in memories]
+    stored = fetch_rows(src.client, keys, MEMORY_FIELDS)
+    ids = [m.id for m in memories]
+    access = src.client.hmget(src.keys.access, [f"{p}:{i}" for i in ids for p in "nt"])
+    want = {
+        m.id: _old_line(values, access[2 * i], access[2 * i + 1])
+        for i, (m, values) in enumerate(zip(memories, stored, strict=True))
+    }
+    for fmt, target in dst.items():
+        path = tmp_path / f"{fmt}.ahkai"
+        assert src.export(path, include_superseded=True, vector_format=fmt).count == 5
+        lines = _archive_lines(path)
+        assert [json.loads(x)["id"] for x in lines] == ids  # created_at order
+        for line in lines:
+            row = json.loads(line)
+            head = line[: line.index(b',"vector":')] + b"}\n"
+            assert head == want[row["id"]]  # byte for byte, without the vector
+        summary = target.import_(path)
+        assert (summary.imported, summary.errors) == (5, [])
+        before = src.get_many(ids, with_vector=True)
+        after = target.get_many(ids, with_vector=True)
+        for mid in ids:
+            x, y = before[mid], after[mid]
+            assert x.to_dict() | {"collection": "", "state": "", "error": ""} == (
+                y.to_dict() | {"collection": "", "state": "", "error": ""}
+            )
+            # within float16 precision; exact when the stored bits travel
+            a = np.asarray(x.embedding, np.float32)
+            b = np.asarray(y.embedding, np.float32)
+            assert np.allclose(a, b, rtol=1e-3, atol=1e-4)
+            if vector_type == "FLOAT16" or fmt == "base64":
+                assert np.array_equal(a, b)
+        assert {(m.id, rel) for m, rel in target.neighbors("m-1", direction="in")} == {
+            ("m-0", "related")
         }
-        for fmt, target in dst.items():
-            path = tmp_path / f"{fmt}.ahkai"
-            assert src.export(path, include_superseded=True, vector_format=fmt).count == 5
-            lines = _archive_lines(path)
-            assert [json.loads(x)["id"] for x in lines] == ids  # created_at order
-            for line in lines:
-                row = json.loads(line)
-                head = line[: line.index(b',"vector":')] + b"}\n"
-                assert head == want[row["id"]]  # byte for byte, without the vector
-            summary = target.import_(path)
-            assert (summary.imported, summary.errors) == (5, [])
-            before = src.get_many(ids, with_vector=True)
-            after = target.get_many(ids, with_vector=True)
-            for mid in ids:
-                x, y = before[mid], after[mid]
-                assert x.to_dict() | {"collection": "", "state": "", "error": ""} == (
-                    y.to_dict() | {"collection": "", "state": "", "error": ""}
-                )
-                # within float16 precision; exact when the stored bits travel
-                a = np.asarray(x.embedding, np.float32)
-                b = np.asarray(y.embedding, np.float32)
-                assert np.allclose(a, b, rtol=1e-3, atol=1e-4)
-                if vector_type == "FLOAT16" or fmt == "base64":
-                    assert np.array_equal(a, b)
-            assert {(m.id, rel) for m, rel in target.neighbors("m-1", direction="in")} == {
-                ("m-0", "related")
-            }
-    finally:
-        src.drop()
-        for target in dst.values():
-            target.drop()
 
 
 def test_windows_keep_created_at_then_id_order(store, tmp_path, monkeypatch):

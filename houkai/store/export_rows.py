@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 from base64 import b64encode
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from json.encoder import encode_basestring_ascii
 from typing import Any
 
@@ -21,7 +21,6 @@ import numpy as np
 
 from ..db.decode import as_float, as_text
 from .archive import BASE64_ENCODINGS
-from .search import iter_windows as search_windows
 
 # KEYS: memory hashes. ARGV: field names. One HMGET reply per key (missing: all nil).
 FETCH_LUA = """
@@ -273,14 +272,3 @@ def encode_row(
         _jstr(chash),
     )
     return created_at, as_text(mid), line
-
-
-def iter_windows(client: Any, index: str, query: str, batch_size: int) -> Iterator[list[str]]:
-    """The keys matching *query* as consecutive ``created_at`` windows ``[lo, hi)``,
-    ascending, in no order inside a window (``search.iter_windows``).
-
-    ``search.iter_keys`` orders each window by an ``HGET`` of ``created_at`` per key
-    (10 µs of Python a row, ADR 0058); the export reads that field with the row
-    anyway, so it sorts a window itself and skips that round trip.
-    """
-    return search_windows(client, index, query, "created_at", batch_size)

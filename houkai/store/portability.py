@@ -62,10 +62,10 @@ from .export_rows import (
     encode_row,
     f16_arrays,
     fetch_rows,
-    iter_windows,
     stored_bytes,
 )
 from .host import StoreHost
+from .search import iter_windows
 
 log = logging.getLogger(__name__)
 
@@ -273,7 +273,7 @@ class PortabilityMixin(StoreHost):
     ) -> Iterator[bytes]:
         """Archive lines in (created_at, id) order, straight from the hashes.
 
-        The keys come as ``created_at`` windows (:func:`iter_windows`); each window's
+        The keys come as ``created_at`` windows (``search.iter_windows``); each window's
         rows are read in pipelined ``EVALSHA`` batches (an ``HMGET`` of the row's fields
         per key) plus one ``HMGET`` of the pending access counts, then sorted by
         ``(created_at, id)``: ties never cross a window. A stored FLOAT16 blob becomes
@@ -302,7 +302,8 @@ class PortabilityMixin(StoreHost):
         )
         ahead: deque[Future[tuple[list[str], list[Any], list[Any]]]] = deque()
         try:
-            for keys in iter_windows(self.client, self.keys.index, query, _EXPORT_BATCH):
+            windows = iter_windows(self.client, self.keys.index, query, "created_at", _EXPORT_BATCH)
+            for keys in windows:
                 ahead.append(pool.submit(self._export_read, keys, fields))
                 if len(ahead) > _EXPORT_READS_AHEAD:
                     yield ahead.popleft().result()

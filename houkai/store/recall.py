@@ -339,8 +339,10 @@ class RecallMixin(RecallStagesMixin):
             else {}
         )
         lexical_active = False
-        if mode == "hybrid" and query.strip():
-            lexical_active = self._add_lexical(pool, query, where, pool_size, qvec)
+        terms = query_terms(query) if mode == "hybrid" else []
+        stats = self._term_stats(query, terms) if terms else None
+        if stats is not None:
+            lexical_active = self._add_lexical(pool, query, where, pool_size, qvec, stats)
         if pool and ("prf" in active or "context" in active):
             added: list[str] = []
             if "prf" in active and qvec is not None:
@@ -348,7 +350,7 @@ class RecallMixin(RecallStagesMixin):
             if "context" in active:
                 added += self._context_round(pool, qvec, w, params, filters)
             if added:
-                lexical_active = self._rescore_lexical(pool, query, added) or lexical_active
+                lexical_active = self._rescore_lexical(pool, query, added, stats) or lexical_active
         return pool, lexical_active
 
     def _score_pool(
@@ -405,21 +407,34 @@ class RecallMixin(RecallStagesMixin):
             )
         return pool
 
+    def _term_stats(self, query: str, terms: list[str]) -> lexstats.TermStats:
+        """The statistics of *query*'s *terms* (one ``HMGET``), read once per recall for
+        both the lexical pass and the rescoring of later candidates."""
+        return lexstats.term_stats(
+            self.client, self.keys.lexstats, terms, stems=names_something(query)
+        )
+
     def _add_lexical(
-        self, pool: dict[str, Candidate], query: str, where: str, size: int, qvec: np.ndarray | None
+        self,
+        pool: dict[str, Candidate],
+        query: str,
+        where: str,
+        size: int,
+        qvec: np.ndarray | None,
+        stats: lexstats.TermStats | None = None,
     ) -> bool:
         """Add BM25 to the pool and pull in keyword-only hits; True if any BM25 > 0.
 
         The inverted index finds keyword candidates corpus-wide with the filters
         pushed down; their BM25 comes from houkai's exact corpus statistics
         (see ``lexstats``), since RediSearch's own drift on updates and deletes.
+        *stats*: the query's, when the caller read them (:meth:`_term_stats`).
         """
         terms = query_terms(query)
         if not terms:
             return False
-        stats = lexstats.term_stats(
-            self.client, self.keys.lexstats, terms, stems=names_something(query)
-        )
+        if stats is None:
+            stats = self._term_stats(query, terms)
         clause = lexical_clause(lexstats.candidate_terms(terms, stats))
         if where != "*":
             clause = f"{clause} {where}"

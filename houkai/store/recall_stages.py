@@ -168,8 +168,15 @@ class RecallStagesMixin(StoreHost):
             added.append(mid)
         return added
 
-    def _rescore_lexical(self, pool: dict[str, Candidate], query: str, added: list[str]) -> bool:
-        """BM25 for candidates added after the lexical pass, then re-normalise the pool."""
+    def _rescore_lexical(
+        self,
+        pool: dict[str, Candidate],
+        query: str,
+        added: list[str],
+        stats: lexstats.TermStats | None = None,
+    ) -> bool:
+        """BM25 for candidates added after the lexical pass, then re-normalise the pool
+        (*stats*: the query's term statistics when the caller has them)."""
         terms = query_terms(query)
         if not terms:
             return False
@@ -178,6 +185,7 @@ class RecallStagesMixin(StoreHost):
             {mid: pool[mid].memory.text for mid in added},
             self.client,
             self.keys.lexstats,
+            stats,
             stems=names_something(query),
         )
         for mid, value in scores.items():
