@@ -198,3 +198,61 @@ def test_windows_keep_created_at_then_id_order(store, tmp_path, monkeypatch):
     assert store.export(path).count == len(memories)
     got = [json.loads(x)["id"] for x in _archive_lines(path)]
     assert got == [m.id for m in sorted(memories, key=lambda m: (m.created_at, m.id))]
+
+
+def test_batched_base64_equals_one_blob_at_a_time():
+    from base64 import b64encode
+
+    from houkai.store.export_rows import base64_strings
+
+    rng = np.random.default_rng(3)
+    for sizes in ([768] * 5, [1536, 1536], [10, 10, 10], [768, 1536, 768], [12, 12, 9], [768]):
+        blobs = [rng.bytes(n) for n in sizes]
+        assert base64_strings(blobs) == [b'"' + b64encode(b) + b'"' for b in blobs], sizes
+        wrapped = base64_strings(blobs, b',"vector":', b"}\n")
+        assert wrapped == [b',"vector":"' + b64encode(b) + b'"}\n' for b in blobs]
+    assert base64_strings([]) == []
+    f16 = [rng.bytes(8) for _ in range(3)]
+    assert f16_arrays(f16, 4, b"<", b">") == [b"<" + a + b">" for a in f16_arrays(f16, 4)]
+
+
+def test_packed_hmget_reads_what_hmget_reads(store):
+    keys = [f"{store.keys.prefix}:test-packed:{store.collection_name}:{i}:é" for i in range(5)]
+    for i, key in enumerate(keys[:4]):
+        store.client.hset(key, mapping={"a": f"v{i}", "b": "x" * (i * 300), "c": "ü"})
+    fields = ("a", "missing", "b", "c")
+    want = [store.client.hmget(key, list(fields)) for key in keys]
+    assert fetch_rows(store.client, keys, fields) == want
+    assert want[4] == [None] * 4 and fetch_rows(store.client, [], fields) == []
+    store.client.delete(*keys)
+
+
+def test_packed_hmget_leaves_no_reply_behind_after_an_error(store):
+    """A failed exchange drops its connection: a later read never gets a stale reply."""
+    import redis
+
+    good = f"{store.keys.prefix}:test-packed:{store.collection_name}:good"
+    wrong = f"{store.keys.prefix}:test-packed:{store.collection_name}:string"
+    store.client.hset(good, mapping={"a": "1"})
+    store.client.set(wrong, "not a hash")
+    with pytest.raises(redis.ResponseError):
+        fetch_rows(store.client, [wrong, good, good], ("a",))
+    for _ in range(3):  # whichever pooled connection comes next
+        assert fetch_rows(store.client, [good], ("a",)) == [[b"1"]]
+    store.client.delete(good, wrong)
+
+
+def test_packed_hmget_reconnects_a_dropped_connection(store):
+    import socket
+
+    key = f"{store.keys.prefix}:test-packed:{store.collection_name}:reconnect"
+    store.client.hset(key, mapping={"a": "1"})
+    pool = store.client.connection_pool
+    conn = pool.get_connection()
+    conn.connect()
+    conn._sock.shutdown(socket.SHUT_RDWR)  # the server side is gone, the pool does not know
+    pool.release(conn)
+    assert pool.get_connection() is conn  # the dropped one is handed out next...
+    pool.release(conn)
+    assert fetch_rows(store.client, [key], ("a",)) == [[b"1"]]  # ...and retried on a new socket
+    store.client.delete(key)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 from ..domain.model import ValidationError
 
@@ -39,8 +40,9 @@ class Keys:
     prefix: str
     collection: str
 
-    @property
+    @cached_property
     def memory_prefix(self) -> str:
+        """Remembered: every memory key and every key-to-id conversion starts here."""
         return f"{self.prefix}:m:{self.collection}:"
 
     def memory(self, memory_id: str) -> str:

@@ -14,6 +14,7 @@ import time
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +59,7 @@ from .archive import (
 from .export_rows import (
     ROW_FIELDS,
     base64_strings,
+    batch_blob_length,
     dump_compact,
     encode_row,
     f16_arrays,
@@ -92,9 +94,9 @@ def _export_query(
     return " ".join(parts) or "*"
 
 
-_EXPORT_CHUNK = 512  # lines handed to the compressor thread at a time
 _EXPORT_BATCH = 1000  # keys per pipelined HMGET round trip
 _EXPORT_READS_AHEAD = 2  # windows being read while one is encoded (memory: three in hand)
+_CREATED_THEN_ID = itemgetter(0, 1)  # how a window's encoded rows are ordered
 # The hash fields an archive row is written from (export_rows.encode_row).
 _ROW_FIELDS = ROW_FIELDS
 
@@ -244,15 +246,9 @@ class PortabilityMixin(StoreHost):
         count = 0
         with ArchiveWriter(out) as writer, _Compressor(writer) as compressor:
             writer.write(header)
-            lines: list[bytes] = []
-            for line in self._export_lines(query, include_vectors, encoding):
-                lines.append(line)
-                count += 1
-                if len(lines) >= _EXPORT_CHUNK:
-                    compressor.submit(b"".join(lines))
-                    lines = []
-            if lines:
-                compressor.submit(b"".join(lines))
+            for rows, lines in self._export_windows(query, include_vectors, encoding):
+                count += rows
+                compressor.submit(lines)
         size = out.stat().st_size
         self.journal_append("export", "", meta={"path": str(out), "count": count, "bytes": size})
         return ExportSummary(
@@ -268,70 +264,60 @@ class PortabilityMixin(StoreHost):
 
         return total(self.client, self.keys.index, query)
 
-    def _export_lines(
+    def _export_windows(
         self, query: str, with_vector: bool, encoding: str = "json"
-    ) -> Iterator[bytes]:
-        """Archive lines in (created_at, id) order, straight from the hashes.
+    ) -> Iterator[tuple[int, bytes]]:
+        """``(rows, archive lines)`` per ``created_at`` window, in (created_at, id) order,
+        straight from the hashes.
 
-        The keys come as ``created_at`` windows (``search.iter_windows``); each window's
-        rows are read in pipelined ``EVALSHA`` batches (an ``HMGET`` of the row's fields
-        per key) plus one ``HMGET`` of the pending access counts, then sorted by
-        ``(created_at, id)``: ties never cross a window. A stored FLOAT16 blob becomes
-        JSON through a lookup table, never through a float list.
-
-        The next window is read in a helper thread while this one is encoded, so
-        Redis and the encoder work at the same time (at most two windows in hand).
+        The keys come as windows (``search.iter_windows``); the next
+        :data:`_EXPORT_READS_AHEAD` windows are read by helper threads while this one is
+        encoded here, so Redis always has a request queued. Each window's rows are
+        sorted by ``(created_at, id)``: ties never cross a window. Encoding stays in one
+        thread: two threads encoding at once contended for the GIL and cost more CPU
+        per row (ADR 0063).
         """
         fields = (*_ROW_FIELDS, "vec") if with_vector else _ROW_FIELDS
-        for keys, replies, access in self._export_reads(query, fields):
-            rows = self._export_encode(keys, replies, access, encoding)
-            rows.sort(key=lambda row: (row[0], row[1]))
-            yield from (row[2] for row in rows)
-
-    def _export_reads(
-        self, query: str, fields: tuple[str, ...]
-    ) -> Iterator[tuple[list[str], list[Any], list[Any]]]:
-        """``(keys, field values, access counts)`` per window, the next ones read ahead.
-
-        :data:`_EXPORT_READS_AHEAD` reads are in flight at once, so Redis always has
-        the next request queued while a reader thread decodes its reply (one reader
-        left Redis idle for that time: at 1M it was busy 46 of 61 s).
-        """
         pool = ThreadPoolExecutor(
             max_workers=_EXPORT_READS_AHEAD, thread_name_prefix="houkai-export-read"
         )
-        ahead: deque[Future[tuple[list[str], list[Any], list[Any]]]] = deque()
+        ahead: deque[Future[tuple[list[Any], list[Any]]]] = deque()
+
+        def encoded(read: Future[tuple[list[Any], list[Any]]]) -> tuple[int, bytes]:
+            rows = self._export_encode(*read.result(), encoding)
+            rows.sort(key=_CREATED_THEN_ID)
+            return len(rows), b"".join([row[2] for row in rows])
+
         try:
             windows = iter_windows(self.client, self.keys.index, query, "created_at", _EXPORT_BATCH)
             for keys in windows:
                 ahead.append(pool.submit(self._export_read, keys, fields))
                 if len(ahead) > _EXPORT_READS_AHEAD:
-                    yield ahead.popleft().result()
+                    yield encoded(ahead.popleft())
             while ahead:
-                yield ahead.popleft().result()
+                yield encoded(ahead.popleft())
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
-    def _export_read(
-        self, keys: list[str], fields: tuple[str, ...]
-    ) -> tuple[list[str], list[Any], list[Any]]:
-        """One window's hash fields (an ``EVALSHA`` per :data:`_EXPORT_BATCH` keys) and
+    def _export_read(self, keys: list[str], fields: tuple[str, ...]) -> tuple[list[Any], list[Any]]:
+        """One window's hash fields (one round trip per :data:`_EXPORT_BATCH` keys) and
         pending access counts."""
         replies: list[Any] = []
         for start in range(0, len(keys), _EXPORT_BATCH):
             replies += fetch_rows(self.client, keys[start : start + _EXPORT_BATCH], fields)
         ids = [codec.memory_id_from_key(self.keys, key) for key in keys]
         access = self.client.hmget(self.keys.access, [f"{p}:{i}" for i in ids for p in ("n", "t")])
-        return keys, replies, access
+        return replies, access
 
     def _export_encode(
-        self, keys: list[str], replies: list[Any], access: list[Any], encoding: str = "json"
+        self, replies: list[Any], access: list[Any], encoding: str = "json"
     ) -> list[tuple[float, str, bytes]]:
         """``(created_at, id, line)`` for each key of a batch read by :meth:`_export_read`
         that is still present: :func:`encode_row` writes the meta straight from the hash
         values; the batch's vectors are spelled together."""
         dim = int(self.index_params.dim)
-        f16 = self.vector_type == "FLOAT16"
+        vector_type = self.vector_type
+        as_is = batch_blob_length(vector_type, dim, encoding)
         width = len(_ROW_FIELDS)
         heads: list[tuple[float, str, bytes]] = []
         tails: list[bytes | None] = []
@@ -341,27 +327,30 @@ class PortabilityMixin(StoreHost):
                 continue  # deleted since the key list was read
             heads.append(encode_row(values, access[2 * i], access[2 * i + 1]))
             raw = values[width] if len(values) > width else None
-            if raw and encoding != "json":
-                blobs.append(stored_bytes(raw, self.vector_type, dim, encoding))
-                tails.append(None)
-            elif raw and f16 and len(raw) == 2 * dim:
+            if not raw:
+                tails.append(b"}\n")
+            elif len(raw) == as_is:
                 blobs.append(raw)
-                tails.append(None)  # filled from the batch's one f16_arrays call
-            elif raw:
-                vector = codec.vector_from_bytes(raw, self.vector_type, dim)
+                tails.append(None)  # spelled with the batch's other vectors, below
+            elif encoding != "json":
+                blobs.append(stored_bytes(raw, vector_type, dim, encoding))
+                tails.append(None)
+            else:
+                vector = codec.vector_from_bytes(raw, vector_type, dim)
                 if vector is None:  # pragma: no cover - a non-empty blob always decodes
                     tails.append(b',"vector":null}\n')
                 else:
                     tails.append(b',"vector":' + dump_compact(vector.tolist()) + b"}\n")
-            else:
-                tails.append(b"}\n")
-        arrays = iter(f16_arrays(blobs, dim) if encoding == "json" else base64_strings(blobs))
-        out: list[tuple[float, str, bytes]] = []
-        for (created_at, memory_id, line), tail in zip(heads, tails, strict=True):
-            if tail is None:  # the vector is the row's last key, as json.dumps would put it
-                tail = b',"vector":' + next(arrays) + b"}\n"
-            out.append((created_at, memory_id, line + tail))
-        return out
+        # the vector is the row's last key, as json.dumps would put it
+        before, after = b',"vector":', b"}\n"
+        if encoding == "json":
+            vectors = iter(f16_arrays(blobs, dim, before, after))
+        else:
+            vectors = iter(base64_strings(blobs, before, after))
+        return [
+            (created_at, memory_id, line + (tail or next(vectors)))
+            for (created_at, memory_id, line), tail in zip(heads, tails, strict=True)
+        ]
 
     # ------------------------------------------------------------------ import
     def import_(

@@ -158,25 +158,34 @@ def iter_windows(
     while start <= hi:
         end = max(start + width, math.nextafter(start, math.inf))
         clause = _range_clause(query, field, repr(start), f"({end!r}")
-        found, hits = search(client, index, clause, nocontent=True, limit=cap, timeout_ms=0)
+        found, keys = _window_keys(client, index, clause, 0, cap)
         narrowest = end == math.nextafter(start, math.inf)
         if found > cap and not narrowest:
             width = (end - start) * batch_size / found
             continue
-        keys = [h.key for h in hits]
         while len(keys) < found:  # one value shared by more than *cap* keys
-            _, more = search(
-                client, index, clause, nocontent=True, offset=len(keys), limit=cap, timeout_ms=0
-            )
+            _, more = _window_keys(client, index, clause, len(keys), cap)
             if not more:
                 break
-            keys += [h.key for h in more]
+            keys += more
         if keys:
             yield keys
         # Aim the next window at *batch_size* keys, growing at most fourfold.
         grow = 4.0 if found == 0 else min(4.0, batch_size / found)
         width = max((end - start) * grow, width / 4)
         start = end
+
+
+def _window_keys(
+    client: redis.Redis, index: str, clause: str, offset: int, limit: int
+) -> tuple[int, list[str]]:
+    """``(total, keys)`` of one unsorted window page: a ``NOCONTENT`` search read as
+    bare keys (no :class:`Hit` per key; a window walk reads every key of a collection)."""
+    reply = client.execute_command(
+        "FT.SEARCH", index, clause, "NOCONTENT", "TIMEOUT", 0,
+        "LIMIT", offset, limit, "DIALECT", 2,
+    )  # fmt: skip
+    return int(reply[0]), [_text(key) for key in reply[1:]]
 
 
 def _bounds(
