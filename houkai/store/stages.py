@@ -60,6 +60,9 @@ class StageParams:
     asks: float = 0.10  # penalty for a memory that is itself a question: it rarely answers one
     episode: float = 0.50  # × (its episode's best score − the best), for questions naming someone
     episode_gap: float = 1800.0  # seconds between memories that split two episodes
+    rm3_terms: int = 5  # expansion words of the second lexical candidate query (ADR 0061)
+    rm3_docs: int = 3  # first-round hits the expansion is read from
+    rm3_limit: int = 20  # documents the expansion query may add
 
     def weights(self, base: HybridWeights) -> HybridWeights:
         """*base* with this kind's cosine/lexical weights (recency etc. untouched)."""

@@ -1,0 +1,102 @@
+"""ADR 0061: RM3 as a second lexical candidate query, and names the collection never
+mentions are no lexical cue (no stems, no lexical boost)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import pytest
+
+from houkai import MemoryStore
+from houkai.domain.model import HybridWeights
+from houkai.store import lexical_feedback
+from houkai.store.query import parse_query
+from houkai.store.stages import BASE, STAGES
+
+FILLER = [
+    "Anna enjoys novels and poems",
+    "Sam borrowed three novels from the library",
+    "Lee writes poems about the sea",
+    "The library opens at nine",
+    "Kim likes magazines about cars",
+] + [f"The weather on day {i} was mild and grey" for i in range(60)]
+# The question's words find the first two; only "Zorbel" (rare, in both top hits) leads to
+# the third, which shares no word with the question and sits far from it in meaning.
+BOOKS = [
+    "Tim said his favourite book is Zorbel",
+    "Tim read a book about Zorbel on the train",
+    "The Zorbel cover has a dragon and a map",
+]
+QUERY = "What books has Tim read?"
+
+
+@pytest.fixture()
+def library(store: MemoryStore) -> MemoryStore:
+    store.remember_many(BOOKS + FILLER)
+    return store
+
+
+def _pool(store: MemoryStore, stages: tuple[str, ...], params=BASE):
+    from houkai.db.filters import filter_expr
+    from houkai.domain.model import HybridWeights
+
+    filters = {
+        "type": None, "tag": None, "min_importance": None, "source": None, "since": None,
+        "until": None, "include_superseded": False, "include_expired": False, "now": time.time(),
+    }  # fmt: skip
+    qvec = store.query_vector(QUERY)
+    args = (QUERY, qvec, filter_expr(), 2, "hybrid", stages, HybridWeights(), params, True)
+    pool, lexical_active = store._gather(*args, filters)
+    return pool, lexical_active
+
+
+def test_expansion_takes_rare_words_of_the_top_hits_not_the_question_words(library) -> None:
+    exp = lexical_feedback.expansion(
+        library.client, library.keys.lexstats, ["books", "tim", "read"], BOOKS[:2], 3, 2
+    )
+    assert exp.terms == ["zorbel"]  # "train", "favourite": in no other memory, find nothing
+    none = lexical_feedback.expansion(
+        library.client, library.keys.lexstats, ["x"], BOOKS[:2], n_terms=0, n_docs=2
+    )
+    assert none.terms == []
+
+
+def test_rm3_brings_in_a_candidate_the_question_could_not_find(library) -> None:
+    third = next(m for batch in library.iter_memories() for m in batch if m.text == BOOKS[2])
+    off, _ = _pool(library, STAGES, replace(BASE, rm3_terms=0))
+    assert third.id not in off
+    without_prf, _ = _pool(library, ("query", "context"))
+    assert third.id not in without_prf  # RM3 belongs to the prf stage
+    pool, lexical_active = _pool(library, STAGES)
+    assert pool[third.id].rm3 == ("zorbel",)
+    cands = list(pool.values())
+    w = library._understood_weights(HybridWeights(), parse_query(QUERY, time.time()), BASE)
+    library._score_pool(
+        cands, "hybrid", "weighted", w, STAGES, parse_query(QUERY, time.time()), BASE,
+        time.time(), 60, lexical_active,
+    )  # fmt: skip
+    explained = {c.memory.id: c.explain for c in cands}
+    assert explained[third.id]["stages"]["rm3_candidate"] == ["zorbel"]  # explain says why
+
+
+def test_a_name_the_collection_never_mentions_is_no_lexical_cue(store: MemoryStore) -> None:
+    store.remember_many(
+        [
+            "The staging database is restored from a snapshot every night.",
+            "Release notes are drafted by the product manager.",
+            "The production cluster has twelve nodes.",
+        ]
+    )
+    query = "How often does the pre-production DB get reset?"
+    hits = store.recall(query, k=3, mode="hybrid", explain=True, touch=False)
+    parsed = hits[0][2]["query"]
+    assert parsed["names"] == ["DB"] and parsed["names_unseen"] == ["DB"]
+    assert "stems" not in parsed  # exact tokens: "production" does not match "product"
+    by_text = {m.text: e for m, _, e in hits}
+    assert by_text["Release notes are drafted by the product manager."]["lexical"] == 0.0
+    assert hits[0][2]["weights"]["lexical"] == pytest.approx(BASE.lexical)  # no name boost
+    store.remember("The DB team meets on Mondays.")
+    seen = store.recall(query, k=3, mode="hybrid", explain=True, touch=False)[0][2]
+    assert "names_unseen" not in seen["query"] and seen["query"]["stems"] is True
+    assert seen["weights"]["lexical"] == pytest.approx(BASE.lexical * BASE.lexical_names)
