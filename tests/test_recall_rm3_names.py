@@ -62,22 +62,40 @@ def test_expansion_takes_rare_words_of_the_top_hits_not_the_question_words(libra
     assert none.terms == []
 
 
+def _scored(store: MemoryStore, params):
+    pool, lexical_active = _pool(store, STAGES, params)
+    cands = list(pool.values())
+    parse = parse_query(QUERY, time.time())
+    w = store._understood_weights(HybridWeights(), parse, params)
+    store._score_pool(
+        cands, "hybrid", "weighted", w, STAGES, parse, params, time.time(), 60, lexical_active
+    )
+    return pool, {c.memory.id: c for c in cands}
+
+
 def test_rm3_brings_in_a_candidate_the_question_could_not_find(library) -> None:
     third = next(m for batch in library.iter_memories() for m in batch if m.text == BOOKS[2])
     off, _ = _pool(library, STAGES, replace(BASE, rm3_terms=0))
     assert third.id not in off
     without_prf, _ = _pool(library, ("query", "context"))
     assert third.id not in without_prf  # RM3 belongs to the prf stage
-    pool, lexical_active = _pool(library, STAGES)
+    pool, scored = _scored(library, replace(BASE, rm3_weight=0.0))
     assert pool[third.id].rm3 == ("zorbel",)
-    cands = list(pool.values())
-    w = library._understood_weights(HybridWeights(), parse_query(QUERY, time.time()), BASE)
-    library._score_pool(
-        cands, "hybrid", "weighted", w, STAGES, parse_query(QUERY, time.time()), BASE,
-        time.time(), 60, lexical_active,
-    )  # fmt: skip
-    explained = {c.memory.id: c.explain for c in cands}
-    assert explained[third.id]["stages"]["rm3_candidate"] == ["zorbel"]  # explain says why
+    explained = scored[third.id].explain["stages"]
+    assert explained["rm3_candidate"] == ["zorbel"]  # explain says why it is in the pool
+    assert "rm3" not in explained  # found, but not scored by the expansion
+
+
+def test_rm3_weight_lifts_what_holds_the_expansion(library) -> None:
+    """``+ rm3_weight · share of the expansion``: the memory holding "Zorbel" gains."""
+    third = next(m for batch in library.iter_memories() for m in batch if m.text == BOOKS[2])
+    _, plain = _scored(library, replace(BASE, rm3_weight=0.0))
+    _, lifted = _scored(library, replace(BASE, rm3_weight=0.2))
+    gain = lifted[third.id].explain["stages"]["rm3"]
+    assert gain == pytest.approx(0.2)  # it holds the whole expansion
+    assert lifted[third.id].score == pytest.approx(plain[third.id].score + gain, abs=1e-4)
+    assert all("rm3" not in c.explain["stages"] for c in lifted.values() if "zorbel" not in
+               c.memory.text.lower())  # fmt: skip
 
 
 def test_a_name_the_collection_never_mentions_is_no_lexical_cue(store: MemoryStore) -> None:

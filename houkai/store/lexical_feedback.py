@@ -38,6 +38,20 @@ class Expansion:
 
     terms: list[str] = field(default_factory=list)
     weights: dict[str, float] = field(default_factory=dict)
+    idf: dict[str, float] = field(default_factory=dict)  # by stem
+
+    def scores(self, texts: dict[str, str]) -> dict[str, float]:
+        """How much of the expansion each text holds: ``Σ weight · idf`` over the expansion
+        stems it contains, normalised to [0, 1] over *texts*."""
+        from ..domain.text import stem_tokens
+
+        by_stem = {stem(t): self.weights[t] for t in self.terms}
+        raw = {
+            key: sum(by_stem[s] for s in set(stem_tokens(text)) if s in by_stem)
+            for key, text in texts.items()
+        }
+        top = max(raw.values(), default=0.0)
+        return {key: v / top if top > 0 else 0.0 for key, v in raw.items()}
 
     def to_dict(self) -> dict[str, float]:
         return {t: round(self.weights[t], 4) for t in self.terms}

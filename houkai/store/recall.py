@@ -68,6 +68,7 @@ class Candidate:
     context: bool = False  # brought in as a sequence neighbour of a strong candidate
     feedback: bool = False  # brought in by the pseudo-relevance-feedback round
     rm3: tuple[str, ...] = ()  # the expansion words of the RM3 query that found it (ADR 0061)
+    rm3_score: float = 0.0  # share of the RM3 expansion the text holds (ADR 0061)
 
 
 def _check_unit(value: float | None, name: str, lo: float = 0.0, hi: float = 1.0) -> None:

@@ -185,6 +185,9 @@ class RecallStagesMixin(StoreHost):
                 rm3=tuple(exp.terms),
             )
             added.append(memory.id)
+        if p.rm3_weight > 0:
+            for mid, value in exp.scores({m: c.memory.text for m, c in pool.items()}).items():
+                pool[mid].rm3_score = value
         return added
 
     def _context_round(
@@ -304,6 +307,9 @@ class RecallStagesMixin(StoreHost):
             if parse.when_question and p.answer_time > 0:
                 signals["answer_time"] = [1.0 if states_time(c.memory.text) else 0.0 for c in cands]
                 weights["answer_time"] = p.answer_time
+        if "prf" in active and p.rm3_weight > 0 and any(c.rm3_score for c in cands):
+            signals["rm3"] = [c.rm3_score for c in cands]
+            weights["rm3"] = p.rm3_weight
         if "prf" in active and p.prf > 0 and any(c.prf for c in cands):
             signals["prf"] = [c.prf for c in cands]
             weights["prf"] = p.prf

@@ -63,6 +63,7 @@ class StageParams:
     rm3_terms: int = 5  # expansion words of the second lexical candidate query (ADR 0061)
     rm3_docs: int = 3  # first-round hits the expansion is read from
     rm3_limit: int = 20  # documents the expansion query may add
+    rm3_weight: float = 0.2  # × the share of the expansion a candidate holds (ADR 0061)
 
     def weights(self, base: HybridWeights) -> HybridWeights:
         """*base* with this kind's cosine/lexical weights (recency etc. untouched)."""
