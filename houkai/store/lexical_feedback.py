@@ -86,7 +86,7 @@ def expansion(
     if n_terms <= 0 or not top_texts:
         return Expansion()
     asked = {stem(t) for t in query_terms} | {stem(t) for t in (exclude or set())}
-    weight: Counter[str] = Counter()
+    weight: dict[str, float] = {}
     surface: dict[str, Counter[str]] = {}
     for rank, text in enumerate(top_texts, start=1):
         words = [w for w in _words(text) if stem(w) not in asked]
@@ -94,11 +94,11 @@ def expansion(
             continue
         for word, tf in Counter(words).items():
             s = stem(word)
-            weight[s] += tf / len(words) / rank
+            weight[s] = weight.get(s, 0.0) + tf / len(words) / rank
             surface.setdefault(s, Counter())[word] += tf
     if not weight:
         return Expansion()
-    stems = [s for s, _ in weight.most_common(4 * n_terms)]
+    stems = sorted(weight, key=lambda s: -weight[s])[: 4 * n_terms]  # stable, as most_common
     raw = client.hmget(stats_key, ["__N", *[f"s:{s}" for s in stems]])
     n = max(1, int(raw[0] or 0))
     scored: dict[str, float] = {}
