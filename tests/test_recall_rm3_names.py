@@ -51,7 +51,9 @@ def _pool(store: MemoryStore, stages: tuple[str, ...], params=BASE):
     return pool, lexical_active
 
 
-def test_expansion_takes_rare_words_of_the_top_hits_not_the_question_words(library) -> None:
+def test_expansion_takes_rare_words_of_the_top_hits_not_the_question_words(
+    library, monkeypatch
+) -> None:
     exp = lexical_feedback.expansion(
         library.client, library.keys.lexstats, ["books", "tim", "read"], BOOKS[:2], 3, 2
     )
@@ -60,6 +62,11 @@ def test_expansion_takes_rare_words_of_the_top_hits_not_the_question_words(libra
         library.client, library.keys.lexstats, ["x"], BOOKS[:2], n_terms=0, n_docs=2
     )
     assert none.terms == []
+    monkeypatch.setattr(lexical_feedback, "RM3_POSTINGS", 2)  # "zorbel" has 3 postings
+    bounded = lexical_feedback.expansion(
+        library.client, library.keys.lexstats, ["books", "tim", "read"], BOOKS[:2], 3, 2
+    )
+    assert bounded.terms == []  # the expansion query never walks past its budget
 
 
 def _scored(store: MemoryStore, params):

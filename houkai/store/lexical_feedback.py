@@ -9,7 +9,7 @@ question's own terms, the stages), so an expansion word never scores by itself.
 
 Bounded: the expansion is computed from the top ``rm3_docs`` texts already in
 memory, its document frequencies come in one ``HMGET``, the terms kept must fit
-:data:`~houkai.store.lexstats.CANDIDATE_POSTINGS` together, and the query asks
+:data:`RM3_POSTINGS` together, and the query asks
 for at most ``rm3_limit`` documents.
 """
 
@@ -27,6 +27,10 @@ from ..domain.text import REDISEARCH_STOPWORDS, STOP_WORDS, stem, tokenize
 from . import lexstats
 
 log = logging.getLogger(__name__)
+
+# Postings the expansion query may walk: a quarter of the first keyword query's budget
+# (RediSearch scores each document of the union, ~1.2 µs: at most ~3 ms, ADR 0053/0061).
+RM3_POSTINGS = lexstats.CANDIDATE_POSTINGS // 4
 
 _STAMP = re.compile(r"^\s*\[[^\]]{1,40}\]\s*")  # "[8 May 2023] " a dated import writes
 _WORD = re.compile(r"^[a-z][a-z]+$")
@@ -112,7 +116,7 @@ def expansion(
     chosen: list[str] = []
     used = 0
     for s in sorted(scored, key=lambda x: (-scored[x], x))[:n_terms]:
-        if used + df[s] > lexstats.CANDIDATE_POSTINGS:
+        if used + df[s] > RM3_POSTINGS:
             break
         chosen.append(s)
         used += df[s]
