@@ -18,7 +18,10 @@ Hybrid recall runs these on top of the blend (each one switchable with
   (no gap over ``episode_gap``) share their best member's standing:
   ``+ episode · (episode's best − overall best)`` (ADR 0051).
 * ``prf``: pseudo-relevance feedback: a second KNN round from the query vector
-  moved toward the first round's top hits (Rocchio), fused with the first.
+  moved toward the first round's top hits (Rocchio), fused with the first; and, for
+  a question scored over stems, RM3: rare words of the top hits as one bounded
+  keyword query adding candidates, and ``+ rm3_weight · the share of those words``
+  a candidate holds (ADR 0061).
 * ``fitted``: fusion weights per query kind (:data:`FITTED`), used when the
   caller passes no ``weights`` (ADR 0025; since ADR 0043 every kind maps to
   ``BASE``).
