@@ -122,7 +122,9 @@ def test_keyword_candidates_match_exact_terms_not_stems(store):
 def test_a_question_scored_over_stems_finds_candidates_through_stems(store):
     # A question naming someone is scored over stems (ADR 0056), so the keyword query
     # keeps RediSearch's stem expansion: "serving" is a candidate for "served" and scores.
+    # The name must be one the collection mentions (ADR 0061: an unseen name is no cue).
     served, serving = _served_and_serving(store)
+    store.remember("Marguerite runs the cafe.")
     pool: dict[str, Any] = {}
     assert store._add_lexical(pool, "What was served by Marguerite?", "*", 10, None)
     assert {served, serving} <= set(pool)

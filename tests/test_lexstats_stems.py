@@ -113,7 +113,7 @@ def test_collections_migrate_upgrades_a_collection_without_stems(settings, make_
     from houkai.app.service import MemoryService
 
     store = make_store()
-    store.remember_many(["old note about gardens", "another old note"])
+    store.remember_many(["old note about gardens", "another old note by Ann"])
     _make_legacy(store)
     service = MemoryService(settings, actor="cli")
     result = service.collection_migrate(name=store.collection_name, vector_type=store.vector_type)

@@ -35,6 +35,7 @@ GRID: dict[str, tuple[float, ...]] = {
     "answer_time": (0.0, 0.05, 0.1, 0.2),
     "asks": (0.0, 0.05, 0.1, 0.2),
     "episode": (0.0, 0.3, 0.5),
+    "rm3_weight": (0.0, 0.1, 0.2, 0.3),
 }
 
 

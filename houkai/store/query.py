@@ -110,6 +110,7 @@ class QueryParse:
     exact: list[str] = field(default_factory=list)
     names: list[str] = field(default_factory=list)
     when_question: bool = False
+    unseen: list[str] = field(default_factory=list)  # names no memory's text mentions (ADR 0061)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind}
@@ -128,7 +129,9 @@ class QueryParse:
             out["names"] = list(self.names)
         if self.when_question:
             out["when_question"] = True
-        if self.names or self.exact:
+        if self.unseen:
+            out["names_unseen"] = list(self.unseen)
+        if self.exact or set(self.names) - set(self.unseen):
             out["stems"] = True  # the lexical leg matches stems (ADR 0056, names_something)
         return out
 
@@ -238,6 +241,16 @@ def _names(text: str) -> list[str]:
     return out
 
 
+def question_names(text: str) -> list[str]:
+    """The capitalised words of *text* that may name someone or something."""
+    return _names(text)
+
+
+def has_exact_tokens(text: str) -> bool:
+    """Does *text* hold an id, a quoted phrase, a code identifier or a number?"""
+    return bool(_exact_tokens(text))
+
+
 def names_something(text: str) -> bool:
     """Does the question name someone or something, or hold an exact token?
 
@@ -303,3 +316,14 @@ def time_proximity(created_at: float, window: tuple[float, float], scale: float)
         return 1.0
     distance = lo - created_at if created_at < lo else created_at - hi
     return math.exp(-distance / max(scale, 1.0))
+
+
+def name_seen(name: str, stats: Any) -> bool:
+    """Does some memory's text mention *name* (lower-cased)? Read from the query's
+    term statistics (:class:`houkai.store.lexstats.TermStats`), which hold its frequency.
+    A name that does not tokenize to one word cannot be checked and counts as seen."""
+    from ..domain.text import tokenize
+
+    if tokenize(name) != [name]:
+        return True
+    return stats.df.get(name, 0) > 0

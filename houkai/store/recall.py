@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -39,7 +39,7 @@ from ..domain.model import (
 )
 from ..domain.text import lexical_clause, query_terms
 from . import codec, lexstats
-from .query import QueryParse, names_something, parse_query
+from .query import QueryParse, has_exact_tokens, name_seen, parse_query, question_names
 from .recall_stages import RecallStagesMixin
 from .search import search
 from .stages import BASE, FITTED, StageParams, resolve_stages
@@ -67,6 +67,8 @@ class Candidate:
     prf: float = 0.0  # cosine to the pseudo-relevance-feedback vector
     context: bool = False  # brought in as a sequence neighbour of a strong candidate
     feedback: bool = False  # brought in by the pseudo-relevance-feedback round
+    rm3: tuple[str, ...] = ()  # the expansion words of the RM3 query that found it (ADR 0061)
+    rm3_score: float = 0.0  # share of the RM3 expansion the text holds (ADR 0061)
 
 
 def _check_unit(value: float | None, name: str, lo: float = 0.0, hi: float = 1.0) -> None:
@@ -246,6 +248,10 @@ class RecallMixin(RecallStagesMixin):
             params = FITTED.get(parse.kind if parse else "general", BASE)
             if own_weights:
                 w = params.weights(w)
+        terms = query_terms(query) if mode == "hybrid" else []
+        stats = self._term_stats(query, terms) if terms else None
+        if parse is not None and stats is not None:
+            parse.unseen = [n for n in parse.names if not name_seen(n.lower(), stats)]
         if parse is not None and own_weights:
             w = self._understood_weights(w, parse, params)
         where = filter_expr(
@@ -283,7 +289,7 @@ class RecallMixin(RecallStagesMixin):
             "now": clock,
         }
         pool, lexical_active = self._gather(
-            query, qvec, where, pool_size, mode, active, w, params, broad, filters
+            query, qvec, where, pool_size, mode, active, w, params, broad, filters, stats
         )
         cands = list(pool.values())
         if mode == "hybrid" and w.recency_basis == "accessed":
@@ -331,8 +337,10 @@ class RecallMixin(RecallStagesMixin):
         params: StageParams,
         broad: bool,
         filters: dict[str, Any],
+        stats: lexstats.TermStats | None = None,
     ) -> tuple[dict[str, Candidate], bool]:
-        """The candidate pool (KNN, BM25, then PRF and sequence neighbours when active)."""
+        """The candidate pool (KNN, BM25, then PRF, RM3 and sequence neighbours when
+        active); *stats*: the query's term statistics when the caller read them."""
         pool = (
             self._vector_candidates(qvec, where, pool_size, batches=broad)
             if qvec is not None
@@ -340,13 +348,16 @@ class RecallMixin(RecallStagesMixin):
         )
         lexical_active = False
         terms = query_terms(query) if mode == "hybrid" else []
-        stats = self._term_stats(query, terms) if terms else None
+        if stats is None and terms:
+            stats = self._term_stats(query, terms)
         if stats is not None:
             lexical_active = self._add_lexical(pool, query, where, pool_size, qvec, stats)
         if pool and ("prf" in active or "context" in active):
             added: list[str] = []
             if "prf" in active and qvec is not None:
                 added += self._prf_round(pool, qvec, where, pool_size, w, params, broad)
+            if "prf" in active and lexical_active and stats is not None:
+                added += self._rm3_round(pool, query, qvec, where, w, params, stats)
             if "context" in active:
                 added += self._context_round(pool, qvec, w, params, filters)
             if added:
@@ -409,10 +420,17 @@ class RecallMixin(RecallStagesMixin):
 
     def _term_stats(self, query: str, terms: list[str]) -> lexstats.TermStats:
         """The statistics of *query*'s *terms* (one ``HMGET``), read once per recall for
-        both the lexical pass and the rescoring of later candidates."""
-        return lexstats.term_stats(
-            self.client, self.keys.lexstats, terms, stems=names_something(query)
-        )
+        both the lexical pass and the rescoring of later candidates.
+
+        The names the question mentions are read in the same ``HMGET``: only a name
+        some memory's text mentions makes the question "name something" (stems,
+        ADR 0056); "the pre-production DB" in a collection that never says "DB" is a
+        paraphrase, matched over exact tokens (ADR 0061).
+        """
+        names = [n.lower() for n in question_names(query)]
+        stats = lexstats.term_stats(self.client, self.keys.lexstats, [*terms, *names])
+        stems = has_exact_tokens(query) or any(name_seen(n, stats) for n in names)
+        return replace(stats, stemmed=stats.stemmed and stems)
 
     def _add_lexical(
         self,

@@ -12,12 +12,15 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import redis
 
+from ..db.schema import MEMORY_FIELDS
 from ..domain.model import HybridWeights, Memory
-from ..domain.text import query_terms
-from . import codec, lexstats
+from ..domain.text import lexical_clause, query_terms
+from . import codec, lexical_feedback, lexstats
 from .host import StoreHost
 from .query import DAY, QueryParse, names_something, states_time, time_proximity
+from .search import search
 from .stages import StageParams
 
 if TYPE_CHECKING:
@@ -76,9 +79,8 @@ class RecallStagesMixin(StoreHost):
         id: a question without either keeps the blend's lexical weight, so a
         paraphrase is not out-voted by word overlap (ADR 0043).
         """
-        factor = max(
-            p.lexical_boost if parse.exact else 1.0, p.lexical_names if parse.names else 1.0
-        )
+        seen = set(parse.names) - set(parse.unseen)  # a name no memory mentions is no cue
+        factor = max(p.lexical_boost if parse.exact else 1.0, p.lexical_names if seen else 1.0)
         if factor != 1.0:
             w = replace(w, lexical=w.lexical * factor)
         if parse.recency == "latest":
@@ -117,6 +119,75 @@ class RecallStagesMixin(StoreHost):
         for cand in pool.values():
             if cand.vector is not None:
                 cand.prf = float(np.dot(cand.vector, feedback))
+        return added
+
+    def _rm3_round(
+        self,
+        pool: dict[str, Candidate],
+        query: str,
+        qvec: np.ndarray | None,
+        where: str,
+        w: HybridWeights,
+        p: StageParams,
+        stats: lexstats.TermStats,
+    ) -> list[str]:
+        """RM3 as a second lexical candidate query (ADR 0061); returns the new ids.
+
+        Only for a question scored over stems (it names someone or something, the
+        gate of ADR 0056): the expansion words come from the first round's best
+        texts and find documents the question's own words and vector missed.
+        """
+        from .recall import Candidate
+
+        if p.rm3_terms <= 0 or not stats.stemmed:
+            return []
+        top = sorted(pool.values(), key=lambda c: (-_provisional(c, w), c.memory.id))
+        top = [c for c in top if c.lexical > 0][: p.rm3_docs]
+        if not top:
+            return []
+        names = {t for c in top for t in c.memory.tags}
+        exp = lexical_feedback.expansion(
+            self.client,
+            self.keys.lexstats,
+            query_terms(query),
+            [c.memory.text for c in top],
+            p.rm3_terms,
+            p.rm3_docs,
+            exclude={t.lower() for n in names for t in n.split()},
+        )
+        if not exp.terms:
+            return []
+        clause = lexical_clause(exp.terms)
+        if where != "*":
+            clause = f"{clause} {where}"
+        try:
+            _, hits = search(
+                self.client,
+                self.keys.index,
+                clause,
+                return_fields=(*MEMORY_FIELDS, "vec"),
+                limit=p.rm3_limit,
+            )
+        except redis.exceptions.ResponseError:
+            return []  # an expansion is never worth failing the recall
+        added = []
+        for hit in hits:
+            memory = codec.from_hash(hit.fields)
+            if memory.id in pool:
+                continue
+            vec = self.vector_from_blob(hit.fields.get("vec"))
+            cosine = float(np.dot(vec, qvec)) if vec is not None and qvec is not None else 0.0
+            pool[memory.id] = Candidate(
+                memory=memory,
+                cosine=cosine,
+                has_vector=vec is not None,
+                vector=vec,
+                rm3=tuple(exp.terms),
+            )
+            added.append(memory.id)
+        if p.rm3_weight > 0:
+            for mid, value in exp.scores({m: c.memory.text for m, c in pool.items()}).items():
+                pool[mid].rm3_score = value
         return added
 
     def _context_round(
@@ -236,6 +307,9 @@ class RecallStagesMixin(StoreHost):
             if parse.when_question and p.answer_time > 0:
                 signals["answer_time"] = [1.0 if states_time(c.memory.text) else 0.0 for c in cands]
                 weights["answer_time"] = p.answer_time
+        if "prf" in active and p.rm3_weight > 0 and any(c.rm3_score for c in cands):
+            signals["rm3"] = [c.rm3_score for c in cands]
+            weights["rm3"] = p.rm3_weight
         if "prf" in active and p.prf > 0 and any(c.prf for c in cands):
             signals["prf"] = [c.prf for c in cands]
             weights["prf"] = p.prf
@@ -264,6 +338,8 @@ class RecallStagesMixin(StoreHost):
                 c.explain["query"] = parsed
             if c.context:
                 info["context_neighbour"] = True
+            if c.rm3:
+                info["rm3_candidate"] = list(c.rm3)
             c.explain["score"] = round(c.score, 8 if fusion == "rrf" else 6)
 
     @staticmethod

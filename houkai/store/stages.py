@@ -18,7 +18,10 @@ Hybrid recall runs these on top of the blend (each one switchable with
   (no gap over ``episode_gap``) share their best member's standing:
   ``+ episode · (episode's best − overall best)`` (ADR 0051).
 * ``prf``: pseudo-relevance feedback: a second KNN round from the query vector
-  moved toward the first round's top hits (Rocchio), fused with the first.
+  moved toward the first round's top hits (Rocchio), fused with the first; and, for
+  a question scored over stems, RM3: rare words of the top hits as one bounded
+  keyword query adding candidates, and ``+ rm3_weight · the share of those words``
+  a candidate holds (ADR 0061).
 * ``fitted``: fusion weights per query kind (:data:`FITTED`), used when the
   caller passes no ``weights`` (ADR 0025; since ADR 0043 every kind maps to
   ``BASE``).
@@ -60,6 +63,10 @@ class StageParams:
     asks: float = 0.10  # penalty for a memory that is itself a question: it rarely answers one
     episode: float = 0.50  # × (its episode's best score − the best), for questions naming someone
     episode_gap: float = 1800.0  # seconds between memories that split two episodes
+    rm3_terms: int = 5  # expansion words of the second lexical candidate query (ADR 0061)
+    rm3_docs: int = 3  # first-round hits the expansion is read from
+    rm3_limit: int = 20  # documents the expansion query may add
+    rm3_weight: float = 0.2  # × the share of the expansion a candidate holds (ADR 0061)
 
     def weights(self, base: HybridWeights) -> HybridWeights:
         """*base* with this kind's cosine/lexical weights (recency etc. untouched)."""

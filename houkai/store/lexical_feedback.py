@@ -1,0 +1,128 @@
+"""RM3 as a second lexical *candidate* query (ADR 0061).
+
+The first round's best hits say which other words the answer's neighbourhood
+uses ("What books has Tim read?" → the top hits mention "Harry Potter",
+"novel", "fantasy"). The few of those words that are rare in the collection
+become one bounded ``@lex:(…)`` query, and what it finds joins the pool; it is
+then scored like any other candidate (cosine to the question, BM25 of the
+question's own terms, the stages), so an expansion word never scores by itself.
+
+Bounded: the expansion is computed from the top ``rm3_docs`` texts already in
+memory, its document frequencies come in one ``HMGET``, the terms kept must fit
+:data:`RM3_POSTINGS` together, and the query asks
+for at most ``rm3_limit`` documents.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+import redis
+
+from ..domain.text import REDISEARCH_STOPWORDS, STOP_WORDS, stem, tokenize
+from . import lexstats
+
+log = logging.getLogger(__name__)
+
+# Postings the expansion query may walk: a quarter of the first keyword query's budget
+# (RediSearch scores each document of the union, ~1.2 µs: at most ~3 ms, ADR 0053/0061).
+RM3_POSTINGS = lexstats.CANDIDATE_POSTINGS // 4
+
+_STAMP = re.compile(r"^\s*\[[^\]]{1,40}\]\s*")  # "[8 May 2023] " a dated import writes
+_WORD = re.compile(r"^[a-z][a-z]+$")
+
+
+@dataclass
+class Expansion:
+    """The expansion terms chosen (surface words, as the index is queried) and why."""
+
+    terms: list[str] = field(default_factory=list)
+    weights: dict[str, float] = field(default_factory=dict)
+    idf: dict[str, float] = field(default_factory=dict)  # by stem
+
+    def scores(self, texts: dict[str, str]) -> dict[str, float]:
+        """How much of the expansion each text holds: ``Σ weight · idf`` over the expansion
+        stems it contains, normalised to [0, 1] over *texts*."""
+        from ..domain.text import stem_tokens
+
+        by_stem = {stem(t): self.weights[t] for t in self.terms}
+        raw = {
+            key: sum(by_stem[s] for s in set(stem_tokens(text)) if s in by_stem)
+            for key, text in texts.items()
+        }
+        top = max(raw.values(), default=0.0)
+        return {key: v / top if top > 0 else 0.0 for key, v in raw.items()}
+
+    def to_dict(self) -> dict[str, float]:
+        return {t: round(self.weights[t], 4) for t in self.terms}
+
+
+def _words(text: str) -> list[str]:
+    """Content words of a memory: no date stamp, stop words, digits or 1-2 letter tokens."""
+    return [
+        t
+        for t in tokenize(_STAMP.sub("", text, count=1))
+        if len(t) > 2 and _WORD.match(t) and t not in STOP_WORDS and t not in REDISEARCH_STOPWORDS
+    ]
+
+
+def expansion(
+    client: redis.Redis,
+    stats_key: str,
+    query_terms: list[str],
+    top_texts: list[str],
+    n_terms: int,
+    n_docs: int,
+    *,
+    exclude: set[str] | None = None,
+    max_df_share: float = 0.05,
+) -> Expansion:
+    """RM3's expansion: words of the top texts weighted by ``Σ tf/len · 1/rank · idf``.
+
+    Words whose stem the question already has, or *exclude* (e.g. the names it
+    mentions) are left out, and so are words in more than *max_df_share* of the
+    collection (they find everything). One ``HMGET`` reads the stems' frequencies.
+    """
+    if n_terms <= 0 or not top_texts:
+        return Expansion()
+    asked = {stem(t) for t in query_terms} | {stem(t) for t in (exclude or set())}
+    weight: dict[str, float] = {}
+    surface: dict[str, Counter[str]] = {}
+    for rank, text in enumerate(top_texts, start=1):
+        words = [w for w in _words(text) if stem(w) not in asked]
+        if not words:
+            continue
+        for word, tf in Counter(words).items():
+            s = stem(word)
+            weight[s] = weight.get(s, 0.0) + tf / len(words) / rank
+            surface.setdefault(s, Counter())[word] += tf
+    if not weight:
+        return Expansion()
+    stems = sorted(weight, key=lambda s: -weight[s])[: 4 * n_terms]  # stable, as most_common
+    raw = client.hmget(stats_key, ["__N", *[f"s:{s}" for s in stems]])
+    n = max(1, int(raw[0] or 0))
+    scored: dict[str, float] = {}
+    df: dict[str, int] = {}
+    for s, value in zip(stems, raw[1:], strict=True):
+        count = int(value or 0)
+        if count <= 1 or count > max(2, max_df_share * n):
+            continue  # unseen elsewhere (finds nothing new) or too common (finds everything)
+        df[s] = count
+        scored[s] = weight[s] * math.log(1 + (n - count + 0.5) / (count + 0.5))
+    chosen: list[str] = []
+    used = 0
+    for s in sorted(scored, key=lambda x: (-scored[x], x))[:n_terms]:
+        if used + df[s] > RM3_POSTINGS:
+            break
+        chosen.append(s)
+        used += df[s]
+    out = Expansion()
+    for s in chosen:
+        word = surface[s].most_common(1)[0][0]
+        out.terms.append(word)
+        out.weights[word] = scored[s]
+    return out

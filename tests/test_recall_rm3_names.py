@@ -1,0 +1,127 @@
+"""ADR 0061: RM3 as a second lexical candidate query, and names the collection never
+mentions are no lexical cue (no stems, no lexical boost)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+import pytest
+
+from houkai import MemoryStore
+from houkai.domain.model import HybridWeights
+from houkai.store import lexical_feedback
+from houkai.store.query import parse_query
+from houkai.store.stages import BASE, STAGES
+
+FILLER = [
+    "Anna enjoys novels and poems",
+    "Sam borrowed three novels from the library",
+    "Lee writes poems about the sea",
+    "The library opens at nine",
+    "Kim likes magazines about cars",
+] + [f"The weather on day {i} was mild and grey" for i in range(60)]
+# The question's words find the first two; only "Zorbel" (rare, in both top hits) leads to
+# the third, which shares no word with the question and sits far from it in meaning.
+BOOKS = [
+    "Tim said his favourite book is Zorbel",
+    "Tim read a book about Zorbel on the train",
+    "The Zorbel cover has a dragon and a map",
+]
+QUERY = "What books has Tim read?"
+
+
+@pytest.fixture()
+def library(store: MemoryStore) -> MemoryStore:
+    store.remember_many(BOOKS + FILLER)
+    return store
+
+
+def _pool(store: MemoryStore, stages: tuple[str, ...], params=BASE):
+    from houkai.db.filters import filter_expr
+    from houkai.domain.model import HybridWeights
+
+    filters = {
+        "type": None, "tag": None, "min_importance": None, "source": None, "since": None,
+        "until": None, "include_superseded": False, "include_expired": False, "now": time.time(),
+    }  # fmt: skip
+    qvec = store.query_vector(QUERY)
+    args = (QUERY, qvec, filter_expr(), 2, "hybrid", stages, HybridWeights(), params, True)
+    pool, lexical_active = store._gather(*args, filters)
+    return pool, lexical_active
+
+
+def test_expansion_takes_rare_words_of_the_top_hits_not_the_question_words(
+    library, monkeypatch
+) -> None:
+    exp = lexical_feedback.expansion(
+        library.client, library.keys.lexstats, ["books", "tim", "read"], BOOKS[:2], 3, 2
+    )
+    assert exp.terms == ["zorbel"]  # "train", "favourite": in no other memory, find nothing
+    none = lexical_feedback.expansion(
+        library.client, library.keys.lexstats, ["x"], BOOKS[:2], n_terms=0, n_docs=2
+    )
+    assert none.terms == []
+    monkeypatch.setattr(lexical_feedback, "RM3_POSTINGS", 2)  # "zorbel" has 3 postings
+    bounded = lexical_feedback.expansion(
+        library.client, library.keys.lexstats, ["books", "tim", "read"], BOOKS[:2], 3, 2
+    )
+    assert bounded.terms == []  # the expansion query never walks past its budget
+
+
+def _scored(store: MemoryStore, params):
+    pool, lexical_active = _pool(store, STAGES, params)
+    cands = list(pool.values())
+    parse = parse_query(QUERY, time.time())
+    w = store._understood_weights(HybridWeights(), parse, params)
+    store._score_pool(
+        cands, "hybrid", "weighted", w, STAGES, parse, params, time.time(), 60, lexical_active
+    )
+    return pool, {c.memory.id: c for c in cands}
+
+
+def test_rm3_brings_in_a_candidate_the_question_could_not_find(library) -> None:
+    third = next(m for batch in library.iter_memories() for m in batch if m.text == BOOKS[2])
+    off, _ = _pool(library, STAGES, replace(BASE, rm3_terms=0))
+    assert third.id not in off
+    without_prf, _ = _pool(library, ("query", "context"))
+    assert third.id not in without_prf  # RM3 belongs to the prf stage
+    pool, scored = _scored(library, replace(BASE, rm3_weight=0.0))
+    assert pool[third.id].rm3 == ("zorbel",)
+    explained = scored[third.id].explain["stages"]
+    assert explained["rm3_candidate"] == ["zorbel"]  # explain says why it is in the pool
+    assert "rm3" not in explained  # found, but not scored by the expansion
+
+
+def test_rm3_weight_lifts_what_holds_the_expansion(library) -> None:
+    """``+ rm3_weight · share of the expansion``: the memory holding "Zorbel" gains."""
+    third = next(m for batch in library.iter_memories() for m in batch if m.text == BOOKS[2])
+    _, plain = _scored(library, replace(BASE, rm3_weight=0.0))
+    _, lifted = _scored(library, replace(BASE, rm3_weight=0.2))
+    gain = lifted[third.id].explain["stages"]["rm3"]
+    assert gain == pytest.approx(0.2)  # it holds the whole expansion
+    assert lifted[third.id].score == pytest.approx(plain[third.id].score + gain, abs=1e-4)
+    assert all("rm3" not in c.explain["stages"] for c in lifted.values() if "zorbel" not in
+               c.memory.text.lower())  # fmt: skip
+
+
+def test_a_name_the_collection_never_mentions_is_no_lexical_cue(store: MemoryStore) -> None:
+    store.remember_many(
+        [
+            "The staging database is restored from a snapshot every night.",
+            "Release notes are drafted by the product manager.",
+            "The production cluster has twelve nodes.",
+        ]
+    )
+    query = "How often does the pre-production DB get reset?"
+    hits = store.recall(query, k=3, mode="hybrid", explain=True, touch=False)
+    parsed = hits[0][2]["query"]
+    assert parsed["names"] == ["DB"] and parsed["names_unseen"] == ["DB"]
+    assert "stems" not in parsed  # exact tokens: "production" does not match "product"
+    by_text = {m.text: e for m, _, e in hits}
+    assert by_text["Release notes are drafted by the product manager."]["lexical"] == 0.0
+    assert hits[0][2]["weights"]["lexical"] == pytest.approx(BASE.lexical)  # no name boost
+    store.remember("The DB team meets on Mondays.")
+    seen = store.recall(query, k=3, mode="hybrid", explain=True, touch=False)[0][2]
+    assert "names_unseen" not in seen["query"] and seen["query"]["stems"] is True
+    assert seen["weights"]["lexical"] == pytest.approx(BASE.lexical * BASE.lexical_names)
