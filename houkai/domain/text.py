@@ -11,6 +11,7 @@ cannot carry RediSearch syntax, so user text never reaches the query parser raw.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 import snowballstemmer
 
@@ -73,10 +74,14 @@ def stem(token: str) -> str:
     return found
 
 
-def stem_tokens(text: str) -> list[str]:
-    """:func:`tokenize`, each token stemmed (the terms of stemmed BM25)."""
+@lru_cache(maxsize=8192)
+def stem_tokens(text: str) -> tuple[str, ...]:
+    """:func:`tokenize`, each token stemmed (the terms of stemmed BM25).
+
+    Remembered per text: one recall stems its pool for BM25 and again for the RM3
+    share (ADR 0061), and the same memories recur across recalls."""
     known = _STEMS.get
-    return [known(t) or stem(t) for t in tokenize(text)]
+    return tuple(known(t) or stem(t) for t in tokenize(text))
 
 
 def lexical_form(text: str) -> str:
