@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from houkai.store import lexstats
-from houkai.store import recall as recall_mod
+from houkai.store import lexstats, recall_stages
 from houkai.store.lexstats import TermStats, candidate_terms
 
 TEXTS = [
@@ -45,14 +44,14 @@ def test_past_the_budget_the_rarest_terms_that_fit():
 
 def _lexical_clauses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
-    real = recall_mod.search
+    real = recall_stages.search  # the keyword queries (the lexical leg and RM3) search there
 
     def spy(client: Any, index: str, query: str, **kwargs: Any) -> Any:
         if query.startswith("@lex:"):
             seen.append(query.split(")")[0])  # the terms, not the filters (they hold the time)
         return real(client, index, query, **kwargs)
 
-    monkeypatch.setattr(recall_mod, "search", spy)
+    monkeypatch.setattr(recall_stages, "search", spy)
     return seen
 
 

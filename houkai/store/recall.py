@@ -37,7 +37,7 @@ from ..domain.model import (
     ValidationError,
     validate_choice,
 )
-from ..domain.text import lexical_clause, query_terms
+from ..domain.text import query_terms
 from . import codec, lexstats
 from .query import QueryParse, has_exact_tokens, name_seen, parse_query, question_names
 from .recall_stages import RecallStagesMixin
@@ -453,34 +453,19 @@ class RecallMixin(RecallStagesMixin):
             return False
         if stats is None:
             stats = self._term_stats(query, terms)
-        clause = lexical_clause(lexstats.candidate_terms(terms, stats))
-        if where != "*":
-            clause = f"{clause} {where}"
-        try:
-            # The candidates match the way BM25 below counts: over stems, RediSearch's
-            # stem expansion finds what scores; over exact tokens, VERBATIM, since a
-            # document found only through a stem ("+serv" for "served") would score
-            # nothing for that term, and walking the expansion cost several times the
-            # postings the budget counts (ADR 0060).
-            _, hits = search(
-                self.client,
-                self.keys.index,
-                clause,
-                return_fields=(*MEMORY_FIELDS, "vec"),
-                limit=size * 2,
-                verbatim=not stats.stemmed,
-            )
-        except redis.exceptions.ResponseError:
-            hits = []  # a lexical bonus is never worth failing the recall
-        for hit in hits:
-            memory = codec.from_hash(hit.fields)
-            if memory.id in pool:
-                continue
-            vec = self.vector_from_blob(hit.fields.get("vec"))
-            cosine = float(np.dot(vec, qvec)) if vec is not None and qvec is not None else 0.0
-            pool[memory.id] = Candidate(
-                memory=memory, cosine=cosine, has_vector=vec is not None, vector=vec
-            )
+        # The candidates match the way BM25 below counts: over stems, RediSearch's stem
+        # expansion finds what scores; over exact tokens, VERBATIM, since a document
+        # found only through a stem ("+serv" for "served") would score nothing for that
+        # term, and walking the expansion cost several times the postings the budget
+        # counts (ADR 0060).
+        self._keyword_candidates(
+            pool,
+            lexstats.candidate_terms(terms, stats),
+            where,
+            size * 2,
+            qvec,
+            verbatim=not stats.stemmed,
+        )
         texts = {mid: c.memory.text for mid, c in pool.items()}
         scores = lexstats.bm25_scores(terms, texts, self.client, self.keys.lexstats, stats)
         for mid, cand in pool.items():

@@ -121,6 +121,50 @@ class RecallStagesMixin(StoreHost):
                 cand.prf = float(np.dot(cand.vector, feedback))
         return added
 
+    def _keyword_candidates(
+        self,
+        pool: dict[str, Candidate],
+        words: list[str],
+        where: str,
+        limit: int,
+        qvec: np.ndarray | None,
+        *,
+        verbatim: bool = False,
+        rm3: tuple[str, ...] = (),
+    ) -> list[str]:
+        """Search *words* as one keyword query under the recall's filter *where* and add
+        the memories not yet in *pool* as candidates (cosine to *qvec*); returns their
+        ids. A failing query adds nothing: a lexical bonus is never worth failing the
+        recall."""
+        from .recall import Candidate
+
+        clause = lexical_clause(words)
+        if where != "*":
+            clause = f"{clause} {where}"
+        try:
+            _, hits = search(
+                self.client,
+                self.keys.index,
+                clause,
+                return_fields=(*MEMORY_FIELDS, "vec"),
+                limit=limit,
+                verbatim=verbatim,
+            )
+        except redis.exceptions.ResponseError:
+            return []
+        added = []
+        for hit in hits:
+            memory = codec.from_hash(hit.fields)
+            if memory.id in pool:
+                continue
+            vec = self.vector_from_blob(hit.fields.get("vec"))
+            cosine = float(np.dot(vec, qvec)) if vec is not None and qvec is not None else 0.0
+            pool[memory.id] = Candidate(
+                memory=memory, cosine=cosine, has_vector=vec is not None, vector=vec, rm3=rm3
+            )
+            added.append(memory.id)
+        return added
+
     def _rm3_round(
         self,
         pool: dict[str, Candidate],
@@ -137,7 +181,6 @@ class RecallStagesMixin(StoreHost):
         gate of ADR 0056): the expansion words come from the first round's best
         texts and find documents the question's own words and vector missed.
         """
-        from .recall import Candidate
 
         if p.rm3_terms <= 0 or not stats.stemmed:
             return []
@@ -157,34 +200,9 @@ class RecallStagesMixin(StoreHost):
         )
         if not exp.terms:
             return []
-        clause = lexical_clause(exp.terms)
-        if where != "*":
-            clause = f"{clause} {where}"
-        try:
-            _, hits = search(
-                self.client,
-                self.keys.index,
-                clause,
-                return_fields=(*MEMORY_FIELDS, "vec"),
-                limit=p.rm3_limit,
-            )
-        except redis.exceptions.ResponseError:
-            return []  # an expansion is never worth failing the recall
-        added = []
-        for hit in hits:
-            memory = codec.from_hash(hit.fields)
-            if memory.id in pool:
-                continue
-            vec = self.vector_from_blob(hit.fields.get("vec"))
-            cosine = float(np.dot(vec, qvec)) if vec is not None and qvec is not None else 0.0
-            pool[memory.id] = Candidate(
-                memory=memory,
-                cosine=cosine,
-                has_vector=vec is not None,
-                vector=vec,
-                rm3=tuple(exp.terms),
-            )
-            added.append(memory.id)
+        added = self._keyword_candidates(
+            pool, exp.terms, where, p.rm3_limit, qvec, rm3=tuple(exp.terms)
+        )
         if p.rm3_weight > 0:
             for mid, value in exp.scores({m: c.memory.text for m, c in pool.items()}).items():
                 pool[mid].rm3_score = value
