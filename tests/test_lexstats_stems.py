@@ -89,6 +89,8 @@ def test_a_collection_without_stems_scores_plain_until_upgraded(store: MemorySto
     assert not lexstats.stemmed_stats(store.client, store.keys.lexstats)
     before = _lexical(store, "Which books did Tim read")
     assert before["a book about whales"] == 0.0  # exact tokens: "books" is not "book"
+    explained = store.recall("Which books did Tim read", k=1, mode="hybrid", explain=True)
+    assert "stems" not in explained[0][2]["query"]  # explain says what was scored
     # a write meanwhile counts both forms, so the plain statistics stay exact
     store.remember("more books on the shelf")
     edited = store.remember("temporary note")
@@ -107,6 +109,8 @@ def test_a_collection_without_stems_scores_plain_until_upgraded(store: MemorySto
     assert stats["__N"] == stats["__S"] == 4
     after = _lexical(store, "Which books did Tim read")
     assert after["a book about whales"] > 0.0
+    explained = store.recall("Which books did Tim read", k=1, mode="hybrid", explain=True)
+    assert explained[0][2]["query"]["stems"] is True
 
 
 def test_collections_migrate_upgrades_a_collection_without_stems(settings, make_store) -> None:

@@ -111,6 +111,7 @@ class QueryParse:
     names: list[str] = field(default_factory=list)
     when_question: bool = False
     unseen: list[str] = field(default_factory=list)  # names no memory's text mentions (ADR 0061)
+    stems: bool = False  # the lexical leg scored this recall over stems (recall sets it)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind}
@@ -131,8 +132,9 @@ class QueryParse:
             out["when_question"] = True
         if self.unseen:
             out["names_unseen"] = list(self.unseen)
-        if self.exact or set(self.names) - set(self.unseen):
-            out["stems"] = True  # the lexical leg matches stems (ADR 0056, names_something)
+        if self.stems:
+            out["stems"] = True  # the lexical leg matched stems (ADR 0056): the question
+            # names something the collection mentions, and the collection counts stems
         return out
 
 

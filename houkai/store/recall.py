@@ -252,6 +252,7 @@ class RecallMixin(RecallStagesMixin):
         stats = self._term_stats(query, terms) if terms else None
         if parse is not None and stats is not None:
             parse.unseen = [n for n in parse.names if not name_seen(n.lower(), stats)]
+            parse.stems = stats.stemmed
         if parse is not None and own_weights:
             w = self._understood_weights(w, parse, params)
         where = filter_expr(
