@@ -253,17 +253,6 @@ def has_exact_tokens(text: str) -> bool:
     return bool(_exact_tokens(text))
 
 
-def names_something(text: str) -> bool:
-    """Does the question name someone or something, or hold an exact token?
-
-    Such a question is answered by the words it shares with its answer, in any
-    form ("Tim's books" ← "Tim read a book"): the lexical leg scores it over stems.
-    A question that names nothing is mostly a paraphrase, and stems let its common
-    words match more distractors (ADR 0056's held-out paraphrase kind): exact tokens.
-    """
-    return bool(_names(text) or _exact_tokens(text))
-
-
 def parse_query(text: str, now: float) -> QueryParse:
     """Read *text* against the clock *now* (the caller's ``as_of``)."""
     parse = QueryParse()

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -39,7 +39,7 @@ from ..domain.model import (
 )
 from ..domain.text import query_terms
 from . import codec, lexstats
-from .query import QueryParse, has_exact_tokens, name_seen, parse_query, question_names
+from .query import QueryParse, name_seen, parse_query
 from .recall_stages import RecallStagesMixin
 from .search import search
 from .stages import BASE, FITTED, StageParams, resolve_stages
@@ -418,20 +418,6 @@ class RecallMixin(RecallStagesMixin):
                 vector=self.vector_from_blob(hit.fields.get("vec")),
             )
         return pool
-
-    def _term_stats(self, query: str, terms: list[str]) -> lexstats.TermStats:
-        """The statistics of *query*'s *terms* (one ``HMGET``), read once per recall for
-        both the lexical pass and the rescoring of later candidates.
-
-        The names the question mentions are read in the same ``HMGET``: only a name
-        some memory's text mentions makes the question "name something" (stems,
-        ADR 0056); "the pre-production DB" in a collection that never says "DB" is a
-        paraphrase, matched over exact tokens (ADR 0061).
-        """
-        names = [n.lower() for n in question_names(query)]
-        stats = lexstats.term_stats(self.client, self.keys.lexstats, [*terms, *names])
-        stems = has_exact_tokens(query) or any(name_seen(n, stats) for n in names)
-        return replace(stats, stemmed=stats.stemmed and stems)
 
     def _add_lexical(
         self,

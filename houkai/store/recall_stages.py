@@ -19,7 +19,15 @@ from ..domain.model import HybridWeights, Memory
 from ..domain.text import lexical_clause, query_terms
 from . import codec, lexical_feedback, lexstats
 from .host import StoreHost
-from .query import DAY, QueryParse, names_something, states_time, time_proximity
+from .query import (
+    DAY,
+    QueryParse,
+    has_exact_tokens,
+    name_seen,
+    question_names,
+    states_time,
+    time_proximity,
+)
 from .search import search
 from .stages import StageParams
 
@@ -120,6 +128,20 @@ class RecallStagesMixin(StoreHost):
             if cand.vector is not None:
                 cand.prf = float(np.dot(cand.vector, feedback))
         return added
+
+    def _term_stats(self, query: str, terms: list[str]) -> lexstats.TermStats:
+        """The statistics of *query*'s *terms* (one ``HMGET``), read once per recall for
+        both the lexical pass and the rescoring of later candidates.
+
+        The names the question mentions are read in the same ``HMGET``: only a name
+        some memory's text mentions makes the question "name something" (stems,
+        ADR 0056); "the pre-production DB" in a collection that never says "DB" is a
+        paraphrase, matched over exact tokens (ADR 0061).
+        """
+        names = [n.lower() for n in question_names(query)]
+        stats = lexstats.term_stats(self.client, self.keys.lexstats, [*terms, *names])
+        stems = has_exact_tokens(query) or any(name_seen(n, stats) for n in names)
+        return replace(stats, stemmed=stats.stemmed and stems)
 
     def _keyword_candidates(
         self,
@@ -274,8 +296,7 @@ class RecallStagesMixin(StoreHost):
             {mid: pool[mid].memory.text for mid in added},
             self.client,
             self.keys.lexstats,
-            stats,
-            stems=names_something(query),
+            stats or self._term_stats(query, terms),
         )
         for mid, value in scores.items():
             pool[mid].bm25 = value
