@@ -205,7 +205,7 @@ def _jfloat(value: float) -> bytes:
         return b"NaN"
     if value == _INF or value == -_INF:
         return b"Infinity" if value > 0 else b"-Infinity"
-    return float.__repr__(value).encode("ascii")
+    return _float_repr(value).encode("ascii")
 
 
 class _Cached:

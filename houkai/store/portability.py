@@ -97,8 +97,6 @@ def _export_query(
 _EXPORT_BATCH = 1000  # keys per pipelined HMGET round trip
 _EXPORT_READS_AHEAD = 2  # windows being read while one is encoded (memory: three in hand)
 _CREATED_THEN_ID = itemgetter(0, 1)  # how a window's encoded rows are ordered
-# The hash fields an archive row is written from (export_rows.encode_row).
-_ROW_FIELDS = ROW_FIELDS
 
 
 class _Compressor:
@@ -277,7 +275,7 @@ class PortabilityMixin(StoreHost):
         thread: two threads encoding at once contended for the GIL and cost more CPU
         per row (ADR 0063).
         """
-        fields = (*_ROW_FIELDS, "vec") if with_vector else _ROW_FIELDS
+        fields = (*ROW_FIELDS, "vec") if with_vector else ROW_FIELDS
         pool = ThreadPoolExecutor(
             max_workers=_EXPORT_READS_AHEAD, thread_name_prefix="houkai-export-read"
         )
@@ -318,7 +316,7 @@ class PortabilityMixin(StoreHost):
         dim = int(self.index_params.dim)
         vector_type = self.vector_type
         as_is = batch_blob_length(vector_type, dim, encoding)
-        width = len(_ROW_FIELDS)
+        width = len(ROW_FIELDS)
         heads: list[tuple[float, str, bytes]] = []
         tails: list[bytes | None] = []
         blobs: list[bytes] = []
