@@ -9,6 +9,7 @@ of the embedded one.
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 import uuid
 from collections.abc import Callable, Iterator
@@ -29,6 +30,8 @@ def redis_url() -> Iterator[str]:
     info = redis_server.start(data_dir, redis_server.free_port())
     yield info.url
     redis_server.stop(data_dir)
+    # the server's dump and log are this session's alone: leave no directory behind
+    shutil.rmtree(data_dir, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

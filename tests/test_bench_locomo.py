@@ -73,7 +73,15 @@ def archive(tmp_path: Path) -> Path:
 def test_load_parses_turns_dates_and_questions(archive: Path) -> None:
     (conv,) = list(locomo.load(archive))
     assert [t.dia_id for t in conv.turns] == ["D1:1", "D1:2", "D1:3", "D2:1", "D2:2", "D2:3"]
-    assert conv.turns[2].text == "The weather is lovely today."  # image captions left out
+    assert conv.turns[2].text == "The weather is lovely today."  # the caption kept apart
+    assert conv.turns[2].caption == "a photo of a sunny park"
+    assert (
+        locomo.memory_text(conv.turns[2]) == "[8 May 2023] Caroline: The weather is lovely today."
+    )
+    assert locomo.memory_text(conv.turns[2], captions=True) == (
+        "[8 May 2023] Caroline: The weather is lovely today. [shares a photo of a sunny park]"
+    )
+    assert locomo.memory_text(conv.turns[1], captions=True) == locomo.memory_text(conv.turns[1])
     assert locomo.memory_text(conv.turns[1]) == (
         "[8 May 2023] Melanie: I have been practising the violin every evening after work."
     )
@@ -115,6 +123,28 @@ def test_reuse_keeps_the_sequenced_dated_collection(archive: Path, settings) -> 
         assert {m.source: m.id for m in store.list_recent(limit=10)} == {
             s: m.id for s, m in first.items()
         }  # not re-ingested
+        assert again["modes"][0]["questions"] == 2
+    finally:
+        store.drop()
+
+
+def test_reuse_writes_again_when_the_texts_differ(archive: Path, settings) -> None:
+    from houkai import MemoryStore
+
+    locomo.run(archive, settings=settings, modes=["plain"], reuse=True)
+    store = MemoryStore(collection="bench-locomo-1", settings=settings)
+    try:
+        before = {m.source: m for m in store.list_recent(limit=10)}
+        assert "[shares" not in before["D1:3"].text
+        result = locomo.run(archive, settings=settings, modes=["plain"], reuse=True, captions=True)
+        after = {m.source: m for m in store.list_recent(limit=10)}
+        assert after["D1:3"].text.endswith("[shares a photo of a sunny park]")
+        assert after["D1:2"].id != before["D1:2"].id  # the whole conversation written again
+        assert result["captions"] is True and result["modes"][0]["questions"] == 2
+        again = locomo.run(archive, settings=settings, modes=["plain"], reuse=True, captions=True)
+        assert {m.source: m.id for m in store.list_recent(limit=10)} == {
+            s: m.id for s, m in after.items()
+        }  # the same texts: reused
         assert again["modes"][0]["questions"] == 2
     finally:
         store.drop()

@@ -134,7 +134,7 @@ def run(path: str | Path, *, conversations: str = "0-4", settings=None) -> dict[
             journal_enabled=False,
             actor="bench",
         )
-        if store.count() != len(conv.turns):
+        if not locomo._ingested(store, conv, captions=False):
             store.nuke()
             locomo._ingest(store, conv)
         locomo._upgrade_stems(store)

@@ -53,6 +53,13 @@ DEFAULT_LOCOMO = "../shared/bench-data/locomo10.zip"
 )
 @click.option("--keep", is_flag=True, help="Keep the bench-locomo-* collections.")
 @click.option(
+    "--captions/--no-captions",
+    default=False,
+    show_default=True,
+    help="Append each shared photo's BLIP caption to its turn, as LoCoMo's own "
+    "retrieval baseline does ([shares a photo of …]).",
+)
+@click.option(
     "--embedder",
     help="Backend to score, e.g. minilm-torch, minilm-onnx-int8 (default: the configured one).",
 )
@@ -73,6 +80,7 @@ def bench_locomo(
     cosine: float | None,
     plot_path: str | None,
     keep: bool,
+    captions: bool,
     conversations: str | None,
     reuse: bool,
     embedder: str | None,
@@ -109,6 +117,7 @@ def bench_locomo(
             recall_options=options,
             conversations=conversations,
             reuse=reuse,
+            captions=captions,
         )
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
