@@ -59,6 +59,32 @@ def test_float16_export_arrays_read_back_as_the_same_bits() -> None:
         assert (back == vec).all() and len(line) < len(json.dumps(vec.tolist()))
 
 
+def test_each_job_reports_its_median_run(monkeypatch: Any, tmp_path: Path) -> None:
+    times = {"export": [30.0, 10.0, 20.0], "conflicts": [900.0], "decay": [1.0, 2.0]}
+    rss = iter([50.0, 70.0, 60.0, 400.0, 40.0, 45.0])
+
+    def fake_run_job(
+        settings: Any, collection: str, job: str, workdir: Path, timeout: float
+    ) -> dict:
+        result = {"job": job, "seconds": times[job].pop(0), "peak_rss_mb": next(rss)}
+        if job == "decay" and result["seconds"] == 2.0:
+            result["error"] = "exit 1"
+        return result
+
+    monkeypatch.setattr(bench, "run_job", fake_run_job)
+    step: dict = {"n": 1000}
+    bench._finish_jobs(
+        step, ["export", "conflicts", "decay"], None, "c", tmp_path, 5.0, 1000,
+        lambda: None, lambda _m: None, 3,
+    )  # type: ignore[arg-type]  # fmt: skip
+    export, conflicts, decay = step["jobs"]
+    assert export["seconds"] == 20.0 and export["runs_seconds"] == [30.0, 10.0, 20.0]
+    assert export["peak_rss_mb"] == 70.0  # the highest of the three runs
+    assert conflicts["seconds"] == 900.0 and "runs_seconds" not in conflicts  # over 600 s: once
+    assert decay.get("error") == "exit 1"  # a failed run is reported, not hidden by the median
+    assert not times["export"] and not times["conflicts"] and not times["decay"]
+
+
 def test_resume_reruns_only_failed_or_missing_jobs(monkeypatch: Any, tmp_path: Path) -> None:
     ran: list[str] = []
 
@@ -86,6 +112,7 @@ def test_resume_reruns_only_failed_or_missing_jobs(monkeypatch: Any, tmp_path: P
         1000,
         lambda: None,
         lambda _m: None,
+        1,
     )  # type: ignore[arg-type]
     assert ran == ["export", "decay"]
     assert [j["job"] for j in step["jobs"]] == ["open", "export", "decay"]
