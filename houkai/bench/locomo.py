@@ -260,8 +260,9 @@ def _collect_garbage(store: Any) -> None:
 
     Until its garbage collector runs, the index's own BM25 statistics still count
     them, and those decide which documents the keyword candidate query's ``LIMIT``
-    keeps: the same collection scored half a point apart on multi-hop right after
-    the ingest and an hour later. Best effort (``FT.DEBUG`` may be disabled).
+    keeps: the same collections scored 0.4–0.9 points apart on multi-hop right
+    after the ingest and 20–30 minutes later (ADR 0064). Best effort (``FT.DEBUG``
+    may be disabled).
     """
     try:
         store.client.execute_command("FT.DEBUG", "GC_FORCEINVOKE", store.keys.index)
