@@ -123,3 +123,25 @@ def test_resume_reruns_only_failed_or_missing_jobs(monkeypatch: Any, tmp_path: P
     assert bench._previous(out) is None  # figures from before --resume existed: start afresh
     out.write_text(json.dumps({"config": {"base_used": 5}, "steps": [step]}))
     assert bench._previous(out)["steps"][0]["n"] == 1000  # type: ignore[index]
+
+
+def test_the_stats_job_times_the_pass_not_the_cached_aggregates(
+    store: MemoryStore, tmp_path: Path
+) -> None:
+    from houkai.bench import scale_job
+
+    store.remember_many([{"text": f"stats job memory {i}"} for i in range(3)])
+    store.stats()  # what a first run leaves: the aggregates, cached in Redis
+
+    def computed_at() -> dict[bytes, float]:
+        cached = store.client.hgetall(store.keys.aggregate_cache)
+        return {name: json.loads(entry)["at"] for name, entry in cached.items()}
+
+    before = computed_at()
+    assert before
+    time.sleep(0.01)
+    out = scale_job.main("stats", store.collection_name, str(tmp_path))
+    after = computed_at()
+    assert out["count"] == 3
+    assert after.keys() == before.keys()
+    assert all(after[name] > before[name] for name in before)  # computed again, not read
