@@ -124,3 +124,17 @@ def test_collections_migrate_upgrades_a_collection_without_stems(settings, make_
     assert result["stems_upgraded"] == 2 and result["changed"] is False
     assert lexstats.stemmed_stats(store.client, store.keys.lexstats)
     assert _lexical(store, "Ann garden")["old note about gardens"] > 0
+
+
+def test_stemmed_texts_are_remembered_only_up_to_a_bounded_length() -> None:
+    from houkai.domain import text as text_module
+
+    remembered = text_module._stem_tokens_remembered
+    short = "Reading books about gardens " + "x" * 20
+    long = "Reading books about gardens " * 200  # 5,600 characters
+    assert len(long) > text_module.STEM_CACHE_CHARS >= len(short)
+    before = remembered.cache_info().currsize
+    assert stem_tokens(long)[:3] == ("read", "book", "about")
+    assert remembered.cache_info().currsize == before  # a long text is not held
+    assert stem_tokens(short)[0] == "read"
+    assert remembered.cache_info().currsize == before + 1

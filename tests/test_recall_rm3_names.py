@@ -37,16 +37,15 @@ def library(store: MemoryStore) -> MemoryStore:
     return store
 
 
-def _pool(store: MemoryStore, stages: tuple[str, ...], params=BASE):
+def _pool(store: MemoryStore, stages: tuple[str, ...], params=BASE, size: int = 2):
     from houkai.db.filters import filter_expr
-    from houkai.domain.model import HybridWeights
 
     filters = {
         "type": None, "tag": None, "min_importance": None, "source": None, "since": None,
         "until": None, "include_superseded": False, "include_expired": False, "now": time.time(),
     }  # fmt: skip
     qvec = store.query_vector(QUERY)
-    args = (QUERY, qvec, filter_expr(), 2, "hybrid", stages, HybridWeights(), params, True)
+    args = (QUERY, qvec, filter_expr(), size, "hybrid", stages, HybridWeights(), params, True)
     pool, lexical_active = store._gather(*args, filters)
     return pool, lexical_active
 
@@ -55,22 +54,22 @@ def test_expansion_takes_rare_words_of_the_top_hits_not_the_question_words(
     library, monkeypatch
 ) -> None:
     exp = lexical_feedback.expansion(
-        library.client, library.keys.lexstats, ["books", "tim", "read"], BOOKS[:2], 3, 2
+        library.client, library.keys.lexstats, ["books", "tim", "read"], BOOKS[:2], 3
     )
     assert exp.terms == ["zorbel"]  # "train", "favourite": in no other memory, find nothing
     none = lexical_feedback.expansion(
-        library.client, library.keys.lexstats, ["x"], BOOKS[:2], n_terms=0, n_docs=2
+        library.client, library.keys.lexstats, ["x"], BOOKS[:2], n_terms=0
     )
     assert none.terms == []
     monkeypatch.setattr(lexical_feedback, "RM3_POSTINGS", 2)  # "zorbel" has 3 postings
     bounded = lexical_feedback.expansion(
-        library.client, library.keys.lexstats, ["books", "tim", "read"], BOOKS[:2], 3, 2
+        library.client, library.keys.lexstats, ["books", "tim", "read"], BOOKS[:2], 3
     )
     assert bounded.terms == []  # the expansion query never walks past its budget
 
 
-def _scored(store: MemoryStore, params):
-    pool, lexical_active = _pool(store, STAGES, params)
+def _scored(store: MemoryStore, params, size: int = 2):
+    pool, lexical_active = _pool(store, STAGES, params, size)
     cands = list(pool.values())
     parse = parse_query(QUERY, time.time())
     w = store._understood_weights(HybridWeights(), parse, params)
@@ -96,13 +95,14 @@ def test_rm3_brings_in_a_candidate_the_question_could_not_find(library) -> None:
 def test_rm3_weight_lifts_what_holds_the_expansion(library) -> None:
     """``+ rm3_weight · share of the expansion``: the memory holding "Zorbel" gains."""
     third = next(m for batch in library.iter_memories() for m in batch if m.text == BOOKS[2])
-    _, plain = _scored(library, replace(BASE, rm3_weight=0.0))
-    _, lifted = _scored(library, replace(BASE, rm3_weight=0.2))
+    _, plain = _scored(library, replace(BASE, rm3_weight=0.0), size=8)
+    _, lifted = _scored(library, replace(BASE, rm3_weight=0.2), size=8)
     gain = lifted[third.id].explain["stages"]["rm3"]
     assert gain == pytest.approx(0.2)  # it holds the whole expansion
     assert lifted[third.id].score == pytest.approx(plain[third.id].score + gain, abs=1e-4)
-    assert all("rm3" not in c.explain["stages"] for c in lifted.values() if "zorbel" not in
-               c.memory.text.lower())  # fmt: skip
+    others = [c for c in lifted.values() if "zorbel" not in c.memory.text.lower()]
+    assert others  # the pool holds memories without the expansion word ...
+    assert all(c.explain["stages"].get("rm3", 0.0) == 0.0 for c in others)  # ... and they gain 0
 
 
 def test_a_name_the_collection_never_mentions_is_no_lexical_cue(store: MemoryStore) -> None:
@@ -125,3 +125,13 @@ def test_a_name_the_collection_never_mentions_is_no_lexical_cue(store: MemorySto
     seen = store.recall(query, k=3, mode="hybrid", explain=True, touch=False)[0][2]
     assert "names_unseen" not in seen["query"] and seen["query"]["stems"] is True
     assert seen["weights"]["lexical"] == pytest.approx(BASE.lexical * BASE.lexical_names)
+
+
+def test_the_rm3_share_is_weighted_and_relative_to_the_best_holder() -> None:
+    exp = lexical_feedback.Expansion(
+        terms=["zorbel", "dragons"], weights={"zorbel": 2.0, "dragons": 1.0}
+    )
+    shares = exp.scores({"both": "Zorbel has a dragon", "one": "Dragons!", "none": "a map"})
+    assert shares == {"both": 1.0, "one": pytest.approx(1 / 3), "none": 0.0}
+    alone = exp.scores({"one": "Dragons!", "none": "a map"})
+    assert alone["one"] == 1.0  # the best holder scores 1, whatever it holds

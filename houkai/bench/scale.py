@@ -506,15 +506,19 @@ def _finish_jobs(
 
 
 def median_run(results: list[dict[str, Any]]) -> dict[str, Any]:
-    """The run of median wall time, with every run's seconds and the highest peak RSS;
-    a failed run is reported as it is."""
+    """The run of median wall time (the faster middle run of an even count), with every
+    run's seconds and the highest peak RSS of any run; a failed run is reported as it is.
+    The other fields (CPU seconds, load average, count) are the chosen run's."""
     failed = [r for r in results if r.get("error")]
     if failed or len(results) == 1:
         return failed[0] if failed else results[0]
     ordered = sorted(results, key=lambda r: r["seconds"])
     chosen = dict(ordered[(len(ordered) - 1) // 2])
     chosen["runs_seconds"] = [r["seconds"] for r in results]
-    chosen["peak_rss_mb"] = max(r["peak_rss_mb"] for r in results)
+    for key in ("peak_rss_mb", "wait4_maxrss_mb"):
+        peaks = [r[key] for r in results if r.get(key) is not None]
+        if peaks:
+            chosen[key] = max(peaks)
     return chosen
 
 

@@ -74,14 +74,28 @@ def stem(token: str) -> str:
     return found
 
 
-@lru_cache(maxsize=8192)
+#: Texts up to this long are remembered by :func:`stem_tokens`: the cache then holds at
+#: most ``8,192 × 2,000`` characters (about 16 MB), whatever the memories' size limit.
+STEM_CACHE_CHARS = 2000
+
+
 def stem_tokens(text: str) -> tuple[str, ...]:
     """:func:`tokenize`, each token stemmed (the terms of stemmed BM25).
 
-    Remembered per text: one recall stems its pool for BM25 and again for the RM3
-    share (ADR 0061), and the same memories recur across recalls."""
+    Remembered per text up to :data:`STEM_CACHE_CHARS`: one recall stems its pool for
+    BM25 and again for the RM3 share (ADR 0061), and the same memories recur across
+    recalls; a long document is stemmed each time rather than held in memory."""
+    if len(text) <= STEM_CACHE_CHARS:
+        return _stem_tokens_remembered(text)
+    return _stem_tokens(text)
+
+
+def _stem_tokens(text: str) -> tuple[str, ...]:
     known = _STEMS.get
     return tuple(known(t) or stem(t) for t in tokenize(text))
+
+
+_stem_tokens_remembered = lru_cache(maxsize=8192)(_stem_tokens)
 
 
 def lexical_form(text: str) -> str:

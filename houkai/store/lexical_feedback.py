@@ -15,7 +15,6 @@ for at most ``rm3_limit`` documents.
 
 from __future__ import annotations
 
-import logging
 import math
 import re
 from collections import Counter
@@ -25,8 +24,6 @@ import redis
 
 from ..domain.text import REDISEARCH_STOPWORDS, STOP_WORDS, stem, tokenize
 from . import lexstats
-
-log = logging.getLogger(__name__)
 
 # Postings the expansion query may walk: a quarter of the first keyword query's budget
 # (RediSearch scores each document of the union, ~1.2 µs: at most ~3 ms, ADR 0053/0061).
@@ -41,12 +38,12 @@ class Expansion:
     """The expansion terms chosen (surface words, as the index is queried) and why."""
 
     terms: list[str] = field(default_factory=list)
-    weights: dict[str, float] = field(default_factory=dict)
-    idf: dict[str, float] = field(default_factory=dict)  # by stem
+    weights: dict[str, float] = field(default_factory=dict)  # RM3 weight · idf, by term
 
     def scores(self, texts: dict[str, str]) -> dict[str, float]:
-        """How much of the expansion each text holds: ``Σ weight · idf`` over the expansion
-        stems it contains, normalised to [0, 1] over *texts*."""
+        """How much of the expansion each text holds, relative to the text of *texts*
+        that holds the most: ``Σ weights`` over the expansion stems it contains, divided
+        by the best such sum (so the best holder scores 1 even with one weak word)."""
         from ..domain.text import stem_tokens
 
         by_stem = {stem(t): self.weights[t] for t in self.terms}
@@ -56,9 +53,6 @@ class Expansion:
         }
         top = max(raw.values(), default=0.0)
         return {key: v / top if top > 0 else 0.0 for key, v in raw.items()}
-
-    def to_dict(self) -> dict[str, float]:
-        return {t: round(self.weights[t], 4) for t in self.terms}
 
 
 def _words(text: str) -> list[str]:
@@ -76,16 +70,16 @@ def expansion(
     query_terms: list[str],
     top_texts: list[str],
     n_terms: int,
-    n_docs: int,
     *,
     exclude: set[str] | None = None,
     max_df_share: float = 0.05,
 ) -> Expansion:
     """RM3's expansion: words of the top texts weighted by ``Σ tf/len · 1/rank · idf``.
 
-    Words whose stem the question already has, or *exclude* (e.g. the names it
-    mentions) are left out, and so are words in more than *max_df_share* of the
-    collection (they find everything). One ``HMGET`` reads the stems' frequencies.
+    Words whose stem the question already has, or *exclude* (recall passes the top
+    hits' tags: speakers, projects, dates) are left out, and so are words in more than
+    *max_df_share* of the collection (they find everything). One ``HMGET`` reads the
+    stems' frequencies.
     """
     if n_terms <= 0 or not top_texts:
         return Expansion()
@@ -117,7 +111,7 @@ def expansion(
     used = 0
     for s in sorted(scored, key=lambda x: (-scored[x], x))[:n_terms]:
         if used + df[s] > RM3_POSTINGS:
-            break
+            break  # in weight order: a lower-weighted word never displaces a better one
         chosen.append(s)
         used += df[s]
     out = Expansion()

@@ -25,7 +25,10 @@ import calendar
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .lexstats import TermStats
 
 DAY = 86_400.0
 QUERY_KINDS: tuple[str, ...] = ("keyword", "temporal", "recency", "general")
@@ -309,9 +312,9 @@ def time_proximity(created_at: float, window: tuple[float, float], scale: float)
     return math.exp(-distance / max(scale, 1.0))
 
 
-def name_seen(name: str, stats: Any) -> bool:
+def name_seen(name: str, stats: TermStats) -> bool:
     """Does some memory's text mention *name* (lower-cased)? Read from the query's
-    term statistics (:class:`houkai.store.lexstats.TermStats`), which hold its frequency.
+    term statistics, which hold its frequency.
     A name that does not tokenize to one word cannot be checked and counts as seen."""
     from ..domain.text import tokenize
 

@@ -216,15 +216,14 @@ class RecallStagesMixin(StoreHost):
         top = [c for c in top if c.lexical > 0][: p.rm3_docs]
         if not top:
             return []
-        names = {t for c in top for t in c.memory.tags}
+        top_tags = {t for c in top for t in c.memory.tags}
         exp = lexical_feedback.expansion(
             self.client,
             self.keys.lexstats,
             query_terms(query),
             [c.memory.text for c in top],
             p.rm3_terms,
-            p.rm3_docs,
-            exclude={t.lower() for n in names for t in n.split()},
+            exclude={t.lower() for tag in top_tags for t in tag.split()},
         )
         if not exp.terms:
             return []
