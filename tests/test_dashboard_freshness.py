@@ -217,12 +217,19 @@ def test_one_recount_at_a_time_across_processes(fresh):
     fresh.get("/overview")
     fresh.store.remember("another", type="semantic")
     other = fresh.open_store()  # a second process serving the same collection
-    started = fresh.store._stale_aggregate("content:15", lambda: fresh.store._content_now(15))
+    release = threading.Event()
+
+    def slow_recount() -> dict:
+        release.wait(30)  # hold the refresh lock until the other process has looked
+        return fresh.store._content_now(15)
+
+    started = fresh.store._stale_aggregate("content:15", slow_recount)
     assert started[1]["refreshing"] is True
     lock = f"{fresh.store.keys.aggregate_cache}:refresh:content:15"
-    if fresh.store.client.exists(lock):  # still running: the other process does not start one
-        other._stale_aggregate("content:15", lambda: other._content_now(15))
-        assert not other.__dict__.get("_refreshers")
+    assert fresh.store.client.exists(lock)
+    other._stale_aggregate("content:15", lambda: other._content_now(15))
+    assert not other.__dict__.get("_refreshers")  # the other process did not start one
+    release.set()
     assert fresh.store._wait_refreshes(60)
     assert not fresh.store.client.exists(lock)  # released when done
 
