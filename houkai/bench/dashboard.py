@@ -418,7 +418,7 @@ def _measure(
                 if view == "health (restart)":
                     target = restarted()
                 elif view == "health (none kept)":
-                    store.client.delete(store.keys.aggregate_cache)
+                    store.forget_aggregates()
                 elif view in RECOUNTING:
                     if view != "browse, recounting":
                         observability.SLICE_SIZE = 10**12

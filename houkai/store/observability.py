@@ -213,6 +213,11 @@ class ObservabilityMixin(StoreHost):
             log.warning("ignoring an unreadable aggregate cache entry %s", name)
             return None
 
+    def forget_aggregates(self) -> None:
+        """Drop every cached aggregate, so the next read recounts (benchmarks time the
+        pass over the collection, not a cache hit)."""
+        self.client.delete(self.keys.aggregate_cache)
+
     def _store_aggregate(self, name: str, mark: str, at: float, value: dict[str, Any]) -> None:
         pipe = self.client.pipeline(transaction=False)
         entry = {"mark": mark, "at": at, "value": value}
