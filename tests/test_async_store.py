@@ -24,6 +24,7 @@ ALLOWLIST = {
     "find_conflicts",
     "flush_access",
     "forget",
+    "forget_aggregates",
     "get",
     "get_at",
     "get_many",
