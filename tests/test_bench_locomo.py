@@ -165,3 +165,27 @@ def test_run_scores_the_requested_vector_type_and_backend(archive: Path, setting
         assert result["modes"][0]["questions"] == 2
     finally:
         store.drop()
+
+
+def test_a_run_whose_memories_are_pruned_meanwhile_is_refused(
+    archive: Path, settings, monkeypatch
+) -> None:
+    """A running stack's decay job prunes the backdated turns mid-run: no figures then."""
+    from houkai import DecayEngine, MemoryStore
+    from houkai.domain.model import StateConflict
+
+    original = MemoryStore.recall
+    pruned: list[int] = []
+
+    def recall_beside_a_decay_job(self, *args, **kwargs):
+        if not pruned:
+            pruned.append(len(DecayEngine(self).prune()))
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(MemoryStore, "recall", recall_beside_a_decay_job)
+    try:
+        with pytest.raises(StateConflict, match=r"6 of its 6 memories were removed"):
+            locomo.run(archive, settings=settings, modes=["plain"])
+    finally:
+        MemoryStore(collection="bench-locomo-1", settings=settings).drop()
+    assert pruned == [6]

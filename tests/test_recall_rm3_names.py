@@ -68,13 +68,17 @@ def test_expansion_takes_rare_words_of_the_top_hits_not_the_question_words(
     assert bounded.terms == []  # the expansion query never walks past its budget
 
 
+# Without the specificity prior, which would scale the RM3 share it is checked against.
+RM3_STAGES = tuple(s for s in STAGES if s != "specific")
+
+
 def _scored(store: MemoryStore, params, size: int = 2):
-    pool, lexical_active = _pool(store, STAGES, params, size)
+    pool, lexical_active = _pool(store, RM3_STAGES, params, size)
     cands = list(pool.values())
     parse = parse_query(QUERY, time.time())
     w = store._understood_weights(HybridWeights(), parse, params)
     store._score_pool(
-        cands, "hybrid", "weighted", w, STAGES, parse, params, time.time(), 60, lexical_active
+        cands, "hybrid", "weighted", w, RM3_STAGES, parse, params, time.time(), 60, lexical_active
     )
     return pool, {c.memory.id: c for c in cands}
 
@@ -135,3 +139,16 @@ def test_the_rm3_share_is_weighted_and_relative_to_the_best_holder() -> None:
     assert shares == {"both": 1.0, "one": pytest.approx(1 / 3), "none": 0.0}
     alone = exp.scores({"one": "Dragons!", "none": "a map"})
     assert alone["one"] == 1.0  # the best holder scores 1, whatever it holds
+
+
+def test_a_sequence_neighbour_gets_its_share_of_the_expansion(store: MemoryStore) -> None:
+    """The context round runs after RM3: the neighbours it brings in are scored by the
+    expansion too, like every other candidate of the final pool."""
+    store.remember_many(FILLER)
+    written = store.remember_many(BOOKS, sequence=True)  # the cover follows the train ride
+    cover = written[2]
+    params = replace(BASE, rm3_limit=0, rm3_weight=0.2)  # the RM3 query itself adds nothing
+    pool, scored = _scored(store, params)
+    assert pool[cover.id].context  # brought in as the train ride's next turn ...
+    assert pool[cover.id].rm3 == ()  # ... not by the expansion query
+    assert scored[cover.id].explain["stages"]["rm3"] == pytest.approx(0.2)

@@ -17,10 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from .locomo import MODES, backdate
+from .modes import HELDOUT_DEFAULT
 
 DATA = Path(__file__).with_name("data") / "heldout.json"
 KINDS = ("keyword", "paraphrase", "temporal", "multi-hop", "distractor")
-DEFAULT_MODES = "plain,+query,+context,+prf,hybrid"
+DEFAULT_MODES = HELDOUT_DEFAULT
 
 
 def load(path: str | Path = DATA) -> dict[str, Any]:

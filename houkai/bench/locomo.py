@@ -33,7 +33,8 @@ from typing import Any
 
 import redis
 
-from ..domain.model import ValidationError
+from ..domain.model import StateConflict, ValidationError
+from .modes import LOCOMO_DEFAULT
 
 log = logging.getLogger(__name__)
 
@@ -203,10 +204,11 @@ MODES: dict[str, dict[str, Any]] = {
     "+query": {"mode": "hybrid", "stages": ("query",)},
     "+context": {"mode": "hybrid", "stages": ("query", "context")},
     "+prf": {"mode": "hybrid", "stages": ("query", "context", "prf")},
+    "+specific": {"mode": "hybrid", "stages": ("query", "context", "prf", "specific")},
     "hybrid": {"mode": "hybrid"},
     "hybrid+rrf": {"mode": "hybrid", "fusion": "rrf"},
 }
-DEFAULT_MODES = "semantic,plain,+query,+context,+prf,hybrid,hybrid+rrf"
+DEFAULT_MODES = LOCOMO_DEFAULT
 
 
 def select(conversations: list[Conversation], spec: str | None) -> list[Conversation]:
@@ -302,6 +304,19 @@ def _open(collection: str, settings: Any, embedder: Any) -> Any:
     return store
 
 
+def _check_untouched(store: Any, conv: Conversation) -> None:
+    """Refuse figures scored while memories vanished: the turns are backdated (and so is
+    their last access), so a running ``houkai up``'s decay job prunes them mid-run."""
+    left = store.count()
+    if left != len(conv.turns):
+        raise StateConflict(
+            f"conversation {conv.sample_id}: {len(conv.turns) - left} of its "
+            f"{len(conv.turns)} memories were removed while it was scored (is `houkai up` "
+            "running against this Redis? its decay job prunes the backdated turns); "
+            "stop the workers and run the benchmark again"
+        )
+
+
 def run(
     path: str | Path,
     *,
@@ -354,6 +369,7 @@ def run(
                 scores = _score([m.source or "" for m, _ in hits], q.evidence)
                 per_cat[mode].setdefault(q.category, []).append(scores)
             totals[mode].seconds += time.perf_counter() - started
+        _check_untouched(store, conv)
         if not (keep or reuse):
             store.drop()
     for mode, score in totals.items():

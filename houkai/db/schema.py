@@ -84,6 +84,30 @@ class IndexParams:
         return json.dumps(fields, sort_keys=True)
 
 
+#: Signature fields that do not change the index: every KNN query passes its own
+#: ``EF_RUNTIME`` (ADR 0067), so a new ``hnsw_ef_runtime`` takes effect without
+#: dropping and re-indexing the collection.
+QUERY_TIME_FIELDS = frozenset({"efr"})
+
+
+def same_layout(stored: str | None, wanted: str) -> bool:
+    """True when the index behind signature *stored* is the one *wanted* describes,
+    ignoring :data:`QUERY_TIME_FIELDS`."""
+    if not stored:
+        return False
+    try:
+        old = json.loads(stored)
+    except ValueError:
+        return False
+    if not isinstance(old, dict):
+        return False
+    new = json.loads(wanted)
+    for name in QUERY_TIME_FIELDS:
+        old.pop(name, None)
+        new.pop(name, None)
+    return bool(old == new)
+
+
 def _schema_args(keys: Keys, params: IndexParams) -> list[str | int]:
     return [
         "FT.CREATE",
@@ -192,7 +216,7 @@ def ensure_index(client: redis.Redis, keys: Keys, params: IndexParams, model: st
         client.execute_command("FT.INFO", keys.index)
     except redis.exceptions.ResponseError:
         exists = False
-    if exists and meta.get("signature") == signature:
+    if exists and same_layout(meta.get("signature"), signature):
         return params
     if exists:
         log.info("migrating index %s to %s", keys.index, signature)

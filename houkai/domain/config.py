@@ -65,8 +65,9 @@ class Settings:
     # uses every core)
     embed_streams: int = 0
     query_cache_size: int = 1024
-    # hybrid recall's stages (houkai/store/stages.py); "" turns them all off
-    recall_stages: str = "query,context,prf"  # "fitted" opt-in: it costs paraphrases (ADR 0025)
+    # hybrid recall's stages (houkai/store/stages.py); "" turns them all off;
+    # "fitted" is opt-in: it costs paraphrases (ADR 0025)
+    recall_stages: str = "query,context,prf,specific"
     # --- library defaults ----------------------------------------------------
     default_type: str = "semantic"
     default_importance: float = 0.5

@@ -247,7 +247,7 @@ class ConflictsMixin(StoreHost):
             pipe.execute_command(
                 "FT.SEARCH",
                 self.keys.index,
-                f"{where}=>[KNN {k} @vec $q AS dist]",
+                f"{where}=>[KNN {k} @vec $q EF_RUNTIME {self.index_params.ef_runtime} AS dist]",
                 "RETURN",
                 1,
                 "dist",

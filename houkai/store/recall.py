@@ -297,10 +297,18 @@ class RecallMixin(RecallStagesMixin):
             self.overlay_access([c.memory for c in cands])  # recency from the true access
         if min_cosine is not None:
             cands = [c for c in cands if c.has_vector and c.cosine >= min_cosine]
-        self._score_pool(cands, mode, fusion, w, active, parse, params, now, rrf_k, lexical_active)
+        select = diversity is not None or dedup_threshold is not None
+        # Only the first k ranks are returned as scored, unless a reranker, MMR or a merged
+        # expansion reads further down the pool.
+        reads_deeper = (
+            active_reranker is not None or select or (expand is not None and expand.rerank)
+        )
+        self._score_pool(
+            cands, mode, fusion, w, active, parse, params, now, rrf_k, lexical_active,
+            depth=None if reads_deeper else k,
+        )  # fmt: skip
         if active_reranker is not None and cands:
             cands = self._rerank(active_reranker, query, cands)
-        select = diversity is not None or dedup_threshold is not None
         if expand is not None and expand.rerank and expand.cap > 0:
             cands = self._merge_expansion(
                 cands,
@@ -357,10 +365,17 @@ class RecallMixin(RecallStagesMixin):
             added: list[str] = []
             if "prf" in active and qvec is not None:
                 added += self._prf_round(pool, qvec, where, pool_size, w, params, broad)
+            expansion = None
             if "prf" in active and lexical_active and stats is not None:
-                added += self._rm3_round(pool, query, qvec, where, w, params, stats)
+                rm3_added, expansion = self._rm3_round(pool, query, qvec, where, w, params, stats)
+                added += rm3_added
             if "context" in active:
                 added += self._context_round(pool, qvec, w, params, filters)
+            if expansion is not None and params.rm3_weight > 0:
+                # Scored over the final pool: sequence neighbours hold the expansion too.
+                texts = {m: c.memory.text for m, c in pool.items()}
+                for mid, value in expansion.scores(texts).items():
+                    pool[mid].rm3_score = value
             if added:
                 lexical_active = self._rescore_lexical(pool, query, added, stats) or lexical_active
         return pool, lexical_active
@@ -377,15 +392,19 @@ class RecallMixin(RecallStagesMixin):
         now: float,
         rrf_k: int,
         lexical_active: bool,
+        depth: int | None = None,
     ) -> None:
-        """Score and sort the pool in place: the blend (or RRF), the stages, the graph term."""
+        """Score and sort the pool in place: the blend (or RRF), the stages, the graph term.
+
+        *depth*: only the order of the first *depth* ranks matters to the caller (None: all);
+        a stage may then skip candidates that cannot reach them."""
         if mode == "hybrid":
             if fusion == "rrf":
                 self._score_rrf(cands, w, now, rrf_k, lexical_active)
             else:
                 self._score_weighted(cands, w, now, lexical_active)
             if active:
-                self._apply_stages(cands, active, parse, params, now, fusion, rrf_k)
+                self._apply_stages(cands, active, parse, params, now, fusion, rrf_k, depth)
             if w.graph > 0:
                 self._apply_graph(cands, w, fusion, rrf_k)
         else:
@@ -397,7 +416,8 @@ class RecallMixin(RecallStagesMixin):
     ) -> dict[str, Candidate]:
         base = f"({where})" if where != "*" else "*"
         policy = " HYBRID_POLICY BATCHES" if batches and where != "*" else ""
-        query = f"{base}=>[KNN {size} @vec $q{policy} AS dist]"
+        ef = self.index_params.ef_runtime
+        query = f"{base}=>[KNN {size} @vec $q{policy} EF_RUNTIME {ef} AS dist]"
         _, hits = search(
             self.client,
             self.keys.index,

@@ -17,7 +17,7 @@ import redis
 from ..db.schema import MEMORY_FIELDS
 from ..domain.model import HybridWeights, Memory
 from ..domain.text import lexical_clause, query_terms
-from . import codec, lexical_feedback, lexstats
+from . import codec, lexical_feedback, lexstats, specificity
 from .host import StoreHost
 from .query import (
     DAY,
@@ -202,8 +202,9 @@ class RecallStagesMixin(StoreHost):
         w: HybridWeights,
         p: StageParams,
         stats: lexstats.TermStats,
-    ) -> list[str]:
-        """RM3 as a second lexical candidate query (ADR 0061); returns the new ids.
+    ) -> tuple[list[str], lexical_feedback.Expansion | None]:
+        """RM3 as a second lexical candidate query (ADR 0061); returns the new ids and
+        the expansion (the caller scores the final pool's share of it).
 
         Only for a question scored over stems (it names someone or something, the
         gate of ADR 0056): the expansion words come from the first round's best
@@ -211,11 +212,11 @@ class RecallStagesMixin(StoreHost):
         """
 
         if p.rm3_terms <= 0 or not stats.stemmed:
-            return []
+            return [], None
         top = sorted(pool.values(), key=lambda c: (-_provisional(c, w), c.memory.id))
         top = [c for c in top if c.lexical > 0][: p.rm3_docs]
         if not top:
-            return []
+            return [], None
         top_tags = {t for c in top for t in c.memory.tags}
         exp = lexical_feedback.expansion(
             self.client,
@@ -226,14 +227,11 @@ class RecallStagesMixin(StoreHost):
             exclude={t.lower() for tag in top_tags for t in tag.split()},
         )
         if not exp.terms:
-            return []
+            return [], None
         added = self._keyword_candidates(
             pool, exp.terms, where, p.rm3_limit, qvec, rm3=tuple(exp.terms)
         )
-        if p.rm3_weight > 0:
-            for mid, value in exp.scores({m: c.memory.text for m, c in pool.items()}).items():
-                pool[mid].rm3_score = value
-        return added
+        return added, exp
 
     def _context_round(
         self,
@@ -319,8 +317,10 @@ class RecallStagesMixin(StoreHost):
         now: float,
         fusion: str,
         rrf_k: int,
+        depth: int | None = None,
     ) -> None:
-        """Add the stages' boosts to the blended scores and record them in ``explain``."""
+        """Add the stages' boosts to the blended scores and record them in ``explain``
+        (*depth*: see ``_score_pool``)."""
         if not cands:
             return
         signals: dict[str, list[float]] = {}
@@ -374,6 +374,8 @@ class RecallStagesMixin(StoreHost):
                     c.explain.setdefault("stages", {})["asks"] = -p.asks
         if "context" in active and p.episode > 0 and parse is not None and parse.names:
             self._episode_prior(cands, p.episode, p.episode_gap)
+        if "specific" in active and (p.specific > 0 or p.specific_rare > 0):
+            self._specificity_prior(cands, p.specific, p.specific_rare, depth)
         parsed = parse.to_dict() if parse is not None else None
         for c in cands:
             info = c.explain.setdefault("stages", {})
@@ -385,6 +387,39 @@ class RecallStagesMixin(StoreHost):
             if c.rm3:
                 info["rm3_candidate"] = list(c.rm3)
             c.explain["score"] = round(c.score, 8 if fusion == "rrf" else 6)
+
+    def _specificity_prior(
+        self, cands: list[Candidate], names: float, rare: float, depth: int | None = None
+    ) -> None:
+        """``score × (1 + names · (rarely mentioned names) + rare · (rare words))``, each
+        share in [0, 1] (:mod:`houkai.store.specificity`), after every other stage.
+
+        A prior on the memory, so it multiplies the relevance instead of adding to it:
+        in a pool of weak matches it must not outweigh what the question asked, and
+        the sequence neighbours of a specific memory do not inherit it.
+
+        With *depth*, only the candidates that could reach the first *depth* ranks are
+        read: the prior multiplies a positive score by at most ``1 + names + rare`` and
+        never lowers one, so a candidate below ``depth``-th score / that factor stays
+        below; the first *depth* ranks come out exactly as if every candidate were read.
+        """
+        if depth is not None and len(cands) > depth:
+            bar = sorted((c.score for c in cands), reverse=True)[depth - 1]
+            most = 1.0 + names + rare
+            cands = [c for c in cands if c.score > 0 and c.score * most >= bar]
+        parsed = [specificity.words_of(c.memory.text) for c in cands]
+        words = sorted({w for pair in parsed for part in pair for w in part})
+        if not words:
+            return
+        df, n_docs = specificity.FREQUENCIES.read(self.client, self.keys.lexstats, words)
+        for c, (named, rarer) in zip(
+            cands, specificity.specificity(parsed, df, n_docs), strict=True
+        ):
+            boost = max(c.score, 0.0) * (names * named + rare * rarer)
+            if boost <= 0 or not math.isfinite(boost):
+                continue
+            c.score += boost
+            c.explain.setdefault("stages", {})["specific"] = round(boost, 6)
 
     @staticmethod
     def _episode_prior(cands: list[Candidate], weight: float, gap: float) -> None:

@@ -22,6 +22,9 @@ Hybrid recall runs these on top of the blend (each one switchable with
   a question scored over stems, RM3: rare words of the top hits as one bounded
   keyword query adding candidates, and ``+ rm3_weight · the share of those words``
   a candidate holds (ADR 0061).
+* ``specific``: a prior on the memory: ``score × (1 + specific · names + specific_rare ·
+  rare words)``, the shares of names the collection rarely mentions and of words at most
+  four memories use, each capped at three (:mod:`houkai.store.specificity`, ADR 0068).
 * ``fitted``: fusion weights per query kind (:data:`FITTED`), used when the
   caller passes no ``weights`` (ADR 0025; since ADR 0043 every kind maps to
   ``BASE``).
@@ -37,7 +40,7 @@ from dataclasses import dataclass, replace
 
 from ..domain.model import HybridWeights, ValidationError
 
-STAGES: tuple[str, ...] = ("query", "context", "prf", "fitted")
+STAGES: tuple[str, ...] = ("query", "context", "prf", "specific", "fitted")
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,8 @@ class StageParams:
     asks: float = 0.10  # penalty for a memory that is itself a question: it rarely answers one
     episode: float = 0.50  # × (its episode's best score − the best), for questions naming someone
     episode_gap: float = 1800.0  # seconds between memories that split two episodes
+    specific: float = 0.25  # × names the collection rarely mentions, up to 3 (ADR 0068)
+    specific_rare: float = 0.15  # × words at most 4 memories use, up to 3 (ADR 0068)
     rm3_terms: int = 5  # expansion words of the second lexical candidate query (ADR 0061)
     rm3_docs: int = 3  # first-round hits the expansion is read from
     rm3_limit: int = 20  # documents the expansion query may add

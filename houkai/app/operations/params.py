@@ -13,6 +13,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from houkai.domain.model import LIST_SORTS, MAX_TIMESTAMP, MAX_TTL_SECONDS
+from houkai.store.stages import STAGES
 
 from .fields import (
     CURSOR_PATTERN,
@@ -471,7 +472,7 @@ class Recall(Filters, Ranking):
     touch: bool = Field(True, description="Count this recall as an access of each hit.")
     stages: str | None = Field(
         None,
-        description="Hybrid stages, comma-separated: query, context, prf, fitted; "
+        description=f"Hybrid stages, comma-separated: {', '.join(STAGES)}; "
         '"" for the plain blend (default: the recall_stages setting).',
     )
     as_of: Timestamp | None = Field(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from ...bench.modes import HELDOUT_DEFAULT, LOCOMO_DEFAULT
 from .. import Context, pass_ctx
 from ..output import Column, echo_json, output_options, print_rows, resolve_format
 
@@ -21,10 +22,10 @@ DEFAULT_LOCOMO = "../shared/bench-data/locomo10.zip"
 )
 @click.option(
     "--modes",
-    default="semantic,plain,+query,+context,+prf,hybrid,hybrid+rrf",
+    default=LOCOMO_DEFAULT,
     show_default=True,
     help="Comma-separated: semantic; plain (hybrid without stages), +query, +context, "
-    "+prf (stages added in turn); hybrid (the defaults); hybrid+rrf.",
+    "+prf, +specific (stages added in turn); hybrid (the defaults); hybrid+rrf.",
 )
 @click.option("--limit", type=click.IntRange(1), help="Only the first N conversations.")
 @click.option(
@@ -162,7 +163,7 @@ def bench_locomo(
 @click.command("heldout")
 @click.option(
     "--modes",
-    default="plain,+query,+context,+prf,hybrid",
+    default=HELDOUT_DEFAULT,
     show_default=True,
     help="Comma-separated, as for bench locomo; plain is today's hybrid without stages.",
 )

@@ -1,0 +1,95 @@
+"""The ``specific`` stage (ADR 0068): a prior for memories that say something concrete."""
+
+from __future__ import annotations
+
+import pytest
+
+from houkai import MemoryStore
+from houkai.store.specificity import specificity as shares
+from houkai.store.specificity import words_of
+
+
+def test_names_are_inner_capitalised_words_not_dates_or_sentence_starts():
+    names, words = words_of(
+        "[8 May 2023] Tim: Thanks! I read The Name of the Wind by Patrick Rothfuss on Monday."
+    )
+    assert names == {"name", "wind", "patrick", "rothfuss"}  # not Tim (after the stamp),
+    # Thanks (the text's start after "Tim: "), I, May (the stamp), Monday (a weekday)
+    assert {"patrick", "rothfuss", "read", "wind", "monday"} <= words
+    assert "the" not in words and "by" not in words  # stop words and short words are not counted
+
+
+def test_shares_count_rare_names_and_rare_words_capped_at_three():
+    chatty = words_of("Sounds great, see you soon!")
+    concrete = words_of("We moved the Zorbel cluster to Frankfurt after the Okapi outage.")
+    df = {"sounds": 40, "great": 60, "see": 50, "soon": 30, "zorbel": 1, "frankfurt": 2,
+          "okapi": 1, "cluster": 9, "moved": 12, "outage": 3}  # fmt: skip
+    (c_names, c_rare), (k_names, k_rare) = shares([chatty, concrete], df, n_docs=100)
+    assert (c_names, c_rare) == (0.0, 0.0)
+    assert k_names == 1.0  # Zorbel, Frankfurt, Okapi: at most 10 % of the memories use each
+    assert k_rare == 1.0  # zorbel, frankfurt, okapi, outage: four rare words, capped at three
+    common = {**df, "frankfurt": 11}  # a name more than 10 memories in 100 use is common
+    assert shares([concrete], common, n_docs=100)[0][0] == pytest.approx(2 / 3)
+
+
+@pytest.fixture()
+def chat(store: MemoryStore) -> MemoryStore:
+    store.remember_many(
+        [
+            "Tim: I love reading books, they are great, books are the best thing.",
+            "Tim: Books are great, I love books and reading books every day.",
+            "Tim: I finished The Name of the Wind by Patrick Rothfuss last week.",
+        ]
+        + [f"Tim: The weather on day {i} was mild and the tea was fine." for i in range(30)]
+    )
+    return store
+
+
+def test_the_specific_memory_gains_in_proportion_to_its_score(chat: MemoryStore):
+    hits = chat.recall("Which books has Tim read?", k=5, mode="hybrid", explain=True)
+    by_text = {m.text: (score, e) for m, score, e in hits}
+    score, explained = by_text[
+        "Tim: I finished The Name of the Wind by Patrick Rothfuss last week."
+    ]
+    assert "specific" in explained["stages"]["active"]
+    gain = explained["stages"]["specific"]
+    assert 0 < gain < score
+    # score × (1 + 0.25 · names + 0.15 · rare): names and rare words both at their cap
+    assert gain == pytest.approx((score - gain) * 0.40, rel=1e-4)
+    for text, (_, e) in by_text.items():
+        if "Rothfuss" not in text:
+            assert e["stages"].get("specific", 0.0) < gain
+
+
+def test_the_stage_is_switchable(chat: MemoryStore):
+    hits = chat.recall(
+        "Which books has Tim read?", k=5, mode="hybrid", explain=True,
+        stages=("query", "context", "prf"),
+    )  # fmt: skip
+    assert all("specific" not in e["stages"] for _, _, e in hits)
+    assert all("specific" not in e["stages"]["active"] for _, _, e in hits)
+
+
+def test_reading_only_what_can_reach_the_top_k_changes_nothing_there(chat: MemoryStore):
+    """With a depth, candidates too weak to reach it are skipped, exactly."""
+    import copy
+    import random
+
+    from houkai.store.recall import Candidate
+
+    memories = [m for batch in chat.iter_memories() for m in batch]
+    rng = random.Random(5)
+    pool = [Candidate(memory=m, score=rng.uniform(-0.2, 1.0)) for m in memories]
+    rothfuss = next(c for c in pool if "Rothfuss" in c.memory.text)
+    rothfuss.score = sorted(c.score for c in pool)[-4] * 0.9  # fifth or so: can still rise
+    every, some = copy.deepcopy(pool), copy.deepcopy(pool)
+    chat._specificity_prior(every, 0.25, 0.15)
+    chat._specificity_prior(some, 0.25, 0.15, depth=3)
+
+    def top(cands):
+        return [(c.memory.id, round(c.score, 9)) for c in sorted(cands, key=lambda c: -c.score)][:3]
+
+    assert top(some) == top(every)
+    assert rothfuss.memory.id in [mid for mid, _ in top(every)]  # the prior decided the top 3
+    skipped = [c for c in some if "specific" not in c.explain.get("stages", {})]
+    assert len(skipped) > len(pool) // 2  # most of the pool was never read
