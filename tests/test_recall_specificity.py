@@ -30,6 +30,10 @@ def test_shares_count_rare_names_and_rare_words_capped_at_three():
     assert k_rare == 1.0  # zorbel, frankfurt, okapi, outage: four rare words, capped at three
     common = {**df, "frankfurt": 11}  # a name more than 10 memories in 100 use is common
     assert shares([concrete], common, n_docs=100)[0][0] == pytest.approx(2 / 3)
+    # In a small collection a name is common past four memories, as a word is rare up to four.
+    assert shares([concrete], df, n_docs=3)[0][0] == 1.0
+    busier = {**df, "zorbel": 5, "okapi": 5}
+    assert shares([concrete], busier, n_docs=6)[0][0] == pytest.approx(1 / 3)
 
 
 @pytest.fixture()

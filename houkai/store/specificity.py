@@ -10,8 +10,9 @@ Both counts come from the collection's own statistics (the ``lexstats`` document
 frequencies BM25 already keeps), read in one ``HMGET`` per recall:
 
 * **names**: capitalised words inside a sentence (not its first word, not a month or a
-  weekday) that at most :data:`NAME_SHARE` of the memories use; the names everyone uses
-  (the speakers of a chat, the user's own name) are no news;
+  weekday) that at most :data:`NAME_SHARE` of the memories use, or at most :data:`RARE_DF`
+  in a small collection; the names everyone uses (the speakers of a chat, the user's own
+  name) are no news;
 * **rare words**: words of three letters or more, no stop words, that at most
   :data:`RARE_DF` memories use.
 
@@ -88,7 +89,7 @@ def specificity(
 ) -> list[tuple[float, float]]:
     """``(names, rare words)`` in [0, 1] for each of *parsed* (from :func:`words_of`),
     given the document frequency of every word in *df* (absent: 0)."""
-    common = NAME_SHARE * n_docs
+    common = max(float(RARE_DF), NAME_SHARE * n_docs)
     out = []
     for names, words in parsed:
         named = sum(1 for n in names if df.get(n, 0) <= common)
