@@ -97,3 +97,17 @@ def test_reading_only_what_can_reach_the_top_k_changes_nothing_there(chat: Memor
     assert rothfuss.memory.id in [mid for mid, _ in top(every)]  # the prior decided the top 3
     skipped = [c for c in some if "specific" not in c.explain.get("stages", {})]
     assert len(skipped) > len(pool) // 2  # most of the pool was never read
+
+
+def test_frequencies_are_reused_for_a_minute_and_forgotten_by_nuke(store: MemoryStore):
+    from houkai.store.specificity import FREQUENCIES
+
+    store.remember_many(["Zorbel moved to Frankfurt", "Okapi stayed home"])
+    df, n_docs = FREQUENCIES.read(store.client, store.keys.lexstats, ["zorbel", "okapi"])
+    assert (df["zorbel"], n_docs) == (1, 2)
+    store.remember("Zorbel came back")
+    again, _ = FREQUENCIES.read(store.client, store.keys.lexstats, ["zorbel"])
+    assert again["zorbel"] == 1  # remembered, not read again (a prior may be a minute stale)
+    store.nuke()
+    fresh, n_docs = FREQUENCIES.read(store.client, store.keys.lexstats, ["zorbel"])
+    assert (fresh["zorbel"], n_docs) == (0, 0)  # the emptied collection is read afresh

@@ -56,7 +56,7 @@ from ..domain.model import (
 )
 from ..engines.embeddings import DEFAULT_MODEL_NAME, Embedder, QueryCache, get_embedder, query_cache
 from ..engines.importance import score_importance
-from . import codec, lexstats
+from . import codec, lexstats, specificity
 from .graph import drop_outgoing_lua
 from .search import Hit, batched, iter_keys, search, total
 from .seed_collection import CollectionName
@@ -731,6 +731,7 @@ class CoreStore(abc.ABC):
             self.keys.inflight,
             self.keys.aggregate_cache,
         )
+        specificity.FREQUENCIES.forget(self.keys.lexstats)  # this process's; others age out
         self.journal_append("nuke", "", meta={"deleted": deleted})
         return deleted
 

@@ -139,6 +139,11 @@ class Frequencies:
                 window.n_docs = stats.n_docs
         return window.df, window.n_docs
 
+    def forget(self, stats_key: str) -> None:
+        """Drop what was read from *stats_key* (its collection was emptied)."""
+        with self._lock:
+            self._windows.pop(stats_key, None)
+
 
 #: The process's frequencies (one per process: API, worker, CLI).
 FREQUENCIES = Frequencies()
