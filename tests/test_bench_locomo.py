@@ -189,3 +189,34 @@ def test_a_run_whose_memories_are_pruned_meanwhile_is_refused(
     finally:
         MemoryStore(collection="bench-locomo-1", settings=settings).drop()
     assert pruned == [6]
+
+
+def test_the_held_out_run_is_refused_too_when_memories_are_pruned_meanwhile(
+    tmp_path: Path, settings, monkeypatch
+) -> None:
+    from houkai import DecayEngine, MemoryStore
+    from houkai.bench import heldout
+    from houkai.domain.model import StateConflict
+
+    data = {
+        "as_of": "2024-06-01T12:00:00",
+        "memories": [
+            {"id": f"m{i}", "text": f"note {i} about the staging cluster", "tags": [],
+             "days_ago": 400}
+            for i in range(3)
+        ],
+        "queries": [{"text": "staging cluster", "kind": "keyword", "relevant": ["m0"]}],
+    }  # fmt: skip
+    path = tmp_path / "heldout.json"
+    path.write_text(json.dumps(data))
+    original = MemoryStore.recall
+
+    def recall_beside_a_decay_job(self, *args, **kwargs):
+        DecayEngine(self).prune()
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(MemoryStore, "recall", recall_beside_a_decay_job)
+    with pytest.raises(StateConflict, match=r"the held-out set: 3 of its 3 memories"):
+        heldout.run(modes=["plain"], settings=settings, path=path)
+    monkeypatch.setattr(MemoryStore, "recall", original)
+    assert heldout.run(modes=["plain"], settings=settings, path=path)["queries"] == 1

@@ -16,7 +16,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from .locomo import MODES, backdate
+from .locomo import MODES, backdate, check_untouched
 from .modes import HELDOUT_DEFAULT
 
 DATA = Path(__file__).with_name("data") / "heldout.json"
@@ -103,6 +103,7 @@ def run(
                     "seconds": round(time.perf_counter() - started, 1),
                 }
             )
+        check_untouched(store, len(data["memories"]), "the held-out set")
     finally:
         store.drop()
     return {

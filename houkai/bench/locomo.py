@@ -304,16 +304,15 @@ def _open(collection: str, settings: Any, embedder: Any) -> Any:
     return store
 
 
-def _check_untouched(store: Any, conv: Conversation) -> None:
-    """Refuse figures scored while memories vanished: the turns are backdated (and so is
-    their last access), so a running ``houkai up``'s decay job prunes them mid-run."""
+def check_untouched(store: Any, written: int, what: str) -> None:
+    """Refuse figures scored while memories vanished: a benchmark's memories are backdated
+    (and so is their last access), so a running ``houkai up``'s decay job prunes them."""
     left = store.count()
-    if left != len(conv.turns):
+    if left != written:
         raise StateConflict(
-            f"conversation {conv.sample_id}: {len(conv.turns) - left} of its "
-            f"{len(conv.turns)} memories were removed while it was scored (is `houkai up` "
-            "running against this Redis? its decay job prunes the backdated turns); "
-            "stop the workers and run the benchmark again"
+            f"{what}: {written - left} of its {written} memories were removed while it was "
+            "scored (is `houkai up` running against this Redis? its decay job prunes "
+            "backdated memories); stop the workers and run the benchmark again"
         )
 
 
@@ -369,7 +368,7 @@ def run(
                 scores = _score([m.source or "" for m, _ in hits], q.evidence)
                 per_cat[mode].setdefault(q.category, []).append(scores)
             totals[mode].seconds += time.perf_counter() - started
-        _check_untouched(store, conv)
+        check_untouched(store, len(conv.turns), f"conversation {conv.sample_id}")
         if not (keep or reuse):
             store.drop()
     for mode, score in totals.items():

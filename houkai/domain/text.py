@@ -19,6 +19,15 @@ _CJK_CHAR = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _CJK_RE = re.compile(f"[{_CJK_CHAR}]")
 _CJK_RUN_RE = re.compile(f"[{_CJK_CHAR}]+")
 _WORD_RE = re.compile(r"\w+")
+#: "[8 May 2023] ": the date stamp a dated import writes ahead of a memory's text.
+_DATE_STAMP = re.compile(r"^\s*\[[^\]]{1,40}\]\s*")
+
+
+def without_date_stamp(text: str) -> str:
+    """*text* without a leading ``[8 May 2023]`` stamp: every memory of a dated import
+    carries one, so it says nothing about what the memory is about."""
+    return _DATE_STAMP.sub("", text, count=1)
+
 
 # RediSearch's default English stop words: they are not indexed, so a query
 # made only of them must not be sent as a lexical query at all.

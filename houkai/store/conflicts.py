@@ -37,6 +37,7 @@ from ..domain.text import negation_diff
 from . import codec
 from .export_rows import fetch_rows
 from .host import StoreHost
+from .search import knn_query
 
 log = logging.getLogger(__name__)
 
@@ -243,11 +244,11 @@ class ConflictsMixin(StoreHost):
                 where = "*"
             else:
                 validate_choice(mtype, MEMORY_TYPES, "type")
-                where = f"({filter_expr(type=mtype, now=now)})"
+                where = filter_expr(type=mtype, now=now)
             pipe.execute_command(
                 "FT.SEARCH",
                 self.keys.index,
-                f"{where}=>[KNN {k} @vec $q EF_RUNTIME {self.index_params.ef_runtime} AS dist]",
+                knn_query(where, k, self.index_params.ef_runtime),
                 "RETURN",
                 1,
                 "dist",

@@ -22,14 +22,13 @@ from dataclasses import dataclass, field
 
 import redis
 
-from ..domain.text import REDISEARCH_STOPWORDS, STOP_WORDS, stem, tokenize
+from ..domain.text import REDISEARCH_STOPWORDS, STOP_WORDS, stem, tokenize, without_date_stamp
 from . import lexstats
 
 # Postings the expansion query may walk: a quarter of the first keyword query's budget
 # (RediSearch scores each document of the union, ~1.2 µs: at most ~3 ms, ADR 0053/0061).
 RM3_POSTINGS = lexstats.CANDIDATE_POSTINGS // 4
 
-_STAMP = re.compile(r"^\s*\[[^\]]{1,40}\]\s*")  # "[8 May 2023] " a dated import writes
 _WORD = re.compile(r"^[a-z][a-z]+$")
 
 
@@ -59,7 +58,7 @@ def _words(text: str) -> list[str]:
     """Content words of a memory: no date stamp, stop words, digits or 1-2 letter tokens."""
     return [
         t
-        for t in tokenize(_STAMP.sub("", text, count=1))
+        for t in tokenize(without_date_stamp(text))
         if len(t) > 2 and _WORD.match(t) and t not in STOP_WORDS and t not in REDISEARCH_STOPWORDS
     ]
 

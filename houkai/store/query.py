@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from ..domain.text import without_date_stamp
+
 if TYPE_CHECKING:
     from .lexstats import TermStats
 
@@ -289,7 +291,6 @@ _STATES_TIME = re.compile(
     r"just (?:got|finished|started|had|went|did|made))\b",
     re.I,
 )
-_LEADING_STAMP = re.compile(r"^\s*\[[^\]]{1,40}\]\s*")
 
 
 def states_time(text: str) -> bool:
@@ -298,7 +299,7 @@ def states_time(text: str) -> bool:
     A leading ``[8 May 2023]`` stamp (what a dated log import writes) does not
     count: every such memory carries one, so it tells nothing about the answer.
     """
-    return bool(_STATES_TIME.search(_LEADING_STAMP.sub("", text, count=1)))
+    return bool(_STATES_TIME.search(without_date_stamp(text)))
 
 
 def time_proximity(created_at: float, window: tuple[float, float], scale: float) -> float:

@@ -41,7 +41,7 @@ from ..domain.text import query_terms
 from . import codec, lexstats
 from .query import QueryParse, name_seen, parse_query
 from .recall_stages import RecallStagesMixin
-from .search import search
+from .search import knn_query, search
 from .stages import BASE, FITTED, StageParams, resolve_stages
 
 DEFAULT_RRF_K = 60
@@ -414,10 +414,7 @@ class RecallMixin(RecallStagesMixin):
     def _vector_candidates(
         self, qvec: np.ndarray, where: str, size: int, *, batches: bool = False
     ) -> dict[str, Candidate]:
-        base = f"({where})" if where != "*" else "*"
-        policy = " HYBRID_POLICY BATCHES" if batches and where != "*" else ""
-        ef = self.index_params.ef_runtime
-        query = f"{base}=>[KNN {size} @vec $q{policy} EF_RUNTIME {ef} AS dist]"
+        query = knn_query(where, size, self.index_params.ef_runtime, batches=batches)
         _, hits = search(
             self.client,
             self.keys.index,

@@ -21,6 +21,17 @@ def batched(items: Iterable, size: int) -> Iterator[list]:
         yield chunk
 
 
+def knn_query(where: str, k: int, ef_runtime: int, *, batches: bool = False) -> str:
+    """``FT.SEARCH`` text of the *k* nearest ``@vec`` to the parameter ``$q`` (distance as
+    ``dist``) under the filter *where* (``"*"``: none), at the process's ``EF_RUNTIME``
+    (ADR 0067). *batches*: search the graph in batches and filter (filtered queries only;
+    RediSearch refuses a hybrid policy without a filter)."""
+    if where == "*":
+        return f"*=>[KNN {k} @vec $q EF_RUNTIME {ef_runtime} AS dist]"
+    policy = " HYBRID_POLICY BATCHES" if batches else ""
+    return f"({where})=>[KNN {k} @vec $q{policy} EF_RUNTIME {ef_runtime} AS dist]"
+
+
 def _text(value: bytes | str) -> str:
     return value.decode("utf-8") if isinstance(value, bytes) else str(value)
 

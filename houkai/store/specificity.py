@@ -34,7 +34,13 @@ from functools import lru_cache
 
 import redis
 
-from ..domain.text import REDISEARCH_STOPWORDS, STEM_CACHE_CHARS, STOP_WORDS, tokenize
+from ..domain.text import (
+    REDISEARCH_STOPWORDS,
+    STEM_CACHE_CHARS,
+    STOP_WORDS,
+    tokenize,
+    without_date_stamp,
+)
 from . import lexstats
 
 #: A word in at most this many memories is rare.
@@ -49,9 +55,8 @@ FREQUENCIES_TTL = 60.0
 FREQUENCIES_MAX_WORDS = 50_000
 FREQUENCIES_MAX_COLLECTIONS = 256
 
-_STOP = frozenset(STOP_WORDS) | frozenset(REDISEARCH_STOPWORDS)
+_STOP = STOP_WORDS | REDISEARCH_STOPWORDS
 _TIME_WORDS = frozenset(name.lower() for name in (*calendar.month_name, *calendar.day_name) if name)
-_STAMP = re.compile(r"^\s*\[[^\]]{1,40}\]\s*")  # "[8 May 2023] " a dated import writes
 # A capitalised word that does not open the text or a sentence (nor follow "Name: ").
 _INNER_CAPITALISED = re.compile(r"(?<![.!?:]\s)(?<![.!?:])\b([A-Z][a-z]+)")
 
@@ -67,7 +72,7 @@ def words_of(text: str) -> tuple[frozenset[str], frozenset[str]]:
 
 
 def _words_of(text: str) -> tuple[frozenset[str], frozenset[str]]:
-    body = _STAMP.sub("", text, count=1)
+    body = without_date_stamp(text)
     words = frozenset(w for w in tokenize(body) if len(w) > 2 and w.isalpha() and w not in _STOP)
     names = frozenset(
         word
