@@ -849,3 +849,28 @@ def test_operation_commands_take_every_declared_parameter(command, operation):
     assert set(op.fields()) <= set(params), set(op.fields()) - set(params)
     for name, flag in op.short.items():
         assert flag in params[name].opts  # short flags declared once, in the registry
+
+
+def test_the_specific_stage_is_explained_and_switchable_in_every_door(houkai, doors):
+    """ADR 0068: ``stages.specific`` in explain; ``stages`` without it turns it off."""
+    rest, mcp = doors
+    remember(houkai, "Tim finished The Name of the Wind by Patrick Rothfuss")
+    remember(houkai, "Tim loves books, books are great")
+    query = "What books has Tim read?"
+    clock = str(int(time.time()) + 60)  # one clock for every door: recency is in the scores
+
+    def stages(raw: bytes | str) -> list[dict]:
+        return [hit["explain"]["stages"] for hit in json.loads(raw)]
+
+    flags = ("--mode", "hybrid", "--explain", "--no-touch", "--json", "--as-of", clock)
+    on = cli_json(houkai("recall", query, *flags))
+    assert all("specific" in s["active"] and s["specific"] > 0 for s in stages(on))
+    args = {"query": query, "mode": "hybrid", "explain": True, "touch": False, "as_of": int(clock)}
+    assert rest.post("/recall", json=args).data == b'{"results": ' + on + b"}\n"
+    assert mcp("recall", args).encode() == on
+
+    off_args = {**args, "stages": "query,context,prf"}
+    off = cli_json(houkai("recall", query, *flags, "--stages", "query,context,prf"))
+    assert all("specific" not in s and "specific" not in s["active"] for s in stages(off))
+    assert rest.post("/recall", json=off_args).data == b'{"results": ' + off + b"}\n"
+    assert mcp("recall", off_args).encode() == off
