@@ -93,7 +93,8 @@ def make_store(settings: Settings, embedder) -> Iterator[Callable[..., object]]:
         collection: str | None = None, vector_type: str | None = None, **kwargs
     ) -> MemoryStore:
         name = collection or f"t-{uuid.uuid4().hex[:10]}"
-        own = settings if vector_type is None else settings.replace(vector_type=vector_type)
+        own = kwargs.pop("settings", settings)  # a test's own settings, e.g. exact_knn_max
+        own = own if vector_type is None else own.replace(vector_type=vector_type)
         store = MemoryStore(collection=name, settings=own, **kwargs)
         created.append(store)
         return store

@@ -310,6 +310,9 @@ def test_every_tool_round_trip(stdio, tmp_path):
     assert ingested["job_id"] in {j["id"] for j in ok("jobs", {"limit": 5})}
     assert ok("recall", {"query": "how do we deploy?", "k": 1})[0]["source"] == "runbook.md"
     assert "no job" in err("job", {"job_id": "nope"})
+    checked = ok("check_findable", {"sample": 50})
+    assert checked["ok"] is True and checked["sampled"] >= 3 and checked["own_text"] == 1.0
+    assert "sample" in err("check_findable", {"sample": 0})
     assert called >= set(SEED_TOOLS) | {"get", "restore", "undo", "job", "jobs", "ingest"}
     assert called >= {t.name for t in s.tools()}
 

@@ -518,6 +518,23 @@ class MemoryService:
         purged = self.store(collection).purge_expired(dry_run=p.dry_run)
         return {"purged": len(purged), "dry_run": p.dry_run, "ids": [m.id for m in purged]}
 
+    @operation("check_findable")
+    def check_findable(
+        self, p: params.CheckFindable, *, collection: str | None = None
+    ) -> dict[str, Any]:
+        """A findability check of the collection now (the maintenance job's, on demand)."""
+        from ..store.findability import check
+
+        s = self.settings
+        report = check(
+            self.store(collection),
+            sample=s.maintenance_findable_sample if p.sample is None else p.sample,
+            repair=p.repair,
+            text=p.text,
+            threshold=s.maintenance_findable_threshold,
+        )
+        return report.to_dict()
+
     @operation("prune")
     def prune(self, p: params.Prune, *, collection: str | None = None) -> dict[str, Any]:
         """Decay pruning: the candidates with their scores, deleted unless ``dry_run``."""
@@ -647,6 +664,9 @@ class MemoryService:
         if callable(extra):
             out.update(extra())
         out.update(count=store.count(), path=store.path, collection=store.collection_name)
+        checked = getattr(store, "findability", None)
+        if callable(checked):
+            out["findability"] = checked()
         return out
 
     @operation("metrics")

@@ -355,7 +355,7 @@ def load_corpus(
 
 
 # --------------------------------------------------------------------------- quality
-def _read_vectors(
+def read_vectors(
     store: Any, batch: int = 2000
 ) -> tuple[list[str], np.ndarray, list[str], list[set[str]]]:
     """Every stored vector of the collection with its id, type and tag keys (batched reads)."""
@@ -405,7 +405,7 @@ def measure_quality(
     eps: float = 1e-5,
 ) -> list[QualityPoint]:
     """HNSW recall@k vs exact search, per (EF_RUNTIME, KNN size, filter)."""
-    ids, matrix, types, tagks = _read_vectors(store)
+    ids, matrix, types, tagks = read_vectors(store)
     if not ids:
         return []
     row_of = {mid: i for i, mid in enumerate(ids)}

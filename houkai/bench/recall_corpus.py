@@ -455,9 +455,9 @@ def cache_dir(data_dir: str) -> Path:
     return Path(data_dir) / "bench"
 
 
-def _stem(seed: int, model: str) -> str:
+def _stem(seed: int, model: str, name: str = "recall") -> str:
     safe = hashlib.blake2b(model.encode("utf-8"), digest_size=4).hexdigest()
-    return f"recall-v{GENERATOR_VERSION}-s{seed}-{safe}"
+    return f"{name}-v{GENERATOR_VERSION}-s{seed}-{safe}"
 
 
 def _cached(directory: Path, stem: str, n: int) -> np.ndarray | None:
@@ -485,16 +485,18 @@ def corpus_vectors(
     model: str,
     chunk: int = 4096,
     progress: Callable[[int, int], None] | None = None,
+    name: str = "recall",
 ) -> tuple[np.ndarray, bool]:
-    """Vectors of *memories* (from :func:`generate`) and whether they came from the cache.
+    """Vectors of *memories* (from :func:`generate`, or the corpus *name* names) and
+    whether they came from the cache.
 
-    Cached under ``<data_dir>/bench``; a larger cached corpus is sliced. A run
-    cut short resumes from its saved chunks.
+    Cached under ``<data_dir>/bench``; a larger cached corpus is sliced (so a *name*
+    must stand for a prefix-stable corpus). A run cut short resumes from its saved chunks.
     """
     n = len(memories)
     directory = cache_dir(data_dir)
     directory.mkdir(parents=True, exist_ok=True)
-    stem = _stem(seed, model)
+    stem = _stem(seed, model, name)
     hit = _cached(directory, stem, n)
     if hit is not None:
         return hit, True

@@ -47,6 +47,7 @@ JOURNAL_OPS: tuple[str, ...] = (
     "export",
     "undo",
     "nuke",
+    "reindex",  # a vector written again into the HNSW graph (findability repair)
 )
 ARCHIVE_SUFFIX = ".jsonl.gz"
 _BATCH = 1000

@@ -87,6 +87,11 @@ class Keys:
         return f"{self.prefix}:inf:{self.collection}"
 
     @property
+    def findability(self) -> str:
+        """STRING: the JSON report of the collection's last findability check (ADR 0069)."""
+        return f"{self.prefix}:findable:{self.collection}"
+
+    @property
     def journal(self) -> str:
         return f"{self.prefix}:journal:{self.collection}"
 

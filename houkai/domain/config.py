@@ -50,6 +50,10 @@ class Settings:
     hnsw_m: int = 16
     hnsw_ef_construction: int = 200
     hnsw_ef_runtime: int = 64
+    # KNN is exact (a FLAT field beside the HNSW graph, ~770 B more per memory at
+    # FLOAT16) while a collection holds at most this many memories; above, HNSW.
+    # 0: no FLAT field in new collections (ADR 0069)
+    exact_knn_max: int = 50_000
     # element type of NEW collections' vectors (FLOAT16 | BFLOAT16 | FLOAT32); an
     # existing collection keeps its own (`houkai collections migrate` changes it)
     vector_type: str = "FLOAT16"
@@ -91,6 +95,12 @@ class Settings:
     maintenance_reconcile_every: str = "5m"
     maintenance_reflect_every: str = "7d"
     maintenance_archive_every: str = "24h"
+    # findability (ADR 0069): a sample of memories asked for by their own vector and
+    # text; what the HNSW graph misses is re-inserted
+    maintenance_findable_every: str = "6h"
+    maintenance_findable_enabled: bool = True
+    maintenance_findable_sample: int = 1000
+    maintenance_findable_threshold: float = 0.999
     maintenance_tick_interval: str = "5m"
     maintenance_decay_rate: float = 0.1
     maintenance_decay_min_score: float = 0.05

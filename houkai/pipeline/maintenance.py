@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-JOB_NAMES: tuple[str, ...] = ("decay", "purge", "reconcile", "reflect", "archive")
+JOB_NAMES: tuple[str, ...] = ("decay", "purge", "reconcile", "reflect", "archive", "findable")
 RUNS_KEPT = 200
 LOCK_TTL_MS = 3600 * 1000
 _RELEASE_LUA = """
@@ -52,6 +52,7 @@ _COUNT_NAMES = {
     "reconcile": "reconciled",
     "reflect": "reflected",
     "archive": "archived",
+    "findable": "reinserted",
 }
 
 
@@ -65,11 +66,13 @@ class TickResult:
     ran_purge: bool = False
     ran_reconcile: bool = False
     ran_archive: bool = False
+    ran_findable: bool = False
     decayed: int = 0
     reflected: int = 0
     purged: int = 0
     reconciled: int = 0
     archived: int = 0
+    reinserted: int = 0  # memories the findability check wrote into the HNSW graph again
     access_flushed: int = 0  # memories whose pending access counts were folded in
     reflect_applied: bool = False
     decay_error: str | None = None
@@ -77,6 +80,7 @@ class TickResult:
     purge_error: str | None = None
     reconcile_error: str | None = None
     archive_error: str | None = None
+    findable_error: str | None = None
     locked: bool = False  # another tick held the lock; nothing ran
     durations: dict[str, float] = field(default_factory=dict)
 
@@ -99,6 +103,8 @@ class TickResult:
                 parts.append(f"reconcile re-enqueued {count}")
             elif job == "archive":
                 parts.append(f"archive moved {count} journal entries")
+            elif job == "findable":
+                parts.append(f"findability check re-inserted {count}")
             elif self.reflect_applied:
                 parts.append(f"reflect created {count}")
             else:
@@ -165,6 +171,18 @@ def _run_archive(store: MemoryStore, settings: Settings, now: float, apply: bool
     return int(store.archive_journal() or 0)
 
 
+def _run_findable(store: MemoryStore, settings: Settings, now: float, apply: bool) -> int:
+    from ..store.findability import check
+
+    with store.as_actor("maintenance"):
+        report = check(
+            store,
+            sample=settings.maintenance_findable_sample,
+            threshold=settings.maintenance_findable_threshold,
+        )
+    return report.repaired + report.unrepaired
+
+
 Runner = Callable[["MemoryStore", Settings, float, bool], int]
 RUNNERS: dict[str, Runner] = {
     "decay": _run_decay,
@@ -172,6 +190,7 @@ RUNNERS: dict[str, Runner] = {
     "reconcile": _run_reconcile,
     "reflect": _run_reflect,
     "archive": _run_archive,
+    "findable": _run_findable,
 }
 
 
@@ -181,6 +200,7 @@ def job_interval(settings: Settings, job: str) -> float | None:
         "decay": settings.maintenance_decay_enabled,
         "purge": settings.maintenance_purge_enabled,
         "reflect": settings.maintenance_reflect_enabled,
+        "findable": settings.maintenance_findable_enabled,
     }.get(job, True)
     if not enabled:
         return None

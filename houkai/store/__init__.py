@@ -6,6 +6,9 @@ Each mixin module owns one concern and builds on the primitives of
 
 from __future__ import annotations
 
+from typing import Any
+
+from . import findability
 from .conflicts import ConflictsMixin
 from .core import CoreStore, coerce_remember_item
 from .expiry import ExpiryMixin
@@ -34,6 +37,18 @@ class MemoryStore(
     constructor: *path* is the data directory of the embedded Redis Stack
     (used when no ``REDIS_URL`` / ``redis_url`` is configured).
     """
+
+    def check_findable(
+        self, sample: int = findability.DEFAULT_SAMPLE, repair: bool = True, text: bool = True
+    ) -> dict[str, Any]:
+        """Ask a sample of the live memories for by their own vector and text; re-insert
+        into the HNSW graph what their vector misses (*repair*). Saves and returns the
+        report (see :mod:`houkai.store.findability`)."""
+        return findability.check(self, sample=sample, repair=repair, text=text).to_dict()
+
+    def findability(self) -> dict[str, Any] | None:
+        """The last saved findability report of this collection, or None."""
+        return findability.last_report(self)
 
 
 __all__ = ["CoreStore", "MemoryStore", "coerce_remember_item"]

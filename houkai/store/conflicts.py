@@ -238,6 +238,7 @@ class ConflictsMixin(StoreHost):
         """
         if not queries:
             return []
+        exact = self.knn_exact()
         pipe = self.client.pipeline(transaction=False)
         for vector, mtype in queries:
             if mtype is None:  # the plain KNN: no filter
@@ -248,7 +249,7 @@ class ConflictsMixin(StoreHost):
             pipe.execute_command(
                 "FT.SEARCH",
                 self.keys.index,
-                knn_query(where, k, self.index_params.ef_runtime),
+                knn_query(where, k, self.index_params.ef_runtime, exact=exact),
                 "RETURN",
                 1,
                 "dist",

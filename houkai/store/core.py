@@ -11,6 +11,7 @@ import abc
 import contextlib
 import itertools
 import logging
+import math
 import os
 import re
 import time
@@ -24,7 +25,15 @@ import redis
 from ..db.connection import connect
 from ..db.journal import Journal, JournalEntry
 from ..db.keys import Keys, validate_collection
-from ..db.schema import MEMORY_FIELDS, IndexParams, drop_index, ensure_index, validate_vector_type
+from ..db.schema import (
+    EXACT_PENDING,
+    MEMORY_FIELDS,
+    IndexParams,
+    drop_index,
+    ensure_index,
+    exact_filled,
+    validate_vector_type,
+)
 from ..domain.config import Settings, get_settings
 from ..domain.model import (
     CONFLICT_POLICIES,
@@ -126,6 +135,7 @@ PRIMITIVES: frozenset[str] = frozenset(
         "build_memory",
         "encode",
         "query_vector",
+        "knn_exact",
         "write",
         "delete",
         "journal_append",
@@ -196,6 +206,8 @@ def coerce_remember_item(item: str | RememberItem | Mapping[str, Any]) -> dict[s
 _JOURNAL_ENTRY_BYTES = 1024
 # How many journal appends pass between two checks of the stream's length.
 ARCHIVE_CHECK_EVERY = 256
+#: How long a store trusts the collection size it read for :meth:`CoreStore.knn_exact`.
+SIZE_RECHECK_S = 5.0
 _UNSAFE_PATH = re.compile(r"[^A-Za-z0-9_.\-]")
 
 
@@ -292,9 +304,12 @@ class CoreStore(abc.ABC):
                 ef_construction=s.hnsw_ef_construction,
                 ef_runtime=s.hnsw_ef_runtime,
                 vector_type=validate_vector_type(s.vector_type),
+                exact=s.exact_knn_max > 0,
             ),
             self.embedder.name,
+            exact_upto=s.exact_knn_max,
         )
+        self._size_seen, self._size_read_at, self._exact_filled = 0, -math.inf, False
         self._conflict_policy = conflict_policy
         self._conflict_threshold = (
             s.conflict_threshold if conflict_threshold is None else float(conflict_threshold)
@@ -442,6 +457,26 @@ class CoreStore(abc.ABC):
         if not len(texts):
             return matrix
         return codec.check_vectors(matrix, int(self.index_params.dim))
+
+    def knn_exact(self) -> bool:
+        """True while KNN should search the FLAT field: the index has it and the
+        collection holds at most ``exact_knn_max`` memories (BM25's document count,
+        one ``HGET``, re-read at most every :data:`SIZE_RECHECK_S` seconds)."""
+        if not self.index_params.exact:
+            return False
+        now = time.monotonic()
+        if now - self._size_read_at > SIZE_RECHECK_S:
+            self._size_read_at = now
+            try:
+                pipe = self.client.pipeline(transaction=False)
+                pipe.hget(self.keys.lexstats, lexstats.DOC_COUNT_FIELD)
+                pipe.hget(self.keys.meta, EXACT_PENDING)
+                size, pending = pipe.execute()
+                self._size_seen = int(size or 0)
+                self._exact_filled = not pending or exact_filled(self.client, self.keys)
+            except (redis.RedisError, ValueError):
+                pass  # keep what was last read: a missing count must not fail a recall
+        return self._exact_filled and self._size_seen <= self.settings.exact_knn_max
 
     def query_vector(self, query: str) -> np.ndarray:
         return self._qcache.encode_query(query)
@@ -730,6 +765,7 @@ class CoreStore(abc.ABC):
             self.keys.access,
             self.keys.inflight,
             self.keys.aggregate_cache,
+            self.keys.findability,
         )
         specificity.FREQUENCIES.forget(self.keys.lexstats)  # this process's; others age out
         self.journal_append("nuke", "", meta={"deleted": deleted})

@@ -238,6 +238,8 @@ def stemmed_stats(client: redis.Redis, stats_key: str) -> bool:
 # scores every document of the union to pick its top hits, about 1.2 µs each on this
 # machine: a 16k-document union cost 20 ms at 100k memories and grows with N (ADR 0053).
 CANDIDATE_POSTINGS = 10_000
+#: The statistics hash's field that counts the collection's memories.
+DOC_COUNT_FIELD = "__N"
 
 
 @dataclass(frozen=True)
@@ -261,7 +263,13 @@ def term_stats(
     """Plain and stemmed frequencies in one round trip; the collection's form picks one
     (``stems=False``: the exact tokens, e.g. for a question that names nothing)."""
     names = list(dict.fromkeys(terms))
-    fields = ["__N", "__len", "__S", *[f"t:{t}" for t in names], *[f"s:{stem(t)}" for t in names]]
+    fields = [
+        DOC_COUNT_FIELD,
+        "__len",
+        "__S",
+        *[f"t:{t}" for t in names],
+        *[f"s:{stem(t)}" for t in names],
+    ]
     raw = client.hmget(stats_key, fields)
     n_docs, stemmed_docs = int(raw[0] or 0), int(raw[2] or 0)
     counted = n_docs == stemmed_docs  # every memory has its stems counted

@@ -70,6 +70,7 @@ def _params(meta: dict[str, str], vector_type: str) -> IndexParams:
         ef_construction=int(sig.get("efc", 200)),
         ef_runtime=int(sig.get("efr", 64)),
         vector_type=vector_type,
+        exact=bool(sig.get("x")),
     )
 
 

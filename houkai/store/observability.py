@@ -21,6 +21,7 @@ from typing import Any
 import redis
 
 from ..domain.model import MEMORY_TYPES, ValidationError
+from . import findability
 from .core import CALL_NAMES
 from .host import StoreHost
 
@@ -360,6 +361,7 @@ class ObservabilityMixin(StoreHost):
                 "p95": _percentile(samples, 95),
                 "p99": _percentile(samples, 99),
             },
+            "findability": findability.figures(findability.last_report(self)),
         }
 
     # ------------------------------------------------------------------ readiness

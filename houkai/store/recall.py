@@ -355,6 +355,8 @@ class RecallMixin(RecallStagesMixin):
             if qvec is not None
             else {}
         )
+        if mode == "semantic" and qvec is not None and not self.knn_exact():
+            self._widen_semantic(pool, query, where, pool_size, qvec)
         lexical_active = False
         terms = query_terms(query) if mode == "hybrid" else []
         if stats is None and terms:
@@ -414,7 +416,9 @@ class RecallMixin(RecallStagesMixin):
     def _vector_candidates(
         self, qvec: np.ndarray, where: str, size: int, *, batches: bool = False
     ) -> dict[str, Candidate]:
-        query = knn_query(where, size, self.index_params.ef_runtime, batches=batches)
+        query = knn_query(
+            where, size, self.index_params.ef_runtime, batches=batches, exact=self.knn_exact()
+        )
         _, hits = search(
             self.client,
             self.keys.index,
@@ -435,6 +439,22 @@ class RecallMixin(RecallStagesMixin):
                 vector=self.vector_from_blob(hit.fields.get("vec")),
             )
         return pool
+
+    def _widen_semantic(
+        self, pool: dict[str, Candidate], query: str, where: str, size: int, qvec: np.ndarray
+    ) -> None:
+        """Add the query's keyword hits to an approximate (HNSW) semantic pool, ranked
+        by cosine like the rest (ADR 0069): in a dense cluster of near-identical memories
+        the graph search can stop short of a distinct memory that shares the query's
+        words. Only candidates are added; the ranking stays pure cosine."""
+        terms = query_terms(query)
+        if not terms:
+            return
+        stats = self._term_stats(query, terms)
+        self._keyword_candidates(
+            pool, lexstats.candidate_terms(terms, stats), where, size, qvec,
+            verbatim=not stats.stemmed,
+        )  # fmt: skip
 
     def _add_lexical(
         self,

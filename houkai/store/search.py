@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 
 import redis
 
+from ..db.schema import EXACT_FIELD, VECTOR_FIELD
+
 
 def batched(items: Iterable, size: int) -> Iterator[list]:
     """Lists of up to *size* consecutive items (``itertools.batched`` arrives in 3.12)."""
@@ -21,15 +23,20 @@ def batched(items: Iterable, size: int) -> Iterator[list]:
         yield chunk
 
 
-def knn_query(where: str, k: int, ef_runtime: int, *, batches: bool = False) -> str:
+def knn_query(
+    where: str, k: int, ef_runtime: int, *, batches: bool = False, exact: bool = False
+) -> str:
     """``FT.SEARCH`` text of the *k* nearest ``@vec`` to the parameter ``$q`` (distance as
     ``dist``) under the filter *where* (``"*"``: none), at the process's ``EF_RUNTIME``
     (ADR 0067). *batches*: search the graph in batches and filter (filtered queries only;
-    RediSearch refuses a hybrid policy without a filter)."""
+    RediSearch refuses a hybrid policy without a filter). *exact*: search the FLAT field
+    instead, by brute force (ADR 0069; it takes no ``EF_RUNTIME``)."""
+    field = EXACT_FIELD if exact else VECTOR_FIELD
+    ef = "" if exact else f" EF_RUNTIME {ef_runtime}"
     if where == "*":
-        return f"*=>[KNN {k} @vec $q EF_RUNTIME {ef_runtime} AS dist]"
+        return f"*=>[KNN {k} @{field} $q{ef} AS dist]"
     policy = " HYBRID_POLICY BATCHES" if batches else ""
-    return f"({where})=>[KNN {k} @vec $q{policy} EF_RUNTIME {ef_runtime} AS dist]"
+    return f"({where})=>[KNN {k} @{field} $q{policy}{ef} AS dist]"
 
 
 def _text(value: bytes | str) -> str:

@@ -160,7 +160,7 @@
     const o = Object.assign({ width: 420, barH: 22, unit: "", digits: 0 }, opts || {});
     const labelW = o.labelW || 110;
     const valueW = 70;
-    const max = Math.max(1, ...items.map((d) => d.value || 0));
+    const max = o.max || Math.max(1, ...items.map((d) => d.value || 0));
     const height = Math.max(1, items.length) * (o.barH + 6) + 4;
     const span = o.width - labelW - valueW;
     const svg = s("svg", { class: "chart", viewBox: `0 0 ${o.width} ${height}`,
@@ -648,6 +648,25 @@
   // The collection-wide figures come from /overview and /growth, stale-while-revalidate:
   // right after a write they are the last ones computed (shown "as of" their time) while
   // the server recounts in the background; the view asks again until they are current.
+  // The last findability check (maintenance job or `houkai findable`): the share of a sample
+  // of memories that recall returns for their own text, and that the HNSW graph finds by
+  // their own vector (what it missed was re-inserted).
+  function findabilityCard(f) {
+    if (f.sampled === undefined) {
+      return card("Findability", h("p", { class: "muted", id: "findability" },
+        "Not checked yet: the maintenance job checks every few hours; `houkai findable` checks now."));
+    }
+    const pct = (v) => (v === undefined ? 0 : 100 * v);
+    return card("Findability (last check)", barChart([
+      { label: "own text, recall k=5", value: pct(f.own_text) },
+      { label: "own vector, graph k=10", value: pct(f.own_vector), alt: true },
+    ], { label: "share of sampled memories found", unit: " %", digits: 1, max: 100, labelW: 170 }),
+    h("p", { class: f.ok ? "muted" : "error", id: "findability" },
+      `${fmtNum(f.sampled, 0)} memories asked ${fmtTime(f.checked_at)} UTC · ` +
+      `${fmtNum((f.repaired || 0) + (f.unrepaired || 0), 0)} re-inserted into the graph · ` +
+      (f.ok ? "all found" : "BELOW the threshold: run `houkai findable`")));
+  }
+
   async function viewHealth(root) {
     const seq = state.seq;
     const load = () => Promise.all([
@@ -677,6 +696,7 @@
           card("Recall latency (last " + fmtNum(lat.window, 0) + " recalls)", columnChart(
             ["p50", "p95", "p99", "max"].map((k) => ({ label: k, value: lat[k] || 0, alt: k === "max" })),
             { unit: " ms", digits: 1, label: "recall latency percentiles" })),
+          findabilityCard(metrics.findability || {}),
           card("Redis memory", barChart([
             { label: "bytes/memory", value: growth.redis.bytes_per_memory || 0 },
           ], { label: "redis bytes per memory", unit: " B" }),

@@ -375,6 +375,38 @@ OPERATIONS: tuple[Operation, ...] = (
         seed=True,
     ),
     Operation(
+        "check_findable",
+        "Check that memories come back by their own vector and text; repair the graph.",
+        p.CheckFindable,
+        rest=(
+            Rest(
+                "POST",
+                "/findability",
+                ok(
+                    r.obj(
+                        {
+                            "sampled": r.INT,
+                            "own_vector": r.t(["number", "null"]),
+                            "own_text": r.t(["number", "null"]),
+                            "repaired": r.INT,
+                            "unrepaired": r.INT,
+                            "ok": r.BOOL,
+                        },
+                        ("sampled", "ok"),
+                        extra=True,
+                    )
+                ),
+                tag="ops",
+            ),
+        ),
+        description="Ask a sample of the live memories for by their own stored vector (the "
+        "HNSW graph, k=10) and their own text (semantic recall, k=5); write again into the "
+        "graph what its vector misses. Returns {sampled, own_vector, own_text, repaired, "
+        "unrepaired, exact, ok, ...}; /stats shows the last report.",
+        cli=Cli("findable"),
+        writes=True,
+    ),
+    Operation(
         "journal_tail",
         "Audit-journal tail, newest first.",
         p.JournalTail,

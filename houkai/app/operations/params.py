@@ -237,6 +237,20 @@ class Prune(Params):
     dry_run: bool = Field(False, description="Only report what would be pruned.")
 
 
+class CheckFindable(Params):
+    """A findability check now; unset values come from the ``[maintenance]`` settings."""
+
+    sample: Annotated[int, Field(ge=1, le=100_000)] | None = Field(
+        None, description="Memories to ask for (default: maintenance_findable_sample)."
+    )
+    repair: bool = Field(
+        True, description="Re-insert into the HNSW graph what its own vector does not find."
+    )
+    text: bool = Field(
+        True, description="Also ask semantic recall for each memory's own text (k=5)."
+    )
+
+
 class Reflect(Params):
     """Reflection; unset values come from the ``[maintenance]`` settings."""
 

@@ -9,7 +9,7 @@ import click
 
 from .. import Context, pass_ctx
 from ..output import echo_json, output_options, print_mapping, short_id, truncate
-from ._ops import operation_options
+from ._ops import arguments, operation_options
 
 
 def health_report(
@@ -193,7 +193,43 @@ def doctor(ctx: Context) -> None:
         "journal",
         lambda: {"enabled": s.journal_enabled, "entries": len(store.journal)},
     )
+    _check(checks, "findable", lambda: _findability(store.findability()))
     _finish(ctx, checks)
+
+
+def _findability(report: dict[str, Any] | None) -> dict[str, Any]:
+    """The doctor line of a collection's last findability check."""
+    if report is None:
+        return {"ok": True, "checked": "not yet (`houkai findable` checks now)"}
+    return {
+        "ok": bool(report.get("ok")),
+        "own_vector": report.get("own_vector"),
+        "own_text": report.get("own_text"),
+        "sampled": report.get("sampled"),
+        "checked": time.strftime("%Y-%m-%d %H:%M", time.localtime(report["checked_at"])),
+        "hint": None if report.get("ok") else "run `houkai findable` (repairs the graph)",
+    }
+
+
+@click.command("findable")
+@operation_options("check_findable")
+@output_options
+@pass_ctx
+def findable(ctx: Context, **values: Any) -> None:
+    """Ask a sample of memories for by their own vector and text; re-insert into the HNSW
+    graph what its vector misses. Exits 1 when the collection is under the threshold."""
+    report = ctx.call("check_findable", **arguments(values))
+    if ctx.fmt == "json":
+        echo_json(report)
+    else:
+        print_mapping(
+            ctx.fmt, {k: v for k, v in report.items() if k not in ("missed_text", "missed_vector")}
+        )
+        for name in ("missed_text", "missed_vector"):
+            if report.get(name):
+                click.echo(f"{name}: {' '.join(short_id(i) for i in report[name])}")
+    if not report.get("ok"):
+        raise click.exceptions.Exit(1)
 
 
 def _finish(ctx: Context, checks: list[dict[str, Any]]) -> None:
@@ -214,3 +250,4 @@ def _finish(ctx: Context, checks: list[dict[str, Any]]) -> None:
 def register(cli: click.Group) -> None:
     cli.add_command(stats)
     cli.add_command(doctor)
+    cli.add_command(findable)

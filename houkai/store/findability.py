@@ -1,0 +1,247 @@
+"""Findability: does every memory come back when asked for by its own vector and text?
+
+A memory store's first promise is that what was stored comes back. HNSW can break
+it in a clustered collection: a distinct fact among thousands of near-identical
+lines, or a node re-inserted after a write, is left with few in-edges and the graph
+search stops before it reaches it (ADR 0069). Exact KNN keeps the promise for
+collections up to ``exact_knn_max``; above it this check watches the graph:
+
+* a sample of the live memories (Bernoulli over a streamed walk of the keys, so
+  memory stays bounded at any size) is asked for by its own stored vector
+  (KNN 10 on the HNSW graph at the configured EF_RUNTIME) and by its own text
+  (semantic ``recall``, k=5, as a user would);
+* a memory its own vector misses is re-inserted into the graph (its vector written
+  again, which RediSearch indexes as a new node with fresh edges) and asked again,
+  with one ``reindex`` journal entry each;
+* the report is kept in Redis (``/stats``, Prometheus, the dashboard's Health view
+  and ``houkai doctor`` read it).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import redis
+
+from ..db.filters import filter_expr
+from .search import batched, iter_windows, knn_query, total
+
+if TYPE_CHECKING:
+    from .core import CoreStore
+
+log = logging.getLogger(__name__)
+
+#: Memories sampled per check by default; the graph probe costs one KNN each, the
+#: text probe one query encoding each (about 5 ms on two cores).
+DEFAULT_SAMPLE = 1000
+#: The share found under which a collection is reported as degraded.
+DEFAULT_THRESHOLD = 0.999
+#: At most this many misses are listed by id in a report.
+MISSES_LISTED = 20
+#: A KNN distance this small is the memory's own vector (an exact duplicate ties with it).
+TIE_DISTANCE = 1e-6
+
+
+@dataclass
+class FindabilityReport:
+    """One check of one collection; shares are of the sampled memories."""
+
+    collection: str
+    checked_at: float
+    sampled: int
+    live: int
+    exact: bool  # recall searched the FLAT field (exact KNN) during the text probe
+    own_vector: float | None  # found by its own vector in the HNSW graph, k=10
+    own_text: float | None  # found by semantic recall of its own text, k=5
+    repaired: int = 0  # re-inserted and then found by its own vector
+    unrepaired: int = 0  # still missed by its own vector after re-insertion
+    missed_text: list[str] = field(default_factory=list)
+    missed_vector: list[str] = field(default_factory=list)
+    threshold: float = DEFAULT_THRESHOLD
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """Recall finds the sample, and so does the graph once repaired."""
+        found_after = None
+        if self.own_vector is not None and self.sampled:
+            found_after = self.own_vector + self.repaired / self.sampled
+        return all(
+            share is None or share >= self.threshold for share in (self.own_text, found_after)
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "ok": self.ok}
+
+
+def _sample_keys(store: CoreStore, where: str, sample: int, rng: random.Random) -> list[str]:
+    """About *sample* keys of the memories matching *where*, each equally likely,
+    streamed window by window (never the whole key list in memory)."""
+    live = total(store.client, store.keys.index, where)
+    if live == 0:
+        return []
+    p = min(1.0, sample / live)
+    picked: list[str] = []
+    for window in iter_windows(store.client, store.keys.index, where, "created_at", 1000):
+        picked += [key for key in window if rng.random() < p]
+    return picked[:sample] if len(picked) > sample else picked
+
+
+def _graph_misses(store: CoreStore, rows: list[tuple[str, str, bytes]]) -> list[int]:
+    """Positions in *rows* (key, id, vector blob) whose own vector's HNSW KNN 10 misses
+    them. A full answer of exact duplicates (distance 0) is a tie, not a miss."""
+    query = knn_query("*", 10, store.index_params.ef_runtime)
+    misses: list[int] = []
+    for chunk in batched(list(enumerate(rows)), 100):
+        pipe = store.client.pipeline(transaction=False)
+        for _, (_, _, blob) in chunk:
+            pipe.execute_command(
+                "FT.SEARCH", store.keys.index, query, "RETURN", 1, "dist", "LIMIT", 0, 10,
+                "PARAMS", 2, "q", blob, "DIALECT", 2,
+            )  # fmt: skip
+        for (i, (key, _, _)), reply in zip(chunk, pipe.execute(), strict=True):
+            found = {_text(k) for k in reply[1::2]}
+            dists = [float(_text(fields[1])) for fields in reply[2::2] if fields]
+            tie = len(dists) == 10 and max(dists) <= TIE_DISTANCE
+            if key not in found and not tie:
+                misses.append(i)
+    return misses
+
+
+def _text(value: object) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _recalled(store: CoreStore, memory_id: str, text: str) -> bool:
+    """Semantic recall of *text* (k=5) returns the memory, or five memories of that very
+    text (a tie among exact duplicates)."""
+    got = store.recall(text, k=5, touch=False)  # type: ignore[attr-defined]
+    if memory_id in {m.id for m, _ in got}:
+        return True
+    return len(got) == 5 and all(m.text == text for m, _ in got)
+
+
+def check(
+    store: CoreStore,
+    *,
+    sample: int = DEFAULT_SAMPLE,
+    repair: bool = True,
+    threshold: float = DEFAULT_THRESHOLD,
+    text: bool = True,
+    seed: int | None = None,
+) -> FindabilityReport:
+    """Probe a sample of *store*'s live memories; re-insert what the graph misses (*repair*).
+
+    *text*: also ask semantic recall for each memory's own text (one query encoding
+    each). The report is saved (:func:`last_report`).
+    """
+    started = time.perf_counter()
+    rng = random.Random(seed)
+    now = time.time()
+    where = f"{filter_expr(now=now)} @state:{{ready}}"
+    keys = _sample_keys(store, where, sample, rng)
+    pipe = store.client.pipeline(transaction=False)
+    for key in keys:
+        pipe.hmget(key, "id", "text", "vec")
+    rows: list[tuple[str, str, bytes]] = []
+    texts: list[str] = []
+    for key, (mid, body, blob) in zip(keys, pipe.execute(), strict=True):
+        if mid and blob:
+            rows.append((key, mid.decode(), blob))
+            texts.append((body or b"").decode("utf-8", "replace"))
+    misses = _graph_misses(store, rows)
+    repaired = unrepaired = 0
+    if repair and misses:
+        repaired, unrepaired = _reinsert(store, [rows[i] for i in misses])
+    missed_text: list[str] = []
+    if text:
+        missed_text = [
+            mid for (_, mid, _), body in zip(rows, texts, strict=True)
+            if not _recalled(store, mid, body)
+        ]  # fmt: skip
+    n = len(rows)
+    report = FindabilityReport(
+        collection=store.collection_name,
+        checked_at=now,
+        sampled=n,
+        live=total(store.client, store.keys.index, where),
+        exact=store.knn_exact(),
+        own_vector=round(1 - len(misses) / n, 6) if n else None,
+        own_text=round(1 - len(missed_text) / n, 6) if n and text else None,
+        repaired=repaired,
+        unrepaired=unrepaired,
+        missed_text=missed_text[:MISSES_LISTED],
+        missed_vector=[rows[i][1] for i in misses[:MISSES_LISTED]],
+        threshold=threshold,
+        seconds=round(time.perf_counter() - started, 3),
+    )
+    _save(store, report)
+    level = logging.INFO if report.ok else logging.WARNING
+    log.log(
+        level,
+        "findability of %s: own vector %s, own text %s over %d memories; %d re-inserted",
+        store.collection_name, report.own_vector, report.own_text, n, repaired + unrepaired,
+    )  # fmt: skip
+    return report
+
+
+def _reinsert(store: CoreStore, rows: list[tuple[str, str, bytes]]) -> tuple[int, int]:
+    """Write each row's vector again (a new HNSW node with fresh edges), journal it,
+    and probe again; returns (found now, still missed). A memory forgotten meanwhile
+    is not recreated: the write only happens while the hash exists."""
+    script = store.client.register_script(_REWRITE_VEC)
+    pipe = store.client.pipeline(transaction=False)
+    for key, _, blob in rows:
+        script(keys=[key], args=[blob], client=pipe)
+    written = [row for row, done in zip(rows, pipe.execute(), strict=True) if done]
+    store.journal_append_many(
+        "reindex", ((mid, None, None) for _, mid, _ in written), meta={"why": "findability"}
+    )
+    still = len(_graph_misses(store, written))
+    return len(written) - still, still
+
+
+#: Rewrite a memory's vector only while its hash exists (never recreate a forgotten one).
+_REWRITE_VEC = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'vec', ARGV[1])
+return 1
+"""
+
+
+def _save(store: CoreStore, report: FindabilityReport) -> None:
+    try:
+        store.client.set(store.keys.findability, json.dumps(report.to_dict()))
+    except redis.RedisError as exc:
+        log.warning("could not save the findability report of %s: %s", store.keys.index, exc)
+
+
+def last_report(store: CoreStore) -> dict[str, Any] | None:
+    """The last saved report of *store*'s collection, or None before the first check."""
+    raw = store.client.get(store.keys.findability)
+    if not raw:
+        return None
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def figures(report: dict[str, Any] | None) -> dict[str, float]:
+    """The numbers of a saved report, for ``/metrics`` and Prometheus (empty before the
+    first check)."""
+    if not report:
+        return {}
+    out: dict[str, float] = {}
+    for name in ("own_vector", "own_text", "sampled", "repaired", "unrepaired", "checked_at"):
+        value = report.get(name)
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            out[name] = float(value)
+    out["ok"] = float(bool(report.get("ok")))
+    return out
