@@ -874,3 +874,28 @@ def test_the_specific_stage_is_explained_and_switchable_in_every_door(houkai, do
     assert all("specific" not in s and "specific" not in s["active"] for s in stages(off))
     assert rest.post("/recall", json=off_args).data == b'{"results": ' + off + b"}\n"
     assert mcp("recall", off_args).encode() == off
+
+
+def test_jobs_take_a_unique_id_prefix_of_four_characters(houkai, settings):
+    """README: any id argument takes a full id or a unique prefix of at least 4 characters
+    (issue #26: ``jobs show`` refused prefixes)."""
+    from houkai import MemoryStore
+    from houkai.pipeline.write import Pipeline
+
+    pipeline = Pipeline(MemoryStore(collection=houkai.collection, settings=settings))
+    for job_id in ("beef0001", "beef0002", "cafe0001"):
+        pipeline.jobs_store.create(houkai.collection, "remember", 0, "ignore", job_id)
+    assert as_json(houkai("jobs", "show", "cafe", "--json"))["id"] == "cafe0001"
+    assert as_json(houkai("jobs", "show", "beef0002", "--json"))["id"] == "beef0002"
+    assert "cafe0001" in ok(houkai("jobs", "cancel", "cafe0")).stdout
+    assert as_json(houkai("jobs", "retry", "cafe", "--json"))["job_id"] == "cafe0001"
+    assert_one_error_line(houkai("jobs", "show", "beef"), "ambiguous", "beef0001", "beef0002")
+    assert_one_error_line(houkai("jobs", "show", "caf"), "at least 4 characters")
+    assert_one_error_line(houkai("jobs", "show", "dead"), "no job")
+
+
+def test_a_one_word_recall_credits_the_plural_on_a_fresh_collection(houkai):
+    """Issue #26: `recall backup --mode hybrid` gave "Backups …" no keyword credit."""
+    remember(houkai, "Backups run nightly at 2am to the S3 bucket")
+    hits = as_json(houkai("recall", "backup", "--mode", "hybrid", "--explain", "--json"))
+    assert hits[0]["text"].startswith("Backups") and hits[0]["explain"]["lexical"] > 0
