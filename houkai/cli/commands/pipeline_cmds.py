@@ -147,10 +147,10 @@ def dashboard_banner(url: str, tokens: str) -> str:
     from ...app.auth import parse_tokens
 
     try:
-        grants = parse_tokens(tokens)
+        configured = bool(parse_tokens(tokens))
     except ValueError:
-        grants = {"?": None}  # the server refuses to start and says why
-    if grants:
+        configured = True  # the server refuses to start and says why
+    if configured:
         return f"ui      {url} (the web dashboard; log in with one of the http_tokens)"
     return f"ui      {url} (the web dashboard; open, no token: http_tokens is not set)"
 
