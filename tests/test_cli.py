@@ -671,6 +671,11 @@ def test_ingest_follows_the_seed(houkai, tmp_path):
     )
     dry = ok(houkai("ingest", str(notes), "--dry-run"))
     assert "2 chunk(s) from 1 input(s)." in dry.stdout and "Dry-run" in dry.stdout
+    # every chunk whole, not only its first line (the heading): issue #26
+    assert (
+        "## Deploy\n" in dry.stdout
+        and "Always deploy with make release, never by hand." in dry.stdout
+    )
     assert as_json(houkai("list", "--json")) == []
     done = ok(houkai("ingest", str(notes), "-g", "ops", "--yes"))
     assert "Stored 2 memories." in done.stderr
@@ -899,3 +904,36 @@ def test_a_one_word_recall_credits_the_plural_on_a_fresh_collection(houkai):
     remember(houkai, "Backups run nightly at 2am to the S3 bucket")
     hits = as_json(houkai("recall", "backup", "--mode", "hybrid", "--explain", "--json"))
     assert hits[0]["text"].startswith("Backups") and hits[0]["explain"]["lexical"] > 0
+
+
+def test_ingest_links_a_documents_chunks_not_independent_jsonl_records(houkai, tmp_path):
+    """``follows`` joins what is one sequence: a document's chunks, JSONL records naming the
+    same source (a conversation id); independent records stay apart (issue #26)."""
+    notes = tmp_path / "notes.md"
+    notes.write_text("First paragraph of the notes file.\n\nSecond paragraph of the notes file.\n")
+    records = tmp_path / "facts.jsonl"
+    lines = [
+        {"text": "The office wifi password rotates monthly."},
+        {"text": "Invoices are paid on the 5th."},
+        {"text": "User: when is the standup?", "source": "chat-1"},
+        {"text": "Assistant: every day at 9:30.", "source": "chat-1"},
+        {"text": "User: where is the build log?", "source": "chat-2"},
+    ]
+    records.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    for path in (notes, records):
+        ok(houkai("ingest", str(path), "--yes"))
+    by_text = {m["text"]: m for m in as_json(houkai("list", "-n", "50", "--json"))}
+    follows = {
+        text: [by_id["text"] for link in m["links"] if link["rel"] == "follows"
+               for by_id in by_text.values() if by_id["id"] == link["to"]]
+        for text, m in by_text.items()
+    }  # fmt: skip
+    assert follows["Second paragraph of the notes file."] == ["First paragraph of the notes file."]
+    assert follows["Assistant: every day at 9:30."] == ["User: when is the standup?"]
+    for alone in (
+        "The office wifi password rotates monthly.",
+        "Invoices are paid on the 5th.",
+        "User: when is the standup?",
+        "User: where is the build log?",
+    ):
+        assert follows[alone] == [], alone

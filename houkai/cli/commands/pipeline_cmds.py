@@ -428,12 +428,29 @@ def _plan(
     return plan
 
 
-def _print_plan(plan: list[tuple[str, dict]], inputs: int, default_importance: float) -> None:
-    for n, (label, item) in enumerate(plan, 1):
+#: Chunks shown as examples before the confirmation on a terminal (--dry-run shows all).
+PLAN_EXAMPLES = 3
+
+
+def _print_plan(
+    plan: list[tuple[str, dict]], inputs: int, default_importance: float, *, full: bool
+) -> None:
+    """What an ingest would store: with *full* (``--dry-run``) every chunk whole, indented
+    under its number; else (the confirmation on a terminal) a few one-line examples."""
+    shown = plan if full else plan[:PLAN_EXAMPLES]
+    for n, (label, item) in enumerate(shown, 1):
         importance = item.get("importance")
         imp = default_importance if importance is None else float(importance)
-        first = (item["text"].splitlines() or [""])[0][:70]
-        click.echo(f"  [{n:3}] {imp:.2f}  {label}: {first}")
+        text = item["text"]
+        if full:
+            click.echo(f"  [{n:3}] {imp:.2f}  {label} ({len(text)} chars)")
+            for line in text.splitlines() or [""]:
+                click.echo(f"          {line}".rstrip())
+            continue
+        flat = " ".join(text.split())
+        click.echo(f"  [{n:3}] {imp:.2f}  {label}: {flat[:70]}{'…' if len(flat) > 70 else ''}")
+    if len(plan) > len(shown):
+        click.echo(f"  … and {len(plan) - len(shown)} more (--dry-run shows every chunk in full)")
     click.echo(f"\n{len(plan)} chunk(s) from {inputs} input(s).")
 
 
@@ -493,7 +510,7 @@ def ingest(
         if not plan:
             click.echo("Nothing to ingest (all chunks below --min-chars?).")
             return
-        _print_plan(plan, len(inputs), ctx.settings.default_importance)
+        _print_plan(plan, len(inputs), ctx.settings.default_importance, full=dry_run)
         if dry_run:
             click.echo("Dry-run — nothing written.")
             return
