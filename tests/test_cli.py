@@ -937,3 +937,27 @@ def test_ingest_links_a_documents_chunks_not_independent_jsonl_records(houkai, t
         "User: where is the build log?",
     ):
         assert follows[alone] == [], alone
+
+
+def test_recall_explain_piped_and_at_80_columns(houkai):
+    """Issue #26: piped `recall --explain` dropped the explanation, and at 80 columns its
+    table broke every "name=value" into fragments."""
+    remember(houkai, "Backups run nightly at 2am to the S3 bucket")
+    remember(houkai, "The cafeteria serves lunch at noon")
+    piped = ok(houkai("recall", "backups at 2am", "--mode", "hybrid", "--explain")).stdout
+    header, *rows = piped.splitlines()
+    assert header.split("\t")[-1] == "explain" and len(rows) == 2
+    explained = [json.loads(row.split("\t")[-1]) for row in rows]
+    assert all(e["mode"] == "hybrid" and "cosine" in e and "stages" in e for e in explained)
+    table = ok(
+        houkai(
+            "--format", "table", "recall", "backups at 2am", "--mode", "hybrid", "--explain",
+            COLUMNS="80",
+        )
+    ).stdout  # fmt: skip
+    lines = table.splitlines()
+    assert max(len(line) for line in lines) <= 80, table
+    assert lines[0].startswith("1. ") and "Backups run nightly at 2am to the S3 bucket" in table
+    why = [line for line in lines if line.lstrip().startswith("why:")]
+    assert len(why) == 2 and all(re.search(r"cosine=-?\d\.\d{3} lexical=\d\.\d{3}", w) for w in why)
+    assert re.search(r"stages: .*specific=\+0\.\d{3}", table)
