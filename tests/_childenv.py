@@ -3,14 +3,15 @@
 The test runner's own ``HOUKAI_*`` settings and ``REDIS_URL`` must not leak into
 a child, which gets exactly the settings the test names; the shared model cache
 (``HOUKAI_MODEL_CACHE_DIR``, set once per session in conftest) is kept so no
-child exports the ONNX model again.
+child exports the ONNX model again, and so is the session's absent config file
+(``HOUKAI_CONFIG``): conftest removed the user's settings already.
 """
 
 from __future__ import annotations
 
 import os
 
-KEEP = ("HOUKAI_MODEL_CACHE_DIR",)
+KEEP = ("HOUKAI_MODEL_CACHE_DIR", "HOUKAI_CONFIG")
 
 
 def child_env(**settings: str) -> dict[str, str]:

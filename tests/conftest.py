@@ -3,11 +3,19 @@
 Tests isolate by collection (a fresh, uniquely named collection per test,
 dropped afterwards) under a per-session key prefix, never by new servers.
 Set ``HOUKAI_TEST_REDIS_URL`` to run against an existing Redis Stack instead
-of the embedded one.
+of the embedded one, and ``HOUKAI_TEST_MODEL_CACHE_DIR`` to reuse exported
+ONNX models between runs (else each session exports its own, ~10 s).
+
+The suite never sees the user's houkai: before anything is imported, the
+user's ``HOUKAI_*`` settings, ``REDIS_URL`` and the seed's variables leave
+this process's environment, and the config file and default data directory
+resolve inside a throw-away home (``tests/test_isolation.py`` proves it
+against a hostile config).
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import tempfile
@@ -16,8 +24,34 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from houkai.db import server as redis_server
-from houkai.domain.config import Settings, load_settings, set_settings
+from houkai.domain.config import SEED_ENV  # resolves nothing at import
+
+#: The variables a test run may set for itself (all others named HOUKAI_* are the user's).
+TEST_VARIABLES = ("HOUKAI_TEST_REDIS_URL", "HOUKAI_TEST_MODEL_CACHE_DIR")
+#: Not HOUKAI_*, but read as settings all the same.
+FOREIGN_SETTINGS = ("REDIS_URL", *SEED_ENV)
+
+
+def _isolate_from_the_user() -> str:
+    """Drop the user's settings from the environment and point the config file and the
+    default data directory into a fresh temporary home; returns that home. Runs at
+    import, before houkai resolves anything (children inherit the same environment)."""
+    for key in list(os.environ):
+        mine = key.startswith("HOUKAI_") and key not in TEST_VARIABLES
+        if mine or key in FOREIGN_SETTINGS:
+            del os.environ[key]
+    home = tempfile.mkdtemp(prefix="houkai-test-home-")
+    atexit.register(shutil.rmtree, home, True)
+    os.environ["XDG_CONFIG_HOME"] = os.path.join(home, "config")
+    os.environ["XDG_DATA_HOME"] = os.path.join(home, "data")
+    os.environ["HOUKAI_CONFIG"] = os.path.join(home, "config", "houkai", "config.toml")
+    return home
+
+
+TEST_HOME = _isolate_from_the_user()
+
+from houkai.db import server as redis_server  # noqa: E402  (after the isolation above)
+from houkai.domain.config import Settings, load_settings, set_settings  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -40,9 +74,10 @@ def settings(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     # One exported ONNX model per session: every test and every child process
     # (`houkai up`, workers, the REST server) shares it instead of exporting again
     # into its own fresh data dir (20 s quiet, over 60 s on a loaded machine).
-    model_cache = os.environ.setdefault(
-        "HOUKAI_MODEL_CACHE_DIR", str(tmp_path_factory.mktemp("houkai-models"))
+    model_cache = os.environ.get("HOUKAI_TEST_MODEL_CACHE_DIR") or str(
+        tmp_path_factory.mktemp("houkai-models")
     )
+    os.environ["HOUKAI_MODEL_CACHE_DIR"] = model_cache  # children (tests/_childenv.py)
     s = load_settings(
         {
             "redis_url": redis_url,

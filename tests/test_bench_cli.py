@@ -16,8 +16,10 @@ def test_bench_cli_times_each_command_and_reports_heavy_imports(
     before = set(connect(settings.redis_url).keys(f"{settings.key_prefix}:*bench-cli-*"))
     result = cli_wall.run(settings, memories=3, repeat=1)
     rows = {t.command: t for t in result.commands}
-    assert list(rows) == ["--help", "list", "stats", "recall"]
-    assert rows["--help"].target_s == 0.5 and rows["recall"].target_s == 1.5
+    assert list(rows) == ["--version", "--help", "list", "stats", "recall"]
+    assert rows["--version"].target_s == 0.3 and rows["--help"].target_s == 0.5
+    assert rows["recall"].target_s == 1.5
+    assert rows["--version"].heavy_imports == rows["--help"].heavy_imports == []
     assert all(t.exit_code == 0 and len(t.runs) == 1 and t.median_s > 0 for t in rows.values())
     # what issue #13 asks: no torch stack anywhere; only recall loads ONNX Runtime
     assert all(not {"torch", "sentence_transformers"} & set(t.heavy_imports) for t in rows.values())

@@ -671,6 +671,11 @@ def test_ingest_follows_the_seed(houkai, tmp_path):
     )
     dry = ok(houkai("ingest", str(notes), "--dry-run"))
     assert "2 chunk(s) from 1 input(s)." in dry.stdout and "Dry-run" in dry.stdout
+    # every chunk whole, not only its first line (the heading): issue #26
+    assert (
+        "## Deploy\n" in dry.stdout
+        and "Always deploy with make release, never by hand." in dry.stdout
+    )
     assert as_json(houkai("list", "--json")) == []
     done = ok(houkai("ingest", str(notes), "-g", "ops", "--yes"))
     assert "Stored 2 memories." in done.stderr
@@ -874,3 +879,85 @@ def test_the_specific_stage_is_explained_and_switchable_in_every_door(houkai, do
     assert all("specific" not in s and "specific" not in s["active"] for s in stages(off))
     assert rest.post("/recall", json=off_args).data == b'{"results": ' + off + b"}\n"
     assert mcp("recall", off_args).encode() == off
+
+
+def test_jobs_take_a_unique_id_prefix_of_four_characters(houkai, settings):
+    """README: any id argument takes a full id or a unique prefix of at least 4 characters
+    (issue #26: ``jobs show`` refused prefixes)."""
+    from houkai import MemoryStore
+    from houkai.pipeline.write import Pipeline
+
+    pipeline = Pipeline(MemoryStore(collection=houkai.collection, settings=settings))
+    for job_id in ("beef0001", "beef0002", "cafe0001"):
+        pipeline.jobs_store.create(houkai.collection, "remember", 0, "ignore", job_id)
+    assert as_json(houkai("jobs", "show", "cafe", "--json"))["id"] == "cafe0001"
+    assert as_json(houkai("jobs", "show", "beef0002", "--json"))["id"] == "beef0002"
+    assert "cafe0001" in ok(houkai("jobs", "cancel", "cafe0")).stdout
+    assert as_json(houkai("jobs", "retry", "cafe", "--json"))["job_id"] == "cafe0001"
+    assert_one_error_line(houkai("jobs", "show", "beef"), "ambiguous", "beef0001", "beef0002")
+    assert_one_error_line(houkai("jobs", "show", "caf"), "at least 4 characters")
+    assert_one_error_line(houkai("jobs", "show", "dead"), "no job")
+
+
+def test_a_one_word_recall_credits_the_plural_on_a_fresh_collection(houkai):
+    """Issue #26: `recall backup --mode hybrid` gave "Backups …" no keyword credit."""
+    remember(houkai, "Backups run nightly at 2am to the S3 bucket")
+    hits = as_json(houkai("recall", "backup", "--mode", "hybrid", "--explain", "--json"))
+    assert hits[0]["text"].startswith("Backups") and hits[0]["explain"]["lexical"] > 0
+
+
+def test_ingest_links_a_documents_chunks_not_independent_jsonl_records(houkai, tmp_path):
+    """``follows`` joins what is one sequence: a document's chunks, JSONL records naming the
+    same source (a conversation id); independent records stay apart (issue #26)."""
+    notes = tmp_path / "notes.md"
+    notes.write_text("First paragraph of the notes file.\n\nSecond paragraph of the notes file.\n")
+    records = tmp_path / "facts.jsonl"
+    lines = [
+        {"text": "The office wifi password rotates monthly."},
+        {"text": "Invoices are paid on the 5th."},
+        {"text": "User: when is the standup?", "source": "chat-1"},
+        {"text": "Assistant: every day at 9:30.", "source": "chat-1"},
+        {"text": "User: where is the build log?", "source": "chat-2"},
+    ]
+    records.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    for path in (notes, records):
+        ok(houkai("ingest", str(path), "--yes"))
+    by_text = {m["text"]: m for m in as_json(houkai("list", "-n", "50", "--json"))}
+    follows = {
+        text: [by_id["text"] for link in m["links"] if link["rel"] == "follows"
+               for by_id in by_text.values() if by_id["id"] == link["to"]]
+        for text, m in by_text.items()
+    }  # fmt: skip
+    assert follows["Second paragraph of the notes file."] == ["First paragraph of the notes file."]
+    assert follows["Assistant: every day at 9:30."] == ["User: when is the standup?"]
+    for alone in (
+        "The office wifi password rotates monthly.",
+        "Invoices are paid on the 5th.",
+        "User: when is the standup?",
+        "User: where is the build log?",
+    ):
+        assert follows[alone] == [], alone
+
+
+def test_recall_explain_piped_and_at_80_columns(houkai):
+    """Issue #26: piped `recall --explain` dropped the explanation, and at 80 columns its
+    table broke every "name=value" into fragments."""
+    remember(houkai, "Backups run nightly at 2am to the S3 bucket")
+    remember(houkai, "The cafeteria serves lunch at noon")
+    piped = ok(houkai("recall", "backups at 2am", "--mode", "hybrid", "--explain")).stdout
+    header, *rows = piped.splitlines()
+    assert header.split("\t")[-1] == "explain" and len(rows) == 2
+    explained = [json.loads(row.split("\t")[-1]) for row in rows]
+    assert all(e["mode"] == "hybrid" and "cosine" in e and "stages" in e for e in explained)
+    table = ok(
+        houkai(
+            "--format", "table", "recall", "backups at 2am", "--mode", "hybrid", "--explain",
+            COLUMNS="80",
+        )
+    ).stdout  # fmt: skip
+    lines = table.splitlines()
+    assert max(len(line) for line in lines) <= 80, table
+    assert lines[0].startswith("1. ") and "Backups run nightly at 2am to the S3 bucket" in table
+    why = [line for line in lines if line.lstrip().startswith("why:")]
+    assert len(why) == 2 and all(re.search(r"cosine=-?\d\.\d{3} lexical=\d\.\d{3}", w) for w in why)
+    assert re.search(r"stages: .*specific=\+0\.\d{3}", table)

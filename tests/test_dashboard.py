@@ -190,9 +190,10 @@ def test_ui_shell_and_assets_are_served_without_a_token(dash):
     assert page.status_code == 200 and page.mimetype == "text/html"
     html = page.get_data(as_text=True)
     assert "/ui/static/app.js" in html and "/ui/static/app.css" in html
+    assert html.index("/ui/static/explain.js") < html.index("/ui/static/app.js")
     assert "default-src 'self'" in page.headers["Content-Security-Policy"]
     assert "procedural" in html  # the type vocabulary comes from the server
-    for name in ("app.js", "app.css", "icon.svg"):
+    for name in ("explain.js", "app.js", "app.css", "icon.svg"):
         asset = dash.client.get(f"/ui/static/{name}")
         assert asset.status_code == 200, name
         asset.close()

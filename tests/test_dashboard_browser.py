@@ -262,6 +262,9 @@ def test_login_search_open_a_memory_and_see_links_and_history(live, browser):
     first = root.find_element(By.CSS_SELECTOR, "#results li.result")
     assert first.get_attribute("data-id") == live.ids["db"]
     assert first.find_elements(By.CSS_SELECTOR, ".explain .fill"), "no explain bars"
+    # one absolute scale for every hit (api/ui/static/explain.js; tests/test_dashboard_explain)
+    bars = root.find_elements(By.CSS_SELECTOR, "#results .explain")
+    assert len(bars) > 1 and {b.get_attribute("data-scale") for b in bars} == {"1"}
     _shot(browser, "search")
     first.find_element(By.CSS_SELECTOR, "a.open").click()
     root = _view(browser, "m")

@@ -283,6 +283,25 @@ def test_houkai_install_cli(home):
     assert bad.exit_code != 0
 
 
+def test_houkai_install_registers_the_collection_the_cli_uses(home):
+    """The Quickstart's promise: `houkai remember` and the agent `install` registers share
+    one collection (ai_houkai unless the CLI is told otherwise), not a per-client one."""
+    from houkai.cli import cli
+
+    runner = CliRunner()
+    env = {"HOME": str(home), "HOUKAI_CONFIG": str(home / "none.toml"), "REDIS_URL": ""}
+    plain = runner.invoke(cli, ["install", "claude-code", "--no-cli"], env=env)
+    assert plain.exit_code == 0 and "collection 'ai_houkai'" in plain.output, plain.output
+    block = json.loads((home / ".claude.json").read_text())["mcpServers"]["houkai"]
+    assert block["env"]["HOUKAI_COLLECTION"] == "ai_houkai"
+    configured = home / "houkai.toml"
+    configured.write_text('collection = "notes"\n')
+    shared = runner.invoke(
+        cli, ["install", "cursor", "--print"], env={**env, "HOUKAI_CONFIG": str(configured)}
+    )
+    assert shared.exit_code == 0 and '"HOUKAI_COLLECTION": "notes"' in shared.output
+
+
 def test_console_script_main(home, capsys):
     assert set(INSTALLERS) == {"claude-code", "cursor", "opencode"}
     from houkai.installers import cursor

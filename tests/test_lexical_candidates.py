@@ -114,9 +114,10 @@ def test_keyword_candidates_match_exact_terms_not_stems(store):
     # BM25 counts exact tokens: a memory reached only through RediSearch's stem
     # expansion ("served" -> "serv" -> "serving") scores nothing for the term, and
     # walking the expansion cost several times the postings budget at 1M (ADR 0060).
+    # (Two terms: a one-word query is a keyword lookup, scored over stems.)
     exact, stem_only = _served_and_serving(store)
     pool: dict[str, Any] = {}
-    assert store._add_lexical(pool, "served", "*", 10, None)
+    assert store._add_lexical(pool, "served edge", "*", 10, None)
     assert set(pool) == {exact}
     assert pool[exact].lexical == 1.0 and stem_only not in pool
 

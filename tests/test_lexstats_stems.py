@@ -71,6 +71,19 @@ def test_book_finds_books_for_a_question_that_names_someone(store: MemoryStore) 
     assert scores["a"] > 0 and scores["b"] == 0
 
 
+def test_a_one_word_query_matches_every_form_of_the_word(store: MemoryStore) -> None:
+    """ "backup" is a keyword lookup: it credits "Backups" (issue #26), while a longer
+    question that names nothing keeps ADR 0056's exact tokens."""
+    store.remember_many(
+        ["Backups run nightly at 2am to the S3 bucket", "The cafeteria serves lunch at noon"]
+    )
+    one = store.recall("backup", k=2, mode="hybrid", explain=True, touch=False)
+    assert one[0][0].text.startswith("Backups") and one[0][2]["lexical"] > 0
+    assert one[0][2]["query"]["stems"] is True
+    assert _lexical(store, "backup")["The cafeteria serves lunch at noon"] == 0
+    assert _lexical(store, "backup schedule")["Backups run nightly at 2am to the S3 bucket"] == 0
+
+
 def test_stemmed_statistics_exact_across_edits_and_deletes(store: MemoryStore) -> None:
     mems = store.remember_many(["painting a sunset", "she paints daily", "hiking trips", "x y"])
     store.edit(mems[0].id, text="painted the lake at dawn")

@@ -43,6 +43,7 @@ def test_wheel_maps_api_and_workers_under_houkai(tmp_path: Path) -> None:
         "houkai/store/core.py",
         "houkai/api/ui/templates/index.html",  # the dashboard's page and assets
         "houkai/api/ui/static/app.js",
+        "houkai/api/ui/static/explain.js",
         "houkai/api/ui/static/app.css",
     ):
         assert module in names

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import os
+import pty
+import subprocess
+import sys
 import time
+from pathlib import Path
 
+import pytest
+from _childenv import child_env
 from click.testing import CliRunner
 
 from houkai.cli import cli
 from houkai.cli.tui import HoukaiTui
+
+HOUKAI = str(Path(sys.executable).parent / "houkai")
 
 
 def test_tui_lists_searches_and_shows_details(store) -> None:
@@ -32,6 +40,35 @@ def test_tui_lists_searches_and_shows_details(store) -> None:
     assert newest == 2 and found >= 1 and first == deploy.id
     assert "blue-green" in detail and deploy.id in detail
     assert store.get(deploy.id).access_count == 0  # browsing is read-only
+
+
+@pytest.mark.parametrize("terminal", ["none", "stdin"])
+def test_tui_without_a_terminal_refuses_in_one_line(settings, tmp_path, terminal) -> None:
+    """Textual with no terminal spun forever; now it is one ``Error:`` line and exit 1
+    (stdout piped here in both cases; with ``stdin`` a real pty is its input)."""
+    leader, follower = pty.openpty()
+    try:
+        done = subprocess.run(
+            [HOUKAI, "tui"],
+            stdin=follower if terminal == "stdin" else subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=child_env(
+                REDIS_URL=settings.redis_url,
+                HOUKAI_KEY_PREFIX=settings.key_prefix,
+                HOUKAI_DATA_DIR=str(tmp_path),
+            ),
+        )
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    stream = "stdout" if terminal == "stdin" else "stdin"
+    assert lines == [lines[0]] and lines[0].startswith("Error: houkai tui needs a terminal")
+    assert f"{stream} is not one" in lines[0]
+    assert done.stdout == ""
 
 
 def test_maintenance_run_once_ticks_every_collection(store, settings) -> None:

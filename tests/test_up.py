@@ -60,7 +60,8 @@ def test_up_starts_every_role_and_ctrl_c_stops_them(tmp_path: Path) -> None:
         output = Path(log.name).read_text()
         for role in ("redis", "worker", "beat", "api"):
             assert f"\n{role}" in "\n" + output, output[-2000:]
-        assert f"{base}/ui" in output  # the dashboard's address
+        # the dashboard's address, and the truth about its login: no token is configured
+        assert f"ui      {base}/ui (the web dashboard; open, no token" in output, output[-2000:]
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGINT)
@@ -69,3 +70,12 @@ def test_up_starts_every_role_and_ctrl_c_stops_them(tmp_path: Path) -> None:
     assert redis_server.status(data_dir) is None  # Ctrl-C stopped the embedded server too
     leftovers = subprocess.run(["pgrep", "-f", str(data_dir)], capture_output=True, text=True)
     assert leftovers.stdout.strip() == ""
+
+
+def test_the_dashboard_banner_asks_for_a_token_only_when_one_is_configured() -> None:
+    from houkai.cli.commands.pipeline_cmds import dashboard_banner
+
+    url = "http://127.0.0.1:8765/ui"
+    assert "open, no token" in dashboard_banner(url, "")
+    assert "log in with one of the http_tokens" in dashboard_banner(url, "s3cret:proj-a:ro")
+    assert "s3cret" not in dashboard_banner(url, "s3cret")

@@ -33,6 +33,7 @@ QUERY = "which ticket changed the deploy pipeline"
 HEAVY = ("torch", "transformers", "sentence_transformers", "onnxruntime")
 # (label, arguments after the global options, target seconds)
 COMMANDS: tuple[tuple[str, tuple[str, ...], float], ...] = (
+    ("--version", ("--version",), 0.3),  # issue #26: commands are imported on first use
     ("--help", ("--help",), 0.5),
     ("list", ("list",), 1.5),
     ("stats", ("stats",), 1.5),

@@ -138,8 +138,58 @@ def _choice_message(exc: click.BadParameter) -> str:
     return f"Invalid value for {hint}: {name} must be one of {choices} — got {got}"
 
 
+class _LazyCommands(dict):
+    """The root's commands, imported on first read: ``houkai --version`` (and a process
+    that only imports :mod:`houkai.cli`) never loads the operation registry behind them."""
+
+    def __init__(self, load: Any) -> None:
+        super().__init__()
+        self._load: Any = load
+
+    def _ready(self) -> None:
+        load, self._load = self._load, None
+        if load is not None:
+            load()
+
+    def __getitem__(self, key: Any) -> Any:
+        self._ready()
+        return super().__getitem__(key)
+
+    def __contains__(self, key: object) -> bool:
+        self._ready()
+        return super().__contains__(key)
+
+    def __iter__(self) -> Any:
+        self._ready()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._ready()
+        return super().__len__()
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        self._ready()
+        return super().get(key, default)
+
+    def keys(self) -> Any:
+        self._ready()
+        return super().keys()
+
+    def values(self) -> Any:
+        self._ready()
+        return super().values()
+
+    def items(self) -> Any:
+        self._ready()
+        return super().items()
+
+
 class HoukaiGroup(click.Group):
     """Runs commands so that any failure is one ``Error: …`` line and exit 1."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.commands = _LazyCommands(lambda: _discover())  # defined below
 
     def main(
         self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra: Any
@@ -264,9 +314,6 @@ def _discover() -> None:
         register = getattr(module, "register", None)
         if register is not None:
             register(cli)
-
-
-_discover()
 
 
 def main(argv: list[str] | None = None) -> None:

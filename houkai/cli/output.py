@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -21,11 +20,11 @@ from typing import Any
 
 import click
 
+from ..db.keys import prefix_pattern
 from ..domain.model import Memory, ValidationError
 
 MIN_PREFIX = 4
 SHORT_ID = 8
-_GLOB_CHARS = re.compile(r"([*?\[\]\\^])")
 
 
 class ConfirmationRequired(click.ClickException):
@@ -463,34 +462,57 @@ def resolve_id(store: Any, ref: str) -> str:
     ``MATCH <prefix>*`` — streamed by the server, never loading the collection
     into Python. Raises ``ValueError`` when nothing or more than one matches.
     """
-    if not isinstance(ref, str) or not ref.strip():
-        raise ValidationError("memory id must not be empty")
-    ref = ref.strip()
+    ref = _id_ref(ref, "memory")
     if store.exists(ref):
         return ref
     where = f"collection {store.collection_name!r}"
-    if len(ref) < MIN_PREFIX:
-        raise ValidationError(
-            f"memory not found: no memory with id {ref!r} in {where} (an id prefix needs at least "
-            f"{MIN_PREFIX} characters)"
-        )
+    _check_prefix(ref, "memory", where)
     prefix = store.keys.memory_prefix
-    pattern = _GLOB_CHARS.sub(r"\\\1", prefix + ref) + "*"
     matches: list[str] = []
-    for key in store.client.scan_iter(match=pattern, count=5000):
+    for key in store.client.scan_iter(match=prefix_pattern(prefix + ref), count=5000):
         text = key.decode("utf-8") if isinstance(key, bytes) else str(key)
         matches.append(text[len(prefix) :])
         if len(matches) >= 5:
             break
+    return _unique(matches, ref, "memory", "memories", where)
+
+
+def resolve_job_id(pipeline: Any, ref: str) -> str:
+    """A full job id of *pipeline*'s collection from a full id or a unique prefix of at
+    least 4 characters (the same rule and words as :func:`resolve_id`)."""
+    ref = _id_ref(ref, "job")
+    if pipeline.job(ref) is not None:
+        return ref
+    where = f"collection {pipeline.collection!r}"
+    _check_prefix(ref, "job", where)
+    matches = pipeline.jobs_store.ids_starting(pipeline.collection, ref, limit=5)
+    return _unique(matches, ref, "job", "jobs", where)
+
+
+def _id_ref(ref: Any, what: str) -> str:
+    if not isinstance(ref, str) or not ref.strip():
+        raise ValidationError(f"{what} id must not be empty")
+    return ref.strip()
+
+
+def _check_prefix(ref: str, what: str, where: str) -> None:
+    if len(ref) < MIN_PREFIX:
+        raise ValidationError(
+            f"{what} not found: no {what} with id {ref!r} in {where} (an id prefix needs at "
+            f"least {MIN_PREFIX} characters)"
+        )
+
+
+def _unique(matches: list[str], ref: str, what: str, plural: str, where: str) -> str:
     if not matches:
         raise ValidationError(
-            f"memory not found: no memory with id or id prefix {ref!r} in {where}"
+            f"{what} not found: no {what} with id or id prefix {ref!r} in {where}"
         )
     if len(matches) > 1:
         more = "+" if len(matches) >= 5 else ""
         shown = ", ".join(sorted(short_id(m) for m in matches))
         raise ValidationError(
-            f"ambiguous id prefix {ref!r}: matches {len(matches)}{more} memories "
+            f"ambiguous id prefix {ref!r}: matches {len(matches)}{more} {plural} "
             f"({shown}); type more characters"
         )
     return matches[0]

@@ -28,6 +28,15 @@ def validate_collection(name: object) -> str:
     return name
 
 
+_GLOB_CHARS = re.compile(r"([*?\[\]\\^])")
+
+
+def prefix_pattern(prefix: str) -> str:
+    """A ``SCAN``/``ZSCAN`` ``MATCH`` pattern for keys or members starting with *prefix*
+    (its glob characters escaped)."""
+    return _GLOB_CHARS.sub(r"\\\1", prefix) + "*"
+
+
 def value_key(value: str) -> str:
     """The indexed stand-in for a tag or source: 16 hex chars, safe in any query."""
     return hashlib.blake2b(value.encode("utf-8"), digest_size=8).hexdigest()

@@ -32,9 +32,11 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
-import redis
+if TYPE_CHECKING:
+    import redis  # imported where used: `houkai --help` reads no server
 
 log = logging.getLogger(__name__)
 # RDB snapshot schedule: hourly when anything changed. AOF (everysec) is what
@@ -195,6 +197,8 @@ def servers_in(data_dir: str | os.PathLike) -> list[int]:
 
 def _probe(url: str, timeout: float = 0.5) -> str | None:
     """``"ready"``, ``"loading"`` (AOF/RDB replay in progress) or ``None`` (no answer)."""
+    import redis
+
     try:
         client = redis.Redis.from_url(
             url, socket_connect_timeout=timeout, socket_timeout=timeout, retry=None, protocol=2
@@ -394,6 +398,8 @@ def stop(data_dir: str | os.PathLike, *, timeout: float = 15.0) -> bool:
                 _write_state(path, port, None)
             return False
         port, pid = live
+        import redis
+
         client = redis.Redis.from_url(_url(port), socket_connect_timeout=2, retry=None)
         try:
             client.shutdown(save=True)
@@ -420,6 +426,8 @@ def stop(data_dir: str | os.PathLike, *, timeout: float = 15.0) -> bool:
 
 def check_query_engine(client: redis.Redis) -> None:
     """Raise :class:`RedisServerError` with one clear sentence when RediSearch is missing."""
+    import redis
+
     try:
         client.execute_command("FT._LIST")
     except redis.exceptions.ResponseError as exc:

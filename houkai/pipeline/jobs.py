@@ -29,7 +29,7 @@ from typing import Any
 import redis
 
 from ..db.decode import as_float, as_int, as_text
-from ..db.keys import Keys
+from ..db.keys import Keys, prefix_pattern
 from ..store.graph import drop_outgoing_lua
 from ..store.lexstats import uncount_lua
 
@@ -391,6 +391,19 @@ class JobStore:
 
     def raw_field(self, job_id: str, name: str) -> str:
         return as_text(self.client.hget(self.keys(job_id).hash, name))
+
+    def ids_starting(self, collection: str, prefix: str, limit: int = 5) -> list[str]:
+        """Ids of the collection's live jobs that start with *prefix* (at most *limit*):
+        one ``ZSCAN MATCH`` of the collection's job index, no job record loaded."""
+        out: list[str] = []
+        index = self.index_key(collection)
+        for raw, _score in self.client.zscan_iter(index, match=prefix_pattern(prefix)):
+            job_id = as_text(raw)
+            if self.exists(job_id):
+                out.append(job_id)
+                if len(out) >= limit:
+                    break
+        return out
 
     def list(self, collection: str, limit: int = 20) -> list[JobStatus]:
         """Newest jobs first; index entries of expired jobs are dropped on the way."""

@@ -48,6 +48,11 @@ log = logging.getLogger(__name__)
 PIPELINE_MODES: tuple[str, ...] = ("auto", "celery", "inline")
 EMBED_TASK = EMBED_BATCH  # the embed task's name (kept for importers of 0.1's name)
 DOCUMENT_FIELDS: tuple[str, ...] = ("text", "source", "tags", "type", "importance")
+#: An ingest item's thread (never a stored field): consecutive chunks of one thread are
+#: linked ``follows``. A document (a text file, one of ``documents``) is one thread; a JSONL
+#: record is its own, unless records name their own ``source`` (a conversation id, as the
+#: field's doc says): consecutive records of one source are then one conversation.
+THREAD = "_thread"
 MAX_ERROR_CHARS = 500
 
 __all__ = ["PIPELINE_MODES", "Job", "JobStatus", "Pipeline", "process_batch"]
@@ -329,6 +334,7 @@ class Pipeline:
         size = self._batch_size(batch_size)
         total = 0
         for position, item in enumerate(make_items()):  # pass 1: validate everything
+            item, _thread = _thread_of(item)
             try:
                 self.store.build_memory(**coerce_remember_item(item))
             except ValueError as exc:
@@ -353,15 +359,16 @@ class Pipeline:
         ids: list[str] = []
         chunk: list[Any] = []
         start = done_before
-        previous = None
+        previous: tuple[Any, Any] = (None, None)  # (memory, thread)
         for position, item in enumerate(make_items()):  # pass 2: write pending, enqueue
+            item, thread = _thread_of(item)
             if position < done_before:
                 continue
             memory = self.store.build_memory(**coerce_remember_item(item))
-            if kind == "ingest" and previous is not None and previous.source == memory.source:
+            if thread is not None and previous[0] is not None and previous[1] == thread:
                 # A document's chunks in order: recall's context stage reads these.
-                memory.links.append(Link(to=previous.id, rel="follows"))
-            previous = memory
+                memory.links.append(Link(to=previous[0].id, rel="follows"))
+            previous = (memory, thread)
             chunk.append(memory)
             if len(chunk) >= size:
                 ids.extend(self._write_chunk(job_id, start, chunk, policy, queued, actor))
@@ -436,8 +443,9 @@ class Pipeline:
             _check_document(doc, f"documents[{i}]")
 
         def items() -> Iterator[dict]:
-            for doc in documents:
-                yield from document_items(doc if isinstance(doc, Mapping) else {"text": doc}, sizes)
+            for n, doc in enumerate(documents):
+                one = doc if isinstance(doc, Mapping) else {"text": doc}
+                yield from document_items(one, sizes, thread=("document", n))
 
         return self._submit(items, kind="ingest", on_conflict=on_conflict, batch_size=batch_size)
 
@@ -476,16 +484,20 @@ class Pipeline:
             extra["importance"] = importance
 
         def items() -> Iterator[dict]:
-            for file in files:
+            for f, file in enumerate(files):
                 label = source or f"ingest:{Path(file).name}"
                 if file.endswith(".jsonl"):
-                    for doc in iter_jsonl(file):
+                    for n, doc in enumerate(iter_jsonl(file)):
                         yield from document_items(
-                            {**extra, "source": label, **doc}, jsonl_sizes(sizes)
+                            {**extra, "source": label, **doc},
+                            jsonl_sizes(sizes),
+                            thread=(f, _record_thread(doc, n)),
                         )
                 else:
                     text = Path(file).read_text(encoding="utf-8-sig", errors="replace")
-                    yield from document_items({**extra, "source": label, "text": text}, sizes)
+                    yield from document_items(
+                        {**extra, "source": label, "text": text}, sizes, thread=(f, "file")
+                    )
 
         return self._submit(
             items, kind="ingest", on_conflict=on_conflict, batch_size=batch_size, job_id=job_id
@@ -737,11 +749,29 @@ def _check_document(doc: Any, where: str) -> None:
         raise ValidationError(f"{where}: 'text' must be a string")
 
 
-def document_items(doc: Mapping[str, Any], sizes: dict[str, Any]) -> Iterator[dict]:
+def _record_thread(record: Mapping[str, Any], position: int) -> tuple[str, Any]:
+    """The thread of one document or JSONL record: its own ``source`` when it names one
+    (records of one conversation share it), else the record alone."""
+    own = record.get("source")
+    return ("source", own) if isinstance(own, str) and own else ("record", position)
+
+
+def _thread_of(item: Any) -> tuple[Any, Any]:
+    """*item* without its :data:`THREAD` marker, and the marker (None when absent)."""
+    if isinstance(item, Mapping) and THREAD in item:
+        rest = dict(item)
+        return rest, rest.pop(THREAD)
+    return item, None
+
+
+def document_items(
+    doc: Mapping[str, Any], sizes: dict[str, Any], *, thread: Any = None
+) -> Iterator[dict]:
     """One remember item per chunk of the document's text, carrying its metadata.
 
     With ``auto_importance`` in *sizes*, a chunk without an explicit importance
-    is scored from its own text (the seed's ``ingest --auto-importance``).
+    is scored from its own text (the seed's ``ingest --auto-importance``). A
+    *thread* is carried as :data:`THREAD`: chunks of one thread are linked in order.
     """
     from .chunking import chunk_text
 
@@ -750,6 +780,8 @@ def document_items(doc: Mapping[str, Any], sizes: dict[str, Any]) -> Iterator[di
     meta = {k: v for k, v in doc.items() if k in DOCUMENT_FIELDS and k != "text"}
     for chunk in chunk_text(doc.get("text") or "", **options):
         item = {"text": chunk, **meta}
+        if thread is not None:
+            item[THREAD] = thread
         if auto and item.get("importance") is None:
             from ..engines.importance import score_importance
 

@@ -38,9 +38,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from ..domain.model import HybridWeights, ValidationError
+from ..domain.model import RECALL_STAGES, HybridWeights, ValidationError
 
-STAGES: tuple[str, ...] = ("query", "context", "prf", "specific", "fitted")
+STAGES: tuple[str, ...] = RECALL_STAGES
 
 
 @dataclass(frozen=True)

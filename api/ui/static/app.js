@@ -238,28 +238,18 @@
     return svg;
   }
 
-  function explainBars(explain) {
-    if (!explain) return null;
-    const rows = [];
-    if (explain.signals && Object.keys(explain.signals).length) {
-      for (const [name, sig] of Object.entries(explain.signals)) {
-        rows.push([name, Number(sig.contribution) || 0]);
-      }
-    } else {
-      const weights = explain.weights || {};
-      for (const key of ["cosine", "lexical", "recency", "importance", "graph"]) {
-        if (typeof explain[key] !== "number") continue;
-        const w = typeof weights[key] === "number" ? weights[key] : 1;
-        rows.push([key, explain[key] * w]);
-      }
-    }
-    if (explain.rerank && typeof explain.rerank.score === "number") rows.push(["rerank", explain.rerank.score]);
+  // The rows sum to the score and every hit of a list shares one scale (explain.js).
+  function explainBars(explain, scale) {
+    const rows = window.houkaiExplain.explainRows(explain);
     if (!rows.length) return null;
-    const max = Math.max(1e-9, ...rows.map((r) => Math.abs(r[1])));
-    return h("div", { class: "explain", "aria-label": "score breakdown" },
+    const full = scale || window.houkaiExplain.explainScale([explain]);
+    return h("div", { class: "explain", "aria-label": "score breakdown", "data-scale": String(full) },
       rows.map(([name, value]) => [
         h("span", { class: "name" }, name),
-        h("span", { class: "track" }, h("span", { class: "fill", style: `display:block;width:${(100 * Math.abs(value)) / max}%` })),
+        h("span", { class: "track" }, h("span", {
+          class: "fill" + (value < 0 ? " neg" : ""),
+          style: `display:block;width:${Math.min(100, (100 * Math.abs(value)) / full)}%`,
+        })),
         h("span", { class: "num" }, fmtNum(value, 3)),
       ]));
   }
@@ -279,7 +269,7 @@
         m.state && m.state !== "ready" ? h("span", { class: "badge" }, m.state) : null,
         (m.tags || []).length ? h("span", { class: "chips" }, m.tags.map((t) => h("span", { class: "chip" }, t))) : null,
       ),
-      extra && extra.explain ? explainBars(extra.explain) : null);
+      extra && extra.explain ? explainBars(extra.explain, extra.scale) : null);
   }
 
   function typeSelect(id, value) {
@@ -326,11 +316,12 @@
     if (params.until && /^\d{4}-\d{2}-\d{2}$/.test(params.until)) params.until += "T23:59:59";
     const started = performance.now();
     const data = await api("GET", "/recall", { query: params });
+    const scale = window.houkaiExplain.explainScale(data.results.map((m) => m.explain));
     results.replaceChildren(
       h("h2", {}, `${data.results.length} result${data.results.length === 1 ? "" : "s"}`,
         h("span", { class: "muted" }, ` · ${fmtNum(performance.now() - started, 0)} ms`)),
       data.results.length
-        ? h("ol", { class: "results", id: "results" }, data.results.map((m) => memoryRow(m, { score: m.score, explain: m.explain })))
+        ? h("ol", { class: "results", id: "results" }, data.results.map((m) => memoryRow(m, { score: m.score, explain: m.explain, scale })))
         : h("p", { class: "muted" }, "Nothing matched."));
   }
 

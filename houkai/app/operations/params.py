@@ -13,7 +13,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from houkai.domain.model import LIST_SORTS, MAX_TIMESTAMP, MAX_TTL_SECONDS
-from houkai.store.stages import STAGES
+from houkai.domain.model import RECALL_STAGES as STAGES
 
 from .fields import (
     CURSOR_PATTERN,

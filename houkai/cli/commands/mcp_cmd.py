@@ -68,8 +68,8 @@ def mcp_command(
     "--collection",
     "install_collection",
     default=None,
-    help="Collection the client's memories go to (default: the client's own: "
-    "claude_code, cursor, opencode; or the global --collection).",
+    help="Collection the client's memories go to (default: the one this CLI uses: the "
+    "global --collection, HOUKAI_COLLECTION or `collection`, else ai_houkai).",
 )
 @click.option(
     "--snippet",
@@ -100,7 +100,8 @@ def install_command(
     """Register the houkai MCP server with CLIENT (claude-code, cursor or opencode)."""
     from ...installers import INSTALLERS, ClaudeCodeInstaller
 
-    collection = install_collection or ctx.overrides.get("collection") or ""
+    # The CLI's own collection: what you remember here, the agent recalls (Quickstart).
+    collection = install_collection or ctx.collection
     kwargs: dict[str, Any] = {"collection": collection, **_connection_env(ctx.settings)}
     if client == "claude-code":
         kwargs["use_cli"] = not no_cli

@@ -141,6 +141,20 @@ def _restart_redis_if_dead(data_dir: str) -> None:
     click.echo(f"redis   {info.url} (restarted, pid {info.pid})", err=True)
 
 
+def dashboard_banner(url: str, tokens: str) -> str:
+    """The ``up`` line for the dashboard, true to the API's auth: it asks for a token only
+    when ``http_tokens`` is set (the same parse the REST server does)."""
+    from ...app.auth import parse_tokens
+
+    try:
+        configured = bool(parse_tokens(tokens))
+    except ValueError:
+        configured = True  # the server refuses to start and says why
+    if configured:
+        return f"ui      {url} (the web dashboard; log in with one of the http_tokens)"
+    return f"ui      {url} (the web dashboard; open, no token: http_tokens is not set)"
+
+
 @click.command("up")
 @click.option("--host", default=None, help="REST API host (default: http_host).")
 @click.option("--port", type=int, default=None, help="REST API port (default: http_port).")
@@ -206,7 +220,7 @@ def up(
             children.append((name, proc))
             click.echo(f"{name:<7} pid {proc.pid}: {where}")
         if dashboard:
-            click.echo(f"ui      {dashboard} (the web dashboard; log in with an API token)")
+            click.echo(dashboard_banner(dashboard, s.http_tokens))
         click.echo("houkai is up — press Ctrl-C to stop")
         next_redis_check = time.monotonic() + 2
         while not stopping:
@@ -293,12 +307,24 @@ def jobs_list(ctx: Context, **values: Any) -> None:
     )
 
 
+def _job_id(ctx: Context, ref: str) -> str:
+    """The full id of the collection's job *ref* names (a full id or a unique prefix)."""
+    from ..output import resolve_job_id
+
+    ctx.reader()  # an unknown collection is an error here, never created
+    pipeline = ctx.service.pipeline(ctx.collection)
+    if pipeline is None:
+        return ref  # the operation says the pipeline is unavailable
+    return resolve_job_id(pipeline, ref)
+
+
 @jobs_group.command("show")
 @operation_options("job", arguments=("job_id",))
 @output_options
 @pass_ctx
 def jobs_show(ctx: Context, job_id: str) -> None:
-    """Progress, errors (with item positions) and conflicts of one job."""
+    """Progress, errors (with item positions) and conflicts of one job (id or unique prefix)."""
+    job_id = _job_id(ctx, job_id)
     status = ctx.call("job", job_id)
     data = dict(status)
     fmt = _fmt(ctx)
@@ -320,7 +346,7 @@ def jobs_show(ctx: Context, job_id: str) -> None:
 @pass_ctx
 def jobs_retry(ctx: Context, job_id: str | None) -> None:
     """Re-queue failed memories of JOB_ID (or of the whole collection)."""
-    result = ctx.call("job_retry", job_id)
+    result = ctx.call("job_retry", None if job_id is None else _job_id(ctx, job_id))
     n = result["requeued"]
     report(ctx.fmt, result, f"re-queued {n} failed memor{'y' if n == 1 else 'ies'}")
 
@@ -331,9 +357,9 @@ def jobs_retry(ctx: Context, job_id: str | None) -> None:
 @pass_ctx
 def jobs_cancel(ctx: Context, job_id: str) -> None:
     """Cancel a job: its still-pending memories become failed ("cancelled"), retryable."""
-    result = ctx.call("job_cancel", job_id)
+    result = ctx.call("job_cancel", _job_id(ctx, job_id))
     done = "cancelled job" if result["cancelled"] else "already finished: job"
-    report(ctx.fmt, result, f"{done} {job_id}")
+    report(ctx.fmt, result, f"{done} {result['job_id']}")
 
 
 # --------------------------------------------------------------------------- ingest
@@ -402,12 +428,29 @@ def _plan(
     return plan
 
 
-def _print_plan(plan: list[tuple[str, dict]], inputs: int, default_importance: float) -> None:
-    for n, (label, item) in enumerate(plan, 1):
+#: Chunks shown as examples before the confirmation on a terminal (--dry-run shows all).
+PLAN_EXAMPLES = 3
+
+
+def _print_plan(
+    plan: list[tuple[str, dict]], inputs: int, default_importance: float, *, full: bool
+) -> None:
+    """What an ingest would store: with *full* (``--dry-run``) every chunk whole, indented
+    under its number; else (the confirmation on a terminal) a few one-line examples."""
+    shown = plan if full else plan[:PLAN_EXAMPLES]
+    for n, (label, item) in enumerate(shown, 1):
         importance = item.get("importance")
         imp = default_importance if importance is None else float(importance)
-        first = (item["text"].splitlines() or [""])[0][:70]
-        click.echo(f"  [{n:3}] {imp:.2f}  {label}: {first}")
+        text = item["text"]
+        if full:
+            click.echo(f"  [{n:3}] {imp:.2f}  {label} ({len(text)} chars)")
+            for line in text.splitlines() or [""]:
+                click.echo(f"          {line}".rstrip())
+            continue
+        flat = " ".join(text.split())
+        click.echo(f"  [{n:3}] {imp:.2f}  {label}: {flat[:70]}{'…' if len(flat) > 70 else ''}")
+    if len(plan) > len(shown):
+        click.echo(f"  … and {len(plan) - len(shown)} more (--dry-run shows every chunk in full)")
     click.echo(f"\n{len(plan)} chunk(s) from {inputs} input(s).")
 
 
@@ -467,7 +510,7 @@ def ingest(
         if not plan:
             click.echo("Nothing to ingest (all chunks below --min-chars?).")
             return
-        _print_plan(plan, len(inputs), ctx.settings.default_importance)
+        _print_plan(plan, len(inputs), ctx.settings.default_importance, full=dry_run)
         if dry_run:
             click.echo("Dry-run — nothing written.")
             return
