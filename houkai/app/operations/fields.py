@@ -52,7 +52,7 @@ DELTA_PATTERN = r"^[+=-]([0-9]+(\.[0-9]*)?|\.[0-9]+)$"
 ENTRY_PATTERN = r"^([0-9]{1,15}-[0-9]{1,15}|[0-9]{1,15}(\.[0-9]+)?)$"
 
 #: A file pattern relative to the ingested folder (pathlib refuses absolute ones).
-GLOB_PATTERN = r"^[^/\x00]+$"
+GLOB_PATTERN = r"^[^/\x00][^\x00]*$"
 
 COLLECTION_PATTERN = COLLECTION_RE.pattern
 #: A collection name, as :func:`houkai.db.keys.validate_collection` checks it.
