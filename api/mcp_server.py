@@ -173,21 +173,23 @@ def call_tool(name: str, arguments: Mapping[str, Any] | None, policy: CallPolicy
         if grant.read_only and not spec.read_only:
             raise ToolError(f"this token is read-only; {name!r} changes memory")
     if not policy.allow_server_paths:  # a remote caller: the one server-path policy
-        from houkai.app.serverpaths import require_admin_for, resolve_server_path
+        from houkai.app.serverpaths import require_admin_for, resolve_server_args
 
         require_admin_for(spec.admin_params, args, grant=grant, operation=name)
 
         settings = getattr(get_service(), "settings", None) or _settings()
-        for param in spec.server_paths:
-            if param in args:
-                args[param] = resolve_server_path(
-                    args[param], settings=settings, grant=grant, param=f"{name}: {param}"
-                )
+        args = resolve_server_args(
+            args, spec.server_paths, settings=settings, grant=grant, where=name
+        )
+    from houkai.app.auth import acting_for
+
     service = get_service()
     if spec.soft_error is None:
-        return service.dispatch(name, args)
+        with acting_for(grant):
+            return service.dispatch(name, args)
     try:
-        return service.dispatch(name, args)
+        with acting_for(grant):
+            return service.dispatch(name, args)
     except Exception as exc:
         from houkai.app.errors import classify
 
@@ -329,51 +331,96 @@ class BearerAuth:
     calls can enforce its collections and read-only mode.
     """
 
-    def __init__(self, app: Any, grants: Mapping[str, Any]) -> None:
+    def __init__(self, app: Any, grants: Mapping[str, Any], limiter: Any = None) -> None:
+        from houkai.app.auth import FailureLimiter
+
         self.app = app
         self.grants = dict(grants)
+        self.limiter = limiter if limiter is not None else FailureLimiter.from_settings(_settings())
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope.get("type") != "http" or not self.grants:
             await self.app(scope, receive, send)
             return
-        from houkai.app.auth import authenticate
+        from houkai.app.auth import TooManyFailures, authenticate_client
 
         header = None
         for key, value in scope.get("headers") or ():
             if key.lower() == b"authorization":
                 header = value.decode("latin-1")
                 break
-        grant = authenticate(header, self.grants)
+        address = str((scope.get("client") or ("",))[0] or "")
+        try:
+            grant = authenticate_client(header, self.grants, self.limiter, address)
+        except TooManyFailures as exc:
+            retry = (b"retry-after", str(exc.retry_after).encode())
+            await _send_json(send, 429, {"error": exc.message}, retry)
+            return
         if grant is None:
-            body = json.dumps({"error": "missing or invalid bearer token"}).encode()
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 401,
-                    "headers": [
-                        (b"content-type", b"application/json"),
-                        (b"content-length", str(len(body)).encode()),
-                        (b"www-authenticate", b'Bearer realm="houkai"'),
-                    ],
-                }
-            )
-            await send({"type": "http.response.body", "body": body})
+            challenge = (b"www-authenticate", b'Bearer realm="houkai"')
+            await _send_json(send, 401, {"error": "missing or invalid bearer token"}, challenge)
             return
         scope["houkai.grant"] = grant
         await self.app(scope, receive, send)
 
 
-def build_http_app(*, tokens: str | None = None, host: str = "127.0.0.1") -> Any:
-    """The streamable-HTTP ASGI app (stateless, JSON responses) at ``/mcp``, token-guarded."""
+async def _send_json(send: Any, status: int, payload: dict[str, Any], *extra: Any) -> None:
+    body = json.dumps(payload).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        *extra,
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+class HostGuard:
+    """ASGI middleware: the REST API's Host / Origin policy (:mod:`houkai.app.hosts`),
+    421 for a foreign ``Host`` (DNS rebinding), 403 for a foreign ``Origin``."""
+
+    def __init__(self, app: Any, policy: Any) -> None:
+        self.app = app
+        self.policy = policy
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope.get("type") == "http":
+            from houkai.app.hosts import ForeignHost, ForeignOrigin
+
+            headers = {k.lower(): v.decode("latin-1") for k, v in scope.get("headers") or ()}
+            try:
+                self.policy.check(headers.get(b"host"), headers.get(b"origin"))
+            except (ForeignHost, ForeignOrigin) as exc:
+                await _send_json(send, exc.status, {"error": exc.message})
+                return
+        await self.app(scope, receive, send)
+
+
+def build_http_app(
+    *,
+    tokens: str | None = None,
+    host: str = "127.0.0.1",
+    port: int | None = None,
+    allowed_hosts: str = "",
+) -> Any:
+    """The streamable-HTTP ASGI app (stateless, JSON responses) at ``/mcp``, token-guarded
+    and Host/Origin-guarded like the REST API (the SDK's own check is replaced by it)."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
     from houkai.app.auth import parse_tokens
+    from houkai.app.hosts import HostPolicy
 
     grants = parse_tokens(tokens)
+    policy = HostPolicy.of(host, port, allowed_hosts)
     server = build_server(http=True)
     app = server.streamable_http_app(
-        streamable_http_path=MCP_PATH, stateless_http=True, json_response=True, host=host
+        streamable_http_path=MCP_PATH,
+        stateless_http=True,
+        json_response=True,
+        host=host,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
-    return BearerAuth(app, grants)
+    return HostGuard(BearerAuth(app, grants), policy)
 
 
 def check_http_exposure(host: str, tokens: str | None) -> None:
@@ -396,7 +443,9 @@ def serve_http(host: str | None = None, port: int | None = None, tokens: str | N
     port = port or settings.mcp_port
     tokens = settings.http_tokens if tokens is None else tokens
     check_http_exposure(host, tokens)
-    app = build_http_app(tokens=tokens, host=host)
+    app = build_http_app(
+        tokens=tokens, host=host, port=port, allowed_hosts=settings.http_allowed_hosts
+    )
     log.info("houkai MCP (streamable HTTP) on http://%s:%s%s", host, port, MCP_PATH)
     uvicorn.run(app, host=host, port=port, log_level="warning")
 

@@ -69,15 +69,36 @@ def _operation(route: Route, scoped_prefix: bool, secured: bool) -> dict[str, An
             entry["content"] = {route.content_type: {"schema": response}}
         responses[str(code)] = entry
     responses.setdefault("400", _err("Bad input"))
+    cross_site = "Request sent by a page of another origin (Origin header; cross-site)"
+    responses["403"] = _err(cross_site)
     if route.auth and secured:
         responses["401"] = _err("Missing or wrong bearer token")
-        responses["403"] = _err("Token not allowed for this collection or read-only")
+        responses["403"] = _err(
+            f"Token not allowed for this collection or read-only; or: {cross_site}"
+        )
+        responses["429"] = _err(
+            "Too many wrong tokens from this client address; retry after Retry-After seconds"
+        )
     if "{" in route.path or route.scoped:
         responses.setdefault("404", _err("Unknown id or collection"))
     if "{memory_id}" in route.path:
         responses["405"] = _err("memory_id 'batch' names the batch route (POST only)")
     if route.body is not None:
-        responses["413"] = _err("Request body over the size cap")
+        responses["413"] = _err(
+            "Request body over http_max_body"
+            + (" (an archive: http_max_upload)" if route.upload else "")
+        )
+        responses["415"] = _err(
+            "Content-Type is not application/json"
+            + (
+                " (nor an archive type: application/gzip, application/octet-stream)"
+                if route.upload
+                else ""
+            )
+        )
+    responses["421"] = _err(
+        "Host header names another server (DNS rebinding guard; http_allowed_hosts)"
+    )
     responses["500"] = _err("Unexpected error (body carries only a request_id)")
     responses.setdefault("503", _err("Redis unavailable (down, restarting or loading)"))
     op: dict[str, Any] = {
@@ -125,6 +146,7 @@ def build_openapi(app: Flask | None = None) -> dict[str, Any]:
             "responses": {
                 **text_ok,
                 "401": _err("Missing or wrong bearer token"),
+                "429": _err("Too many wrong tokens from this client address"),
                 "500": _err("Unexpected error"),
             },
         }
@@ -162,6 +184,10 @@ def build_openapi(app: Flask | None = None) -> dict[str, Any]:
     from .ui import openapi_paths as ui_paths
 
     paths.update(ui_paths())
+    for entry in paths.values():  # the Host / Origin guard answers every path
+        for op in entry.values():
+            op["responses"].setdefault("403", _err("Request sent by a page of another origin"))
+            op["responses"].setdefault("421", _err("Host header names another server"))
     return {
         "openapi": "3.1.0",
         "info": {

@@ -21,8 +21,11 @@ from typing import Any
 
 from flask import Flask, Response, current_app, g, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, RequestEntityTooLarge
+from werkzeug.serving import WSGIRequestHandler
 
+from houkai.app.auth import FailureLimiter, TooManyFailures, acting_for, authenticate_client
 from houkai.app.errors import classify
+from houkai.app.hosts import HostPolicy
 from houkai.app.operations.bind import strict
 from houkai.app.serverpaths import require_admin_for
 from houkai.app.service import MemoryService, conflict_payload
@@ -38,6 +41,14 @@ from .validation import MemoryIdConverter, check_body, check_query
 log = logging.getLogger("houkai.api")
 
 COLLECTION_PREFIX = "/c/<collection>"
+#: The request-line and header limits the app answers itself, as JSON (414 / 431):
+#: gunicorn's defaults, whose own answers are HTML (``ops/gunicorn.conf.py`` raises
+#: gunicorn's limits above these so the app's answer is the one a client reads).
+MAX_REQUEST_LINE = 8190
+MAX_HEADER_FIELDS = 100
+MAX_HEADER_BYTES = 8190
+#: Media types an archive upload (``POST /import`` with a file body) may declare.
+UPLOAD_TYPES = ("application/gzip", "application/x-gzip", "application/octet-stream")
 _REQUEST_ID = re.compile(r"^[A-Za-z0-9._\-]{1,64}$")
 
 
@@ -92,19 +103,84 @@ def read_body(limit: int | None) -> bytes:
     return b""
 
 
+def check_request_size() -> None:
+    """414 for a request line over :data:`MAX_REQUEST_LINE`, 431 for more than
+    :data:`MAX_HEADER_FIELDS` headers or one over :data:`MAX_HEADER_BYTES`."""
+    environ = request.environ
+    uri = environ.get("RAW_URI") or environ.get("REQUEST_URI") or request.full_path
+    if len(request.method) + len(uri) + 10 > MAX_REQUEST_LINE:
+        raise HoukaiError(
+            f"request line longer than {MAX_REQUEST_LINE} bytes: send long values in a "
+            "JSON body (POST) instead of the query string",
+            status=414,
+        )
+    headers = list(request.headers.items())
+    if len(headers) > MAX_HEADER_FIELDS:
+        raise HoukaiError(f"more than {MAX_HEADER_FIELDS} request headers", status=431)
+    for name, value in headers:
+        if len(name) + len(value) + 2 > MAX_HEADER_BYTES:
+            raise HoukaiError(
+                f"request header {name[:40]!r} longer than {MAX_HEADER_BYTES} bytes", status=431
+            )
+
+
+class JsonErrorHandler(WSGIRequestHandler):
+    """werkzeug's request handler with its own early errors (414 request line over
+    64 KiB, 431 over 100 headers, 400 malformed) in JSON like every app error."""
+
+    error_content_type = "application/json"
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        short, _ = self.responses.get(code, ("error", ""))
+        body = json.dumps({"error": f"{message or short}".lower()})
+        self.error_message_format = body.replace("%", "%%")  # formatted once by send_error
+        super().send_error(code, message, explain)
+
+
+def _has_body() -> bool:
+    length = request.content_length
+    return bool(length) or "chunked" in request.headers.get("Transfer-Encoding", "").lower()
+
+
+def body_kind(route: Route) -> str:
+    """``"json"`` or ``"upload"``: what the request's body is, by its ``Content-Type``.
+
+    A browser page of another site may send ``text/plain``, form or multipart bodies
+    without a preflight: none of them is read as JSON (415), so only a request a page
+    could not send cross-origin without CORS reaches a JSON route. An empty body
+    without a ``Content-Type`` is an empty JSON object (every field its default)."""
+    mimetype = request.mimetype
+    if mimetype == "application/json" or (not mimetype and not _has_body()):
+        return "json"
+    if route.upload and mimetype in UPLOAD_TYPES:
+        return "upload"
+    wanted = "application/json" + (
+        f" (or an archive as {', '.join(UPLOAD_TYPES)})" if route.upload else ""
+    )
+    raise HoukaiError(
+        f"unsupported Content-Type {mimetype or '(none)'!r}: send {wanted}", status=415
+    )
+
+
 class RestApp:
     """Request handling state shared by every view of one app."""
 
     def __init__(self, service: MemoryService, tokens: dict[str, TokenGrant]) -> None:
         self.service = service
         self.tokens = tokens
+        self.limiter = FailureLimiter.from_settings(service.settings)
 
     # ------------------------------------------------------------------ auth
     def authenticate(self, route: Route | None) -> TokenGrant | None:
-        """The caller's token; raises 401 when tokens are configured and none matches."""
-        if not self.tokens or (route is not None and not route.auth):
+        """The caller's token; raises 401 when tokens are configured and none matches
+        (429 after too many wrong ones from the address). A public route takes a valid
+        token when one is sent (``/health`` shows its count then) and needs none."""
+        if not self.tokens:
             return None
-        token = authenticate(request.headers.get("Authorization"), self.tokens)
+        header = request.headers.get("Authorization")
+        if route is not None and not route.auth:
+            return authenticate(header, self.tokens)
+        token = authenticate_client(header, self.tokens, self.limiter, request.remote_addr or "")
         if token is None:
             raise HoukaiError("unauthorized: missing or invalid bearer token", status=401)
         return token
@@ -182,10 +258,12 @@ class RestApp:
             collection = collection if collection is not None else query_collection
             self.authorize(token, route, collection, self.service.settings.collection)
             upload = None
-            if route.upload and request.mimetype != "application/json":
+            kind = body_kind(route) if route.body is not None or route.upload else "json"
+            if kind == "upload":
                 # a file body (an archive): its own, larger cap; the service
                 # counts the bytes it reads too, so chunked framing is capped alike
                 request.max_content_length = self.service.settings.http_max_upload
+                g.upload = True  # a 413 now names http_max_upload
                 upload = request.stream
             call = Call(
                 service=self.service,
@@ -201,7 +279,9 @@ class RestApp:
                 require_admin_for(
                     route.op.admin_params, call.args(), grant=token, operation=route.op.name
                 )
-            with strict():  # the bound service method checks the values, once, as JSON
+            # the bound service method checks the values, once, as JSON; the service
+            # knows the caller's grant (a read-only token's reads count no access)
+            with strict(), acting_for(token):
                 status, payload = route.handler(call)
             if isinstance(payload, Download):
                 return _download(status, payload)
@@ -244,6 +324,7 @@ def create_app(
     app.url_map.strict_slashes = False
     app.url_map.converters["memory_id"] = MemoryIdConverter
     rest = RestApp(service, token_list)
+    hosts = HostPolicy.of(settings.http_host, settings.http_port, settings.http_allowed_hosts)
 
     for route in ROUTES:
         view = rest.view(route)
@@ -275,6 +356,9 @@ def create_app(
     def _request_id() -> None:
         incoming = request.headers.get("X-Request-Id", "")
         g.request_id = incoming if _REQUEST_ID.match(incoming) else uuid.uuid4().hex[:16]
+        check_request_size()  # 414 / 431, as JSON
+        # before anything is read or answered: DNS rebinding (421), cross-site pages (403)
+        hosts.check(request.headers.get("Host"), request.headers.get("Origin"))
 
     @app.after_request
     def _stamp(response: Response) -> Response:
@@ -287,7 +371,7 @@ def create_app(
     def _http_error(exc: HTTPException) -> Response:
         status = exc.code or 500
         if isinstance(exc, RequestEntityTooLarge):
-            return _error(413, f"request body too large (limit {settings.http_max_body} bytes)")
+            return _error(413, too_large_message(settings, upload=getattr(g, "upload", False)))
         if isinstance(exc, MethodNotAllowed):
             allowed = sorted(set(exc.valid_methods or []) | {"OPTIONS"})
             return _json(
@@ -309,11 +393,27 @@ def create_app(
         known = classify(exc)
         if known is not None:
             status, message = known
-            headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+            headers = {"WWW-Authenticate": "Bearer"} if status == 401 else {}
+            if isinstance(exc, TooManyFailures):
+                headers["Retry-After"] = str(exc.retry_after)
             return _json(status, {"error": message}, headers)
         return _unexpected(exc)
 
     return app
+
+
+def too_large_message(settings: Settings, *, upload: bool) -> str:
+    """The 413 text: the limit that applied, by its setting's name, and its number."""
+    if upload:
+        return (
+            f"uploaded archive too large: the limit is http_max_upload = "
+            f"{settings.http_max_upload} bytes"
+        )
+    return (
+        f"request body too large: the limit is http_max_body = {settings.http_max_body} bytes"
+        f" (archives go to POST /import as application/gzip, up to http_max_upload = "
+        f"{settings.http_max_upload} bytes)"
+    )
 
 
 def _unexpected(exc: BaseException) -> Response:

@@ -112,13 +112,11 @@ def _generic(op: Operation, rest: Rest) -> Handler:
 
 
 def _server_path(c: Call, args: dict[str, Any]) -> dict[str, Any]:
-    """Apply the one server-path policy (admin token, inside export_dir) to ``path``."""
-    from houkai.app.serverpaths import resolve_server_path
+    """Apply the one server-path policy (admin token, inside export_dir) to ``path``
+    (and an ingest's ``glob``)."""
+    from houkai.app.serverpaths import resolve_server_args
 
-    if args.get("path") is None:
-        return args
-    path = resolve_server_path(args.get("path"), settings=c.service.settings, grant=c.token)
-    return {**args, "path": path}
+    return resolve_server_args(args, ("path",), settings=c.service.settings, grant=c.token)
 
 
 def _remember(c: Call) -> tuple[int, Any]:
@@ -177,6 +175,16 @@ def _ready(c: Call) -> tuple[int, Any]:
     return (200 if safe["ready"] else 503), safe
 
 
+def _health(c: Call) -> tuple[int, Any]:
+    """Liveness for everyone; the count only for a caller who may read the collection
+    (anyone when no tokens are configured)."""
+    result = c.service.health(collection=c.collection)
+    name = c.collection or c.service.settings.collection
+    if c.tokens_configured and (c.token is None or not c.token.allows_collection(name)):
+        return 200, {"status": result["status"]}
+    return 200, result
+
+
 def _collections(c: Call) -> tuple[int, Any]:
     rows = c.service.collections()
     if c.token is not None:
@@ -229,6 +237,7 @@ ADAPTERS: dict[str, Handler] = {
     "get_at": _get_at,
     "journal": _journal,
     "ready": _ready,
+    "health": _health,
     "collections": _collections,
     "export": _export,
     "export_stream": _export_stream,

@@ -36,9 +36,13 @@ keepalive = 5
 max_requests = int(os.environ.get("GUNICORN_MAX_REQUESTS", "5000"))
 max_requests_jitter = 500
 
-# Request-line / header limits (the JSON body cap is HOUKAI_HTTP_MAX_BODY, in the app).
-limit_request_line = 8190
-limit_request_fields = 100
+# Request-line / header limits: the app answers 414 / 431 itself, in JSON, past 8190
+# bytes / 100 headers (houkai.api.rest.check_request_size). gunicorn's own answers are
+# HTML, so its limits sit above the app's: 0 = a 1 MiB request line, 200 headers of at
+# most 16 KiB. (The JSON body cap is HOUKAI_HTTP_MAX_BODY, in the app.)
+limit_request_line = 0
+limit_request_fields = 200
+limit_request_field_size = 16384
 
 # Access log to stdout with the request id the app puts on every response, so a
 # 500's request_id can be found in the logs.

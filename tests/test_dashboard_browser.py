@@ -444,3 +444,123 @@ def test_read_only_token_sees_no_write_buttons_and_cannot_write(live, browser):
     )
     assert status == 403
     assert live.api("GET", f"/memories/{live.ids['deploy']}")["text"].startswith("Deploys go out")
+
+
+# --------------------------------------------------------------------------- cross-site (issue 27)
+
+ATTACK_PAGE = """<!doctype html><meta charset="utf-8"><title>attack</title><script>
+window.attack = async function (base, collection) {
+  const planted = JSON.stringify({text: "planted by another site", wait: true});
+  const tries = [
+    fetch(base + "/c/" + collection + "/memories", {method: "POST", mode: "no-cors",
+      headers: {"Content-Type": "text/plain"}, body: planted}),
+    fetch(base + "/c/" + collection + "/memories", {method: "POST", mode: "no-cors",
+      body: new URLSearchParams({text: "planted by a form"})}),
+    fetch(base + "/c/" + collection + "/nuke", {method: "POST", mode: "no-cors",
+      headers: {"Content-Type": "text/plain"}, body: JSON.stringify({confirm: "DELETE ALL"})}),
+    // a JSON request needs a CORS preflight, which the server never allows
+    fetch(base + "/c/" + collection + "/memories", {method: "POST",
+      headers: {"Content-Type": "application/json"}, body: planted}),
+  ];
+  const settled = await Promise.allSettled(tries);
+  return settled.map((r) => r.status);
+};
+</script>"""
+
+
+@pytest.fixture(scope="module")
+def open_live(settings, tmp_path_factory):
+    """The default ``houkai serve``: no tokens, loopback, memories embedded inline."""
+    stack = Live(settings, tmp_path_factory.mktemp("ui-open"))
+    stack.env["HOUKAI_HTTP_TOKENS"] = ""
+    stack.env["HOUKAI_PIPELINE_MODE"] = "inline"
+    server = stack.spawn("serve", "--host", "127.0.0.1", "--port", str(stack.port))
+    deadline = time.monotonic() + 120
+    try:
+        while not stack._healthy():
+            assert server.poll() is None, (stack.tmp / "serve.log").read_text()[-1500:]
+            assert time.monotonic() < deadline, "houkai serve did not come up"
+            time.sleep(0.3)
+        stack.api("POST", "/memories", {"text": "The one memory already there", "wait": True})
+        yield stack
+    finally:
+        stack.stop()
+        from houkai.store import MemoryStore
+
+        MemoryStore(collection=stack.collection, settings=stack.settings).drop()
+
+
+def _open_count(stack: Live) -> int:
+    return stack.api("GET", "/stats")["count"]
+
+
+def _attack(driver, page_url: str, stack: Live) -> list[str]:
+    driver.get(page_url)
+    return driver.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "window.attack(arguments[0], arguments[1]).then(done, (e) => done(String(e)));",
+        stack.base,
+        stack.collection,
+    )
+
+
+def test_pages_of_other_origins_cannot_write_to_the_default_setup(open_live, browser, tmp_path):
+    """A ``file://`` page and a page served from another localhost port POST "simple"
+    requests (no preflight) to the token-less server: nothing is stored or nuked."""
+    import http.server
+    import threading
+
+    before = _open_count(open_live)
+    page = tmp_path / "attack.html"
+    page.write_text(ATTACK_PAGE)
+    results = _attack(browser, page.as_uri(), open_live)  # Origin: null
+    assert results[:3] == ["fulfilled"] * 3, results  # sent and answered (opaque)
+
+    handler = type(
+        "Quiet",
+        (http.server.SimpleHTTPRequestHandler,),
+        {"log_message": lambda *a: None},
+    )
+    other = http.server.ThreadingHTTPServer(
+        ("127.0.0.1", 0), lambda *a: handler(*a, directory=str(tmp_path))
+    )
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    try:  # Origin: http://127.0.0.1:<another port>, the same host as the server
+        _attack(browser, f"http://127.0.0.1:{other.server_address[1]}/attack.html", open_live)
+    finally:
+        other.shutdown()
+    assert _open_count(open_live) == before
+    texts = [m["text"] for m in open_live.api("GET", "/memories?limit=50")["memories"]]
+    assert not any("planted" in t for t in texts), texts
+
+
+def test_a_rebinding_name_gets_nothing_and_the_dashboard_still_works(open_live, tmp_path):
+    """A name re-pointed at 127.0.0.1 (Chromium's --host-resolver-rules stands in for
+    the attacker's DNS) reaches the server with its own Host: 421, no dashboard, no data.
+    The real origin's dashboard loads and its same-origin JSON writes work."""
+    from houkai.bench.dashboard import chromium_options
+
+    profile = tempfile.mkdtemp(prefix="houkai-ui-rebind-")
+    options = chromium_options(profile)
+    options.add_argument("--host-resolver-rules=MAP rebind.test 127.0.0.1")
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_script_timeout(30)
+    try:
+        driver.get(f"http://rebind.test:{open_live.port}/c/{open_live.collection}/memories")
+        assert "misdirected" in driver.page_source and "The one memory" not in driver.page_source
+        driver.get(open_live.base + "/ui")
+        _view(driver, "search")  # no tokens: no login, the search view renders
+        status = driver.execute_async_script(
+            "const done = arguments[arguments.length - 1];"
+            "fetch('/c/' + arguments[0] + '/memories', {method: 'POST',"
+            " headers: {'Content-Type': 'application/json'},"
+            " body: JSON.stringify({text: 'written by the dashboard origin', wait: true})})"
+            ".then((r) => done(r.status), (e) => done(String(e)));",
+            open_live.collection,
+        )
+        assert status == 201, status
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+    texts = [m["text"] for m in open_live.api("GET", "/memories?limit=50")["memories"]]
+    assert "written by the dashboard origin" in texts

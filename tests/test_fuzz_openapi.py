@@ -31,7 +31,13 @@ EXAMPLES = 3  # per operation and mode: bounded, the suite must stay fast
 @pytest.fixture(scope="module")
 def fuzz_schema(settings, embedder):
     name = f"fz-{uuid.uuid4().hex[:8]}"
-    s = settings.replace(collection=name, pipeline_mode="inline", http_max_body=256 * 1024)
+    # wrong tokens are not throttled here: a 429 would end the exploration early
+    s = settings.replace(
+        collection=name,
+        pipeline_mode="inline",
+        http_max_body=256 * 1024,
+        http_auth_max_failures=0,
+    )
     service = MemoryService(s, actor="http")
     for text in ("alpha memory about fuzzing", "beta memory about schemas"):
         service.remember(text)

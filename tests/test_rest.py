@@ -46,6 +46,7 @@ class Api:
         kwargs = {"headers": h}
         if raw is not None:
             kwargs["data"] = raw
+            h.setdefault("Content-Type", "application/json")  # a raw JSON body
         elif body is not None:
             kwargs["json"] = body
         return self.client.open(path, method=method, **kwargs)

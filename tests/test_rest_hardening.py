@@ -124,7 +124,11 @@ def test_chunked_body_over_the_cap_is_413_not_truncated(two):
         "/memories",
         method="POST",
         input_stream=io.BytesIO(b'{"text": "lost?"}'),
-        headers={"Authorization": "Bearer admin-t", "Transfer-Encoding": "chunked"},
+        headers={
+            "Authorization": "Bearer admin-t",
+            "Transfer-Encoding": "chunked",
+            "Content-Type": "application/json",
+        },
     )
     assert r.status_code == 411 and "Content-Length" in r.get_json()["error"]
 

@@ -14,9 +14,17 @@ constant-time; an empty spec means "no auth configured".
 from __future__ import annotations
 
 import hmac
-from collections.abc import Iterable, Mapping
+import math
+import threading
+import time
+from collections import OrderedDict, deque
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 
+from ..domain.errors import HoukaiError
 from ..domain.model import ValidationError
 
 _MODES = ("rw", "ro")
@@ -32,6 +40,11 @@ class TokenGrant:
 
     def allows_collection(self, collection: str) -> bool:
         return self.collections is None or collection in self.collections
+
+    @property
+    def server_wide(self) -> bool:
+        """May it see figures of the whole Redis (every collection's memory and queues)?"""
+        return self.collections is None
 
     def describe(self) -> str:
         scope = (
@@ -101,3 +114,131 @@ def authenticate(authorization: str | None, grants: Mapping[str, TokenGrant]) ->
         if hmac.compare_digest(supplied, known.encode("utf-8", "surrogateescape")):
             found = grant
     return found
+
+
+# --------------------------------------------------------------------------- the caller
+
+#: The grant of the network caller whose request is being served (None: a local caller,
+#: or no tokens configured). Set by the doors with :func:`acting_for`, read below.
+_CALLER: ContextVar[TokenGrant | None] = ContextVar("houkai_caller_grant", default=None)
+
+
+@contextmanager
+def acting_for(grant: TokenGrant | None) -> Iterator[None]:
+    """Serve one request (REST view, MCP tool call) on behalf of *grant*."""
+    token = _CALLER.set(grant)
+    try:
+        yield
+    finally:
+        _CALLER.reset(token)
+
+
+def caller() -> TokenGrant | None:
+    """The grant of the request being served, if any."""
+    return _CALLER.get()
+
+
+def may_change_state() -> bool:
+    """False for a read-only grant: its reads must not count accesses (``touch``) either,
+    since access counts feed decay and recency ranking."""
+    grant = _CALLER.get()
+    return grant is None or not grant.read_only
+
+
+def sees_server_wide() -> bool:
+    """False for a collection-scoped grant: Redis-wide figures (memory used, every
+    collection's count, the shared queues, worker names) are not its to read."""
+    grant = _CALLER.get()
+    return grant is None or grant.server_wide
+
+
+# --------------------------------------------------------------------------- wrong tokens
+
+
+class TooManyFailures(HoukaiError):
+    """A client address sent too many wrong tokens lately: 429 with ``Retry-After``."""
+
+    status = 429
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(
+            f"too many wrong bearer tokens from this address; retry after {retry_after} s"
+        )
+        self.retry_after = retry_after
+
+
+class FailureLimiter:
+    """Wrong-token attempts per client address in a sliding window (in process).
+
+    After *limit* wrong tokens within *window* seconds, every request from that
+    address is refused with 429 until the oldest of them leaves the window, the
+    right token too (otherwise a guesser would still read "429 = wrong, 200 =
+    right" at full speed). A correct token costs nothing and counts nothing; a
+    missing token is no guess. Each process (gunicorn worker) counts on its own,
+    so the bound is ``limit × workers`` per window; ``limit=0`` turns it off.
+    """
+
+    MAX_ADDRESSES = 10_000  # bounded memory under a spray from many addresses
+
+    def __init__(
+        self, limit: int = 20, window: float = 60.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.limit = int(limit)
+        self.window = float(window)
+        self.clock = clock
+        self._failures: OrderedDict[str, deque[float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> FailureLimiter:
+        return cls(settings.http_auth_max_failures, settings.http_auth_failure_window)
+
+    def _recent(self, address: str, now: float) -> deque[float] | None:
+        times = self._failures.get(address)
+        if times is None:
+            return None
+        while times and times[0] <= now - self.window:
+            times.popleft()
+        if not times:
+            del self._failures[address]
+            return None
+        return times
+
+    def check(self, address: str) -> None:
+        """Raise :class:`TooManyFailures` while *address* is over the limit."""
+        if self.limit <= 0:
+            return
+        with self._lock:
+            now = self.clock()
+            times = self._recent(address, now)
+            if times is not None and len(times) >= self.limit:
+                raise TooManyFailures(max(1, math.ceil(times[0] + self.window - now)))
+
+    def failed(self, address: str) -> None:
+        """Count one wrong token from *address*."""
+        if self.limit <= 0:
+            return
+        with self._lock:
+            now = self.clock()
+            times = self._recent(address, now)
+            if times is None:
+                times = self._failures[address] = deque(maxlen=self.limit)
+            times.append(now)
+            self._failures.move_to_end(address)
+            while len(self._failures) > self.MAX_ADDRESSES:
+                self._failures.popitem(last=False)
+
+
+def authenticate_client(
+    authorization: str | None,
+    grants: Mapping[str, TokenGrant],
+    limiter: FailureLimiter,
+    address: str,
+) -> TokenGrant | None:
+    """:func:`authenticate` behind *limiter*: 429 while *address* is throttled, and a
+    presented token that matches nothing counts as one failure. The doors call this."""
+    limiter.check(address)
+    grant = authenticate(authorization, grants)
+    if grant is None and bearer_token(authorization) is not None:
+        limiter.failed(address)
+    return grant

@@ -263,20 +263,37 @@ def growth(service: Any, bucket: str = "day", *, collection: str | None = None) 
         placeholder=lambda: {"series": [], "count": store.count()},
     )
     series, count = cached["series"], cached["count"]
-    info = store.client.info("memory")
-    used = int(info.get("used_memory", 0))
-    keyspace = service.collections()
-    all_memories = sum(int(c.get("count") or 0) for c in keyspace)
     return {
         **meta,
         "bucket": bucket,
         "series": series,
         "count": count,
-        "redis": {
-            "used_memory": used,
-            "memories_in_redis": all_memories,
-            "bytes_per_memory": round(used / all_memories) if all_memories else None,
-        },
+        "redis": _redis(service, store.client),
+    }
+
+
+def _redis(service: Any, client: Any) -> dict[str, Any]:
+    """Redis memory per memory, for a caller who may see the whole Redis; a
+    collection-scoped token gets only its own collections' count (the rest is null)."""
+    from .auth import caller, sees_server_wide
+
+    keyspace = service.collections()
+    if not sees_server_wide():
+        grant = caller()
+        own = [c for c in keyspace if grant is not None and grant.allows_collection(c["name"])]
+        return {
+            "used_memory": None,
+            "memories_in_redis": sum(int(c.get("count") or 0) for c in own),
+            "bytes_per_memory": None,
+            "scope": "token",
+        }
+    used = int(client.info("memory").get("used_memory", 0))
+    all_memories = sum(int(c.get("count") or 0) for c in keyspace)
+    return {
+        "used_memory": used,
+        "memories_in_redis": all_memories,
+        "bytes_per_memory": round(used / all_memories) if all_memories else None,
+        "scope": "redis",
     }
 
 
@@ -352,14 +369,18 @@ def pipeline_status(service: Any, *, collection: str | None = None) -> dict[str,
         schedule["beat_every_seconds"] = tick_interval(service.settings)
     except ImportError:  # no Celery: ticks come from cron or `houkai maintenance tick`
         schedule["beat_every_seconds"] = None
+    from .auth import sees_server_wide
+
+    wide = sees_server_wide()  # the queues and workers are every collection's
     return {
         "collection": store.collection_name,
         "now": now,
         "pipeline_mode": service.settings.pipeline_mode,
-        "queues": _queue_depths(store.client, prefix),
-        "workers": workers,
+        "queues": _queue_depths(store.client, prefix) if wide else {},
+        "workers": workers if wide else [],
         "workers_alive": sum(1 for w in workers if w["alive"]),
         "maintenance": schedule,
+        "server_wide": wide,
     }
 
 

@@ -71,13 +71,67 @@ def resolve_server_path(raw: Any, *, settings: Any, grant: Any, param: str = "pa
     root.mkdir(parents=True, exist_ok=True)
     root = root.resolve()
     target = (given if given.is_absolute() else root / given).resolve()  # follows symlinks
-    if target != root and not target.is_relative_to(root):
+    if not _inside(target, root):
         log.warning("refused server path outside export_dir: %r", raw[:200])
         raise PathForbidden(
             f"{param}: server paths must stay inside the configured export_dir "
             "(relative paths resolve there; symlinks out of it are refused)"
         )
     return str(target)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or path.is_relative_to(root)
+
+
+def check_server_glob(path: str, glob: Any, *, settings: Any, param: str = "glob") -> None:
+    """Refuse a remote ingest whose *glob* (or wildcard *path*, already resolved by
+    :func:`resolve_server_path`) reaches a file outside ``export_dir``.
+
+    The pattern must be relative (an absolute one is a 400) without ``..``; then
+    every file it matches is resolved (symlinks followed) and one outside the
+    folder is a 403, so a symlink inside ``export_dir`` cannot lead out of it."""
+    wildcard = any(ch in path for ch in "*?[")
+    if glob is None and not wildcard:
+        return
+    if glob is not None:
+        if not isinstance(glob, str) or not glob.strip() or "\x00" in glob:
+            raise BadRequest(f"{param}: expected a non-empty file pattern")
+        if Path(glob).is_absolute() or glob.startswith("~"):
+            raise BadRequest(f'{param}: must be relative to path (e.g. "**/*.md"), not absolute')
+        if ".." in Path(glob).parts:
+            raise PathForbidden(f"{param}: '..' is not allowed in server paths")
+    from ..pipeline.write import expand_path
+
+    root = export_root(settings).resolve()
+    try:
+        files = expand_path(path, glob)
+    except ValueError:
+        return  # nothing matches: the ingest itself answers (404)
+    for name in files:
+        if not _inside(Path(name).resolve(), root):
+            log.warning("refused ingest match outside export_dir: %r", name[:200])
+            raise PathForbidden(
+                f"{param}: matches a file outside the configured export_dir "
+                "(symlinks out of it are refused)"
+            )
+
+
+def resolve_server_args(
+    args: dict[str, Any], params: tuple[str, ...], *, settings: Any, grant: Any, where: str = ""
+) -> dict[str, Any]:
+    """*args* with each server-path parameter of *params* resolved by the one policy, and
+    an ingest ``glob`` checked by :func:`check_server_glob`: what every remote door calls."""
+    out = dict(args)
+    prefix = f"{where}: " if where else ""
+    for param in params:
+        if out.get(param) is not None:
+            out[param] = resolve_server_path(
+                out[param], settings=settings, grant=grant, param=f"{prefix}{param}"
+            )
+    if "path" in params and out.get("path") is not None:
+        check_server_glob(out["path"], out.get("glob"), settings=settings, param=f"{prefix}glob")
+    return out
 
 
 class AdminRequired(HoukaiError):

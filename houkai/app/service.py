@@ -199,6 +199,15 @@ def _search(p: Any) -> dict[str, Any]:
     spec = _expand(kwargs.pop("expand", None))
     if spec is not None:
         kwargs["expand"] = spec
+    return _read_only_touch(kwargs)
+
+
+def _read_only_touch(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """A read-only caller's read changes nothing: no access is counted (``touch``)."""
+    from .auth import may_change_state
+
+    if not may_change_state():
+        kwargs["touch"] = False
     return kwargs
 
 
@@ -644,7 +653,7 @@ class MemoryService:
     ) -> dict[str, Any]:
         """Multi-angle context pack: recall_pack's shape plus ``queries``."""
         store = self._read_store(collection)
-        kwargs = _given(p, *type(p).model_fields)
+        kwargs = _read_only_touch(_given(p, *type(p).model_fields))
         task = kwargs.pop("task")
         pack = store.auto_context_pack(task, **kwargs)
         reply = _pack_to_dict(pack)

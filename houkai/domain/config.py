@@ -118,6 +118,12 @@ class Settings:
     http_port: int = 8765
     http_tokens: str = ""  # "tok" or "tok:coll1|coll2:ro,tok2" (see README)
     http_max_body: int = 4 * 1024 * 1024
+    # Host names (name or name:port, comma-separated; "*" = any) the REST API and
+    # MCP-over-HTTP answer besides the bind address and, on loopback, localhost.
+    http_allowed_hosts: str = ""
+    # Wrong bearer tokens one client address may send per window before 429 (0: off).
+    http_auth_max_failures: int = 20
+    http_auth_failure_window: float = 60.0
     mcp_host: str = "127.0.0.1"
     mcp_port: int = 8766
     auto_importance: bool = False

@@ -15,6 +15,7 @@ import hashlib
 import json
 import math
 import numbers
+import re
 import time
 import uuid
 from collections.abc import Callable, Iterable
@@ -74,6 +75,28 @@ def _is_finite(value: Any) -> bool:
         return False
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def check_unicode(value: object, name: str = "") -> None:
+    """Refuse a string holding a lone surrogate (``"\\ud800"`` in JSON, undecodable argv
+    bytes) anywhere in *value* (strings, lists, dict keys and values), naming its path.
+
+    Such a string cannot be encoded as UTF-8, so Redis, the embedder or the JSON answer
+    would fail on it later (a 500, or an import half written); here it is a 400 first."""
+    if isinstance(value, str):
+        if not value.isascii() and _SURROGATE.search(value):
+            where = f"{name}: " if name else ""
+            raise ValidationError(f"{where}holds a lone UTF-16 surrogate (not valid Unicode text)")
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            check_unicode(item, f"{name}.{i}" if name else str(i))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            check_unicode(key, f"{name} (a key)" if name else "a key")
+            check_unicode(item, f"{name}.{key}" if name else str(key))
+
+
 def validate_choice(value: object, allowed: tuple[str, ...], param: str) -> None:
     """Raise ``ValueError`` naming *param* and the allowed vocabulary."""
     if value not in allowed:
@@ -98,6 +121,7 @@ def validate_importance(importance: object) -> float:
 def validate_text(text: object) -> str:
     if not isinstance(text, str):
         raise ValidationError(f"text must be a string — got {type(text).__name__}")
+    check_unicode(text, "text")
     clean = text.strip()
     if not clean:
         raise ValidationError("text must be a non-empty string")
@@ -120,6 +144,7 @@ def validate_tags(tags: Iterable[str] | None) -> list[str]:
     for tag in tags:
         if not isinstance(tag, str):
             raise ValidationError(f"each tag must be a string — got {tag!r}")
+        check_unicode(tag, "tags")
         if "," in tag:
             raise ValidationError(
                 f"tags must not contain commas — got {tag!r} (tags are stored comma-joined)"
@@ -141,6 +166,7 @@ def validate_source(source: object) -> str | None:
         return None
     if not isinstance(source, str):
         raise ValidationError(f"source must be a string — got {source!r}")
+    check_unicode(source, "source")
     return source
 
 

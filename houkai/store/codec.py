@@ -20,13 +20,33 @@ def vector_bytes(vector: np.ndarray | list[float], vector_type: str = "FLOAT32")
         half = f32.astype(np.float16)
         if not np.isfinite(half).all():  # |x| > 65504 would store inf and poison KNN
             raise ValidationError("vector holds a value outside the FLOAT16 range (|x| > 65504)")
+        check_norms(half.astype(np.float32))  # tiny values round to 0 in half precision
         return half.tobytes()
     if vector_type == "BFLOAT16":
         # numpy has no bfloat16: keep the top 16 bits, rounded to nearest even.
         bits = np.ascontiguousarray(f32).view(np.uint32).astype(np.uint64)
         rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+        check_norms((rounded.astype(np.uint32) << 16).view(np.float32))
         return rounded.astype(np.uint16).tobytes()
     return f32.tobytes()
+
+
+def check_norms(matrix: np.ndarray) -> None:
+    """Refuse a row whose length is 0 or overflows, computed in float32 as the index does.
+
+    RediSearch divides by the norm for COSINE: an all-zero row (or one whose squares
+    under- or overflow float32) gives every query that meets it a NaN distance, which
+    used to turn those recalls into 500s."""
+    rows = np.atleast_2d(matrix).astype(np.float32, copy=False)
+    with np.errstate(over="ignore", under="ignore"):
+        norms = np.sqrt(np.einsum("ij,ij->i", rows, rows, dtype=np.float32))
+    bad = np.flatnonzero(~(np.isfinite(norms) & (norms > 0)))
+    if bad.size:
+        where = f" (row {int(bad[0]) + 1})" if len(rows) > 1 else ""
+        raise ValidationError(
+            f"vector{where} has zero length (or its length overflows float32): "
+            "a memory's vector must have a non-zero, finite norm"
+        )
 
 
 def check_vectors(vectors: object, dim: int) -> np.ndarray:
@@ -43,6 +63,7 @@ def check_vectors(vectors: object, dim: int) -> np.ndarray:
         raise ValidationError(f"vector has {got} dimensions; this store uses {dim}")
     if not np.isfinite(matrix).all():
         raise ValidationError("vector holds a NaN or infinite value")
+    check_norms(matrix)
     return matrix
 
 

@@ -30,6 +30,7 @@ from ..domain.model import (
     Memory,
     ValidationError,
     check_memory,
+    check_unicode,
     content_hash,
     new_id,
     validate_choice,
@@ -124,6 +125,15 @@ class _Compressor:
             self._pool.shutdown(wait=True, cancel_futures=True)
 
 
+def _unicode_ok(text: str) -> bool:
+    """Can *text* be echoed in a summary (no lone surrogate)?"""
+    try:
+        check_unicode(text)
+    except ValidationError:
+        return False
+    return True
+
+
 def _row_memory(
     row: dict[str, Any], collection: str, dim: int | None, encoding: str = "json"
 ) -> tuple[Memory, np.ndarray | None]:
@@ -134,6 +144,7 @@ def _row_memory(
     (:func:`check_memory`) and, when *dim* is given and the row carries a
     vector, its dimension and finiteness. ValueError says what is wrong.
     """
+    check_unicode(row)  # a lone surrogate would fail the write pass, half-way through
     meta = row.get("meta") or {}
     if not isinstance(meta, dict):
         raise ValidationError("'meta' is not an object")
@@ -432,7 +443,7 @@ class PortabilityMixin(StoreHost):
                 memory, vector = _row_memory(row, self.collection_name, dim, encoding)
             except ValueError as exc:
                 rid = row.get("id")
-                ok = isinstance(rid, str) and rid.strip()
+                ok = isinstance(rid, str) and rid.strip() and _unicode_ok(rid)
                 label = (
                     rid.strip()[:MAX_ID_CHARS] if ok and isinstance(rid, str) else f"line:{lineno}"
                 )

@@ -589,13 +589,17 @@
       const [status, jobs] = await Promise.all([
         api("GET", "/pipeline"), api("GET", "/jobs", { query: { limit: 15 } })]);
       if (seq !== state.seq) return;
-      queues.replaceChildren(Object.keys(status.queues).length
+      queues.replaceChildren(status.server_wide === false
+        ? h("p", { class: "muted" }, "The queues are shared by every collection: hidden from a collection-scoped token.")
+        : Object.keys(status.queues).length
         ? barChart(Object.entries(status.queues).map(([label, value]) => ({ label, value })), { label: "queue depths", unit: " msg" })
         : h("p", { class: "muted" }, "Celery is not installed: writes embed inline."),
       h("p", { class: "muted" }, `pipeline mode: ${status.pipeline_mode}`));
       workers.replaceChildren(...(status.workers.length ? status.workers.map((w) => h("li", {},
         h("span", { class: "dot" + (w.alive ? " on" : "") }), w.name, h("span", { class: "muted" }, ` · seen ${fmtTime(w.last_seen)}`)))
-        : [h("li", { class: "muted" }, "No embedding worker has reported in.")]));
+        : [h("li", { class: "muted" }, status.server_wide === false
+          ? `${fmtNum(status.workers_alive, 0)} worker(s) alive (names hidden from a collection-scoped token).`
+          : "No embedding worker has reported in.")]));
       jobsBody.replaceChildren(...jobs.jobs.map((j) => {
         const processed = (j.done || 0) + (j.failed || 0) + (j.rejected || 0) + (j.skipped || 0);
         j.processed = processed;
@@ -691,7 +695,9 @@
           card("Redis memory", barChart([
             { label: "bytes/memory", value: growth.redis.bytes_per_memory || 0 },
           ], { label: "redis bytes per memory", unit: " B" }),
-          h("p", { class: "muted" }, `${fmtBytes(growth.redis.used_memory)} used by ${fmtNum(growth.redis.memories_in_redis, 0)} memories in this Redis`))));
+          h("p", { class: "muted" }, growth.redis.scope === "token"
+            ? `${fmtNum(growth.redis.memories_in_redis, 0)} memories in this token's collections (Redis-wide figures are hidden from a collection-scoped token)`
+            : `${fmtBytes(growth.redis.used_memory)} used by ${fmtNum(growth.redis.memories_in_redis, 0)} memories in this Redis`))));
       return stale;
     };
     let tries = 0;

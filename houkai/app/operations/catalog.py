@@ -728,7 +728,10 @@ OPERATIONS: tuple[Operation, ...] = (
                 "/health",
                 ok(r.obj({"status": r.STR, "count": r.INT}, ("status",))),
                 tag="ops",
-                summary="Liveness: {status, count}; no auth.",
+                summary=(
+                    "Liveness: {status, count}; no auth (with tokens configured, the count "
+                    "only for a token that may read the collection)."
+                ),
             ),
         ),
         scope="public",

@@ -51,6 +51,9 @@ DELTA_PATTERN = r"^[+=-]([0-9]+(\.[0-9]*)?|\.[0-9]+)$"
 #: A journal entry: its stream id (1712345678901-0) or its epoch timestamp.
 ENTRY_PATTERN = r"^([0-9]{1,15}-[0-9]{1,15}|[0-9]{1,15}(\.[0-9]+)?)$"
 
+#: A file pattern relative to the ingested folder (pathlib refuses absolute ones).
+GLOB_PATTERN = r"^[^/\x00][^\x00]*$"
+
 COLLECTION_PATTERN = COLLECTION_RE.pattern
 #: A collection name, as :func:`houkai.db.keys.validate_collection` checks it.
 CollectionName = Annotated[str, Field(pattern=COLLECTION_PATTERN)]
@@ -66,6 +69,7 @@ PATTERN_MEANINGS: dict[str, str] = {
     ENTRY_PATTERN: "expected a journal entry id like 1712345678901-0 (see journal tail) "
     "or an epoch timestamp",
     NONSPACE: "must contain a non-blank character",
+    GLOB_PATTERN: 'must be a pattern relative to path (e.g. "**/*.md"), not absolute',
     TAG_PATTERN: "a tag must contain a non-blank character and no comma",
     TIMESTAMP_PATTERN: "must be epoch seconds, an ISO-8601 date/datetime or a span like 7d / 24h",
 }

@@ -19,6 +19,7 @@ from .fields import (
     CURSOR_PATTERN,
     DELTA_PATTERN,
     ENTRY_PATTERN,
+    GLOB_PATTERN,
     MAX_K,
     SUMMARIZER_PATTERN,
     TIME_HELP,
@@ -389,7 +390,9 @@ class Ingest(Params):
         None, description="Documents to chunk and store."
     )
     path: str | None = Field(None, description="Server-local file, folder or glob to ingest.")
-    glob: str | None = Field(None, description='File pattern inside a folder, e.g. "**/*.md".')
+    glob: Annotated[str, Field(pattern=GLOB_PATTERN)] | None = Field(
+        None, description='File pattern inside a folder, relative, e.g. "**/*.md".'
+    )
     max_chars: Annotated[int, Field(ge=20, le=1_000_000)] | None = Field(
         None, description="Longest chunk in characters."
     )

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema
 
 from houkai.domain.errors import BadRequest
-from houkai.domain.model import ValidationError
+from houkai.domain.model import ValidationError, check_unicode
 
 from .spec import Operation
 
@@ -104,7 +104,12 @@ _VALIDATORS: dict[int, tuple[dict[str, Any], Draft202012Validator]] = {}
 
 
 def check_value(schema: dict[str, Any], value: Any, name: str = "") -> None:
-    """Raise :class:`InvalidArgument` ``"name: problem"`` when *value* breaks *schema*."""
+    """Raise :class:`InvalidArgument` ``"name: problem"`` when *value* breaks *schema*
+    (or holds a string that is not valid Unicode: a lone surrogate)."""
+    try:
+        check_unicode(value, name)
+    except ValidationError as exc:
+        raise InvalidArgument(str(exc)) from None
     entry = _VALIDATORS.get(id(schema))
     if entry is None:
         from jsonschema import Draft202012Validator

@@ -72,10 +72,11 @@ def serve(
         return
     from werkzeug.serving import run_simple
 
-    from ...api.rest import create_app
+    from ...api.rest import JsonErrorHandler, create_app
     from ...app.service import MemoryService
 
-    settings = settings.replace(http_tokens=spec)
+    # the bind is the Host / Origin policy's (houkai.app.hosts): a foreign Host is a 421
+    settings = settings.replace(http_tokens=spec, http_host=host, http_port=port)
     service = MemoryService(settings, actor="http")
     service.store()  # connect and load the model before accepting requests
     app = create_app(settings, service)
@@ -85,7 +86,15 @@ def serve(
         err=True,
     )
     sys.stderr.flush()
-    run_simple(host, port, app, threaded=True, use_reloader=False, use_debugger=False)
+    run_simple(
+        host,
+        port,
+        app,
+        threaded=True,
+        use_reloader=False,
+        use_debugger=False,
+        request_handler=JsonErrorHandler,
+    )
 
 
 def _exec_gunicorn(
