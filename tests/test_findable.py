@@ -219,3 +219,18 @@ def test_reports_reach_metrics_and_prometheus(make_store, settings):
     text = render(service, [store.collection_name])
     assert f'houkai_findability_own_text{{collection="{store.collection_name}"}} 1' in text
     assert service.stats(collection=store.collection_name)["findability"]["ok"] is True
+
+
+def test_a_zero_vector_stored_before_they_were_refused_does_not_break_recall(make_store):
+    """Older releases stored all-zero vectors (an import); RediSearch's cosine distance to
+    one is NaN, which made every recall that met it fail."""
+    import numpy as np
+
+    store = make_store()
+    kept = store.remember_many(["the deploy runbook lives in the wiki", "zero vector row"])
+    width = len(store.vector_blob(np.ones(store.index_params.dim, dtype=np.float32)))
+    store.client.hset(store.keys.memory(kept[1].id), "vec", bytes(width))  # all zeros
+    for mode in ("semantic", "hybrid"):
+        got = store.recall("zero vector row deploy runbook", k=5, mode=mode, explain=True)
+        assert kept[0].id in [m.id for m, _, _ in got]
+        assert all(np.isfinite(score) for _, score, _ in got)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable
 
 import numpy as np
@@ -223,3 +224,10 @@ def from_hash(
 
 def memory_id_from_key(keys: Keys, key: str) -> str:
     return key[len(keys.memory_prefix) :] if key.startswith(keys.memory_prefix) else key
+
+
+def finite_cosine(value: float) -> float:
+    """*value*, or 0.0 when it is not a number: a vector stored with zero norm (written
+    before such vectors were refused) has no direction, and its NaN must not reach a
+    ranking or a JSON answer."""
+    return value if math.isfinite(value) else 0.0

@@ -431,7 +431,7 @@ class RecallMixin(RecallStagesMixin):
         pool: dict[str, Candidate] = {}
         for hit in hits:
             memory = codec.from_hash(hit.fields)
-            cosine = 1.0 - float(hit.str("dist", "1"))
+            cosine = codec.finite_cosine(1.0 - float(hit.str("dist", "1")))
             pool[memory.id] = Candidate(
                 memory=memory,
                 cosine=cosine,

@@ -125,7 +125,11 @@ class RecallStagesMixin(StoreHost):
         for mid, cand in second.items():
             if mid in pool:
                 continue
-            cand.cosine = float(np.dot(cand.vector, qvec)) if cand.vector is not None else 0.0
+            cand.cosine = (
+                codec.finite_cosine(float(np.dot(cand.vector, qvec)))
+                if cand.vector is not None
+                else 0.0
+            )
             cand.feedback = True
             pool[mid] = cand
             added.append(mid)
@@ -190,7 +194,11 @@ class RecallStagesMixin(StoreHost):
             if memory.id in pool:
                 continue
             vec = self.vector_from_blob(hit.fields.get("vec"))
-            cosine = float(np.dot(vec, qvec)) if vec is not None and qvec is not None else 0.0
+            cosine = (
+                codec.finite_cosine(float(np.dot(vec, qvec)))
+                if vec is not None and qvec is not None
+                else 0.0
+            )
             pool[memory.id] = Candidate(
                 memory=memory, cosine=cosine, has_vector=vec is not None, vector=vec, rm3=rm3
             )
@@ -279,7 +287,11 @@ class RecallStagesMixin(StoreHost):
             if not _admissible(memory, filters):
                 continue
             vec = self.vector_from_blob(fields.get("vec"))
-            cosine = float(np.dot(vec, qvec)) if vec is not None and qvec is not None else 0.0
+            cosine = (
+                codec.finite_cosine(float(np.dot(vec, qvec)))
+                if vec is not None and qvec is not None
+                else 0.0
+            )
             pool[mid] = Candidate(
                 memory=memory, cosine=cosine, has_vector=vec is not None, vector=vec, context=True
             )
