@@ -108,6 +108,9 @@ class Settings:
     http_port: int = 8765
     http_tokens: str = ""  # "tok" or "tok:coll1|coll2:ro,tok2" (see README)
     http_max_body: int = 4 * 1024 * 1024
+    # seconds a recall / recall_pack / auto_context may work before it is stopped
+    # (HTTP 503 with the reason); 0 = no deadline
+    request_deadline: float = 30.0
     mcp_host: str = "127.0.0.1"
     mcp_port: int = 8766
     auto_importance: bool = False

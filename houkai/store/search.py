@@ -8,6 +8,11 @@ from dataclasses import dataclass, field
 
 import redis
 
+from ..domain import deadline
+
+#: RediSearch's own default query timeout (ms, ON_TIMEOUT return).
+SERVER_TIMEOUT_MS = 500
+
 
 def batched(items: Iterable, size: int) -> Iterator[list]:
     """Lists of up to *size* consecutive items (``itertools.batched`` arrives in 3.12)."""
@@ -67,7 +72,13 @@ def search(
     """Run FT.SEARCH (DIALECT 2) and return ``(total, hits)``.
 
     *verbatim* matches query terms exactly, without RediSearch's stem expansion.
+    Inside a request deadline (:mod:`houkai.domain.deadline`) a passed deadline
+    stops the work here, and a query never runs past the time left.
     """
+    deadline.check("search")
+    left = deadline.remaining()
+    if timeout_ms is None and left is not None and left * 1000 < SERVER_TIMEOUT_MS:
+        timeout_ms = max(1, int(left * 1000))
     args: list = ["FT.SEARCH", index, query]
     if nocontent:
         args.append("NOCONTENT")
