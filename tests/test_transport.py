@@ -84,3 +84,24 @@ def test_an_ack_while_redis_is_still_away_is_left_to_the_sweep(broker, caplog):
     assert message.delivery_tag in _unacked(channel, client)  # the sweep redelivers it
     assert _forgotten(channel, message.delivery_tag)
     assert "stays in Redis's unacked set" in caplog.text
+
+
+def test_a_script_lost_in_a_restart_is_retried_not_failed(monkeypatch):
+    """A restart between a pipeline's script load and its EVALSHA (seen in the 20-restart
+    run: a batch failed with NoScriptError and stayed pending until reconcile)."""
+    import redis
+    from houkai.workers import tasks
+
+    from houkai.app.errors import classify
+
+    monkeypatch.setattr(tasks.time, "sleep", lambda _s: None)
+    calls = []
+
+    def body():
+        calls.append(1)
+        if len(calls) == 1:
+            raise redis.exceptions.NoScriptError("No matching script.")
+        return "done"
+
+    assert tasks.until_redis_is_back(body, "embed batch") == "done" and len(calls) == 2
+    assert classify(redis.exceptions.NoScriptError("No matching script."))[0] == 503
