@@ -59,7 +59,7 @@ def test_redis_restarts_under_ingest_leave_the_worker_alive_and_lose_nothing(tmp
             time.sleep(1.0)
             restarted = redis_server.start(p.data_dir)
             started = time.monotonic()
-            status = pipe.wait(job, timeout=180)
+            status = pipe.wait(job, timeout=300)  # a lost publish waits for the outbox sweep
             recoveries.append(time.monotonic() - started)
             assert status.state == "done", (round_, status)
             assert worker.poll() is None, p.log_of(worker)[-3000:]
