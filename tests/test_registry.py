@@ -26,6 +26,7 @@ from houkai.app import operations
 from houkai.app.operations import docs, params, tools
 from houkai.app.operations.cli import cli_options, collect
 from houkai.app.service import MemoryService
+from houkai.domain.model import MAX_RECALL_K
 
 # --------------------------------------------------------------------------- artefacts
 
@@ -102,7 +103,7 @@ def test_cli_options_are_typed_from_the_model():
     recall = {p.name: p for p in cli_options(operations.get("recall"), arguments=("query",))}
     assert isinstance(recall["query"], click.Argument)
     assert recall["k"].opts == ["--k", "-k"] and isinstance(recall["k"].type, click.IntRange)
-    assert recall["k"].type.min == 1 and recall["k"].type.max == 10_000
+    assert recall["k"].type.min == 1 and recall["k"].type.max == MAX_RECALL_K
     assert isinstance(recall["mode"].type, click.Choice)
     assert list(recall["mode"].type.choices) == ["semantic", "hybrid"]
     assert recall["since"].type is click.STRING  # "7d", ISO-8601 or epoch seconds

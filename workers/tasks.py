@@ -35,7 +35,15 @@ from .recovery import TRACKED_TASKS, Heartbeat, connection
 log = logging.getLogger(__name__)
 
 MAX_RETRIES = 8
-TRANSIENT = (redis.ConnectionError, redis.TimeoutError, ConnectionError, TimeoutError)
+# NoScriptError: Redis restarted between a pipeline's script load and its EVALSHA (the
+# restarted server has no scripts); running the task body again loads them again.
+TRANSIENT = (
+    redis.ConnectionError,
+    redis.TimeoutError,
+    redis.exceptions.NoScriptError,
+    ConnectionError,
+    TimeoutError,
+)
 T = TypeVar("T")
 
 _stores: OrderedDict[tuple[str, str], Any] = OrderedDict()

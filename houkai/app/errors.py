@@ -27,6 +27,9 @@ def classify(exc: BaseException) -> tuple[int, str] | None:
     if isinstance(exc, redis.ConnectionError | redis.TimeoutError):
         # Redis down, restarting or loading: the client already retried with backoff.
         return 503, f"Redis unavailable: {exc}"
+    if isinstance(exc, redis.exceptions.NoScriptError):
+        # Redis restarted between loading a script and running it: the next call reloads it.
+        return 503, f"Redis restarted during the request; try again ({exc})"
     if isinstance(exc, StateConflict):
         return 409, str(exc)
     if isinstance(exc, ValidationError):

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
 from ..db.keys import Keys, validate_collection
+from ..domain import deadline
 from ..domain.coerce import as_str_list, as_timestamp
 from ..domain.config import Settings, get_settings
 from ..domain.errors import BadRequest, HoukaiError, NotFound, Unavailable
@@ -634,7 +635,8 @@ class MemoryService:
     def recall(self, p: params.Recall, *, collection: str | None = None) -> list[dict[str, Any]]:
         """Semantic or hybrid search: a list of memory dicts with ``score`` (and ``explain``)."""
         store = self._read_store(collection)
-        hits = store.recall(**_search(p))
+        with deadline.scope(self.settings.request_deadline):
+            hits = store.recall(**_search(p))
         if p.explain:
             return [memory_to_dict(m, score=s, explain=e) for m, s, e in hits]
         return [memory_to_dict(m, score=s) for m, s in hits]
@@ -645,7 +647,9 @@ class MemoryService:
 
         Returns ``{text, used_tokens, budget, truncated, items, compressed_groups}``.
         """
-        return _pack_to_dict(self._read_store(collection).recall_pack(**_search(p)))
+        store = self._read_store(collection)
+        with deadline.scope(self.settings.request_deadline):
+            return _pack_to_dict(store.recall_pack(**_search(p)))
 
     @operation("auto_context")
     def auto_context(
@@ -655,7 +659,8 @@ class MemoryService:
         store = self._read_store(collection)
         kwargs = _read_only_touch(_given(p, *type(p).model_fields))
         task = kwargs.pop("task")
-        pack = store.auto_context_pack(task, **kwargs)
+        with deadline.scope(self.settings.request_deadline):
+            pack = store.auto_context_pack(task, **kwargs)
         reply = _pack_to_dict(pack)
         queries = list(getattr(pack, "queries", None) or [])
         if not queries:

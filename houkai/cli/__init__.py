@@ -276,6 +276,7 @@ def cli(
     from ..db import server as redis_server
 
     redis_server.set_start_listener(_announce_started)
+    redis_server.set_loading_listener(_announce_loading)
     from_flags = {
         k: v
         for k, v in overrides.items()
@@ -302,6 +303,17 @@ def _announce_started(info) -> None:
         f"houkai: started the embedded Redis Stack at {info.url} (pid {info.pid}, data in "
         f"{info.data_dir}); it keeps running after this command: stop it with "
         f"`houkai redis stop`",
+        err=True,
+    )
+
+
+def _announce_loading(loading) -> None:
+    """A server loading a big data set takes minutes: show that it is alive and how far."""
+    done = "" if loading.percent is None else f" {loading.percent:.0f}%"
+    left = "" if not loading.eta else f", about {loading.eta:.0f}s left"
+    click.echo(
+        f"houkai: Redis at {loading.url} (pid {loading.pid}) is loading its data{done}{left}; "
+        f"waiting ({loading.waited:.0f}s so far)",
         err=True,
     )
 

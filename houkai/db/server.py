@@ -10,9 +10,10 @@ the port (kept across stops, so the directory keeps its port) and the pid, so
 every process pointed at the same directory (library, CLI, worker, API) finds and
 shares the same server. Starting and stopping happen under an exclusive
 ``flock`` on ``houkai-redis.lock`` in the directory: concurrent starts yield one
-server, a server that is alive (even while it loads its AOF) is waited for and
-never doubled, and a process that already used the server never starts another
-(:func:`resolve_url` pins the URL; the client reconnects with backoff).
+server, a server that is alive (even while it loads its data, which can take
+minutes) is waited for with progress, never killed and never doubled, and a
+process that already used the server never starts another (:func:`resolve_url`
+pins the URL; the client reconnects with backoff).
 Persistence is AOF (``appendfsync everysec``) plus RDB snapshots, and the
 memory policy is ``noeviction``: memories must never be evicted silently.
 """
@@ -46,6 +47,7 @@ log = logging.getLogger(__name__)
 SAVE_SCHEDULE = "3600 1"
 
 HASH_MAX_LISTPACK_VALUE = 4096
+LOADING_EVENTS_BYTES = 64 * 1024
 STATE_FILE = "houkai-redis.json"
 LOCK_FILE = "houkai-redis.lock"
 DEFAULT_PORT = 6390  # when neither config nor the data dir's runtime file names one
@@ -101,6 +103,17 @@ def _port_free(port: int) -> bool:
         except OSError:
             return False
         return True
+
+
+def _port_freed(port: int, wait: float = 3.0) -> bool:
+    """Whether *port* is free, allowing a killed server's last threads *wait* seconds to
+    release it (its pid is a zombie before its listening socket closes)."""
+    deadline = time.monotonic() + wait
+    while not _port_free(port):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 def _read_state(data_dir: Path) -> dict | None:
@@ -251,12 +264,56 @@ def _url(port: int) -> str:
     return f"redis://127.0.0.1:{port}/0"
 
 
+@dataclass(frozen=True)
+class Loading:
+    """A server still loading its data set (``INFO persistence``), for progress lines."""
+
+    url: str
+    pid: int
+    percent: float | None  # loading_loaded_perc
+    eta: float | None  # loading_eta_seconds
+    waited: float  # seconds this process has waited so far
+
+
+#: How often a wait on a loading server reads its progress (and tells the listener).
+PROGRESS_EVERY = 2.0
+
+
+def _loading_progress(url: str) -> tuple[float | None, float | None]:
+    """``(percent, eta seconds)`` of a loading server; ``(None, None)`` when unknown.
+    ``INFO`` answers while the server loads (PING does not)."""
+    try:
+        client = redis.Redis.from_url(
+            url, socket_connect_timeout=0.5, socket_timeout=0.5, retry=None, protocol=2
+        )
+        try:
+            info = client.info("persistence")
+        finally:
+            client.close()
+    except redis.RedisError:
+        return None, None
+
+    def number(name: str) -> float | None:
+        try:
+            return float(info[name])
+        except (KeyError, TypeError, ValueError):
+            return None
+
+    return number("loading_loaded_perc"), number("loading_eta_seconds")
+
+
 def _wait_ready(
     url: str, pid: int, path: Path, timeout: float, proc: subprocess.Popen | None = None
 ) -> None:
-    """Wait until the server at *url* answers and finished loading its data."""
-    deadline = time.monotonic() + timeout
-    loading_logged = False
+    """Wait until the server at *url* answers and finished loading its data.
+
+    *timeout* bounds the time without a sign of life only: a server that answers
+    LOADING is alive and is waited for however long its data set takes (a 120k-memory
+    store needs about two minutes after a crash), with progress every
+    :data:`PROGRESS_EVERY` seconds to the loading listener (the CLI prints it)."""
+    started = time.monotonic()
+    deadline = started + timeout
+    next_progress = started
     while time.monotonic() < deadline:
         code = proc.poll() if proc is not None else None
         if code is not None or (proc is None and not _pid_alive(pid)):
@@ -266,14 +323,27 @@ def _wait_ready(
         state = _probe(url)
         if state == "ready":
             return
-        if state == "loading" and not loading_logged:
-            log.info("embedded Redis at %s is loading its data; waiting", url)
-            loading_logged = True
+        now = time.monotonic()
+        if state == "loading":
+            deadline = now + timeout  # alive: never given up on, never killed
+            if now >= next_progress:
+                next_progress = now + PROGRESS_EVERY
+                _report_loading(url, pid, now - started)
         time.sleep(0.05)
     raise RedisServerError(
-        f"embedded Redis (pid {pid}) did not become ready on {url} within {timeout:.0f}s; "
-        f"see {path / LOG_FILE}"
+        f"embedded Redis (pid {pid}) did not become ready on {url}: no answer for "
+        f"{timeout:.0f}s; see {path / LOG_FILE}"
     )
+
+
+def _report_loading(url: str, pid: int, waited: float) -> None:
+    percent, eta = _loading_progress(url)
+    loading = Loading(url=url, pid=pid, percent=percent, eta=eta, waited=waited)
+    listener = _loading_listener
+    if listener is not None:
+        listener(loading)
+    else:
+        log.info("embedded Redis at %s is loading its data (%s%%); waiting", url, percent)
 
 
 def _choose_port(path: Path, port: int | None) -> int:
@@ -281,14 +351,14 @@ def _choose_port(path: Path, port: int | None) -> int:
     :data:`DEFAULT_PORT`; a remembered/default port taken by another program gives way
     to a free one (which is then remembered), a configured one is an error."""
     if port:
-        if not _port_free(port):
+        if not _port_freed(port):
             raise RedisServerError(
                 f"port {port} (redis_port) is in use by another program; "
                 f"set redis_port to a free port or stop that program"
             )
         return port
     wanted = remembered_port(path) or DEFAULT_PORT
-    if _port_free(wanted):
+    if _port_freed(wanted):
         return wanted
     chosen = free_port()
     log.warning("port %s is in use; the embedded Redis for %s uses %s", wanted, path, chosen)
@@ -313,20 +383,44 @@ def start(
     """
     path = Path(data_dir).expanduser().resolve()
     path.mkdir(parents=True, exist_ok=True)
+    proc: subprocess.Popen | None = None
     with _dir_lock(path, timeout):
         live = _live_state(path)
-        if live is not None:
-            live_port, pid = live
-            _wait_ready(_url(live_port), pid, path, timeout)
-            return ServerInfo(url=_url(live_port), port=live_port, pid=pid, data_dir=str(path))
-        info = _spawn(path, _choose_port(path, port), timeout)
-    listener = _start_listener
-    if listener is not None:
-        listener(info)
+        if live is None:
+            chosen = _choose_port(path, port)
+            proc = _spawn(path, chosen)
+            live = (chosen, proc.pid)
+    # Waited for outside the lock: a server loading for minutes must not make every
+    # other starter (worker, API, CLI) give up on the lock; they wait for it too.
+    live_port, pid = live
+    try:
+        _wait_ready(_url(live_port), pid, path, timeout, proc)
+    except RedisServerError:
+        if proc is not None:
+            _abandon(path, proc, live_port)
+        raise
+    info = ServerInfo(url=_url(live_port), port=live_port, pid=pid, data_dir=str(path))
+    if proc is not None:
+        _reap(proc)
+        listener = _start_listener
+        if listener is not None:
+            listener(info)
     return info
 
 
-def _spawn(path: Path, port: int, timeout: float) -> ServerInfo:
+def _abandon(path: Path, proc: subprocess.Popen, port: int) -> None:
+    """End a server this process started that never answered (never one that loads)."""
+    with contextlib.suppress(ProcessLookupError):
+        proc.kill()
+    proc.wait()
+    with _dir_lock(path, 15.0):
+        state = _read_state(path) or {}
+        if state.get("pid") == proc.pid:
+            _write_state(path, port, None)
+
+
+def _spawn(path: Path, port: int) -> subprocess.Popen:
+    """Launch the server for *path* on *port* and record it as the dir's server."""
     server, rejson, search = _binary_paths()
     args = [
         str(server),
@@ -349,6 +443,11 @@ def _spawn(path: Path, port: int, timeout: float) -> ServerInfo:
         # (docs/adr/0001-storage.md).
         "--hash-max-listpack-value",
         str(HASH_MAX_LISTPACK_VALUE),
+        # A loading server answers (-LOADING, INFO) only between chunks of this many
+        # bytes; with RediSearch indexing every vector as it loads, Redis's 2 MB meant
+        # no reply for seconds, which looked like a dead server (issue 27).
+        "--loading-process-events-interval-bytes",
+        str(LOADING_EVENTS_BYTES),
         "--protected-mode",
         "yes",
         "--daemonize",
@@ -373,15 +472,7 @@ def _spawn(path: Path, port: int, timeout: float) -> ServerInfo:
             cwd=str(path),
         )
     _write_state(path, port, proc.pid)  # from now on the dir's server is this one
-    try:
-        _wait_ready(_url(port), proc.pid, path, timeout, proc)
-    except RedisServerError:
-        with contextlib.suppress(ProcessLookupError):
-            proc.kill()
-        _write_state(path, port, None)
-        raise
-    _reap(proc)
-    return ServerInfo(url=_url(port), port=port, pid=proc.pid, data_dir=str(path))
+    return proc
 
 
 def stop(data_dir: str | os.PathLike, *, timeout: float = 15.0) -> bool:
@@ -437,6 +528,7 @@ def check_query_engine(client: redis.Redis) -> None:
 
 
 _start_listener: Callable[[ServerInfo], None] | None = None
+_loading_listener: Callable[[Loading], None] | None = None
 _resolved: dict[str, str] = {}
 _resolved_lock = threading.Lock()
 
@@ -445,6 +537,12 @@ def set_start_listener(listener: Callable[[ServerInfo], None] | None) -> None:
     """Call *listener* whenever this process starts a server (the CLI tells the user)."""
     global _start_listener
     _start_listener = listener
+
+
+def set_loading_listener(listener: Callable[[Loading], None] | None) -> None:
+    """Call *listener* every few seconds while this process waits for a loading server."""
+    global _loading_listener
+    _loading_listener = listener
 
 
 def forget(data_dir: str | os.PathLike) -> None:

@@ -124,6 +124,9 @@ class Settings:
     # Wrong bearer tokens one client address may send per window before 429 (0: off).
     http_auth_max_failures: int = 20
     http_auth_failure_window: float = 60.0
+    # seconds a recall / recall_pack / auto_context may work before it is stopped
+    # (HTTP 503 with the reason); 0 = no deadline
+    request_deadline: float = 30.0
     mcp_host: str = "127.0.0.1"
     mcp_port: int = 8766
     auto_importance: bool = False

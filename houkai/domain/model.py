@@ -64,6 +64,10 @@ MAX_TIMESTAMP = 253_402_300_799.0
 MAX_TTL_SECONDS = 1e11
 MAX_ACCESS_COUNT = 2**53 - 1
 MAX_VECTOR_DIM = 65_536
+# A recall's work grows with k and its candidate pool (k × overfetch, MMR over the
+# pool): bounded here, so one request cannot hold a core for minutes (issue 27).
+MAX_RECALL_K = 1_000
+MAX_RECALL_POOL = 4_000
 TIMESTAMP_FIELDS: tuple[str, ...] = ("created_at", "last_accessed", "superseded_at", "expires_at")
 
 

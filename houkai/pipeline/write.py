@@ -17,6 +17,7 @@ left ``pending`` by a lost task.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import time
@@ -28,11 +29,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import redis
 
 from ..db.decode import as_text
 from ..db.filters import filter_expr
 from ..domain.config import parse_duration
-from ..domain.errors import NotFound
+from ..domain.errors import NotFound, Unavailable
 from ..domain.model import CONFLICT_POLICIES, MEMORY_TYPES, Link, ValidationError, validate_choice
 from ..store.core import coerce_remember_item
 from ..store.search import batched, iter_keys
@@ -54,6 +56,22 @@ DOCUMENT_FIELDS: tuple[str, ...] = ("text", "source", "tags", "type", "importanc
 #: field's doc says): consecutive records of one source are then one conversation.
 THREAD = "_thread"
 MAX_ERROR_CHARS = 500
+#: How long a submission that failed part-way can be resumed by sending it again.
+SUBMIT_ATTEMPT_TTL = 86_400
+
+
+class PartlyWritten(Unavailable):
+    """Redis failed after some batches of a submission were stored: the answer names
+    them (the job and how many), and the same request sent again stores the rest."""
+
+    def __init__(self, job_id: str, kept: int, total: int, cause: BaseException) -> None:
+        super().__init__(
+            f"Redis unavailable after {kept} of {total} item(s) were stored as pending in job "
+            f"{job_id} (they will be embedded); send the same request again to store the "
+            f"other {total - kept} without duplicates ({cause})"
+        )
+        self.job_id, self.kept, self.total = job_id, kept, total
+
 
 __all__ = ["PIPELINE_MODES", "Job", "JobStatus", "Pipeline", "process_batch"]
 
@@ -333,30 +351,68 @@ class Pipeline:
         validate_choice(policy, CONFLICT_POLICIES, "on_conflict")
         size = self._batch_size(batch_size)
         total = 0
+        digest = hashlib.sha256(f"{kind}\0{policy}\0{size}\0".encode())
         for position, item in enumerate(make_items()):  # pass 1: validate everything
             item, _thread = _thread_of(item)
             try:
-                self.store.build_memory(**coerce_remember_item(item))
+                fields = coerce_remember_item(item)
+                self.store.build_memory(**fields)
             except ValueError as exc:
                 raise ValidationError(f"item {position}: {exc}") from None
+            digest.update(json.dumps(fields, sort_keys=True, default=str).encode() + b"\n")
             total += 1
         if policy == "raise" and total != 1:
             raise ValidationError(
                 "on_conflict='raise' is only supported for a single item — bulk rollback is "
                 "ill-defined; submit items one by one"
             )
-        done_before = 0
+        # A submission that fails part-way stays findable by its content for a day: the
+        # same request sent again resumes that job instead of writing its items twice.
+        attempt = f"{self.prefix}:submit:{self.collection}:{digest.hexdigest()}"
+        retry = False
+        if not job_id:
+            job_id = as_text(self.client.get(attempt) or b"") or None
+            retry = job_id is not None
+        ids: list[str] = []
         if job_id and self.jobs_store.exists(job_id):
-            # A re-run of the same job (a redelivered ingest task): resume after
-            # the items already written; their own batches were dispatched then.
-            done_before = int(self.client.llen(self.jobs_store.keys(job_id).ids))
+            # A re-run of the same job (a redelivered ingest task, or a client's retry of
+            # a refused request): resume after the items already written; their own
+            # batches were dispatched then (reconcile re-queues one whose send failed).
+            ids = [i for _start, chunk in self.jobs_store.iter_ids(job_id) for i in chunk]
         else:
             job_id = self.jobs_store.create(self.collection, kind, total, policy, job_id)
+        self.client.set(attempt, job_id, ex=SUBMIT_ATTEMPT_TTL)
+        done_before = len(ids)
+        # A client's retry answers with every id of the request; a re-run task with its own.
+        written = ids if retry else []
+        try:
+            self._write_items(make_items, job_id, kind, policy, size, done_before, written)
+            self.client.delete(attempt)
+        except (redis.RedisError, OSError) as exc:
+            kept = len(written) if retry else done_before + len(written)
+            if not kept:
+                raise
+            raise PartlyWritten(job_id, kept, total, exc) from exc
+        if total == 0:
+            self.jobs_store.expire_if_settled(job_id)
+        return Job(id=job_id, memory_ids=written, total=total)
+
+    def _write_items(
+        self,
+        make_items: Callable[[], Iterator[Any]],
+        job_id: str,
+        kind: str,
+        policy: str,
+        size: int,
+        done_before: int,
+        ids: list[str],
+    ) -> None:
+        """Pass 2: write the items from *done_before* on as pending batches, each one
+        atomic and appended to *ids* as soon as it is stored, and dispatch each."""
         queued = self.use_workers()
         # Chunked documents are journaled as the seed's ingest actor ("import"
         # is the .ahkai importer's); plain item batches keep the caller's actor.
         actor = "ingest" if kind == "ingest" else None
-        ids: list[str] = []
         chunk: list[Any] = []
         start = done_before
         previous: tuple[Any, Any] = (None, None)  # (memory, thread)
@@ -371,14 +427,11 @@ class Pipeline:
             previous = (memory, thread)
             chunk.append(memory)
             if len(chunk) >= size:
-                ids.extend(self._write_chunk(job_id, start, chunk, policy, queued, actor))
+                self._write_chunk(job_id, start, chunk, policy, queued, actor, ids)
                 start += len(chunk)
                 chunk = []
         if chunk:
-            ids.extend(self._write_chunk(job_id, start, chunk, policy, queued, actor))
-        if total == 0:
-            self.jobs_store.expire_if_settled(job_id)
-        return Job(id=job_id, memory_ids=ids, total=total)
+            self._write_chunk(job_id, start, chunk, policy, queued, actor, ids)
 
     def _write_chunk(
         self,
@@ -387,9 +440,11 @@ class Pipeline:
         memories: list,
         policy: str,
         queued: bool,
-        actor: str | None = None,
-    ) -> list[str]:
-        """Write one batch as pending (with its job position), journal it, then dispatch."""
+        actor: str | None,
+        written: list[str],
+    ) -> None:
+        """Write one batch as pending (with its job position), journal it, add its ids to
+        *written* (it is stored: a later failure must say so), then dispatch it."""
         store = self.store
         # One MULTI/EXEC per batch: the memories, their inflight entries and the
         # job's id list land together, so a resumed job knows where to continue.
@@ -412,10 +467,10 @@ class Pipeline:
         ids = [m.id for m in memories]
         self.jobs_store.add_ids(job_id, ids, pipe)
         pipe.execute()
+        written.extend(ids)
         store.count_call("remember", len(memories))
         positions = list(range(start, start + len(memories)))
         self._dispatch(job_id, ids, positions, policy, queued)
-        return ids
 
     # ------------------------------------------------------------------ ingest
     def ingest_documents(

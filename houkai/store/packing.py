@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..domain.model import (
+    MAX_RECALL_K,
     CompressedGroup,
     ExpandSpec,
     HybridWeights,
@@ -251,8 +252,14 @@ class PackingMixin(StoreHost):
         _validate_pack_args(
             token_budget, token_counter, header, compress_threshold, compress_min_group
         )
-        if isinstance(max_items, bool) or not isinstance(max_items, int) or max_items < 1:
-            raise ValidationError(f"max_items must be an integer >= 1 — got {max_items!r}")
+        if (
+            isinstance(max_items, bool)
+            or not isinstance(max_items, int)
+            or not 1 <= max_items <= MAX_RECALL_K
+        ):
+            raise ValidationError(
+                f"max_items must be an integer in [1, {MAX_RECALL_K}] — got {max_items!r}"
+            )
         ranked = self.recall(
             query,
             k=max_items,

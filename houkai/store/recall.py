@@ -26,8 +26,11 @@ import redis
 
 from ..db.filters import filter_expr
 from ..db.schema import MEMORY_FIELDS
+from ..domain import deadline
 from ..domain.model import (
     FUSIONS,
+    MAX_RECALL_K,
+    MAX_RECALL_POOL,
     MEMORY_TYPES,
     RECALL_MODES,
     ExpandSpec,
@@ -39,6 +42,7 @@ from ..domain.model import (
 )
 from ..domain.text import query_terms
 from . import codec, lexstats
+from .diversity import mmr_order
 from .query import QueryParse, name_seen, parse_query
 from .recall_stages import RecallStagesMixin
 from .search import knn_query, search
@@ -206,7 +210,7 @@ class RecallMixin(RecallStagesMixin):
         started = time.perf_counter()
         if not isinstance(query, str):
             raise ValidationError(f"query must be a string — got {query!r}")
-        k = _check_int(k, "k", 0)
+        k = _check_int(k, "k", 0, MAX_RECALL_K)
         overfetch = _check_int(overfetch, "overfetch", 1, 100)
         validate_choice(mode, RECALL_MODES, "mode")
         validate_choice(fusion, FUSIONS, "fusion")
@@ -267,7 +271,7 @@ class RecallMixin(RecallStagesMixin):
             now=clock,
         )
         active_reranker = reranker if reranker is not None else self._reranker
-        pool_size = max(k * overfetch, k)
+        pool_size = min(max(k * overfetch, k), MAX_RECALL_POOL)
         if active_reranker is not None:
             # A reranker can only promote what it is shown: at k=1 the seed's k × overfetch
             # would hand it 4 near-ties out of many (ADR 0055's int8 reorders such ties).
@@ -292,6 +296,7 @@ class RecallMixin(RecallStagesMixin):
         pool, lexical_active = self._gather(
             query, qvec, where, pool_size, mode, active, w, params, broad, filters, stats
         )
+        deadline.check("candidate search")
         cands = list(pool.values())
         if mode == "hybrid" and w.recency_basis == "accessed":
             self.overlay_access([c.memory for c in cands])  # recency from the true access
@@ -307,6 +312,7 @@ class RecallMixin(RecallStagesMixin):
             cands, mode, fusion, w, active, parse, params, now, rrf_k, lexical_active,
             depth=None if reads_deeper else k,
         )  # fmt: skip
+        deadline.check("scoring")
         if active_reranker is not None and cands:
             cands = self._rerank(active_reranker, query, cands)
         if expand is not None and expand.rerank and expand.cap > 0:
@@ -659,39 +665,12 @@ class RecallMixin(RecallStagesMixin):
         A memory still waiting for its embedding has no redundancy to measure and
         is judged on relevance alone.
         """
-        self._ensure_vectors(cands)
-        relevance = _minmax([c.score for c in cands])
+        pool = cands[:MAX_RECALL_POOL]  # bounded work: the best-ranked pool only
+        self._ensure_vectors(pool)
+        relevance = _minmax([c.score for c in pool])
         lam = 1.0 if diversity is None else float(diversity)
-        chosen: list[Candidate] = []
-        chosen_vectors: list[np.ndarray] = []
-        remaining = list(range(len(cands)))
-        while remaining and len(chosen) < k:
-            best, best_value = -1, -math.inf
-            for i in remaining:
-                vec = cands[i].vector
-                redundancy = (
-                    max((float(np.dot(vec, s)) for s in chosen_vectors), default=0.0)
-                    if vec is not None
-                    else 0.0
-                )
-                if (
-                    dedup_threshold is not None
-                    and chosen_vectors
-                    and vec is not None
-                    and redundancy >= dedup_threshold
-                ):
-                    continue
-                value = lam * relevance[i] - (1 - lam) * redundancy
-                if value > best_value:
-                    best, best_value = i, value
-            if best < 0:
-                break  # everything left is a near-duplicate of a selected hit
-            remaining.remove(best)
-            chosen.append(cands[best])
-            vector = cands[best].vector
-            if vector is not None:
-                chosen_vectors.append(vector)
-        return chosen
+        picked = mmr_order(relevance, [c.vector for c in pool], k, lam, dedup_threshold)
+        return [pool[i] for i in picked.order]
 
     # ------------------------------------------------------------ graph expansion
     def _collect_expansion(

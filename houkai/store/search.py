@@ -9,6 +9,10 @@ from dataclasses import dataclass, field
 import redis
 
 from ..db.schema import EXACT_FIELD, VECTOR_FIELD
+from ..domain import deadline
+
+#: RediSearch's own default query timeout (ms, ON_TIMEOUT return).
+SERVER_TIMEOUT_MS = 500
 
 
 def batched(items: Iterable, size: int) -> Iterator[list]:
@@ -74,7 +78,13 @@ def search(
     """Run FT.SEARCH (DIALECT 2) and return ``(total, hits)``.
 
     *verbatim* matches query terms exactly, without RediSearch's stem expansion.
+    Inside a request deadline (:mod:`houkai.domain.deadline`) a passed deadline
+    stops the work here, and a query never runs past the time left.
     """
+    deadline.check("search")
+    left = deadline.remaining()
+    if timeout_ms is None and left is not None and left * 1000 < SERVER_TIMEOUT_MS:
+        timeout_ms = max(1, int(left * 1000))
     args: list = ["FT.SEARCH", index, query]
     if nocontent:
         args.append("NOCONTENT")

@@ -14,13 +14,24 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from houkai.db.keys import COLLECTION_RE
-from houkai.domain.model import MAX_ID_CHARS, MAX_TAG_CHARS, MAX_TAGS, MAX_TEXT_CHARS
+from houkai.domain.model import (
+    MAX_ID_CHARS,
+    MAX_RECALL_K,
+    MAX_RECALL_POOL,
+    MAX_TAG_CHARS,
+    MAX_TAGS,
+    MAX_TEXT_CHARS,
+)
 
 #: A browse page cursor: ``<sort key>:<hex id>:<seq>``.
 CURSOR_PATTERN = r"^(-?\d{1,20}):((?:[0-9a-f]{2}){1,512}):(\d{1,15})$"
 
-#: Largest ``k`` / ``limit`` / ``max_items`` any read accepts.
+#: Largest ``limit`` / ``n`` a listing read accepts.
 MAX_K = 10_000
+#: Largest ``k`` / ``max_items`` of a ranked read (recall, recall_pack): its work grows with it.
+RecallCount = Annotated[int, Field(ge=1, le=MAX_RECALL_K)]
+#: What the overfetch doc says about the pool cap.
+POOL_HELP = f"(the pool is capped at {MAX_RECALL_POOL:,} candidates)"
 
 # "Has a character str.strip() keeps", spelled out so Python's re (the server) and
 # ECMA regex (clients) agree: their \s differ on \x1c-\x1f, \x85 and \ufeff.

@@ -21,6 +21,7 @@ from .fields import (
     ENTRY_PATTERN,
     GLOB_PATTERN,
     MAX_K,
+    POOL_HELP,
     SUMMARIZER_PATTERN,
     TIME_HELP,
     BatchConflictPolicy,
@@ -37,6 +38,7 @@ from .fields import (
     MemoryTypeName,
     NonEmpty,
     Polarity,
+    RecallCount,
     RecallMode,
     Tag,
     Tags,
@@ -478,10 +480,10 @@ class Import(Params):
 # --------------------------------------------------------------------------- reads
 class Recall(Filters, Ranking):
     query: NonEmpty = Field(description="What to look for, in natural language.")
-    k: Count = Field(5, description="How many results.")
+    k: RecallCount = Field(5, description="How many results.")
     mode: RecallMode = Field("semantic", description=_MODE_DOC)
     overfetch: Annotated[int, Field(ge=1, le=100)] = Field(
-        4, description="Candidate pool multiplier for filtering/reranking."
+        4, description=f"Candidate pool multiplier for filtering/reranking {POOL_HELP}."
     )
     include_superseded: bool = Field(False, description="Also return superseded memories.")
     include_expired: bool = Field(False, description="Also return memories whose TTL passed.")
@@ -510,7 +512,7 @@ class RecallPack(Filters, Ranking, Compress):
     query: NonEmpty = Field(description="What the context is for.")
     token_budget: Budget = Field(800, description="Approximate token budget for the block.")
     mode: RecallMode = Field("hybrid", description=_MODE_DOC)
-    max_items: Count = Field(50, description="Most memories to consider.")
+    max_items: RecallCount = Field(50, description="Most memories to consider.")
     include_superseded: bool = Field(False, description="Also use superseded memories.")
     touch: bool = Field(True, description="Count this pack as an access of each memory.")
     header: Annotated[str, Field(max_length=10_000)] | None = Field(

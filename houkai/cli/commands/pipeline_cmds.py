@@ -182,7 +182,8 @@ def up(
     else:
         redis_server.set_start_listener(None)  # `up` stops what it started
         already = redis_server.status(s.data_dir)
-        info = already or redis_server.start(s.data_dir, s.redis_port)
+        # start() reuses a live server and waits while it loads (with progress lines)
+        info = redis_server.start(s.data_dir, s.redis_port)
         started_redis = already is None
         url = info.url
         click.echo(f"redis   {url} (embedded, data in {info.data_dir}, pid {info.pid})")
