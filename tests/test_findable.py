@@ -234,3 +234,32 @@ def test_a_zero_vector_stored_before_they_were_refused_does_not_break_recall(mak
         got = store.recall("zero vector row deploy runbook", k=5, mode=mode, explain=True)
         assert kept[0].id in [m.id for m, _, _ in got]
         assert all(np.isfinite(score) for _, score, _ in got)
+
+
+def test_under_the_recall_filter_a_memorys_own_words_still_find_it(make_store):
+    """The "live" clauses every recall carries were intersected into the TFIDF keyword
+    query and changed its scores: on these 200 facts 7 fell out of the first 20 hits for
+    their own words. As a zero-weight clause it loses none."""
+    import time as clock
+
+    from houkai.db.filters import filter_expr
+    from houkai.domain.text import query_terms
+    from houkai.store import lexstats
+    from houkai.store.recall_stages import KEYWORD_SCORER, keyword_query
+    from houkai.store.search import search
+
+    store = make_store()
+    texts = clustered.facts(200, 3)
+    store.remember_many(texts)
+    where = filter_expr(now=clock.time())
+    lost = []
+    for text in texts:
+        terms = query_terms(text)
+        words = lexstats.candidate_terms(terms, store._term_stats(text, terms))
+        _, hits = search(
+            store.client, store.keys.index, keyword_query(words, where),
+            return_fields=("text",), limit=20, scorer=KEYWORD_SCORER,
+        )  # fmt: skip
+        if text not in [h.str("text") for h in hits]:
+            lost.append(text)
+    assert lost == []

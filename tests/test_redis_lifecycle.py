@@ -13,13 +13,13 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from _childenv import child_env
+from _fake_redis import LoadingServer
 
 from houkai.db import server as redis_server
 
@@ -78,41 +78,8 @@ def test_a_live_but_unresponsive_server_is_never_doubled(data_dir: Path) -> None
     assert redis_server.start(data_dir).pid == info.pid
 
 
-class _LoadingServer:
-    """A fake server that answers ``-LOADING`` for *loading* seconds, then PONG."""
-
-    def __init__(self, loading: float) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.port = self.sock.getsockname()[1]
-        self.ready_at = time.monotonic() + loading
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._client, args=(conn,), daemon=True).start()
-
-    def _client(self, conn: socket.socket) -> None:
-        with conn:
-            while data := conn.recv(4096):
-                if time.monotonic() < self.ready_at:
-                    conn.sendall(b"-LOADING Redis is loading the dataset in memory\r\n")
-                elif b"PING" in data.upper():
-                    conn.sendall(b"+PONG\r\n")
-                else:
-                    conn.sendall(b"*0\r\n")
-
-    def close(self) -> None:
-        self.sock.close()
-
-
 def test_a_loading_server_counts_as_up_and_is_waited_for(tmp_path: Path, monkeypatch) -> None:
-    fake = _LoadingServer(loading=1.0)
+    fake = LoadingServer(seconds=1.0)
     try:
         redis_server._write_state(tmp_path, fake.port, 4242)
         monkeypatch.setattr(redis_server, "_pid_alive", lambda pid: pid == 4242)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import signal
 import socket
-import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -15,54 +14,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _fake_redis import LoadingServer
 
 from houkai import MemoryStore
 from houkai.db import server as redis_server
 from houkai.domain.config import load_settings
 from houkai.engines.embeddings import HashEmbedder
-
-
-class _Loading:
-    """A fake server on loopback: ``-LOADING`` to everything but INFO for *seconds*."""
-
-    def __init__(self, seconds: float) -> None:
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.port = self.sock.getsockname()[1]
-        self.started = time.monotonic()
-        self.seconds = seconds
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    def _serve(self) -> None:
-        while True:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._client, args=(conn,), daemon=True).start()
-
-    def _client(self, conn: socket.socket) -> None:
-        with conn:
-            while data := conn.recv(4096):
-                elapsed = time.monotonic() - self.started
-                if b"INFO" in data.upper():
-                    loading = elapsed < self.seconds
-                    perc = min(100.0, 100.0 * elapsed / self.seconds)
-                    body = (
-                        f"# Persistence\r\nloading:{int(loading)}\r\n"
-                        f"loading_loaded_perc:{perc:.2f}\r\nloading_eta_seconds:3\r\n"
-                    ).encode()
-                    conn.sendall(b"$%d\r\n%s\r\n" % (len(body), body))
-                elif elapsed < self.seconds:
-                    conn.sendall(b"-LOADING Redis is loading the dataset in memory\r\n")
-                elif b"PING" in data.upper():
-                    conn.sendall(b"+PONG\r\n")
-                else:
-                    conn.sendall(b"*0\r\n")
-
-    def close(self) -> None:
-        self.sock.close()
 
 
 class _Proc:
@@ -92,7 +49,7 @@ def progress() -> Iterator[list]:
 def test_a_running_server_that_loads_past_the_timeout_is_waited_for(
     tmp_path: Path, monkeypatch, progress
 ) -> None:
-    fake = _Loading(seconds=2.5)
+    fake = LoadingServer(seconds=2.5)
     try:
         redis_server._write_state(tmp_path, fake.port, 4242)
         monkeypatch.setattr(redis_server, "_pid_alive", lambda pid: pid == 4242)
@@ -107,7 +64,7 @@ def test_a_running_server_that_loads_past_the_timeout_is_waited_for(
 def test_a_server_start_spawned_is_never_killed_while_it_loads(
     tmp_path: Path, monkeypatch, progress
 ) -> None:
-    fake = _Loading(seconds=2.5)
+    fake = LoadingServer(seconds=2.5)
     spawned: list[_Proc] = []
 
     def spawn(path: Path, port: int) -> _Proc:

@@ -282,6 +282,8 @@ PROGRESS_EVERY = 2.0
 def _loading_progress(url: str) -> tuple[float | None, float | None]:
     """``(percent, eta seconds)`` of a loading server; ``(None, None)`` when unknown.
     ``INFO`` answers while the server loads (PING does not)."""
+    import redis
+
     try:
         client = redis.Redis.from_url(
             url, socket_connect_timeout=0.5, socket_timeout=0.5, retry=None, protocol=2

@@ -452,13 +452,15 @@ class RecallMixin(RecallStagesMixin):
         """Add the query's keyword hits to an approximate (HNSW) semantic pool, ranked
         by cosine like the rest (ADR 0069): in a dense cluster of near-identical memories
         the graph search can stop short of a distinct memory that shares the query's
-        words. Only candidates are added; the ranking stays pure cosine."""
+        words. As many keyword hits as the hybrid lexical leg takes (twice the pool: a fact
+        among siblings that share most of its words ranks past 20). Only candidates are
+        added; the ranking stays pure cosine."""
         terms = query_terms(query)
         if not terms:
             return
         stats = self._term_stats(query, terms)
         self._keyword_candidates(
-            pool, lexstats.candidate_terms(terms, stats), where, size, qvec,
+            pool, lexstats.candidate_terms(terms, stats), where, size * 2, qvec,
             verbatim=not stats.stemmed,
         )  # fmt: skip
 
