@@ -68,14 +68,21 @@ def test_every_knn_query_passes_the_configured_ef_runtime(settings, make_store, 
 
     monkeypatch.setattr(recall_module, "search", spy)
     wide = MemoryStore(
-        collection=store.collection_name, settings=settings.replace(hnsw_ef_runtime=321)
+        collection=store.collection_name,
+        settings=settings.replace(hnsw_ef_runtime=321, exact_knn_max=0),  # HNSW: no exact KNN
     )
     wide.recall("probe", k=3, mode="semantic")
     wide.recall("probe", k=3, mode="hybrid", tag="nothing")
 
     knn = [q for q in queries if "KNN" in q]
     assert len(knn) >= 2
-    assert all("EF_RUNTIME 321" in q for q in knn), knn
+    assert all("@vec $q" in q and "EF_RUNTIME 321" in q for q in knn), knn
+
+    # While KNN is exact it searches the FLAT field, which takes no EF_RUNTIME (ADR 0069).
+    queries.clear()
+    MemoryStore(collection=store.collection_name, settings=settings).recall("probe", k=3)
+    exact = [q for q in queries if "KNN" in q]
+    assert exact and all("@vecx $q" in q and "EF_RUNTIME" not in q for q in exact), exact
 
 
 def test_same_layout_ignores_only_query_time_fields():

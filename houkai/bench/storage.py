@@ -80,14 +80,24 @@ def _settle(client: redis.Redis, index: str, expected: int, timeout: float = 600
 
 
 def measure_hash(
-    client: redis.Redis, n: int, dim: int, batch: int = 1000, vector_type: str = "FLOAT16"
+    client: redis.Redis,
+    n: int,
+    dim: int,
+    batch: int = 1000,
+    vector_type: str = "FLOAT16",
+    exact: bool = False,
 ) -> StorageResult:
+    """HASH documents; *exact*: with the FLAT field of exact KNN, as a new collection has
+    while ``exact_knn_max`` > 0 (ADR 0069)."""
     keys = Keys(f"bench-{uuid.uuid4().hex[:6]}", "storage")
     rng = random.Random(7)
     nrng = np.random.default_rng(7)
     before = _used(client)
     started = time.time()
-    ensure_index(client, keys, IndexParams(dim=dim, vector_type=vector_type), "bench")
+    ensure_index(
+        client, keys, IndexParams(dim=dim, vector_type=vector_type, exact=exact), "bench",
+        exact_upto=n,
+    )  # fmt: skip
     write = client.register_script(lexstats.WRITE_LUA)  # the store's own write path
     for start in range(0, n, batch):
         size = min(batch, n - start)
@@ -107,7 +117,8 @@ def measure_hash(
     seconds = time.time() - started
     used = _used(client) - before
     _cleanup(client, keys)
-    return StorageResult(f"HASH {vector_type}", n, used / n, seconds)
+    layout = f"HASH {vector_type}" + (" + exact KNN field" if exact else "")
+    return StorageResult(layout, n, used / n, seconds)
 
 
 def measure_json(client: redis.Redis, n: int, dim: int, batch: int = 1000) -> StorageResult:

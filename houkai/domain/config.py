@@ -50,7 +50,7 @@ class Settings:
     hnsw_m: int = 16
     hnsw_ef_construction: int = 200
     hnsw_ef_runtime: int = 64
-    # KNN is exact (a FLAT field beside the HNSW graph, ~770 B more per memory at
+    # KNN is exact (a FLAT field beside the HNSW graph, ~840 B more per memory at
     # FLOAT16) while a collection holds at most this many memories; above, HNSW.
     # 0: no FLAT field in new collections (ADR 0069)
     exact_knn_max: int = 50_000

@@ -254,6 +254,8 @@ def bench_storage(ctx: Context, n: int, layouts: str, vector_type: str | None) -
         if name == "hash":
             vtype = (vector_type or ctx.settings.vector_type).upper()
             results.append(storage.measure_hash(client, n, dim, vector_type=vtype))
+            if ctx.settings.exact_knn_max > 0:  # the layout a new collection has (ADR 0069)
+                results.append(storage.measure_hash(client, n, dim, vector_type=vtype, exact=True))
         else:
             results.append(measures[name](client, n, dim))
     rows = [
