@@ -399,3 +399,56 @@ def test_up_says_the_cli_uses_its_server() -> None:
     from houkai.cli.commands.pipeline_cmds import cli_banner
 
     assert "--local" in cli_banner("http://127.0.0.1:8765")
+
+
+def _offline(url: str = "http://127.0.0.1:9") -> client.Remote:
+    return client.Remote(
+        runtime.ApiServer(
+            url=url,
+            pid=1,
+            started_at=0.0,
+            instance="n",
+            key_prefix="p",
+            redis="",
+            collection="c",
+            tokens_required=False,
+        )
+    )
+
+
+def test_a_lost_server_falls_back_for_reads_and_is_an_error_for_writes() -> None:
+    from houkai.app.operations import get
+    from houkai.domain.errors import HoukaiError
+
+    remote = _offline(f"http://127.0.0.1:{_free_port()}")
+    with pytest.raises(client.Unavailable):
+        remote.call(get("recall"), {"query": "x"}, "c")
+    with pytest.raises(HoukaiError, match="may have run") as caught:
+        remote.call(get("remember"), {"text": "x"}, "c")
+    assert caught.value.status == 503
+
+
+@pytest.mark.parametrize("status", [401, 403, 421, 429])
+def test_a_refusal_of_this_caller_runs_in_process(monkeypatch, status: int) -> None:
+    from houkai.app.operations import get
+
+    remote = _offline()
+    monkeypatch.setattr(client.Remote, "_request", lambda *a, **k: (status, {"error": "no"}, "n"))
+    with pytest.raises(client.Unavailable):
+        remote.call(get("forget"), {"memory_id": "m"}, "c")
+
+
+def test_other_error_answers_are_the_typed_errors(monkeypatch) -> None:
+    from houkai.app.operations import get
+    from houkai.domain.errors import HoukaiError, NotFound
+
+    remote = _offline()
+    answers = iter(
+        [(404, {"error": "no collection named 'x'"}, "n"), (503, {"error": "down"}, "n")]
+    )
+    monkeypatch.setattr(client.Remote, "_request", lambda *a, **k: next(answers))
+    with pytest.raises(NotFound, match="no collection named 'x'"):
+        remote.call(get("list_recent"), {}, "x")
+    with pytest.raises(HoukaiError, match="down") as caught:
+        remote.call(get("stats"), {}, "x")
+    assert caught.value.status == 503

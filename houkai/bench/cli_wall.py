@@ -170,32 +170,37 @@ def _heavy_imports(args: list[str], env: dict[str, str]) -> list[str]:
 def _time(
     label: str,
     argv: list[str],
-    env: dict[str, str],
+    modes: list[tuple[str, dict[str, str], float]],
     repeat: int,
-    target: float,
-    mode: str,
     progress: Callable[[str, int], None] | None,
-) -> CommandTiming:
-    _wall(argv, env)  # one untimed run: page cache and bytecode, as a user's 2nd call
-    runs: list[float] = []
-    code = 0
+) -> list[CommandTiming]:
+    """*repeat* runs of *argv* in each of *modes* ``(mode, env, target)``, interleaved run
+    by run, so a load burst on a shared machine hits every mode alike."""
+    for _, env, _ in modes:
+        _wall(argv, env)  # one untimed run: page cache and bytecode, as a user's 2nd call
+    runs: dict[str, list[float]] = {mode: [] for mode, _, _ in modes}
+    codes = dict.fromkeys(runs, 0)
     for i in range(repeat):
-        seconds, rc = _wall(argv, env)
-        runs.append(seconds)
-        code = code or rc
+        for mode, env, _ in modes:
+            seconds, rc = _wall(argv, env)
+            runs[mode].append(seconds)
+            codes[mode] = codes[mode] or rc
         if progress is not None:
-            progress(f"{label} ({mode})", i + 1)
-    return CommandTiming(
-        command=label,
-        target_s=target,
-        median_s=round(statistics.median(runs), 3),
-        min_s=round(min(runs), 3),
-        max_s=round(max(runs), 3),
-        runs=[round(r, 3) for r in runs],
-        heavy_imports=_heavy_imports(argv[1:], env),
-        exit_code=code,
-        mode=mode,
-    )
+            progress(label, i + 1)
+    return [
+        CommandTiming(
+            command=label,
+            target_s=target,
+            median_s=round(statistics.median(runs[mode]), 3),
+            min_s=round(min(runs[mode]), 3),
+            max_s=round(max(runs[mode]), 3),
+            runs=[round(r, 3) for r in runs[mode]],
+            heavy_imports=_heavy_imports(argv[1:], env),
+            exit_code=codes[mode],
+            mode=mode,
+        )
+        for mode, env, target in modes
+    ]
 
 
 @contextlib.contextmanager
@@ -271,21 +276,14 @@ def run(
                 [{"text": m.text, "type": m.type, "tags": m.tags} for m in generate(memories)]
             )
         base = ["--collection", collection, "--format", "tsv"]
-        for label, args, target in COMMANDS:
-            argv = [str(exe), *base, *args]
-            result.commands.append(
-                _time(label, argv, local_env, repeat, target, IN_PROCESS, progress)
-            )
-        if server:
-            with _server(settings, env, exe):
-                for label, args, _ in COMMANDS:
-                    if label not in SERVER_TARGETS:
-                        continue  # --version and --help reach no server
-                    argv = [str(exe), *base, *args]
-                    target = SERVER_TARGETS[label]
-                    result.commands.append(
-                        _time(label, argv, env, repeat, target, VIA_SERVER, progress)
-                    )
+        with _server(settings, env, exe) if server else contextlib.nullcontext():
+            for label, args, target in COMMANDS:
+                modes = [(IN_PROCESS, local_env, target)]
+                if server and label in SERVER_TARGETS:
+                    modes.append((VIA_SERVER, env, SERVER_TARGETS[label]))
+                argv = [str(exe), *base, *args]
+                result.commands += _time(label, argv, modes, repeat, progress)
+        result.commands.sort(key=lambda t: t.mode != IN_PROCESS)
     finally:
         store.drop()
     result.loadavg_end = _loadavg()

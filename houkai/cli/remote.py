@@ -265,7 +265,7 @@ def open_remote(settings: Settings, default_collection: str) -> Remote | None:
     if not remote.alive():
         log.info("the houkai server at %s does not answer; running in-process", server.url)
         return None
-    log.debug("sending operations to the houkai server at %s", server.url)
+    log.info("sending operations to the houkai server at %s", server.url)
     return remote
 
 

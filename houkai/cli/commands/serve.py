@@ -82,7 +82,9 @@ def serve(
     # the bind is the Host / Origin policy's (houkai.app.hosts): a foreign Host is a 421
     settings = settings.replace(http_tokens=spec, http_host=host, http_port=port)
     service = MemoryService(settings, actor="http")
-    service.store()  # connect and load the model before accepting requests
+    # connect, load the model and run it once before accepting requests: the first
+    # inference of a fresh ONNX session costs about a second, not the first user's recall
+    service.store().embedder.encode(["warm up"])
     app = create_app(settings, service)
     server = make_server(
         host, port, app, threaded=True, request_handler=JsonErrorHandler, passthrough_errors=False
