@@ -93,8 +93,9 @@ class Context:
         rest against the registry (same bounds and error words as every door).
 
         With a running server for this data dir (:attr:`remote`), the call goes to its
-        REST route instead, checked here first by the same registry check, and answers
-        the same result or error; a call the server cannot take runs in-process."""
+        REST route instead, where the same bound method checks it, and answers the same
+        result or error; a call the server cannot take runs in-process. A process that
+        built its service already stays in-process (the cost is paid)."""
         from ..app.operations import OPERATIONS
 
         op = next((o for o in OPERATIONS if o.service_method == operation), None)
