@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 import json
 import logging
+import os
 import re
 import uuid
 from collections.abc import Mapping
@@ -27,6 +28,7 @@ from houkai.app.auth import FailureLimiter, TooManyFailures, acting_for, authent
 from houkai.app.errors import classify
 from houkai.app.hosts import HostPolicy
 from houkai.app.operations.bind import strict
+from houkai.app.runtime import INSTANCE_HEADER
 from houkai.app.serverpaths import require_admin_for
 from houkai.app.service import MemoryService, conflict_payload
 from houkai.db.keys import validate_collection
@@ -321,6 +323,9 @@ def create_app(
     app.config["MAX_CONTENT_LENGTH"] = settings.http_max_body
     app.config["HOUKAI_SERVICE"] = service
     app.config["HOUKAI_TOKENS"] = token_list
+    # the runtime file's nonce (houkai.app.runtime): `houkai serve` sets it after the
+    # file is written, gunicorn workers get it from the environment
+    app.config["HOUKAI_INSTANCE"] = os.environ.get("HOUKAI_SERVER_INSTANCE", "")
     app.url_map.strict_slashes = False
     app.url_map.converters["memory_id"] = MemoryIdConverter
     rest = RestApp(service, token_list)
@@ -365,6 +370,8 @@ def create_app(
         response.headers["X-Request-Id"] = getattr(g, "request_id", "")
         response.headers.setdefault("Cache-Control", "no-store")
         response.headers["X-Content-Type-Options"] = "nosniff"
+        if app.config["HOUKAI_INSTANCE"]:
+            response.headers[INSTANCE_HEADER] = app.config["HOUKAI_INSTANCE"]
         return response
 
     @app.errorhandler(HTTPException)

@@ -13,6 +13,7 @@ uploads, token-filtered listings) are the adapters below.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -76,11 +77,29 @@ class Route:
     tag: str = "memories"
     content_type: str = "application/json"
     upload: bool = False  # also accepts a non-JSON body (a file) as ``Call.upload``
-    #: Served by a bound service method, whose strict check is the request's one
-    #: (:func:`houkai.app.operations.bind.strict`): the adapter does not re-check.
-    self_checked: bool = False
     #: Body keywords of the REST binding alone (``minProperties``), checked by the adapter.
     op_rest_extra: tuple[str, ...] = ()
+    #: The registry's binding this route is generated from.
+    binding: Rest | None = None
+
+    @functools.cached_property
+    def self_checked(self) -> bool:
+        """Served by a bound service method, whose strict check is the request's one
+        (:func:`houkai.app.operations.bind.strict`): the adapter does not re-check.
+        Computed on first use: importing the routes (the CLI's client does) loads no
+        service."""
+        return self.binding is not None and _self_checked(self.op, self.binding)
+
+    @property
+    def envelope(self) -> str:
+        """The key a list result is wrapped in (``{"results": [...]}``), if any."""
+        return self.binding.envelope if self.binding is not None else ""
+
+    @property
+    def adapted(self) -> bool:
+        """Answered by a REST adapter (:data:`ADAPTERS`) rather than the service's result
+        as is (or in its envelope)."""
+        return self.name in ADAPTERS
 
     @property
     def flask_rule(self) -> str:
@@ -303,8 +322,8 @@ def _route(op: Operation, rest: Rest) -> Route:
         tag=rest.tag,
         content_type=rest.content_type,
         upload=bool(rest.upload),
-        self_checked=_self_checked(op, rest),
         op_rest_extra=tuple(rest.body_extra),
+        binding=rest,
     )
 
 
@@ -318,11 +337,34 @@ def _self_checked(op: Operation, rest: Rest) -> bool:
     return checks_itself(getattr(MemoryService, op.service_method, None))
 
 
-ROUTES: list[Route] = [_route(op, rest) for op in OPERATIONS for rest in op.rest]
+#: Every route (generated on first read by the module's ``__getattr__``).
+ROUTES: list[Route]
+_ROUTES: list[Route] = []
+
+
+def routes_of(op: Operation) -> list[Route]:
+    """*op*'s routes, generated on first use (the CLI's client builds only the one it
+    sends, not the whole table)."""
+    cached = _BY_OP.get(op.name)
+    if cached is None:
+        cached = _BY_OP[op.name] = [_route(op, rest) for rest in op.rest]
+    return cached
+
+
+_BY_OP: dict[str, list[Route]] = {}
+
+
+def __getattr__(name: str) -> Any:
+    """``ROUTES``: every route, generated on first read (PEP 562)."""
+    if name == "ROUTES":
+        if not _ROUTES:
+            _ROUTES.extend(route for op in OPERATIONS for route in routes_of(op))
+        return _ROUTES
+    raise AttributeError(name)
 
 
 def route_by_name(name: str) -> Route:
-    for route in ROUTES:
+    for route in __getattr__("ROUTES"):
         if route.name == name:
             return route
     raise KeyError(name)

@@ -14,8 +14,20 @@ def test_bench_cli_times_each_command_and_reports_heavy_imports(
 ) -> None:
     monkeypatch.setenv("HOUKAI_CONFIG", os.devnull)  # the children read the session's settings
     before = set(connect(settings.redis_url).keys(f"{settings.key_prefix}:*bench-cli-*"))
-    result = cli_wall.run(settings, memories=3, repeat=1)
-    rows = {t.command: t for t in result.commands}
+    result = cli_wall.run(
+        settings.replace(collection="bench-default"), memories=3, repeat=1, server=True
+    )
+    rows = {t.command: t for t in result.commands if t.mode == cli_wall.IN_PROCESS}
+    served = {t.command: t for t in result.commands if t.mode == cli_wall.VIA_SERVER}
+    # issue #26: the same commands through a running server, timed in the same run; they
+    # load no model (the in-process recall does)
+    assert list(served) == ["list", "stats", "recall"]
+    assert all(t.exit_code == 0 and t.target_s == 0.5 for t in served.values())
+    assert all(not {"onnxruntime", "torch"} & set(t.heavy_imports) for t in served.values())
+    assert any("× in-process" in line for line in result.lines())
+    from houkai.app import runtime
+
+    assert runtime.find(settings.data_dir) is None  # the server it started is gone
     assert list(rows) == ["--version", "--help", "list", "stats", "recall"]
     assert rows["--version"].target_s == 0.3 and rows["--help"].target_s == 0.5
     assert rows["recall"].target_s == 1.5

@@ -47,7 +47,11 @@ class Context:
     output_format: str = "auto"
     overrides: dict[str, Any] = field(default_factory=dict)
     default_collection: str | None = None
+    #: ``--local`` / ``HOUKAI_LOCAL=1``: never send operations to a running server.
+    local: bool = False
     _service: Any = None
+    _remote: Any = None
+    _remote_known: bool = False
 
     @property
     def collection(self) -> str:
@@ -70,21 +74,53 @@ class Context:
             self._service = MemoryService(replace(self.settings, collection=default), actor="cli")
         return self._service
 
+    @property
+    def remote(self) -> Any:
+        """The data dir's running REST server this process sends operations to
+        (:mod:`houkai.cli.remote`), or None: everything runs in-process. Looked up once."""
+        if not self._remote_known:
+            self._remote_known = True
+            if not self.local and self._service is None:
+                from .remote import open_remote
+
+                default = self.default_collection or self.settings.collection
+                self._remote = open_remote(self.settings, default)
+        return self._remote
+
     def call(self, operation: str, *args: Any, **kwargs: Any) -> Any:
         """Run service *operation* on this command's collection, the REST/MCP code path:
         arguments left unset (None) are dropped, as MCP drops nulls; the method checks the
-        rest against the registry (same bounds and error words as every door)."""
-        import inspect
+        rest against the registry (same bounds and error words as every door).
 
+        With a running server for this data dir (:attr:`remote`), the call goes to its
+        REST route instead, where the same bound method checks it, and answers the same
+        result or error; a call the server cannot take runs in-process. A process that
+        built its service already stays in-process (the cost is paid)."""
         from ..app.operations import OPERATIONS
 
-        service = self.service
-        method = getattr(service, operation)
+        op = next((o for o in OPERATIONS if o.service_method == operation), None)
+        collection = kwargs.pop("collection", self.collection)
+        remote = self.remote if op is not None else None
+        if remote is not None:
+            from .remote import Unavailable
+
+            arguments = _arguments(op, args, kwargs)
+            try:
+                return remote.call(op, arguments, collection)
+            except Unavailable as why:
+                log.debug("%s runs in-process: %s", operation, why)
+        return self._call_here(op, operation, args, kwargs, collection)
+
+    def _call_here(
+        self, op: Any, operation: str, args: tuple, kwargs: dict[str, Any], collection: str
+    ) -> Any:
+        import inspect
+
+        method = getattr(self.service, operation)
         bound = inspect.signature(method).bind_partial(*args, **kwargs).arguments
         arguments = {k: v for k, v in bound.items() if v is not None and k != "collection"}
-        op = next((o for o in OPERATIONS if o.service_method == operation), None)
         if op is None or op.scope == "collection":
-            arguments["collection"] = kwargs.get("collection", self.collection)
+            arguments["collection"] = collection
         return method(**arguments)
 
     def store(self, collection: str | None = None) -> Any:
@@ -93,14 +129,39 @@ class Context:
 
     def reader(self, collection: str | None = None) -> Any:
         """The store of an *existing* collection, for what the service has no operation
-        for (id-prefix lookup): an unknown collection is an error, never created."""
+        for (id-prefix lookup): an unknown collection is an error, never created. With a
+        running server, a plain Redis client answers the lookup (no store is loaded)."""
         name = collection or self.collection
+        default = self.default_collection or self.settings.collection
+        if self.remote is not None:
+            from .remote import id_reader
+
+            light = id_reader(self.settings, name, default, lambda: self.service.store(name))
+            if light is not None:
+                return light
         service = self.service
         if name != service.settings.collection and not service.has_collection(name):
             from ..domain.errors import NotFound
 
             raise NotFound(f"no collection named {name!r}")
         return service.store(name)
+
+
+def _arguments(op: Any, args: tuple, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """*op*'s arguments from a call's positionals and keywords, unset ones dropped and
+    library strings typed (``k="3"``) as the bound method does; the server's bound method
+    then runs the one check (strictly, as JSON arrives), with the same error words."""
+    from ..app.operations import coerce_arguments
+    from ..app.operations.bind import signature
+    from ..app.operations.schema import InvalidArgument
+
+    try:
+        bound = signature(op.name, []).bind_partial(None, *args, **kwargs).arguments
+    except TypeError as exc:
+        raise InvalidArgument(f"{op.name}: {exc}") from None
+    bound.pop("self", None)
+    given = {k: v for k, v in bound.items() if v is not None}
+    return coerce_arguments(op, given)
 
 
 pass_ctx = click.make_pass_decorator(Context)
@@ -249,6 +310,12 @@ class HoukaiGroup(click.Group):
     show_default=True,
     help="Output format: table on a terminal, TSV when piped, or JSON.",
 )
+@click.option(
+    "--local",
+    is_flag=True,
+    envvar="HOUKAI_LOCAL",
+    help="Run in this process, not on a running houkai server (env HOUKAI_LOCAL=1).",
+)
 @click.option("-v", "--verbose", count=True, help="Log more (-vv for debug).")
 @click.version_option(None, "-V", "--version", package_name="houkai")
 @click.pass_context
@@ -258,6 +325,7 @@ def cli(
     redis_url: str | None,
     data_dir: str | None,
     output_format: str,
+    local: bool,
     verbose: int,
 ) -> None:
     """houkai: long-term memory for AI agents, on Redis Stack."""
@@ -294,6 +362,7 @@ def cli(
         output_format=output_format,
         overrides=from_flags,
         default_collection=default,
+        local=local,
     )
 
 

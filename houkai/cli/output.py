@@ -305,9 +305,9 @@ def memory_record(
     explain: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The JSON shape of a memory on every door (the service's: ``null`` for unset fields)."""
-    from ..app.service import memory_to_dict
-
     if isinstance(memory, Memory):
+        from ..app.service import memory_to_dict  # a dict (a server's answer) needs none
+
         return memory_to_dict(memory, score=score, explain=explain)
     record = dict(memory)
     if score is not None:

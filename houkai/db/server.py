@@ -116,12 +116,28 @@ def _port_freed(port: int, wait: float = 3.0) -> bool:
     return True
 
 
-def _read_state(data_dir: Path) -> dict | None:
+def read_runtime(path: Path) -> dict | None:
+    """A data dir's runtime file (``houkai-redis.json``, ``houkai-api.json``) as a dict,
+    None when it is missing or not a JSON object."""
     try:
-        state = json.loads((data_dir / STATE_FILE).read_text())
+        state = json.loads(path.read_text())
     except (OSError, ValueError):
         return None
     return state if isinstance(state, dict) else None
+
+
+def write_runtime(path: Path, state: dict, *, private: bool = False) -> None:
+    """Replace the runtime file *path* with *state* atomically (readers never see half a
+    file); *private*: readable by the owner alone."""
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600 if private else 0o644)
+    with os.fdopen(fd, "w") as fh:
+        fh.write(json.dumps(state))
+    tmp.replace(path)
+
+
+def _read_state(data_dir: Path) -> dict | None:
+    return read_runtime(data_dir / STATE_FILE)
 
 
 def _write_state(data_dir: Path, port: int, pid: int | None) -> None:
@@ -129,9 +145,7 @@ def _write_state(data_dir: Path, port: int, pid: int | None) -> None:
     state: dict[str, int] = {"port": int(port)}
     if pid:
         state["pid"] = int(pid)
-    tmp = data_dir / (STATE_FILE + ".tmp")
-    tmp.write_text(json.dumps(state))
-    tmp.replace(data_dir / STATE_FILE)
+    write_runtime(data_dir / STATE_FILE, state)
 
 
 def remembered_port(data_dir: str | os.PathLike) -> int | None:
@@ -168,6 +182,12 @@ def _dir_lock(data_dir: Path, timeout: float) -> Iterator[None]:
 
 def _pid_alive(pid: int) -> bool:
     """True when *pid* is a live (not zombie) Valkey/Redis server process."""
+    return process_alive(pid, (b"valkey", b"redis"))
+
+
+def process_alive(pid: int, markers: tuple[bytes, ...]) -> bool:
+    """True when *pid* is a live (not zombie) process whose command line holds one of
+    *markers*: a runtime file naming a dead (or recycled) pid is stale."""
     if pid <= 0:
         return False
     try:
@@ -186,7 +206,7 @@ def _pid_alive(pid: int) -> bool:
         cmdline = (proc / "cmdline").read_bytes()
     except OSError:
         return False
-    return not cmdline or b"valkey" in cmdline or b"redis" in cmdline  # empty: mid-exec
+    return not cmdline or any(m in cmdline for m in markers)  # empty: mid-exec
 
 
 def servers_in(data_dir: str | os.PathLike) -> list[int]:

@@ -117,6 +117,9 @@ class Settings:
     http_host: str = "127.0.0.1"
     http_port: int = 8765
     http_tokens: str = ""  # "tok" or "tok:coll1|coll2:ro,tok2" (see README)
+    # the bearer token the CLI presents to a running server that requires one
+    # (HOUKAI_TOKEN); else it tries those of http_tokens, else runs in-process
+    token: str = ""
     http_max_body: int = 4 * 1024 * 1024
     # Host names (name or name:port, comma-separated; "*" = any) the REST API and
     # MCP-over-HTTP answer besides the bind address and, on loopback, localhost.

@@ -25,11 +25,19 @@ from ..output import output_options, resolve_format
     show_default=True,
     help="Timed runs per command (the median is reported).",
 )
+@click.option(
+    "--server/--no-server",
+    default=False,
+    show_default=True,
+    help="Also time list, stats and recall sent to a running `houkai serve` (the data "
+    "dir's, else one started for the run).",
+)
 @output_options
 @pass_ctx
-def bench_cli(ctx: Context, memories: int, repeat: int) -> None:
-    """Median wall time of `houkai --help`, `list`, `stats` and `recall` as fresh processes,
-    against their targets, and which heavy modules each one imports."""
+def bench_cli(ctx: Context, memories: int, repeat: int, server: bool) -> None:
+    """Median wall time of `houkai --version`, `--help`, `list`, `stats` and `recall` as
+    fresh in-process processes, against their targets, and which heavy modules each one
+    imports; with --server, the same commands through a running server too."""
     from ...bench.cli_wall import run
 
     show = sys.stderr.isatty()
@@ -38,7 +46,7 @@ def bench_cli(ctx: Context, memories: int, repeat: int) -> None:
         if show:
             click.echo(f"\r\033[K{label} {done}/{repeat}", nl=False, err=True)
 
-    result = run(ctx.settings, memories=memories, repeat=repeat, progress=progress)
+    result = run(ctx.settings, memories=memories, repeat=repeat, server=server, progress=progress)
     if show:
         click.echo("\r\033[K", nl=False, err=True)
     from .bench_cmds import echo_result

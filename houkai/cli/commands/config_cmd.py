@@ -37,7 +37,7 @@ def sources(ctx: Context) -> list[dict[str, Any]]:
         else:
             source = "default"
         value = getattr(ctx.settings, f.name)
-        if f.name == "http_tokens" and value:
+        if f.name in ("http_tokens", "token") and value:
             value = "***"  # never print secrets
         elif isinstance(value, str) and "://" in value:
             value = _URL_PASSWORD.sub(r"\1***@", value)

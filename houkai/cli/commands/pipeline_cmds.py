@@ -155,6 +155,14 @@ def dashboard_banner(url: str, tokens: str) -> str:
     return f"ui      {url} (the web dashboard; open, no token: http_tokens is not set)"
 
 
+def cli_banner(api_url: str) -> str:
+    """The ``up`` line saying where this machine's ``houkai`` commands now run."""
+    return (
+        f"cli     houkai commands for this data dir run on {api_url} (no model load per "
+        "command); --local or HOUKAI_LOCAL=1 runs one in-process"
+    )
+
+
 @click.command("up")
 @click.option("--host", default=None, help="REST API host (default: http_host).")
 @click.option("--port", type=int, default=None, help="REST API port (default: http_port).")
@@ -222,6 +230,7 @@ def up(
             click.echo(f"{name:<7} pid {proc.pid}: {where}")
         if dashboard:
             click.echo(dashboard_banner(dashboard, s.http_tokens))
+            click.echo(cli_banner(dashboard.removesuffix("/ui")))
         click.echo("houkai is up — press Ctrl-C to stop")
         next_redis_check = time.monotonic() + 2
         while not stopping:

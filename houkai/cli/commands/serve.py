@@ -5,7 +5,9 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import signal
 import sys
+import threading
 from pathlib import Path
 
 import click
@@ -68,39 +70,66 @@ def serve(
     if not grants and host not in ("127.0.0.1", "localhost", "::1"):
         click.echo(f"warning: serving on {host} without any bearer token", err=True)
     if workers:
-        _exec_gunicorn(ctx, host, port, spec, workers, threads)
+        _exec_gunicorn(ctx, host, port, spec, workers, threads, list(grants))
         return
-    from werkzeug.serving import run_simple
+    from werkzeug.serving import make_server
 
     from ...api.rest import JsonErrorHandler, create_app
+    from ...app import runtime
     from ...app.service import MemoryService
+    from ...db.server import resolve_url
 
     # the bind is the Host / Origin policy's (houkai.app.hosts): a foreign Host is a 421
     settings = settings.replace(http_tokens=spec, http_host=host, http_port=port)
     service = MemoryService(settings, actor="http")
-    service.store()  # connect and load the model before accepting requests
+    # connect, load the model and run it once before accepting requests: the first
+    # inference of a fresh ONNX session costs about a second, not the first user's recall
+    service.store().embedder.encode(["warm up"])
     app = create_app(settings, service)
+    server = make_server(
+        host, port, app, threaded=True, request_handler=JsonErrorHandler, passthrough_errors=False
+    )
+    port = server.server_port  # the real one when --port 0 asked for any
     click.echo(
         f"houkai REST API on http://{host}:{port} (collection {settings.collection!r}, "
-        f"{len(grants)} token(s)); docs at /docs",
+        f"{len(grants)} token(s)); docs at /docs; houkai commands for data dir "
+        f"{settings.data_dir} use it (--local: in-process)",
         err=True,
     )
     sys.stderr.flush()
-    run_simple(
-        host,
-        port,
-        app,
-        threaded=True,
-        use_reloader=False,
-        use_debugger=False,
-        request_handler=JsonErrorHandler,
-    )
+    # `up` (and a service manager) stops this with SIGTERM: leave the loop cleanly, so
+    # the runtime file goes with the server
+    signal.signal(signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown).start())
+    with runtime.recorded(
+        data_dir=settings.data_dir,
+        host=host,
+        port=port,
+        key_prefix=settings.key_prefix,
+        redis_url=resolve_url(settings.redis_url, settings.data_dir, settings.redis_port),
+        collection=settings.collection,
+        tokens=list(grants),
+    ) as mine:
+        app.config["HOUKAI_INSTANCE"] = mine.instance
+        try:
+            server.serve_forever()
+        finally:
+            server.server_close()
 
 
 def _exec_gunicorn(
-    ctx: Context, host: str, port: int, spec: str, workers: int, threads: int
+    ctx: Context,
+    host: str,
+    port: int,
+    spec: str,
+    workers: int,
+    threads: int,
+    tokens: list[str],
 ) -> None:
-    """Replace this process with gunicorn, passing the resolved settings through env."""
+    """Replace this process with gunicorn, passing the resolved settings through env.
+
+    The runtime file names this pid, which gunicorn's master keeps after the exec; it
+    is not removed when gunicorn stops (nothing of this process runs then), but a
+    dead pid makes it stale, so no client uses it."""
     binary = shutil.which(
         "gunicorn",
         path=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
@@ -122,6 +151,18 @@ def _exec_gunicorn(
     )
     if s.redis_url:
         env["REDIS_URL"] = s.redis_url
+    from ...app import runtime
+
+    mine = runtime.record(
+        data_dir=s.data_dir,
+        host=host,
+        port=port,
+        key_prefix=s.key_prefix,
+        redis_url=s.redis_url or _embedded_url(s),
+        collection=s.collection,
+        tokens=tokens,
+    )
+    env["HOUKAI_SERVER_INSTANCE"] = mine.instance  # create_app() stamps it on replies
     args = [binary]
     config = _gunicorn_config()
     if config is not None:
@@ -139,6 +180,12 @@ def _exec_gunicorn(
     ]
     click.echo(f"exec: {' '.join(args)}", err=True)
     os.execve(binary, args, env)
+
+
+def _embedded_url(settings) -> str:
+    from ...db.server import resolve_url
+
+    return resolve_url(settings.redis_url, settings.data_dir, settings.redis_port)
 
 
 def register(cli: click.Group) -> None:
