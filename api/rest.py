@@ -144,18 +144,35 @@ def _has_body() -> bool:
     return bool(length) or "chunked" in request.headers.get("Transfer-Encoding", "").lower()
 
 
+#: Headers only a browser sends. A request carrying none of them came from a program
+#: (curl, urllib, an SDK), which no web page can make the developer's machine send.
+BROWSER_HEADERS = ("Origin", "Sec-Fetch-Site", "Sec-Fetch-Mode", "Sec-Fetch-Dest")
+#: The body types a page of another site may send without a preflight; the defaults of
+#: ``curl -d`` and urllib (form) and of a bare ``fetch`` (text/plain) among them.
+SIMPLE_TYPES = frozenset({"", "text/plain", "application/x-www-form-urlencoded"})
+
+
+def from_browser() -> bool:
+    return any(name in request.headers for name in BROWSER_HEADERS)
+
+
 def body_kind(route: Route) -> str:
     """``"json"`` or ``"upload"``: what the request's body is, by its ``Content-Type``.
 
     A browser page of another site may send ``text/plain``, form or multipart bodies
-    without a preflight: none of them is read as JSON (415), so only a request a page
-    could not send cross-origin without CORS reaches a JSON route. An empty body
-    without a ``Content-Type`` is an empty JSON object (every field its default)."""
+    without a preflight: from a browser (ADR 0071's headers) none of them is read as
+    JSON (415), so only a request a page could not send cross-origin without CORS
+    reaches a JSON route. A program that sends no browser header gets the seed's
+    leniency: ``curl -d`` and urllib label a JSON body as a form, and it is read as
+    JSON. An empty body without a ``Content-Type`` is an empty JSON object (every
+    field its default)."""
     mimetype = request.mimetype
     if mimetype == "application/json" or (not mimetype and not _has_body()):
         return "json"
     if route.upload and mimetype in UPLOAD_TYPES:
         return "upload"
+    if mimetype in SIMPLE_TYPES and not from_browser():
+        return "json"
     wanted = "application/json" + (
         f" (or an archive as {', '.join(UPLOAD_TYPES)})" if route.upload else ""
     )

@@ -46,6 +46,8 @@ def test_a_simple_cross_site_post_plants_nothing(open_app):
     c, name = open_app["client"], open_app["name"]
     assert c.post(f"/c/{name}/memories", json={"text": "a real memory"}).status_code == 201
     planted = json.dumps({"text": "planted by a web page", "wait": True})
+    # What a page sends: its own headers (a same-origin Origin would pass the Origin check)
+    page = {"Sec-Fetch-Site": "cross-site", "Sec-Fetch-Mode": "no-cors"}
     for kwargs in (
         {"data": planted, "content_type": "text/plain"},
         {"data": planted, "content_type": "text/plain;charset=UTF-8"},
@@ -53,20 +55,43 @@ def test_a_simple_cross_site_post_plants_nothing(open_app):
         {"data": {"text": "planted"}, "content_type": "multipart/form-data"},
         {"data": planted},  # a body without a Content-Type
     ):
-        r = c.post(f"/c/{name}/memories", **kwargs)
+        r = c.post(f"/c/{name}/memories", headers=page, **kwargs)
         assert r.status_code == 415, (kwargs.get("content_type"), r.get_data(as_text=True))
         assert "application/json" in r.get_json()["error"]
-    r = c.post(f"/c/{name}/nuke", data='{"confirm": "DELETE ALL"}', content_type="text/plain")
+    r = c.post(
+        f"/c/{name}/nuke", data='{"confirm": "DELETE ALL"}', content_type="text/plain",
+        headers=page,
+    )  # fmt: skip
     assert r.status_code == 415
     r = c.post(
         f"/c/{name}/import?on_conflict=overwrite",
         data=gzip.compress(b"{}"),
         content_type="text/plain",
+        headers=page,
     )
     assert r.status_code == 415 and "application/gzip" in r.get_json()["error"]
     assert _count(open_app) == 1
     # an empty body without a Content-Type is an empty JSON object (defaults), as before
     assert c.post(f"/c/{name}/maintenance/tick").status_code != 415
+
+
+def test_programs_that_label_json_as_a_form_are_read_as_json(open_app):
+    """``curl -d`` and urllib send a JSON body as ``application/x-www-form-urlencoded``;
+    with no browser header the request cannot come from a page, and it is read as JSON
+    as the seed read it. Multipart stays refused (it is never JSON)."""
+    c, name = open_app["client"], open_app["name"]
+    body = json.dumps({"text": "sent with curl -d"})
+    for content_type in ("application/x-www-form-urlencoded", "text/plain", None):
+        kwargs = {"content_type": content_type} if content_type else {}
+        r = c.post(f"/c/{name}/memories", data=body, **kwargs)
+        assert r.status_code == 201, (content_type, r.get_data(as_text=True))
+    assert (
+        c.post(
+            f"/c/{name}/memories", data={"text": "x"}, content_type="multipart/form-data"
+        ).status_code
+        == 415
+    )
+    assert _count(open_app) == 3
 
 
 def test_a_foreign_host_is_421_everywhere(open_app):
