@@ -13,8 +13,9 @@ memories into another collection runs (``ingest``), in the two setups users run:
 Each setup runs with the mitigations of ADR 0073 ``off`` (``embed_query_priority
 = false``, ``worker_nice = 0``: the behaviour before) and ``on`` (the defaults),
 in alternating order each round. Per phase it reports recall p50/p99 and the
-server's query-encode time (``encode`` includes waiting for the encoder), so the
-share of latency the encoder explains is visible; per setup and variant the
+server's breakdown of its slowest 1% of recalls (query encode with the wait for the
+encoder, Redis round trips, the rest, and the time queued before the app), so it
+shows where the tail goes; per setup and variant the
 medians over the rounds and the ratios taken within each round (a shared
 machine's load drifts between rounds, much less within one).
 """
@@ -43,7 +44,7 @@ from .ingest import OBJECTS, SUBJECTS, VERBS, synthetic_texts
 
 SETUPS = ("worker", "inline")
 VARIANTS = ("off", "on")
-ENCODE_ROUTE = "/_bench/encode"
+TIMING_ROUTE = "/_bench/timing"
 # ADR 0073's mitigations: "off" is the behaviour before them
 VARIANT_SETTINGS: dict[str, dict[str, Any]] = {
     "off": {"embed_query_priority": False, "worker_nice": 0},
@@ -52,9 +53,12 @@ VARIANT_SETTINGS: dict[str, dict[str, Any]] = {
 
 
 def app():  # pragma: no cover - runs inside the gunicorn worker
-    """gunicorn app factory: :func:`houkai.bench.recall_rest.app` plus ``/_bench/encode``,
-    which answers (and forgets) the query-encode durations seen since the last call."""
-    from flask import jsonify
+    """gunicorn app factory: :func:`houkai.bench.recall_rest.app` plus ``/_bench/timing``,
+    which answers (and forgets) ``[total, encode, redis]`` seconds of every recall handled
+    since the last call: the request in the app, its query encode (waiting for the
+    encoder included) and its Redis round trips."""
+    import redis.client
+    from flask import jsonify, request
 
     from ..app.service import MemoryService
     from ..domain.config import load_settings
@@ -63,25 +67,50 @@ def app():  # pragma: no cover - runs inside the gunicorn worker
     flask_app = rest_app()
     settings = load_settings()
     store = MemoryService(settings, actor="bench").store(settings.collection)
+    local = threading.local()  # this request's running totals (recalls only)
+    seen: list[tuple[float, float, float]] = []
+
+    def timed(fn: Callable[..., Any], slot: str) -> Callable[..., Any]:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            if getattr(local, "inside", True):  # not a recall, or a nested call
+                return fn(*args, **kwargs)
+            local.inside = True
+            started = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                setattr(local, slot, getattr(local, slot) + time.perf_counter() - started)
+                local.inside = False
+
+        return wrapper
+
     cache = store._qcache
-    encode = cache.encode_query
-    seen: list[float] = []
+    cache.encode_query = timed(cache.encode_query, "encode")
+    redis.client.Redis.execute_command = timed(redis.client.Redis.execute_command, "redis")
+    redis.client.Pipeline.execute = timed(redis.client.Pipeline.execute, "redis")
 
-    def timed(text: str) -> Any:
-        started = time.perf_counter()
-        try:
-            return encode(text)
-        finally:
-            seen.append(time.perf_counter() - started)
+    @flask_app.before_request
+    def start() -> None:
+        if request.path.endswith("/recall"):
+            local.started, local.encode, local.redis, local.inside = (
+                time.perf_counter(),
+                0,
+                0,
+                False,
+            )
 
-    cache.encode_query = timed
+    @flask_app.teardown_request
+    def finish(_exc: BaseException | None) -> None:
+        if not getattr(local, "inside", True):
+            seen.append((time.perf_counter() - local.started, local.encode, local.redis))
+            local.inside = True
 
-    def encode_view():
+    def timing_view():
         taken = seen[:]
         del seen[: len(taken)]
-        return jsonify(seconds=taken)
+        return jsonify(timings=taken)
 
-    flask_app.add_url_rule(ENCODE_ROUTE, "bench_encode", encode_view, methods=["GET"])
+    flask_app.add_url_rule(TIMING_ROUTE, "bench_timing", timing_view, methods=["GET"])
     return flask_app
 
 
@@ -95,28 +124,58 @@ def percentile(values: list[float], q: float) -> float:
 
 @dataclass
 class Phase:
-    """One load phase: recall latencies (ms) and the server's query-encode times (ms)."""
+    """One load phase: recall latencies at the clients, and where the slowest went.
+
+    ``tail_*`` are the mean milliseconds, over the slowest 1% of recalls in the app,
+    spent encoding the query (waiting for the encoder included), in Redis round trips
+    and in the rest (Python, the GIL, serialisation); ``queued_p99_ms`` is the client's
+    p99 less the app's: time before the app saw the request (a gunicorn thread, the GIL).
+    """
 
     seconds: float
     requests: int
     errors: int
     p50_ms: float
     p99_ms: float
-    encode_p50_ms: float
-    encode_p99_ms: float
+    app_p99_ms: float = 0.0
+    encode_p99_ms: float = 0.0
+    tail_encode_ms: float = 0.0
+    tail_redis_ms: float = 0.0
+    tail_other_ms: float = 0.0
+
+    @property
+    def queued_p99_ms(self) -> float:
+        return round(max(0.0, self.p99_ms - self.app_p99_ms), 1)
 
     @classmethod
-    def of(cls, seconds: float, latencies: list[float], errors: int, encodes: list[float]) -> Phase:
+    def of(
+        cls, seconds: float, latencies: list[float], errors: int, timings: list[list[float]]
+    ) -> Phase:
         ms = [v * 1000 for v in latencies]
-        enc = [v * 1000 for v in encodes]
+        app_ms = [[v * 1000 for v in row] for row in timings]
+        slowest = sorted(app_ms, reverse=True)[: max(1, len(app_ms) // 100)] if app_ms else []
+
+        def tail(get: Callable[[list[float]], float]) -> float:
+            return round(statistics.fmean(get(r) for r in slowest), 1) if slowest else 0.0
+
         return cls(
             seconds=round(seconds, 1),
             requests=len(ms),
             errors=errors,
             p50_ms=round(percentile(ms, 0.50), 1),
             p99_ms=round(percentile(ms, 0.99), 1),
-            encode_p50_ms=round(percentile(enc, 0.50), 1),
-            encode_p99_ms=round(percentile(enc, 0.99), 1),
+            app_p99_ms=round(percentile([r[0] for r in app_ms], 0.99), 1),
+            encode_p99_ms=round(percentile([r[1] for r in app_ms], 0.99), 1),
+            tail_encode_ms=tail(lambda r: r[1]),
+            tail_redis_ms=tail(lambda r: r[2]),
+            tail_other_ms=tail(lambda r: r[0] - r[1] - r[2]),
+        )
+
+    def where(self) -> str:
+        """Where the slowest 1% went, one line."""
+        return (
+            f"queued {self.queued_p99_ms:,.0f}, encode {self.tail_encode_ms:,.0f}, "
+            f"redis {self.tail_redis_ms:,.0f}, rest {self.tail_other_ms:,.0f} ms"
         )
 
 
@@ -172,9 +231,12 @@ class ContentionResult:
                         "ingest_p50_ms": med(lambda r: r.ingest.p50_ms),
                         "ingest_p99_ms": med(lambda r: r.ingest.p99_ms),
                         "ratio_p99": round(statistics.median(r.ratio for r in runs), 2),
-                        "quiet_encode_p99_ms": med(lambda r: r.quiet.encode_p99_ms),
-                        "ingest_encode_p99_ms": med(lambda r: r.ingest.encode_p99_ms),
                         "ingest_rate": med(lambda r: r.ingest_rate),
+                        # where the slowest 1% under ingest went (ms, medians)
+                        "tail_queued_ms": med(lambda r: r.ingest.queued_p99_ms),
+                        "tail_encode_ms": med(lambda r: r.ingest.tail_encode_ms),
+                        "tail_redis_ms": med(lambda r: r.ingest.tail_redis_ms),
+                        "tail_other_ms": med(lambda r: r.ingest.tail_other_ms),
                     }
                 )
         return rows
@@ -196,6 +258,8 @@ class ContentionResult:
         data = asdict(self)
         for run, raw in zip(self.runs, data["runs"], strict=True):
             raw["ratio"] = run.ratio
+            for phase in ("quiet", "ingest"):
+                raw[phase]["queued_p99_ms"] = getattr(run, phase).queued_p99_ms
         data["summary"] = self.summary()
         data["improvement_p99"] = self.improvement()
         return data
@@ -213,8 +277,10 @@ class ContentionResult:
                 f"  round {run.round + 1} {run.setup:<6} {run.variant:<3}  quiet p50/p99 "
                 f"{run.quiet.p50_ms:,.0f}/{run.quiet.p99_ms:,.0f} ms  ingest "
                 f"{run.ingest.p50_ms:,.0f}/{run.ingest.p99_ms:,.0f} ms  ×{run.ratio:.2f}  "
-                f"encode p99 {run.quiet.encode_p99_ms:,.0f}/{run.ingest.encode_p99_ms:,.0f} ms  "
                 f"ingest {run.ingest_rate:,.0f}/s{flag}"
+            )
+            out.append(
+                f"      slowest 1%: quiet {run.quiet.where()}; under ingest {run.ingest.where()}"
             )
         out.append("medians (ms)    setup  mitigations  quiet p50/p99  under ingest p50/p99  ratio")
         for row in self.summary():
@@ -223,6 +289,11 @@ class ContentionResult:
                 f"{row['quiet_p50_ms']:,.0f}/{row['quiet_p99_ms']:,.0f}  "
                 f"{row['ingest_p50_ms']:>13,.0f}/{row['ingest_p99_ms']:,.0f}  "
                 f"×{row['ratio_p99']:.2f}  (ingest {row['ingest_rate']:,.0f} memories/s)"
+            )
+            out.append(
+                f"{'':18}slowest 1% under ingest: queued {row['tail_queued_ms']:,.0f}, encode "
+                f"{row['tail_encode_ms']:,.0f}, redis {row['tail_redis_ms']:,.0f}, rest "
+                f"{row['tail_other_ms']:,.0f} ms"
             )
         for setup, gain in self.improvement().items():
             out.append(f"p99 under ingest, off ÷ on, {setup}: ×{gain:.2f} (median of same-round)")
@@ -417,9 +488,9 @@ def _one_run(
             load = _Clients(server.port, collection, clients, mode)
             never = threading.Event()
             load.run(min(3.0, seconds), never)  # connections and caches warm
-            _http(server.port, "GET", ENCODE_ROUTE)
+            _http(server.port, "GET", TIMING_ROUTE)
             quiet = Phase.of(
-                *load.run(seconds, never), _http(server.port, "GET", ENCODE_ROUTE)["seconds"]
+                *load.run(seconds, never), _http(server.port, "GET", TIMING_ROUTE)["timings"]
             )
             job = _Ingest(server.port, target, synthetic_texts(ingest, seed=n_round + 1))
             job.start()
@@ -427,7 +498,7 @@ def _one_run(
             wall, latencies, errors = load.run(seconds, job.done)
             covered = not job.done.is_set()
             loaded = Phase.of(
-                wall, latencies, errors, _http(server.port, "GET", ENCODE_ROUTE)["seconds"]
+                wall, latencies, errors, _http(server.port, "GET", TIMING_ROUTE)["timings"]
             )
             job.join(timeout=1800)
             if job.error is not None:
