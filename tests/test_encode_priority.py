@@ -209,3 +209,49 @@ def test_lower_priority_renices_the_process_and_refuses_bad_values() -> None:
     for bad in (-1, 20, True, "5"):
         with pytest.raises(ValidationError, match="worker_nice"):
             lower_priority(bad)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------ the benchmark's figures
+def test_bench_contention_figures_are_same_round_ratios_and_medians() -> None:
+    from houkai.bench.contention import ContentionResult, Phase, Run, percentile
+
+    assert percentile([], 0.99) == 0.0
+    assert percentile([float(v) for v in range(1, 101)], 0.99) == 99.0
+    # 100 recalls in the app: the slowest one waited 0.9 s for the encoder
+    timings = [[0.1, 0.01, 0.05]] * 99 + [[1.0, 0.9, 0.05]]
+    phase = Phase.of(10.0, [0.1] * 98 + [1.2, 1.3], 0, timings)
+    assert (phase.p99_ms, phase.app_p99_ms, phase.queued_p99_ms) == (1200.0, 100.0, 1100.0)
+    assert (phase.tail_encode_ms, phase.tail_redis_ms, phase.tail_other_ms) == (900, 50, 50)
+
+    def run(variant: str, n: int, quiet: float, loaded: float) -> Run:
+        def ph(p99: float) -> Phase:
+            return Phase(20, 100, 0, p99 / 2, p99)
+
+        return Run("inline", variant, n, ph(quiet), ph(loaded), 100.0, True)
+
+    result = ContentionResult(5000, 10_000, 16, 20, 3, "m")
+    # round 2's machine was slow for both variants: the same-round ratio still shows ×3
+    result.runs = [
+        run("off", 0, 400, 1500),
+        run("on", 0, 400, 500),
+        run("on", 1, 800, 1000),
+        run("off", 1, 800, 3000),
+        run("off", 2, 400, 1200),
+        run("on", 2, 400, 600),
+    ]
+    (off, on) = result.summary()
+    assert (off["variant"], off["ingest_p99_ms"], off["ratio_p99"]) == ("off", 1500, 3.75)
+    assert (on["variant"], on["ingest_p99_ms"], on["ratio_p99"]) == ("on", 600, 1.25)
+    assert result.improvement() == {"inline": 3.0}
+    text = "\n".join(result.lines())
+    assert "off ÷ on, inline: ×3.00" in text
+    assert result.to_dict()["runs"][0]["ingest"]["queued_p99_ms"] == 1500.0  # no app timings
+
+
+def test_bench_contention_refuses_bad_sizes_before_any_work(settings) -> None:
+    from houkai.bench.contention import run
+
+    with pytest.raises(ValidationError, match="positive"):
+        run(settings, clients=0)
+    with pytest.raises(ValidationError, match="unknown setup"):
+        run(settings, setups=("cluster",))
