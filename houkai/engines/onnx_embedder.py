@@ -9,7 +9,9 @@ Concurrency mirrors :class:`~houkai.engines.embeddings.SentenceTransformerEmbedd
 *streams* ``encode`` calls may run at once on one shared session
 (``InferenceSession.run`` is thread-safe), each with cores / streams intra-op
 threads; only tokenisation (a Rust object that refuses concurrent borrows)
-takes a lock.
+takes a lock. The streams are taken per sub-batch through an
+:class:`~houkai.engines.embeddings.EncodeGate`, so a query encode waits for at
+most one sub-batch of a bulk call, not all of it (ADR 0073).
 """
 
 from __future__ import annotations
