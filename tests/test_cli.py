@@ -620,6 +620,8 @@ def test_worker_gives_each_task_slot_its_own_encode_stream(houkai, monkeypatch) 
     from houkai.domain.config import get_settings
 
     seen: list[tuple[int, list[str], int]] = []
+    niceness: list[int] = []  # never renice the test process: record what the worker asks
+    monkeypatch.setattr(app_module, "lower_priority", niceness.append)
     monkeypatch.setattr(
         app_module.app,
         "worker_main",
@@ -642,6 +644,19 @@ def test_worker_gives_each_task_slot_its_own_encode_stream(houkai, monkeypatch) 
     assert seen[-1][2] == max(1, cpu_count() // 2)  # one model per child: share the cores
     result = houkai("worker", "--concurrency", "0")
     assert result.exit_code == 1 and "Error" in result.output and "concurrency" in result.output
+    assert set(niceness) == {10}  # worker_nice's default, asked for by every start
+    ok(houkai("worker", HOUKAI_WORKER_NICE="0"))
+    assert niceness[-1] == 0
+
+
+def test_worker_refuses_a_bad_worker_nice(houkai, monkeypatch) -> None:
+    from houkai.workers import app as app_module
+
+    started: list[list[str]] = []
+    monkeypatch.setattr(app_module.app, "worker_main", started.append)
+    result = houkai("worker", HOUKAI_WORKER_NICE="25")
+    assert result.exit_code == 1 and "Error: worker_nice must be 0-19" in result.output
+    assert not started
 
 
 # --------------------------------------------------------------------------- seed compatibility

@@ -20,6 +20,7 @@ Queues, so each kind of work scales and is prioritised apart:
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from typing import Any
 
@@ -27,6 +28,7 @@ from celery import Celery
 from kombu import Queue
 
 from houkai.domain.config import Settings, get_settings, parse_duration
+from houkai.domain.model import ValidationError
 from houkai.pipeline.dispatch import QUEUES, TASK_QUEUES
 
 log = logging.getLogger(__name__)
@@ -40,6 +42,27 @@ TASK_ROUTES: dict[str, dict[str, str]] = {
 TASK_SOFT_TIME_LIMIT = 1800
 TASK_TIME_LIMIT = 2100
 UNACKED_MUTEX_EXPIRE = 30
+
+
+MAX_NICE = 19
+
+
+def lower_priority(increment: int) -> int:
+    """Lower this process's CPU priority by *increment* (``worker_nice``); the new niceness.
+
+    Embedding is bulk work: on a machine it shares with the API, the scheduler
+    then gives a waiting recall the cores first and the worker the rest (ADR 0073).
+    Threads and children started afterwards inherit it.
+    """
+    if isinstance(increment, bool) or not isinstance(increment, int):
+        raise ValidationError(f"worker_nice must be an integer 0-{MAX_NICE} — got {increment!r}")
+    if not 0 <= increment <= MAX_NICE:
+        raise ValidationError(f"worker_nice must be 0-{MAX_NICE} — got {increment}")
+    if not increment or not hasattr(os, "nice"):
+        return os.nice(0) if hasattr(os, "nice") else 0
+    niceness = os.nice(increment)
+    log.info("worker CPU priority lowered: nice %d (worker_nice)", niceness)
+    return niceness
 
 
 def broker_url(settings: Settings) -> str:

@@ -83,10 +83,17 @@ class RestServer:
     """``gunicorn --workers 1 --threads N --keep-alive`` serving :func:`app` on loopback."""
 
     def __init__(
-        self, settings: Settings, collection: str, *, threads: int = 4, start_timeout: float = 300
+        self,
+        settings: Settings,
+        collection: str,
+        *,
+        threads: int = 4,
+        start_timeout: float = 300,
+        app_spec: str = "houkai.bench.recall_rest:app()",
     ) -> None:
         self.settings = settings.replace(collection=collection, http_tokens="")
         self.threads = threads
+        self.app_spec = app_spec
         self.start_timeout = start_timeout
         self.port = _free_port()
         self.proc: subprocess.Popen | None = None
@@ -123,7 +130,7 @@ class RestServer:
             "300",
             "--log-level",
             "warning",
-            "houkai.bench.recall_rest:app()",
+            self.app_spec,
         ]
         with self._log_path.open("wb") as log_file:
             self.proc = subprocess.Popen(

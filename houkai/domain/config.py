@@ -69,6 +69,9 @@ class Settings:
     # uses every core)
     embed_streams: int = 0
     query_cache_size: int = 1024
+    # query encodes go before bulk sub-batches in one process (ADR 0073); false: a
+    # bulk encode holds its slot for the whole call, queries wait behind it
+    embed_query_priority: bool = True
     # hybrid recall's stages (houkai/store/stages.py); "" turns them all off;
     # "fitted" is opt-in: it costs paraphrases (ADR 0025)
     recall_stages: str = "query,context,prf,specific"
@@ -88,6 +91,9 @@ class Settings:
     result_backend: str = ""  # empty: same as broker
     broker_visibility_timeout: str = "1h"  # > the longest task; unacked tasks return after it
     ingest_batch_size: int = 256
+    # `houkai worker` lowers its CPU priority by this (os.nice, 0-19) so an API on the
+    # same machine keeps its read latency while the worker embeds (ADR 0073); 0 = off
+    worker_nice: int = 10
     reconcile_after: str = "10m"
     # --- maintenance schedule (beat) -----------------------------------------
     maintenance_decay_every: str = "24h"

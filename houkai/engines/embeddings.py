@@ -18,6 +18,9 @@ import logging
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -51,6 +54,110 @@ def _normalise(matrix: np.ndarray) -> np.ndarray:
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     norms[norms == 0] = 1.0
     return matrix / norms
+
+
+# Set while a query (an interactive read) encodes: see :class:`EncodeGate`.
+_interactive: ContextVar[bool] = ContextVar("houkai_interactive_encode", default=False)
+
+
+@contextmanager
+def interactive() -> Iterator[None]:
+    """Mark the encodes in this block as interactive: they go before bulk sub-batches."""
+    token = _interactive.set(True)
+    try:
+        yield
+    finally:
+        _interactive.reset(token)
+
+
+class EncodeGate:
+    """At most *slots* encode batches on the cores at once; interactive ones go first.
+
+    A bulk encode takes a slot per sub-batch (``batch_size`` texts), not for the
+    whole call, so a query encode (marked with :func:`interactive`) that arrives
+    while 256 texts embed waits for at most one sub-batch per slot instead of the
+    whole call (issue #27, ADR 0073). With *priority* off a bulk call holds its
+    slot throughout and every waiter is equal: the behaviour before.
+
+    Queries win every slot they wait for: a flood of them delays bulk work, which
+    resumes as soon as no query waits.
+    """
+
+    def __init__(self, slots: int, *, priority: bool = True) -> None:
+        self.slots = slots
+        self.priority = priority
+        self._free = slots
+        self._urgent = 0  # interactive callers waiting for a slot
+        self._waiting = 0  # every caller waiting for a slot
+        self._cond = threading.Condition()
+
+    @property
+    def waiting(self) -> int:
+        """Callers waiting for a slot now."""
+        with self._cond:
+            return self._waiting
+
+    @contextmanager
+    def slot(self) -> Iterator[None]:
+        """Hold one slot for one batch."""
+        urgent = self.priority and _interactive.get()
+        with self._cond:
+            self._waiting += 1
+            self._urgent += urgent
+            try:
+                while self._free == 0 or (self._urgent and not urgent):
+                    self._cond.wait()
+            finally:
+                self._waiting -= 1
+                self._urgent -= urgent
+                self._cond.notify_all()  # bulk waiters re-check once no query waits
+            self._free -= 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._free += 1
+                self._cond.notify_all()
+
+    @contextmanager
+    def call(self) -> Iterator[Callable[[], Any]]:
+        """One ``encode`` call: yields ``batch()``, the context each sub-batch runs in.
+
+        With priority each sub-batch takes its own slot; without, the call holds one
+        slot across all its sub-batches.
+        """
+        if self.priority:
+            yield self.slot
+            return
+        with self.slot():
+            yield _held
+
+
+@contextmanager
+def _held() -> Iterator[None]:
+    yield
+
+
+def encode_batched(
+    texts: list[str],
+    *,
+    batch_size: int,
+    dimension: int,
+    gate: EncodeGate,
+    run: Callable[[list[str]], np.ndarray],
+) -> np.ndarray:
+    """Encode *texts* in sub-batches of *batch_size* through *gate*, normalised.
+
+    Longest first, as sentence-transformers does: batches pad less.
+    """
+    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+    out = np.empty((len(texts), dimension), dtype=np.float32)
+    with gate.call() as batch:
+        for start in range(0, len(order), batch_size):
+            rows = order[start : start + batch_size]
+            with batch():
+                out[rows] = run([texts[i] for i in rows])
+    return _normalise(out)
 
 
 def cpu_count() -> int:
@@ -123,6 +230,7 @@ class SentenceTransformerEmbedder:
         batch_size: int = 32,
         threads: int = 0,
         streams: int = 1,
+        priority: bool = True,
     ) -> None:
         if isinstance(streams, bool) or not isinstance(streams, int) or streams < 1:
             raise ValidationError(f"embed streams must be an integer >= 1 — got {streams!r}")
@@ -136,7 +244,8 @@ class SentenceTransformerEmbedder:
         self._model = None
         self._dimension: int | None = None
         self._lock = threading.Lock()
-        self._slots = threading.BoundedSemaphore(streams)
+        # at most `streams` batches on the cores at once; queries first
+        self._gate = EncodeGate(streams, priority=priority)
 
     def _load(self):
         if self._model is not None:
@@ -192,15 +301,23 @@ class SentenceTransformerEmbedder:
         model = self._load()
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        with self._slots:  # at most `streams` batches on the cores at once
-            vectors = model.encode(
-                list(texts),
+
+        def run(chunk: list[str]) -> np.ndarray:
+            return model.encode(
+                chunk,
                 batch_size=self.batch_size,
                 normalize_embeddings=True,
                 convert_to_numpy=True,
                 show_progress_bar=False,
             )
-        return _normalise(vectors)
+
+        return encode_batched(
+            list(texts),
+            batch_size=self.batch_size,
+            dimension=self.dimension,
+            gate=self._gate,
+            run=run,
+        )
 
 
 class OpenAIEmbedder:
@@ -264,7 +381,8 @@ class QueryCache:
                 self._items.move_to_end(text)
                 self.hits += 1
                 return hit
-        vector = self.embedder.encode([text])[0]
+        with interactive():  # a reader waits: go before bulk sub-batches (EncodeGate)
+            vector = self.embedder.encode([text])[0]
         with self._lock:
             self.misses += 1
             if self.size > 0:
@@ -358,7 +476,12 @@ def backend_label(embedder: Embedder) -> str:
 
 
 def build_embedder(
-    spec: str = "minilm", *, batch_size: int = 32, threads: int = 0, streams: int = 1
+    spec: str = "minilm",
+    *,
+    batch_size: int = 32,
+    threads: int = 0,
+    streams: int = 1,
+    priority: bool = True,
 ) -> Embedder:
     """A new embedder for *spec*: ``minilm`` (default; see :data:`MINILM_DEFAULT`),
     ``minilm-onnx-int8``, ``minilm-onnx``, ``minilm-torch``, ``openai:MODEL`` or ``st:PATH``."""
@@ -368,7 +491,7 @@ def build_embedder(
         backend = MINILM_BACKENDS[concrete]
         if backend == "torch":
             embedder = SentenceTransformerEmbedder(
-                batch_size=batch_size, threads=threads, streams=streams
+                batch_size=batch_size, threads=threads, streams=streams, priority=priority
             )
         else:
             from .onnx_embedder import OnnxEmbedder
@@ -378,6 +501,7 @@ def build_embedder(
                 batch_size=batch_size,
                 threads=threads,
                 streams=streams,
+                priority=priority,
                 fallback=(spec or "minilm").strip() in _MINILM_ALIASES,
             )
         embedder.backend_reason = why
@@ -389,7 +513,12 @@ def build_embedder(
         return OpenAIEmbedder(model or "text-embedding-3-small")
     if provider == "st" and model:
         return SentenceTransformerEmbedder(
-            model, name=model, batch_size=batch_size, threads=threads, streams=streams
+            model,
+            name=model,
+            batch_size=batch_size,
+            threads=threads,
+            streams=streams,
+            priority=priority,
         )
     raise ValidationError(
         f"unknown embedder {spec!r}: use 'minilm', 'minilm-onnx-int8', 'minilm-onnx', "
@@ -411,6 +540,7 @@ def get_embedder(spec: str | None = None) -> Embedder:
                 batch_size=settings.embed_batch_size,
                 threads=settings.embed_threads,
                 streams=settings.embed_streams or 1,
+                priority=settings.embed_query_priority,
             )
             _registry[spec] = embedder
         return embedder

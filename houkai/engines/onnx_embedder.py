@@ -9,7 +9,9 @@ Concurrency mirrors :class:`~houkai.engines.embeddings.SentenceTransformerEmbedd
 *streams* ``encode`` calls may run at once on one shared session
 (``InferenceSession.run`` is thread-safe), each with cores / streams intra-op
 threads; only tokenisation (a Rust object that refuses concurrent borrows)
-takes a lock.
+takes a lock. The streams are taken per sub-batch through an
+:class:`~houkai.engines.embeddings.EncodeGate`, so a query encode waits for at
+most one sub-batch of a bulk call, not all of it (ADR 0073).
 """
 
 from __future__ import annotations
@@ -23,7 +25,13 @@ from typing import Any
 import numpy as np
 
 from ..domain.model import ValidationError
-from .embeddings import DEFAULT_MODEL_NAME, _normalise, bundle_settings, cpu_count
+from .embeddings import (
+    DEFAULT_MODEL_NAME,
+    EncodeGate,
+    bundle_settings,
+    cpu_count,
+    encode_batched,
+)
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +55,7 @@ class OnnxEmbedder:
         batch_size: int = 32,
         threads: int = 0,
         streams: int = 1,
+        priority: bool = True,
         fallback: bool = False,
     ) -> None:
         if isinstance(streams, bool) or not isinstance(streams, int) or streams < 1:
@@ -77,7 +86,8 @@ class OnnxEmbedder:
         self.model_path: Path | None = None
         self._lock = threading.Lock()
         self._tokenizer_lock = threading.Lock()
-        self._slots = threading.BoundedSemaphore(streams)
+        # at most `streams` batches on the cores at once; queries first (ADR 0073)
+        self._gate = EncodeGate(streams, priority=priority)
 
     # ------------------------------------------------------------------ setup
     def _resolve_dirs(self) -> tuple[Path, Path]:
@@ -124,7 +134,11 @@ class OnnxEmbedder:
             "ONNX backend unavailable (%s: %s); falling back to torch", type(exc).__name__, exc
         )
         self._fallback = SentenceTransformerEmbedder(
-            name=self.name, batch_size=self.batch_size, threads=self._threads, streams=self.streams
+            name=self.name,
+            batch_size=self.batch_size,
+            threads=self._threads,
+            streams=self.streams,
+            priority=self._gate.priority,
         )
         self.backend = "torch"
         self.backend_reason = (
@@ -187,16 +201,14 @@ class OnnxEmbedder:
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        # Longest first, as sentence-transformers does: batches pad less.
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        out = np.empty((len(texts), self.dimension), dtype=np.float32)
-        with self._slots:  # at most `streams` batches on the cores at once
-            for start in range(0, len(order), self.batch_size):
-                rows = order[start : start + self.batch_size]
-                feeds = self._tokenize([texts[i] for i in rows])
-                (vectors,) = session.run(None, feeds)
-                out[rows] = vectors
-        return _normalise(out)
+
+        def run(chunk: list[str]) -> np.ndarray:
+            (vectors,) = session.run(None, self._tokenize(chunk))
+            return vectors
+
+        return encode_batched(
+            texts, batch_size=self.batch_size, dimension=self.dimension, gate=self._gate, run=run
+        )
 
 
 def model_cache_dir(settings: Any) -> Path:

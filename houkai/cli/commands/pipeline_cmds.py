@@ -70,7 +70,9 @@ def worker(
     """Run a Celery worker (embedding, ingest and maintenance tasks)."""
     from ...domain.config import set_settings
     from ...engines.embeddings import cpu_count
-    from ...workers.app import app
+    from ...workers.app import app, lower_priority
+
+    lower_priority(ctx.settings.worker_nice)
 
     if pool == "threads" and not ctx.settings.embed_streams:
         # One encode stream per task slot (at most one per core), one torch
