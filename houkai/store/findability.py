@@ -79,17 +79,19 @@ class FindabilityReport:
         return {**asdict(self), "ok": self.ok}
 
 
-def _sample_keys(store: CoreStore, where: str, sample: int, rng: random.Random) -> list[str]:
-    """About *sample* keys of the memories matching *where*, each equally likely,
-    streamed window by window (never the whole key list in memory)."""
+def _sample_keys(
+    store: CoreStore, where: str, sample: int, rng: random.Random
+) -> tuple[int, list[str]]:
+    """How many memories match *where*, and about *sample* of their keys, each equally
+    likely, streamed window by window (never the whole key list in memory)."""
     live = total(store.client, store.keys.index, where)
     if live == 0:
-        return []
+        return 0, []
     p = min(1.0, sample / live)
     picked: list[str] = []
     for window in iter_windows(store.client, store.keys.index, where, "created_at", 1000):
         picked += [key for key in window if rng.random() < p]
-    return picked[:sample] if len(picked) > sample else picked
+    return live, picked[:sample]
 
 
 def _graph_misses(store: CoreStore, rows: list[tuple[str, str, bytes]]) -> list[int]:
@@ -144,7 +146,7 @@ def check(
     rng = random.Random(seed)
     now = time.time()
     where = f"{filter_expr(now=now)} @state:{{ready}}"
-    keys = _sample_keys(store, where, sample, rng)
+    live, keys = _sample_keys(store, where, sample, rng)
     pipe = store.client.pipeline(transaction=False)
     for key in keys:
         pipe.hmget(key, "id", "text", "vec")
@@ -169,7 +171,7 @@ def check(
         collection=store.collection_name,
         checked_at=now,
         sampled=n,
-        live=total(store.client, store.keys.index, where),
+        live=live,
         exact=store.knn_exact(),
         own_vector=round(1 - len(misses) / n, 6) if n else None,
         own_text=round(1 - len(missed_text) / n, 6) if n and text else None,
