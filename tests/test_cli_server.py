@@ -139,6 +139,12 @@ def test_the_runtime_file_names_the_server_but_no_token(server, settings: Settin
 
 def test_stale_runtime_files_are_ignored(tmp_path: Path) -> None:
     sleeper = subprocess.Popen(["sleep", "30"])
+    # Popen can return while the child is still inside execve, when its command line reads
+    # empty (which process_alive counts as a server starting up): wait until it reads.
+    cmdline = Path(f"/proc/{sleeper.pid}/cmdline")
+    deadline = time.monotonic() + 10
+    while cmdline.exists() and not cmdline.read_bytes() and time.monotonic() < deadline:
+        time.sleep(0.01)
     try:
         common = dict(
             data_dir=str(tmp_path),
