@@ -12,11 +12,13 @@ import json
 import logging
 import time
 from dataclasses import dataclass, replace
+from typing import Any
 
 import redis
 
 from ..domain.errors import CollectionMigrating
 from ..domain.model import ValidationError
+from .decode import as_float, as_text
 from .keys import Keys
 
 log = logging.getLogger(__name__)
@@ -200,14 +202,13 @@ def _exact_field(params: IndexParams) -> list[str | int]:
     ]  # fmt: skip
 
 
+def _info_fields(info: list) -> dict[str, Any]:
+    """An ``FT.INFO`` reply (RESP2: name, value, …) as a mapping by field name."""
+    return {as_text(k): v for k, v in zip(info[::2], info[1::2], strict=False)}
+
+
 def _num_docs(info: list) -> int:
-    for name, value in zip(info[::2], info[1::2], strict=False):
-        if _text(name) == "num_docs":
-            try:
-                return int(float(value))
-            except (TypeError, ValueError):
-                return 0
-    return 0
+    return int(as_float(_info_fields(info).get("num_docs")))
 
 
 def read_meta(client: redis.Redis, keys: Keys) -> dict[str, str]:
@@ -318,15 +319,11 @@ def exact_filled(client: redis.Redis, keys: Keys) -> bool:
         info = client.execute_command("FT.INFO", keys.index)
     except redis.exceptions.ResponseError:
         return False
-    fields = {_text(k): v for k, v in zip(info[::2], info[1::2], strict=False)}
-    if int(float(fields.get("indexing", 1) or 0)) or float(fields.get("percent_indexed", 0)) < 1:
+    fields = _info_fields(info)
+    if as_float(fields.get("indexing"), 1.0) or as_float(fields.get("percent_indexed")) < 1:
         return False
     client.hdel(keys.meta, EXACT_PENDING)
     return True
-
-
-def _text(value: object) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def create_index(client: redis.Redis, keys: Keys, params: IndexParams) -> None:

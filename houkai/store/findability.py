@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import redis
 
+from ..db.decode import as_float, as_text
 from ..db.filters import filter_expr
 from .search import batched, iter_windows, knn_query, total
 
@@ -107,16 +108,12 @@ def _graph_misses(store: CoreStore, rows: list[tuple[str, str, bytes]]) -> list[
                 "PARAMS", 2, "q", blob, "DIALECT", 2,
             )  # fmt: skip
         for (i, (key, _, _)), reply in zip(chunk, pipe.execute(), strict=True):
-            found = {_text(k) for k in reply[1::2]}
-            dists = [float(_text(fields[1])) for fields in reply[2::2] if fields]
+            found = {as_text(k) for k in reply[1::2]}
+            dists = [as_float(fields[1], 1.0) for fields in reply[2::2] if fields]
             tie = len(dists) == 10 and max(dists) <= TIE_DISTANCE
             if key not in found and not tie:
                 misses.append(i)
     return misses
-
-
-def _text(value: object) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def _recalled(store: CoreStore, memory_id: str, text: str) -> bool:
