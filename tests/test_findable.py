@@ -101,6 +101,24 @@ def test_above_exact_knn_max_the_hnsw_pool_still_returns_every_fact(bulk, settin
         assert all(e["mode"] == "semantic" and e["score"] == e["cosine"] for _, _, e in got)
 
 
+def test_semantic_widen_off_leaves_the_bare_hnsw_pool(bulk, settings, monkeypatch):
+    """``semantic_widen = false`` (the bench's *before* server) skips the keyword hits."""
+    run, ids = bulk
+    calls: list[str] = []
+    real = MemoryStore._widen_semantic
+
+    def spy(self, pool, query, *args):
+        calls.append(query)
+        return real(self, pool, query, *args)
+
+    monkeypatch.setattr(MemoryStore, "_widen_semantic", spy)
+    text = next(iter(ids))
+    for widen in (True, False):
+        tier = settings.replace(exact_knn_max=0, semantic_widen=widen)
+        MemoryStore(collection=_collection(run), settings=tier).recall(text, k=5, touch=False)
+    assert calls == [text]
+
+
 def test_rest_semantic_recall_returns_every_fact(bulk, settings):
     from houkai.api.rest import create_app
 

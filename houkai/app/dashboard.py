@@ -15,6 +15,7 @@ import re
 import time
 from typing import Any
 
+from ..db.decode import as_text
 from ..db.filters import filter_expr
 from ..domain.coerce import as_bool, as_int, as_str
 from ..domain.errors import BadRequest
@@ -47,10 +48,6 @@ MAX_GROWTH_POINTS = 1000  # the newest buckets; their running totals count every
 #: decay scores are taken at, so every page of one walk ranks by the same clock.
 # A browse cursor: sort value, hex of the memory id, tie-breaker (declared in the OpenAPI too).
 _CURSOR = re.compile(CURSOR_PATTERN)
-
-
-def _text(value: Any) -> str:
-    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
 
 
 def _num(value: float) -> str:
@@ -356,7 +353,7 @@ def pipeline_status(service: Any, *, collection: str | None = None) -> dict[str,
     now = time.time()
     workers = [
         {
-            "name": _text(name),
+            "name": as_text(name),
             "last_seen": float(seen),
             "alive": float(seen) >= now - HEARTBEAT_TTL,
         }

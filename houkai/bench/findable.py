@@ -32,7 +32,7 @@ from ..domain.config import Settings
 from ..domain.model import Memory, content_hash
 from ..engines.embeddings import backend_label
 from ..store.search import knn_query, search
-from . import clustered
+from . import clustered, findable_rest
 from .recall import machine_facts, percentiles, read_vectors, wait_indexed
 from .recall_corpus import EPOCH, corpus_vectors, generate
 
@@ -122,6 +122,13 @@ def _share(found: Sequence[bool]) -> float | None:
     return round(sum(found) / len(found), 4) if found else None
 
 
+def _sample(n: int, sample: int, seed: int) -> list[int]:
+    """The memories asked for by their own text (the first ``queries`` of them also
+    for recall@10 and latency): the same for every path and run of a seed."""
+    rng = random.Random(f"findable-sample-{seed}")
+    return sorted(rng.sample(range(n), min(sample, n)))
+
+
 def measure(
     stores: dict[str, Any],
     ids: list[str],
@@ -134,8 +141,7 @@ def measure(
 ) -> dict[str, Any]:
     """The figures of one loaded collection; *stores*: ``defaults`` and ``hnsw``."""
     base = stores["defaults"]
-    rng = random.Random(f"findable-sample-{seed}")
-    picked = sorted(rng.sample(range(len(ids)), min(sample, len(ids))))
+    picked = _sample(len(ids), sample, seed)
     facts = corpus.fact_indexes
     stored_ids, matrix, _, _ = read_vectors(base)
     row_of = {mid: i for i, mid in enumerate(stored_ids)}
@@ -198,9 +204,12 @@ def run(
     ef_sweep: Sequence[int] = DEFAULT_EF_SWEEP,
     seed: int = 1,
     keep: bool = False,
+    rest: bool = False,
+    rest_rounds: int = 3,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
-    """Every (corpus, generator, size): load, then :func:`measure`."""
+    """Every (corpus, generator, size): load, then :func:`measure`; with *rest*, also
+    the REST latency of 0.1's path against today's (:mod:`.findable_rest`)."""
     from ..store import MemoryStore
 
     say = progress or (lambda _msg: None)
@@ -230,6 +239,13 @@ def run(
                 row["corpus"] = corpus.name
                 rows.append(row)
                 say(format_row(row))
+                if rest:
+                    say(f"{corpus.name} at {n}: REST latency, {rest_rounds} rounds")
+                    asked = [corpus.texts[i] for i in _sample(len(ids), sample, seed)[:queries]]
+                    row.update(
+                        findable_rest.measure(settings, collection, asked, rounds=rest_rounds)
+                    )
+                    say(findable_rest.format_row(row))
                 if not keep:
                     store.client.delete(f"{store.keys.prefix}:bench:{collection}")
                     store.drop()
@@ -289,5 +305,6 @@ def lines(result: dict[str, Any]) -> list[str]:
     for row in result["rows"]:
         sweep = "  ".join(f"EF {k[13:]}: {_pct(row[k])}" for k in ef_cols)
         out.append(f"  {row['corpus']} {row['n']}: own vector k=10  {sweep}")
+    out += [findable_rest.format_row(row) for row in result["rows"] if "rest_rounds" in row]
     out.append(f"cpu flags: {' '.join(result['cpu_flags']) or '-'}; {result['seconds']} s")
     return out

@@ -54,6 +54,10 @@ class Settings:
     # FLOAT16) while a collection holds at most this many memories; above, HNSW.
     # 0: no FLAT field in new collections (ADR 0069)
     exact_knn_max: int = 50_000
+    # above exact_knn_max, semantic recall adds the query's keyword hits to the HNSW
+    # pool (still ranked by cosine): a distinct fact inside a dense cluster is found.
+    # false: the bare HNSW pool, as 0.1 had it (ADR 0069)
+    semantic_widen: bool = True
     # element type of NEW collections' vectors (FLOAT16 | BFLOAT16 | FLOAT32); an
     # existing collection keeps its own (`houkai collections migrate` changes it)
     vector_type: str = "FLOAT16"

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Literal
 
 import redis
 
+from ..db.decode import as_text
 from ..db.filters import filter_expr
 from ..db.schema import MEMORY_FIELDS
 from ..domain.model import MAX_TAGS, Memory, MemoryNotFound, ValidationError, new_id
@@ -80,10 +81,6 @@ def _consolidate(value: object) -> Consolidate:
     if value == "hard":
         return "hard"
     raise ValidationError(f"consolidate must be False, True or 'hard' — got {value!r}")
-
-
-def _text(raw: bytes | str) -> str:
-    return raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
 
 
 class ReflectionEngine:
@@ -170,9 +167,9 @@ class ReflectionEngine:
             while True:
                 keys = []
                 for row in reply[1:]:
-                    pairs = {_text(row[j]): row[j + 1] for j in range(0, len(row) - 1, 2)}
+                    pairs = {as_text(row[j]): row[j + 1] for j in range(0, len(row) - 1, 2)}
                     if "__key" in pairs:
-                        keys.append(_text(pairs["__key"]))
+                        keys.append(as_text(pairs["__key"]))
                 batch = self._load(keys)
                 if batch:
                     yield batch
@@ -243,9 +240,9 @@ class ReflectionEngine:
         out: list[Memory] = []
         for i in range(2, len(reply), 2):
             raw = reply[i] or []
-            fields = {_text(raw[j]): raw[j + 1] for j in range(0, len(raw) - 1, 2)}
+            fields = {as_text(raw[j]): raw[j + 1] for j in range(0, len(raw) - 1, 2)}
             dist = fields.get("dist")
-            similarity = 1.0 - float(_text(dist)) if dist is not None else -1.0
+            similarity = 1.0 - float(as_text(dist)) if dist is not None else -1.0
             if similarity >= self.similarity_threshold - _TOLERANCE:
                 out.append(codec.from_hash(fields))
         return out

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
+from ..db.decode import as_text
 from ..db.filters import filter_expr
 from ..db.schema import MEMORY_FIELDS
 from ..domain.model import (
@@ -68,10 +69,6 @@ def _check_threshold(value: object) -> float:
     if not -1.0 <= value <= 1.0:
         raise ValidationError(f"threshold must be in [-1, 1] — got {value!r}")
     return float(value)
-
-
-def _text(raw: bytes | str) -> str:
-    return raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
 
 
 def classify(
@@ -271,9 +268,9 @@ class ConflictsMixin(StoreHost):
             hits: list[tuple[str, float]] = []
             for i in range(1, len(reply) - 1, 2):
                 raw = reply[i + 1] or []
-                values = {_text(raw[j]): raw[j + 1] for j in range(0, len(raw) - 1, 2)}
-                dist = float(_text(values.get("dist", b"1")))
-                hits.append((codec.memory_id_from_key(self.keys, _text(reply[i])), 1.0 - dist))
+                values = {as_text(raw[j]): raw[j + 1] for j in range(0, len(raw) - 1, 2)}
+                dist = float(as_text(values.get("dist", b"1")))
+                hits.append((codec.memory_id_from_key(self.keys, as_text(reply[i])), 1.0 - dist))
             out.append(hits)
         return out
 
@@ -508,7 +505,7 @@ class ConflictsMixin(StoreHost):
         """
         started = time.time()
         raw = None if full else self.client.hget(self.keys.meta, SCAN_CURSOR_FIELD)
-        since = float(_text(raw)) if raw else None
+        since = float(as_text(raw)) if raw else None
         yield from self.iter_conflicts(threshold, since=since)
         self.client.hset(self.keys.meta, SCAN_CURSOR_FIELD, repr(started - SCAN_OVERLAP))
 

@@ -28,6 +28,7 @@ import logging
 from collections.abc import Iterable
 from typing import Any
 
+from ..db.decode import as_text
 from ..domain.model import (
     DIRECTIONS,
     LINK_RELS,
@@ -126,10 +127,6 @@ def _check_depth(depth: object, lo: int = 1) -> int:
     return depth
 
 
-def _text(raw: bytes | str) -> str:
-    return raw.decode("utf-8") if isinstance(raw, bytes) else str(raw)
-
-
 class GraphMixin(StoreHost):
     """link, unlink, neighbors, subgraph over the links field and the reverse index."""
 
@@ -177,7 +174,7 @@ class GraphMixin(StoreHost):
             keys=[keys.memory(src_id), keys.incoming(dst_id)],
             args=[dst_id, rel or "", src_id],
         )
-        return [_text(r) for r in removed or []]
+        return [as_text(r) for r in removed or []]
 
     def reindex_links(self, memories: Iterable[Memory], pipe: Any = None) -> None:
         """Record the outgoing edges of *memories* in the reverse index (idempotent).
@@ -240,7 +237,7 @@ class GraphMixin(StoreHost):
         for memory_id, members in zip(ids, pipe.execute(), strict=True):
             edges = []
             for member in members or ():
-                src, _, edge_rel = _text(member).rpartition("|")
+                src, _, edge_rel = as_text(member).rpartition("|")
                 if src and (rel is None or edge_rel == rel):
                     edges.append((src, edge_rel))
             edges.sort()

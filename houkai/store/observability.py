@@ -20,6 +20,7 @@ from typing import Any
 
 import redis
 
+from ..db.decode import as_text
 from ..domain.model import MEMORY_TYPES, ValidationError
 from . import findability
 from .core import CALL_NAMES
@@ -31,17 +32,13 @@ BUCKET_LABELS: tuple[str, ...] = ("0.0–0.2", "0.2–0.4", "0.4–0.6", "0.6–
 PROBE_TEXT = "houkai health probe"
 
 
-def _text(value: Any) -> str:
-    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
-
-
 def _rows(reply: Any) -> list[dict[str, str | None]]:
     """FT.AGGREGATE reply (RESP2 list or RESP3 map) → list of row dicts."""
     if isinstance(reply, dict):
         results = reply.get(b"results") or reply.get("results") or []
         return [
             {
-                _text(k): (None if v is None else _text(v))
+                as_text(k): (None if v is None else as_text(v))
                 for k, v in (r.get(b"extra_attributes") or r.get("extra_attributes") or {}).items()
             }
             for r in results
@@ -50,7 +47,7 @@ def _rows(reply: Any) -> list[dict[str, str | None]]:
     for row in reply[1:]:
         out.append(
             {
-                _text(row[i]): (None if row[i + 1] is None else _text(row[i + 1]))
+                as_text(row[i]): (None if row[i + 1] is None else as_text(row[i + 1]))
                 for i in range(0, len(row) - 1, 2)
             }
         )
@@ -335,7 +332,7 @@ class ObservabilityMixin(StoreHost):
         raw_calls, raw_latency = pipe.execute()
         calls = {name: 0 for name in CALL_NAMES}
         for field, value in (raw_calls or {}).items():
-            name = _text(field)
+            name = as_text(field)
             if name.startswith("calls:"):
                 try:
                     calls[name[len("calls:") :]] = int(value)
@@ -413,11 +410,14 @@ class ObservabilityMixin(StoreHost):
         try:
             info = self.client.execute_command("FT.INFO", self.keys.index)
             pairs = (
-                {_text(info[i]): info[i + 1] for i in range(0, len(info) - 1, 2)}
+                {as_text(info[i]): info[i + 1] for i in range(0, len(info) - 1, 2)}
                 if isinstance(info, list)
-                else {_text(k): v for k, v in info.items()}
+                else {as_text(k): v for k, v in info.items()}
             )
-            checks["search"] = {"ok": True, "num_docs": int(float(_text(pairs.get("num_docs", 0))))}
+            checks["search"] = {
+                "ok": True,
+                "num_docs": int(float(as_text(pairs.get("num_docs", 0)))),
+            }
         except (redis.RedisError, ValueError, TypeError) as exc:
             checks["search"] = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
         store_ok = bool(checks["redis"]["ok"] and checks["search"]["ok"])
@@ -452,7 +452,7 @@ class ObservabilityMixin(StoreHost):
                 "FT.SEARCH", self.keys.index, query, "NOCONTENT", "SORTBY", "created_at",
                 order, "WITHSORTKEYS", "LIMIT", 0, 1, "DIALECT", 2,
             )  # fmt: skip
-            bounds.append(float(_text(reply[2]).lstrip("#")))
+            bounds.append(float(as_text(reply[2]).lstrip("#")))
         lo, hi = bounds
         parts = max(2, math.ceil(total / size))
         width = (hi - lo) / parts
@@ -732,7 +732,7 @@ class ObservabilityMixin(StoreHost):
         :data:`TAG_COUNT_MAX` tags, one aggregate over every memory's tags instead.
         """
         values = sorted(
-            {_text(v) for v in self.client.execute_command("FT.TAGVALS", self.keys.index, "tagk")}
+            {as_text(v) for v in self.client.execute_command("FT.TAGVALS", self.keys.index, "tagk")}
         )
         if len(values) > TAG_COUNT_MAX:
             keyed = self._top_tags_aggregate(query, limit)
@@ -751,7 +751,7 @@ class ObservabilityMixin(StoreHost):
             return {}
         names = self.client.hmget(self.keys.tag_names, [k for k, _ in keyed])
         return {
-            (_text(name) if name is not None else key): n
+            (as_text(name) if name is not None else key): n
             for (key, n), name in zip(keyed, names, strict=True)
         }
 

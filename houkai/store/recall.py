@@ -361,7 +361,12 @@ class RecallMixin(RecallStagesMixin):
             if qvec is not None
             else {}
         )
-        if mode == "semantic" and qvec is not None and not self.knn_exact():
+        if (
+            mode == "semantic"
+            and qvec is not None
+            and self.settings.semantic_widen
+            and not self.knn_exact()
+        ):
             self._widen_semantic(pool, query, where, pool_size, qvec)
         lexical_active = False
         terms = query_terms(query) if mode == "hybrid" else []

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import redis
 
+from ..db.decode import as_text
 from ..db.schema import EXACT_FIELD, VECTOR_FIELD
 from ..domain import deadline
 
@@ -43,10 +44,6 @@ def knn_query(
     return f"({where})=>[KNN {k} @{field} $q{policy}{ef} AS dist]"
 
 
-def _text(value: bytes | str) -> str:
-    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
-
-
 @dataclass
 class Hit:
     key: str
@@ -55,7 +52,7 @@ class Hit:
 
     def str(self, name: str, default: str = "") -> str:
         raw = self.fields.get(name)
-        return default if raw is None else _text(raw)
+        return as_text(raw, default)
 
 
 def search(
@@ -113,7 +110,7 @@ def search(
     hits: list[Hit] = []
     i = 1
     while i < len(reply):
-        hit = Hit(key=_text(reply[i]))
+        hit = Hit(key=as_text(reply[i]))
         i += 1
         if withscores:
             hit.score = float(reply[i])
@@ -121,7 +118,7 @@ def search(
         if not nocontent:
             raw = reply[i] or []
             i += 1
-            hit.fields = {_text(raw[j]): raw[j + 1] for j in range(0, len(raw) - 1, 2)}
+            hit.fields = {as_text(raw[j]): raw[j + 1] for j in range(0, len(raw) - 1, 2)}
         hits.append(hit)
     return total, hits
 
@@ -213,7 +210,7 @@ def _window_keys(
         "FT.SEARCH", index, clause, "NOCONTENT", "TIMEOUT", 0,
         "LIMIT", offset, limit, "DIALECT", 2,
     )  # fmt: skip
-    return int(reply[0]), [_text(key) for key in reply[1:]]
+    return int(reply[0]), [as_text(key) for key in reply[1:]]
 
 
 def _bounds(
@@ -230,7 +227,7 @@ def _bounds(
     )  # fmt: skip
     if len(reply) < 2:
         return None
-    row = {_text(reply[1][j]): _text(reply[1][j + 1]) for j in range(0, len(reply[1]) - 1, 2)}
+    row = {as_text(reply[1][j]): as_text(reply[1][j + 1]) for j in range(0, len(reply[1]) - 1, 2)}
     try:
         lo, hi, n = float(row["lo"]), float(row["hi"]), int(float(row["n"]))
     except (KeyError, ValueError):

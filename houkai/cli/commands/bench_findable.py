@@ -45,6 +45,19 @@ from .bench_recall import _int_list
 @click.option("--ef-sweep", default="64,128,256", show_default=True, help="EF_RUNTIME values.")
 @click.option("--seed", type=int, default=1, show_default=True, help="Corpus seed.")
 @click.option("--keep", is_flag=True, help="Keep the bench-findable-* collections.")
+@click.option(
+    "--rest",
+    is_flag=True,
+    help="Also time GET /recall (warm, gunicorn-served): 0.1's HNSW path against the "
+    "defaults, interleaved in one run.",
+)
+@click.option(
+    "--rest-rounds",
+    type=click.IntRange(1, 20),
+    default=3,
+    show_default=True,
+    help="REST rounds; the figures are their medians.",
+)
 @click.option("--out", type=click.Path(dir_okay=False), help="Also write the result as JSON.")
 @output_options
 @pass_ctx
@@ -58,6 +71,8 @@ def bench_findable(
     ef_sweep: str,
     seed: int,
     keep: bool,
+    rest: bool,
+    rest_rounds: int,
     out: str | None,
 ) -> None:
     """Share of memories found by their own text (semantic recall, k=5) and by their own
@@ -90,6 +105,8 @@ def bench_findable(
         ef_sweep=_int_list(ef_sweep, "--ef-sweep"),
         seed=seed,
         keep=keep,
+        rest=rest,
+        rest_rounds=rest_rounds,
         progress=progress,
     )
     result["command"] = " ".join(["houkai", *sys.argv[1:]])
