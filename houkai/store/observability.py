@@ -750,10 +750,7 @@ class ObservabilityMixin(StoreHost):
         if not keyed:
             return {}
         names = self.client.hmget(self.keys.tag_names, [k for k, _ in keyed])
-        return {
-            (as_text(name) if name is not None else key): n
-            for (key, n), name in zip(keyed, names, strict=True)
-        }
+        return {as_text(name, key): n for (key, n), name in zip(keyed, names, strict=True)}
 
     def _top_tags_aggregate(self, query: str, limit: int) -> list[tuple[str, int]]:
         rows = self._aggregate(
