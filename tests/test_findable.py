@@ -214,7 +214,8 @@ def test_repair_rewrites_missed_vectors_and_journals_them(make_store, monkeypatc
 
 
 def test_identical_memories_tie_instead_of_missing(make_store):
-    """Eleven copies of one text: KNN 10 cannot return all; a tie is not a miss."""
+    """Eleven copies of one text: KNN 10 cannot return all, and the graph may reach some
+    copies only through their twins; a tie is not a miss."""
     store = make_store()
     store.remember_many(["the same line again"] * 11 + ["something else entirely"])
     report = findability.check(store, sample=100, repair=False)
