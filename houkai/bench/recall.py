@@ -42,6 +42,7 @@ import numpy as np
 import redis
 
 from ..db.filters import filter_expr
+from ..db.schema import index_info, num_docs, still_indexing
 from ..domain.config import Settings
 from ..domain.model import ValidationError
 from ..engines.embeddings import QueryCache, backend_label
@@ -274,22 +275,12 @@ def _fresh_cache(store: Any) -> QueryCache:
     return cache
 
 
-def _index_info(client: redis.Redis, index: str) -> dict[str, str]:
-    info = client.execute_command("FT.INFO", index)
-    out: dict[str, str] = {}
-    for i in range(0, len(info) - 1, 2):
-        key = info[i].decode() if isinstance(info[i], bytes) else str(info[i])
-        value = info[i + 1]
-        out[key] = value.decode() if isinstance(value, bytes) else str(value)
-    return out
-
-
 def wait_indexed(client: redis.Redis, index: str, expected: int, timeout: float = 1800) -> None:
     """Block until the index holds *expected* documents and is not (re)indexing."""
     deadline = time.monotonic() + timeout
     while True:
-        info = _index_info(client, index)
-        if int(float(info.get("num_docs", 0))) >= expected and info.get("indexing") in ("0", 0):
+        info = index_info(client, index)
+        if num_docs(info) >= expected and not still_indexing(info):
             return
         if time.monotonic() > deadline:
             raise TimeoutError(f"index {index} still indexing after {timeout:.0f}s")

@@ -33,6 +33,8 @@ from typing import Any
 
 import numpy as np
 
+from ..db.decode import as_text
+from ..db.schema import index_info
 from ..domain.config import Settings
 from ..domain.model import Memory, content_hash, new_id
 from .recall_corpus import Query, corpus_vectors, generate, queries
@@ -185,9 +187,7 @@ def _used(client: Any) -> int:
 
 
 def _index_sizes(client: Any, index: str) -> dict[str, str]:
-    from .recall import _index_info
-
-    info = _index_info(client, index)
+    info = {k: as_text(v) for k, v in index_info(client, index).items()}
     keep = (
         "num_docs",
         "num_terms",

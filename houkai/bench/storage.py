@@ -23,6 +23,7 @@ from ..db.schema import IndexParams, drop_index, ensure_index
 from ..domain.model import Memory, content_hash
 from ..store import codec, lexstats
 from ..store.search import batched
+from .recall import wait_indexed
 
 WORDS = (
     "deploy release api billing customer export unicode plan legacy service queue worker redis "
@@ -63,22 +64,6 @@ def _used(client: redis.Redis) -> int:
     return int(client.info("memory")["used_memory"])
 
 
-def _settle(client: redis.Redis, index: str, expected: int, timeout: float = 600) -> None:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        info = client.execute_command("FT.INFO", index)
-        fields = {
-            info[i].decode() if isinstance(info[i], bytes) else info[i]: info[i + 1]
-            for i in range(0, len(info) - 1, 2)
-        }
-        if int(fields.get("num_docs", 0)) >= expected and str(fields.get("indexing", 0)) in (
-            "0",
-            "b'0'",
-        ):
-            return
-        time.sleep(0.5)
-
-
 def measure_hash(
     client: redis.Redis,
     n: int,
@@ -113,7 +98,7 @@ def measure_hash(
                 client=pipe,
             )
         pipe.execute()
-    _settle(client, keys.index, n)
+    wait_indexed(client, keys.index, n, timeout=600)
     seconds = time.time() - started
     used = _used(client) - before
     _cleanup(client, keys)
@@ -234,7 +219,7 @@ def measure_json(client: redis.Redis, n: int, dim: int, batch: int = 1000) -> St
             )
             pipe.execute_command("JSON.SET", prefix + m.id, "$", json.dumps(doc))
         pipe.execute()
-    _settle(client, index, n)
+    wait_indexed(client, index, n, timeout=600)
     seconds = time.time() - started
     used = _used(client) - before
     client.execute_command("FT.DROPINDEX", index)

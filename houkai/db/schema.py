@@ -202,13 +202,28 @@ def _exact_field(params: IndexParams) -> list[str | int]:
     ]  # fmt: skip
 
 
-def _info_fields(info: list) -> dict[str, Any]:
-    """An ``FT.INFO`` reply (RESP2: name, value, …) as a mapping by field name."""
+def info_fields(info: list | dict) -> dict[str, Any]:
+    """An ``FT.INFO`` reply as a mapping by field name (RESP2's name, value, … list or
+    RESP3's map): the one parser every reader of index facts goes through."""
+    if isinstance(info, dict):
+        return {as_text(k): v for k, v in info.items()}
     return {as_text(k): v for k, v in zip(info[::2], info[1::2], strict=False)}
 
 
-def _num_docs(info: list) -> int:
-    return int(as_float(_info_fields(info).get("num_docs")))
+def index_info(client: redis.Redis, index: str) -> dict[str, Any]:
+    """``FT.INFO`` of *index* by field name (raises ``ResponseError`` for no index)."""
+    return info_fields(client.execute_command("FT.INFO", index))
+
+
+def num_docs(info: list | dict) -> int:
+    return int(as_float(info_fields(info).get("num_docs")))
+
+
+def still_indexing(fields: dict[str, Any]) -> bool:
+    """A background scan (creation, ``FT.ALTER``) has not reached every document yet."""
+    return (
+        bool(as_float(fields.get("indexing"), 1.0)) or as_float(fields.get("percent_indexed")) < 1
+    )
 
 
 def read_meta(client: redis.Redis, keys: Keys) -> dict[str, str]:
@@ -268,11 +283,11 @@ def ensure_index(
         exists = False
     if exists and same_layout(meta.get("signature"), signature):
         stored = has_exact(meta.get("signature"))
-        if params.exact and not stored and _num_docs(info) <= exact_upto:
+        if params.exact and not stored and num_docs(info) <= exact_upto:
             return _add_exact(client, keys, params)
         return replace(params, exact=stored)
     if exists:
-        if params.exact and _num_docs(info) > exact_upto:
+        if params.exact and num_docs(info) > exact_upto:
             params = replace(params, exact=False)
             signature = params.signature()
         log.info("migrating index %s to %s", keys.index, signature)
@@ -316,11 +331,10 @@ def exact_filled(client: redis.Redis, keys: Keys) -> bool:
     """True once the background scan that fills an added exact field is over (one
     ``FT.INFO``, asked only while :data:`EXACT_PENDING` is set; clears it)."""
     try:
-        info = client.execute_command("FT.INFO", keys.index)
+        fields = index_info(client, keys.index)
     except redis.exceptions.ResponseError:
         return False
-    fields = _info_fields(info)
-    if as_float(fields.get("indexing"), 1.0) or as_float(fields.get("percent_indexed")) < 1:
+    if still_indexing(fields):
         return False
     client.hdel(keys.meta, EXACT_PENDING)
     return True

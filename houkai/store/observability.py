@@ -21,6 +21,7 @@ from typing import Any
 import redis
 
 from ..db.decode import as_text
+from ..db.schema import num_docs
 from ..domain.model import MEMORY_TYPES, ValidationError
 from . import findability
 from .core import CALL_NAMES
@@ -409,15 +410,7 @@ class ObservabilityMixin(StoreHost):
             checks["redis"] = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
         try:
             info = self.client.execute_command("FT.INFO", self.keys.index)
-            pairs = (
-                {as_text(info[i]): info[i + 1] for i in range(0, len(info) - 1, 2)}
-                if isinstance(info, list)
-                else {as_text(k): v for k, v in info.items()}
-            )
-            checks["search"] = {
-                "ok": True,
-                "num_docs": int(float(as_text(pairs.get("num_docs", 0)))),
-            }
+            checks["search"] = {"ok": True, "num_docs": num_docs(info)}
         except (redis.RedisError, ValueError, TypeError) as exc:
             checks["search"] = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
         store_ok = bool(checks["redis"]["ok"] and checks["search"]["ok"])
