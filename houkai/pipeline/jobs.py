@@ -30,8 +30,7 @@ import redis
 
 from ..db.decode import as_float, as_int, as_text
 from ..db.keys import Keys, prefix_pattern
-from ..store.graph import drop_outgoing_lua
-from ..store.lexstats import uncount_lua
+from ..store.graph import delete_memory_lua
 
 JOB_TTL = 7 * 86400  # settled jobs are kept a week, then expire
 LIST_CAP = 1000  # errors / conflicts kept per job
@@ -62,10 +61,8 @@ elseif ARGV[1] == 'failed' then
   outcome = 'failed'
 else
 """
-    + drop_outgoing_lua("KEYS[1]", "ARGV[8]", "ARGV[7]")
-    + uncount_lua("KEYS[1]", "KEYS[5]")
+    + delete_memory_lua("KEYS[1]", "KEYS[5]", "ARGV[8]", "ARGV[7]")
     + """
-  redis.call('DEL', KEYS[1])
   outcome = 'rejected'
 end
 if outcome ~= 'failed' then

@@ -66,7 +66,7 @@ from ..domain.model import (
 from ..engines.embeddings import DEFAULT_MODEL_NAME, Embedder, QueryCache, get_embedder, query_cache
 from ..engines.importance import score_importance
 from . import codec, lexstats, specificity
-from .graph import drop_outgoing_lua
+from .graph import delete_memory_lua
 from .search import Hit, batched, iter_keys, search, total
 from .seed_collection import CollectionName
 
@@ -80,9 +80,8 @@ _DELETE_LUA = (
 local fields = redis.call('HGETALL', KEYS[1])
 if #fields == 0 then return fields end
 """
-    + drop_outgoing_lua("KEYS[1]", "ARGV[1]", "ARGV[2]")
-    + lexstats.uncount_lua("KEYS[1]", "KEYS[2]")
-    + "redis.call('DEL', KEYS[1])\nreturn fields\n"
+    + delete_memory_lua("KEYS[1]", "KEYS[2]", "ARGV[1]", "ARGV[2]")
+    + "return fields\n"
 )
 
 _UNSET: Any = object()  # "leave unchanged" where None is meaningful (edit's source)

@@ -13,8 +13,7 @@ import math
 import time
 
 from ..domain.model import Memory, ValidationError
-from . import lexstats
-from .graph import drop_outgoing_lua
+from .graph import delete_memory_lua
 from .host import StoreHost
 
 PURGE_BATCH = 500
@@ -29,8 +28,8 @@ if not raw then return 0 end
 local at = tonumber(raw)
 if not at or at <= 0 or at > tonumber(ARGV[1]) then return 0 end
 """
-    + drop_outgoing_lua("KEYS[1]", "ARGV[2]", "ARGV[3]")
-    + lexstats.DELETE_LUA
+    + delete_memory_lua("KEYS[1]", "KEYS[2]", "ARGV[2]", "ARGV[3]")
+    + "return 1\n"
 )
 
 

@@ -39,6 +39,7 @@ from ..domain.model import (
     validate_choice,
 )
 from .host import StoreHost
+from .lexstats import uncount_lua
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +64,17 @@ if out_raw and out_raw ~= '' then
   end
 end
 """
+
+
+def delete_memory_lua(memory: str, stats: str, incoming_prefix: str, memory_id: str) -> str:
+    """Lua: delete the hash at *memory* the one way every delete must (forget, decay,
+    import overwrite, TTL purge, the pipeline's rejection): its edges out of the reverse
+    link index, its share of the BM25 statistics at *stats* taken back, then the hash."""
+    return (
+        drop_outgoing_lua(memory, incoming_prefix, memory_id)
+        + uncount_lua(memory, stats)
+        + f"redis.call('DEL', {memory})\n"
+    )
 
 
 # KEYS: src hash, dst hash, incoming(dst) set.  ARGV: dst_id, rel, "src|rel".

@@ -136,7 +136,6 @@ return 1
 # (edit) must never recreate a memory forgotten in the meantime as a stub.
 UPDATE_LUA = "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end\n" + WRITE_LUA
 
-DELETE_LUA = uncount_lua("KEYS[1]", "KEYS[2]") + "return redis.call('DEL', KEYS[1])\n"
 
 # KEYS: memory, stats. ARGV: stems, length. The upgrade of one memory written before
 # ADR 0056: count its stems (its plain terms stay counted until the collection is
