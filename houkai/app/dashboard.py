@@ -381,16 +381,6 @@ def pipeline_status(service: Any, *, collection: str | None = None) -> dict[str,
     }
 
 
-def retry_job(service: Any, job_id: str, *, collection: str | None = None) -> dict[str, Any]:
-    """Re-queue the failed memories of one job (they embed again through the pipeline)."""
-    job_id = as_str(job_id, "job_id", required=True, max_len=256) or ""
-    pipeline = service.pipeline(collection)
-    if pipeline is None:
-        raise BadRequest("the ingestion pipeline is not available")
-    service.job(job_id, collection=collection)  # 404 for an unknown job
-    return {"job_id": job_id, "requeued": pipeline.retry_failed(job_id)}
-
-
 def whoami(token: Any, tokens_configured: bool) -> dict[str, Any]:
     """What the caller's token may do (the dashboard hides what it may not)."""
     if token is None:

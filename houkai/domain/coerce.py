@@ -10,7 +10,6 @@ stray string never reaches the store as a 500.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from typing import Any
 
 from .errors import BadRequest
@@ -102,10 +101,6 @@ def as_bool(value: Any, name: str, default: bool = False) -> bool:
     raise BadRequest(f"{name}: expected a boolean, got {_show(value)}")
 
 
-def as_optional_bool(value: Any, name: str) -> bool | None:
-    return None if value is None else as_bool(value, name)
-
-
 def as_str(
     value: Any,
     name: str,
@@ -145,14 +140,6 @@ def as_timestamp(value: Any, name: str) -> float | None:
         return parse_timestamp(value)
     except ValueError as exc:
         raise BadRequest(f"{name}: {exc}") from None
-
-
-def as_mapping(value: Any, name: str) -> Mapping[str, Any] | None:
-    if value is None:
-        return None
-    if not isinstance(value, Mapping):
-        raise BadRequest(f"{name}: expected an object, got {_show(value)}")
-    return value
 
 
 def _show(value: Any) -> str:

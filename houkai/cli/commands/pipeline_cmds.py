@@ -26,12 +26,6 @@ def _fmt(ctx: Context) -> str:
     return resolve_format(ctx.output_format)
 
 
-def _pipeline(ctx: Context, mode: str | None = None):
-    from ...pipeline.write import Pipeline
-
-    return Pipeline(ctx.store(), mode=mode)
-
-
 def _celery_argv_common(loglevel: str) -> list[str]:
     return ["--loglevel", loglevel]
 

@@ -7,7 +7,6 @@ from typing import Any
 
 import click
 
-from ...domain.config import parse_duration
 from ...domain.model import ConflictError
 from ...domain.timeparse import is_relative, parse_timestamp
 from .. import Context, pass_ctx
@@ -44,18 +43,6 @@ def parse_expires_at(value: str | None) -> float | None:
         return parse_timestamp(value)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--expires-at") from None
-
-
-def parse_ttl(value: str | None) -> float | None:
-    if value is None:
-        return None
-    try:
-        seconds = parse_duration(value)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--ttl") from None
-    if seconds <= 0:
-        raise click.BadParameter("must be > 0", param_hint="--ttl")
-    return seconds
 
 
 def conflict_message(conflicts: list) -> str:
