@@ -79,7 +79,10 @@ def load(store: Any, corpus: clustered.Corpus, seed: int, progress: Progress) ->
     A collection an earlier ``--keep`` run left with the same corpus is reused as it is."""
     memories = _memories(corpus.texts, seed)
     marker = f"{store.keys.prefix}:bench:{store.collection_name}"
-    signature = f"findable {corpus.name} n={len(memories)} seed={seed}"
+    signature = (
+        f"findable {corpus.name} n={len(memories)} seed={seed} "
+        f"model={backend_label(store.embedder)}"
+    )
     kept = store.client.get(marker)
     if kept is not None and kept.decode() == signature and store.count() == len(memories):
         progress(f"{corpus.name}: reusing the kept collection")

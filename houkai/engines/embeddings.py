@@ -470,9 +470,13 @@ def resolve_spec(spec: str | None) -> tuple[str, str]:
 
 
 def backend_label(embedder: Embedder) -> str:
-    """``name`` plus the backend when it is not torch: benchmark caches and reports key on it."""
+    """``name`` plus the backend when it is not torch, and the backend's ``revision`` when it
+    has one (int8's recipe: its vectors change with it): benchmark caches and reports key on it."""
     backend = getattr(embedder, "backend", None)
-    return embedder.name if backend in (None, "torch") else f"{embedder.name}@{backend}"
+    if backend in (None, "torch"):
+        return embedder.name
+    revision = getattr(embedder, "revision", "")
+    return f"{embedder.name}@{backend}" + (f"-{revision}" if revision else "")
 
 
 def build_embedder(

@@ -60,7 +60,7 @@ class OnnxEmbedder:
     ) -> None:
         if isinstance(streams, bool) or not isinstance(streams, int) or streams < 1:
             raise ValidationError(f"embed streams must be an integer >= 1 — got {streams!r}")
-        from .onnx_export import VARIANTS
+        from .onnx_export import EXPORTER_VERSION, VARIANTS
 
         if variant not in VARIANTS:
             raise ValidationError(
@@ -69,6 +69,8 @@ class OnnxEmbedder:
         self.name = name
         self.variant = variant
         self.backend = f"onnx-{variant}"
+        #: The int8 recipe's version: its vectors change with it (fp32's never did).
+        self.revision = f"x{EXPORTER_VERSION}" if variant == "int8" else ""
         self.backend_reason = ""
         self._fallback_allowed = fallback  # torch when ONNX cannot run (``embedder=minilm``)
         self._fallback: Any = None

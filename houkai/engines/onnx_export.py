@@ -5,8 +5,10 @@ exports the transformer with mean pooling and L2 normalisation inside the
 graph, so a session's output is the sentence embedding itself. Variants:
 
 * ``fp32`` — the exported graph as is (vectors identical to torch's);
-* ``int8`` — dynamic int8 quantization of every MatMul/Gemm weight (the
-  attention projections included), per output channel (see ADR 0019, 0055).
+* ``int8`` — int8 weights on every MatMul/Gemm (the attention projections included),
+  per output channel (ADR 0019, 0055), and activation scales fixed at export from a
+  calibration set (:mod:`.onnx_freeze`, ADR 0074): a text's vector is the same whatever
+  it is batched with.
 
 Files live under ``<model_cache_dir>/<model>-<content hash>-x<EXPORTER_VERSION>/``
 (``model_cache_dir`` defaults to ``<data_dir>/models``)
@@ -27,6 +29,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from ..domain.model import ValidationError
 
@@ -34,7 +37,7 @@ log = logging.getLogger(__name__)
 
 # Bump when the exported graph or the quantization recipe changes: old files
 # are then ignored (a new directory is written next to them).
-EXPORTER_VERSION = 2  # 2: int8 without the BERT fusions (ADR 0055)
+EXPORTER_VERSION = 3  # 2: int8 without the BERT fusions (ADR 0055); 3: fixed scales (0074)
 VARIANTS = ("fp32", "int8")
 OPSET = 17
 
@@ -170,27 +173,53 @@ def _export_fp32(model_dir: Path, target: Path, max_length: int) -> None:
         os.replace(out, target)
 
 
-def _quantize(source: Path, target: Path) -> None:
-    """Dynamic int8: MatMul/Gemm weights per output channel, activations at run time.
+def _quantize(source: Path, target: Path, model_dir: Path, max_length: int) -> None:
+    """int8: MatMul/Gemm weights per output channel, activation scales fixed.
 
     Quantized straight from the exported graph. ONNX Runtime's BERT fusions first
     (EXPORTER_VERSION 1) fold the Q/K/V projections into an fp32 Attention kernel that
-    then stays unquantized: 36% of the run time on an AVX2 core (ADR 0055).
+    then stays unquantized: 36% of the run time on an AVX2 core (ADR 0055). The dynamic
+    model's run-time scales are then frozen from a calibration set (ADR 0074).
     """
     from onnx import TensorProto
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
+    from .onnx_freeze import calibration_texts, freeze_scales
+
     with tempfile.TemporaryDirectory(dir=target.parent) as tmp:
+        dynamic = Path(tmp) / "dynamic.onnx"
         out = Path(tmp) / target.name
         quantize_dynamic(
             str(source),
-            str(out),
+            str(dynamic),
             per_channel=True,
             weight_type=QuantType.QInt8,
             op_types_to_quantize=["MatMul", "Gemm"],
             extra_options={"DefaultTensorType": TensorProto.FLOAT},
         )
+        frozen = freeze_scales(
+            dynamic, out, _tokenizer_feeds(model_dir, max_length), calibration_texts()
+        )
+        log.info("int8: %d activation scales fixed from the calibration set", frozen)
         os.replace(out, target)
+
+
+def _tokenizer_feeds(model_dir: Path, max_length: int) -> Any:
+    """Session inputs for a batch of texts, exactly as the embedder builds them."""
+    import numpy as np
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
+    tokenizer.enable_truncation(max_length=max_length)
+    tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+
+    def feeds(texts: Any) -> dict[str, Any]:
+        encodings = tokenizer.encode_batch(list(texts))
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        return {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+
+    return feeds
 
 
 def ensure_onnx(
@@ -212,7 +241,7 @@ def ensure_onnx(
             log.warning("exporting %s to ONNX under %s (first use; takes a while)", name, folder)
             _export_fp32(model_dir, fp32, max_length)
         if variant == "int8":
-            _quantize(fp32, target)
+            _quantize(fp32, target, model_dir, max_length)
         log.warning(
             "ONNX %s model ready in %.1f s: %s", variant, time.perf_counter() - started, target
         )
