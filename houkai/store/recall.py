@@ -164,6 +164,20 @@ def _rank_positions(values: list[float], cands: list[Candidate]) -> list[int]:
     return ranks
 
 
+def _bound_scores(cands: list[Candidate]) -> None:
+    """Keep weighted hybrid scores in [0, 1], as the seed documents them: the multiplicative
+    priors (``specific``) can lift the best past 1, and then the whole pool is divided by
+    that best score, so every rank stays where it was."""
+    top = max((c.score for c in cands), default=0.0)
+    if top <= 1.0 or not math.isfinite(top):
+        return
+    for c in cands:
+        c.score /= top
+        if "score" in c.explain:
+            c.explain["score"] = round(c.score, 6)
+            c.explain["scaled_by"] = round(1.0 / top, 6)
+
+
 class RecallMixin(RecallStagesMixin):
     """``recall`` and the candidate/scoring machinery it is built from."""
 
@@ -415,6 +429,8 @@ class RecallMixin(RecallStagesMixin):
                 self._apply_stages(cands, active, parse, params, now, fusion, rrf_k, depth)
             if w.graph > 0:
                 self._apply_graph(cands, w, fusion, rrf_k)
+            if fusion != "rrf":
+                _bound_scores(cands)
         else:
             self._score_semantic(cands, w)
         cands.sort(key=lambda c: (-c.score, c.memory.id))
