@@ -57,7 +57,7 @@ def test_the_specific_memory_gains_in_proportion_to_its_score(chat: MemoryStore)
     ]
     assert "specific" in explained["stages"]["active"]
     gain = explained["stages"]["specific"]
-    score /= explained.get("scaled_by", 1.0)  # the prior's gain is reported before scaling
+    score = explained.get("unbounded_score", score)  # the gain is reported before bounding
     assert 0 < gain < score
     # score × (1 + 0.25 · names + 0.15 · rare): names and rare words both at their cap
     assert gain == pytest.approx((score - gain) * 0.40, rel=1e-4)
@@ -118,11 +118,11 @@ def test_hybrid_scores_stay_in_zero_to_one_with_the_prior_and_keep_their_order(
     chat: MemoryStore,
 ):
     """A memory's own words score it near 1 before the prior; × (1 + 0.40) took it to 1.4,
-    past the seed's documented [0, 1]. The pool is divided by its best instead."""
+    past the seed's documented [0, 1]. Scores past 0.9 are now folded into (0.9, 1)."""
     text = "Tim: I finished The Name of the Wind by Patrick Rothfuss last week."
     hits = chat.recall(text, k=10, mode="hybrid", explain=True)
     scores = [s for _, s, _ in hits]
     assert hits[0][0].text == text
     assert all(0.0 <= s <= 1.0 for s in scores)
     assert scores == sorted(scores, reverse=True)
-    assert 0 < hits[0][2]["scaled_by"] < 1  # the prior did lift the best past 1
+    assert hits[0][2]["unbounded_score"] > 1  # the prior did lift the best past 1

@@ -164,18 +164,25 @@ def _rank_positions(values: list[float], cands: list[Candidate]) -> list[int]:
     return ranks
 
 
+#: Weighted hybrid scores up to this stay as they are; above it they are folded into (KNEE, 1).
+SCORE_KNEE = 0.9
+
+
 def _bound_scores(cands: list[Candidate]) -> None:
-    """Keep weighted hybrid scores in [0, 1], as the seed documents them: the multiplicative
-    priors (``specific``) can lift the best past 1, and then the whole pool is divided by
-    that best score, so every rank stays where it was."""
-    top = max((c.score for c in cands), default=0.0)
-    if top <= 1.0 or not math.isfinite(top):
-        return
+    """Keep weighted hybrid scores in [0, 1], as the seed documents them: the priors and
+    bonuses (``specific``, RM3, the graph term) can lift a score past 1. A score above
+    :data:`SCORE_KNEE` is mapped by one strictly increasing curve into (KNEE, 1), so every
+    rank stays where it was and a boost still raises a score; ``explain`` keeps the
+    ``unbounded_score``."""
+    span = 1.0 - SCORE_KNEE
     for c in cands:
-        c.score /= top
+        raw = c.score
+        if raw <= SCORE_KNEE or not math.isfinite(raw):
+            continue
+        c.score = SCORE_KNEE + span * -math.expm1(-(raw - SCORE_KNEE) / span)
         if "score" in c.explain:
+            c.explain["unbounded_score"] = round(raw, 6)
             c.explain["score"] = round(c.score, 6)
-            c.explain["scaled_by"] = round(1.0 / top, 6)
 
 
 class RecallMixin(RecallStagesMixin):

@@ -2,8 +2,9 @@
  *
  * explainRows(explain) lists what made a hit's score: each weighted signal × its weight,
  * every stage boost (query, context, prf, specific, …; some are negative) and, when the
- * explanation does not account for all of it (the semantic polarity nudge), "other"; the
- * rows sum to explain.score. explainScale(explains) is the one scale every hit of a list
+ * explanation does not account for all of it (the semantic polarity nudge), "other"; a
+ * hybrid score past 0.9 folded back toward 1 shows the fold as a negative row; the rows
+ * sum to explain.score. explainScale(explains) is the one scale every hit of a list
  * is drawn on, so an irrelevant hit's cosine bar is short: 1.0 for blended scores (a
  * contribution of 0.3 fills 30 % of the track), the largest contribution of the list for
  * RRF (whose contributions are ~1/60). Loaded before app.js; tests run it under node.
@@ -44,6 +45,8 @@
       if (num(value) !== null && value !== 0) rows.push([name, value]);
     }
     const score = num(explain.score);
+    const unbounded = num(explain.unbounded_score);
+    if (score !== null && unbounded !== null) rows.push(["fold into [0, 1]", score - unbounded]);
     if (score !== null) {
       const rest = score - rows.reduce((sum, row) => sum + row[1], 0);
       if (Math.abs(rest) > EPSILON) rows.push(["other", rest]);
