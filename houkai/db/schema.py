@@ -226,6 +226,26 @@ def still_indexing(fields: dict[str, Any]) -> bool:
     )
 
 
+#: How long a rebuilt index is waited for before the store opens anyway (seconds): a small
+#: collection is whole again at once; a large one answers from what is indexed so far.
+REBUILD_WAIT = 5.0
+
+
+def await_scan(client: redis.Redis, index: str, timeout: float) -> bool:
+    """Wait up to *timeout* seconds for *index*'s background scan; True when it is over."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if not still_indexing(index_info(client, index)):
+                return True
+        except redis.exceptions.ResponseError:
+            return False
+        if time.monotonic() >= deadline:
+            log.warning("index %s still re-indexing after %.0f s; opening anyway", index, timeout)
+            return False
+        time.sleep(0.05)
+
+
 def read_meta(client: redis.Redis, keys: Keys) -> dict[str, str]:
     return {k.decode(): v.decode() for k, v in client.hgetall(keys.meta).items()}
 
@@ -297,6 +317,8 @@ def ensure_index(
     except redis.exceptions.ResponseError as exc:
         if "already exists" not in str(exc).lower():
             raise
+    if exists:
+        await_scan(client, keys.index, REBUILD_WAIT)
     client.hset(
         keys.meta,
         mapping={
