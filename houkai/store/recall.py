@@ -16,6 +16,7 @@ are touched in one pipelined write and optionally expanded along links.
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from dataclasses import dataclass, field
@@ -40,13 +41,15 @@ from ..domain.model import (
     ValidationError,
     validate_choice,
 )
-from ..domain.text import query_terms
+from ..domain.text import lexical_clause, query_terms
 from . import codec, lexstats
 from .diversity import mmr_order
 from .query import QueryParse, name_seen, parse_query
 from .recall_stages import RecallStagesMixin
 from .search import knn_query, search
 from .stages import BASE, FITTED, StageParams, resolve_stages
+
+log = logging.getLogger(__name__)
 
 DEFAULT_RRF_K = 60
 GRAPH_DAMPING = 0.5
@@ -382,11 +385,12 @@ class RecallMixin(RecallStagesMixin):
             if qvec is not None
             else {}
         )
-        terms = query_terms(query) if mode == "hybrid" else []
+        words = query_terms(query)
+        terms = words if mode == "hybrid" else []
         if stats is None and terms:
             stats = self._term_stats(query, terms)
         if qvec is not None and self.settings.semantic_widen and not self.knn_exact():
-            self._widen_semantic(pool, query, where, pool_size, qvec, stats)
+            self._widen_semantic(pool, query, words, where, pool_size, qvec, stats)
         lexical_active = False
         if stats is not None:
             lexical_active = self._add_lexical(pool, query, where, pool_size, qvec, stats)
@@ -478,10 +482,41 @@ class RecallMixin(RecallStagesMixin):
             )
         return pool
 
+    def _keyword_neighbours(
+        self,
+        pool: dict[str, Candidate],
+        words: list[str],
+        where: str,
+        limit: int,
+        qvec: np.ndarray,
+        *,
+        verbatim: bool = False,
+    ) -> list[str]:
+        """Add the *limit* memories nearest *qvec* among those matching any of *words*
+        under *where* (ADR 0069); returns the new ids.
+
+        A KNN restricted to the keyword matches: over a subset the size
+        :func:`lexstats.candidate_terms` bounds, RediSearch ranks it by brute force,
+        so the cosine order is exact there whatever the HNSW graph reaches. RediSearch's
+        own keyword ranking is not used: intersected with the recall's filter it kept a
+        fact among the first 40 hits for 158 of 400 facts (400 of 400 this way)."""
+        clause = lexical_clause(words)
+        subset = clause if where == "*" else f"{clause} {where}"
+        try:
+            found = self._vector_candidates(qvec, subset, limit, verbatim=verbatim)
+        except redis.exceptions.ResponseError:
+            log.warning("keyword neighbours query failed", exc_info=True)
+            return []
+        added = [mid for mid in found if mid not in pool]
+        for mid in added:
+            pool[mid] = found[mid]
+        return added
+
     def _widen_semantic(
         self,
         pool: dict[str, Candidate],
         query: str,
+        terms: list[str],
         where: str,
         size: int,
         qvec: np.ndarray,
@@ -495,9 +530,8 @@ class RecallMixin(RecallStagesMixin):
         their own text at EF_RUNTIME 64 under 16,000 log lines); among the keyword
         matches the cosine order is exact. Twice the pool, as many as the lexical leg
         takes: a fact among siblings that share most of its words ranks past 20. Only
-        candidates are added: semantic recall still ranks by cosine alone. *stats*: the
-        query's term statistics when the caller read them."""
-        terms = query_terms(query)
+        candidates are added: semantic recall still ranks by cosine alone. *terms*: the
+        query's words; *stats*: their statistics when the caller read them."""
         if not terms:
             return
         if stats is None:

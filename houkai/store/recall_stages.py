@@ -7,7 +7,6 @@ are found), the query stage no I/O at all.
 
 from __future__ import annotations
 
-import logging
 import math
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -35,7 +34,6 @@ from .stages import StageParams
 if TYPE_CHECKING:
     from .recall import Candidate
 
-log = logging.getLogger(__name__)
 FOLLOWS = "follows"
 # Which documents a keyword query's LIMIT keeps is RediSearch's own ranking. Its default
 # scorer is TFIDF up to RediSearch 2.10 (Redis Stack 7.4) and BM25STD from Redis 8: named
@@ -94,13 +92,7 @@ class RecallStagesMixin(StoreHost):
     if TYPE_CHECKING:  # provided by RecallMixin, which builds on these stages
 
         def _vector_candidates(
-            self,
-            qvec: np.ndarray,
-            where: str,
-            size: int,
-            *,
-            batches: bool = False,
-            verbatim: bool = False,
+            self, qvec: np.ndarray, where: str, size: int, *, batches: bool = False
         ) -> dict[str, Candidate]: ...
 
     @staticmethod
@@ -220,36 +212,6 @@ class RecallStagesMixin(StoreHost):
                 memory=memory, cosine=cosine, has_vector=vec is not None, vector=vec, rm3=rm3
             )
             added.append(memory.id)
-        return added
-
-    def _keyword_neighbours(
-        self,
-        pool: dict[str, Candidate],
-        words: list[str],
-        where: str,
-        limit: int,
-        qvec: np.ndarray,
-        *,
-        verbatim: bool = False,
-    ) -> list[str]:
-        """Add the *limit* memories nearest *qvec* among those matching any of *words*
-        under *where* (ADR 0069); returns the new ids.
-
-        A KNN restricted to the keyword matches: over a subset the size
-        :func:`lexstats.candidate_terms` bounds, RediSearch ranks it by brute force,
-        so the cosine order is exact there whatever the HNSW graph reaches. RediSearch's
-        own keyword ranking is not used: intersected with the recall's filter it kept a
-        fact among the first 40 hits for 158 of 400 facts (400 of 400 this way)."""
-        clause = lexical_clause(words)
-        subset = clause if where == "*" else f"{clause} {where}"
-        try:
-            found = self._vector_candidates(qvec, subset, limit, verbatim=verbatim)
-        except redis.exceptions.ResponseError:
-            log.warning("keyword neighbours query failed", exc_info=True)
-            return []
-        added = [mid for mid in found if mid not in pool]
-        for mid in added:
-            pool[mid] = found[mid]
         return added
 
     def _rm3_round(
