@@ -32,6 +32,14 @@ from .embeddings import (
     cpu_count,
     encode_batched,
 )
+from .onnx_export import (
+    EXPORTER_VERSION,
+    VARIANTS,
+    bundled_model_path,
+    ensure_onnx,
+    load_tokenizer,
+    session_feeds,
+)
 
 log = logging.getLogger(__name__)
 
@@ -60,8 +68,6 @@ class OnnxEmbedder:
     ) -> None:
         if isinstance(streams, bool) or not isinstance(streams, int) or streams < 1:
             raise ValidationError(f"embed streams must be an integer >= 1 — got {streams!r}")
-        from .onnx_export import EXPORTER_VERSION, VARIANTS
-
         if variant not in VARIANTS:
             raise ValidationError(
                 f"unknown ONNX variant {variant!r}: use one of {', '.join(VARIANTS)}"
@@ -94,8 +100,6 @@ class OnnxEmbedder:
     # ------------------------------------------------------------------ setup
     def _resolve_dirs(self) -> tuple[Path, Path]:
         if self._model_dir is None:
-            from .onnx_export import bundled_model_path
-
             self._model_dir = bundled_model_path()
         if self._cache_dir is None:
             from ..domain.config import get_settings
@@ -110,8 +114,6 @@ class OnnxEmbedder:
             # Only the bundle is needed: the cache dir is resolved when the session
             # loads, under the settings in force then (not whoever asked for the size).
             if self._model_dir is None:
-                from .onnx_export import bundled_model_path
-
                 self._model_dir = bundled_model_path()
             self._dimension, self._max_length = bundle_settings(self._model_dir)
         return self._dimension
@@ -151,18 +153,13 @@ class OnnxEmbedder:
         """Export if needed, then load the tokenizer and the ONNX Runtime session."""
         os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         import onnxruntime as ort
-        from tokenizers import Tokenizer
-
-        from .onnx_export import ensure_onnx
 
         model_dir, cache_dir = self._resolve_dirs()
         dim = self.dimension
         path = self._onnx_path or ensure_onnx(
             model_dir, cache_dir, self.variant, name=self.name, max_length=self._max_length
         )
-        tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
-        tokenizer.enable_truncation(max_length=self._max_length)
-        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the batch's longest
+        tokenizer = load_tokenizer(model_dir, self._max_length)
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         if self._threads:
@@ -189,12 +186,7 @@ class OnnxEmbedder:
     def _tokenize(self, texts: list[str]) -> dict[str, np.ndarray]:
         with self._tokenizer_lock:
             encodings = self._tokenizer.encode_batch(texts)
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        feeds = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._input_names:
-            feeds["token_type_ids"] = np.zeros_like(ids)
-        return feeds
+        return session_feeds(encodings, "token_type_ids" in self._input_names)
 
     def encode(self, texts: list[str]) -> np.ndarray:
         session = self._load()

@@ -204,22 +204,33 @@ def _quantize(source: Path, target: Path, model_dir: Path, max_length: int) -> N
         os.replace(out, target)
 
 
-def _tokenizer_feeds(model_dir: Path, max_length: int) -> Any:
-    """Session inputs for a batch of texts, exactly as the embedder builds them."""
-    import numpy as np
+def load_tokenizer(model_dir: Path, max_length: int) -> Any:
+    """The bundle's tokenizer, truncating at *max_length* and padding to a batch's longest."""
     from tokenizers import Tokenizer
 
     tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
     tokenizer.enable_truncation(max_length=max_length)
     tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+    return tokenizer
 
-    def feeds(texts: Any) -> dict[str, Any]:
-        encodings = tokenizer.encode_batch(list(texts))
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        return {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
 
+def session_feeds(encodings: Any, token_types: bool = True) -> dict[str, Any]:
+    """The session inputs of a tokenized batch: the one way the embedder and the
+    calibration of its int8 scales (:mod:`.onnx_freeze`) feed the model."""
+    import numpy as np
+
+    ids = np.array([e.ids for e in encodings], dtype=np.int64)
+    mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    feeds = {"input_ids": ids, "attention_mask": mask}
+    if token_types:
+        feeds["token_type_ids"] = np.zeros_like(ids)
     return feeds
+
+
+def _tokenizer_feeds(model_dir: Path, max_length: int) -> Any:
+    """Session inputs for a batch of texts, exactly as the embedder builds them."""
+    tokenizer = load_tokenizer(model_dir, max_length)
+    return lambda texts: session_feeds(tokenizer.encode_batch(list(texts)))
 
 
 def ensure_onnx(
