@@ -42,7 +42,7 @@ import numpy as np
 import redis
 
 from ..db.filters import filter_expr
-from ..db.schema import index_info, num_docs, still_indexing
+from ..db.schema import await_scan
 from ..domain.config import Settings
 from ..domain.model import ValidationError
 from ..engines.embeddings import QueryCache, backend_label
@@ -277,14 +277,8 @@ def _fresh_cache(store: Any) -> QueryCache:
 
 def wait_indexed(client: redis.Redis, index: str, expected: int, timeout: float = 1800) -> None:
     """Block until the index holds *expected* documents and is not (re)indexing."""
-    deadline = time.monotonic() + timeout
-    while True:
-        info = index_info(client, index)
-        if num_docs(info) >= expected and not still_indexing(info):
-            return
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"index {index} still indexing after {timeout:.0f}s")
-        time.sleep(0.2)
+    if not await_scan(client, index, timeout, expected=expected, interval=0.2):
+        raise TimeoutError(f"index {index} still indexing after {timeout:.0f}s")
 
 
 # --------------------------------------------------------------------------- corpus

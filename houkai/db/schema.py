@@ -231,19 +231,19 @@ def still_indexing(fields: dict[str, Any]) -> bool:
 REBUILD_WAIT = 5.0
 
 
-def await_scan(client: redis.Redis, index: str, timeout: float) -> bool:
-    """Wait up to *timeout* seconds for *index*'s background scan; True when it is over."""
+def await_scan(
+    client: redis.Redis, index: str, timeout: float, *, expected: int = 0, interval: float = 0.05
+) -> bool:
+    """Wait up to *timeout* seconds for *index*'s background scan to be over (and for it to
+    hold *expected* documents); True when it is. A missing index raises ``ResponseError``."""
     deadline = time.monotonic() + timeout
     while True:
-        try:
-            if not still_indexing(index_info(client, index)):
-                return True
-        except redis.exceptions.ResponseError:
-            return False
+        info = index_info(client, index)
+        if num_docs(info) >= expected and not still_indexing(info):
+            return True
         if time.monotonic() >= deadline:
-            log.warning("index %s still re-indexing after %.0f s; opening anyway", index, timeout)
             return False
-        time.sleep(0.05)
+        time.sleep(interval)
 
 
 def read_meta(client: redis.Redis, keys: Keys) -> dict[str, str]:
@@ -317,8 +317,10 @@ def ensure_index(
     except redis.exceptions.ResponseError as exc:
         if "already exists" not in str(exc).lower():
             raise
-    if exists:
-        await_scan(client, keys.index, REBUILD_WAIT)
+    if exists and not await_scan(client, keys.index, REBUILD_WAIT):
+        log.warning(
+            "index %s still re-indexing after %.0f s; opening anyway", keys.index, REBUILD_WAIT
+        )
     client.hset(
         keys.meta,
         mapping={
