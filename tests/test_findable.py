@@ -20,8 +20,8 @@ import pytest
 from click.testing import CliRunner
 
 from houkai import MemoryStore
-from houkai.bench import clustered
 from houkai.cli import cli
+from houkai.corpora import clustered
 from houkai.db.schema import EXACT_PENDING, exact_filled
 from houkai.domain.config import Settings, set_settings
 from houkai.store import findability

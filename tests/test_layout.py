@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,7 @@ def test_top_level_holds_only_layers() -> None:
         "app",
         "bench",
         "cli",
+        "corpora",
         "db",
         "domain",
         "engines",
@@ -51,3 +53,32 @@ def test_domain_does_not_reach_into_outer_layers() -> None:
         text = path.read_text()
         for outer in ("..db", "..store", "..engines", "..pipeline", "..app", "..cli"):
             assert f"from {outer}" not in text, f"{path.name} imports {outer}"
+
+
+def test_inner_layers_do_not_import_the_benchmarks() -> None:
+    """The encoder's calibration reads generated text from houkai.corpora, not houkai.bench:
+    a benchmark is an outer door, and the library must not need it."""
+    for layer in ("domain", "db", "store", "engines", "pipeline", "corpora"):
+        for path in (PACKAGE / layer).glob("*.py"):
+            imports = re.findall(r"^\s*(?:from|import)\s+(\S+)", path.read_text(), re.M)
+            bench = [m for m in imports if m in ("..bench", "houkai.bench") or ".bench." in m]
+            assert not bench, f"{layer}/{path.name} imports {bench}"
+
+
+def test_every_package_ships_in_the_wheel() -> None:
+    """A package missing from pyproject's list installs from a checkout but not from a wheel."""
+    import tomllib
+
+    listed = set(
+        tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["tool"]["setuptools"][
+            "packages"
+        ]
+    )
+    found = {
+        "houkai." + ".".join(p.parent.relative_to(PACKAGE).parts)
+        if p.parent != PACKAGE
+        else "houkai"
+        for p in PACKAGE.rglob("__init__.py")
+        if "__pycache__" not in p.parts
+    }
+    assert found - listed == set()

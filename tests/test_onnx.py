@@ -137,7 +137,7 @@ def test_int8_vector_of_a_text_does_not_depend_on_its_batch(embedder) -> None:
     """Fixed activation scales (ADR 0074): the dynamic int8 model gave a text encoded in a
     batch of 32 a cosine of 0.977 at worst to the same text encoded alone, enough for ten
     near-identical siblings to outrank a memory's own words."""
-    from houkai.bench import clustered
+    from houkai.corpora import clustered
 
     int8 = build_embedder("minilm-onnx-int8")
     texts = clustered.logs_corpus(200, 40, seed=3, generator=1).texts

@@ -1,6 +1,6 @@
 """``houkai bench findable``: is every stored memory found again, on clustered corpora?
 
-For each corpus (:mod:`houkai.bench.clustered`: facts then bulk log lines, chat turns
+For each corpus (:mod:`houkai.corpora.clustered`: facts then bulk log lines, chat turns
 with facts strewn in, and the uniform recall corpus) and size, the collection is
 written in corpus order, then asked, over a sample of its memories:
 
@@ -28,11 +28,12 @@ from typing import Any
 
 import numpy as np
 
+from ..corpora import clustered
 from ..domain.config import Settings
 from ..domain.model import Memory, content_hash
 from ..engines.embeddings import backend_label
 from ..store.search import knn_query, search
-from . import clustered, findable_rest
+from . import findable_rest
 from .recall import machine_facts, percentiles, read_vectors, wait_indexed
 from .recall_corpus import EPOCH, corpus_vectors, generate
 

@@ -67,7 +67,7 @@ def calibration_texts() -> list[str]:
 
     Generated, never downloaded: the clustered generators of ``houkai bench findable``,
     with seeds no benchmark or test uses."""
-    from ..bench import clustered
+    from ..corpora import clustered
 
     texts = clustered.facts(400, 11)
     for generator in range(len(clustered.LOG_FORMATS)):
