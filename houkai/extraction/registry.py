@@ -25,7 +25,9 @@ _FACTORIES: dict[str, str] = {
 def parse_spec(spec: object) -> tuple[str, str, str]:
     """``(kind, provider, model)`` of an extractor spec, or a ValidationError naming it."""
     if not isinstance(spec, str) or not spec.strip():
-        raise ValidationError(f"extractor must be 'rules' or 'llm:<provider>:<model>' — got {spec!r}")
+        raise ValidationError(
+            f"extractor must be 'rules' or 'llm:<provider>:<model>' — got {spec!r}"
+        )
     text = spec.strip()
     if text == "rules":
         return "rules", "", ""
