@@ -48,5 +48,5 @@ def extractor_for(spec: str = DEFAULT_EXTRACTOR, **options: Any) -> Extractor:
     module_name, _, factory_name = _FACTORIES[kind].partition(":")
     factory = getattr(importlib.import_module(module_name), factory_name)
     if kind == "rules":
-        return factory(**options)  # type: ignore[no-any-return]
-    return factory(provider, model, **options)  # type: ignore[no-any-return]
+        return factory(**options)
+    return factory(provider, model, **options)
