@@ -49,7 +49,7 @@ def varied(settings):
         fields = {"last_accessed": repr(now - rng.random() * 120 * DAY)}
         if i % 3:
             fields["access_count"] = str(rng.randint(1, 40))
-        store.client.hset(store.keys.memory(m.id), mapping=fields)
+        store.set_raw_fields({m.id: fields})
     store.supersede(memories[0].id, memories[1].id)
     yield store
     store.drop()
@@ -166,7 +166,7 @@ def test_browse_windows_page_in_the_full_order(varied, sort, monkeypatch):
             fields = {"created_at": repr(now - age)}
             if j % 4 == 0:  # shared keys: ties broken by the memory key
                 fields["importance"] = "0.5"
-            varied.client.hset(varied.keys.memory(m.id), mapping=fields)
+            varied.set_raw_fields({m.id: fields})
     service = MemoryService(varied.settings, actor="http")
     service._stores[varied.collection_name] = varied
     clock = time.time()
@@ -197,7 +197,7 @@ def test_sliced_passes_give_the_one_pass_figures(varied, monkeypatch):
     for i, batch in enumerate(varied.iter_memories("*")):
         for j, m in enumerate(batch):  # a burst of 20 at one instant, the rest spread out
             created = now - 5 * DAY if (i + j) % 3 == 0 else now - rng.random() * 400 * DAY
-            varied.client.hset(varied.keys.memory(m.id), "created_at", repr(created))
+            varied.set_raw_fields({m.id: {"created_at": repr(created)}})
     service = MemoryService(varied.settings, actor="http")
     service._stores[varied.collection_name] = varied
     whole = varied.stats(frequency_weight=0.0)

@@ -35,7 +35,7 @@ def _age(store, memory: Memory, days: float, now: float, **fields) -> None:
     """Backdate a stored memory's last access (and set other raw fields)."""
     mapping = {"last_accessed": repr(now - days * DAY)}
     mapping.update({k: str(v) for k, v in fields.items()})
-    store.client.hset(store.keys.memory(memory.id), mapping=mapping)
+    store.set_raw_fields({memory.id: mapping})
 
 
 # ---------------------------------------------------------------- the formula

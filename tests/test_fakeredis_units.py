@@ -78,7 +78,7 @@ def test_settle_ignores_a_stale_text_and_reset_uncounts_a_failure(client):
     assert _settle(store, keys, "a", 0, "failed", chash="new", payload="e") == b"failed"
     assert store.status("job1").failed == 1
     pipe = client.pipeline(transaction=False)
-    store.reset(pipe, keys.memory("a"), "job1", 0)
+    store.reset(pipe, keys, "a", "job1", 0)
     assert pipe.execute() == [1]
     assert store.status("job1").failed == 0
     assert client.hget(keys.memory("a"), "state") == b"pending"

@@ -65,7 +65,7 @@ def test_stats_aggregates(store):
     store.recall("gamma fact", k=1)  # c gets an access
     old = repr(time.time() - 400 * 86400)
     for m in (a, b):  # long untouched: b is at risk, a is protected (procedural)
-        store.client.hset(store.keys.memory(m.id), mapping={"last_accessed": old})
+        store.set_raw_fields({m.id: {"last_accessed": old}})
     s = store.stats()
     assert (s["total"], s["active"], s["superseded"], s["expired"]) == (5, 4, 1, 1)
     assert (s["pending"], s["failed"]) == (0, 0)

@@ -118,7 +118,7 @@ def test_filters_are_pushed_down(store: MemoryStore) -> None:
     old = store.remember(
         "deploy with the blue green script", type="procedural", importance=0.9, source="wiki"
     )
-    store.client.hset(store.keys.memory(old.id), "created_at", repr(time.time() - 86400 * 10))
+    store.set_raw_fields({old.id: {"created_at": repr(time.time() - 86400 * 10)}})
     new = store.remember(
         "deploy notes from yesterday",
         type="episodic",
@@ -307,7 +307,7 @@ def test_touch_never_resurrects_a_forgotten_memory(store: MemoryStore) -> None:
 def test_superseded_and_expired_hidden_by_default(store: MemoryStore) -> None:
     live = store.remember("the build uses make")
     gone = store.remember("the build uses ant")
-    store.client.hset(store.keys.memory(gone.id), mapping={"superseded_by": live.id, "sup": "1"})
+    store.set_raw_fields({gone.id: {"superseded_by": live.id, "sup": "1"}})
     expiring = store.remember("the build uses gradle", expires_at=time.time() - 1)
     ids = {m.id for m, _ in store.recall("the build uses", k=5)}
     assert ids == {live.id}
@@ -356,7 +356,7 @@ def test_edit_never_recreates_a_memory_forgotten_meanwhile(store: MemoryStore, m
 def test_sorted_streaming_orders_ties_by_id_across_pages(store: MemoryStore) -> None:
     mems = store.remember_many([f"note number {i}" for i in range(23)])
     for i, m in enumerate(mems):  # groups of five memories share one created_at
-        store.client.hset(store.keys.memory(m.id), "created_at", repr(1000.0 + i // 5))
+        store.set_raw_fields({m.id: {"created_at": repr(1000.0 + i // 5)}})
     got = [m.id for batch in store.iter_memories(batch_size=3, sortby="created_at") for m in batch]
     want = [m.id for m in sorted(mems, key=lambda m: (mems.index(m) // 5, m.id))]
     assert got == want
@@ -373,12 +373,14 @@ def test_touch_leaves_the_indexed_hash_alone_until_flushed(store: MemoryStore) -
     store.recall("quarterly planning", k=1)
     hits = store.recall("quarterly planning", k=1)
     assert hits[0][0].access_count == 2  # what recall returns is already exact
-    key = store.keys.memory(m.id)
+    key, doc = store.keys.memory(m.id), store.keys.access_doc(m.id)
     assert store.client.hget(key, "access_count") == b"0"  # no re-index per recall
     assert store.get(m.id).access_count == 2
     assert store.list_recent()[0].access_count == 2
     assert store.flush_access() == 1
-    assert store.client.hget(key, "access_count") == b"2"
+    # folded into the access document: the vector-bearing hash is never written (ADR 0075)
+    assert store.client.hget(key, "access_count") == b"0"
+    assert store.client.hget(doc, "access_count") == b"2"
     assert store.get(m.id).access_count == 2  # folded in, never counted twice
     assert store.client.hlen(store.keys.access) == 0
 
@@ -387,8 +389,7 @@ def test_decay_sees_recent_access_that_is_not_flushed_yet(store: MemoryStore) ->
     from houkai import DecayEngine
 
     m = store.remember("an old note that was just looked up", importance=0.3)
-    key = store.keys.memory(m.id)
-    store.client.hset(key, "last_accessed", repr(time.time() - 90 * 86400))
+    store.set_raw_fields({m.id: {"last_accessed": repr(time.time() - 90 * 86400)}})
     engine = DecayEngine(store)
     assert [x.id for x in engine.prune(dry_run=True)] == [m.id]
     store.recall("old note looked up", k=1)  # a fresh access, only in the side hash

@@ -20,6 +20,7 @@ from ..db.filters import filter_expr
 from ..domain.coerce import as_bool, as_int, as_str
 from ..domain.errors import BadRequest
 from ..domain.model import MEMORY_TYPES
+from ..store.access import memory_key_of
 from ..store.observability import FULL_SCAN_TIMEOUT, _rows
 from .operations.fields import CURSOR_PATTERN
 
@@ -153,18 +154,21 @@ def browse(
     if sort == "decay" and float(store.settings.maintenance_decay_frequency_weight):
         load.append("@access_count")
     steps: list[Any] = ["LOAD", len(load), *load]
+    # decay reads the access counts, which are the access documents' (ADR 0075)
+    index = store.aggregate_index if sort == "decay" else store.keys.index
+    key_of = store.keys.access_doc if index == store.keys.access_index else store.keys.memory
     if sort == "decay":
         steps += ["APPLY", decay_expression(store.settings, clock_ms / 1000.0), "AS", "decay"]
     steps += ["APPLY", BROWSE_SORTS[sort], "AS", "k"]
     if cursor is not None:
         value, memory_id, _ = cursor
-        last_key = store.keys.memory(memory_id)
+        last_key = key_of(memory_id)
         steps += ["FILTER", f'@k < {value} || (@k == {value} && @__key < "{last_key}")']
     steps += ["SORTBY", 4, "@k", "DESC", "@__key", "DESC", "MAX", limit + 1, "DIALECT", 2]
 
     def page(where: str) -> list[dict[str, str | None]]:
         reply = store.client.execute_command(
-            "FT.AGGREGATE", store.keys.index, where, *FULL_SCAN_TIMEOUT, *steps
+            "FT.AGGREGATE", index, where, *FULL_SCAN_TIMEOUT, *steps
         )
         return [r for r in _rows(reply) if r.get("__key") and r.get("k")]
 
@@ -185,12 +189,15 @@ def browse(
     rows = rows[:limit]
     pipe = store.client.pipeline(transaction=False)
     for row in rows:
-        pipe.hgetall(row["__key"])
+        pipe.hgetall(memory_key_of(store.keys, str(row["__key"])))
+    loaded = [
+        (row, codec.from_hash({k.decode(): v for k, v in fields.items()}))
+        for row, fields in zip(rows, pipe.execute(), strict=True)
+        if fields  # else deleted between the two reads
+    ]
+    store.overlay_access([memory for _, memory in loaded])  # the true access counts
     memories = []
-    for row, fields in zip(rows, pipe.execute(), strict=True):
-        if not fields:
-            continue  # deleted between the two reads
-        memory = codec.from_hash({k.decode(): v for k, v in fields.items()})
+    for row, memory in loaded:
         item = memory_to_dict(memory)
         if sort == "decay":
             item["decay_score"] = int(row["k"] or 0) / 1e9  # the sort key itself

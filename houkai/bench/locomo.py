@@ -230,13 +230,12 @@ def select(conversations: list[Conversation], spec: str | None) -> list[Conversa
 
 def backdate(store, stamps: dict[str, float]) -> None:
     """Give memories their historical ``created_at`` (what an import of old logs keeps)."""
-    pipe = store.client.pipeline(transaction=False)
-    for memory_id, ts in stamps.items():
-        pipe.hset(
-            store.keys.memory(memory_id),
-            mapping={"created_at": repr(float(ts)), "last_accessed": repr(float(ts))},
-        )
-    pipe.execute()
+    store.set_raw_fields(
+        {
+            memory_id: {"created_at": repr(float(ts)), "last_accessed": repr(float(ts))}
+            for memory_id, ts in stamps.items()
+        }
+    )
 
 
 def _ingest(store, conv: Conversation, captions: bool = False) -> None:

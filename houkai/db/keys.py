@@ -89,6 +89,20 @@ class Keys:
         """HASH of access counts not yet folded into memories: ``n:<id>``, ``t:<id>``."""
         return f"{self.prefix}:acc:{self.collection}"
 
+    @cached_property
+    def access_doc_prefix(self) -> str:
+        """Access documents: per memory, its access counts and the fields the decay and
+        health aggregates filter on, under a vector-free index (ADR 0075)."""
+        return f"{self.prefix}:a:{self.collection}:"
+
+    def access_doc(self, memory_id: str) -> str:
+        return self.access_doc_prefix + memory_id
+
+    @property
+    def access_index(self) -> str:
+        """The vector-free index over the access documents (ADR 0075)."""
+        return f"{self.prefix}:aidx:{self.collection}"
+
     @property
     def inflight(self) -> str:
         """HASH memory id → ``job:pos`` for memories not yet ``ready`` (pending or failed):

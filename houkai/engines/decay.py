@@ -30,6 +30,7 @@ import redis
 from ..db.filters import filter_expr
 from ..domain.model import MEMORY_TYPES, Memory, ValidationError, validate_choice
 from ..store import codec
+from ..store.access import memory_key_of
 
 if TYPE_CHECKING:
     from ..store import MemoryStore
@@ -205,9 +206,12 @@ class DecayEngine:
         streaming every unprotected memory.
         """
         query = self._base_query(now)
-        client, index = self.store.client, self.store.keys.index
+        # the access documents' index when complete: its access counts are the true ones
+        client, index = self.store.client, self.store.aggregate_index
         try:
-            reply, cursor = client.execute_command(*self._aggregate_args(query, now, batch_size))
+            reply, cursor = client.execute_command(
+                *self._aggregate_args(query, now, batch_size, index)
+            )
         except redis.exceptions.ResponseError as exc:
             log.warning("decay server-side filter unavailable (%s); scoring every row", exc)
             yield from self.store.iter_memories(query, batch_size=batch_size)
@@ -215,7 +219,7 @@ class DecayEngine:
         try:
             while True:
                 keys = [_row_key(row) for row in reply[1:]]
-                batch = self._load([k for k in keys if k])
+                batch = self._load([memory_key_of(self.store.keys, k) for k in keys if k])
                 if batch:
                     yield batch
                 if not cursor:
@@ -227,7 +231,7 @@ class DecayEngine:
             if cursor:  # the caller stopped early or a read failed: free the server cursor
                 _close_cursor(client, index, cursor)
 
-    def _aggregate_args(self, query: str, now: float, batch_size: int) -> list:
+    def _aggregate_args(self, query: str, now: float, batch_size: int, index: str) -> list:
         """FT.AGGREGATE computing the decay score server-side and keeping candidates."""
         idle_days = f"(({_num(now)} - @last_accessed) / {_num(SECONDS_PER_DAY)})"
         expr = f"@importance * exp(-{_num(self.decay_rate)} * {idle_days})"
@@ -242,7 +246,7 @@ class DecayEngine:
             load.append("@access_count")
         return [
             "FT.AGGREGATE",
-            self.store.keys.index,
+            index,
             query,
             "LOAD",
             len(load),

@@ -30,6 +30,7 @@ import redis
 
 from ..db.decode import as_float, as_int, as_text
 from ..db.keys import Keys, prefix_pattern
+from ..store.access import mirror_lua
 from ..store.graph import delete_memory_lua
 
 JOB_TTL = 7 * 86400  # settled jobs are kept a week, then expire
@@ -37,7 +38,7 @@ LIST_CAP = 1000  # errors / conflicts kept per job
 MEMORY_IDS_SHOWN = 1000  # JobStatus.memory_ids is truncated beyond this
 JOB_STATES: tuple[str, ...] = ("queued", "running", "done", "failed", "cancelled")
 
-# KEYS: memory, job, bits, errors, BM25 stats, inflight.
+# KEYS: memory, job, bits, errors, BM25 stats, inflight, access document.
 # ARGV: action, chash, pos, now, payload, error json, memory id, incoming-set prefix.
 _SETTLE_LUA = (
     """
@@ -61,10 +62,14 @@ elseif ARGV[1] == 'failed' then
   outcome = 'failed'
 else
 """
-    + delete_memory_lua("KEYS[1]", "KEYS[5]", "ARGV[8]", "ARGV[7]")
+    + delete_memory_lua("KEYS[1]", "KEYS[5]", "ARGV[8]", "ARGV[7]", "KEYS[7]")
     + """
   outcome = 'rejected'
 end
+if outcome ~= 'rejected' and outcome ~= 'skipped' then
+"""
+    + mirror_lua("KEYS[1]", "KEYS[7]", "'0'")
+    + """end
 if outcome ~= 'failed' then
   redis.call('HDEL', KEYS[6], ARGV[7])
 end
@@ -81,17 +86,22 @@ return outcome
 """
 ).replace("LIST_LAST", str(LIST_CAP - 1))
 
-# KEYS: memory, job, bits. ARGV: pos, now. failed → pending, un-counting the failure.
-_RESET_LUA = """
+# KEYS: memory, job, bits, access document. ARGV: pos, now. failed → pending,
+# un-counting the failure.
+_RESET_LUA = (
+    """
 if redis.call('HGET', KEYS[1], 'state') ~= 'failed' then return 0 end
 redis.call('HSET', KEYS[1], 'state', 'pending', 'error', '')
-if redis.call('EXISTS', KEYS[2]) == 1
+"""
+    + mirror_lua("KEYS[1]", "KEYS[4]", "'0'")
+    + """if redis.call('EXISTS', KEYS[2]) == 1
    and redis.call('SETBIT', KEYS[3], tonumber(ARGV[1]), 0) == 1 then
   redis.call('HINCRBY', KEYS[2], 'failed', -1)
   redis.call('HSET', KEYS[2], 'updated_at', ARGV[2])
 end
 return 1
 """
+)
 
 # KEYS: memory, inflight. ARGV: memory id, job id, pos. Re-home a memory in another job.
 _ADOPT_LUA = """
@@ -272,7 +282,15 @@ class JobStore:
         k = self.keys(job_id or "none")
         err = json.dumps(error_entry, ensure_ascii=False) if error_entry else ""
         self._settle(
-            keys=[keys.memory(memory_id), k.hash, k.bits, k.errors, keys.lexstats, keys.inflight],
+            keys=[
+                keys.memory(memory_id),
+                k.hash,
+                k.bits,
+                k.errors,
+                keys.lexstats,
+                keys.inflight,
+                keys.access_doc(memory_id),
+            ],
             args=[
                 action,
                 chash,
@@ -286,10 +304,12 @@ class JobStore:
             client=pipe,
         )
 
-    def reset(self, pipe: Any, memory_key: str, job_id: str, pos: int) -> None:
+    def reset(self, pipe: Any, keys: Keys, memory_id: str, job_id: str, pos: int) -> None:
         k = self.keys(job_id or "none")
         self._reset(
-            keys=[memory_key, k.hash, k.bits], args=[int(pos), repr(time.time())], client=pipe
+            keys=[keys.memory(memory_id), k.hash, k.bits, keys.access_doc(memory_id)],
+            args=[int(pos), repr(time.time())],
+            client=pipe,
         )
 
     def adopt(self, pipe: Any, keys: Keys, memory_id: str, job_id: str, pos: int) -> None:

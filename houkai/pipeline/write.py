@@ -751,7 +751,7 @@ class Pipeline:
         if reset:
             pipe = self.client.pipeline(transaction=False)
             for memory_id, pos in members:
-                self.jobs_store.reset(pipe, self.store.keys.memory(memory_id), job_id, pos)
+                self.jobs_store.reset(pipe, self.store.keys, memory_id, job_id, pos)
             results = pipe.execute()
             members = [m for m, ok in zip(members, results, strict=True) if int(ok)]
             self.jobs_store.reopen(job_id)

@@ -36,6 +36,7 @@ from ..domain.model import (
 )
 from ..domain.text import negation_diff
 from . import codec
+from .access import mirror_lua
 from .export_rows import fetch_rows
 from .host import StoreHost
 from .search import knn_query
@@ -49,12 +50,16 @@ SCAN_OVERLAP = 600.0  # seconds an incremental scan reaches back before the prev
 PREFILTER_K = 32  # plain-KNN neighbours asked before falling back to a filtered KNN
 MAX_CHAIN = 10_000  # hops followed when checking a supersede chain for cycles
 
-# KEYS: memory hash. ARGV: field, value, field, value, ...  1 when written, 0 when absent.
-_HSET_IF_EXISTS_LUA = """
+# KEYS: memory hash, its access document. ARGV: field, value, field, value, ...
+# 1 when written, 0 when absent.
+_HSET_IF_EXISTS_LUA = (
+    """
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 redis.call('HSET', KEYS[1], unpack(ARGV))
-return 1
 """
+    + mirror_lua("KEYS[1]", "KEYS[2]", "'0'")
+    + "return 1\n"
+)
 
 
 def _check_id(value: object, name: str) -> str:
@@ -119,7 +124,8 @@ class ConflictsMixin(StoreHost):
         args: list[str] = []
         for name, value in fields.items():
             args += [name, value]
-        return bool(script(keys=[self.keys.memory(memory_id)], args=args))
+        keys = [self.keys.memory(memory_id), self.keys.access_doc(memory_id)]
+        return bool(script(keys=keys, args=args))
 
     def supersede(self, old_id: str, new_id: str) -> None:
         """Mark *old_id* as superseded by *new_id* and add a ``supersedes`` link new → old.

@@ -65,22 +65,32 @@ from ..domain.model import (
 )
 from ..engines.embeddings import DEFAULT_MODEL_NAME, Embedder, QueryCache, get_embedder, query_cache
 from ..engines.importance import score_importance
-from . import codec, lexstats, specificity
+from . import access, codec, lexstats, specificity
 from .graph import delete_memory_lua
 from .search import Hit, batched, iter_keys, search, total
 from .seed_collection import CollectionName
 
 log = logging.getLogger(__name__)
 
-# KEYS: memory, lexstats. ARGV: incoming-set prefix, memory id. Deletes one memory
-# with its BM25 contribution and its outgoing reverse-index entries, atomically,
-# and returns the hash it deleted (empty when there was none) for the journal.
+# KEYS: memory, lexstats, access document. ARGV: incoming-set prefix, memory id.
+# Deletes one memory with its BM25 contribution, its outgoing reverse-index entries
+# and its access document, atomically, and returns the hash it deleted (empty when
+# there was none) for the journal, its access document's counts last (they win).
 _DELETE_LUA = (
     """
 local fields = redis.call('HGETALL', KEYS[1])
 if #fields == 0 then return fields end
+local own = redis.call('HMGET', KEYS[3], 'last_accessed', 'access_count')
+if own[1] then
+  fields[#fields + 1] = 'last_accessed'
+  fields[#fields + 1] = own[1]
+end
+if own[2] then
+  fields[#fields + 1] = 'access_count'
+  fields[#fields + 1] = own[2]
+end
 """
-    + delete_memory_lua("KEYS[1]", "KEYS[2]", "ARGV[1]", "ARGV[2]")
+    + delete_memory_lua("KEYS[1]", "KEYS[2]", "ARGV[1]", "ARGV[2]", "KEYS[3]")
     + "return fields\n"
 )
 
@@ -98,18 +108,6 @@ end
 return 0
 """
 
-# Fold one memory's pending access counts into its hash (one re-index per
-# flush, however many recalls touched it). KEYS: memory, access hash. ARGV: id.
-_FLUSH_LUA = """
-local n = tonumber(redis.call('HGET', KEYS[2], 'n:' .. ARGV[1]) or '0') or 0
-local t = tonumber(redis.call('HGET', KEYS[2], 't:' .. ARGV[1]) or '0') or 0
-redis.call('HDEL', KEYS[2], 'n:' .. ARGV[1], 't:' .. ARGV[1])
-if n == 0 or redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HINCRBY', KEYS[1], 'access_count', n)
-local last = tonumber(redis.call('HGET', KEYS[1], 'last_accessed') or '0') or 0
-if t > last then redis.call('HSET', KEYS[1], 'last_accessed', ARGV[2]) end
-return n
-"""
 CALL_NAMES: tuple[str, ...] = (
     "remember",
     "recall",
@@ -145,6 +143,8 @@ PRIMITIVES: frozenset[str] = frozenset(
         "vector_from_blob",
         "from_fields",
         "overlay_access",
+        "set_raw_fields",
+        "fold_ids",
         "touch_many",
         "check_conflicts",
         "apply_conflict_policy",
@@ -309,6 +309,9 @@ class CoreStore(abc.ABC):
             exact_upto=s.exact_knn_max,
         )
         self._size_seen, self._size_read_at, self._exact_filled = 0, -math.inf, False
+        # access counts live in access documents (ADR 0075); a new collection needs no backfill
+        new = not int(self.client.hget(self.keys.lexstats, "__N") or 0)
+        self._access_ready = access.ensure_access_index(self.client, self.keys, empty=new)
         self._conflict_policy = conflict_policy
         self._conflict_threshold = (
             s.conflict_threshold if conflict_threshold is None else float(conflict_threshold)
@@ -329,7 +332,8 @@ class CoreStore(abc.ABC):
         self._appends_since_archive_check = 0
         self._started = time.time()
         self._touch_script = self.client.register_script(_TOUCH_LUA)
-        self._flush_script = self.client.register_script(_FLUSH_LUA)
+        self._fold_script = self.client.register_script(access.FOLD_LUA)
+        self._raw_fields_script = self.client.register_script(access.SET_FIELDS_LUA)
         self._write_script = self.client.register_script(lexstats.WRITE_LUA)
         self._delete_script = self.client.register_script(_DELETE_LUA)
         self._update_script = self.client.register_script(lexstats.UPDATE_LUA)
@@ -563,9 +567,16 @@ class CoreStore(abc.ABC):
                     if k in keep
                 }
                 cleared = []
+            # a whole rewrite carries the memory's access fields; a partial one keeps
+            # the access document's unless it writes them
+            reset = allowed is None or not allowed.isdisjoint(access.ACCESS_FIELDS)
             script(
-                keys=[self.keys.memory(memory.id), self.keys.lexstats],
-                args=lexstats.write_args(memory.text, mapping, cleared),
+                keys=[
+                    self.keys.memory(memory.id),
+                    self.keys.lexstats,
+                    self.keys.access_doc(memory.id),
+                ],
+                args=lexstats.write_args(memory.text, mapping, cleared, reset=reset),
                 client=pipe,
             )
             for tag in memory.tags:
@@ -727,7 +738,11 @@ class CoreStore(abc.ABC):
         if not isinstance(memory_id, str) or not memory_id:
             return False
         raw = self._delete_script(
-            keys=[self.keys.memory(memory_id), self.keys.lexstats],
+            keys=[
+                self.keys.memory(memory_id),
+                self.keys.lexstats,
+                self.keys.access_doc(memory_id),
+            ],
             args=[self.keys.incoming_prefix, memory_id],
         )
         if not raw:
@@ -744,7 +759,11 @@ class CoreStore(abc.ABC):
         pipe = self.client.pipeline(transaction=False)
         for memory in memories:
             self._delete_script(
-                keys=[self.keys.memory(memory.id), self.keys.lexstats],
+                keys=[
+                    self.keys.memory(memory.id),
+                    self.keys.lexstats,
+                    self.keys.access_doc(memory.id),
+                ],
                 args=[self.keys.incoming_prefix, memory.id],
                 client=pipe,
             )
@@ -757,6 +776,8 @@ class CoreStore(abc.ABC):
         for batch in self._scan_keys(self.keys.memory_prefix + "*"):
             deleted += int(self.client.unlink(*batch))
         for batch in self._scan_keys(self.keys.incoming_prefix + "*"):
+            self.client.unlink(*batch)
+        for batch in self._scan_keys(self.keys.access_doc_prefix + "*"):
             self.client.unlink(*batch)
         self.client.delete(
             self.keys.tag_names,
@@ -777,6 +798,7 @@ class CoreStore(abc.ABC):
         """Delete the collection entirely: memories, index, journal, metrics, registry entry."""
         deleted = self.nuke()  # memories, reverse links, tag names, BM25 and access hashes
         drop_index(self.client, self.keys)
+        access.drop_access_index(self.client, self.keys)
         self.client.delete(self.keys.meta, self.keys.journal, self.keys.metrics, self.keys.latency)
         self.client.srem(Keys.registry(self.keys.prefix), self.collection_name)
         return deleted
@@ -885,9 +907,19 @@ class CoreStore(abc.ABC):
             include_superseded=include_superseded,
             include_expired=include_expired,
         )
+        index = self.aggregate_index if sort == "accessed" else self.keys.index
+        if index != self.keys.index:  # last access is the access documents' to sort by
+            _, hits = search(
+                self.client, index, query, sortby=("last_accessed", "DESC"), limit=limit,
+                nocontent=True,
+            )  # fmt: skip
+            prefix = self.keys.access_doc_prefix
+            ids = [hit.key[len(prefix) :] for hit in hits]
+            found = self.get_many(ids)
+            return [found[i] for i in ids if i in found]
         _, hits = search(
             self.client,
-            self.keys.index,
+            index,
             query,
             return_fields=MEMORY_FIELDS,
             sortby=(LIST_SORTS[sort], "DESC"),
@@ -921,6 +953,19 @@ class CoreStore(abc.ABC):
             if batch:
                 yield self.overlay_access(batch)
 
+    def set_raw_fields(self, updates: Mapping[str, Mapping[str, str]]) -> None:
+        """Set stored fields of existing memories as they are (``{id: {field: value}}``),
+        keeping their access documents in step: how benchmarks and tests backdate
+        memories. Plumbing: no validation, no journal, and a vanished id stays gone."""
+        if not updates:
+            return
+        pipe = self.client.pipeline(transaction=False)
+        for memory_id, mapping in updates.items():
+            keys = [self.keys.memory(memory_id), self.keys.access_doc(memory_id)]
+            args = list(itertools.chain.from_iterable(mapping.items()))
+            self._raw_fields_script(keys=keys, args=args, client=pipe)
+        pipe.execute()
+
     def touch_many(self, memories: Sequence[Memory], now: float | None = None) -> None:
         """Bump access tracking for every hit in one pipelined write to the side hash."""
         if not memories:
@@ -939,14 +984,24 @@ class CoreStore(abc.ABC):
             memory.last_accessed = stamp
 
     def overlay_access(self, memories: list[Memory]) -> list[Memory]:
-        """Add access counts not yet folded into the memory hashes (one HMGET)."""
+        """Give *memories* their true access counts: the access document's (the memory
+        hash's own are only the values it was written with) plus recalls not yet folded.
+        One round trip."""
         todo = [m for m in memories if not getattr(m, "_access_overlaid", False)]
         if not todo:
             return memories
-        fields = [f"{p}:{m.id}" for m in todo for p in ("n", "t")]
-        values = self.client.hmget(self.keys.access, fields)
+        pipe = self.client.pipeline(transaction=False)
+        pipe.hmget(self.keys.access, [f"{p}:{m.id}" for m in todo for p in ("n", "t")])
+        for memory in todo:
+            pipe.hmget(self.keys.access_doc(memory.id), *access.ACCESS_FIELDS)
+        values, *docs = pipe.execute()
         for i, memory in enumerate(todo):
             memory._access_overlaid = True  # type: ignore[attr-defined]  # a per-object flag
+            last, count = docs[i]
+            if last is not None:
+                memory.last_accessed = float(last)
+            if count is not None:
+                memory.access_count = int(float(count))
             n, t = values[2 * i], values[2 * i + 1]
             if n:
                 memory.access_count += int(n)
@@ -955,27 +1010,48 @@ class CoreStore(abc.ABC):
         return memories
 
     def flush_access(self, batch_size: int = 1000) -> int:
-        """Fold pending access counts into the memory hashes; returns memories updated.
+        """Fold pending access counts into the access documents; returns memories updated.
 
-        Runs on every maintenance tick and before decay and stats aggregate on
-        the indexed ``access_count``/``last_accessed``; reads are exact anyway.
+        Runs on every maintenance tick and before decay and stats aggregate on the
+        indexed ``access_count``/``last_accessed``; reads are exact anyway. A fold never
+        writes a memory hash, so it never re-indexes a vector (ADR 0075). While a
+        collection from before access documents is backfilled, each tick gives a batch
+        of its memories theirs.
         """
+        if not self._access_ready:
+            self._access_ready = access.backfill(self.client, self.keys)
         names = self.client.hscan_iter(self.keys.access, match="n:*", count=batch_size)
         return sum(
-            self._flush_ids([name.decode()[2:] for name, _ in chunk])
+            self.fold_ids([name.decode()[2:] for name, _ in chunk])
             for chunk in batched(names, batch_size)
         )
 
-    def _flush_ids(self, ids: list[str]) -> int:
+    def fold_ids(self, ids: Sequence[str]) -> int:
+        """Fold the pending access counts of *ids* into their access documents, in one
+        round trip; returns how many had any."""
         stamps = self.client.hmget(self.keys.access, [f"t:{i}" for i in ids])
         pipe = self.client.pipeline(transaction=False)
         for memory_id, stamp in zip(ids, stamps, strict=True):
-            self._flush_script(
-                keys=[self.keys.memory(memory_id), self.keys.access],
+            self._fold_script(
+                keys=[
+                    self.keys.memory(memory_id),
+                    self.keys.access_doc(memory_id),
+                    self.keys.access,
+                ],
                 args=[memory_id, (stamp or b"0").decode()],
                 client=pipe,
             )
         return sum(1 for r in pipe.execute() if r)
+
+    @property
+    def aggregate_index(self) -> str:
+        """The index the access-reading aggregates (decay, health, browse by decay or last
+        access) query: the access index once the collection's access documents are
+        complete, the memory index before. Its ``@__key`` values map back to memory keys
+        with :func:`houkai.store.access.memory_key_of`."""
+        if not self._access_ready:
+            self._access_ready = access.is_ready(self.client, self.keys)
+        return self.keys.access_index if self._access_ready else self.keys.index
 
     # ------------------------------------------------------------------ settings
     @property

@@ -18,7 +18,7 @@ from .host import StoreHost
 
 PURGE_BATCH = 500
 
-# KEYS: memory hash, lexstats hash. ARGV: now, incoming-set prefix, memory id.
+# KEYS: memory hash, lexstats hash, access document. ARGV: now, incoming-set prefix, memory id.
 # Deletes (keeping the BM25 corpus statistics and the reverse link index exact,
 # like every other delete) only if 0 < expires_at <= now still holds.
 _DELETE_IF_EXPIRED_LUA = (
@@ -28,7 +28,7 @@ if not raw then return 0 end
 local at = tonumber(raw)
 if not at or at <= 0 or at > tonumber(ARGV[1]) then return 0 end
 """
-    + delete_memory_lua("KEYS[1]", "KEYS[2]", "ARGV[2]", "ARGV[3]")
+    + delete_memory_lua("KEYS[1]", "KEYS[2]", "ARGV[2]", "ARGV[3]", "KEYS[3]")
     + "return 1\n"
 )
 
@@ -86,7 +86,11 @@ class ExpiryMixin(StoreHost):
         pipe = self.client.pipeline(transaction=False)
         for memory in memories:
             script(
-                keys=[self.keys.memory(memory.id), self.keys.lexstats],
+                keys=[
+                    self.keys.memory(memory.id),
+                    self.keys.lexstats,
+                    self.keys.access_doc(memory.id),
+                ],
                 args=[repr(cutoff), self.keys.incoming_prefix, memory.id],
                 client=pipe,
             )

@@ -66,14 +66,17 @@ end
 """
 
 
-def delete_memory_lua(memory: str, stats: str, incoming_prefix: str, memory_id: str) -> str:
+def delete_memory_lua(
+    memory: str, stats: str, incoming_prefix: str, memory_id: str, access: str
+) -> str:
     """Lua: delete the hash at *memory* the one way every delete must (forget, decay,
     import overwrite, TTL purge, the pipeline's rejection): its edges out of the reverse
-    link index, its share of the BM25 statistics at *stats* taken back, then the hash."""
+    link index, its share of the BM25 statistics at *stats* taken back, then the hash
+    and its access document at *access*."""
     return (
         drop_outgoing_lua(memory, incoming_prefix, memory_id)
         + uncount_lua(memory, stats)
-        + f"redis.call('DEL', {memory})\n"
+        + f"redis.call('DEL', {memory}, {access})\n"
     )
 
 

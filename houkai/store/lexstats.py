@@ -29,6 +29,7 @@ from typing import Any
 import redis
 
 from ..domain.text import stem, stem_tokens, tokenize
+from .access import mirror_lua
 
 log = logging.getLogger(__name__)
 
@@ -78,9 +79,11 @@ def uncount_lua(memory: str, stats: str) -> str:
     )
 
 
-# KEYS: memory, stats. ARGV: terms, stems, length, names to clear (space-separated:
-# fields a sparse write leaves out), then field/value pairs. Clearing happens in
-# the same HSET, so RediSearch re-indexes the document once.
+# KEYS: memory, stats, access document. ARGV: terms, stems, length, names to clear
+# (space-separated: fields a sparse write leaves out), then field/value pairs, then the
+# access reset flag ('1': the written access fields replace the access document's).
+# Clearing happens in the same HSET, so RediSearch re-indexes the document once; the
+# access document then mirrors the memory (houkai/store/access.py).
 #
 # Every write counts the memory's stems (``s:``, ``lexstems``; ``__S`` documents);
 # it also counts its plain terms (``t:``, ``lexterms``) while the collection holds
@@ -116,7 +119,7 @@ if olds ~= ARGV[2] then
 if not (old or olds) then redis.call('HINCRBY', KEYS[2], '__N', 1) end
 redis.call('HINCRBY', KEYS[2], '__len', tonumber(ARGV[3]) - oldlen)
 local fields = {}
-for i = 5, #ARGV do fields[#fields + 1] = ARGV[i] end
+for i = 5, #ARGV - 1 do fields[#fields + 1] = ARGV[i] end
 if ARGV[4] ~= '' and (old or olds or redis.call('EXISTS', KEYS[1]) == 1) then
   for name in string.gmatch(ARGV[4], '%S+') do
     if redis.call('HEXISTS', KEYS[1], name) == 1 then
@@ -128,8 +131,9 @@ end
 if old and not plain then redis.call('HDEL', KEYS[1], 'lexterms') end
 if plain then fields[#fields + 1] = 'lexterms'; fields[#fields + 1] = plain end
 redis.call('HSET', KEYS[1], 'lexstems', ARGV[2], 'lexlen', ARGV[3], unpack(fields))
-return 1
 """
+    + mirror_lua("KEYS[1]", "KEYS[3]", "ARGV[#ARGV]")
+    + "return 1\n"
 )
 
 # The same write, but only for a memory that still exists: partial updates
@@ -167,12 +171,16 @@ return 1
 )
 
 
-def write_args(text: str, mapping: Mapping[str, Any], cleared: Iterable[str] = ()) -> list[Any]:
+def write_args(
+    text: str, mapping: Mapping[str, Any], cleared: Iterable[str] = (), *, reset: bool = True
+) -> list[Any]:
     """ARGV for :data:`WRITE_LUA` / :data:`UPDATE_LUA`: *text*'s terms, stems and length,
-    the fields to clear, then *mapping*'s field/value pairs."""
+    the fields to clear, *mapping*'s field/value pairs, then whether the written access
+    fields replace the access document's (a whole rewrite; not a partial update)."""
     terms, length = doc_terms(text)
     stems, _ = doc_terms(text, stemmed=True)
-    return [terms, stems, length, " ".join(cleared), *(x for pair in mapping.items() for x in pair)]
+    pairs = (x for pair in mapping.items() for x in pair)
+    return [terms, stems, length, " ".join(cleared), *pairs, "1" if reset else "0"]
 
 
 def doc_terms(text: str, stemmed: bool = False) -> tuple[str, int]:

@@ -427,7 +427,9 @@ class ObservabilityMixin(StoreHost):
         return result
 
     # ------------------------------------------------------------------ stats
-    def _created_slices(self, query: str = "*", size: int | None = None) -> list[str]:
+    def _created_slices(
+        self, query: str = "*", size: int | None = None, index: str | None = None
+    ) -> list[str]:
         """``created_at`` range clauses that split *query*'s memories into slices of
         about *size* (default :data:`SLICE_SIZE`) memories; together they cover every
         memory exactly once (``[""]`` when one pass is small enough).
@@ -436,13 +438,14 @@ class ObservabilityMixin(StoreHost):
         index-only count says they hold more than twice *size* (bursts of writes).
         """
         size = SLICE_SIZE if size is None else size
-        (total,) = counts(self.client, self.keys.index, [query])
+        index = index or self.keys.index
+        (total,) = counts(self.client, index, [query])
         if total <= size:
             return [""]
         bounds = []
         for order in ("ASC", "DESC"):
             reply = self.client.execute_command(
-                "FT.SEARCH", self.keys.index, query, "NOCONTENT", "SORTBY", "created_at",
+                "FT.SEARCH", index, query, "NOCONTENT", "SORTBY", "created_at",
                 order, "WITHSORTKEYS", "LIMIT", 0, 1, "DIALECT", 2,
             )  # fmt: skip
             bounds.append(float(as_text(reply[2]).lstrip("#")))
@@ -461,7 +464,7 @@ class ObservabilityMixin(StoreHost):
         while ranges:
             batch, ranges = ranges[:64], ranges[64:]
             clauses = [clause(a, b) for a, b in batch]
-            found = counts(self.client, self.keys.index, [both(query, c) for c in clauses])
+            found = counts(self.client, index, [both(query, c) for c in clauses])
             for (a, b), where, n in zip(batch, clauses, found, strict=True):
                 middle = (a + b) / 2
                 if n > 2 * size and a < middle < b:
@@ -470,9 +473,11 @@ class ObservabilityMixin(StoreHost):
                     out.append(where)
         return out or [""]
 
-    def _aggregate(self, query: str, *args: Any) -> list[dict[str, str | None]]:
+    def _aggregate(
+        self, query: str, *args: Any, index: str | None = None
+    ) -> list[dict[str, str | None]]:
         reply = self.client.execute_command(
-            "FT.AGGREGATE", self.keys.index, query, *FULL_SCAN_TIMEOUT, *args, "DIALECT", 2
+            "FT.AGGREGATE", index or self.keys.index, query, *FULL_SCAN_TIMEOUT, *args, "DIALECT", 2
         )
         return _rows(reply)
 
@@ -617,10 +622,11 @@ class ObservabilityMixin(StoreHost):
         now = time.time()
         active_q = "@sup:{0}"
         stale_cut = now - float(stale_days) * 86400.0
-        expired, stale = counts(
+        (expired,) = counts(self.client, self.keys.index, [f"@expires_at:[(0 {now!r}]"])
+        (stale,) = counts(
             self.client,
-            self.keys.index,
-            [f"@expires_at:[(0 {now!r}]", f"{active_q} @last_accessed:[-inf ({stale_cut!r}]"],
+            self.aggregate_index,  # last access is the access documents' (ADR 0075)
+            [f"{active_q} @last_accessed:[-inf ({stale_cut!r}]"],
         )
         score = self._decay_summary(active_q, protect, now, rate, fweight, floor)
         return {"expired": expired, "stale": stale, **score}
@@ -654,7 +660,8 @@ class ObservabilityMixin(StoreHost):
             parts.append((f"{active_q} @type:{{{protected}}}", False))
         out = empty_decay_summary()
         hist = out["hist"]
-        slices = self._created_slices(active_q)
+        index = self.aggregate_index  # the access counts are the access documents'
+        slices = self._created_slices(active_q, index=index)
         passes = [(both(q, where), lapse) for q, lapse in parts for where in slices]
         for query, can_lapse in passes:
             rows = self._aggregate(
@@ -684,6 +691,7 @@ class ObservabilityMixin(StoreHost):
                 "@importance",
                 "AS",
                 "imp",
+                index=index,
             )
             for r in rows:
                 try:
@@ -714,6 +722,7 @@ class ObservabilityMixin(StoreHost):
                     0,
                     "AS",
                     "n",
+                    index=index,
                 )
                 out["never"] += int(never[0]["n"] or 0) if never else 0
         return out

@@ -40,7 +40,7 @@ from ..domain.model import (
     validate_tags,
     validate_text,
 )
-from . import codec
+from . import access, codec
 from .archive import (
     BASE64_ENCODINGS,
     EXPORT_FORMAT,
@@ -308,15 +308,33 @@ class PortabilityMixin(StoreHost):
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
+    @property
+    def _mirror_script(self) -> Any:
+        script = getattr(self, "_portability_mirror", None)
+        if script is None:
+            script = self._portability_mirror = self.client.register_script(access.MIRROR_LUA)
+        return script
+
     def _export_read(self, keys: list[str], fields: tuple[str, ...]) -> tuple[list[Any], list[Any]]:
-        """One window's hash fields (one round trip per :data:`_EXPORT_BATCH` keys) and
-        pending access counts."""
+        """One window's hash fields (one round trip per :data:`_EXPORT_BATCH` keys), with the
+        access documents' counts in place of the hash's own, and the pending counts."""
         replies: list[Any] = []
+        ids = [codec.memory_id_from_key(self.keys, key) for key in keys]
+        docs = [self.keys.access_doc(i) for i in ids]
+        counts: list[Any] = []
         for start in range(0, len(keys), _EXPORT_BATCH):
             replies += fetch_rows(self.client, keys[start : start + _EXPORT_BATCH], fields)
-        ids = [codec.memory_id_from_key(self.keys, key) for key in keys]
-        access = self.client.hmget(self.keys.access, [f"{p}:{i}" for i in ids for p in ("n", "t")])
-        return replies, access
+            counts += fetch_rows(
+                self.client, docs[start : start + _EXPORT_BATCH], access.ACCESS_FIELDS
+            )
+        at = ROW_FIELDS.index("last_accessed"), ROW_FIELDS.index("access_count")
+        for values, (last, count) in zip(replies, counts, strict=True):
+            if last is not None:
+                values[at[0]] = last
+            if count is not None:
+                values[at[1]] = count
+        pending = self.client.hmget(self.keys.access, [f"{p}:{i}" for i in ids for p in ("n", "t")])
+        return replies, pending
 
     def _export_encode(
         self, replies: list[Any], access: list[Any], encoding: str = "json"
@@ -601,6 +619,11 @@ class PortabilityMixin(StoreHost):
                 if dirty:
                     fields = codec.to_hash(memory, vector_type=self.vector_type)
                     pipe.hset(self.keys.memory(memory.id), mapping=fields)
+                    self._mirror_script(
+                        keys=[self.keys.memory(memory.id), self.keys.access_doc(memory.id)],
+                        args=["0"],
+                        client=pipe,
+                    )
                     changed.append((before, memory))
             pipe.execute()
             for before, memory in changed:

@@ -1,0 +1,254 @@
+"""Access documents: where a memory's access counts live, off its vector-bearing hash.
+
+Any write to a hash under an index's prefix makes RediSearch 2.10 re-index the whole
+document, its vector included (a delete and re-insert in the HNSW graph). Folding recall
+counts into the memory hash therefore re-inserted vectors: on 100k identical memories one
+fold's ``HINCRBY`` took seconds and froze the server (ADR 0075). So a memory's
+``access_count`` and ``last_accessed`` live in a small **access document**
+(``{prefix}:a:<collection>:<id>``) beside it, under a vector-free index whose writes cost
+what an unindexed hash costs. The access document also mirrors the fields the
+aggregates filter on (:data:`MIRRORED`), with the memory hash's names, so the decay,
+health and browse-by-decay queries run unchanged against the access index.
+
+Rules, in one place:
+
+- every script that writes a memory hash ends with :func:`mirror_lua` (the write path,
+  supersede's field update, the embedding job's state changes); every delete fragment
+  deletes the access document with the hash;
+- the access fields of the access document are the truth once it exists; a full rewrite
+  of a memory (``reset``) takes the written values, a partial one keeps them;
+- recall's hits still count in the pending hash (``keys.access``), one cheap write per
+  hit; :data:`FOLD_LUA` moves them into the access document (creating it from the
+  memory when missing, so a fold also heals), never into the memory hash.
+
+Collections from before access documents are backfilled in batches
+(:func:`backfill`); until the collection's metadata says :data:`READY_FIELD`, the
+aggregates read the memory index as before.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+import redis
+
+from ..db.decode import as_text
+from ..db.keys import Keys
+from ..db.schema import index_info, num_docs
+
+log = logging.getLogger(__name__)
+
+#: Memory-hash fields the access document mirrors: what the aggregates' filters and
+#: scores read besides the access counts (type, tags, source, supersede, embedding state,
+#: importance, creation and expiry time).
+MIRRORED: tuple[str, ...] = (
+    "type",
+    "tagk",
+    "srck",
+    "sup",
+    "state",
+    "importance",
+    "created_at",
+    "expires_at",
+)
+ACCESS_FIELDS: tuple[str, ...] = ("last_accessed", "access_count")
+#: Collection metadata field set once every memory has its access document.
+READY_FIELD = "access_docs"
+BACKFILL_CURSOR = "access_docs_cursor"
+
+
+def mirror_lua(memory: str, access: str, reset: str) -> str:
+    """Lua: make the access document at *access* mirror the memory hash at *memory*
+    (Lua expressions). *reset* (``'1'``) takes the memory's access fields too; otherwise an
+    existing access document keeps its own. A gone memory takes its document with it."""
+    names = ", ".join(f"'{n}'" for n in MIRRORED)
+    return f"""do
+  local m, a = {memory}, {access}
+  if redis.call('EXISTS', m) == 0 then
+    redis.call('DEL', a)
+  else
+    local names = {{{names}}}
+    local vals = redis.call('HMGET', m, unpack(names))
+    local set, gone = {{}}, {{}}
+    for i, name in ipairs(names) do
+      if vals[i] then
+        set[#set + 1] = name
+        set[#set + 1] = vals[i]
+      else
+        gone[#gone + 1] = name
+      end
+    end
+    local own = redis.call('HMGET', a, 'last_accessed', 'access_count')
+    if {reset} == '1' or not own[1] then
+      own = redis.call('HMGET', m, 'last_accessed', 'access_count')
+    end
+    set[#set + 1] = 'last_accessed'
+    set[#set + 1] = own[1] or '0'
+    set[#set + 1] = 'access_count'
+    set[#set + 1] = own[2] or '0'
+    if #gone > 0 then redis.call('HDEL', a, unpack(gone)) end
+    redis.call('HSET', a, unpack(set))
+  end
+end
+"""
+
+
+#: KEYS: memory, access document. ARGV: reset. For writers outside a script (the import's
+#: link remap) and for the backfill.
+MIRROR_LUA = mirror_lua("KEYS[1]", "KEYS[2]", "ARGV[1]") + "return 1\n"
+
+#: KEYS: memory, access document. ARGV: field/value pairs to set on the memory (when it
+#: exists); access fields among them are set on the access document too. Benchmarks and
+#: tests backdating memories go through this.
+SET_FIELDS_LUA = (
+    """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+"""
+    + mirror_lua("KEYS[1]", "KEYS[2]", "'0'")
+    + """for i = 1, #ARGV - 1, 2 do
+  if ARGV[i] == 'last_accessed' or ARGV[i] == 'access_count' then
+    redis.call('HSET', KEYS[2], ARGV[i], ARGV[i + 1])
+  end
+end
+return 1
+"""
+)
+
+#: Fold one memory's pending recall counts into its access document (created from the
+#: memory when missing); the memory hash is never written. KEYS: memory, access
+#: document, pending hash. ARGV: id, the pending last-access time. Returns the count.
+FOLD_LUA = (
+    """
+local n = tonumber(redis.call('HGET', KEYS[3], 'n:' .. ARGV[1]) or '0') or 0
+local t = tonumber(redis.call('HGET', KEYS[3], 't:' .. ARGV[1]) or '0') or 0
+redis.call('HDEL', KEYS[3], 'n:' .. ARGV[1], 't:' .. ARGV[1])
+if n == 0 or redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('EXISTS', KEYS[2]) == 0 then
+"""
+    + mirror_lua("KEYS[1]", "KEYS[2]", "'0'")
+    + """end
+redis.call('HINCRBY', KEYS[2], 'access_count', n)
+local last = tonumber(redis.call('HGET', KEYS[2], 'last_accessed') or '0') or 0
+if t > last then redis.call('HSET', KEYS[2], 'last_accessed', ARGV[2]) end
+return n
+"""
+)
+
+
+def schema_args(keys: Keys) -> list[str | int]:
+    """``FT.CREATE`` of the access index: the memory index's definitions of the mirrored
+    fields and the access counts, and no vector, so a write re-indexes in microseconds."""
+    return [
+        "FT.CREATE", keys.access_index, "ON", "HASH", "PREFIX", 1, keys.access_doc_prefix,
+        "SCHEMA",
+        "type", "TAG",
+        "tagk", "TAG", "SEPARATOR", ",",
+        "srck", "TAG",
+        "sup", "TAG",
+        "state", "TAG",
+        "importance", "NUMERIC", "SORTABLE",
+        "created_at", "NUMERIC", "SORTABLE",
+        "expires_at", "NUMERIC",
+        "last_accessed", "NUMERIC", "SORTABLE",
+        "access_count", "NUMERIC", "SORTABLE",
+    ]  # fmt: skip
+
+
+def ensure_access_index(client: redis.Redis, keys: Keys, *, empty: bool) -> bool:
+    """Create the access index if missing; True when the collection's aggregates can use
+    it. A collection that is *empty* (new) needs no backfill and is ready at once."""
+    ready = client.hget(keys.meta, READY_FIELD) is not None
+    try:
+        client.execute_command(*schema_args(keys))
+    except redis.exceptions.ResponseError as exc:
+        if "already exists" not in str(exc).lower():
+            raise
+    if not ready and empty:
+        client.hset(keys.meta, READY_FIELD, 1)
+        ready = True
+    return ready
+
+
+def drop_access_index(client: redis.Redis, keys: Keys) -> None:
+    try:
+        client.execute_command("FT.DROPINDEX", keys.access_index)
+    except redis.exceptions.ResponseError:
+        pass
+
+
+def is_ready(client: redis.Redis, keys: Keys) -> bool:
+    return client.hget(keys.meta, READY_FIELD) is not None
+
+
+def backfill(client: redis.Redis, keys: Keys, *, budget: int = 20_000, batch: int = 500) -> bool:
+    """Give up to *budget* memories their access document (resumable: a SCAN cursor is kept
+    in the collection's metadata); True once every memory has one and the aggregates
+    switch to the access index. Safe beside live writes: each mirror is one atomic script
+    that keeps an existing document's counts."""
+    if is_ready(client, keys):
+        return True
+    script = client.register_script(MIRROR_LUA)
+    cursor = int(as_text(client.hget(keys.meta, BACKFILL_CURSOR)) or 0)
+    done = 0
+    while done < budget:
+        cursor, found = client.scan(cursor, match=keys.memory_prefix + "*", count=batch)
+        if found:
+            pipe = client.pipeline(transaction=False)
+            for raw in found:
+                key = as_text(raw)
+                memory_id = key[len(keys.memory_prefix) :]
+                script(keys=[key, keys.access_doc(memory_id)], args=["0"], client=pipe)
+            pipe.execute()
+            done += len(found)
+        if cursor == 0:
+            client.hset(keys.meta, READY_FIELD, 1)
+            client.hdel(keys.meta, BACKFILL_CURSOR)
+            log.info("access documents of %s are complete", keys.collection)
+            return True
+        client.hset(keys.meta, BACKFILL_CURSOR, cursor)
+    return False
+
+
+def read_access(client: Any, keys: Keys, memory_ids: Sequence[str]) -> list[tuple[Any, Any]]:
+    """``(last_accessed, access_count)`` of each memory's access document (``None``s where
+    it has none), in one round trip."""
+    pipe = client.pipeline(transaction=False)
+    for memory_id in memory_ids:
+        pipe.hmget(keys.access_doc(memory_id), *ACCESS_FIELDS)
+    return [(v[0], v[1]) for v in pipe.execute()]
+
+
+def memory_key_of(keys: Keys, access_key: str) -> str:
+    """The memory hash an access document (an aggregate's ``@__key``) belongs to."""
+    if access_key.startswith(keys.access_doc_prefix):
+        return keys.memory_prefix + access_key[len(keys.access_doc_prefix) :]
+    return access_key
+
+
+def indexed_count(client: redis.Redis, keys: Keys) -> int:
+    """Documents in the access index (0 when it does not exist)."""
+    try:
+        return num_docs(index_info(client, keys.access_index))
+    except redis.exceptions.ResponseError:
+        return 0
+
+
+__all__ = [
+    "ACCESS_FIELDS",
+    "FOLD_LUA",
+    "MIRRORED",
+    "MIRROR_LUA",
+    "READY_FIELD",
+    "backfill",
+    "drop_access_index",
+    "ensure_access_index",
+    "indexed_count",
+    "is_ready",
+    "memory_key_of",
+    "mirror_lua",
+    "read_access",
+    "schema_args",
+]
