@@ -226,13 +226,11 @@ def test_recency_basis_created_vs_accessed(store):
     new_created = store.remember("Deploy notes: staging cluster uses four nodes.")
     now = time.time()
     month = 30 * 86400
-    store.client.hset(
-        store.keys.memory(old_created.id),
-        mapping={"created_at": repr(now - month), "last_accessed": repr(now)},
-    )
-    store.client.hset(
-        store.keys.memory(new_created.id),
-        mapping={"created_at": repr(now), "last_accessed": repr(now - month)},
+    store.set_raw_fields(
+        {
+            old_created.id: {"created_at": repr(now - month), "last_accessed": repr(now)},
+            new_created.id: {"created_at": repr(now), "last_accessed": repr(now - month)},
+        }
     )
     recency_only = dict(cosine=0.0, lexical=0.0, recency=1.0, importance=0.0)
     created = store.recall(

@@ -22,6 +22,7 @@ from ..db.keys import Keys
 from ..db.schema import IndexParams, drop_index, ensure_index
 from ..domain.model import Memory, content_hash
 from ..store import codec, lexstats
+from ..store.access import drop_access_index, ensure_access_index
 from ..store.search import batched
 from .recall import wait_indexed
 
@@ -83,6 +84,7 @@ def measure_hash(
         client, keys, IndexParams(dim=dim, vector_type=vector_type, exact=exact), "bench",
         exact_upto=n,
     )  # fmt: skip
+    ensure_access_index(client, keys, empty=True)  # each memory's access document too
     write = client.register_script(lexstats.WRITE_LUA)  # the store's own write path
     for start in range(0, n, batch):
         size = min(batch, n - start)
@@ -93,7 +95,7 @@ def measure_hash(
             m = _memory(rng, keys.collection)
             mapping, cleared = codec.sparse_hash(m, vectors[i], vector_type)
             write(
-                keys=[keys.memory(m.id), keys.lexstats],
+                keys=[keys.memory(m.id), keys.lexstats, keys.access_doc(m.id)],
                 args=lexstats.write_args(m.text, mapping, cleared),
                 client=pipe,
             )
@@ -230,8 +232,10 @@ def measure_json(client: redis.Redis, n: int, dim: int, batch: int = 1000) -> St
 
 def _cleanup(client: redis.Redis, keys: Keys) -> None:
     drop_index(client, keys)
-    for key_batch in batched(client.scan_iter(match=keys.memory_prefix + "*", count=5000), 5000):
-        client.unlink(*key_batch)
+    drop_access_index(client, keys)
+    for prefix in (keys.memory_prefix, keys.access_doc_prefix):
+        for key_batch in batched(client.scan_iter(match=prefix + "*", count=5000), 5000):
+            client.unlink(*key_batch)
     client.delete(keys.meta, keys.lexstats)
     client.srem(Keys.registry(keys.prefix), keys.collection)
 
