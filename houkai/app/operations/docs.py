@@ -124,6 +124,10 @@ def _no_design_refs(text: str) -> str:
     return re.sub(r"\s*\((?:see )?docs/adr/[^)]*\)", "", text)
 
 
+# Left out of each row: the output options every printing command shares (the page says so).
+_COMMON = {"--help", "--format", "--json"}
+
+
 def cli_table() -> str:
     import click
 
@@ -133,7 +137,7 @@ def cli_table() -> str:
         opts = [
             "/".join([*p.opts, *p.secondary_opts])
             for p in cmd.params
-            if isinstance(p, click.Option) and not p.hidden and "--help" not in p.opts
+            if isinstance(p, click.Option) and not p.hidden and not _COMMON & set(p.opts)
         ]
         usage = f"`{path} {args}`" if args else f"`{path}`"
         help_text = _no_design_refs(cmd.get_short_help_str(limit=200))
