@@ -1,7 +1,7 @@
 """The operation registry: one declaration reaches every door, and the doors agree.
 
 - Every generated artefact (MCP inputSchema, REST query/body, OpenAPI, provider
-  tools, README tables, click options) lists exactly the operation's fields, and a
+  tools, the manual's tables, click options) lists exactly the operation's fields, and a
   field added to a model shows up in all of them.
 - The same call gives byte-identical JSON through every door in :data:`DOORS`
   (REST and MCP here; the CLI adds itself with :func:`add_door`).
@@ -58,10 +58,47 @@ def test_every_door_lists_exactly_the_model_fields():
                 assert listed == fields, route.name
 
 
-def test_readme_tables_are_current():
-    text = docs.README.read_text(encoding="utf-8")
-    assert set(docs.blocks_in(text)) == set(docs.BLOCKS), "a generated block lost its markers"
-    assert docs.update(text) == text, "run: python -m houkai.app.operations.docs --write"
+def test_manual_tables_are_current():
+    """Every generated table sits in its page of the manual and matches the code."""
+    pages = docs.pages()
+    assert sorted(n for names in pages.values() for n in names) == sorted(docs.BLOCKS)
+    for page, names in pages.items():
+        text = page.read_text(encoding="utf-8")
+        assert set(names) <= set(docs.blocks_in(text)), f"{page}: a block lost its markers"
+        assert docs.update(text, names) == text, (
+            f"{page} drifted; run: python -m houkai.app.operations.docs --write"
+        )
+
+
+def test_the_check_fails_on_drift_and_write_repairs_it(tmp_path):
+    for page in docs.PAGES.values():
+        target = tmp_path / page
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text((docs.ROOT / page).read_text(encoding="utf-8"), encoding="utf-8")
+    assert docs.main(["--check", "--root", str(tmp_path)]) == 0
+    rest = tmp_path / docs.PAGES["rest-routes"]
+    rest.write_text(rest.read_text().replace("| `POST /memories` |", "| `POST /memos` |"))
+    assert docs.main(["--check", "--root", str(tmp_path)]) == 1
+    assert docs.main(["--write", "--root", str(tmp_path)]) == 0
+    assert docs.main(["--check", "--root", str(tmp_path)]) == 0
+    assert "| `POST /memories` |" in rest.read_text()
+
+
+def test_the_design_record_index_lists_every_record(tmp_path):
+    (tmp_path / "0001-first.md").write_text("# ADR 0001: the first\n\nStatus: accepted\n")
+    (tmp_path / "0002-second.md").write_text("# 0002 — the second\n\nStatus: proposed, x\n")
+    table = docs.adr_table(tmp_path)
+    assert "| [0001](adr/0001-first.md) | the first | accepted |" in table
+    assert "| [0002](adr/0002-second.md) | the second | proposed |" in table
+    shipped = docs.adr_table()
+    assert all(f"(adr/{p.name})" in shipped for p in docs.ADR_DIR.glob("[0-9]*.md"))
+
+
+def test_every_cli_command_is_in_the_reference():
+    table = docs.cli_table()
+    for path, _ in docs._commands():
+        assert f"| `{path}" in table, path
+    assert "`houkai recall`" in docs.operations_table()
 
 
 class _RecallPlus(params.Recall):
@@ -69,7 +106,7 @@ class _RecallPlus(params.Recall):
 
 
 def test_a_field_added_to_a_model_reaches_every_door(monkeypatch):
-    """One edit (a model field) → MCP, REST, OpenAPI, provider tools, README, CLI."""
+    """One edit (a model field) → MCP, REST, OpenAPI, provider tools, the manual, CLI."""
     base = operations.get("recall")
     op = replace(base, params=_RecallPlus)
     monkeypatch.setitem(operations.BY_NAME, "recall", op)
