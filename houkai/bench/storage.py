@@ -39,6 +39,8 @@ class StorageResult:
     n: int
     bytes_per_memory: float
     seconds: float
+    #: of bytes_per_memory, what the access documents and their index take (ADR 0075)
+    access_bytes_per_memory: float = 0.0
 
     @property
     def memories_per_gb(self) -> float:
@@ -103,9 +105,16 @@ def measure_hash(
     wait_indexed(client, keys.index, n, timeout=600)
     seconds = time.time() - started
     used = _used(client) - before
+    drop_access_index(client, keys)  # what the access documents cost, from the same load
+    for key_batch in batched(
+        client.scan_iter(match=keys.access_doc_prefix + "*", count=5000), 5000
+    ):
+        client.unlink(*key_batch)
+    time.sleep(0.5)  # UNLINK frees in the background
+    access_used = used - (_used(client) - before)
     _cleanup(client, keys)
     layout = f"HASH {vector_type}" + (" + exact KNN field" if exact else "")
-    return StorageResult(layout, n, used / n, seconds)
+    return StorageResult(layout, n, used / n, seconds, access_used / n)
 
 
 def measure_json(client: redis.Redis, n: int, dim: int, batch: int = 1000) -> StorageResult:

@@ -40,15 +40,15 @@ from ..db.schema import index_info, num_docs
 
 log = logging.getLogger(__name__)
 
-#: Memory-hash fields the access document mirrors: what the aggregates' filters and
-#: scores read besides the access counts (type, tags, source, supersede, embedding state,
-#: importance, creation and expiry time).
+#: Memory-hash fields the access document mirrors: what the access-reading aggregates'
+#: filters and scores read besides the access counts (type, tags, source, supersede,
+#: importance, creation and expiry time; :func:`houkai.db.filters.filter_expr` without
+#: ``state``).
 MIRRORED: tuple[str, ...] = (
     "type",
     "tagk",
     "srck",
     "sup",
-    "state",
     "importance",
     "created_at",
     "expires_at",
@@ -140,7 +140,9 @@ return n
 
 def schema_args(keys: Keys) -> list[str | int]:
     """``FT.CREATE`` of the access index: the memory index's definitions of the mirrored
-    fields and the access counts, and no vector, so a write re-indexes in microseconds."""
+    fields and the access counts, and no vector, so a write re-indexes in microseconds.
+    Only what an aggregate's ``APPLY`` reads unloaded is SORTABLE (importance, last access):
+    each sortable field costs every document a slot (``houkai bench storage``)."""
     return [
         "FT.CREATE", keys.access_index, "ON", "HASH", "PREFIX", 1, keys.access_doc_prefix,
         "SCHEMA",
@@ -148,12 +150,11 @@ def schema_args(keys: Keys) -> list[str | int]:
         "tagk", "TAG", "SEPARATOR", ",",
         "srck", "TAG",
         "sup", "TAG",
-        "state", "TAG",
         "importance", "NUMERIC", "SORTABLE",
-        "created_at", "NUMERIC", "SORTABLE",
+        "created_at", "NUMERIC",
         "expires_at", "NUMERIC",
         "last_accessed", "NUMERIC", "SORTABLE",
-        "access_count", "NUMERIC", "SORTABLE",
+        "access_count", "NUMERIC",
     ]  # fmt: skip
 
 

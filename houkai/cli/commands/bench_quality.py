@@ -263,6 +263,7 @@ def bench_storage(ctx: Context, n: int, layouts: str, vector_type: str | None) -
             "layout": r.layout,
             "n": r.n,
             "bytes": round(r.bytes_per_memory),
+            "access": round(r.access_bytes_per_memory),
             "per_gb": round(r.memories_per_gb),
             "seconds": round(r.seconds, 1),
         }
@@ -275,6 +276,7 @@ def bench_storage(ctx: Context, n: int, layouts: str, vector_type: str | None) -
             Column("layout"),
             Column("n", justify="right"),
             Column("bytes", header="bytes/memory", justify="right"),
+            Column("access", header="of which access docs", justify="right"),
             Column("per_gb", header="memories/GB", justify="right"),
             Column("seconds", header="load+index s", justify="right"),
         ],
