@@ -58,7 +58,7 @@ class Fresh:
             out = {p: self.get(p) for p in ("/overview", "/facets", "/growth?bucket=day")}
             if not any(v["stale"] for v in out.values()):
                 return out
-            assert self.store._wait_refreshes(60)
+            assert self.store.wait_refreshes(60)
         raise AssertionError(f"still stale: {out}")
 
 
@@ -109,7 +109,7 @@ def fresh(settings):
         ]
     )
     yield f
-    f.store._wait_refreshes(60)
+    f.store.wait_refreshes(60)
     f.store.drop()
 
 
@@ -208,7 +208,7 @@ def test_a_restarted_server_shows_the_kept_figures_without_recounting_first(fres
         monkeypatch.setattr(cls, part, counting)
     first = fresh.get("/overview", client)
     assert first["stale"] is True and first["total"] == 5
-    assert store._wait_refreshes(60)
+    assert store.wait_refreshes(60)
     assert counted_in and all(name.startswith("houkai-refresh-") for name in counted_in)
     assert fresh.get("/overview", client)["total"] == 6
 
@@ -223,14 +223,14 @@ def test_one_recount_at_a_time_across_processes(fresh):
         release.wait(30)  # hold the refresh lock until the other process has looked
         return fresh.store._content_now(15)
 
-    started = fresh.store._stale_aggregate("content:15", slow_recount)
+    started = fresh.store.stale_aggregate("content:15", slow_recount)
     assert started[1]["refreshing"] is True
     lock = f"{fresh.store.keys.aggregate_cache}:refresh:content:15"
     assert fresh.store.client.exists(lock)
-    other._stale_aggregate("content:15", lambda: other._content_now(15))
+    other.stale_aggregate("content:15", lambda: other._content_now(15))
     assert not other.__dict__.get("_refreshers")  # the other process did not start one
     release.set()
-    assert fresh.store._wait_refreshes(60)
+    assert fresh.store.wait_refreshes(60)
     assert not fresh.store.client.exists(lock)  # released when done
 
 

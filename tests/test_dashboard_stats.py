@@ -202,9 +202,9 @@ def test_sliced_passes_give_the_one_pass_figures(varied, monkeypatch):
     service._stores[varied.collection_name] = varied
     whole = varied.stats(frequency_weight=0.0)
     grown = dashboard.growth(service, bucket="day", collection=varied.collection_name)
-    assert varied._created_slices("*") == [""]  # 60 memories: one pass
+    assert varied.created_slices("*") == [""]  # 60 memories: one pass
     monkeypatch.setattr(observability, "SLICE_SIZE", 7)
-    slices = varied._created_slices("*")
+    slices = varied.created_slices("*")
     assert len(slices) > 4
     found = observability.counts(
         varied.client, varied.keys.index, [observability.both("*", s) for s in slices]

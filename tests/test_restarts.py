@@ -30,7 +30,7 @@ ITEMS, BATCH = 120, 10
 
 def _crash(p: Private) -> None:
     """SIGKILL the data dir's server (by its runtime file: a busy one may not answer)."""
-    live = redis_server._live_state(Path(p.data_dir))
+    live = redis_server.live_state(Path(p.data_dir))
     assert live is not None
     os.kill(live[1], signal.SIGKILL)
     while redis_server._pid_alive(live[1]):

@@ -21,7 +21,7 @@ from ..domain.coerce import as_bool, as_int, as_str
 from ..domain.errors import BadRequest
 from ..domain.model import MEMORY_TYPES
 from ..store.access import memory_key_of
-from ..store.observability import FULL_SCAN_TIMEOUT, _rows
+from ..store.observability import FULL_SCAN_TIMEOUT, aggregate_rows
 from .operations.fields import CURSOR_PATTERN
 
 log = logging.getLogger(__name__)
@@ -138,7 +138,7 @@ def browse(
     if type_ is not None and type_ not in MEMORY_TYPES:
         raise BadRequest(f"type must be one of {', '.join(MEMORY_TYPES)} — got {type_!r}")
     cursor = _parse_cursor(after)
-    store = service._read_store(collection)
+    store = service.read_store(collection)
     now = time.time()
     clock_ms = cursor[2] if cursor is not None else int(now * 1000)
     query = filter_expr(
@@ -170,7 +170,7 @@ def browse(
         reply = store.client.execute_command(
             "FT.AGGREGATE", index, where, *FULL_SCAN_TIMEOUT, *steps
         )
-        return [r for r in _rows(reply) if r.get("__key") and r.get("k")]
+        return [r for r in aggregate_rows(reply) if r.get("__key") and r.get("k")]
 
     rows = None
     scale = DECAY_SCALE if sort == "decay" else SORT_SCALE
@@ -219,7 +219,7 @@ def facets(service: Any, top_tags: int = 15, *, collection: str | None = None) -
     computed in the background.
     """
     top = as_int(top_tags, "top_tags", 15, lo=0, hi=100) or 0
-    content, meta = service._read_store(collection)._content_counts_stale(top)
+    content, meta = service.read_store(collection).content_counts_stale(top)
     return {**{k: content[k] for k in ("by_type", "active", "top_tags")}, **meta}
 
 
@@ -231,7 +231,7 @@ def overview(service: Any, *, collection: str | None = None) -> dict[str, Any]:
     30 s) and ``refreshing`` (a background recount is running; ask again).
     ``houkai stats`` and ``GET /stats`` always recount when stale.
     """
-    store = service._read_store(collection)
+    store = service.read_store(collection)
     out = store.stats(stale_ok=True)
     out.update(count=store.count(), path=store.path, collection=store.collection_name)
     return out
@@ -246,11 +246,11 @@ def growth(service: Any, bucket: str = "day", *, collection: str | None = None) 
     if bucket not in GROWTH_BUCKETS:
         raise BadRequest(f"bucket must be one of {', '.join(GROWTH_BUCKETS)} — got {bucket!r}")
     seconds = GROWTH_BUCKETS[bucket]
-    store = service._read_store(collection)
+    store = service.read_store(collection)
 
     def compute() -> dict[str, Any]:
         per_bucket: dict[int, int] = {}
-        for where in store._created_slices("*"):  # short commands: see SLICE_SIZE
+        for where in store.created_slices("*"):  # short commands: see SLICE_SIZE
             for b, n in _growth_rows(store, where or "*", seconds):
                 per_bucket[b] = per_bucket.get(b, 0) + n
         series = [{"t": b * seconds, "n": n} for b, n in sorted(per_bucket.items())]
@@ -260,7 +260,7 @@ def growth(service: Any, bucket: str = "day", *, collection: str | None = None) 
             point["total"] = running
         return {"series": series[-MAX_GROWTH_POINTS:], "count": store.count()}
 
-    cached, meta = store._stale_aggregate(
+    cached, meta = store.stale_aggregate(
         f"growth:{bucket}",
         compute,
         access=False,
@@ -330,7 +330,7 @@ def _growth_rows(store: Any, query: str, seconds: int) -> list[tuple[int, int]]:
         2,
     )
     out = []
-    for fields in _rows(reply):
+    for fields in aggregate_rows(reply):
         try:
             out.append((int(float(fields["b"] or 0)), int(fields["n"] or 0)))
         except (KeyError, ValueError):
@@ -355,7 +355,7 @@ def pipeline_status(service: Any, *, collection: str | None = None) -> dict[str,
     from ..pipeline import maintenance
     from ..pipeline.jobs import HEARTBEAT_TTL, workers_key
 
-    store = service._read_store(collection)
+    store = service.read_store(collection)
     prefix = service.settings.key_prefix
     now = time.time()
     workers = [

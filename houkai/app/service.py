@@ -255,7 +255,7 @@ class MemoryService:
                 self._stores[name] = store
             return store
 
-    def _read_store(self, collection: str | None):
+    def read_store(self, collection: str | None):
         """The store for a read: an unknown non-default collection is a 404, not created."""
         name = self._collection(collection)
         if name not in self._stores and name != self.settings.collection:
@@ -555,7 +555,7 @@ class MemoryService:
         if p.protect is None:
             protect = [t.strip() for t in s.maintenance_decay_protect_types.split(",") if t.strip()]
         engine = DecayEngine(
-            self._read_store(collection),
+            self.read_store(collection),
             decay_rate=s.maintenance_decay_rate if p.decay_rate is None else p.decay_rate,
             min_score=s.maintenance_decay_min_score if p.min_score is None else p.min_score,
             protect_types=tuple(protect),
@@ -586,7 +586,7 @@ class MemoryService:
         except ValueError as exc:
             raise BadRequest(f"summarizer: {exc}") from None
         engine = ReflectionEngine(
-            self._read_store(collection),
+            self.read_store(collection),
             similarity_threshold=(
                 s.maintenance_reflect_similarity_threshold if p.threshold is None else p.threshold
             ),
@@ -618,7 +618,7 @@ class MemoryService:
     # ------------------------------------------------------------------ reads
     @operation("get")
     def get(self, p: params.MemoryRef, *, collection: str | None = None) -> dict[str, Any]:
-        store = self._read_store(collection)
+        store = self.read_store(collection)
         return memory_to_dict(self._require_memory(store, p.memory_id))
 
     @operation("list_recent")
@@ -628,13 +628,13 @@ class MemoryService:
         kwargs = _given(p, *type(p).model_fields)
         if "since" in kwargs:
             kwargs["since"] = as_timestamp(kwargs["since"], "since")
-        memories = self._read_store(collection).list_recent(**kwargs)
+        memories = self.read_store(collection).list_recent(**kwargs)
         return [memory_to_dict(m) for m in memories]
 
     @operation("recall")
     def recall(self, p: params.Recall, *, collection: str | None = None) -> list[dict[str, Any]]:
         """Semantic or hybrid search: a list of memory dicts with ``score`` (and ``explain``)."""
-        store = self._read_store(collection)
+        store = self.read_store(collection)
         with deadline.scope(self.settings.request_deadline):
             hits = store.recall(**_search(p))
         if p.explain:
@@ -647,7 +647,7 @@ class MemoryService:
 
         Returns ``{text, used_tokens, budget, truncated, items, compressed_groups}``.
         """
-        store = self._read_store(collection)
+        store = self.read_store(collection)
         with deadline.scope(self.settings.request_deadline):
             return _pack_to_dict(store.recall_pack(**_search(p)))
 
@@ -656,7 +656,7 @@ class MemoryService:
         self, p: params.AutoContext, *, collection: str | None = None
     ) -> dict[str, Any]:
         """Multi-angle context pack: recall_pack's shape plus ``queries``."""
-        store = self._read_store(collection)
+        store = self.read_store(collection)
         kwargs = _read_only_touch(_given(p, *type(p).model_fields))
         task = kwargs.pop("task")
         with deadline.scope(self.settings.request_deadline):
@@ -672,7 +672,7 @@ class MemoryService:
 
     @operation("stats")
     def stats(self, p: params.NoParams, *, collection: str | None = None) -> dict[str, Any]:
-        store = self._read_store(collection)
+        store = self.read_store(collection)
         out: dict[str, Any] = {}
         extra = getattr(store, "stats", None)
         if callable(extra):
@@ -685,7 +685,7 @@ class MemoryService:
 
     @operation("metrics")
     def metrics(self, p: params.NoParams, *, collection: str | None = None) -> dict[str, Any]:
-        return self._read_store(collection).metrics()
+        return self.read_store(collection).metrics()
 
     # ------------------------------------------------------------------ graph
     @operation("link")
@@ -702,7 +702,7 @@ class MemoryService:
     def neighbors(
         self, p: params.Neighbors, *, collection: str | None = None
     ) -> list[dict[str, Any]]:
-        store = self._read_store(collection)
+        store = self.read_store(collection)
         self._require_memory(store, p.memory_id)
         hits = self._call(
             store.neighbors, p.memory_id, rel=p.rel, direction=p.direction, depth=p.depth
@@ -711,7 +711,7 @@ class MemoryService:
 
     @operation("subgraph")
     def subgraph(self, p: params.Subgraph, *, collection: str | None = None) -> dict[str, Any]:
-        store = self._read_store(collection)
+        store = self.read_store(collection)
         graph = self._call(store.subgraph, list(p.memory_ids), depth=p.depth)
         return {
             "nodes": [memory_to_dict(m) for m in graph.nodes.values()],
@@ -722,7 +722,7 @@ class MemoryService:
     def find_conflicts(
         self, p: params.FindConflicts, *, collection: str | None = None
     ) -> list[dict[str, Any]]:
-        store = self._read_store(collection)
+        store = self.read_store(collection)
         if p.memory_id is not None:
             self._require_memory(store, p.memory_id)
         elif p.since is not None:  # incremental: new memories against the whole collection
@@ -749,7 +749,7 @@ class MemoryService:
         self, p: params.JournalTail, *, collection: str | None = None
     ) -> list[dict[str, Any]]:
         """Newest-first journal entries ``{ts, op, actor, id, summary, meta}``."""
-        store = self._read_store(collection)
+        store = self.read_store(collection)
         entries = store.journal_tail(n=p.n, op=p.op, since_seconds=p.since_seconds)
         return [entry_to_dict(e, full=False) for e in entries]
 
@@ -758,14 +758,14 @@ class MemoryService:
         self, p: params.JournalEntryRef, *, collection: str | None = None
     ) -> dict[str, Any]:
         """One journal entry in full (live or archived), by stream id or epoch ts."""
-        return entry_to_dict(self._read_store(collection).find_entry(p.entry.strip()))
+        return entry_to_dict(self.read_store(collection).find_entry(p.entry.strip()))
 
     @operation("history")
     def history(
         self, p: params.MemoryRef, *, collection: str | None = None
     ) -> list[dict[str, Any]]:
         """The memory's full timeline, oldest first; 404 for an id never journaled nor stored."""
-        store = self._read_store(collection)
+        store = self.read_store(collection)
         entries = store.history(p.memory_id)
         if not entries and store.get(p.memory_id) is None:
             raise MemoryNotFound(p.memory_id)
@@ -774,7 +774,7 @@ class MemoryService:
     @operation("state_at")
     def state_at(self, p: params.StateAt, *, collection: str | None = None) -> dict[str, Any]:
         stamp = as_timestamp(p.ts, "ts")
-        memories = self._read_store(collection).state_at(stamp)
+        memories = self.read_store(collection).state_at(stamp)
         return {
             "ts": stamp,
             "count": len(memories),
@@ -785,7 +785,7 @@ class MemoryService:
     def get_at(self, p: params.GetAt, *, collection: str | None = None) -> dict[str, Any]:
         """``{ok: true, ts, …memory}`` or ``{ok: false, error}`` when it did not exist then."""
         stamp = as_timestamp(p.ts, "ts")
-        memory = self._read_store(collection).get_at(p.memory_id, stamp)
+        memory = self.read_store(collection).get_at(p.memory_id, stamp)
         if memory is None:
             return {"ok": False, "error": f"memory {p.memory_id!r} did not exist at {stamp}"}
         return {"ok": True, **memory_to_dict(memory), "ts": stamp}
@@ -827,7 +827,7 @@ class MemoryService:
     @operation("export")
     def export(self, p: params.Export, *, collection: str | None = None) -> dict[str, Any]:
         """Write a ``.ahkai`` archive to a server-side *path*: ``{path, count, bytes, elapsed}``."""
-        store = self._read_store(collection)
+        store = self.read_store(collection)
         summary = store.export(
             p.path,
             include_vectors=p.include_vectors,
@@ -1140,7 +1140,7 @@ class MemoryService:
             raise Unavailable(
                 f"no embedded Redis has run for data dir {s.data_dir} (start: houkai redis start)"
             )
-        state = redis_server._probe(url, timeout=1.0)
+        state = redis_server.probe_url(url, timeout=1.0)
         if state != "ready":
             why = "is loading its data" if state == "loading" else "does not answer"
             raise Unavailable(f"Redis at {redis_server.display_url(url)} {why}")

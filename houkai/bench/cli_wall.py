@@ -119,7 +119,7 @@ class CliBenchResult:
         return rows
 
 
-def _loadavg() -> str:
+def loadavg() -> str:
     try:
         return "/".join(f"{x:.2f}" for x in os.getloadavg())
     except OSError:
@@ -268,7 +268,7 @@ def run(
         memories=memories,
         repeat=repeat,
         embedder=backend_label(embedder),
-        loadavg_start=_loadavg(),
+        loadavg_start=loadavg(),
     )
     try:
         if memories:
@@ -286,5 +286,5 @@ def run(
         result.commands.sort(key=lambda t: t.mode != IN_PROCESS)
     finally:
         store.drop()
-    result.loadavg_end = _loadavg()
+    result.loadavg_end = loadavg()
     return result

@@ -84,7 +84,7 @@ def app():  # pragma: no cover - runs inside the gunicorn worker
 
         return wrapper
 
-    cache = store._qcache
+    cache = store.query_cache
     cache.encode_query = timed(cache.encode_query, "encode")
     redis.client.Redis.execute_command = timed(redis.client.Redis.execute_command, "redis")
     redis.client.Pipeline.execute = timed(redis.client.Pipeline.execute, "redis")
@@ -518,7 +518,7 @@ def _one_run(
         target.drop()
 
 
-def _loadavg() -> str:
+def loadavg() -> str:
     try:
         return " ".join(Path("/proc/loadavg").read_text().split()[:3])
     except OSError:
@@ -564,7 +564,7 @@ def run(
         seconds=seconds,
         rounds=rounds,
         embedder=backend_label(embedder),
-        loadavg_start=_loadavg(),
+        loadavg_start=loadavg(),
     )
     try:
         if progress:
@@ -595,5 +595,5 @@ def run(
                     )
     finally:
         store.drop()
-        result.loadavg_end = _loadavg()
+        result.loadavg_end = loadavg()
     return result

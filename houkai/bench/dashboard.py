@@ -382,8 +382,7 @@ def _measure(
         for other in recent[1:]:
             store.link(center, other.id, "related")
         store.edit(center, importance=recent[0].importance)
-        service = MemoryService(settings, actor="http")
-        service._stores[settings.collection] = store
+        service = MemoryService(settings, actor="http", store_factory=lambda _name: store)
         app = create_app(settings, service, tokens=TOKEN)
         client = app.test_client()
         client.environ_base["HTTP_AUTHORIZATION"] = f"Bearer {TOKEN}"
@@ -402,8 +401,7 @@ def _measure(
             fresh = MemoryStore(
                 collection=settings.collection, settings=settings, embedder=HashEmbedder()
             )
-            service = MemoryService(settings, actor="http")
-            service._stores[settings.collection] = fresh
+            service = MemoryService(settings, actor="http", store_factory=lambda _name: fresh)
             other = create_app(settings, service, tokens=TOKEN).test_client()
             other.environ_base["HTTP_AUTHORIZATION"] = f"Bearer {TOKEN}"
             return other
@@ -456,7 +454,7 @@ def _measure(
         return timings, load_seconds, count_ms
     finally:
         _wait_refreshed(store)
-        store._wait_refreshes()
+        store.wait_refreshes()
         if not keep:
             store.drop()
 
@@ -472,7 +470,7 @@ def run(
     progress: Progress | None = None,
 ) -> DashboardBenchResult:
     """Time every view at *n* memories and at *baseline_n* in the same run (load cancels out)."""
-    from .recall import _loadavg, machine_facts
+    from .recall import loadavg, machine_facts
 
     machine = machine_facts()
     small, _, _ = _measure(
@@ -484,7 +482,7 @@ def run(
     for big, base in zip(views, small, strict=True):
         big.base_api_ms, big.base_browser_ms = base.api_ms, base.browser_ms
         big.base_cold_ms = base.cold_ms
-    machine["loadavg_end"] = _loadavg()
+    machine["loadavg_end"] = loadavg()
     return DashboardBenchResult(
         n=n,
         repeat=repeat,

@@ -257,11 +257,11 @@ def machine_facts() -> dict[str, Any]:
         "nproc": os.cpu_count() or 0,
         "memory_gb": mem_gb,
         "python": platform.python_version(),
-        "loadavg_start": _loadavg(),
+        "loadavg_start": loadavg(),
     }
 
 
-def _loadavg() -> str:
+def loadavg() -> str:
     try:
         return "/".join(f"{x:.2f}" for x in os.getloadavg())
     except OSError:
@@ -271,7 +271,7 @@ def _loadavg() -> str:
 def _fresh_cache(store: Any) -> QueryCache:
     """Give *store* an empty query-embedding cache (same bound), so a pass starts cold."""
     cache = QueryCache(store.embedder, store.settings.query_cache_size)
-    store._qcache = cache
+    store.query_cache = cache
     return cache
 
 
@@ -365,7 +365,7 @@ def read_vectors(
     return ids, matrix, types, tagks
 
 
-def _knn(store: Any, qvec: np.ndarray, knn: int, ef: int, where: str) -> list[str]:
+def knn_ids(store: Any, qvec: np.ndarray, knn: int, ef: int, where: str) -> list[str]:
     base = f"({where})" if where != "*" else "*"
     _, hits = search(
         store.client,
@@ -430,7 +430,7 @@ def measure_quality(
                     if threshold is None:
                         continue  # the filter keeps nothing: no answer to grade
                     t0 = time.perf_counter()
-                    got = _knn(store, qvecs[qi], knn, ef, wheres[qi])[:k]
+                    got = knn_ids(store, qvecs[qi], knn, ef, wheres[qi])[:k]
                     times.append((time.perf_counter() - t0) * 1000)
                     good = sum(
                         1
@@ -650,7 +650,7 @@ def run(
             if not keep:
                 store.drop()
                 store.client.delete(_marker_key(store))
-    machine["loadavg_end"] = _loadavg()
+    machine["loadavg_end"] = loadavg()
     config = {
         "sizes": sizes,
         "queries": n_queries,

@@ -52,8 +52,8 @@ def app():  # pragma: no cover - runs inside the gunicorn worker
         from flask import request
 
         if request.method == "POST":
-            store._qcache = QueryCache(store.embedder, settings.query_cache_size)
-        cache = store._qcache
+            store.query_cache = QueryCache(store.embedder, settings.query_cache_size)
+        cache = store.query_cache
         return jsonify(hits=cache.hits, misses=cache.misses, size=cache.size, items=len(cache))
 
     flask_app.add_url_rule(CACHE_ROUTE, "bench_cache", cache_view, methods=["GET", "POST"])

@@ -215,12 +215,12 @@ def hnsw_recall(
     id_of: Callable[[int], str] | None = None,
 ) -> float:
     """Mean recall@k of the HNSW KNN against the exact search (ids via the ``ref``)."""
-    from .recall import _knn
+    from .recall import knn_ids
 
     truth = exact_topk(corpus, n, seed, qvecs, k)
     scores = []
     for qi in range(len(qset)):
-        got = _knn(store, qvecs[qi], k, store.index_params.ef_runtime, "*")
+        got = knn_ids(store, qvecs[qi], k, store.index_params.ef_runtime, "*")
         refs = _refs(store, got)
         want = {int(i) for i in truth[qi]}
         scores.append(len(want & refs) / k)

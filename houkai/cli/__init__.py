@@ -75,6 +75,11 @@ class Context:
         return self._service
 
     @property
+    def service_started(self) -> bool:
+        """True once :attr:`service` has been built (its settings are then fixed)."""
+        return self._service is not None
+
+    @property
     def remote(self) -> Any:
         """The data dir's running REST server this process sends operations to
         (:mod:`houkai.cli.remote`), or None: everything runs in-process. Looked up once."""

@@ -228,7 +228,7 @@ def servers_in(data_dir: str | os.PathLike) -> list[int]:
     return sorted(found)
 
 
-def _probe(url: str, timeout: float = 0.5) -> str | None:
+def probe_url(url: str, timeout: float = 0.5) -> str | None:
     """``"ready"``, ``"loading"`` (AOF/RDB replay in progress) or ``None`` (no answer)."""
     import redis
 
@@ -252,10 +252,10 @@ def _probe(url: str, timeout: float = 0.5) -> str | None:
 
 
 def _ping(url: str, timeout: float = 0.5) -> bool:
-    return _probe(url, timeout) == "ready"
+    return probe_url(url, timeout) == "ready"
 
 
-def _live_state(path: Path) -> tuple[int, int] | None:
+def live_state(path: Path) -> tuple[int, int] | None:
     """``(port, pid)`` of the server the runtime file names, when that process lives."""
     state = _read_state(path)
     if not state:
@@ -270,12 +270,12 @@ def _live_state(path: Path) -> tuple[int, int] | None:
 def status(data_dir: str | os.PathLike) -> ServerInfo | None:
     """The embedded server for *data_dir* when it answers (ready or still loading), else None."""
     path = Path(data_dir).expanduser().resolve()
-    live = _live_state(path)
+    live = live_state(path)
     if live is None:
         return None
     port, pid = live
     url = _url(port)
-    if _probe(url) is None:
+    if probe_url(url) is None:
         return None
     return ServerInfo(url=url, port=port, pid=pid, data_dir=str(path))
 
@@ -342,7 +342,7 @@ def _wait_ready(
             raise RedisServerError(
                 f"embedded Redis (pid {pid}) exited (code {code}); see {path / LOG_FILE}"
             )
-        state = _probe(url)
+        state = probe_url(url)
         if state == "ready":
             return
         now = time.monotonic()
@@ -407,7 +407,7 @@ def start(
     path.mkdir(parents=True, exist_ok=True)
     proc: subprocess.Popen | None = None
     with _dir_lock(path, timeout):
-        live = _live_state(path)
+        live = live_state(path)
         if live is None:
             chosen = _choose_port(path, port)
             proc = _spawn(path, chosen)
@@ -504,7 +504,7 @@ def stop(data_dir: str | os.PathLike, *, timeout: float = 15.0) -> bool:
         return False
     forget(path)
     with _dir_lock(path, timeout + 5):
-        live = _live_state(path)
+        live = live_state(path)
         if live is None:
             port = remembered_port(path)
             if port:

@@ -214,7 +214,7 @@ def config_path() -> Path:
     return Path(base) / "houkai" / "config.toml"
 
 
-def _read_file(path: Path) -> dict[str, Any]:
+def read_config_file(path: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
@@ -240,7 +240,7 @@ def load_settings(
     source: Mapping[str, str] = os.environ if env is None else env
     types = _field_types()
     values: dict[str, Any] = {}
-    for key, value in _read_file(config_path()).items():
+    for key, value in read_config_file(config_path()).items():
         if key in types:
             values[key] = _coerce(value, types[key], key)
     if source.get("REDIS_URL"):

@@ -292,7 +292,7 @@ class CoreStore(abc.ABC):
             self.embedder: Embedder = CallableEmbedder(embedding_function)
         else:
             self.embedder = embedder or get_embedder()
-        self._qcache: QueryCache = query_cache(self.embedder)
+        self.query_cache: QueryCache = query_cache(self.embedder)
         # vector_type applies to a new collection; an existing one keeps its own.
         self.index_params = ensure_index(
             self.client,
@@ -482,7 +482,7 @@ class CoreStore(abc.ABC):
         return self._exact_filled and self._size_seen <= self.settings.exact_knn_max
 
     def query_vector(self, query: str) -> np.ndarray:
-        return self._qcache.encode_query(query)
+        return self.query_cache.encode_query(query)
 
     # ------------------------------------------------------------------ building
     def build_memory(

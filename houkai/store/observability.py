@@ -33,7 +33,7 @@ BUCKET_LABELS: tuple[str, ...] = ("0.0–0.2", "0.2–0.4", "0.4–0.6", "0.6–
 PROBE_TEXT = "houkai health probe"
 
 
-def _rows(reply: Any) -> list[dict[str, str | None]]:
+def aggregate_rows(reply: Any) -> list[dict[str, str | None]]:
     """FT.AGGREGATE reply (RESP2 list or RESP3 map) → list of row dicts."""
     if isinstance(reply, dict):
         results = reply.get(b"results") or reply.get("results") or []
@@ -224,7 +224,7 @@ class ObservabilityMixin(StoreHost):
         pipe.expire(self.keys.aggregate_cache, AGGREGATE_KEEP)
         pipe.execute()
 
-    def _stale_aggregate(
+    def stale_aggregate(
         self,
         name: str,
         compute: Callable[[], dict[str, Any]],
@@ -311,7 +311,7 @@ class ObservabilityMixin(StoreHost):
         thread.start()
         return True
 
-    def _wait_refreshes(self, timeout: float = 60.0) -> bool:
+    def wait_refreshes(self, timeout: float = 60.0) -> bool:
         """Wait for this process's background aggregate refreshes; True when all finished."""
         deadline = time.monotonic() + timeout
         for thread in list(self.__dict__.get("_refreshers", [])):
@@ -427,7 +427,7 @@ class ObservabilityMixin(StoreHost):
         return result
 
     # ------------------------------------------------------------------ stats
-    def _created_slices(
+    def created_slices(
         self, query: str = "*", size: int | None = None, index: str | None = None
     ) -> list[str]:
         """``created_at`` range clauses that split *query*'s memories into slices of
@@ -479,7 +479,7 @@ class ObservabilityMixin(StoreHost):
         reply = self.client.execute_command(
             "FT.AGGREGATE", index or self.keys.index, query, *FULL_SCAN_TIMEOUT, *args, "DIALECT", 2
         )
-        return _rows(reply)
+        return aggregate_rows(reply)
 
     def stats(
         self,
@@ -500,7 +500,7 @@ class ObservabilityMixin(StoreHost):
 
         With *stale_ok* (the dashboard) the last computed figures are returned at
         once, with ``as_of``/``stale``/``refreshing``, while a background thread
-        recomputes them (:meth:`_stale_aggregate`).
+        recomputes them (:meth:`stale_aggregate`).
         """
         if not stale_ok:
             self.flush_access()  # the aggregates below read the indexed access counts
@@ -537,8 +537,8 @@ class ObservabilityMixin(StoreHost):
 
         freshness: dict[str, Any] = {}
         if stale_ok:
-            content, c_meta = self._content_counts_stale(top_tags)
-            health, h_meta = self._stale_aggregate(
+            content, c_meta = self.content_counts_stale(top_tags)
+            health, h_meta = self.stale_aggregate(
                 health_name, health_now, prepare=self.flush_access, placeholder=empty_health
             )
             stamps = [c_meta["as_of"], h_meta["as_of"]]
@@ -584,9 +584,9 @@ class ObservabilityMixin(StoreHost):
             f"content:{top_tags}", lambda: self._content_now(top_tags), access=False
         )
 
-    def _content_counts_stale(self, top_tags: int = 15) -> tuple[dict[str, Any], dict[str, Any]]:
+    def content_counts_stale(self, top_tags: int = 15) -> tuple[dict[str, Any], dict[str, Any]]:
         """:meth:`_content_counts`, stale-while-revalidate (the dashboard's facets)."""
-        return self._stale_aggregate(
+        return self.stale_aggregate(
             f"content:{top_tags}", lambda: self._content_now(top_tags), access=False
         )
 
@@ -661,7 +661,7 @@ class ObservabilityMixin(StoreHost):
         out = empty_decay_summary()
         hist = out["hist"]
         index = self.aggregate_index  # the access counts are the access documents'
-        slices = self._created_slices(active_q, index=index)
+        slices = self.created_slices(active_q, index=index)
         passes = [(both(q, where), lapse) for q, lapse in parts for where in slices]
         for query, can_lapse in passes:
             rows = self._aggregate(

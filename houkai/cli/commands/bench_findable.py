@@ -10,7 +10,7 @@ import click
 
 from .. import Context, pass_ctx
 from ..output import output_options, resolve_format
-from .bench_recall import _int_list
+from .bench_recall import int_list
 
 
 @click.command("findable")
@@ -86,7 +86,7 @@ def bench_findable(
         raise click.BadParameter(
             f"one or more of {', '.join(findable.CORPORA)}, got {corpora!r}", param_hint="--corpora"
         )
-    count = _int_list(generators, "--generators")[0]
+    count = int_list(generators, "--generators")[0]
     if count > len(findable.clustered.LOG_FORMATS):
         raise click.BadParameter("at most 10", param_hint="--generators")
     show = sys.stderr.isatty()
@@ -97,12 +97,12 @@ def bench_findable(
 
     result = findable.run(
         ctx.settings,
-        sizes=_int_list(sizes, "--sizes"),
+        sizes=int_list(sizes, "--sizes"),
         corpora=names,
         generators=range(count),
         sample=sample,
         queries=queries,
-        ef_sweep=_int_list(ef_sweep, "--ef-sweep"),
+        ef_sweep=int_list(ef_sweep, "--ef-sweep"),
         seed=seed,
         keep=keep,
         rest=rest,

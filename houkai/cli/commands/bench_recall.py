@@ -13,7 +13,7 @@ from ..output import output_options, resolve_format
 from .bench_cmds import backend_options
 
 
-def _int_list(value: str, name: str) -> list[int]:
+def int_list(value: str, name: str) -> list[int]:
     try:
         items = [int(x.strip().replace("_", "")) for x in value.split(",") if x.strip()]
     except ValueError:
@@ -117,8 +117,8 @@ def bench_recall(
     from ...bench.backends import compare_recall
     from ...engines.embeddings import build_embedder
 
-    size_list = _int_list(sizes, "--sizes")
-    ef_list = _int_list(ef_sweep, "--ef-sweep")
+    size_list = int_list(sizes, "--sizes")
+    ef_list = int_list(ef_sweep, "--ef-sweep")
     if plot_path:
         try:
             import matplotlib  # noqa: F401

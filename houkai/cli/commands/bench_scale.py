@@ -9,7 +9,7 @@ import click
 
 from .. import Context, pass_ctx
 from ..output import output_options, resolve_format
-from .bench_recall import _int_list
+from .bench_recall import int_list
 
 
 @click.command("scale")
@@ -106,7 +106,7 @@ def bench_scale(
     from ...bench import scale as bench
     from ...db.keys import validate_collection
 
-    step_list = sorted({x for x in _int_list(steps, "--steps") if x < n} | {n})
+    step_list = sorted({x for x in int_list(steps, "--steps") if x < n} | {n})
     given = jobs.split(",") if jobs is not None else bench.JOBS
     job_list = [j.strip() for j in given if j.strip()]
     unknown = sorted(set(job_list) - set(bench.JOBS))

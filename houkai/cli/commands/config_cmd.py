@@ -20,7 +20,7 @@ def sources(ctx: Context) -> list[dict[str, Any]]:
     """Every setting with its value and source: flag, env, file or default."""
     path = config_mod.config_path()
     try:
-        from_file = config_mod._read_file(path)
+        from_file = config_mod.read_config_file(path)
     except ValueError:
         from_file = {}
     rows = []

@@ -126,7 +126,7 @@ def _restart_redis_if_dead(data_dir: str) -> None:
     on the same data dir and port (the children reconnect to that same URL)."""
     from ...db import server as redis_server
 
-    if redis_server._live_state(Path(data_dir).expanduser().resolve()) is not None:
+    if redis_server.live_state(Path(data_dir).expanduser().resolve()) is not None:
         return
     click.echo("redis   the embedded server died; restarting it", err=True)
     try:
@@ -487,7 +487,7 @@ def ingest(
     given = arguments(values)
     wait, timeout = given.pop("wait", True), given.pop("timeout", None)
     documents = given.pop("documents", None)
-    if inline and ctx._service is None:
+    if inline and not ctx.service_started:
         ctx.settings = replace(ctx.settings, pipeline_mode="inline")
     inputs: list[tuple[str, dict[str, Any]]] = []  # (label, the operation's input)
     raw = None
