@@ -287,6 +287,13 @@ def test_an_ingest_glob_stays_inside_export_dir(settings, make_store, embedder, 
     (exports / "docs" / "leak.md").unlink()
     r = env.call("POST", "/ingest", {"path": "docs", "glob": "**/*.md"}, token="admin-t")
     assert r.status_code in (201, 202), r.get_json()
+    # a path that names nothing to ingest is a 404 naming it, like an unknown id; the
+    # pipeline says so with a type (NothingToIngest), not in words the service matches
+    r = env.call("POST", "/ingest", {"path": "absent"}, token="admin-t")
+    assert r.status_code == 404 and "no such file or folder" in r.get_json()["error"]
+    (exports / "empty").mkdir()
+    r = env.call("POST", "/ingest", {"path": "empty"}, token="admin-t")
+    assert r.status_code == 404 and "no matching" in r.get_json()["error"], r.get_json()
 
 
 def test_wrong_tokens_are_throttled_per_address(settings, make_store, embedder):

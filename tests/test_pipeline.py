@@ -270,18 +270,6 @@ def test_ingest_documents_and_paths(store, tmp_path):
     assert store.count() == job.total + 2  # nothing from the rejected file
 
 
-def test_resuming_a_job_writes_nothing_twice(store, tmp_path):
-    path = tmp_path / "items.jsonl"
-    path.write_text("".join(json.dumps(f"line {i} of the stream") + "\n" for i in range(7)))
-    p = Pipeline(store, mode="inline")
-    first = p.ingest_path(str(path), batch_size=3, job_id="resume-me-1")
-    again = p.ingest_path(str(path), batch_size=3, job_id="resume-me-1")
-    assert first.id == again.id and again.memory_ids == []
-    assert store.count() == 7
-    status = p.job(first.id)
-    assert (status.total, status.done, status.state) == (7, 7, "done")
-
-
 def test_job_listing_and_progress_fields(store):
     p = Pipeline(store, mode="inline")
     a = p.submit(["first job item"])

@@ -29,6 +29,7 @@ from ..domain.model import (
     HybridWeights,
     Memory,
     MemoryNotFound,
+    NothingToIngest,
     StateConflict,
     ValidationError,
 )
@@ -40,8 +41,6 @@ from .operations.bind import checks_itself, operation, strict
 log = logging.getLogger(__name__)
 
 NUKE_CONFIRM = "DELETE ALL"
-# The pipeline's words for a server path with nothing to ingest (houkai.pipeline.write).
-_NOTHING_TO_INGEST = ("no such file or folder", "no matching .md/.txt/.jsonl files")
 
 # Tool name → service method name, and the seed's 23 tools: generated from the
 # operation registry (houkai.app.operations), where each operation is declared once.
@@ -446,11 +445,9 @@ class MemoryService:
         else:
             try:
                 job = pipeline.ingest_path(str(p.path), glob=p.glob, **defaults, **options)
-            except ValidationError as exc:
+            except NothingToIngest as exc:
                 # a well-formed path that names nothing to ingest is a 404, like an unknown id
-                if str(exc).endswith(_NOTHING_TO_INGEST):
-                    raise NotFound(str(exc)) from None
-                raise
+                raise NotFound(str(exc)) from None
         reply: dict[str, Any] = {"job_id": job.id, "total": job.total, "ids": list(job.memory_ids)}
         if p.wait:
             status, finished = self._wait_result(pipeline, job, p.timeout)

@@ -523,6 +523,11 @@ class ValidationTypeError(ValidationError, TypeError):
     :class:`ValidationError`, and still caught by ``except TypeError``."""
 
 
+class NothingToIngest(ValidationError):
+    """A well-formed path that names nothing to ingest (no such file, no matching files):
+    bad input to the CLI, a 404 at the REST door, like an unknown id."""
+
+
 class StateConflict(ValidationError):
     """Well-formed, but refused by the current state (an undo the journal or the memory
     no longer allows): HTTP 409 rather than 400."""

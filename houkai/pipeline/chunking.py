@@ -39,7 +39,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..domain.model import ValidationError
+from ..domain.model import NothingToIngest, ValidationError
 
 log = logging.getLogger(__name__)
 
@@ -373,7 +373,7 @@ def iter_documents(path: str | Path, glob: str | None = None) -> Iterator[tuple[
             if p.is_file() and (glob is None or p.match(glob))
         )
     else:
-        raise ValidationError(f"{root}: no such file or folder")
+        raise NothingToIngest(f"{root}: no such file or folder")
     for file in files:
         try:
             yield str(file), _read(file)

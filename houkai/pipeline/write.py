@@ -35,7 +35,14 @@ from ..db.decode import as_text
 from ..db.filters import filter_expr
 from ..domain.config import parse_duration
 from ..domain.errors import NotFound, Unavailable
-from ..domain.model import CONFLICT_POLICIES, MEMORY_TYPES, Link, ValidationError, validate_choice
+from ..domain.model import (
+    CONFLICT_POLICIES,
+    MEMORY_TYPES,
+    Link,
+    NothingToIngest,
+    ValidationError,
+    validate_choice,
+)
 from ..store.core import coerce_remember_item
 from ..store.search import batched, iter_keys
 from . import outbox
@@ -345,7 +352,6 @@ class Pipeline:
         kind: str,
         on_conflict: str | None,
         batch_size: int | None,
-        job_id: str | None = None,
     ) -> Job:
         policy = on_conflict or self.store.conflict_policy
         validate_choice(policy, CONFLICT_POLICIES, "on_conflict")
@@ -369,18 +375,16 @@ class Pipeline:
         # A submission that fails part-way stays findable by its content for a day: the
         # same request sent again resumes that job instead of writing its items twice.
         attempt = f"{self.prefix}:submit:{self.collection}:{digest.hexdigest()}"
-        retry = False
-        if not job_id:
-            job_id = as_text(self.client.get(attempt) or b"") or None
-            retry = job_id is not None
+        job_id = as_text(self.client.get(attempt) or b"") or None
+        retry = job_id is not None
         ids: list[str] = []
         if job_id and self.jobs_store.exists(job_id):
-            # A re-run of the same job (a redelivered ingest task, or a client's retry of
-            # a refused request): resume after the items already written; their own
-            # batches were dispatched then (reconcile re-queues one whose send failed).
+            # A client's retry of a refused request: resume after the items already
+            # written; their own batches were dispatched then (reconcile re-queues one
+            # whose send failed).
             ids = [i for _start, chunk in self.jobs_store.iter_ids(job_id) for i in chunk]
         else:
-            job_id = self.jobs_store.create(self.collection, kind, total, policy, job_id)
+            job_id = self.jobs_store.create(self.collection, kind, total, policy)
         self.client.set(attempt, job_id, ex=SUBMIT_ATTEMPT_TTL)
         done_before = len(ids)
         # A client's retry answers with every id of the request; a re-run task with its own.
@@ -515,7 +519,6 @@ class Pipeline:
         tags: list[str] | None = None,
         on_conflict: str | None = None,
         batch_size: int | None = None,
-        job_id: str | None = None,
         chunking: str | None = None,
         source: str | None = None,
         importance: float | None = None,
@@ -554,9 +557,7 @@ class Pipeline:
                         {**extra, "source": label, "text": text}, sizes, thread=(f, "file")
                     )
 
-        return self._submit(
-            items, kind="ingest", on_conflict=on_conflict, batch_size=batch_size, job_id=job_id
-        )
+        return self._submit(items, kind="ingest", on_conflict=on_conflict, batch_size=batch_size)
 
     # ------------------------------------------------------------------ jobs
     def job(self, job_id: str) -> JobStatus | None:
@@ -892,7 +893,7 @@ def expand_path(path: str, glob: str | None) -> list[str]:
 
         files = sorted(p for p in globlib.glob(str(root), recursive=True) if Path(p).is_file())
     else:
-        raise ValidationError(f"{root}: no such file or folder")
+        raise NothingToIngest(f"{root}: no such file or folder")
     if not files:
-        raise ValidationError(f"{path}: no matching .md/.txt/.jsonl files")
+        raise NothingToIngest(f"{path}: no matching .md/.txt/.jsonl files")
     return files
