@@ -71,6 +71,7 @@ def memory_to_dict(
         "expires_at": memory.expires_at or None,
         "collection": memory.collection or None,
         "state": memory.state,
+        **memory.scope_dict(),  # user_id, agent_id, session_id, message_ids when set
     }
     if memory.error:
         out["error"] = memory.error
