@@ -36,6 +36,7 @@ from . import operations
 from .operations import DISPATCHABLE, check_arguments
 from .operations import params as params
 from .operations.bind import checks_itself, operation, strict
+from .session_service import SessionServiceMixin
 
 log = logging.getLogger(__name__)
 
@@ -214,7 +215,7 @@ def _read_only_touch(kwargs: dict[str, Any]) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- service
-class MemoryService:
+class MemoryService(SessionServiceMixin):
     """Every front door's entry point: validated, seed-shaped operations over stores."""
 
     def __init__(
