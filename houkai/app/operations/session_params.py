@@ -9,6 +9,7 @@ from pydantic import Field
 from houkai.domain.model import MAX_ID_CHARS, MAX_TEXT_CHARS
 from houkai.extraction.base import ROLES
 
+from .fields import Timestamp
 from .params import ScopeId
 from .spec import Params
 
@@ -24,10 +25,10 @@ class MessageIn(Params):
     content: Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS, pattern=r"\S")] = Field(
         description="What was said."
     )
-    id: Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS)] | None = Field(
+    id: Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS, pattern=r"\S")] | None = Field(
         None, description="The message's id: a message already added is skipped (idempotent)."
     )
-    ts: float | str | None = Field(None, description="When it was said (epoch or ISO-8601).")
+    ts: Timestamp | None = Field(None, description="When it was said (epoch or ISO-8601).")
     name: Annotated[str, Field(max_length=MAX_ID_CHARS)] | None = Field(
         None, description="Who said it (a user's or tool's name)."
     )
