@@ -17,7 +17,6 @@ from ..domain.model import MemoryNotFound, ValidationError
 from ..domain.scope import validate_scope
 from ..sessions import context as ctx
 from ..sessions import messages as msg
-from ..sessions import trigger
 from ..sessions.context import SessionContext
 from ..sessions.state import SessionState
 from .host import StoreHost
@@ -70,6 +69,8 @@ class SessionsMixin(StoreHost):
         Returns at once: extraction runs on the workers after ``extract_after_messages``
         pending messages or ``extract_after_idle`` seconds without a new one.
         """
+        from ..sessions import trigger  # the pipeline imports the store: not at import time
+
         sid = msg.check_session_id(session_id)
         batch = msg.coerce_messages(messages)
         user = validate_scope(user_id, "user_id")
