@@ -215,3 +215,43 @@ def test_cli_remember_takes_scope_fields(houkai):
     ok(houkai("remember", "Tea at four", "--user-id", "u1", "--message-ids", "m9"))
     rows = json.loads(ok(houkai("list", "--user-id", "u1", "--json")).stdout)
     assert rows[0]["user_id"] == "u1" and rows[0]["message_ids"] == ["m9"]
+
+
+# ------------------------------------------------------------------------ token scopes
+def test_token_scopes_name_a_user(settings, embedder, make_store):
+    from houkai.app.auth import parse_tokens
+
+    name = make_store().collection_name
+    scoped = settings.replace(collection=name, pipeline_mode="inline")
+    tokens = "adm,alice-tok::rw:user=alice,bob-ro:*:ro:user=bob"
+    assert parse_tokens(tokens)["alice-tok"].scope == (("user_id", "alice"),)
+    app = create_app(scoped, MemoryService(scoped, actor="http"), tokens=tokens).test_client()
+
+    def call(method, path, token, **kw):
+        return getattr(app, method)(path, headers={"Authorization": f"Bearer {token}"}, **kw)
+
+    call("post", "/memories", "adm", json={"text": "Bob likes jazz", "user_id": "bob"})
+    made = call("post", "/memories", "alice-tok", json={"text": "Alice likes folk"})
+    assert made.status_code == 201 and made.get_json()["user_id"] == "alice"  # set for her
+    assert (
+        call("post", "/memories", "alice-tok", json={"text": "x", "user_id": "bob"}).status_code
+        == 403
+    )
+
+    found = call("post", "/recall", "alice-tok", json={"query": "who likes music"}).get_json()
+    assert [m["text"] for m in found["results"]] == ["Alice likes folk"]
+    listed = call("get", "/memories", "bob-ro").get_json()["memories"]
+    assert [m["text"] for m in listed] == ["Bob likes jazz"]
+    assert call("get", f"/memories/{made.get_json()['id']}", "bob-ro").status_code == 403
+    assert call("get", "/stats", "alice-tok").status_code == 403
+
+    chat = {"messages": [{"id": "1", "role": "user", "content": "I live in Oslo."}]}
+    assert call("post", "/sessions/a1/messages", "alice-tok", json=chat).status_code == 201
+    call("post", "/sessions/b1/messages", "adm", json={**chat, "user_id": "bob"})
+    assert call("get", "/sessions/a1", "alice-tok").get_json()["user_id"] == "alice"
+    assert call("get", "/sessions/b1", "alice-tok").status_code == 404  # not hers: not found
+    assert call("delete", "/sessions/b1", "alice-tok").status_code == 404
+    own = call("get", "/sessions", "alice-tok").get_json()["sessions"]
+    assert [s["session_id"] for s in own] == ["a1"]
+    assert call("post", "/sessions/b1/messages", "alice-tok", json=chat).status_code == 409
+    assert len(call("get", "/sessions", "adm").get_json()["sessions"]) == 2

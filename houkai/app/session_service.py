@@ -9,6 +9,18 @@ from .operations import session_params as sp
 from .operations.bind import operation
 
 
+def _owned(store: Any, session_id: str) -> None:
+    """A session the caller may not see (a scoped token's) is not found, like a missing one."""
+    from ..store.sessions import SessionNotFound
+    from .auth import caller_scope, in_scope
+
+    if not caller_scope():
+        return
+    meta = store.session_state.meta(session_id)
+    if meta is None or not in_scope({**meta, "session_id": session_id}):
+        raise SessionNotFound(session_id)
+
+
 def _message(value: Any) -> dict[str, Any]:
     data = value if isinstance(value, dict) else value.model_dump()
     return {k: v for k, v in data.items() if v is not None}
@@ -39,6 +51,7 @@ class SessionServiceMixin:
         from .service import memory_to_dict
 
         store = self._read_store(collection)
+        _owned(store, p.session_id)
         context = store.session(p.session_id, p.query, p.budget, memories=p.memories)
         return dict(context.to_dict(memory_dict=memory_to_dict))
 
@@ -46,13 +59,20 @@ class SessionServiceMixin:
     def session_list(
         self, p: sp.SessionList, *, collection: str | None = None
     ) -> list[dict[str, Any]]:
-        return list(self._read_store(collection).sessions(p.limit, p.offset))
+        from .auth import caller_scope, in_scope
+
+        rows = list(self._read_store(collection).sessions(p.limit, p.offset))
+        if caller_scope():  # a scoped token lists its own sessions only
+            rows = [r for r in rows if in_scope({k: v or "" for k, v in r.items()})]
+        return rows
 
     @operation("session_delete")
     def session_delete(self, p: sp.SessionRef, *, collection: str | None = None) -> dict[str, Any]:
         from ..store.sessions import SessionNotFound
 
-        if not self._read_store(collection).delete_session(p.session_id):
+        store = self._read_store(collection)
+        _owned(store, p.session_id)
+        if not store.delete_session(p.session_id):
             raise SessionNotFound(p.session_id)
         return {"deleted": True, "session_id": p.session_id}
 
@@ -63,6 +83,7 @@ class SessionServiceMixin:
         from ..store.sessions import SessionNotFound
 
         store = self._read_store(collection)
+        _owned(store, p.session_id)
         if not store.session_state.exists(p.session_id):
             raise SessionNotFound(p.session_id)
         if trigger.use_workers(store.client, store.keys.prefix, store.settings):
