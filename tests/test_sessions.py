@@ -240,3 +240,15 @@ def test_an_extractor_decision_wins_and_a_bad_one_falls_back(sstore):
     assert [d["action"] for d in report["decisions"]] == ["ADD"]  # the rules decided
     totals = usage_totals(sstore.client, sstore.keys)
     assert totals["openai:scripted"]["input_tokens"] == 20
+
+
+def test_a_new_number_is_news_and_a_restatement_is_not(sstore):
+    sstore.add_messages("n", [user("1", "I keep a red lamp number 3 in my attic.")])
+    sstore.extract_session("n")
+    sstore.add_messages("n", [user("2", "I keep a red lamp number 20 in my attic.")])
+    assert [d["action"] for d in sstore.extract_session("n")["decisions"]] == ["ADD"]
+    sstore.add_messages("n", [user("3", "I prefer green tea.")])
+    sstore.extract_session("n")
+    sstore.add_messages("n", [user("4", "Honestly, I really prefer green tea.")])
+    assert [d["action"] for d in sstore.extract_session("n")["decisions"]] == ["NOOP"]
+    assert sstore.count() == 3

@@ -136,7 +136,8 @@ _DECISION = re.compile(
     re.IGNORECASE,
 )
 _FIRST_PERSON = re.compile(
-    r"^(?:also,? |and |but |so |actually,? |oh,? |well,? |anyway,? |btw,? )?"
+    r"^(?:(?:also|and|but|so|actually|oh|well|anyway|btw|honestly|frankly|basically|yeah"
+    r"|yes|no|ok|okay|by the way),? )*"
     r"(i|i'm|i've|i'd|i'll|im|ive|my|mine|we|we're|we've|our|me)\b",
     re.IGNORECASE,
 )
@@ -300,8 +301,9 @@ def _third_person(verb: str) -> str:
     return verb + "s"
 
 
-_LEAD = re.compile(r"^(?:also,? |and |but |so |actually,? |oh,? |well,? |anyway,? |btw,? )",
-                   re.IGNORECASE)  # fmt: skip
+_LEAD = re.compile(r"^(?:also,? |and |but |so |actually,? |oh,? |well,? |anyway,? |btw,? "
+                   r"|honestly,? |frankly,? |basically,? |yeah,? |yes,? |no,? |ok,? |okay,? "
+                   r"|hmm+,? |by the way,? )+", re.IGNORECASE)  # fmt: skip
 _ADVERBS = (
     r"(?:really|also|absolutely|totally|just|still|now|usually|always|never|often"
     r"|actually|definitely|generally|finally|recently|already|mostly|only|even"

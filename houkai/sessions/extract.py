@@ -119,10 +119,10 @@ def run_extraction(
     became: dict[str, list[dict[str, Any]]] = {m.id: [] for m in pending}
     written = 0
     for candidate in result.candidates:
-        decision, spent = _reconcile(store, extractor, candidate, session_id, scope)
+        decision, spent, vector = _reconcile(store, extractor, candidate, session_id, scope)
         if spent is not None:
             usage.add(spent)
-        memory_id, wrote = _apply(store, decision, session_id, scope)
+        memory_id, wrote = _apply(store, decision, session_id, scope, vector)
         written += wrote
         entry: dict[str, Any] = {"action": decision.action, "id": memory_id, "text": candidate.text}
         if decision.action == "UPDATE":
@@ -152,12 +152,12 @@ def run_extraction(
 def _reconcile(
     store: Any, extractor: Extractor, candidate: Candidate, session_id: str,
     scope: Mapping[str, str],
-) -> tuple[Decision, Usage | None]:  # fmt: skip
+) -> tuple[Decision, Usage | None, Any]:  # fmt: skip
     own_id = memory_id_for(store.collection_name, session_id, candidate)
-    vector = store.encode([candidate.text])[0]
-    neighbours, memories = find_neighbours(store, candidate, vector, scope, exclude=own_id)
+    vector = store.encode([candidate.text])
+    neighbours, memories = find_neighbours(store, candidate, vector[0], scope, exclude=own_id)
     settings = store.settings
-    return decide(
+    decision, usage = decide(
         extractor,
         candidate,
         neighbours,
@@ -165,10 +165,11 @@ def _reconcile(
         duplicate=settings.extract_duplicate_similarity,
         update=settings.extract_update_similarity,
     )
+    return decision, usage, vector
 
 
 def _apply(
-    store: Any, decision: Decision, session_id: str, scope: Mapping[str, str]
+    store: Any, decision: Decision, session_id: str, scope: Mapping[str, str], vector: Any
 ) -> tuple[str, int]:
     """Carry out *decision*: ``(the memory id it leaves, memories written)``."""
     candidate = decision.candidate
@@ -189,7 +190,7 @@ def _apply(
             **scope,
         )
         memory.id = memory_id
-        _write(store, memory)
+        _write(store, memory, vector)
         wrote = 1
     target = decision.target_id
     if decision.action == "UPDATE" and target and target != memory_id:
@@ -199,9 +200,9 @@ def _apply(
     return memory_id, wrote
 
 
-def _write(store: Any, memory: Memory) -> None:
-    """Embed and store one memory under its own id, journalled like ``remember``."""
-    vector = store.encode([memory.text])
+def _write(store: Any, memory: Memory, vector: Any) -> None:
+    """Store one memory (its *vector* already encoded) under its own id, journalled like
+    ``remember``."""
     memory.embedding = vector[0].tolist()
     store.write([memory], vector)
     store.count_call("remember")

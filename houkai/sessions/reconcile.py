@@ -11,7 +11,9 @@ answer names no neighbour, the rules below do:
 2. a live neighbour with the same normalised text is a NOOP;
 3. the nearest neighbour at or above ``extract_duplicate_similarity``: an UPDATE when the
    two disagree (opposite polarity, or a negation on one side only: the store's conflict
-   rules), else a NOOP;
+   rules); a NOOP when the candidate adds no word the memory lacks (embeddings put "lamp
+   number 3" and "lamp number 20" at 0.95: a new number or name is new information, so
+   such a candidate is ADDed, not dropped);
 4. at or above ``extract_update_similarity`` and disagreeing: an UPDATE;
 5. otherwise ADD.
 """
@@ -24,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..domain.model import Memory, content_hash
-from ..domain.text import negation_diff
+from ..domain.text import STOP_WORDS, negation_diff, tokenize
 from ..extraction.base import Candidate, Decision, Extractor, Neighbour, Usage
 
 NEIGHBOURS = 8
@@ -33,6 +35,28 @@ SLOT_PREFIX = "slot:"
 
 def slot_tag(candidate: Candidate) -> str | None:
     return next((t for t in candidate.tags if t.startswith(SLOT_PREFIX)), None)
+
+
+#: words that restate rather than inform ("I really prefer tea" says what "I prefer tea" did)
+_EMPHASIS = frozenset(
+    "really very actually still definitely absolutely totally always usually generally "
+    "honestly basically too quite much lot user users s".split()
+)
+
+
+def adds_nothing(candidate: str, memory: str) -> bool:
+    """Every content word of *candidate* is in *memory* (a restatement, not news)."""
+    have = {_stem(t) for t in tokenize(memory)}
+    skip = STOP_WORDS | _EMPHASIS
+    return all(_stem(t) in have for t in tokenize(candidate) if t not in skip)
+
+
+def _stem(word: str) -> str:
+    """A crude stem: "prefers"/"prefer", "lives"/"live" compare equal."""
+    for suffix in ("ies", "es", "s"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
 
 
 def disagree(a_text: str, a_polarity: int, b_text: str, b_polarity: int) -> bool:
@@ -86,7 +110,15 @@ def rule_decision(
     slot = slot_tag(candidate)
     if slot:
         holders = [n for n in neighbours if slot in memories[n.id].tags]
-        same = [n for n in holders if memories[n.id].content_hash == own]
+        same = [
+            n
+            for n in holders
+            if memories[n.id].content_hash == own
+            or (
+                adds_nothing(candidate.text, n.text)
+                and not disagree(candidate.text, candidate.polarity, n.text, n.polarity)
+            )
+        ]
         if same:
             return Decision("NOOP", candidate, same[0].id, f"same {slot}")
         if holders:
@@ -99,10 +131,15 @@ def rule_decision(
         return Decision("ADD", candidate, None, "nothing similar")
     top = neighbours[0]
     contradicts = disagree(candidate.text, candidate.polarity, top.text, top.polarity)
-    if top.similarity >= duplicate:
-        if contradicts:
-            return Decision("UPDATE", candidate, top.id, f"contradicts ({top.similarity:.2f})")
-        return Decision("NOOP", candidate, top.id, f"duplicate ({top.similarity:.2f})")
+    if top.similarity >= duplicate and contradicts:
+        return Decision("UPDATE", candidate, top.id, f"contradicts ({top.similarity:.2f})")
+    for n in neighbours:
+        if n.similarity < duplicate:
+            break
+        if adds_nothing(candidate.text, n.text) and not disagree(
+            candidate.text, candidate.polarity, n.text, n.polarity
+        ):
+            return Decision("NOOP", candidate, n.id, f"duplicate ({n.similarity:.2f})")
     if top.similarity >= update and contradicts:
         return Decision("UPDATE", candidate, top.id, f"contradicts ({top.similarity:.2f})")
     return Decision("ADD", candidate, None, f"new (nearest {top.similarity:.2f})")
