@@ -95,3 +95,43 @@ def test_rest_mcp_and_service_show_and_filter_scope(settings, embedder, make_sto
     finally:
         mcp_server.set_service(None)
     assert [m["user_id"] for m in json.loads(json.dumps(out))] == ["carol"]
+
+
+def test_an_index_from_before_the_scope_fields_gets_them_in_place(make_store, settings):
+    import redis
+
+    from houkai import MemoryStore
+    from houkai.db import schema
+
+    old = make_store()
+    kept = old.remember("A memory from before the scope fields")
+    # the index and signature an older houkai made: no uidk/aidk/sidk, no "sc"
+    args = schema._schema_args(old.keys, old.index_params)
+    for name in schema.SCOPE_TAG_FIELDS:
+        at = args.index(name)
+        del args[at : at + 2]
+    old.client.execute_command("FT.DROPINDEX", old.keys.index)
+    old.client.execute_command(*args)
+    signature = json.loads(schema.read_meta(old.client, old.keys)["signature"])
+    signature.pop("sc")
+    old.client.hset(old.keys.meta, "signature", json.dumps(signature, sort_keys=True))
+    schema.await_scan(old.client, old.keys.index, 10, expected=1)
+
+    sent: list[tuple] = []
+    original = redis.Redis.execute_command
+
+    def spy(self, *a, **kw):
+        sent.append(a)
+        return original(self, *a, **kw)
+
+    redis.Redis.execute_command = spy  # type: ignore[method-assign]
+    try:
+        upgraded = MemoryStore(collection=old.collection_name, settings=settings)
+    finally:
+        redis.Redis.execute_command = original  # type: ignore[method-assign]
+    assert not [a for a in sent if str(a[0]).upper() == "FT.DROPINDEX"]
+    assert any(str(a[0]).upper() == "FT.ALTER" for a in sent)
+    assert json.loads(schema.read_meta(upgraded.client, upgraded.keys)["signature"])["sc"] == 1
+    new = upgraded.remember("A memory with a scope", user_id="zoe")
+    assert [m.id for m in upgraded.list_recent(user_id="zoe")] == [new.id]
+    assert {m.id for m in upgraded.list_recent()} == {kept.id, new.id}
