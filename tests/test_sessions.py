@@ -252,3 +252,16 @@ def test_a_new_number_is_news_and_a_restatement_is_not(sstore):
     sstore.add_messages("n", [user("4", "Honestly, I really prefer green tea.")])
     assert [d["action"] for d in sstore.extract_session("n")["decisions"]] == ["NOOP"]
     assert sstore.count() == 3
+
+
+def test_an_anonymous_session_never_replaces_a_users_memory(sstore):
+    sstore.add_messages("alice-chat", [user("1", "I live in Paris.")], user_id="alice")
+    sstore.extract_session("alice-chat")
+    sstore.add_messages("anon", [user("1", "I live in Rome.")])
+    assert [d["action"] for d in sstore.extract_session("anon")["decisions"]] == ["ADD"]
+    assert [m.text for m in sstore.list_recent(user_id="alice")] == ["User lives in Paris."]
+    sstore.delete_session("anon")
+    from houkai.sessions.extract import run_extraction  # a job for a deleted session
+
+    assert run_extraction(sstore, "anon").status == "missing"
+    assert sstore.client.zscore(sstore.keys.sessions_due, "anon") is None

@@ -91,7 +91,8 @@ def run_extraction(
     settings = store.settings
     report = ExtractionReport(session_id)
     meta = state.meta(session_id)
-    if meta is None:
+    if meta is None:  # deleted, or expired idle: nothing to do, and no longer due
+        store.client.zrem(store.keys.sessions_due, session_id)
         report.status = "missing"
         return report
     if due:

@@ -84,6 +84,12 @@ def find_neighbours(
         for memory in store.list_recent(limit=NEIGHBOURS, tag=slot, **scope):
             found[memory.id] = memory
     found.pop(exclude, None)
+    # the scope is exact: an anonymous session's candidate never replaces Alice's memory
+    found = {
+        mid: m
+        for mid, m in found.items()
+        if m.user_id == scope.get("user_id", "") and m.agent_id == scope.get("agent_id", "")
+    }
     if not found:
         return [], {}
     vectors = store.vectors(list(found))
