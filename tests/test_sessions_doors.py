@@ -255,3 +255,13 @@ def test_token_scopes_name_a_user(settings, embedder, make_store):
     assert [s["session_id"] for s in own] == ["a1"]
     assert call("post", "/sessions/b1/messages", "alice-tok", json=chat).status_code == 409
     assert len(call("get", "/sessions", "adm").get_json()["sessions"]) == 2
+
+
+def test_cli_shows_a_memorys_provenance(houkai):
+    made = json.loads(
+        ok(
+            houkai("remember", "Tea at five", "--session-id", "s7", "--message-ids", "a", "--json")
+        ).stdout
+    )
+    shown = ok(houkai("show", made["id"])).output
+    assert "session_id" in shown and "s7" in shown and "message_ids" in shown
