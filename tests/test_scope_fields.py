@@ -135,3 +135,10 @@ def test_an_index_from_before_the_scope_fields_gets_them_in_place(make_store, se
     new = upgraded.remember("A memory with a scope", user_id="zoe")
     assert [m.id for m in upgraded.list_recent(user_id="zoe")] == [new.id]
     assert {m.id for m in upgraded.list_recent()} == {kept.id, new.id}
+
+
+def test_auto_context_takes_the_scope_filters(store):
+    store.remember("The user's laptop is a ThinkPad", user_id="ivy")
+    store.remember("The user's laptop is a MacBook", user_id="jon")
+    pack = store.auto_context_pack("which laptop does the user have", user_id="ivy")
+    assert [p.memory.text for p in pack.items] == ["The user's laptop is a ThinkPad"]

@@ -544,6 +544,11 @@ class AutoContext(Compress):
     header: Annotated[str, Field(max_length=10_000)] | None = Field(
         None, description="First line of the block."
     )
+    user_id: ScopeId | None = Field(None, description="Only memories of this user.")
+    agent_id: ScopeId | None = Field(None, description="Only memories of this agent.")
+    session_id: ScopeId | None = Field(
+        None, description="Only memories extracted from this session."
+    )
 
 
 class ListRecent(Params):
