@@ -132,3 +132,29 @@ def test_the_registry_builds_it_and_it_never_decides():
     assert decision is None and usage.calls == 0
     with pytest.raises(ValidationError):
         extractor_for("rules", bogus=1)
+
+
+@pytest.mark.parametrize(
+    "turn",
+    [
+        "My code throws a KeyError when I run the tests",
+        "no, I meant the other function",
+        "I don't think that's right",
+        "I'd like a summary of the article below",
+        "This function fails on empty input.",
+    ],
+)
+def test_talk_about_the_task_at_hand_keeps_nothing(turn):
+    assert extract(turn) == []
+
+
+def test_job_and_employer_are_different_slots():
+    (job,) = extract("I work remotely as a UX designer.")
+    (firm,) = extract("I now work for Globex.")
+    assert "slot:job" in job.tags and "slot:employer" in firm.tags
+    assert texts("i live in toronto btw") == ["User lives in toronto."]
+    assert texts("I'm a big fan of Studio Ghibli movies")[0].startswith("User is a big fan")
+    assert extract("I'm a big fan of Studio Ghibli movies")[0].kind == "preference"
+    assert texts("I need to finish the report by Friday") == [
+        "User needs to finish the report by Friday."
+    ]

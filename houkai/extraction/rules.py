@@ -79,6 +79,7 @@ _REQUEST = re.compile(
     r"|summari[sz]e|translate|fix|debug|check|review|compare|suggest|recommend|convert"
     r"|rewrite|improve|describe|calculate|book|send|search|look up|remind)\b"
     r"|^(can|could|would|will) you\b|^i (want|need|would like|'d like) (you|to know|help)\b"
+    r"|^i(?:'d| would) like (?:a|an|the|some|to see|to get|to have)\b|^i want (?:a|an|the|some)\b"
     r"|^(let me|lemme) (know|see|think|check)\b",
     re.IGNORECASE,
 )
@@ -88,12 +89,25 @@ _HEDGE = re.compile(
     r"|'m wondering|am wondering|'m curious|am curious|'m trying|am trying|'m looking|am looking"
     r"|'m just|am just|'m fine|am fine|'m good|am good|'m ok|'m okay|'m back|'m here"
     r"|'m sorry|am sorry|'m confused|am confused|was wondering|was just|'ll try|will try"
-    r"|'ll check|will check|have a question|got a question)|maybe|perhaps|probably)\b",
+    r"|'ll check|will check|have a question|got a question|meant|said|asked|was asking"
+    r"|was talking about|don't think|do not think|don't understand|don't get|don't see"
+    r"|don't care|don't mind|don't know|can't find|can't get|can't figure)|maybe|perhaps"
+    r"|probably)\b",
     re.IGNORECASE,
 )
 _REMEMBER = re.compile(
     r"^(please\s+)?(remember|note|keep in mind|don't forget|do not forget|fyi|for the record"
     r"|for your information|just so you know|btw|by the way)\b[\s,:]*(that\s+)?",
+    re.IGNORECASE,
+)
+
+
+#: talk about the task at hand (an error, this file) rather than about the user
+_TRANSIENT = re.compile(
+    r"\b(?:error|exception|traceback|stack ?trace|bug|crash(?:es|ed)?|throws?|segfault"
+    r"|doesn't work|does not work|not working|won't compile|fails?|failing|keyerror"
+    r"|typeerror|valueerror|\w+error)\b|\b(?:this|that) (?:file|function|line|code|snippet"
+    r"|script|output|one)\b",
     re.IGNORECASE,
 )
 
@@ -106,13 +120,14 @@ def is_question(sentence: str) -> bool:
 # ----------------------------------------------------------------------------- kinds
 _NEG = r"(?:don't|do not|dont|no longer|never|can't|cannot|can not|won't)"
 _PREFER_POS = re.compile(
-    r"\b(?:i|we)\s+(?:really |absolutely |totally |definitely |generally |usually |do |also )*"
+    r"\b(?:i|we)(?:\s+|(?='))(?:really |absolutely |totally |definitely |generally |usually "
+    r"|do |also )*"
     r"(love|like|prefer|enjoy|adore|'d rather|would rather|'m (?:a )?(?:big )?fan of|am (?:a )?"
     r"(?:big )?fan of|'m into|am into|always use|tend to use|want)\b",
     re.IGNORECASE,
 )
 _PREFER_NEG = re.compile(
-    rf"\b(?:i|we)\s+(?:really |absolutely |totally |also )*(hate|dislike|detest|avoid|can't stand"
+    rf"\b(?:i|we)(?:\s+|(?='))(?:really |absolutely |totally |also )*(hate|dislike|detest|avoid|can't stand"
     rf"|cannot stand|{_NEG} (?:really |much )?(?:like|love|enjoy|want|eat|drink|use)"
     r"|'m not (?:a )?fan of|am not (?:a )?fan of|'m allergic to|am allergic to)\b",
     re.IGNORECASE,
@@ -122,7 +137,7 @@ _FAVOURITE = re.compile(
     re.IGNORECASE,
 )
 _DIET = re.compile(
-    r"\bi(?:'m| am) (?:a )?(vegetarian|vegan|pescatarian|lactose intolerant|gluten[- ]free"
+    r"\b(?:i(?:'m| am)|we(?:'re| are)) (?:a |both )?(vegetarian|vegan|pescatarian|lactose intolerant|gluten[- ]free"
     r"|teetotal|kosher|halal|allergic to [a-z ]+)\b",
     re.IGNORECASE,
 )
@@ -223,11 +238,11 @@ _SLOTS: tuple[tuple[str, re.Pattern[str]], ...] = (
                         r"|reside|moved|relocated|am based|'m based|'m moving|am moving"
                         r"|have moved|'ve moved)\b(?: back)? (?:in|to|at|out to)\b", re.I)),
     ("employer", re.compile(r"\b(?:i|we) (?:now |currently |still )?(?:work|am working"
-                            r"|'m working|started working|joined|have joined|'ve joined)"
-                            r"(?: (?:at|for))?\b(?! as\b)|\bi(?:'m| am) employed (?:at|by)\b",
+                            r"|'m working|started working)(?: \w+)? (?:at|for)\b|\b(?:i|we)"
+                            r" (?:just |have |'ve )?joined\b|\bi(?:'m| am) employed (?:at|by)\b",
                             re.I)),
-    ("job", re.compile(r"\bi (?:now |currently )?work as\b|\bmy (?:job|role|title|position)"
-                       r" is\b", re.I)),
+    ("job", re.compile(r"\bi (?:now |currently )?work(?: \w+)? as\b|\bmy (?:job|role|title"
+                       r"|position) is\b", re.I)),
     ("name", re.compile(r"\bmy name is\b|\bcall me\b|\bi go by\b", re.I)),
     ("age", re.compile(r"\bi(?:'m| am) (\d{1,3}) (?:years? old|yo)\b|\bi turned \d{1,3}\b",
                        re.I)),
@@ -292,7 +307,7 @@ def _third_person(verb: str) -> str:
         return _IRREGULAR[low]
     if low in _PAST:
         return verb
-    if low.endswith("ed") or not low.isalpha():
+    if (low.endswith("ed") and not low.endswith("eed")) or not low.isalpha():
         return verb
     if re.search(r"(s|sh|ch|x|z|o)$", low):
         return verb + "es"
@@ -358,8 +373,10 @@ def rewrite(sentence: str, who: str = "User") -> str:
                         their_own=possessive, them=who if who != "User" else "the user"),
             text,
         )  # fmt: skip
-    text = text.rstrip(" ,;:-")
-    if text and text[-1] not in ".!":
+    text = re.sub(r"[\s,]*\b(?:btw|lol|haha+|tbh|fyi|though|anyway)\b[\s!.?]*$", "", text,
+                  flags=re.I)  # fmt: skip
+    text = re.sub(r"[\s!.,;:-]+$", "", text)
+    if text:
         text += "."
     return text[0].upper() + text[1:] if text else text
 
@@ -387,7 +404,7 @@ def classify(sentence: str, *, told: bool = False) -> _Found | None:
     text = sentence.strip()
     if is_filler(text) or (not told and (is_question(text) or _REQUEST.match(text))):
         return None
-    if not told and _HEDGE.match(_LEAD.sub("", text)):
+    if not told and (_HEDGE.match(_LEAD.sub("", text)) or _TRANSIENT.search(text)):
         return None
     if m := _PREFER_NEG.search(text):
         return _Found("preference", -1, preference_slot(text, m), 0.6)
