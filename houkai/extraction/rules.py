@@ -127,8 +127,9 @@ _PREFER_POS = re.compile(
     re.IGNORECASE,
 )
 _PREFER_NEG = re.compile(
-    rf"\b(?:i|we)(?:\s+|(?='))(?:really |absolutely |totally |also )*(hate|dislike|detest|avoid|can't stand"
-    rf"|cannot stand|{_NEG} (?:really |much )?(?:like|love|enjoy|want|eat|drink|use)"
+    r"\b(?:i|we)(?:\s+|(?='))(?:really |absolutely |totally |also )*"
+    r"(hate|dislike|detest|avoid|can't stand|cannot stand"
+    rf"|{_NEG} (?:really |much )?(?:like|love|enjoy|want|eat|drink|use)"
     r"|'m not (?:a )?fan of|am not (?:a )?fan of|'m allergic to|am allergic to)\b",
     re.IGNORECASE,
 )
@@ -137,8 +138,8 @@ _FAVOURITE = re.compile(
     re.IGNORECASE,
 )
 _DIET = re.compile(
-    r"\b(?:i(?:'m| am)|we(?:'re| are)) (?:a |both )?(vegetarian|vegan|pescatarian|lactose intolerant|gluten[- ]free"
-    r"|teetotal|kosher|halal|allergic to [a-z ]+)\b",
+    r"\b(?:i(?:'m| am)|we(?:'re| are)) (?:a |both )?(vegetarian|vegan|pescatarian"
+    r"|lactose intolerant|gluten[- ]free|teetotal|kosher|halal|allergic to [a-z ]+)\b",
     re.IGNORECASE,
 )
 _DECISION = re.compile(
