@@ -265,3 +265,15 @@ def test_an_anonymous_session_never_replaces_a_users_memory(sstore):
 
     assert run_extraction(sstore, "anon").status == "missing"
     assert sstore.client.zscore(sstore.keys.sessions_due, "anon") is None
+
+
+def test_a_resent_message_is_no_activity_and_a_deleted_session_stays_deleted(sstore):
+    sstore.add_messages("q", [user("1", "I live in Quito.")])
+    before = sstore.session_state.meta("q")["updated_at"]
+    sstore.add_messages("q", [user("1", "I live in Quito.")])
+    assert sstore.session_state.meta("q")["updated_at"] == before  # the debounce is not pushed
+    state = sstore.session_state
+    pending = state.pending("q")
+    state.delete("q")  # deleted while its extraction ran: the commit must not revive it
+    assert state.commit("q", {m.id: [] for m in pending}, 0) == 0
+    assert state.meta("q") is None and sstore.sessions() == []

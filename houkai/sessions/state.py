@@ -60,8 +60,10 @@ redis.call('HSETNX', meta, 'session_id', sid)
 redis.call('HSETNX', meta, 'created_at', now)
 if ARGV[4] ~= '' then redis.call('HSET', meta, 'user_id', ARGV[4]) end
 if ARGV[5] ~= '' then redis.call('HSET', meta, 'agent_id', ARGV[5]) end
-redis.call('HSET', meta, 'updated_at', now)
-redis.call('ZADD', index, now, sid)
+if added > 0 then  -- a message sent again is no activity: it must not delay the debounce
+  redis.call('HSET', meta, 'updated_at', now)
+  redis.call('ZADD', index, now, sid)
+end
 local held = redis.call('ZCARD', order)
 local pending = redis.call('HINCRBY', meta, 'pending', added)
 if added > 0 then redis.call('ZADD', due, ARGV[6], sid) end
@@ -75,6 +77,7 @@ return {added, pending, held}
 # KEYS: meta, msgs, results. ARGV: memories written, now, then id, json pairs.
 # Marks each message extracted once (a re-delivered job changes no count).
 _COMMIT_LUA = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end  -- deleted meanwhile: leave it so
 local done = 0
 for i = 3, #ARGV, 2 do
   if redis.call('HSETNX', KEYS[3], ARGV[i], ARGV[i + 1]) == 1 then done = done + 1 end
