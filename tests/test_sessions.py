@@ -277,3 +277,28 @@ def test_a_resent_message_is_no_activity_and_a_deleted_session_stays_deleted(sst
     state.delete("q")  # deleted while its extraction ran: the commit must not revive it
     assert state.commit("q", {m.id: [] for m in pending}, 0) == 0
     assert state.meta("q") is None and sstore.sessions() == []
+
+
+class Sloppy(Scripted):
+    """An extractor whose candidates have a wrong type, a bad tag and an empty text."""
+
+    def extract(self, messages, *, summary=""):
+        m = messages[0]
+        return ExtractResult(
+            [
+                Candidate(
+                    text="Ravi plays the sitar", type="bogus", tags=("a,b",), message_ids=(m.id,)
+                ),
+                Candidate(text="   ", message_ids=(m.id,)),
+            ],
+            Usage(),
+        )
+
+
+def test_a_sloppy_extractor_does_not_fail_the_batch(sstore):
+    sstore.add_messages("y", [user("1", "whatever was said")])
+    report = sstore.extract_session("y", extractor=Sloppy("ADD"))
+    assert [d["action"] for d in report["decisions"]] == ["ADD"]
+    (memory,) = sstore.list_recent()
+    assert memory.type == "semantic" and memory.tags == ["fact"] and memory.message_ids == ["1"]
+    assert sstore.session("y").pending == 0

@@ -24,7 +24,7 @@ from typing import Any
 
 from ..db.decode import as_float
 from ..domain.config import parse_duration
-from ..domain.model import Memory
+from ..domain.model import Memory, ValidationError
 from ..extraction.base import Candidate, ChatMessage, Decision, Extractor, Usage
 from ..extraction.registry import extractor_for
 from ..extraction.usage import record_usage
@@ -120,6 +120,8 @@ def run_extraction(
     became: dict[str, list[dict[str, Any]]] = {m.id: [] for m in pending}
     written = 0
     for candidate in result.candidates:
+        if not isinstance(candidate.text, str) or not candidate.text.strip():
+            continue  # an extractor's empty proposal says nothing
         decision, spent, vector = _reconcile(store, extractor, candidate, session_id, scope)
         if spent is not None:
             usage.add(spent)
@@ -179,17 +181,7 @@ def _apply(
     memory_id = memory_id_for(store.collection_name, session_id, candidate)
     wrote = 0
     if not store.exists(memory_id):
-        memory = store.build_memory(
-            candidate.text,
-            candidate.type,
-            list(candidate.tags),
-            candidate.importance,
-            f"session:{session_id}",
-            polarity=candidate.polarity,
-            session_id=session_id,
-            message_ids=list(candidate.message_ids),
-            **scope,
-        )
+        memory = _build(store, candidate, session_id, scope)
         memory.id = memory_id
         _write(store, memory, vector)
         wrote = 1
@@ -199,6 +191,26 @@ def _apply(
         if old is not None and not old.superseded_by:
             store.supersede(target, memory_id)
     return memory_id, wrote
+
+
+def _build(store: Any, candidate: Candidate, session_id: str, scope: Mapping[str, str]) -> Memory:
+    """The candidate as a memory; a field an extractor got wrong (an unknown type, a bad
+    tag or importance) falls back to the default rather than failing the whole batch."""
+    kwargs: dict[str, Any] = {
+        "polarity": candidate.polarity if candidate.polarity in (-1, 0, 1) else 0,
+        "session_id": session_id,
+        "message_ids": list(candidate.message_ids),
+        **scope,
+    }
+    source = f"session:{session_id}"
+    try:
+        return store.build_memory(
+            candidate.text, candidate.type, list(candidate.tags), candidate.importance, source,
+            **kwargs,
+        )  # fmt: skip
+    except ValidationError as exc:
+        log.warning("candidate %r: %s; stored with default type, tags, importance", candidate, exc)
+        return store.build_memory(candidate.text, None, [candidate.kind], None, source, **kwargs)
 
 
 def _write(store: Any, memory: Memory, vector: Any) -> None:
