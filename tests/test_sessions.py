@@ -302,3 +302,12 @@ def test_a_sloppy_extractor_does_not_fail_the_batch(sstore):
     (memory,) = sstore.list_recent()
     assert memory.type == "semantic" and memory.tags == ["fact"] and memory.message_ids == ["1"]
     assert sstore.session("y").pending == 0
+
+
+def test_metrics_count_sessions_and_extraction_usage(sstore):
+    assert "sessions" not in sstore.metrics()
+    sstore.add_messages("u", [user("1", "I live in Utrecht.")])
+    sstore.extract_session("u")
+    metrics = sstore.metrics()
+    assert metrics["sessions"] == 1
+    assert metrics["extraction"]["rules:rules"]["jobs"] == 1
