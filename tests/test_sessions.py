@@ -311,3 +311,24 @@ def test_metrics_count_sessions_and_extraction_usage(sstore):
     metrics = sstore.metrics()
     assert metrics["sessions"] == 1
     assert metrics["extraction"]["rules:rules"]["jobs"] == 1
+
+
+def test_a_broker_that_refuses_loses_no_message(make_store, settings, monkeypatch):
+    from houkai.sessions import trigger
+
+    store = make_store(settings=settings.replace(pipeline_mode="celery"))
+
+    def refuse(*args, **kwargs):
+        raise ConnectionError("broker down")
+
+    monkeypatch.setattr(
+        "houkai.workers.app.get_app", lambda s: type("A", (), {"send_task": refuse})()
+    )
+    out = store.add_messages("b", [user("1", "I live in Bergen.")] * 1)
+    assert out["added"] == 1 and out["extraction_queued"] is False
+    assert store.session_state.pending("b")[0].id == "1"
+    assert store.client.zscore(store.keys.sessions_due, "b") is not None  # the sweep's to send
+    tasks = store.client.hvals(f"{store.keys.prefix}:outbox:tasks")
+    assert not [t for t in tasks if store.collection_name.encode() in t]  # no stale entry
+    monkeypatch.setattr(trigger, "schedule", refuse)
+    assert store.add_messages("b", [user("2", "I like rain.")])["added"] == 1

@@ -8,6 +8,7 @@ extraction in this process, for a library or CLI user without workers.
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -20,6 +21,8 @@ from ..sessions import messages as msg
 from ..sessions.context import SessionContext
 from ..sessions.state import SessionState
 from .host import StoreHost
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from ..domain.model import PackResult
@@ -81,9 +84,12 @@ class SessionsMixin(StoreHost):
             sid, batch, user_id=user, agent_id=agent, due_at=due, now=now
         )
         self.count_call("add_messages", max(1, result.added))
-        result.queued = trigger.schedule(
-            self.client, self.settings, self.keys, sid, result.added, result.pending
-        )
+        try:
+            result.queued = trigger.schedule(
+                self.client, self.settings, self.keys, sid, result.added, result.pending
+            )
+        except Exception as exc:  # stored and due: a worker's sweep sends it later
+            log.warning("session %s: extraction not scheduled (%s)", sid, exc)
         return result.to_dict()
 
     def session(
