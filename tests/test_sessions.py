@@ -332,3 +332,21 @@ def test_a_broker_that_refuses_loses_no_message(make_store, settings, monkeypatc
     assert not [t for t in tasks if store.collection_name.encode() in t]  # no stale entry
     monkeypatch.setattr(trigger, "schedule", refuse)
     assert store.add_messages("b", [user("2", "I like rain.")])["added"] == 1
+
+
+def test_the_sweep_sends_overdue_sessions_once(sstore):
+    from houkai.sessions.trigger import SWEEP_GRACE, sweep_due
+
+    sent = []
+
+    class App:
+        def send_task(self, name, kwargs, queue, task_id, **options):
+            sent.append((name, kwargs["session_id"], queue))
+
+    sstore.add_messages("late", [user("1", "I live in Lima.")])
+    later = sstore.client.zscore(sstore.keys.sessions_due, "late") + SWEEP_GRACE + 1
+    settings = sstore.settings
+    assert sweep_due(sstore.client, settings, app=App(), now=later) >= 1
+    assert ("houkai.extract_session", "late", "extract") in sent
+    sweep_due(sstore.client, settings, app=App(), now=later)  # the queued marker: not twice
+    assert [s for s in sent if s[1] == "late"] == [("houkai.extract_session", "late", "extract")]
