@@ -14,7 +14,12 @@ from houkai.store.async_store import public_methods
 # method makes this test fail on purpose: check it belongs on the async API
 # (it is wrapped automatically) and add it here.
 ALLOWLIST = {
+    "add_messages",
     "archive_journal",
+    "delete_session",
+    "extract_session",
+    "session",
+    "sessions",
     "auto_context_pack",
     "count",
     "drop",

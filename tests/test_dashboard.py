@@ -153,7 +153,7 @@ def test_growth_series_adds_up_to_the_count(dash):
 def test_pipeline_status_reports_queues_workers_and_the_schedule(dash):
     dash.store.remember("something to maintain")
     before = dash.get("/pipeline").get_json()
-    assert set(before["queues"]) == {"embed", "maintenance"}
+    assert set(before["queues"]) == {"embed", "maintenance", "extract"}
     assert before["workers_alive"] == sum(w["alive"] for w in before["workers"])
     assert before["maintenance"]["jobs"]["decay"]["last_run"] is None
     assert before["maintenance"]["beat_every_seconds"] > 0

@@ -41,9 +41,10 @@ def test_top_level_holds_only_layers() -> None:
         "db",
         "domain",
         "engines",
-        "extraction",
+        "extraction",  # issue 30: conversations in, candidate memories out
         "installers",
         "pipeline",
+        "sessions",  # issue 30: working memory of conversations
         "store",
     ]
 

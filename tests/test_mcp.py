@@ -313,6 +313,16 @@ def test_every_tool_round_trip(stdio, tmp_path):
     checked = ok("check_findable", {"sample": 50})
     assert checked["ok"] is True and checked["sampled"] >= 3 and checked["own_text"] == 1.0
     assert "sample" in err("check_findable", {"sample": 0})
+    chat = [{"id": "m1", "role": "user", "content": "I live in Paris."}]
+    added = ok("add_messages", {"session_id": "mcp-s", "messages": chat, "user_id": "u"})
+    assert added["added"] == 1 and added["pending"] == 1
+    assert "content" in err("add_messages", {"session_id": "x", "messages": [{"role": "user"}]})
+    extracted = ok("session_extract", {"session_id": "mcp-s"})
+    assert extracted.get("queued") or extracted["added"] == 1
+    assert ok("session_get", {"session_id": "mcp-s"})["window"][0]["id"] == "m1"
+    assert "mcp-s" in {x["session_id"] for x in ok("session_list", {})}
+    assert ok("session_delete", {"session_id": "mcp-s"})["deleted"] is True
+    assert "session" in err("session_get", {"session_id": "mcp-s"})
     assert called >= set(SEED_TOOLS) | {"get", "restore", "undo", "job", "jobs", "ingest"}
     assert called >= {t.name for t in s.tools()}
 

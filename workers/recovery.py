@@ -34,7 +34,7 @@ from celery import Celery
 
 from houkai.domain.config import get_settings
 from houkai.pipeline import outbox
-from houkai.pipeline.dispatch import EMBED_BATCH, QUEUES
+from houkai.pipeline.dispatch import EMBED_BATCH, EXTRACT_SESSION, QUEUES
 from houkai.pipeline.jobs import HEARTBEAT_TTL
 
 log = logging.getLogger(__name__)
@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 HEARTBEAT_EVERY = 10.0
 # Tasks whose in-flight record lets another worker re-queue them when this one is
 # lost (see houkai.pipeline.jobs.track_task); beat re-sends maintenance ticks by itself.
-TRACKED_TASKS = (EMBED_BATCH,)
+TRACKED_TASKS = (EMBED_BATCH, EXTRACT_SESSION)
 OUTBOX_GRACE = 5.0  # an entry younger than this may still be on its way to the queue
 OUTBOX_CONFIRM = 5.0  # missing in two looks at least this far apart: lost
 OUTBOX_SWEEP_EVERY = 120.0  # the sweep's period when nothing prompts it
@@ -291,6 +291,19 @@ def outbox_sweep_due(client: Any, prefix: str, found_lost_worker: bool) -> bool:
     return bool(client.set(gate, "1", nx=True, ex=int(OUTBOX_SWEEP_EVERY)))
 
 
+def sweep_sessions(app: Celery, client: Any, prefix: str) -> int:
+    """Send the extraction of sessions overdue (see :func:`houkai.sessions.trigger.sweep_due`);
+    one sweeper per prefix at a time."""
+    from houkai.sessions.trigger import sweep_due
+
+    if not client.set(f"{prefix}:sessdue:swept", "1", nx=True, ex=int(HEARTBEAT_EVERY)):
+        return 0
+    settings = get_settings()
+    if settings.key_prefix != prefix:
+        settings = settings.replace(key_prefix=prefix)
+    return sweep_due(client, settings, app=app)
+
+
 # ------------------------------------------------------------------ heartbeat
 class Heartbeat:
     """Tells front doors (``pipeline_mode="auto"``) an embedding worker is alive, and
@@ -314,6 +327,7 @@ class Heartbeat:
         requeue_lost(self.app, client, prefix)
         if first or outbox_sweep_due(client, prefix, found):
             resend_missing(self.app, client, prefix)
+        sweep_sessions(self.app, client, prefix)
 
     def run(self) -> None:
         failures = 0

@@ -28,7 +28,7 @@ import redis
 from celery import Task, shared_task, signals
 
 from houkai.domain.config import get_settings
-from houkai.pipeline.dispatch import EMBED_BATCH, MAINTENANCE_TICK
+from houkai.pipeline.dispatch import EMBED_BATCH, EXTRACT_SESSION, MAINTENANCE_TICK
 
 from .recovery import TRACKED_TASKS, Heartbeat, connection
 
@@ -152,6 +152,46 @@ def maintenance_tick(self: Task, prefix: str | None = None, force: bool = False)
     if prefix and prefix != settings.key_prefix:
         settings = settings.replace(key_prefix=prefix)
     return tick_all(settings, force=force)
+
+
+@shared_task(
+    name=EXTRACT_SESSION,
+    bind=True,
+    max_retries=MAX_RETRIES,
+    autoretry_for=TRANSIENT,
+    retry_backoff=True,
+    retry_backoff_max=300,
+    retry_jitter=True,
+)
+def extract_session(
+    self: Task, prefix: str, collection: str, session_id: str, due: float = 0.0
+) -> dict[str, Any]:
+    """Turn a session's not-yet-extracted messages into memories (idempotent: see
+    :mod:`houkai.sessions.extract`). An extractor failure (a provider down, a rate limit)
+    is retried with backoff; the messages stay pending meanwhile, nothing is lost."""
+    from houkai.sessions.extract import run_extraction
+
+    def run() -> dict[str, Any]:
+        store = worker_store(prefix, collection)
+        report = run_extraction(store, session_id, due=due, job_id=self.request.id or "")
+        return report.to_dict()
+
+    try:
+        return until_redis_is_back(run, f"extraction of session {session_id}")
+    except TRANSIENT:
+        raise
+    except Exception as exc:
+        if self.request.retries >= MAX_RETRIES:
+            log.error("extraction of session %s failed for good: %s", session_id, exc)
+            raise
+        log.warning(
+            "extraction of session %s failed (%s); retry %d/%d",
+            session_id,
+            exc,
+            self.request.retries + 1,
+            MAX_RETRIES,
+        )
+        raise self.retry(exc=exc, countdown=_backoff(self.request.retries)) from None
 
 
 # ---------------------------------------------------------------------- worker process

@@ -1,14 +1,20 @@
 """Bearer tokens for the network front doors (REST API, MCP over HTTP).
 
 One spec string (config ``http_tokens`` / ``HOUKAI_HTTP_TOKENS``) lists the
-accepted tokens, comma-separated; each entry is ``token[:collections[:mode]]``:
+accepted tokens, comma-separated; each entry is ``token[:collections[:mode[:scope]]]``:
 
 - ``collections``: ``|``-separated collection names the token may use; empty or
   ``*`` means every collection;
-- ``mode``: ``rw`` (default) or ``ro`` (read-only tools/endpoints only).
+- ``mode``: ``rw`` (default) or ``ro`` (read-only tools/endpoints only);
+- ``scope``: ``|``-separated ``user=ID``, ``agent=ID``, ``session=ID`` (issue 30): the
+  token only reaches memories and sessions of that scope. Every operation it calls
+  must take those filters (recall, recall_pack, list_recent, remember, the session
+  operations…); they are set to the token's values (another value is refused, 403),
+  and an operation without them (get by id, export…) is refused.
 
-Examples: ``s3cret``, ``agent-tok:proj_a|proj_b:ro,admin-tok``. Comparison is
-constant-time; an empty spec means "no auth configured".
+Examples: ``s3cret``, ``agent-tok:proj_a|proj_b:ro,admin-tok``,
+``alice-tok:chat::user=alice``. Comparison is constant-time; an empty spec means
+"no auth configured".
 """
 
 from __future__ import annotations
@@ -37,6 +43,8 @@ class TokenGrant:
     token: str
     collections: frozenset[str] | None = None  # None: every collection
     read_only: bool = False
+    #: (field, value) pairs the token is limited to: ``(("user_id", "alice"),)``
+    scope: tuple[tuple[str, str], ...] = ()
 
     def allows_collection(self, collection: str) -> bool:
         return self.collections is None or collection in self.collections
@@ -50,7 +58,8 @@ class TokenGrant:
         scope = (
             "all collections" if self.collections is None else ", ".join(sorted(self.collections))
         )
-        return f"{'read-only' if self.read_only else 'read-write'} on {scope}"
+        limited = "".join(f", {name}={value}" for name, value in self.scope)
+        return f"{'read-only' if self.read_only else 'read-write'} on {scope}{limited}"
 
 
 def parse_tokens(spec: str | Iterable[str] | None) -> dict[str, TokenGrant]:
@@ -67,15 +76,18 @@ def parse_tokens(spec: str | Iterable[str] | None) -> dict[str, TokenGrant]:
         if not entry:
             continue
         parts = entry.split(":")
-        if len(parts) > 3:
-            raise ValidationError(f"token entry {position}: expected token[:collections[:ro|rw]]")
+        if len(parts) > 4:
+            raise ValidationError(
+                f"token entry {position}: expected token[:collections[:ro|rw[:scope]]]"
+            )
+        scope = _parse_scope(parts.pop(3), position) if len(parts) == 4 else ()
         token = parts[0].strip()
         if not token or any(ch.isspace() for ch in token):
             raise ValidationError(f"token entry {position}: the token is empty or contains spaces")
         if len(parts) == 2 and parts[1].strip().lower() in _MODES:
             parts = [parts[0], "", parts[1]]  # "tok:ro" = every collection, read-only
         names = parts[1].strip() if len(parts) > 1 else ""
-        mode = parts[2].strip().lower() if len(parts) > 2 else "rw"
+        mode = (parts[2].strip().lower() or "rw") if len(parts) > 2 else "rw"
         if mode not in _MODES:
             raise ValidationError(f"token entry {position}: mode must be ro or rw, got {mode!r}")
         collections: frozenset[str] | None = None
@@ -86,8 +98,72 @@ def parse_tokens(spec: str | Iterable[str] | None) -> dict[str, TokenGrant]:
             for name in items:
                 validate_collection(name)
             collections = frozenset(items)
-        grants[token] = TokenGrant(token, collections, mode == "ro")
+        grants[token] = TokenGrant(token, collections, mode == "ro", scope)
     return grants
+
+
+_SCOPE_KEYS = {"user": "user_id", "agent": "agent_id", "session": "session_id"}
+
+
+def _parse_scope(text: str, position: int) -> tuple[tuple[str, str], ...]:
+    """``user=alice|agent=bot`` → ``(("user_id", "alice"), ("agent_id", "bot"))``."""
+    out: dict[str, str] = {}
+    for item in (i.strip() for i in text.split("|") if i.strip()):
+        key, _, value = item.partition("=")
+        if key.strip() not in _SCOPE_KEYS or not value.strip():
+            raise ValidationError(
+                f"token entry {position}: scope must be user=ID, agent=ID or session=ID "
+                "(|-separated)"
+            )
+        out[_SCOPE_KEYS[key.strip()]] = value.strip()
+    return tuple(sorted(out.items()))
+
+
+class ScopeRefused(HoukaiError):
+    """A scoped token called an operation outside its scope (403)."""
+
+    status = 403
+
+
+#: Operations a scoped token may call although they take no scope filter: they show
+#: no memory (who am I, is the server up).
+SCOPE_FREE: frozenset[str] = frozenset({"whoami", "health", "readiness"})
+#: Operations on one session or the session list: the service checks the session's own
+#: user and agent against the caller's scope (:func:`caller_scope`).
+SESSION_OPS: frozenset[str] = frozenset(
+    {"session_get", "session_list", "session_delete", "session_extract"}
+)
+
+
+def caller_scope() -> dict[str, str]:
+    """The scope the current caller is limited to (empty: none)."""
+    grant = _CALLER.get()
+    return dict(grant.scope) if grant is not None else {}
+
+
+def in_scope(owner: Mapping[str, Any]) -> bool:
+    """Whether a session whose meta is *owner* (``user_id``, ``agent_id``,
+    ``session_id``) lies within the caller's scope."""
+    return all((owner.get(name) or "") == value for name, value in caller_scope().items())
+
+
+def scoped_arguments(operation: str, fields: Iterable[str], given: dict[str, Any]) -> None:
+    """Limit a call of a scoped caller (see the module docstring) in place: its scope's
+    filters are set, another value or an operation without them is refused."""
+    grant = _CALLER.get()
+    if grant is None or not grant.scope or operation in SCOPE_FREE | SESSION_OPS:
+        return
+    names = set(fields)
+    if operation == "add_messages":
+        names.add("session_id")  # the session id is the operation's own
+    for name, value in grant.scope:
+        if name not in names:
+            raise ScopeRefused(
+                f"this token is limited to {name}={value}; {operation} cannot be limited so"
+            )
+        if given.get(name) not in (None, value):
+            raise ScopeRefused(f"this token is limited to {name}={value}")
+        given[name] = value
 
 
 def bearer_token(authorization: str | None) -> str | None:

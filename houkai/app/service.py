@@ -37,6 +37,7 @@ from . import operations
 from .operations import DISPATCHABLE, check_arguments
 from .operations import params as params
 from .operations.bind import checks_itself, operation, strict
+from .session_service import SessionServiceMixin
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +71,7 @@ def memory_to_dict(
         "expires_at": memory.expires_at or None,
         "collection": memory.collection or None,
         "state": memory.state,
+        **memory.scope_dict(),  # user_id, agent_id, session_id, message_ids when set
     }
     if memory.error:
         out["error"] = memory.error
@@ -212,7 +214,7 @@ def _read_only_touch(kwargs: dict[str, Any]) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- service
-class MemoryService:
+class MemoryService(SessionServiceMixin):
     """Every front door's entry point: validated, seed-shaped operations over stores."""
 
     def __init__(

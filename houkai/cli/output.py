@@ -411,6 +411,11 @@ def print_memory_detail(fmt: str, memory: Memory | dict[str, Any]) -> None:
         grid.add_row("expires", f"{fmt_ts(expires)}  ({fmt_age(expires)})" + expired)
     if m.get("superseded_by"):
         grid.add_row("superseded_by", m["superseded_by"])
+    for name in ("user_id", "agent_id", "session_id"):  # provenance and scope, when set
+        if m.get(name):
+            grid.add_row(name, str(m[name]))
+    if m.get("message_ids"):
+        grid.add_row("message_ids", ", ".join(m["message_ids"]))
     links = m.get("links") or []
     if links:
         grid.add_row("links", "\n".join(f"{x['rel']} → {x['to']}" for x in links))

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 
 from .keys import value_key
+
+_SCOPE_TAGS = {"user_id": "uidk", "agent_id": "aidk", "session_id": "sidk"}
 
 
 def _num(value: float) -> str:
@@ -24,6 +27,7 @@ def filter_expr(
     include_expired: bool = False,
     state: str | None = None,
     now: float | None = None,
+    scope: Mapping[str, str] | None = None,
 ) -> str:
     """A RediSearch query clause for the metadata filters ("*" when there are none).
 
@@ -39,6 +43,9 @@ def filter_expr(
         parts.append(f"@tagk:{{{value_key(t)}}}")
     if source:
         parts.append(f"@srck:{{{value_key(source)}}}")
+    for name, value in (scope or {}).items():  # user_id / agent_id / session_id → its TAG
+        if value:
+            parts.append(f"@{_SCOPE_TAGS[name]}:{{{value_key(value)}}}")
     if min_importance is not None:
         parts.append(f"@importance:[{_num(min_importance)} +inf]")
     if since is not None or until is not None:

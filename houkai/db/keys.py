@@ -132,6 +132,42 @@ class Keys:
         kept 30 days for the dashboard's stale-while-revalidate reads (ADR 0048)."""
         return f"{self.metrics}:aggcache"
 
+    # --- sessions (issue 30; houkai.sessions) --------------------------------
+    def session(self, session_id: str) -> str:
+        """HASH of one session: scope, times, message counter, running summary."""
+        return f"{self.prefix}:sess:{self.collection}:{value_key(session_id)}"
+
+    def session_messages(self, session_id: str) -> str:
+        """HASH message id → JSON message, for the messages a session still holds."""
+        return f"{self.prefix}:sessm:{self.collection}:{value_key(session_id)}"
+
+    def session_order(self, session_id: str) -> str:
+        """ZSET message id → sequence number: the order messages arrived in."""
+        return f"{self.prefix}:sesso:{self.collection}:{value_key(session_id)}"
+
+    def session_results(self, session_id: str) -> str:
+        """HASH message id → JSON of what it became: present once its extraction committed."""
+        return f"{self.prefix}:sessr:{self.collection}:{value_key(session_id)}"
+
+    def session_queued(self, session_id: str) -> str:
+        """STRING set while an extraction of the session is queued (one at a time)."""
+        return f"{self.prefix}:sessq:{self.collection}:{value_key(session_id)}"
+
+    @property
+    def sessions(self) -> str:
+        """ZSET session id → last activity: the collection's sessions, for list and TTL."""
+        return f"{self.prefix}:sessions:{self.collection}"
+
+    @property
+    def sessions_due(self) -> str:
+        """ZSET session id → when its debounced extraction is due (pending messages)."""
+        return f"{self.prefix}:sessdue:{self.collection}"
+
+    @property
+    def extraction_usage(self) -> str:
+        """HASH of extractor usage totals: ``<provider>:<field>`` → sum (tokens, cost, calls)."""
+        return f"{self.prefix}:xusage:{self.collection}"
+
     @staticmethod
     def registry(prefix: str) -> str:
         """SET of every collection name under *prefix*."""

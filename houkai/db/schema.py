@@ -51,6 +51,10 @@ MEMORY_FIELDS: tuple[str, ...] = (
     "state",
     "error",
     "chash",
+    "user_id",
+    "agent_id",
+    "session_id",
+    "msgids",
 )
 
 
@@ -96,6 +100,7 @@ class IndexParams:
             fields["vt"] = self.vector_type
         if self.exact:
             fields["x"] = 1
+        fields["sc"] = 1  # the scope TAGs (issue 30): added in place to an older index
         return json.dumps(fields, sort_keys=True)
 
 
@@ -103,7 +108,10 @@ class IndexParams:
 #: ``EF_RUNTIME`` (ADR 0067), so a new ``hnsw_ef_runtime`` takes effect without
 #: dropping and re-indexing the collection; the exact field is added in place
 #: (``FT.ALTER``) and never dropped (ADR 0069).
-QUERY_TIME_FIELDS = frozenset({"efr", "x"})
+QUERY_TIME_FIELDS = frozenset({"efr", "x", "sc"})
+#: The scope TAG fields (``user_id``/``agent_id``/``session_id`` hashed, like tags):
+#: an index from before them gets them by ``FT.ALTER`` (no drop, no re-index of vectors).
+SCOPE_TAG_FIELDS: tuple[str, ...] = ("uidk", "aidk", "sidk")
 
 
 def has_exact(signature: str | None) -> bool:
@@ -160,6 +168,7 @@ def _schema_args(keys: Keys, params: IndexParams) -> list[str | int]:
         "TAG",
         "chash",
         "TAG",
+        *[arg for name in SCOPE_TAG_FIELDS for arg in (name, "TAG")],
         "importance",
         "NUMERIC",
         "SORTABLE",
@@ -302,6 +311,7 @@ def ensure_index(
     except redis.exceptions.ResponseError:
         exists = False
     if exists and same_layout(meta.get("signature"), signature):
+        _add_scope(client, keys, meta.get("signature") or "{}")
         stored = has_exact(meta.get("signature"))
         if params.exact and not stored and num_docs(info) <= exact_upto:
             return _add_exact(client, keys, params)
@@ -334,6 +344,24 @@ def ensure_index(
     )
     client.sadd(Keys.registry(keys.prefix), keys.collection)
     return params
+
+
+def _add_scope(client: redis.Redis, keys: Keys, stored: str) -> None:
+    """Give an index from before the scope fields its TAGs in place (``FT.ALTER``)."""
+    try:
+        old = json.loads(stored)
+    except ValueError:
+        return
+    if not isinstance(old, dict) or old.get("sc"):
+        return
+    args: list[str] = [arg for name in SCOPE_TAG_FIELDS for arg in (name, "TAG")]
+    try:
+        client.execute_command("FT.ALTER", keys.index, "SCHEMA", "ADD", *args)
+    except redis.exceptions.ResponseError as exc:
+        if "duplicate" not in str(exc).lower():  # a racing process added them first
+            raise
+    client.hset(keys.meta, "signature", json.dumps({**old, "sc": 1}, sort_keys=True))
+    log.info("index %s: scope fields added", keys.index)
 
 
 def _add_exact(client: redis.Redis, keys: Keys, params: IndexParams) -> IndexParams:

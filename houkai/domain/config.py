@@ -123,6 +123,23 @@ class Settings:
     maintenance_reflect_summarizer: str = "extractive"
     maintenance_reflect_similarity_threshold: float = 0.75
     maintenance_reflect_min_cluster_size: int = 2
+    # --- sessions and extraction (issue 30) ---------------------------------
+    # messages a session shows verbatim; older ones (once extracted) fold into its summary
+    session_window: int = 20
+    session_summary_chars: int = 2000  # the running summary keeps its newest lines within this
+    session_ttl: str = "30d"  # an idle session is forgotten after this; "0" = never
+    # extraction runs after this many not-yet-extracted messages, or this long after the
+    # last message (debounced: every new message pushes it back)
+    extract_after_messages: int = 8
+    extract_after_idle: str = "30s"
+    # "rules" (no LLM: user-stated facts, preferences, decisions, dated events) or
+    # "llm:<provider>:<model>"; extract_options: JSON of the provider's options
+    extractor: str = "rules"
+    extract_options: str = ""
+    # reconciliation without an LLM: a candidate this close to a stored memory is a
+    # duplicate (NOOP); this close with opposite polarity or a negation, an UPDATE
+    extract_duplicate_similarity: float = 0.90
+    extract_update_similarity: float = 0.80
     # --- front doors ---------------------------------------------------------
     http_host: str = "127.0.0.1"
     http_port: int = 8765

@@ -68,6 +68,8 @@ MAX_VECTOR_DIM = 65_536
 # pool): bounded here, so one request cannot hold a core for minutes (issue 27).
 MAX_RECALL_K = 1_000
 MAX_RECALL_POOL = 4_000
+#: the scope a memory belongs to (filters on every read door; see houkai.domain.scope)
+SCOPE_FIELDS: tuple[str, ...] = ("user_id", "agent_id", "session_id")
 TIMESTAMP_FIELDS: tuple[str, ...] = ("created_at", "last_accessed", "superseded_at", "expires_at")
 
 
@@ -231,6 +233,12 @@ def check_memory(memory: Memory) -> Memory:
     ):
         raise ValidationError(f"access_count must be an integer in [0, {MAX_ACCESS_COUNT}]")
     validate_polarity(memory.polarity)
+    for name in SCOPE_FIELDS:
+        value = getattr(memory, name)
+        if not isinstance(value, str) or len(value) > MAX_ID_CHARS:
+            raise ValidationError(f"{name} must be a string of at most {MAX_ID_CHARS} characters")
+    if not all(isinstance(x, str) and len(x) <= MAX_ID_CHARS for x in memory.message_ids):
+        raise ValidationError("message_ids must be a list of id strings")
     return memory
 
 
@@ -281,6 +289,11 @@ class Memory:
     state: str = "ready"  # pending | ready | failed
     error: str = ""
     content_hash: str = ""
+    # --- provenance and scope (issue 30): who it belongs to, where it came from ---
+    user_id: str = ""
+    agent_id: str = ""
+    session_id: str = ""
+    message_ids: list[str] = field(default_factory=list)
     embedding: list[float] | None = field(default=None, repr=False, compare=False)
 
     def is_expired(self, now: float | None = None) -> bool:
@@ -307,7 +320,15 @@ class Memory:
             "state": self.state,
             "error": self.error,
             "content_hash": self.content_hash,
+            **self.scope_dict(),
         }
+
+    def scope_dict(self) -> dict[str, Any]:
+        """The provenance and scope fields that are set (none for a plain memory)."""
+        out: dict[str, Any] = {n: getattr(self, n) for n in SCOPE_FIELDS if getattr(self, n)}
+        if self.message_ids:
+            out["message_ids"] = list(self.message_ids)
+        return out
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Memory:
@@ -332,6 +353,10 @@ class Memory:
             state=str(d.get("state") or "ready"),
             error=str(d.get("error") or ""),
             content_hash=str(d.get("content_hash") or ""),
+            user_id=str(d.get("user_id") or ""),
+            agent_id=str(d.get("agent_id") or ""),
+            session_id=str(d.get("session_id") or ""),
+            message_ids=[str(x) for x in d.get("message_ids") or []],
             embedding=d.get("embedding"),
         )
 
@@ -444,6 +469,10 @@ class RememberItem:
     polarity: int = 0
     expires_at: float | None = None
     ttl_seconds: float | None = None
+    user_id: str | None = None
+    agent_id: str | None = None
+    session_id: str | None = None
+    message_ids: tuple[str, ...] = ()
 
 
 REMEMBER_ITEM_FIELDS: tuple[str, ...] = (
@@ -455,6 +484,10 @@ REMEMBER_ITEM_FIELDS: tuple[str, ...] = (
     "polarity",
     "expires_at",
     "ttl_seconds",
+    "user_id",
+    "agent_id",
+    "session_id",
+    "message_ids",
 )
 
 

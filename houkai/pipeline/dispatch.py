@@ -17,9 +17,14 @@ if TYPE_CHECKING:
 
 EMBED_BATCH = "houkai.embed_batch"
 MAINTENANCE_TICK = "houkai.maintenance_tick"
+EXTRACT_SESSION = "houkai.extract_session"  # a session's new messages → memories (issue 30)
 # Each task's queue, so each kind of work scales and is prioritised apart.
-TASK_QUEUES: dict[str, str] = {EMBED_BATCH: "embed", MAINTENANCE_TICK: "maintenance"}
-QUEUES: tuple[str, ...] = ("embed", "maintenance")
+TASK_QUEUES: dict[str, str] = {
+    EMBED_BATCH: "embed",
+    MAINTENANCE_TICK: "maintenance",
+    EXTRACT_SESSION: "extract",
+}
+QUEUES: tuple[str, ...] = ("embed", "maintenance", "extract")
 
 # ``enqueue(task_name, kwargs, task_id)``: send one task to its queue under the
 # given id (the id its outbox entry has, see :mod:`houkai.pipeline.outbox`);

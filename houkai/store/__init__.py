@@ -18,9 +18,11 @@ from .observability import ObservabilityMixin
 from .packing import PackingMixin
 from .portability import PortabilityMixin
 from .recall import RecallMixin
+from .sessions import SessionsMixin
 
 
 class MemoryStore(
+    SessionsMixin,
     PackingMixin,
     RecallMixin,
     GraphMixin,

@@ -120,9 +120,25 @@ def to_hash(
         "state": memory.state,
         "error": memory.error,
         "chash": memory.content_hash,
+        **scope_hash(memory),
     }
     if vector is not None:
         fields["vec"] = vector_bytes(vector, vector_type)
+    return fields
+
+
+#: scope attribute → its indexed TAG field (a hash of the value, like tags and sources)
+SCOPE_TAGS: dict[str, str] = {"user_id": "uidk", "agent_id": "aidk", "session_id": "sidk"}
+
+
+def scope_hash(memory: Memory) -> dict[str, str]:
+    """The provenance and scope fields: raw values, their hashed TAGs, the message ids."""
+    fields: dict[str, str] = {}
+    for name, tag in SCOPE_TAGS.items():
+        value = getattr(memory, name)
+        fields[name] = value
+        fields[tag] = value_key(value) if value else ""
+    fields["msgids"] = json.dumps(list(memory.message_ids)) if memory.message_ids else ""
     return fields
 
 
@@ -144,6 +160,7 @@ SPARSE_DEFAULTS: dict[str, str] = {
     "superseded_at": "0.0",
     "expires_at": "0.0",
     "polarity": "0",
+    **{name: "" for name in (*SCOPE_TAGS, *SCOPE_TAGS.values(), "msgids")},
 }
 
 
@@ -167,6 +184,8 @@ _FIELD_MAP: dict[str, tuple[str, ...]] = {
     "source": ("source", "srck"),
     "superseded_by": ("superseded_by", "sup"),
     "collection": ("coll",),
+    **{name: (name, tag) for name, tag in SCOPE_TAGS.items()},
+    "message_ids": ("msgids",),
 }
 
 
@@ -196,6 +215,10 @@ def from_hash(
         tags = list(json.loads(as_text(fields.get("tags"), "[]")))
     except ValueError:
         tags = []
+    try:
+        message_ids = [str(x) for x in json.loads(as_text(fields.get("msgids")) or "[]")]
+    except (ValueError, TypeError):
+        message_ids = []
     memory = Memory(
         id=as_text(fields.get("id")),
         text=as_text(fields.get("text")),
@@ -215,6 +238,10 @@ def from_hash(
         state=as_text(fields.get("state"), "ready"),
         error=as_text(fields.get("error")),
         content_hash=as_text(fields.get("chash")),
+        user_id=as_text(fields.get("user_id")),
+        agent_id=as_text(fields.get("agent_id")),
+        session_id=as_text(fields.get("session_id")),
+        message_ids=message_ids,
     )
     if with_vector:
         vec = vector_from_bytes(fields.get("vec"), vector_type, dim)

@@ -63,6 +63,7 @@ from ..domain.model import (
     validate_tags,
     validate_text,
 )
+from ..domain.scope import scope_filters, validate_message_ids, validate_scope
 from ..engines.embeddings import DEFAULT_MODEL_NAME, Embedder, QueryCache, get_embedder, query_cache
 from ..engines.importance import score_importance
 from . import access, codec, lexstats, specificity
@@ -496,6 +497,10 @@ class CoreStore(abc.ABC):
         polarity: int = 0,
         expires_at: float | None = None,
         ttl_seconds: float | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        message_ids: Sequence[str] | None = None,
     ) -> Memory:
         """Validate inputs and build a Memory: no write, no journal, no conflict scan."""
         clean = validate_text(text)
@@ -525,6 +530,10 @@ class CoreStore(abc.ABC):
             collection=self.collection_name,
             state="pending",
             content_hash=content_hash(clean),
+            user_id=validate_scope(user_id, "user_id"),
+            agent_id=validate_scope(agent_id, "agent_id"),
+            session_id=validate_scope(session_id, "session_id"),
+            message_ids=validate_message_ids(message_ids),
         )
 
     def write(
@@ -600,9 +609,14 @@ class CoreStore(abc.ABC):
         ttl_seconds: float | None = None,
         on_conflict: str | None = None,
         contradiction_fn: ConflictFn | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+        message_ids: Sequence[str] | None = None,
     ) -> Memory:
         """Embed and store one memory; the conflict policy is README's "Links, supersede,
-        conflicts"."""
+        conflicts". The scope ids and ``message_ids`` record whose it is and where it
+        came from (see :mod:`houkai.domain.scope`)."""
         if on_conflict is not None:
             validate_choice(on_conflict, CONFLICT_POLICIES, "on_conflict")
         memory = self.build_memory(
@@ -614,6 +628,10 @@ class CoreStore(abc.ABC):
             polarity=polarity,
             expires_at=expires_at,
             ttl_seconds=ttl_seconds,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
+            message_ids=message_ids,
         )
         policy = on_conflict or self._conflict_policy
         vector = self.encode([memory.text])
@@ -889,6 +907,9 @@ class CoreStore(abc.ABC):
         source: str | None = None,
         since: float | None = None,
         sort: str = "created",
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
     ) -> list[Memory]:
         """Newest first (by *sort*: created, importance or accessed), hiding superseded and
         expired memories unless asked; every filter runs in RediSearch."""
@@ -906,6 +927,7 @@ class CoreStore(abc.ABC):
             since=since,
             include_superseded=include_superseded,
             include_expired=include_expired,
+            scope=scope_filters(user_id=user_id, agent_id=agent_id, session_id=session_id),
         )
         index = self.aggregate_index if sort == "accessed" else self.keys.index
         if index != self.keys.index:  # last access is the access documents' to sort by

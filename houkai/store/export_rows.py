@@ -272,12 +272,27 @@ ROW_FIELDS = (
     "id", "text", "type", "tags", "importance", "created_at", "last_accessed",
     "access_count", "source", "links", "superseded_by", "superseded_at", "polarity",
     "expires_at", "coll", "state", "error", "chash",
+    "user_id", "agent_id", "session_id", "msgids",
 )  # fmt: skip
 
 _ROW = (
     b'{"id":%b,"text":%b,"meta":{"id":%b,"text":%b,"type":%b,"tags":%b,"importance":%b,'
-    b'"created_at":%b,"last_accessed":%b,"access_count":%b,"source":%b,%b,"content_hash":%b}'
+    b'"created_at":%b,"last_accessed":%b,"access_count":%b,"source":%b,%b,"content_hash":%b%b}'
 )
+
+
+def _scope_json(user: bytes | None, agent: bytes | None, session: bytes | None,
+                msgids: bytes | None) -> bytes:  # fmt: skip
+    """The provenance/scope fields ``Memory.to_dict`` writes when set (usually none)."""
+    out = b""
+    for name, raw in ((b"user_id", user), (b"agent_id", agent), (b"session_id", session)):
+        if raw:
+            out += b',"%b":%b' % (name, _jstr(raw))
+    if msgids:
+        ids = json.loads(msgids)
+        if ids:
+            out += b',"message_ids":%b' % json.dumps(ids, separators=(",", ":")).encode()
+    return out
 
 
 def _status_json(key: tuple[Any, ...]) -> bytes:
@@ -315,7 +330,8 @@ def encode_row(
     through ``codec.from_hash`` and ``Memory.to_dict`` (tests/test_export_writer.py).
     """
     (mid, text, mtype, tags, importance, created, accessed, count, source, links,
-     sup_by, sup_at, polarity, expires, coll, state, error, chash) = values[:_N]  # fmt: skip
+     sup_by, sup_at, polarity, expires, coll, state, error, chash,
+     user, agent, session, msgids) = values[:_N]  # fmt: skip
     try:  # _float_of, inline: this runs a million times in a 1M export
         created_at = float(created) if created else 0.0
     except ValueError:
@@ -346,5 +362,6 @@ def encode_row(
         _jstr(source, b"null") if source else b"null",
         _status((links, sup_by, sup_at, polarity, expires, coll, state, error)),
         _jstr(chash),
+        _scope_json(user, agent, session, msgids) if (user or agent or session or msgids) else b"",
     )
     return created_at, as_text(mid), line

@@ -242,6 +242,9 @@ class PackingMixin(StoreHost):
         compress: bool = False,
         compress_threshold: float = 0.30,
         compress_min_group: int = 2,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
     ) -> PackResult:
         """The highest-ranked memories that fit *token_budget*, as a ready-to-inject block.
 
@@ -278,6 +281,9 @@ class PackingMixin(StoreHost):
             expand=expand,
             include_superseded=include_superseded,
             touch=touch,
+            user_id=user_id,
+            agent_id=agent_id,
+            session_id=session_id,
         )
         return pack_ranked(
             ranked,
@@ -304,6 +310,9 @@ class PackingMixin(StoreHost):
         compress: bool = False,
         compress_threshold: float = 0.30,
         compress_min_group: int = 2,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
     ) -> PackResult:
         """Fan recall out over *task* and its key phrases, keep each memory's best score, pack.
 
@@ -320,7 +329,14 @@ class PackingMixin(StoreHost):
         best: dict[str, tuple[Memory, float]] = {}
         for query in queries:
             for memory, score in self.recall(
-                query, k=FANOUT_K, mode=mode, min_cosine=min_cosine, touch=False
+                query,
+                k=FANOUT_K,
+                mode=mode,
+                min_cosine=min_cosine,
+                touch=False,
+                user_id=user_id,
+                agent_id=agent_id,
+                session_id=session_id,
             ):
                 if memory.id not in best or score > best[memory.id][1]:
                     best[memory.id] = (memory, score)

@@ -41,6 +41,7 @@ from ..domain.model import (
     ValidationError,
     validate_choice,
 )
+from ..domain.scope import scope_filters
 from ..domain.text import lexical_clause, query_terms
 from . import codec, lexstats
 from .diversity import mmr_order
@@ -217,6 +218,9 @@ class RecallMixin(RecallStagesMixin):
         rrf_k: int = DEFAULT_RRF_K,
         stages: Any = None,
         as_of: float | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
     ) -> list[tuple[Memory, float]] | list[tuple[Memory, float, dict[str, Any]]]:
         """Find the *k* memories most relevant to *query* (README "Recall").
 
@@ -230,6 +234,7 @@ class RecallMixin(RecallStagesMixin):
         setting, ``()`` for the plain blend; see :mod:`houkai.store.stages`).
         ``as_of`` is the clock the question is asked at: time expressions
         ("last week") and recency are measured from it (default: now).
+        ``user_id`` / ``agent_id`` / ``session_id`` keep only memories of that scope.
         """
         started = time.perf_counter()
         if not isinstance(query, str):
@@ -253,6 +258,7 @@ class RecallMixin(RecallStagesMixin):
             ):
                 raise ValidationError(f"{name} must be a Unix timestamp — got {value!r}")
         rrf_k = _check_int(rrf_k, "rrf_k", 1, 100_000)
+        scope = scope_filters(user_id=user_id, agent_id=agent_id, session_id=session_id)
         if weights is not None and not isinstance(weights, HybridWeights):
             raise ValidationError("weights must be a HybridWeights")
         if expand is not None and not isinstance(expand, ExpandSpec):
@@ -293,6 +299,7 @@ class RecallMixin(RecallStagesMixin):
             include_superseded=include_superseded,
             include_expired=include_expired,
             now=clock,
+            scope=scope,
         )
         active_reranker = reranker if reranker is not None else self._reranker
         pool_size = min(max(k * overfetch, k), MAX_RECALL_POOL)
@@ -305,7 +312,9 @@ class RecallMixin(RecallStagesMixin):
         # memory: search the HNSW graph in batches and filter, instead of letting
         # RediSearch brute-force every document. User filters may be selective, so
         # there RediSearch picks the policy from its own estimate.
-        broad = all(v is None for v in (type, tag, min_importance, source, since, until))
+        broad = not scope and all(
+            v is None for v in (type, tag, min_importance, source, since, until)
+        )
         filters = {
             "type": type,
             "tag": tag,
@@ -316,6 +325,7 @@ class RecallMixin(RecallStagesMixin):
             "include_superseded": include_superseded,
             "include_expired": include_expired,
             "now": clock,
+            "scope": scope,
         }
         pool, lexical_active = self._gather(
             query, qvec, where, pool_size, mode, active, w, params, broad, filters, stats

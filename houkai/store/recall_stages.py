@@ -59,6 +59,8 @@ def _admissible(memory: Memory, f: dict[str, Any]) -> bool:
         return False
     if f["source"] and memory.source != f["source"]:
         return False
+    if any(getattr(memory, name) != value for name, value in f.get("scope", {}).items()):
+        return False
     if f["min_importance"] is not None and memory.importance < f["min_importance"]:
         return False
     if f["since"] is not None and memory.created_at < f["since"]:

@@ -452,6 +452,9 @@
       ["created", fmtTime(m.created_at)], ["last accessed", fmtTime(m.last_accessed)],
       ["recalled", fmtNum(m.access_count, 0) + "×"], ["polarity", m.polarity], ["state", m.state],
       ["expires", m.expires_at ? fmtTime(m.expires_at) : "never"],
+      ...["user_id", "agent_id"].filter((k) => m[k]).map((k) => [k.replace("_id", ""), m[k]]),
+      ...(m.session_id ? [["session", h("a", { href: "#/sessions/" + encodeURIComponent(m.session_id) }, m.session_id)]] : []),
+      ...(m.message_ids ? [["messages", m.message_ids.join(", ")]] : []),
     ];
     const editor = h("form", { id: "edit-form", hidden: true },
       h("label", { for: "edit-text" }, "Text"),
@@ -710,8 +713,67 @@
     if (draw(await load()) && seq === state.seq) state.timer = setTimeout(loop, POLL_MS);
   }
 
+  // ------------------------------------------------------------------ sessions
+  /** #/sessions: the collection's conversations; #/sessions/<id>: one session's window
+   * (what each message became), its running summary and the memories it is shown with. */
+  async function viewSessions(root, query, id) {
+    if (id) return viewSession(root, id);
+    const data = await api("GET", "/sessions", { query: { limit: 200 } });
+    const rows = data.sessions || [];
+    root.append(card("Sessions",
+      rows.length ? h("div", { class: "scroll" }, h("table", { id: "sessions" },
+        h("thead", {}, h("tr", {}, ["session", "user", "agent", "active", "messages", "pending", "memories"].map((c) => h("th", {}, c)))),
+        h("tbody", {}, rows.map((x) => h("tr", {},
+          h("td", {}, h("a", { class: "open", href: "#/sessions/" + encodeURIComponent(x.session_id) }, x.session_id)),
+          h("td", {}, x.user_id || "—"), h("td", {}, x.agent_id || "—"),
+          h("td", {}, fmtTime(x.updated_at)), h("td", {}, fmtNum(x.messages_total, 0)),
+          h("td", {}, fmtNum(x.pending, 0)), h("td", {}, fmtNum(x.memories, 0)))))))
+        : h("p", { class: "muted", id: "no-sessions" }, "No sessions yet: POST /sessions/<id>/messages adds one.")));
+  }
+
+  async function viewSession(root, id) {
+    const path = "/sessions/" + encodeURIComponent(id);
+    const data = await api("GET", path, { query: { budget: 4000 } });
+    const info = data.session || {};
+    const became = (m) => {
+      if (!m.extracted) return h("span", { class: "muted" }, "pending");
+      if (!m.became || !m.became.length) return h("span", { class: "muted" }, "nothing kept");
+      return m.became.map((e) => h("div", { class: "became" },
+        h("span", { class: "badge" }, e.action), " ",
+        h("a", { href: "#/m/" + encodeURIComponent(e.id) }, short(e.id)),
+        e.supersedes ? h("span", { class: "muted" }, " supersedes " + short(e.supersedes)) : null,
+        " ", h("span", { class: "muted" }, e.text || "")));
+    };
+    root.append(
+      h("p", {}, h("a", { href: "#/sessions" }, "← all sessions")),
+      card("Session " + id,
+        h("p", { class: "muted" }, `user ${data.user_id || "—"} · agent ${data.agent_id || "—"} · `
+          + `${fmtNum(info.messages_total, 0)} messages · ${fmtNum(data.pending, 0)} pending extraction · `
+          + `${fmtNum(info.memories, 0)} memories`),
+        h("div", { class: "row" },
+          writeButton("Extract now", async () => {
+            const res = await api("POST", path + "/extract");
+            toast(res.queued ? "Extraction queued" : `Extracted: ${res.added || 0} added, ${res.updated || 0} updated`);
+            route();
+          }, { id: "session-extract" }),
+          writeButton("Delete session", async () => {
+            if (!window.confirm(`Delete session ${id}? Its memories stay.`)) return;
+            await api("DELETE", path); toast("Session deleted"); go("#/sessions");
+          }, { id: "session-delete", cls: "danger" }))),
+      card("Summary", h("pre", { id: "session-summary", class: "wrap" }, data.summary || "(nothing has left the window yet)")),
+      card("Window", h("div", { class: "scroll" }, h("table", { id: "session-window" },
+        h("thead", {}, h("tr", {}, ["message", "role", "content", "became"].map((c) => h("th", {}, c)))),
+        h("tbody", {}, (data.window || []).map((m) => h("tr", { "data-message": m.id },
+          h("td", {}, short(m.id)), h("td", {}, m.role + (m.name ? ` (${m.name})` : "")),
+          h("td", {}, m.content), h("td", {}, became(m)))))))),
+      card("Relevant memories", (data.memories || []).length
+        ? h("ul", { class: "plain" }, data.memories.map((m) => h("li", {},
+          h("a", { href: "#/m/" + encodeURIComponent(m.id) }, m.text))))
+        : h("p", { class: "muted" }, "none")));
+  }
+
   // ------------------------------------------------------------------ shell
-  const VIEWS = { search: viewSearch, browse: viewBrowse, m: viewMemory, pipeline: viewPipeline, health: viewHealth };
+  const VIEWS = { search: viewSearch, browse: viewBrowse, m: viewMemory, pipeline: viewPipeline, health: viewHealth, sessions: viewSessions };
 
   async function route() {
     if (!state.me) return;
@@ -727,7 +789,7 @@
     const root = h("div", { class: "view-" + view, "data-view": view });
     document.getElementById("view").replaceChildren(root);
     try {
-      await (view === "m" ? render(root, arg) : render(root, query));
+      await (view === "m" ? render(root, arg) : render(root, query, arg));
     } catch (err) {
       if (seq !== state.seq) return;
       if (err && err.status === 401) return;

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
+from ..auth import scoped_arguments
 from .catalog import BY_NAME
 from .schema import InvalidArgument, check_arguments, coerce_arguments
 
@@ -88,6 +89,7 @@ def operation(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
             bound.pop("self")
             options = {k: bound.pop(k) for k in list(bound) if k in keywords}
             given = {k: v for k, v in bound.items() if v is not None}
+            scoped_arguments(name, op.fields(), given)  # a scoped token's limits
             if _STRICT.get():
                 nested = _STRICT.set(False)  # the door's call only, not the body's calls
                 try:

@@ -7,6 +7,7 @@ from typing import Any
 
 from . import params as p
 from . import results as r
+from .session_ops import SESSION_OPERATIONS
 from .spec import Cli, Operation, Response, Rest, Switch, Terminal
 
 
@@ -1077,6 +1078,7 @@ OPERATIONS: tuple[Operation, ...] = (
         mcp=False,
         cli=Cli("bump", arguments=("memory_id", "delta")),
     ),
+    *SESSION_OPERATIONS,  # houkai/app/operations/session_ops.py
 )
 
 BY_NAME: dict[str, Operation] = {op.name: op for op in OPERATIONS}

@@ -74,6 +74,8 @@ Budget = Annotated[int, Field(ge=1, le=1_000_000)]
 Count = Annotated[int, Field(ge=1, le=MAX_K)]
 WaitTimeout = Annotated[float, Field(ge=0)]
 EntryId = Annotated[str, Field(pattern="^[0-9]{1,15}-[0-9]{1,15}$")]
+#: a user_id / agent_id / session_id / message id (issue 30): an id string, no blank one
+ScopeId = Annotated[str, Field(min_length=1, max_length=256, pattern=r"\S")]
 _LIST_SORTS: list[Any] = sorted(LIST_SORTS)
 
 
@@ -102,6 +104,11 @@ class Filters(Params):
     )
     until: Timestamp | None = Field(
         None, description=f"Only memories created at/before this time. {TIME_HELP}"
+    )
+    user_id: ScopeId | None = Field(None, description="Only memories of this user.")
+    agent_id: ScopeId | None = Field(None, description="Only memories of this agent.")
+    session_id: ScopeId | None = Field(
+        None, description="Only memories extracted from this session."
     )
 
 
@@ -154,6 +161,12 @@ class RememberItem(Params):
     )
     ttl_seconds: Ttl | None = Field(
         None, description="Expire this many seconds from now (alternative to expires_at)."
+    )
+    user_id: ScopeId | None = Field(None, description="The user this memory belongs to.")
+    agent_id: ScopeId | None = Field(None, description="The agent this memory belongs to.")
+    session_id: ScopeId | None = Field(None, description="The session it came from.")
+    message_ids: Annotated[list[ScopeId], Field(max_length=256)] | None = Field(
+        None, description="Provenance: the ids of the messages it came from."
     )
 
 
@@ -531,6 +544,11 @@ class AutoContext(Compress):
     header: Annotated[str, Field(max_length=10_000)] | None = Field(
         None, description="First line of the block."
     )
+    user_id: ScopeId | None = Field(None, description="Only memories of this user.")
+    agent_id: ScopeId | None = Field(None, description="Only memories of this agent.")
+    session_id: ScopeId | None = Field(
+        None, description="Only memories extracted from this session."
+    )
 
 
 class ListRecent(Params):
@@ -542,6 +560,11 @@ class ListRecent(Params):
     source: str | None = Field(None, description="Only memories with exactly this source.")
     since: Timestamp | None = Field(
         None, description=f"Only memories created at/after this time. {TIME_HELP}"
+    )
+    user_id: ScopeId | None = Field(None, description="Only memories of this user.")
+    agent_id: ScopeId | None = Field(None, description="Only memories of this agent.")
+    session_id: ScopeId | None = Field(
+        None, description="Only memories extracted from this session."
     )
     sort: str = Field(
         "created",

@@ -1,0 +1,124 @@
+"""When a session's extraction runs: after K new messages, or T seconds idle (debounced).
+
+Adding messages records the session as due at ``now + T`` (every new message pushes it
+back) and sends ``houkai.extract_session``: at once, when K or more messages are
+pending (one queued job per session at a time: a marker key), else with a countdown of
+T carrying ``due``, so the job that finds newer messages than it was sent for does
+nothing (the newer message sent its own). Each send is written to the outbox first
+(:mod:`houkai.pipeline.outbox`), so one lost on its way to a worker is sent again.
+
+Without workers (``pipeline_mode="inline"``, or ``auto`` while none is alive) nothing
+is sent: the session stays due, and a worker's heartbeat (:func:`sweep_due`) sends
+what is overdue once one runs; ``houkai session extract`` runs it by hand.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from typing import Any
+
+from ..db.decode import as_text
+from ..db.keys import Keys
+from ..domain.config import Settings, parse_duration
+from ..pipeline import outbox
+from ..pipeline.dispatch import EXTRACT_SESSION, TASK_QUEUES
+from ..pipeline.jobs import workers_alive
+
+log = logging.getLogger(__name__)
+
+#: how long the "queued" marker of an immediate extraction lasts at most (seconds)
+QUEUED_TTL = 600
+#: a due session this long overdue is sent again by the sweep (its countdown job lost)
+SWEEP_GRACE = 30.0
+
+
+def idle_seconds(settings: Settings) -> float:
+    return parse_duration(settings.extract_after_idle)
+
+
+def use_workers(client: Any, prefix: str, settings: Settings) -> bool:
+    if settings.pipeline_mode == "inline":
+        return False
+    return settings.pipeline_mode == "celery" or workers_alive(client, prefix) > 0
+
+
+def send(
+    client: Any,
+    settings: Settings,
+    keys: Keys,
+    session_id: str,
+    *,
+    countdown: float = 0.0,
+    due: float = 0.0,
+    app: Any = None,
+) -> str | None:
+    """Send one extraction job (outbox first); its task id, or None when the broker
+    refused (the session stays due: the sweep sends it later)."""
+    kwargs = {
+        "prefix": keys.prefix,
+        "collection": keys.collection,
+        "session_id": session_id,
+        "due": due,
+    }
+    task_id = str(uuid.uuid4())
+    try:
+        outbox.record(client, keys.prefix, task_id, EXTRACT_SESSION, kwargs)
+        if app is None:
+            from ..workers.app import get_app
+
+            app = get_app(settings)
+        options: dict[str, Any] = {"queue": TASK_QUEUES[EXTRACT_SESSION], "task_id": task_id}
+        if countdown > 0:
+            options["countdown"] = countdown
+        app.send_task(EXTRACT_SESSION, kwargs=kwargs, **options)
+        return task_id
+    except Exception as exc:  # the messages are stored: nothing is lost, only later
+        log.warning("could not enqueue extraction of session %s (%s)", session_id, exc)
+        try:
+            outbox.settle(client, keys.prefix, task_id)
+        except Exception:
+            log.debug("could not clear outbox entry %s", task_id)
+        return None
+
+
+def schedule(
+    client: Any, settings: Settings, keys: Keys, session_id: str, added: int, pending: int
+) -> bool:
+    """Send the extraction a just-added batch calls for; True when one was sent now."""
+    if added <= 0 or not use_workers(client, keys.prefix, settings):
+        return False
+    threshold = max(1, settings.extract_after_messages)
+    if pending >= threshold:
+        if not client.set(keys.session_queued(session_id), "1", nx=True, ex=QUEUED_TTL):
+            return False  # one is queued already; it will read these messages too
+        if send(client, settings, keys, session_id) is None:
+            client.delete(keys.session_queued(session_id))
+            return False
+        return True
+    idle = idle_seconds(settings)
+    send(client, settings, keys, session_id, countdown=idle, due=time.time() + idle)
+    return False
+
+
+def sweep_due(client: Any, settings: Settings, app: Any = None, now: float | None = None) -> int:
+    """Send the extraction of every session overdue by :data:`SWEEP_GRACE` in every
+    collection of the prefix (a countdown job lost with its worker, or messages added
+    while no worker ran). Returns how many were sent."""
+    now = time.time() if now is None else now
+    prefix = settings.key_prefix
+    sent = 0
+    for raw in client.smembers(Keys.registry(prefix)):
+        keys = Keys(prefix, as_text(raw))
+        for sid_raw in client.zrangebyscore(keys.sessions_due, "-inf", now - SWEEP_GRACE):
+            sid = as_text(sid_raw)
+            if not client.set(keys.session_queued(sid), "1", nx=True, ex=QUEUED_TTL):
+                continue
+            if send(client, settings, keys, sid, app=app) is None:
+                client.delete(keys.session_queued(sid))
+                continue
+            # not due again until the job had time to run
+            client.zadd(keys.sessions_due, {sid: now + QUEUED_TTL}, xx=True)
+            sent += 1
+    return sent
