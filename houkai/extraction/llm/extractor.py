@@ -153,6 +153,9 @@ class LLMExtractor:
             except Exception as exc:
                 kind, after = self.transport.classify(exc)
                 problem = f"{type(exc).__name__}: {exc}"
+                if kind == "malformed":
+                    log.warning("%s: malformed response: %s", self.spec, problem)
+                    continue
                 if kind == "permanent":
                     raise DeadLetter(
                         f"{self.spec}: {problem}", usage=usage, attempts=attempt + 1

@@ -1,7 +1,9 @@
 """When to try an LLM call again and how long to wait first.
 
 Transient (try again): HTTP 408, 409, 429 and 5xx, timeouts and dropped connections.
-Everything else a provider answers (400, 401, 403, 404, 422 …) is permanent: the same
+A 200 whose body is not the API's JSON is malformed, like a reply that breaks its
+schema: asked again, within the same budget. Everything else a provider answers
+(400, 401, 403, 404, 422 …) is permanent: the same
 request would fail the same way. Waits grow exponentially with full jitter (so workers
 that failed together do not retry together) up to ``cap``; a ``Retry-After`` (or
 OpenAI's ``retry-after-ms``) from the server is a floor. A wait longer than ``max_wait``
@@ -17,7 +19,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any, Literal
 
 TRANSIENT_STATUS = frozenset({408, 409, 429})
-Kind = Literal["transient", "permanent"]
+Kind = Literal["transient", "permanent", "malformed"]
 
 
 @dataclass(frozen=True)
@@ -67,7 +69,9 @@ def classify(exc: BaseException, transient_types: tuple[type[BaseException], ...
 ]:
     """``(kind, retry_after)`` of an exception a provider client raised: an HTTP status
     error by its status, *transient_types* (timeouts, connection errors) as transient,
-    anything else permanent."""
+    a response body that is not the API's JSON as malformed, anything else permanent."""
+    if isinstance(exc, ValueError) or type(exc).__name__ == "APIResponseValidationError":
+        return "malformed", None
     status = getattr(exc, "status_code", None)
     if isinstance(status, int):
         response = getattr(exc, "response", None)
