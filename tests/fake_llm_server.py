@@ -65,7 +65,11 @@ def _openai_body(step: Step, request: dict[str, Any]) -> dict[str, Any]:
         "created": int(time.time()),
         "model": request.get("model", "fake"),
         "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
-        "usage": {"prompt_tokens": given, "completion_tokens": taken, "total_tokens": given + taken},
+        "usage": {
+            "prompt_tokens": given,
+            "completion_tokens": taken,
+            "total_tokens": given + taken,
+        },
     }
 
 

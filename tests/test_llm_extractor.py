@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 import redis
-
 from fake_llm_server import FakeLLM
+
 from houkai.domain.model import ValidationError
 from houkai.extraction.base import Candidate, ChatMessage, Neighbour
 from houkai.extraction.llm import (
@@ -189,9 +189,7 @@ def test_decide_with_no_neighbours_adds_without_a_call(fake: FakeLLM) -> None:
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
-def test_an_unknown_target_is_asked_again_then_dead_lettered(
-    fake: FakeLLM, provider: str
-) -> None:
+def test_an_unknown_target_is_asked_again_then_dead_lettered(fake: FakeLLM, provider: str) -> None:
     fake.responder = lambda _req: {"reply": {"action": "UPDATE", "target_id": "m7", "reason": ""}}
     with pytest.raises(DeadLetter, match="not a stored memory offered") as caught:
         extractor(fake, provider, max_retries=2).decide(Candidate("x"), NEIGHBOURS)

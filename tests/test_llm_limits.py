@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 import redis
-
 from _childenv import child_env
 from fake_llm_server import FakeLLM, max_in_window
+
 from houkai.extraction.base import ChatMessage, Usage
 from houkai.extraction.llm import RetryLater, make_llm_extractor
 from houkai.extraction.llm.concurrency import Semaphore
@@ -137,9 +137,7 @@ def test_the_concurrency_cap_holds(rclient: redis.Redis, prefix: str) -> None:
     assert rclient.zcard(f"{prefix}:llm:slots:anthropic") == 0  # every slot released
 
 
-def test_a_killed_workers_slot_frees_when_its_lease_ends(
-    rclient: redis.Redis, prefix: str
-) -> None:
+def test_a_killed_workers_slot_frees_when_its_lease_ends(rclient: redis.Redis, prefix: str) -> None:
     slots = Semaphore(rclient, f"{prefix}:slots", cap=2, lease=30)
     t0 = 2_000_000.0
     assert slots.try_take("dead-worker", now=t0)  # taken, never released

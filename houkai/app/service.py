@@ -32,6 +32,7 @@ from ..domain.model import (
     StateConflict,
     ValidationError,
 )
+from ..extraction.usage import store_usage
 from . import operations
 from .operations import DISPATCHABLE, check_arguments
 from .operations import params as params
@@ -681,11 +682,13 @@ class MemoryService:
         checked = getattr(store, "findability", None)
         if callable(checked):
             out["findability"] = checked()
+        out["extraction"] = store_usage(store)  # LLM tokens and cost per provider
         return out
 
     @operation("metrics")
     def metrics(self, p: params.NoParams, *, collection: str | None = None) -> dict[str, Any]:
-        return self._read_store(collection).metrics()
+        store = self._read_store(collection)
+        return {**store.metrics(), "extraction": store_usage(store)}
 
     # ------------------------------------------------------------------ graph
     @operation("link")

@@ -109,6 +109,12 @@ class Keys:
         return f"{self.prefix}:metrics:{self.collection}"
 
     @property
+    def llm_usage(self) -> str:
+        """HASH of LLM extraction tokens and cost, ``<provider>|<model>|<figure>``; each
+        job's share in ``<this>:job:<id>`` (houkai/extraction/usage.py)."""
+        return f"{self.prefix}:llmusage:{self.collection}"
+
+    @property
     def latency(self) -> str:
         return f"{self.prefix}:latency:{self.collection}"
 

@@ -1,6 +1,6 @@
 """Tokens and cost of extraction, per provider and model and per job, kept in Redis.
 
-Totals live in one HASH per collection (``<prefix>:llmusage:<collection>``, fields
+Totals live in one HASH per collection (``Keys.llm_usage``, fields
 ``<provider>|<model>|<figure>``), and each job's share in a HASH beside it that expires
 with the job records. Every process adds with HINCRBY / HINCRBYFLOAT, so the figures
 are shared the way the other metrics are; ``once`` makes a recording idempotent, so a
@@ -42,7 +42,7 @@ def usage_key(prefix_or_keys: Any) -> str:
     itself when it is a string."""
     if isinstance(prefix_or_keys, str):
         return prefix_or_keys
-    return f"{prefix_or_keys.prefix}:llmusage:{prefix_or_keys.collection}"
+    return str(prefix_or_keys.llm_usage)
 
 
 def job_usage_key(prefix_or_keys: Any, job_id: str) -> str:
@@ -108,3 +108,12 @@ def usage_summary(client: Any, prefix_or_keys: Any, job_id: str | None = None) -
     for a collection, or for one job of it."""
     key = job_usage_key(prefix_or_keys, job_id) if job_id else usage_key(prefix_or_keys)
     return _fold(client.hgetall(key))
+
+
+def store_usage(store: Any) -> dict[str, Any]:
+    """The extraction usage of a store's collection (``/stats``, ``/metrics``); empty for
+    a store that keeps no Redis keys."""
+    client, keys = getattr(store, "client", None), getattr(store, "keys", None)
+    if client is None or keys is None or not hasattr(keys, "llm_usage"):
+        return _fold({})
+    return usage_summary(client, keys)

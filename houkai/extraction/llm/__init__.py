@@ -39,7 +39,9 @@ KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 LEASE_MARGIN = 10.0  # seconds a concurrency lease outlives one request's timeout
 
 
-def _api_key(provider: str, api_key: str | None, api_key_env: str | None, base_url: str | None):
+def _api_key(
+    provider: str, api_key: str | None, api_key_env: str | None, base_url: str | None
+) -> str:
     if api_key:
         return api_key
     env = api_key_env or KEY_ENV.get(provider, "")

@@ -22,11 +22,11 @@ EXTRACT_TOOL = "record_memories"
 DECIDE_TOOL = "reconcile_memory"
 MAX_MESSAGE_CHARS = 4000  # one message's text in the prompt; longer ones are cut
 
-EXTRACT_SYSTEM = """You extract long-term memories from a conversation for an assistant's memory store.
-Keep only what is worth remembering in later conversations and was stated or confirmed by
-the USER: facts about the user and their world, preferences, decisions, and dated events.
-Ignore small talk, questions, the assistant's suggestions the user did not accept, and
-anything only the assistant said.
+EXTRACT_SYSTEM = """You extract long-term memories from a conversation for an
+assistant's memory store. Keep only what is worth remembering in later conversations
+and was stated or confirmed by the USER: facts about the user and their world,
+preferences, decisions, and dated events. Ignore small talk, questions, the assistant's
+suggestions the user did not accept, and anything only the assistant said.
 Write each memory as one short, self-contained sentence in the third person ("The user
 prefers tea."), resolving pronouns and relative dates against the conversation.
 kind is one of: fact, preference, decision, event. For an event with a known date give
@@ -99,7 +99,11 @@ def extraction_prompt(messages: Sequence[ChatMessage], summary: str = "") -> str
     """The user turn of the extraction call: the summary, then one JSON line per message."""
     lines = []
     if summary.strip():
-        lines += ["Summary of the conversation so far (context only, not new):", summary.strip(), ""]
+        lines += [
+            "Summary of the conversation so far (context only, not new):",
+            summary.strip(),
+            "",
+        ]
     lines.append("New messages (one JSON object per line):")
     for m in messages:
         row: dict[str, Any] = {"id": m.id, "role": m.role, "content": _clip(m.content)}

@@ -16,7 +16,6 @@ from typing import Any
 
 from .errors import RetryLater
 
-
 # KEYS[1]: the bucket HASH {tokens, ts}. ARGV: rate/s, burst, cost, now ('' = Redis TIME).
 # Returns '0' when the tokens were taken, else the seconds until they will be there.
 _BUCKET_LUA = """
@@ -46,7 +45,8 @@ if tokens >= cost then
 else
   wait = (cost - tokens) / rate
 end
-redis.call('HSET', KEYS[1], 'tokens', string.format('%.6f', tokens), 'ts', string.format('%.6f', ts))
+redis.call('HSET', KEYS[1], 'tokens', string.format('%.6f', tokens),
+  'ts', string.format('%.6f', ts))
 redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
 return string.format('%.6f', wait)
 """

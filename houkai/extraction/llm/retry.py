@@ -64,9 +64,9 @@ def classify_status(status: int) -> Kind:
     return "transient" if status in TRANSIENT_STATUS or status >= 500 else "permanent"
 
 
-def classify(exc: BaseException, transient_types: tuple[type[BaseException], ...]) -> tuple[
-    Kind, float | None
-]:
+def classify(
+    exc: BaseException, transient_types: tuple[type[BaseException], ...]
+) -> tuple[Kind, float | None]:
     """``(kind, retry_after)`` of an exception a provider client raised: an HTTP status
     error by its status, *transient_types* (timeouts, connection errors) as transient,
     a response body that is not the API's JSON as malformed, anything else permanent."""
