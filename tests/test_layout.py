@@ -41,6 +41,7 @@ def test_top_level_holds_only_layers() -> None:
         "db",
         "domain",
         "engines",
+        "extraction",
         "installers",
         "pipeline",
         "store",

@@ -310,3 +310,21 @@ def test_a_redelivered_batch_reuses_the_validated_reply(
     assert [c.text for c in made.extract(other).candidates] == ["The user plays the cello."]
     for key in rclient.scan_iter(match=f"{prefix}:*"):
         rclient.delete(key)
+
+
+def test_llm_settings_read_from_the_environment() -> None:
+    from houkai.domain.config import load_settings
+
+    env = {
+        "HOUKAI_EXTRACTOR": "llm:ollama:llama3.2",
+        "HOUKAI_LLM_RATE": "2.5",
+        "HOUKAI_LLM_CONCURRENCY": "2",
+        "HOUKAI_LLM_PRICES": "my-model=1/2",
+    }
+    loaded = load_settings(env=env)
+    assert loaded.extractor == "llm:ollama:llama3.2"
+    options = settings_options(loaded)
+    assert options["rate"] == 2.5 and options["concurrency"] == 2
+    assert options["prices"] == "my-model=1/2" and options["base_url"] is None
+    with pytest.raises(ValidationError, match="HOUKAI_LLM_RATE"):
+        load_settings(env={"HOUKAI_LLM_RATE": "fast"})
