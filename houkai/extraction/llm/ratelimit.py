@@ -89,7 +89,7 @@ class TokenBucket:
                     f"rate limit {self.key}: no token within {timeout:g}s", retry_after=wait
                 )
             # a little jitter so processes woken together do not all ask at once
-            time.sleep(wait + random.uniform(0, min(0.05, wait)))
+            time.sleep(wait + random.uniform(0, min(0.01, wait / 10)))
 
 
 class NoLimit:
