@@ -167,11 +167,22 @@ class FakeLLM:
                     fake.inflight += 1
                     fake.max_inflight = max(fake.max_inflight, fake.inflight)
                 try:
-                    fake._answer(self, seen)
+                    status, headers, payload = fake._answer(seen)
                 finally:
+                    # out of flight before the first byte leaves: the client cannot start
+                    # its next request while this one still counts
                     with fake._lock:
                         fake.inflight -= 1
-                    seen.left = time.monotonic()
+                        seen.left = time.monotonic()
+                try:
+                    self.send_response(status)
+                    for name, value in headers.items():
+                        self.send_header(name, value)
+                    self.send_header("content-length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client timed out and left
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
@@ -183,7 +194,7 @@ class FakeLLM:
             self._server.shutdown()
             self._server.server_close()
 
-    def _answer(self, handler: BaseHTTPRequestHandler, seen: Seen) -> None:
+    def _answer(self, seen: Seen) -> tuple[int, dict[str, str], bytes]:
         if seen.path not in ("/v1/chat/completions", "/v1/messages"):
             step: Step = {"status": 404}
         else:
@@ -203,15 +214,7 @@ class FakeLLM:
         else:
             payload = json.dumps(_openai_body(step, seen.body)).encode()
         seen.status = status
-        try:
-            handler.send_response(status)
-            for name, value in headers.items():
-                handler.send_header(name, value)
-            handler.send_header("content-length", str(len(payload)))
-            handler.end_headers()
-            handler.wfile.write(payload)
-        except (BrokenPipeError, ConnectionResetError):
-            pass  # the client timed out and left
+        return status, headers, payload
 
 
 def max_in_window(times: list[float], window: float) -> int:
