@@ -44,3 +44,16 @@ def test_no_usage_is_zeros(api) -> None:
         "cost_usd": 0.0,
         "providers": {},
     }
+
+
+def test_a_jobs_share_shows_on_the_job(api) -> None:
+    job_id = api.call("POST", "/memories", {"text": "tracked by a job"}).get_json()["job_id"]
+    assert job_id is not None
+    assert "extraction" not in api.call("GET", f"/jobs/{job_id}").get_json()  # no LLM call
+    store = api.service._stores[api.collection]
+    record_usage(
+        store.client, store.keys, job_id, Usage("anthropic", "claude-3-haiku", 40, 4, 0, 1)
+    )
+    job = api.call("GET", f"/jobs/{job_id}").get_json()
+    assert job["extraction"]["providers"]["anthropic"]["input_tokens"] == 40
+    assert job["extraction"]["calls"] == 1

@@ -1004,7 +1004,11 @@ class MemoryService:
         status = None if pipeline is None else pipeline.job(p.job_id)
         if status is None:
             raise NotFound(f"no job with id {p.job_id!r}")
-        return _status_dict(status)
+        reply = _status_dict(status)
+        spent = store_usage(self._read_store(collection), p.job_id)
+        if spent["calls"]:  # an extraction job: its LLM tokens and cost
+            reply["extraction"] = spent
+        return reply
 
     @operation("jobs")
     def jobs(self, p: params.Jobs, *, collection: str | None = None) -> list[dict[str, Any]]:

@@ -110,10 +110,10 @@ def usage_summary(client: Any, prefix_or_keys: Any, job_id: str | None = None) -
     return _fold(client.hgetall(key))
 
 
-def store_usage(store: Any) -> dict[str, Any]:
-    """The extraction usage of a store's collection (``/stats``, ``/metrics``); empty for
-    a store that keeps no Redis keys."""
+def store_usage(store: Any, job_id: str | None = None) -> dict[str, Any]:
+    """The extraction usage of a store's collection (``/stats``, ``/metrics``) or of one
+    of its jobs (``/jobs/<id>``); empty for a store that keeps no Redis keys."""
     client, keys = getattr(store, "client", None), getattr(store, "keys", None)
     if client is None or keys is None or not hasattr(keys, "llm_usage"):
         return _fold({})
-    return usage_summary(client, keys)
+    return usage_summary(client, keys, job_id)
