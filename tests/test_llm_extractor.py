@@ -249,13 +249,14 @@ def test_retries_recover_from_429_500_and_a_timeout(fake: FakeLLM, provider: str
     fake.push(
         {"status": 429, "retry_after": "0.3"},
         {"status": 500},
-        {"delay": 1.5, "reply": GOOD},  # beyond the 0.5 s timeout: the client gives up
-        {"reply": GOOD},
+        {"delay": 6.0, "reply": GOOD},  # beyond the 1 s timeout: the client gives up
     )
-    result = extractor(fake, provider, timeout=0.5).extract(MESSAGES)
+    fake.responder = lambda _req: {"reply": GOOD}
+    result = extractor(fake, provider, timeout=1.0).extract(MESSAGES)
     assert len(result.candidates) == 3
     assert [s.status for s in fake.seen[:2]] == [429, 500]
     assert len(fake.seen) == 4
+    assert fake.seen[2].left == 0.0  # the slow one was given up on: it has not even answered
     # Retry-After is a floor on the wait before the next attempt
     assert fake.seen[1].arrived - fake.seen[0].left >= 0.25
     assert result.usage.calls == 1  # only the answered request cost tokens
