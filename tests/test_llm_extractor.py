@@ -19,6 +19,7 @@ from houkai.extraction.llm import (
     DeadLetter,
     RetryLater,
     disposition,
+    extractor_from_settings,
     make_llm_extractor,
     settings_options,
 )
@@ -142,10 +143,17 @@ def test_no_user_message_means_no_call(fake: FakeLLM) -> None:
     assert fake.seen == []
 
 
-def test_registry_builds_llm_extractors_from_settings(fake: FakeLLM, settings) -> None:
+def test_registry_builds_llm_extractors_from_settings(
+    fake: FakeLLM, settings, rclient: redis.Redis
+) -> None:
     configured = settings.replace(llm_base_url=fake.openai_url, llm_retries=1, llm_rate=0.0)
     made = extractor_for("llm:openai:gpt-4o-mini", **settings_options(configured))
     assert made.spec == "llm:openai:gpt-4o-mini" and made.policy.retries == 1
+    limited = configured.replace(extractor="llm:ollama:qwen2.5", llm_rate=3.0, llm_concurrency=2)
+    local = extractor_from_settings(limited, rclient)
+    assert local.spec == "llm:ollama:qwen2.5"
+    assert local.limiter.rate == 3.0 and local.semaphore.cap == 2
+    assert local.limiter.key == f"{settings.key_prefix}:llm:rate:ollama"
     fake.push({"reply": GOOD})
     assert len(made.extract(MESSAGES).candidates) == 3
 

@@ -30,6 +30,7 @@ __all__ = [
     "LLMExtractor",
     "RetryLater",
     "disposition",
+    "extractor_from_settings",
     "make_llm_extractor",
     "settings_options",
 ]
@@ -150,3 +151,14 @@ def settings_options(settings: Any, client: Any = None) -> dict[str, Any]:
         "max_tokens": settings.llm_max_tokens,
         "cache_ttl": settings.llm_cache_ttl,
     }
+
+
+def extractor_from_settings(settings: Any, client: Any = None, spec: str | None = None) -> Any:
+    """The extractor *spec* (default: ``settings.extractor``) names, an LLM one built with
+    the ``llm_*`` settings and *client* (Redis) for the shared limits, usage and cache."""
+    from ..registry import extractor_for, parse_spec
+
+    name = spec or settings.extractor
+    if parse_spec(name)[0] == "llm":
+        return extractor_for(name, **settings_options(settings, client))
+    return extractor_for(name)
