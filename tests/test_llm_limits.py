@@ -194,3 +194,23 @@ def test_prices_are_configurable(rclient: redis.Redis) -> None:
     assert cost("unheard-of", 10, 10, table) == 0.0
     with pytest.raises(ValidationError, match="model=input/output"):
         parse_prices("broken")
+
+
+def test_redis_out_of_reach_is_retry_later_not_a_dead_letter() -> None:
+    """The limits live in Redis; when it is down the job waits, it is not parked."""
+    from houkai.db.server import free_port
+
+    gone = redis.Redis(host="127.0.0.1", port=free_port(), socket_connect_timeout=0.5)
+    with FakeLLM() as fake:
+        made = make_llm_extractor(
+            "openai",
+            "m",
+            base_url=fake.openai_url,
+            api_key="k",
+            client=gone,
+            rate=5.0,
+            cache_ttl=0,
+        )
+        with pytest.raises(RetryLater, match="Redis"):
+            made.extract([ChatMessage("u1", "user", "hello")])
+        assert fake.seen == []  # no request went out past a limit it could not check

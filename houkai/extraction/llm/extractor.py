@@ -19,6 +19,8 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from redis.exceptions import RedisError
+
 from ..base import Candidate, ChatMessage, Decision, ExtractResult, Neighbour, Usage
 from . import prompts
 from .concurrency import NoCap, Semaphore
@@ -150,6 +152,13 @@ class LLMExtractor:
             except LLMError as exc:  # our limiter or semaphore: not now
                 exc.usage, exc.attempts = usage, attempt + 1
                 raise
+            except RedisError as exc:  # the shared limits are out of reach: not now either
+                raise RetryLater(
+                    f"{self.spec}: the rate limit / concurrency cap in Redis failed: {exc}",
+                    usage=usage,
+                    attempts=attempt + 1,
+                    retry_after=self.policy.base * 10,
+                ) from exc
             except Exception as exc:
                 kind, after = self.transport.classify(exc)
                 problem = f"{type(exc).__name__}: {exc}"
