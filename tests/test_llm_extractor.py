@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import redis
-from fake_llm_server import FakeLLM
+from fake_llm_server import FakeLLM, Step
 
 from houkai.domain.model import ValidationError
 from houkai.extraction.base import Candidate, ChatMessage, Neighbour
@@ -337,3 +337,30 @@ def test_llm_settings_read_from_the_environment() -> None:
     assert options["prices"] == "my-model=1/2" and options["base_url"] is None
     with pytest.raises(ValidationError, match="HOUKAI_LLM_RATE"):
         load_settings(env={"HOUKAI_LLM_RATE": "fast"})
+
+
+def test_a_long_session_goes_in_parts_and_a_retry_pays_only_for_the_rest(
+    fake: FakeLLM, rclient: redis.Redis
+) -> None:
+    prefix = f"t{uuid.uuid4().hex[:8]}"
+    long = [ChatMessage(f"p{i}", "user", f"Fact number {i}. " + "x" * 90) for i in range(6)]
+    made = extractor(fake, "openai", client=rclient, prefix=prefix, batch_chars=250, max_retries=0)
+
+    def answer(request: dict[str, Any]) -> Step:
+        text = request["messages"][1]["content"]
+        ids = [m.id for m in long if f'"id": "{m.id}"' in text]
+        return {"reply": {"memories": [memory(f"Fact {i}.", "fact", [i]) for i in ids]}}
+
+    fake.push({"reply": {"memories": []}}, {"status": 401})  # part 2 fails for good
+    fake.responder = answer
+    with pytest.raises(DeadLetter) as caught:
+        made.extract(long)
+    assert caught.value.usage.calls == 1  # part 1 was paid for: counted with the failure
+    fake.steps.clear()
+    fake.seen.clear()
+    result = made.extract(long)  # the redelivery
+    # three parts of two messages; part 1 came from the cache (and found nothing then)
+    assert len(fake.seen) == 2 and result.usage.calls == 2
+    assert [c.message_ids for c in result.candidates] == [("p2",), ("p3",), ("p4",), ("p5",)]
+    for key in rclient.scan_iter(match=f"{prefix}:*"):
+        rclient.delete(key)

@@ -117,6 +117,7 @@ class Settings:
     llm_max_tokens: int = 0  # reply token limit; 0 = the server's (Anthropic: 2048)
     llm_prices: str = ""  # "model=in/out,…" USD per million tokens, over the built-in table
     llm_cache_ttl: int = 86400  # seconds a validated reply is reused for the same prompt
+    llm_batch_chars: int = 24000  # message text per extraction call; longer batches go in parts
     # --- maintenance schedule (beat) -----------------------------------------
     maintenance_decay_every: str = "24h"
     maintenance_purge_every: str = "24h"

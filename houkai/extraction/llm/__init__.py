@@ -76,6 +76,7 @@ def make_llm_extractor(
     max_tokens: int = 0,
     temperature: float | None = None,
     cache_ttl: int = 86400,
+    batch_chars: int = 24_000,
     transport: Transport | None = None,
 ) -> LLMExtractor:
     """An extractor for *provider* (openai | anthropic | ollama) and *model*.
@@ -130,6 +131,7 @@ def make_llm_extractor(
         cache=client,
         cache_prefix=prefix,
         cache_ttl=cache_ttl if client is not None else 0,
+        batch_chars=max(1, batch_chars),
     )
 
 
@@ -150,6 +152,7 @@ def settings_options(settings: Any, client: Any = None) -> dict[str, Any]:
         "mode": settings.llm_mode,
         "max_tokens": settings.llm_max_tokens,
         "cache_ttl": settings.llm_cache_ttl,
+        "batch_chars": settings.llm_batch_chars,
     }
 
 

@@ -12,6 +12,7 @@ prompt, so a redelivered task gets the same answer without paying for it again.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -52,6 +53,7 @@ class LLMExtractor:
         cache: Any = None,
         cache_prefix: str = "",
         cache_ttl: int = 0,
+        batch_chars: int = prompts.BATCH_CHARS,
     ) -> None:
         self.provider = provider
         self.model = model
@@ -65,21 +67,35 @@ class LLMExtractor:
         self.cache = cache if cache_ttl > 0 else None
         self.cache_prefix = cache_prefix
         self.cache_ttl = cache_ttl
+        self.batch_chars = batch_chars
 
     # ------------------------------------------------------------------ protocol
     def extract(self, messages: Sequence[ChatMessage], *, summary: str = "") -> ExtractResult:
-        """Candidates from *messages* citing their ids; no call when no user spoke."""
-        if not any(m.role == "user" and m.content.strip() for m in messages):
-            return ExtractResult([], self._usage())
-        ids = [m.id for m in messages]
-        candidates, usage = self._call(
-            prompts.EXTRACT_SYSTEM,
-            prompts.extraction_prompt(messages, summary),
-            prompts.EXTRACT_TOOL,
-            prompts.EXTRACT_SCHEMA,
-            lambda payload: parse_candidates(payload, ids),
-        )
-        return ExtractResult(candidates, usage)
+        """Candidates from *messages* citing their ids, in message order. Long batches go
+        in parts of about ``batch_chars`` characters (each cached on its own, so a retry
+        after a failed part pays only for the parts not yet answered); a part in which no
+        user spoke costs no call."""
+        total = self._usage()
+        candidates: list[Candidate] = []
+        for part in prompts.batches(messages, self.batch_chars):
+            if not any(m.role == "user" and m.content.strip() for m in part):
+                continue
+            ids = [m.id for m in part]
+            try:
+                found, usage = self._call(
+                    prompts.EXTRACT_SYSTEM,
+                    prompts.extraction_prompt(part, summary),
+                    prompts.EXTRACT_TOOL,
+                    prompts.EXTRACT_SCHEMA,
+                    functools.partial(parse_candidates, message_ids=ids),
+                )
+            except LLMError as exc:
+                total.add(exc.usage)  # the parts already answered were paid for too
+                exc.usage = total
+                raise
+            candidates.extend(found)
+            total.add(usage)
+        return ExtractResult(candidates, total)
 
     def decide(
         self, candidate: Candidate, neighbours: Sequence[Neighbour]

@@ -21,6 +21,7 @@ from ..base import ACTIONS, CANDIDATE_KINDS, Candidate, ChatMessage, Neighbour
 EXTRACT_TOOL = "record_memories"
 DECIDE_TOOL = "reconcile_memory"
 MAX_MESSAGE_CHARS = 4000  # one message's text in the prompt; longer ones are cut
+BATCH_CHARS = 24_000  # message text per extraction call (~6k tokens): long sessions go in parts
 
 EXTRACT_SYSTEM = """You extract long-term memories from a conversation for an
 assistant's memory store. Keep only what is worth remembering in later conversations
@@ -112,6 +113,21 @@ def extraction_prompt(messages: Sequence[ChatMessage], summary: str = "") -> str
         lines.append(json.dumps(row, ensure_ascii=False))
     lines += ["", f"Answer with the memories worth keeping ({EXTRACT_TOOL})."]
     return "\n".join(lines)
+
+
+def batches(messages: Sequence[ChatMessage], limit: int = BATCH_CHARS) -> list[list[ChatMessage]]:
+    """*messages* in order, cut into parts of at most *limit* characters of (clipped)
+    text; a part always holds at least one message."""
+    parts: list[list[ChatMessage]] = []
+    size = limit + 1
+    for m in messages:
+        length = min(len(m.content), MAX_MESSAGE_CHARS)
+        if size + length > limit and (not parts or parts[-1]):
+            parts.append([])
+            size = 0
+        parts[-1].append(m)
+        size += length
+    return parts
 
 
 def neighbour_aliases(neighbours: Sequence[Neighbour]) -> dict[str, str]:
