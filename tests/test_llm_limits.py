@@ -214,3 +214,29 @@ def test_redis_out_of_reach_is_retry_later_not_a_dead_letter() -> None:
         with pytest.raises(RetryLater, match="Redis"):
             made.extract([ChatMessage("u1", "user", "hello")])
         assert fake.seen == []  # no request went out past a limit it could not check
+
+
+def test_a_tokens_per_minute_limit_holds_back_the_next_big_prompt(
+    rclient: redis.Redis, prefix: str
+) -> None:
+    with FakeLLM() as fake:
+        fake.responder = lambda _req: EMPTY
+        made = make_llm_extractor(
+            "openai",
+            "m",
+            base_url=fake.openai_url,
+            api_key="k",
+            client=rclient,
+            prefix=prefix,
+            tpm=2000,  # 33 tokens a second, a minute's 2000 at once
+            wait=0.5,
+            cache_ttl=0,
+        )
+        big = [ChatMessage("b1", "user", "word " * 1600)]  # ~1,400 tokens (text clipped at 4k)
+        made.extract(big)
+        with pytest.raises(RetryLater, match="rate limit") as caught:
+            made.extract([ChatMessage("b2", "user", "word " * 1600)])
+        assert caught.value.retry_after > 10  # ~800 tokens short at 33 a second
+        assert len(fake.seen) == 1
+        made.extract([ChatMessage("s1", "user", "short")])  # a small prompt still fits
+        assert len(fake.seen) == 2

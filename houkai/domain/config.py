@@ -109,6 +109,7 @@ class Settings:
     llm_api_key_env: str = ""
     llm_rate: float = 0.0  # requests per second per provider, all workers together; 0 = no limit
     llm_burst: float = 0.0  # requests at once from a full bucket; 0 = max(1, rate)
+    llm_tpm: float = 0.0  # prompt tokens per minute per provider (estimated); 0 = no limit
     llm_concurrency: int = 4  # requests in flight per provider, all workers; 0 = no cap
     llm_timeout: float = 60.0  # seconds one request may take
     llm_retries: int = 3  # retries of one call on 429/5xx/timeouts/malformed replies

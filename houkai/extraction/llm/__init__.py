@@ -69,6 +69,7 @@ def make_llm_extractor(
     prefix: str = "houkai",
     rate: float = 0.0,
     burst: float = 0.0,
+    tpm: float = 0.0,
     concurrency: int = 0,
     wait: float = 30.0,
     prices: Any = None,
@@ -82,13 +83,14 @@ def make_llm_extractor(
     """An extractor for *provider* (openai | anthropic | ollama) and *model*.
 
     *client* is a Redis client: with it the rate limit (*rate* requests per second,
-    *burst* at once) and the concurrency cap hold across every process sharing that
-    Redis, and replies are cached for *cache_ttl* seconds; without it there is no limit.
+    *burst* at once; *tpm* estimated prompt tokens per minute) and the concurrency cap
+    hold across every process sharing that Redis, and replies are cached for *cache_ttl*
+    seconds; without it there is no limit.
     *wait* bounds the time one attempt may wait for a token or a slot.
     """
     if provider not in ("openai", "anthropic", "ollama"):
         raise ValidationError(f"unknown LLM provider {provider!r}")
-    if timeout <= 0 or max_retries < 0 or rate < 0 or concurrency < 0:
+    if timeout <= 0 or max_retries < 0 or min(rate, burst, tpm, concurrency) < 0:
         raise ValidationError("timeout must be > 0; retries, rate and concurrency >= 0")
     if transport is None:
         url = base_url or (OLLAMA_BASE_URL if provider == "ollama" else None)
@@ -116,6 +118,9 @@ def make_llm_extractor(
     semaphore: Semaphore | NoCap = NoCap()
     if client is not None and rate > 0:
         limiter = TokenBucket(client, f"{prefix}:llm:rate:{provider}", rate, burst or None)
+    tokens: TokenBucket | NoLimit = NoLimit()
+    if client is not None and tpm > 0:  # a minute's worth may go at once, as providers allow
+        tokens = TokenBucket(client, f"{prefix}:llm:tpm:{provider}", tpm / 60, tpm)
     if client is not None and concurrency > 0:
         lease = timeout + LEASE_MARGIN
         semaphore = Semaphore(client, f"{prefix}:llm:slots:{provider}", concurrency, lease)
@@ -124,6 +129,7 @@ def make_llm_extractor(
         model,
         transport,
         limiter=limiter,
+        token_limiter=tokens,
         semaphore=semaphore,
         policy=RetryPolicy(retries=max_retries),
         wait=wait,
@@ -146,6 +152,7 @@ def settings_options(settings: Any, client: Any = None) -> dict[str, Any]:
         "prefix": settings.key_prefix,
         "rate": settings.llm_rate,
         "burst": settings.llm_burst,
+        "tpm": settings.llm_tpm,
         "concurrency": settings.llm_concurrency,
         "wait": settings.llm_wait,
         "prices": settings.llm_prices,

@@ -1,8 +1,9 @@
 """The LLM extractor: prompts out, validated candidates and decisions in, with the
 pipeline's promises around every attempt.
 
-Each attempt takes a token from the provider's shared bucket, then a slot under its
-concurrency cap, then makes one HTTP request. A transient failure (429, 5xx, timeout)
+Each attempt takes a token from the provider's shared bucket (and, with a
+tokens-per-minute limit, the prompt's estimated tokens from a second one), then a slot
+under its concurrency cap, then makes one HTTP request. A transient failure (429, 5xx, timeout)
 waits with backoff (at least the server's ``Retry-After``) and tries again; a malformed
 reply is asked again; both share the call's retry budget. What is left when the
 budget is spent is :class:`~.errors.RetryLater` or :class:`~.errors.DeadLetter`, both
@@ -34,6 +35,7 @@ from .retry import RetryPolicy
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+CHARS_PER_TOKEN = 4  # a prompt's token estimate for the tokens-per-minute bucket
 
 
 class LLMExtractor:
@@ -46,6 +48,7 @@ class LLMExtractor:
         transport: Transport,
         *,
         limiter: TokenBucket | NoLimit | None = None,
+        token_limiter: TokenBucket | NoLimit | None = None,
         semaphore: Semaphore | NoCap | None = None,
         policy: RetryPolicy | None = None,
         wait: float = 30.0,
@@ -60,6 +63,7 @@ class LLMExtractor:
         self.spec = f"llm:{provider}:{model}"
         self.transport = transport
         self.limiter = limiter or NoLimit()
+        self.token_limiter = token_limiter or NoLimit()
         self.semaphore = semaphore or NoCap()
         self.policy = policy or RetryPolicy()
         self.wait = wait
@@ -141,6 +145,9 @@ class LLMExtractor:
 
     def _attempt(self, system: str, prompt: str, name: str, schema: dict[str, Any]) -> Reply:
         self.limiter.acquire(1, timeout=self.wait)
+        if isinstance(self.token_limiter, TokenBucket):  # tokens per minute: an estimate
+            estimate = (len(system) + len(prompt) + len(json.dumps(schema))) / CHARS_PER_TOKEN
+            self.token_limiter.acquire(min(estimate, self.token_limiter.burst), timeout=self.wait)
         with self.semaphore.slot(timeout=self.wait):
             return self.transport.complete(system, prompt, name, schema)
 
