@@ -4,6 +4,7 @@ leak), and usage accounting per provider and per job."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import threading
@@ -64,17 +65,41 @@ def test_token_bucket_deadline_is_retry_later(rclient: redis.Redis, prefix: str)
 
 
 CHILD = """
-import sys, redis
+import json, sys, redis
 from houkai.extraction.base import ChatMessage
 from houkai.extraction.llm import make_llm_extractor
-url, redis_url, prefix, tag, calls = sys.argv[1:6]
+url, redis_url, prefix, tag, calls, limits = sys.argv[1:7]
 made = make_llm_extractor(
     "openai", "m", base_url=url, api_key="k", client=redis.Redis.from_url(redis_url),
-    prefix=prefix, rate=4.0, burst=2, wait=60, cache_ttl=0,
+    prefix=prefix, wait=60, cache_ttl=0, **json.loads(limits),
 )
 for i in range(int(calls)):
     made.extract([ChatMessage(f"{tag}-{i}", "user", f"worker {tag} message {i}")])
 """
+
+
+def two_workers(fake: FakeLLM, redis_url: str, prefix: str, calls: int, **limits: float) -> None:
+    """Two worker processes, each making *calls* extractions under *limits*."""
+    children = [
+        subprocess.Popen(
+            [
+                sys.executable,
+                "-c",
+                CHILD,
+                fake.openai_url,
+                redis_url,
+                prefix,
+                tag,
+                str(calls),
+                json.dumps(limits),
+            ],
+            env=child_env(),
+            cwd=str(Path(__file__).parent),
+        )
+        for tag in ("a", "b")
+    ]
+    for child in children:
+        assert child.wait(timeout=120) == 0
 
 
 def test_the_rate_holds_across_two_processes(redis_url: str, prefix: str) -> None:
@@ -83,16 +108,7 @@ def test_the_rate_holds_across_two_processes(redis_url: str, prefix: str) -> Non
     calls = 6
     with FakeLLM() as fake:
         fake.responder = lambda _req: EMPTY
-        children = [
-            subprocess.Popen(
-                [sys.executable, "-c", CHILD, fake.openai_url, redis_url, prefix, tag, str(calls)],
-                env=child_env(),
-                cwd=str(Path(__file__).parent),
-            )
-            for tag in ("a", "b")
-        ]
-        for child in children:
-            assert child.wait(timeout=120) == 0
+        two_workers(fake, redis_url, prefix, calls, rate=4.0, burst=2)
         seen = fake.requests("/chat/completions")
     assert len(seen) == 2 * calls
     tags = {str(s.body["messages"][1]["content"]).split("worker ")[1][0] for s in seen}
@@ -105,6 +121,14 @@ def test_the_rate_holds_across_two_processes(redis_url: str, prefix: str) -> Non
 
 
 # ---------------------------------------------------------------- concurrency
+def test_the_concurrency_cap_holds_across_two_processes(redis_url: str, prefix: str) -> None:
+    with FakeLLM() as fake:
+        fake.responder = lambda _req: {"delay": 0.2, **EMPTY}
+        two_workers(fake, redis_url, prefix, 4, concurrency=1)
+        assert len(fake.seen) == 8
+        assert fake.max_inflight == 1  # back-to-back 0.2 s calls from two processes: never two
+
+
 def test_the_concurrency_cap_holds(rclient: redis.Redis, prefix: str) -> None:
     with FakeLLM() as fake:
         fake.responder = lambda _req: {"delay": 0.3, **EMPTY}
