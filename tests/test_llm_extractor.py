@@ -28,7 +28,9 @@ from houkai.extraction.registry import extractor_for
 PROVIDERS = ("openai", "anthropic")
 
 MESSAGES = [
-    ChatMessage("msg-1", "user", "I moved to Lisbon last spring, and I drink my coffee black."),
+    ChatMessage(
+        "msg-1", "user", "I moved to Lisbon last spring, and I drink my coffee black.", ts=1.78e9
+    ),
     ChatMessage("msg-2", "assistant", "Lisbon is lovely! Any plans for the weekend?"),
     ChatMessage("msg-3", "user", "We decided to use Postgres for the billing service."),
 ]
@@ -97,6 +99,7 @@ def test_candidates_come_back_with_message_id_provenance(fake: FakeLLM, provider
     [seen] = fake.seen
     text = str(seen.body["messages"])
     assert "msg-1" in text and "msg-3" in text and "Earlier: talked about moving." in text
+    assert "2026-05-28T20:26:40Z" in text  # the message's time, for relative dates
     if provider == "anthropic":
         assert seen.path == "/v1/messages"
         assert seen.body["tool_choice"] == {"type": "tool", "name": "record_memories"}

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from ..base import ACTIONS, CANDIDATE_KINDS, Candidate, ChatMessage, Neighbour
@@ -107,9 +108,12 @@ def extraction_prompt(messages: Sequence[ChatMessage], summary: str = "") -> str
         ]
     lines.append("New messages (one JSON object per line):")
     for m in messages:
-        row: dict[str, Any] = {"id": m.id, "role": m.role, "content": _clip(m.content)}
-        if m.ts is not None:
-            row["ts"] = m.ts
+        row: dict[str, Any] = {"id": m.id, "role": m.role}
+        if m.name:
+            row["name"] = m.name
+        if m.ts is not None:  # a date the model can resolve "yesterday" against
+            row["time"] = datetime.fromtimestamp(m.ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        row["content"] = _clip(m.content)
         lines.append(json.dumps(row, ensure_ascii=False))
     lines += ["", f"Answer with the memories worth keeping ({EXTRACT_TOOL})."]
     return "\n".join(lines)
