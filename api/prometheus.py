@@ -2,7 +2,9 @@
 
 One sample per collection (label ``collection``); nested numeric values of
 ``store.metrics()`` become ``houkai_<path>`` gauges, ``calls`` become a
-``houkai_calls_total{op=…}`` counter. A collection whose metrics fail is
+``houkai_calls_total{op=…}`` counter, LLM extraction usage becomes
+``houkai_extraction_{input_tokens,output_tokens,calls,cost_usd}_total{provider=…,model=…}``
+counters. A collection whose metrics fail is
 skipped with a log line, never a failed scrape.
 """
 
@@ -12,6 +14,8 @@ import logging
 import math
 from collections.abc import Iterable
 from typing import Any
+
+from houkai.extraction.usage import store_usage
 
 log = logging.getLogger("houkai.api")
 
@@ -63,6 +67,7 @@ def render(service: Any, collections: Iterable[str]) -> str:
             store = service.store(name)
             add("houkai_memories", _labels(collection=name), float(store.count()))
             metrics = store.metrics() if hasattr(store, "metrics") else {}
+            usage = store_usage(store)["providers"]
         except Exception as exc:  # one bad collection must not fail the scrape
             log.warning("prometheus: metrics of %s failed: %s", name, exc)
             continue
@@ -70,6 +75,11 @@ def render(service: Any, collections: Iterable[str]) -> str:
             number = _number(count)
             if number is not None:
                 add("houkai_calls_total", _labels(collection=name, op=str(op)), number, "counter")
+        for provider, row in usage.items():
+            for model, figures in row["models"].items():
+                labels = _labels(collection=name, provider=provider, model=model)
+                for figure, value in figures.items():
+                    add(f"houkai_extraction_{figure}_total", labels, float(value), "counter")
         flat: dict[str, float] = {}
         _flatten([], {k: v for k, v in metrics.items() if k not in ("calls", "count")}, flat)
         for metric, value in flat.items():

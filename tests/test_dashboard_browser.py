@@ -361,6 +361,22 @@ def test_browse_health_and_narrow_screen(live, browser):
         "return !!p && p.dataset.stale === '0' && p.textContent.includes('current')"
     )
     _wait(browser, lambda d: d.execute_script(current), timeout=60)
+    assert "No LLM calls yet" in root.find_element(By.ID, "extraction-usage").text
+    # LLM extraction's tokens and cost (issue #30) get their card once a call is counted
+    from houkai.db.connection import get_client
+    from houkai.db.keys import Keys
+    from houkai.extraction.base import Usage
+    from houkai.extraction.usage import record_usage
+
+    spent = Usage("openai", "gpt-4o-mini", input_tokens=1200, output_tokens=300, calls=3)
+    spent.cost_usd = 0.00036
+    keys = Keys(live.prefix, live.collection)
+    record_usage(get_client(live.settings.redis_url), keys, "job-ui", spent)
+    _go(browser, "#/browse", "browse")
+    root = _go(browser, "#/health", "health")
+    usage = root.find_element(By.ID, "extraction-usage").text
+    assert "3 calls" in usage and "openai $0.0004" in usage, usage
+    assert root.find_elements(By.CSS_SELECTOR, "svg.chart[aria-label='LLM tokens by provider']")
     _shot(browser, "health")
     browser.set_window_size(390, 1100)
     try:

@@ -169,29 +169,56 @@ def extract_session(
     """Turn a session's not-yet-extracted messages into memories (idempotent: see
     :mod:`houkai.sessions.extract`). An extractor failure (a provider down, a rate limit)
     is retried with backoff; the messages stay pending meanwhile, nothing is lost."""
+    from houkai.sessions import jobs as extraction_jobs
     from houkai.sessions.extract import run_extraction
+
+    job_id = self.request.id or ""
 
     def run() -> dict[str, Any]:
         store = worker_store(prefix, collection)
-        report = run_extraction(store, session_id, due=due, job_id=self.request.id or "")
-        return report.to_dict()
+        report = run_extraction(store, session_id, due=due, job_id=job_id).to_dict()
+        if report.get("status") == "done":  # a debounced or idle run is no job of its own
+            extraction_jobs.begin(store, job_id, session_id)
+            extraction_jobs.finish(store, job_id, report)
+        return report
 
     try:
         return until_redis_is_back(run, f"extraction of session {session_id}")
     except TRANSIENT:
         raise
     except Exception as exc:
-        if self.request.retries >= MAX_RETRIES:
-            log.error("extraction of session %s failed for good: %s", session_id, exc)
-            raise
+        return _extraction_failed(self, exc, prefix, collection, session_id, job_id)
+
+
+def _extraction_failed(
+    task: Task, exc: Exception, prefix: str, collection: str, session_id: str, job_id: str
+) -> dict[str, Any]:
+    """Retry with backoff (a provider's 429/5xx, a timeout, our own limits) or, once that
+    cannot help or retries are spent, dead-letter: the job fails visibly and the session's
+    messages stay pending (houkai.sessions.jobs)."""
+    from houkai.extraction.llm.errors import LLMError, disposition
+    from houkai.extraction.usage import record_usage
+    from houkai.sessions import jobs as extraction_jobs
+
+    store = worker_store(prefix, collection)
+    retries = task.request.retries
+    if isinstance(exc, LLMError):
+        # tokens spent before the failure are still spent
+        record_usage(store.client, store.keys, job_id, exc.usage, once=f"{job_id}:{retries}")
+        verdict, countdown = disposition(exc, retries, MAX_RETRIES, default_delay=_backoff(retries))
+    else:
+        verdict = "retry" if retries < MAX_RETRIES else "dead"
+        countdown = _backoff(retries)
+    extraction_jobs.begin(store, job_id, session_id)
+    if verdict == "retry":
         log.warning(
-            "extraction of session %s failed (%s); retry %d/%d",
-            session_id,
-            exc,
-            self.request.retries + 1,
-            MAX_RETRIES,
-        )
-        raise self.retry(exc=exc, countdown=_backoff(self.request.retries)) from None
+            "extraction of session %s failed (%s); retry %d/%d in %.0f s",
+            session_id, exc, retries + 1, MAX_RETRIES, countdown,
+        )  # fmt: skip
+        extraction_jobs.note_retry(store, job_id, exc, countdown)
+        raise task.retry(exc=exc, countdown=countdown) from None
+    extraction_jobs.dead_letter(store, job_id, session_id, exc)
+    return {"session_id": session_id, "status": "dead_letter", "error": str(exc)[:500]}
 
 
 # ---------------------------------------------------------------------- worker process

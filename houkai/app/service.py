@@ -33,6 +33,7 @@ from ..domain.model import (
     StateConflict,
     ValidationError,
 )
+from ..extraction.usage import store_usage
 from . import operations
 from .operations import DISPATCHABLE, check_arguments
 from .operations import params as params
@@ -680,11 +681,13 @@ class MemoryService(SessionServiceMixin):
         checked = getattr(store, "findability", None)
         if callable(checked):
             out["findability"] = checked()
+        out["extraction"] = store_usage(store)  # LLM tokens and cost per provider
         return out
 
     @operation("metrics")
     def metrics(self, p: params.NoParams, *, collection: str | None = None) -> dict[str, Any]:
-        return self.read_store(collection).metrics()
+        store = self.read_store(collection)
+        return {**store.metrics(), "extraction": store_usage(store)}
 
     # ------------------------------------------------------------------ graph
     @operation("link")
@@ -982,6 +985,11 @@ class MemoryService(SessionServiceMixin):
         whole collection: ``{job_id, requeued}``."""
         if p.job_id is not None:
             self.job(p.job_id, collection=collection)
+            from ..sessions import jobs as extraction_jobs
+
+            store = self.store(collection)
+            if extraction_jobs.session_of(store, p.job_id) is not None:  # an extraction
+                return {"job_id": p.job_id, "requeued": int(extraction_jobs.retry(store, p.job_id))}
         pipeline = self.pipeline(collection)
         if pipeline is None:
             raise Unavailable("ingestion pipeline is not available")
@@ -1000,7 +1008,11 @@ class MemoryService(SessionServiceMixin):
         status = None if pipeline is None else pipeline.job(p.job_id)
         if status is None:
             raise NotFound(f"no job with id {p.job_id!r}")
-        return _status_dict(status)
+        reply = _status_dict(status)
+        spent = store_usage(self.read_store(collection), p.job_id)
+        if spent["calls"]:  # an extraction job: its LLM tokens and cost
+            reply["extraction"] = spent
+        return reply
 
     @operation("jobs")
     def jobs(self, p: params.Jobs, *, collection: str | None = None) -> list[dict[str, Any]]:

@@ -31,7 +31,7 @@ class SessionServiceMixin:
 
     # MemoryService's (the mixin is only ever part of it)
     store: Any
-    _read_store: Any
+    read_store: Any
 
     @operation("add_messages")
     def add_messages(self, p: sp.AddMessages, *, collection: str | None = None) -> dict[str, Any]:
@@ -50,7 +50,7 @@ class SessionServiceMixin:
     def session_get(self, p: sp.SessionGet, *, collection: str | None = None) -> dict[str, Any]:
         from .service import memory_to_dict
 
-        store = self._read_store(collection)
+        store = self.read_store(collection)
         _owned(store, p.session_id)
         context = store.session(p.session_id, p.query, p.budget, memories=p.memories)
         return dict(context.to_dict(memory_dict=memory_to_dict))
@@ -61,7 +61,7 @@ class SessionServiceMixin:
     ) -> list[dict[str, Any]]:
         from .auth import caller_scope, in_scope
 
-        rows = list(self._read_store(collection).sessions(p.limit, p.offset))
+        rows = list(self.read_store(collection).sessions(p.limit, p.offset))
         if caller_scope():  # a scoped token lists its own sessions only
             rows = [r for r in rows if in_scope({k: v or "" for k, v in r.items()})]
         return rows
@@ -70,7 +70,7 @@ class SessionServiceMixin:
     def session_delete(self, p: sp.SessionRef, *, collection: str | None = None) -> dict[str, Any]:
         from ..store.sessions import SessionNotFound
 
-        store = self._read_store(collection)
+        store = self.read_store(collection)
         _owned(store, p.session_id)
         if not store.delete_session(p.session_id):
             raise SessionNotFound(p.session_id)
@@ -82,7 +82,7 @@ class SessionServiceMixin:
         from ..sessions import trigger
         from ..store.sessions import SessionNotFound
 
-        store = self._read_store(collection)
+        store = self.read_store(collection)
         _owned(store, p.session_id)
         if not store.session_state.exists(p.session_id):
             raise SessionNotFound(p.session_id)

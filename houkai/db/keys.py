@@ -123,6 +123,12 @@ class Keys:
         return f"{self.prefix}:metrics:{self.collection}"
 
     @property
+    def llm_usage(self) -> str:
+        """HASH of LLM extraction tokens and cost, ``<provider>|<model>|<figure>``; each
+        job's share in ``<this>:job:<id>`` (houkai/extraction/usage.py)."""
+        return f"{self.prefix}:llmusage:{self.collection}"
+
+    @property
     def latency(self) -> str:
         return f"{self.prefix}:latency:{self.collection}"
 
@@ -162,11 +168,6 @@ class Keys:
     def sessions_due(self) -> str:
         """ZSET session id → when its debounced extraction is due (pending messages)."""
         return f"{self.prefix}:sessdue:{self.collection}"
-
-    @property
-    def extraction_usage(self) -> str:
-        """HASH of extractor usage totals: ``<provider>:<field>`` → sum (tokens, cost, calls)."""
-        return f"{self.prefix}:xusage:{self.collection}"
 
     @staticmethod
     def registry(prefix: str) -> str:

@@ -99,6 +99,26 @@ class Settings:
     # same machine keeps its read latency while the worker embeds (ADR 0073); 0 = off
     worker_nice: int = 10
     reconcile_after: str = "10m"
+    # --- conversation extraction: LLM providers (docs/extraction-llm.md) ---------
+    # "rules" (no LLM) | "llm:openai:MODEL" | "llm:anthropic:MODEL" | "llm:ollama:MODEL"
+    extractor: str = "rules"
+    # OpenAI-compatible server (vLLM, LM Studio, llama.cpp, Ollama …); empty: the
+    # provider's own endpoint (Ollama: http://localhost:11434/v1)
+    llm_base_url: str = ""
+    # name of the variable holding the key; empty: OPENAI_API_KEY / ANTHROPIC_API_KEY
+    llm_api_key_env: str = ""
+    llm_rate: float = 0.0  # requests per second per provider, all workers together; 0 = no limit
+    llm_burst: float = 0.0  # requests at once from a full bucket; 0 = max(1, rate)
+    llm_tpm: float = 0.0  # prompt tokens per minute per provider (estimated); 0 = no limit
+    llm_concurrency: int = 4  # requests in flight per provider, all workers; 0 = no cap
+    llm_timeout: float = 60.0  # seconds one request may take
+    llm_retries: int = 3  # retries of one call on 429/5xx/timeouts/malformed replies
+    llm_wait: float = 30.0  # seconds one attempt waits for a rate token or a slot
+    llm_mode: str = "json_schema"  # OpenAI-compatible structured output: json_schema|tools|json
+    llm_max_tokens: int = 0  # reply token limit; 0 = the server's (Anthropic: 2048)
+    llm_prices: str = ""  # "model=in/out,…" USD per million tokens, over the built-in table
+    llm_cache_ttl: int = 86400  # seconds a validated reply is reused for the same prompt
+    llm_batch_chars: int = 24000  # message text per extraction call; longer batches go in parts
     # --- maintenance schedule (beat) -----------------------------------------
     maintenance_decay_every: str = "24h"
     maintenance_purge_every: str = "24h"
@@ -132,10 +152,8 @@ class Settings:
     # last message (debounced: every new message pushes it back)
     extract_after_messages: int = 8
     extract_after_idle: str = "30s"
-    # "rules" (no LLM: user-stated facts, preferences, decisions, dated events) or
-    # "llm:<provider>:<model>"; extract_options: JSON of the provider's options
-    extractor: str = "rules"
-    extract_options: str = ""
+    # the extractor is `extractor` above ("rules": no LLM; user-stated facts, preferences,
+    # decisions, dated events), the provider's options the llm_* settings
     # reconciliation without an LLM: a candidate this close to a stored memory is a
     # duplicate (NOOP); this close with opposite polarity or a negation, an UPDATE
     extract_duplicate_similarity: float = 0.90

@@ -14,7 +14,6 @@ new memory.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 import uuid
@@ -26,7 +25,6 @@ from ..db.decode import as_float
 from ..domain.config import parse_duration
 from ..domain.model import Memory, ValidationError
 from ..extraction.base import Candidate, ChatMessage, Decision, Extractor, Usage
-from ..extraction.registry import extractor_for
 from ..extraction.usage import record_usage
 from .reconcile import decide, find_neighbours
 
@@ -57,11 +55,12 @@ def memory_id_for(collection: str, session_id: str, candidate: Candidate) -> str
     return str(uuid.uuid5(_NAMESPACE, key))
 
 
-def extractor_from_settings(settings: Any) -> Extractor:
-    options: dict[str, Any] = {}
-    if settings.extract_options:
-        options = json.loads(settings.extract_options)
-    return extractor_for(settings.extractor, **options)
+def extractor_from_settings(settings: Any, client: Any = None) -> Extractor:
+    """The configured extractor; an LLM one shares its rate limits, concurrency cap, reply
+    cache and usage figures through *client* (Redis) with every worker."""
+    from ..extraction.llm import extractor_from_settings as build
+
+    return build(settings, client)
 
 
 def _with_times(messages: list[ChatMessage], held: Mapping[str, Mapping[str, Any]]) -> list:
@@ -111,7 +110,7 @@ def run_extraction(
         state.trim(session_id)
         report.status = "idle"
         return report
-    extractor = extractor or extractor_from_settings(settings)
+    extractor = extractor or extractor_from_settings(settings, store.client)
     _, provider, model = [*extractor.spec.split(":", 2), "", ""][:3]
     usage = Usage(provider=provider or "rules", model=model or extractor.spec)
     result = extractor.extract(pending, summary=meta.get("summary", ""))

@@ -53,6 +53,7 @@ def send(
     countdown: float = 0.0,
     due: float = 0.0,
     app: Any = None,
+    task_id: str | None = None,
 ) -> str | None:
     """Send one extraction job (outbox first); its task id, or None when the broker
     refused (the session stays due: the sweep sends it later)."""
@@ -62,7 +63,7 @@ def send(
         "session_id": session_id,
         "due": due,
     }
-    task_id = str(uuid.uuid4())
+    task_id = task_id or str(uuid.uuid4())
     try:
         outbox.record(client, keys.prefix, task_id, EXTRACT_SESSION, kwargs)
         if app is None:

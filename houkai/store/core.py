@@ -817,7 +817,13 @@ class CoreStore(abc.ABC):
         deleted = self.nuke()  # memories, reverse links, tag names, BM25 and access hashes
         drop_index(self.client, self.keys)
         access.drop_access_index(self.client, self.keys)
-        self.client.delete(self.keys.meta, self.keys.journal, self.keys.metrics, self.keys.latency)
+        self.client.delete(
+            self.keys.meta,
+            self.keys.journal,
+            self.keys.metrics,
+            self.keys.latency,
+            self.keys.llm_usage,
+        )
         self.client.srem(Keys.registry(self.keys.prefix), self.collection_name)
         return deleted
 

@@ -168,16 +168,12 @@ class SessionsMixin(StoreHost):
         return run_extraction(self, sid, extractor=extractor).to_dict()
 
     def metrics(self) -> dict[str, Any]:
-        """The store's metrics plus, once a session exists, ``sessions`` (how many) and
-        ``extraction`` (the extractors' usage totals: tokens, cost, calls, jobs)."""
-        from ..extraction.usage import usage_totals
-
+        """The store's metrics plus, once a session exists, ``sessions`` (how many); the
+        extractors' tokens and cost are the service's ``extraction`` figures."""
         out: dict[str, Any] = super().metrics()  # type: ignore[misc]
         sessions = self.session_state.count()
-        usage = usage_totals(self.client, self.keys)
-        if sessions or usage:
+        if sessions:
             out["sessions"] = sessions
-            out["extraction"] = usage
         return out
 
     def drop(self) -> int:

@@ -665,6 +665,23 @@
       (f.ok ? "all found" : "BELOW the threshold: run `houkai findable`")));
   }
 
+  // Tokens and cost of LLM extraction (conversations → memories), per provider: what the
+  // collection's sessions have spent so far (/metrics "extraction").
+  function extractionCard(x) {
+    const rows = Object.entries(x.providers || {});
+    if (!rows.length) {
+      return card("LLM extraction", h("p", { class: "muted", id: "extraction-usage" },
+        "No LLM calls yet: the rules extractor spends no tokens."));
+    }
+    return card("LLM extraction (tokens by provider)", barChart(rows.flatMap(([name, r]) => [
+      { label: `${name} in`, value: r.input_tokens || 0 },
+      { label: `${name} out`, value: r.output_tokens || 0, alt: true }]),
+    { label: "LLM tokens by provider", labelW: 140 }),
+    h("p", { class: "muted", id: "extraction-usage" },
+      `${fmtNum(x.calls, 0)} calls · $${fmtNum(x.cost_usd || 0, 4)} (` +
+      rows.map(([name, r]) => `${name} $${fmtNum(r.cost_usd || 0, 4)}`).join(", ") + ")"));
+  }
+
   async function viewHealth(root) {
     const seq = state.seq;
     const load = () => Promise.all([
@@ -695,6 +712,7 @@
             ["p50", "p95", "p99", "max"].map((k) => ({ label: k, value: lat[k] || 0, alt: k === "max" })),
             { unit: " ms", digits: 1, label: "recall latency percentiles" })),
           findabilityCard(metrics.findability || {}),
+          extractionCard(metrics.extraction || {}),
           card("Redis memory", barChart([
             { label: "bytes/memory", value: growth.redis.bytes_per_memory || 0 },
           ], { label: "redis bytes per memory", unit: " B" }),
