@@ -10,6 +10,7 @@ import pytest
 
 from houkai.engines.embeddings import HashEmbedder
 from houkai.pipeline.write import Pipeline
+from houkai.db.schema import await_scan
 from houkai.store import access
 
 DAY = 86400.0
@@ -163,3 +164,21 @@ def test_browse_pages_through_the_right_index(store, sort):
         if not after:
             break
     assert len(seen) == 7 and len(set(seen)) == 7
+
+
+def test_scope_filters_reach_the_access_index_and_an_older_one_gains_them(make_store):
+    store = make_store()
+    alice = store.remember("alice keeps her notes in the blue folder", user_id="alice")
+    store.remember("bob keeps his notes in the red folder", user_id="bob")
+    store.recall("notes folder", k=2)
+    store.flush_access()
+    got = store.list_recent(sort="accessed", user_id="alice")
+    assert [m.id for m in got] == [alice.id]
+    # an access index from before the scope fields: reopening the store adds them in place
+    access.drop_access_index(store.client, store.keys)
+    args = access.schema_args(store.keys)
+    old = args[: args.index("access_count") + 2]  # … "access_count", "NUMERIC": no scope
+    store.client.execute_command(*old)
+    again = make_store(collection=store.collection_name)
+    assert await_scan(again.client, again.keys.access_index, 10)  # FT.ALTER indexes behind
+    assert [m.id for m in again.list_recent(sort="accessed", user_id="alice")] == [alice.id]

@@ -52,7 +52,12 @@ MIRRORED: tuple[str, ...] = (
     "importance",
     "created_at",
     "expires_at",
+    "uidk",  # the scope a memory belongs to: user, agent, session (filters on every read)
+    "aidk",
+    "sidk",
 )
+#: Fields added to the access index after its first release (``FT.ALTER`` on open).
+LATER_FIELDS: tuple[tuple[str, ...], ...] = (("uidk", "TAG"), ("aidk", "TAG"), ("sidk", "TAG"))
 ACCESS_FIELDS: tuple[str, ...] = ("last_accessed", "access_count")
 #: Collection metadata field set once every memory has its access document.
 READY_FIELD = "access_docs"
@@ -155,6 +160,7 @@ def schema_args(keys: Keys) -> list[str | int]:
         "expires_at", "NUMERIC",
         "last_accessed", "NUMERIC", "SORTABLE",
         "access_count", "NUMERIC",
+        *(part for field in LATER_FIELDS for part in field),
     ]  # fmt: skip
 
 
@@ -167,10 +173,30 @@ def ensure_access_index(client: redis.Redis, keys: Keys, *, empty: bool) -> bool
     except redis.exceptions.ResponseError as exc:
         if "already exists" not in str(exc).lower():
             raise
+        _add_later_fields(client, keys)
     if not ready and empty:
         client.hset(keys.meta, READY_FIELD, 1)
         ready = True
     return ready
+
+
+def _add_later_fields(client: redis.Redis, keys: Keys) -> None:
+    """Give an access index made before :data:`LATER_FIELDS` existed those fields."""
+    have = set()
+    for entry in index_info(client, keys.access_index).get("attributes", []):
+        if isinstance(entry, dict):  # RESP3
+            fields = {as_text(k): v for k, v in entry.items()}
+            have.add(as_text(fields.get("attribute")))
+        else:  # RESP2: identifier, NAME, attribute, NAME, type, …
+            pairs = dict(zip(map(as_text, entry[::2]), entry[1::2], strict=False))
+            have.add(as_text(pairs.get("attribute")))
+    for field in LATER_FIELDS:
+        if field[0] not in have:
+            try:
+                client.execute_command("FT.ALTER", keys.access_index, "SCHEMA", "ADD", *field)
+            except redis.exceptions.ResponseError as exc:
+                if "duplicate" not in str(exc).lower():
+                    raise
 
 
 def drop_access_index(client: redis.Redis, keys: Keys) -> None:
