@@ -374,7 +374,7 @@ def _http(port: int, method: str, path: str, body: Any = None, timeout: float = 
         conn.close()
 
 
-def _start_worker(settings: Settings, log_path: Path) -> subprocess.Popen:
+def start_worker(settings: Settings, log_path: Path) -> subprocess.Popen:
     """``houkai worker`` as ``houkai up`` starts it (the default pool and concurrency)."""
     from .recall_rest import settings_env
 
@@ -391,7 +391,7 @@ def _start_worker(settings: Settings, log_path: Path) -> subprocess.Popen:
         )
 
 
-def _stop(proc: subprocess.Popen) -> None:
+def stop_process(proc: subprocess.Popen) -> None:
     import signal
 
     if proc.poll() is None:
@@ -468,7 +468,7 @@ def _one_run(
     )
     try:
         if setup == "worker":
-            worker = _start_worker(s, log_dir / "bench-contention-worker.log")
+            worker = start_worker(s, log_dir / "bench-contention-worker.log")
             deadline = time.monotonic() + 300
             while workers_alive(target.client, s.key_prefix) == 0:
                 if worker.poll() is not None or time.monotonic() > deadline:
@@ -514,7 +514,7 @@ def _one_run(
         )
     finally:
         if worker is not None:
-            _stop(worker)
+            stop_process(worker)
         target.drop()
 
 
