@@ -8,9 +8,9 @@ import time
 
 import pytest
 
+from houkai.db.schema import await_scan
 from houkai.engines.embeddings import HashEmbedder
 from houkai.pipeline.write import Pipeline
-from houkai.db.schema import await_scan
 from houkai.store import access
 
 DAY = 86400.0

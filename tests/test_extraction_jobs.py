@@ -41,14 +41,14 @@ def llm_env(settings, embedder) -> Iterator[tuple[FakeLLM, MemoryService, str]]:
             pipeline_mode="inline",
         )
         set_settings(own)
-        tasks._stores.clear()  # noqa: SLF001  (the worker's store cache: built anew per test)
+        tasks._stores.clear()
         collection = f"xj-{uuid.uuid4().hex[:8]}"
         service = MemoryService(own, actor="test")
         try:
             yield fake, service, collection
         finally:
             service.store(collection).drop()
-            tasks._stores.clear()  # noqa: SLF001
+            tasks._stores.clear()
             set_settings(settings)
             os.environ.pop("HOUKAI_TEST_LLM_KEY", None)
 
