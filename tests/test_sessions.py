@@ -349,3 +349,30 @@ def test_the_sweep_sends_overdue_sessions_once(sstore):
     assert ("houkai.extract_session", "late", "extract") in sent
     sweep_due(sstore.client, settings, app=App(), now=later)  # the queued marker: not twice
     assert [s for s in sent if s[1] == "late"] == [("houkai.extract_session", "late", "extract")]
+
+
+def test_a_message_below_k_publishes_nothing_and_the_idle_sweep_sends_it(
+    make_store, settings, monkeypatch
+):
+    """The request that adds messages writes to Redis only; an idle session is sent by the
+    workers' due-session sweep, not by a delayed task per message."""
+    from houkai.sessions.trigger import sweep_due
+
+    store = make_store(settings=settings.replace(pipeline_mode="celery"))
+    sent: list[dict] = []
+
+    class App:
+        def send_task(self, name, kwargs, **options):
+            sent.append({"name": name, **kwargs, **options})
+
+    monkeypatch.setattr("houkai.workers.app.get_app", lambda s: App())
+    for i in range(store.settings.extract_after_messages - 1):
+        store.add_messages("k", [user(str(i), f"I own a bicycle number {i}.")])
+    assert sent == []  # no broker publish below K
+    due = store.client.zscore(store.keys.sessions_due, "k")
+    assert sweep_due(store.client, store.settings, app=App(), now=due - 1, grace=0.0) == 0
+    assert sweep_due(store.client, store.settings, app=App(), now=due + 0.1, grace=0.0) == 1
+    assert [s["session_id"] for s in sent] == ["k"] and "countdown" not in sent[0]
+    store.client.delete(store.keys.session_queued("k"))
+    store.add_messages("k2", [user(str(i), f"I play song {i}.") for i in range(8)])
+    assert [s["session_id"] for s in sent] == ["k", "k2"]  # K reached: sent at once

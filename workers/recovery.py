@@ -304,6 +304,23 @@ def sweep_sessions(app: Celery, client: Any, prefix: str) -> int:
     return sweep_due(client, settings, app=app)
 
 
+#: How often a worker looks for idle sessions whose extraction is due (one worker a tick).
+DUE_SWEEP_EVERY = 1.0
+
+
+def sweep_idle_sessions(app: Celery, client: Any, prefix: str) -> int:
+    """Send the extraction of sessions that went idle (due now, no grace): the debounce
+    of ``extract_after_idle`` without a delayed task per message. One worker a tick."""
+    from houkai.sessions.trigger import sweep_due
+
+    if not client.set(f"{prefix}:sessdue:idle", "1", nx=True, px=int(DUE_SWEEP_EVERY * 900)):
+        return 0
+    settings = get_settings()
+    if settings.key_prefix != prefix:
+        settings = settings.replace(key_prefix=prefix)
+    return sweep_due(client, settings, app=app, grace=0.0)
+
+
 # ------------------------------------------------------------------ heartbeat
 class Heartbeat:
     """Tells front doors (``pipeline_mode="auto"``) an embedding worker is alive, and
@@ -344,9 +361,22 @@ class Heartbeat:
                 log.warning("worker heartbeat failed (%s); retrying in %.0fs", exc, HEARTBEAT_EVERY)
             self.stop.wait(HEARTBEAT_EVERY)
 
+    def sweep_idle(self) -> None:
+        """Every :data:`DUE_SWEEP_EVERY` seconds, send the extraction of idle sessions."""
+        while not self.stop.wait(DUE_SWEEP_EVERY):
+            try:
+                client, prefix = connection()
+                sweep_idle_sessions(self.app, client, prefix)
+            except Exception as exc:  # Redis away: the heartbeat says so; try again
+                log.debug("idle-session sweep failed: %s", exc)
+
     def start(self) -> None:
         self.thread = threading.Thread(target=self.run, name="houkai-heartbeat", daemon=True)
         self.thread.start()
+        if self.app is not None:
+            threading.Thread(
+                target=self.sweep_idle, name="houkai-idle-sessions", daemon=True
+            ).start()
 
     def close(self) -> None:
         from houkai.pipeline.jobs import clear_heartbeat

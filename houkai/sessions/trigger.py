@@ -1,15 +1,17 @@
 """When a session's extraction runs: after K new messages, or T seconds idle (debounced).
 
 Adding messages records the session as due at ``now + T`` (every new message pushes it
-back) and sends ``houkai.extract_session``: at once, when K or more messages are
-pending (one queued job per session at a time: a marker key), else with a countdown of
-T carrying ``due``, so the job that finds newer messages than it was sent for does
-nothing (the newer message sent its own). Each send is written to the outbox first
-(:mod:`houkai.pipeline.outbox`), so one lost on its way to a worker is sent again.
+back: a ZSET score) and sends ``houkai.extract_session`` at once only when K or more
+messages are pending (one queued job per session at a time: a marker key). An idle
+session is sent by the workers' due-session sweep (:func:`sweep_due`, about every second
+in one worker at a time), not by a delayed task per message: a message costs the request
+a few Redis writes and no broker publish, and the broker holds no pile of countdown
+tasks. Each send is written to the outbox first (:mod:`houkai.pipeline.outbox`), so one
+lost on its way to a worker is sent again.
 
 Without workers (``pipeline_mode="inline"``, or ``auto`` while none is alive) nothing
-is sent: the session stays due, and a worker's heartbeat (:func:`sweep_due`) sends
-what is overdue once one runs; ``houkai session extract`` runs it by hand.
+is sent: the session stays due, and a worker sends what is overdue once one runs;
+``houkai session extract`` runs it by hand.
 """
 
 from __future__ import annotations
@@ -98,21 +100,26 @@ def schedule(
             client.delete(keys.session_queued(session_id))
             return False
         return True
-    idle = idle_seconds(settings)
-    send(client, settings, keys, session_id, countdown=idle, due=time.time() + idle)
-    return False
+    return False  # due at now + extract_after_idle: the due-session sweep sends it
 
 
-def sweep_due(client: Any, settings: Settings, app: Any = None, now: float | None = None) -> int:
-    """Send the extraction of every session overdue by :data:`SWEEP_GRACE` in every
-    collection of the prefix (a countdown job lost with its worker, or messages added
-    while no worker ran). Returns how many were sent."""
+def sweep_due(
+    client: Any,
+    settings: Settings,
+    app: Any = None,
+    now: float | None = None,
+    grace: float = SWEEP_GRACE,
+) -> int:
+    """Send the extraction of every session due for at least *grace* seconds in every
+    collection of the prefix (idle sessions with grace 0, about every second; a send lost
+    with its worker, or messages added while no worker ran, with the default grace).
+    Returns how many were sent."""
     now = time.time() if now is None else now
     prefix = settings.key_prefix
     sent = 0
     for raw in client.smembers(Keys.registry(prefix)):
         keys = Keys(prefix, as_text(raw))
-        for sid_raw in client.zrangebyscore(keys.sessions_due, "-inf", now - SWEEP_GRACE):
+        for sid_raw in client.zrangebyscore(keys.sessions_due, "-inf", now - grace):
             sid = as_text(sid_raw)
             if not client.set(keys.session_queued(sid), "1", nx=True, ex=QUEUED_TTL):
                 continue
