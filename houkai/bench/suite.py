@@ -1,0 +1,178 @@
+"""``houkai bench suite``: every retrieval yardstick in one run, every stage on and off.
+
+A stage decision made on one benchmark does not carry to memories agents write (issue
+#29): the stages tuned on LoCoMo did not move a set of agent memories at all. The suite
+runs, in one process and with one mode list:
+
+* the agent-memory sets (:mod:`houkai.bench.agentsets`), on their ``dev`` or ``test``
+  split (decide on dev; test confirms and is never tuned on);
+* LoCoMo with all 1,986 questions (category 5 included) and the peers' definitions
+  besides this project's own (any-hit and session-level recall), optionally a subset;
+* LongMemEval from a local JSON file when one is given (no package ships its data;
+  nothing is downloaded at run time).
+
+The modes: the plain blend, the defaults, the defaults with each default stage off
+(``-stage``) and with each opt-in stage on (``+stage``), and RRF. ``verdicts`` then
+says, per stage and set, what turning it on changed.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from ..store.stages import STAGES, resolve_stages
+from . import agentset_run
+
+DEFAULT_SETS = "coding,personal"
+QUICK_LOCOMO = 1  # conversations in a --quick run
+#: A stage "holds" a set when turning it on costs at most this much R@5 and MRR.
+HOLD_TOLERANCE = 0.005
+
+
+def suite_modes(defaults: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    """Mode name → recall options: plain, defaults, each stage toggled, RRF."""
+    modes: dict[str, dict[str, Any]] = {
+        "plain": {"mode": "hybrid", "stages": ()},
+        "defaults": {"mode": "hybrid", "stages": defaults},
+    }
+    for stage in STAGES:
+        if stage == "fitted":
+            continue  # maps every kind to the shared weights (ADR 0043): nothing to toggle
+        if stage in defaults:
+            modes[f"-{stage}"] = {
+                "mode": "hybrid",
+                "stages": tuple(s for s in defaults if s != stage),
+            }
+        else:
+            modes[f"+{stage}"] = {"mode": "hybrid", "stages": (*defaults, stage)}
+    modes["rrf"] = {"mode": "hybrid", "fusion": "rrf"}
+    return modes
+
+
+def pick_modes(all_modes: dict[str, dict[str, Any]], spec: str | None) -> dict[str, Any]:
+    if not spec:
+        return all_modes
+    names = [m.strip() for m in spec.split(",") if m.strip()]
+    unknown = [m for m in names if m not in all_modes]
+    if unknown:
+        raise ValueError(
+            f"unknown mode(s) {', '.join(unknown)}; choose from {', '.join(all_modes)}"
+        )
+    return {m: all_modes[m] for m in names}
+
+
+def verdicts(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per stage and set: R@5 and MRR with the stage on minus off (from the defaults)."""
+    rows: list[dict[str, Any]] = []
+    for name, entry in _scored_sets(result):
+        by_mode = {m["mode"]: m for m in entry["modes"]}
+        base = by_mode.get("defaults")
+        if base is None:
+            continue
+        for mode, scores in by_mode.items():
+            if mode[:1] not in "+-" or len(mode) < 2:
+                continue
+            on, off = (scores, base) if mode[0] == "+" else (base, scores)
+            d5 = on["recall@5"] - off["recall@5"]
+            dm = on["mrr"] - off["mrr"]
+            rows.append(
+                {
+                    "stage": mode[1:],
+                    "set": name,
+                    "default": mode[0] == "-",
+                    "delta_r5": round(d5, 4),
+                    "delta_mrr": round(dm, 4),
+                    "holds": d5 >= -HOLD_TOLERANCE and dm >= -HOLD_TOLERANCE,
+                }
+            )
+    return rows
+
+
+def _scored_sets(result: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    out = [(name, entry) for name, entry in result["sets"].items()]
+    if result.get("locomo"):
+        out.append(("locomo", result["locomo"]))
+    if result.get("longmemeval"):
+        out.append(("longmemeval", result["longmemeval"]))
+    return out
+
+
+def run(
+    *,
+    sets: str = DEFAULT_SETS,
+    split: str = "dev",
+    locomo_path: str | Path | None = None,
+    quick: bool = False,
+    modes: str | None = None,
+    settings: Any = None,
+    longmemeval_path: str | Path | None = None,
+    longmemeval_limit: int | None = None,
+    misses: bool = False,
+) -> dict[str, Any]:
+    """Run every set of *sets* (names or JSON paths) on *split*, LoCoMo when
+    *locomo_path* is given (one conversation with *quick*) and LongMemEval when
+    *longmemeval_path* is, in the same modes."""
+    from ..domain.config import get_settings
+
+    defaults = resolve_stages(None, (settings or get_settings()).recall_stages)
+    chosen = pick_modes(suite_modes(defaults), modes)
+    started = time.perf_counter()
+    result: dict[str, Any] = {
+        "benchmark": "suite",
+        "split": split,
+        "defaults": list(defaults),
+        "modes": list(chosen),
+        "sets": {},
+    }
+    for name in (s.strip() for s in sets.split(",") if s.strip()):
+        entry = agentset_run.run(name, chosen, split=split, settings=settings, misses=misses)
+        result["sets"][entry["benchmark"].removeprefix("agent-")] = entry
+    if locomo_path is not None:
+        from . import locomo
+
+        result["locomo"] = locomo.run(
+            locomo_path,
+            modes=list(chosen),
+            modes_options=chosen,
+            settings=settings,
+            limit=QUICK_LOCOMO if quick else None,
+            categories=locomo.ALL_CATEGORIES,
+        )
+    if longmemeval_path is not None:
+        from . import longmemeval
+
+        result["longmemeval"] = longmemeval.run(
+            longmemeval_path, chosen, settings=settings, limit=longmemeval_limit
+        )
+    result["verdicts"] = verdicts(result)
+    result["seconds"] = round(time.perf_counter() - started, 1)
+    return result
+
+
+def rows(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per set and mode: R@5, R@10, MRR, p50 and R@5 per kind or category."""
+    out = []
+    for name, entry in _scored_sets(result):
+        for m in entry["modes"]:
+            parts = m.get("by_kind") or m.get("by_category") or {}
+            out.append(
+                {
+                    "set": name,
+                    "mode": m["mode"],
+                    "n": m.get("n", m.get("questions", 0)),
+                    "r5": m["recall@5"],
+                    "r10": m.get("recall@10", 0.0),
+                    "mrr": m["mrr"],
+                    "p50_ms": m.get("p50_ms", 0.0),
+                    "kinds": {k: v["recall@5"] for k, v in parts.items()},
+                }
+            )
+    return out
+
+
+def write(result: dict[str, Any], path: str | Path) -> None:
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps(result, indent=1) + "\n")

@@ -1,0 +1,60 @@
+"""The suite's picture: R@5 per kind (or category) for the plain blend, the defaults and
+RRF on every set, and each stage's effect (R@5 on minus off) per set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+SHOWN = ("plain", "defaults", "rrf")
+
+
+def plot(result: dict[str, Any], path: str | Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from .suite import _scored_sets
+
+    panels = _scored_sets(result)
+    fig, axes = plt.subplots(1, len(panels) + 1, figsize=(5 * (len(panels) + 1), 4.4))
+    axes = list(axes) if len(panels) else [axes]
+    for ax, (name, entry) in zip(axes, panels, strict=False):
+        modes = [m for m in entry["modes"] if m["mode"] in SHOWN]
+        parts = list(
+            (modes[0].get("by_kind") or modes[0].get("by_category") or {}) if modes else {}
+        )
+        groups = ["all", *parts]
+        width = 0.8 / max(1, len(modes))
+        for i, m in enumerate(modes):
+            table = m.get("by_kind") or m.get("by_category") or {}
+            values = [m["recall@5"], *(table.get(p, {}).get("recall@5", 0.0) for p in parts)]
+            ax.bar([x + i * width for x in range(len(groups))], values, width, label=m["mode"])
+        ax.set_xticks(
+            [x + 0.4 - width / 2 for x in range(len(groups))], groups, fontsize=7, rotation=30
+        )
+        ax.set_ylim(0, 1.05)
+        ax.set_title(
+            f"{name} ({result['split'] if name not in ('locomo', 'longmemeval') else 'all'}): R@5",
+            fontsize=9,
+        )
+        ax.legend(fontsize=7, loc="lower right")
+    ax = axes[-1]
+    verdicts = result.get("verdicts", [])
+    stages = list(dict.fromkeys(v["stage"] for v in verdicts))
+    sets = list(dict.fromkeys(v["set"] for v in verdicts))
+    width = 0.8 / max(1, len(sets))
+    for i, s in enumerate(sets):
+        values = [
+            next((v["delta_r5"] for v in verdicts if v["stage"] == st and v["set"] == s), 0.0)
+            for st in stages
+        ]
+        ax.bar([x + i * width for x in range(len(stages))], values, width, label=s)
+    ax.axhline(0, color="black", linewidth=0.6)
+    ax.set_xticks([x + 0.4 - width / 2 for x in range(len(stages))], stages, fontsize=8)
+    ax.set_title("Each stage: R@5 on − off", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
