@@ -110,6 +110,8 @@ class Builder:
         """*template* filled and capitalised, unless it opens on an identifier
         (``billing-api``), which keeps its spelling."""
         text = template.format(**values)
+        for doubled, single in (("the the ", "the "), ("my the ", "my "), ("The the ", "The ")):
+            text = text.replace(doubled, single)  # "the {e}" with {e} = "the billing API"
         return text if "-" in text.split(" ", 1)[0] else text[0].upper() + text[1:]
 
     def chain(
