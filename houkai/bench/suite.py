@@ -5,7 +5,8 @@ A stage decision made on one benchmark does not carry to memories agents write (
 runs, in one process and with one mode list:
 
 * the agent-memory sets (:mod:`houkai.bench.agentsets`), on their ``dev`` or ``test``
-  split (decide on dev; test confirms and is never tuned on);
+  split (decide on dev; test confirms and is never tuned on), and the earlier held-out
+  set (:mod:`houkai.bench.heldout`, one split, never tuned on either);
 * LoCoMo with all 1,986 questions (category 5 included) and the peers' definitions
   besides this project's own (any-hit and session-level recall), optionally a subset;
 * LongMemEval from a local JSON file when one is given (no package ships its data;
@@ -26,7 +27,7 @@ from typing import Any
 from ..store.stages import STAGES, resolve_stages
 from . import agentset_run
 
-DEFAULT_SETS = "coding,personal"
+DEFAULT_SETS = "coding,personal,heldout"
 QUICK_LOCOMO = 1  # conversations in a --quick run
 #: A stage "holds" a set when turning it on costs at most this much R@5 and MRR.
 HOLD_TOLERANCE = 0.005
@@ -128,6 +129,11 @@ def run(
         "sets": {},
     }
     for name in (s.strip() for s in sets.split(",") if s.strip()):
+        if name == "heldout":  # the earlier held-out set: one split, never tuned on
+            from . import heldout
+
+            result["sets"]["heldout"] = heldout.run(settings=settings, modes_options=chosen)
+            continue
         entry = agentset_run.run(name, chosen, split=split, settings=settings, misses=misses)
         result["sets"][entry["benchmark"].removeprefix("agent-")] = entry
     if locomo_path is not None:

@@ -23,9 +23,9 @@ DEFAULT_OUT = "docs/bench/suite.json"
 )
 @click.option(
     "--sets",
-    default="coding,personal",
+    default="coding,personal,heldout",
     show_default=True,
-    help="Agent-memory sets by name, or paths of set JSON files.",
+    help="Agent-memory sets by name or JSON path; heldout is the earlier held-out set.",
 )
 @click.option(
     "--data",
