@@ -182,3 +182,59 @@ def rows(result: dict[str, Any]) -> list[dict[str, Any]]:
 def write(result: dict[str, Any], path: str | Path) -> None:
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text(json.dumps(result, indent=1) + "\n")
+
+
+def markdown(result: dict[str, Any]) -> str:
+    """The suite as Markdown: one table per set (modes × R@5, MRR, p50, R@5 per kind or
+    category; LoCoMo adds the peers' measures), then each stage's effect per set."""
+    lines: list[str] = []
+    for name, entry in _scored_sets(result):
+        modes = entry["modes"]
+        parts = list(modes[0].get("by_kind") or modes[0].get("by_category") or {}) if modes else []
+        peers = [p for p in ("any@5", "any@10", "session@5", "session@10") if p in modes[0]]
+        split = result["split"] if name in result["sets"] and name != "heldout" else "all"
+        n = entry.get("questions", modes[0].get("questions", 0) if modes else 0)
+        lines += [f"**{name}** ({split}, {n} questions)", ""]
+        head = ["mode", "R@5", "R@10", "MRR", *peers, "p50 ms", *(f"{p} R@5" for p in parts)]
+        lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for m in modes:
+            table = m.get("by_kind") or m.get("by_category") or {}
+            cells = [
+                m["mode"],
+                f"{m['recall@5']:.3f}",
+                f"{m.get('recall@10', 0.0):.3f}",
+                f"{m['mrr']:.3f}",
+                *(f"{m[p]:.3f}" for p in peers),
+                f"{m.get('p50_ms', 0.0):.1f}",
+                *(f"{table[p]['recall@5']:.2f}" if p in table else "" for p in parts),
+            ]
+            lines.append("| " + " | ".join(cells) + " |")
+        scored = [m for m in modes if "categories_1_4" in m]
+        if scored:
+            lines += ["", "Categories 1–4 only (the figures of earlier ADRs):", ""]
+            lines += [
+                "| mode | R@5 | R@10 | MRR | any@5 | any@10 | session@10 |",
+                "|---|---|---|---|---|---|---|",
+            ]
+            for m in scored:
+                c = m["categories_1_4"]
+                lines.append(
+                    f"| {m['mode']} | {c['recall@5']:.3f} | {c['recall@10']:.3f} | {c['mrr']:.3f} "
+                    f"| {c['any@5']:.3f} | {c['any@10']:.3f} | {c['session@10']:.3f} |"
+                )
+        lines.append("")
+    verdicts = result.get("verdicts", [])
+    if verdicts:
+        sets = list(dict.fromkeys(v["set"] for v in verdicts))
+        lines += ["Each stage, on minus off (R@5 / MRR):", ""]
+        lines += ["| stage | default | " + " | ".join(sets) + " |", "|" + "---|" * (len(sets) + 2)]
+        for stage in dict.fromkeys(v["stage"] for v in verdicts):
+            row = {v["set"]: v for v in verdicts if v["stage"] == stage}
+            default = "on" if next(iter(row.values()))["default"] else "opt-in"
+            cells = [
+                f"{row[s]['delta_r5']:+.3f} / {row[s]['delta_mrr']:+.3f}" if s in row else ""
+                for s in sets
+            ]
+            lines.append(f"| {stage} | {default} | " + " | ".join(cells) + " |")
+        lines.append("")
+    return "\n".join(lines)

@@ -59,6 +59,12 @@ DEFAULT_OUT = "docs/bench/suite.json"
 )
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Write a PNG.")
 @click.option(
+    "--markdown",
+    "markdown_path",
+    type=click.Path(dir_okay=False),
+    help="Write the tables as Markdown (per set, per kind or category, per stage).",
+)
+@click.option(
     "--misses",
     is_flag=True,
     help="Keep each mode's missed questions in the JSON (refused on --split test).",
@@ -77,6 +83,7 @@ def bench_suite(
     longmemeval_limit: int | None,
     out: str,
     plot_path: str | None,
+    markdown_path: str | None,
     misses: bool,
 ) -> None:
     """Every yardstick, every stage on and off: R@5/MRR per set, kind and mode."""
@@ -104,6 +111,9 @@ def bench_suite(
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None
     suite.write(result, out)
+    if markdown_path:
+        Path(markdown_path).parent.mkdir(parents=True, exist_ok=True)
+        Path(markdown_path).write_text(suite.markdown(result))
     if plot_path:
         from ...bench import suite_plot
 
