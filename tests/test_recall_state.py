@@ -108,21 +108,33 @@ def test_conversation_turns_keep_their_order(store: MemoryStore):
     assert {m.id for m, _, _ in hits} >= {turns[0].id, turns[2].id}
 
 
+ATLAS = [
+    "Atlas uses Postgres 16.",
+    "Atlas is owned by Priya.",
+    "Atlas listens on port 8080.",
+    "Atlas tests run with make test.",
+    "Atlas logs go to Grafana Loki.",
+]
+BEACON = [b.replace("Atlas", "Beacon") for b in ATLAS]
+NOTES = [f"Note: the {w} review is scheduled." for w in ("budget", "hiring", "roadmap", "pricing")]
+
+
 def test_a_memory_about_another_project_that_shares_the_words_does_not_outrank_the_right_one(
     store: MemoryStore,
 ):
-    right, other = _write(
-        store,
-        [
-            ("Atlas ships through Argo CD from the main branch.", 40),
-            ("Beacon deploy: to deploy Beacon, run the deploy script; deploys go out daily.", 40),
-        ],
+    right, other = (
+        m.id
+        for m in store.remember_many(
+            ["Atlas runs on Fly.io.", "Beacon is deployed to ECS; the deploy happens from main."]
+        )
     )
-    question = "How do we deploy Atlas?"
-    plain = _ranked(store, question, stages=())
-    assert plain[0][0] == other  # the blend prefers the memory that repeats "deploy"
+    store.remember_many(ATLAS + BEACON + FILLER + NOTES)
+    question = "Where is Atlas deployed?"
+    order = [mid for mid, _ in _ranked(store, question, stages=("query", "context", "prf"))]
+    assert order.index(other) < order.index(right)  # the words the Beacon note shares win
     ranked = _ranked(store, question)
-    assert ranked[0][0] == right
+    order = [mid for mid, _ in ranked]
+    assert order.index(right) < order.index(other)
     by_id = dict(ranked)
     assert by_id[other]["stages"]["entity"] < 0  # what the stage took, shown in explain
     assert by_id[right]["stages"]["question"]["entities"] == ["Atlas"]
@@ -134,3 +146,15 @@ def test_each_new_stage_can_be_switched_alone(store: MemoryStore, stages):
     _write(store, [("Atlas ships through Argo CD.", 5)])
     hits = store.recall("How does Atlas ship?", k=1, mode="hybrid", stages=stages, explain=True)
     assert hits[0][2]["stages"]["active"] == list(stages)
+
+
+def test_memories_written_together_are_not_updates_of_each_other(store: MemoryStore):
+    store.remember_many(
+        [
+            "The billing service stores its data in Postgres 14.",
+            "Migrated the billing service to Postgres 16, Postgres 14 is read-only.",
+            *FILLER,
+        ]
+    )  # one write: milliseconds apart, neither replaces the other
+    ranked = _ranked(store, "Which database does the billing service use now?")
+    assert all("current_group" not in e["stages"] for _, e in ranked)

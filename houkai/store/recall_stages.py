@@ -411,7 +411,7 @@ class RecallStagesMixin(StoreHost):
             if "current" in active:
                 state_stages.newest_first(
                     cands, state, p.current_similarity, p.current_top, cover,
-                    p.current_shared, state.question,
+                    p.current_shared, state.question, p.current_gap,
                 )  # fmt: skip
         parsed = parse.to_dict() if parse is not None else None
         read = state.to_dict() if state is not None else None

@@ -81,6 +81,7 @@ class StageParams:
     current_similarity: float = 0.65  # cosine that puts two candidates on one topic (0078)
     current_top: int = 10  # candidates the current stage groups by topic (ADR 0078)
     current_shared: float = 0.45  # cosine enough for one topic when the texts share a word
+    current_gap: float = 3600.0  # seconds the newest of a group must be newer than the next
 
     def weights(self, base: HybridWeights) -> HybridWeights:
         """*base* with this kind's cosine/lexical weights (recency etc. untouched)."""

@@ -248,6 +248,7 @@ def newest_first(
     cover: dict[str, float],
     shared: float = 1.0,
     question: str = "",
+    gap: float = 3600.0,
 ) -> None:
     """Deal each topic group's score slots out by age (see the module docstring)."""
     if state.intent not in ("present", "past") or top_n < 2 or len(cands) < 2:
@@ -263,6 +264,9 @@ def newest_first(
         members = [top[i] for i in group]
         if state.intent == "present" and not _answers_as_well(members, terms):
             continue
+        ages = sorted((c.memory.created_at for c in members), reverse=True)
+        if ages[0] - ages[1] < gap:
+            continue  # written together: no member is the update of another
         slots = sorted((c.score for c in members), reverse=True)
         by_score = sorted(members, key=lambda c: (-c.score, c.memory.id))
         newest = max(members, key=lambda c: (c.memory.created_at, c.memory.id))
