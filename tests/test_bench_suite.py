@@ -151,3 +151,39 @@ def test_misses_are_refused_on_the_test_split(bench):
 def test_a_missing_locomo_file_is_a_clear_error(bench, tmp_path: Path):
     result = bench("--data", str(tmp_path / "nope.zip"), "--sets", "coding")
     assert result.exit_code == 1 and "Error: no LoCoMo data at" in result.output
+
+
+def test_longmemeval_reads_a_local_file_and_scores_sessions(settings, embedder, tmp_path: Path):
+    from houkai.bench import longmemeval
+
+    def turn(role: str, text: str) -> dict:
+        return {"role": role, "content": text}
+
+    item = {
+        "question_id": "q1",
+        "question_type": "single-session-user",
+        "question": "Which city did I move to?",
+        "answer": "Porto",
+        "question_date": "2023/06/01 (Thu) 10:00",
+        "haystack_session_ids": ["s1", "s2", "s3"],
+        "haystack_dates": [
+            "2023/05/01 (Mon) 09:00",
+            "2023/05/10 (Wed) 09:00",
+            "2023/05/20 (Sat) 09:00",
+        ],
+        "haystack_sessions": [
+            [turn("user", "I love baking sourdough bread."), turn("assistant", "Nice hobby!")],
+            [turn("user", "I just moved to Porto last week."), turn("assistant", "Welcome!")],
+            [turn("user", "My cat is called Miso."), turn("assistant", "Cute name.")],
+        ],
+        "answer_session_ids": ["s2"],
+    }
+    abstained = {**item, "question_id": "q2_abs", "answer_session_ids": []}
+    path = tmp_path / "lme.json"
+    path.write_text(json.dumps([item, abstained]))
+    result = longmemeval.run(path, {"defaults": {"mode": "hybrid"}}, settings=settings)
+    (mode,) = result["modes"]
+    assert result["questions"] == 1  # the abstention question has no answer session
+    assert mode["recall@5"] == 1.0 and mode["any@5"] == 1.0
+    assert mode["by_kind"]["single-session-user"]["n"] == 1
+    assert longmemeval.session_scores(["s1", "s1", "s3", "s2"], {"s2"})[:2] == (1.0, 1.0)
