@@ -29,8 +29,22 @@ from . import agentset_run
 
 DEFAULT_SETS = "coding,personal,heldout"
 QUICK_LOCOMO = 1  # conversations in a --quick run
-#: A stage "holds" a set when turning it on costs at most this much R@5 and MRR.
+#: A stage "holds" a set when turning it on costs at most one question's worth of R@5 and
+#: of MRR (1/n on a set of n questions), and never more than this floor on a large set.
 HOLD_TOLERANCE = 0.005
+
+
+def questions_of(entry: dict[str, Any]) -> int:
+    """How many questions a set's run asked (the agent sets, heldout, LoCoMo)."""
+    n = entry.get("questions") or entry.get("queries")
+    if not n and entry.get("modes"):
+        n = entry["modes"][0].get("questions") or entry["modes"][0].get("n")
+    return int(n or 0)
+
+
+def tolerance(entry: dict[str, Any]) -> float:
+    n = questions_of(entry)
+    return max(HOLD_TOLERANCE, 1.0 / n) if n else HOLD_TOLERANCE
 
 
 def suite_modes(defaults: tuple[str, ...]) -> dict[str, dict[str, Any]]:
@@ -73,6 +87,7 @@ def verdicts(result: dict[str, Any]) -> list[dict[str, Any]]:
         base = by_mode.get("defaults")
         if base is None:
             continue
+        slack = tolerance(entry) + 1e-9
         for mode, scores in by_mode.items():
             if mode[:1] not in "+-" or len(mode) < 2:
                 continue
@@ -86,7 +101,7 @@ def verdicts(result: dict[str, Any]) -> list[dict[str, Any]]:
                     "default": mode[0] == "-",
                     "delta_r5": round(d5, 4),
                     "delta_mrr": round(dm, 4),
-                    "holds": d5 >= -HOLD_TOLERANCE and dm >= -HOLD_TOLERANCE,
+                    "holds": d5 >= -slack and dm >= -slack,
                 }
             )
     return rows
@@ -193,7 +208,7 @@ def markdown(result: dict[str, Any]) -> str:
         parts = list(modes[0].get("by_kind") or modes[0].get("by_category") or {}) if modes else []
         peers = [p for p in ("any@5", "any@10", "session@5", "session@10") if p in modes[0]]
         split = result["split"] if name in result["sets"] and name != "heldout" else "all"
-        n = entry.get("questions", modes[0].get("questions", 0) if modes else 0)
+        n = questions_of(entry)
         lines += [f"**{name}** ({split}, {n} questions)", ""]
         head = ["mode", "R@5", "R@10", "MRR", *peers, "p50 ms", *(f"{p} R@5" for p in parts)]
         lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -223,16 +238,22 @@ def markdown(result: dict[str, Any]) -> str:
                     f"| {c['any@5']:.3f} | {c['any@10']:.3f} | {c['session@10']:.3f} |"
                 )
         lines.append("")
-    verdicts = result.get("verdicts", [])
-    if verdicts:
-        sets = list(dict.fromkeys(v["set"] for v in verdicts))
-        lines += ["Each stage, on minus off (R@5 / MRR):", ""]
+    effects = verdicts(result)  # recomputed from the scores: the rule, not a stored copy
+    if effects:
+        sets = list(dict.fromkeys(v["set"] for v in effects))
+        lines += [
+            "Each stage, on minus off (R@5 / MRR; ✗: costs more than one question's worth):",
+            "",
+        ]
         lines += ["| stage | default | " + " | ".join(sets) + " |", "|" + "---|" * (len(sets) + 2)]
-        for stage in dict.fromkeys(v["stage"] for v in verdicts):
-            row = {v["set"]: v for v in verdicts if v["stage"] == stage}
+        for stage in dict.fromkeys(v["stage"] for v in effects):
+            row = {v["set"]: v for v in effects if v["stage"] == stage}
             default = "on" if next(iter(row.values()))["default"] else "opt-in"
             cells = [
-                f"{row[s]['delta_r5']:+.3f} / {row[s]['delta_mrr']:+.3f}" if s in row else ""
+                f"{row[s]['delta_r5']:+.3f} / {row[s]['delta_mrr']:+.3f}"
+                + ("" if row[s]["holds"] else " ✗")
+                if s in row
+                else ""
                 for s in sets
             ]
             lines.append(f"| {stage} | {default} | " + " | ".join(cells) + " |")

@@ -16,10 +16,15 @@ def plot(result: dict[str, Any], path: str | Path) -> None:
     import matplotlib.pyplot as plt
 
     from .suite import _scored_sets
+    from .suite import verdicts as verdicts_of
 
     panels = _scored_sets(result)
-    fig, axes = plt.subplots(1, len(panels) + 1, figsize=(5 * (len(panels) + 1), 4.4))
-    axes = list(axes) if len(panels) else [axes]
+    cols = min(3, len(panels) + 1)
+    rows = -(-(len(panels) + 1) // cols)
+    fig, grid = plt.subplots(rows, cols, figsize=(5.2 * cols, 4.2 * rows), squeeze=False)
+    axes = [ax for row in grid for ax in row]
+    for ax in axes[len(panels) + 1 :]:
+        ax.axis("off")
     for ax, (name, entry) in zip(axes, panels, strict=False):
         modes = [m for m in entry["modes"] if m["mode"] in SHOWN]
         parts = list(
@@ -35,13 +40,11 @@ def plot(result: dict[str, Any], path: str | Path) -> None:
             [x + 0.4 - width / 2 for x in range(len(groups))], groups, fontsize=7, rotation=30
         )
         ax.set_ylim(0, 1.05)
-        ax.set_title(
-            f"{name} ({result['split'] if name not in ('locomo', 'longmemeval') else 'all'}): R@5",
-            fontsize=9,
-        )
+        split = result["split"] if name in result["sets"] and name != "heldout" else "all"
+        ax.set_title(f"{name} ({split}): R@5 per kind or category", fontsize=9)
         ax.legend(fontsize=7, loc="lower right")
-    ax = axes[-1]
-    verdicts = result.get("verdicts", [])
+    ax = axes[len(panels)]
+    verdicts = verdicts_of(result)
     stages = list(dict.fromkeys(v["stage"] for v in verdicts))
     sets = list(dict.fromkeys(v["set"] for v in verdicts))
     width = 0.8 / max(1, len(sets))
