@@ -217,10 +217,10 @@ def markdown(result: dict[str, Any]) -> str:
             cells = [
                 m["mode"],
                 f"{m['recall@5']:.3f}",
-                f"{m.get('recall@10', 0.0):.3f}",
+                f"{m['recall@10']:.3f}" if "recall@10" in m else "—",
                 f"{m['mrr']:.3f}",
                 *(f"{m[p]:.3f}" for p in peers),
-                f"{m.get('p50_ms', 0.0):.1f}",
+                f"{m['p50_ms']:.1f}" if "p50_ms" in m else "—",
                 *(f"{table[p]['recall@5']:.2f}" if p in table else "" for p in parts),
             ]
             lines.append("| " + " | ".join(cells) + " |")
