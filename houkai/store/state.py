@@ -6,18 +6,19 @@ about other people and projects ("Tim is allergic to cats" beside "Tom is allerg
 shellfish"). The blend ranks both by how much they sound like the question; neither
 knows which is the newer or whose it is.
 
-* **entity**: the question's named things (capitalised names, hyphenated or underscored
-  identifiers like ``checkout-web``) that some memory of the collection mentions. A
-  candidate's *coverage* is the IDF-weighted share of their words its text holds; a
-  candidate missing what the best-covering one holds loses
-  ``score × entity · (best − coverage) / best``. Names most memories use (a chat's
-  speakers, more than :data:`COMMON_NAME_SHARE`) tell nothing and are left out.
+* **entity**: the question's named things (runs of capitalised names, identifiers like
+  ``checkout-web`` or ``E1042``) that some memory of the collection mentions. A
+  candidate's *coverage* (:func:`coverage`): per thing, its rarest word held counts in
+  full and a commoner one by its IDF; a candidate missing what the best-covering one
+  holds loses ``score × entity · (best − coverage) / best``. Names most memories use (a
+  chat's speakers, more than :data:`COMMON_NAME_SHARE`) tell nothing and are left out.
 * **current**: the question's intent: *present* (no past tense, or "now / currently /
   these days / latest"), *past* ("originally", "used to", "previous", "before …" with a
   past verb) or neither (a past-tense question, a time window). Among the
   :attr:`~houkai.store.stages.StageParams.current_top` best candidates, memories on one
-  topic (cosine between their vectors ≥ ``current_similarity``, holding the same share of
-  the question's named things) form a group; for a present question whose newest member
+  topic (cosine between their vectors ≥ ``current_similarity``, or ≥ ``current_shared``
+  when both name a value the question does not; holding the same share of the question's
+  named things; each linked to every other) form a group; for a present question whose newest member
   holds every question word another member holds (an update answers what the old fact
   answered; "closes at 6pm" beside "opens at 8am" is a sibling, not an update), the group's newest
   memory takes the group's best score slot, for a past one its last; the others keep
