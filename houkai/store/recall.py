@@ -322,6 +322,7 @@ class RecallMixin(RecallStagesMixin):
         if "current" in active or "entity" in active:
             window = (parse or parse_query(query, now)).window is not None
             state = state_stages.read(query, stats, window)
+            state.accessed = w.recency_basis == "accessed"
         pool, lexical_active = self._gather(
             query, qvec, where, pool_size, mode, active, w, params, broad, filters, stats
         )

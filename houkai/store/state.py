@@ -82,6 +82,7 @@ class StateQuery:
     words: list[dict[str, float]] = field(default_factory=list)  # per thing: word → IDF
     stemmed: bool = False  # the words are stems (the collection counts stems)
     question: str = ""
+    accessed: bool = False  # "newest" by last access: the caller's recency basis says so
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {}
@@ -228,11 +229,10 @@ def _asked_terms(question: str) -> frozenset[str]:
     return frozenset(stem_tokens(" ".join(query_terms(_REFERENCE.split(question, 1)[0]))))
 
 
-def _answers_as_well(members: list[Candidate], terms: frozenset[str]) -> bool:
+def _answers_as_well(members: list[Candidate], terms: frozenset[str], newest: Candidate) -> bool:
     """Does the group's newest memory hold every question word another member holds? An
     update answers the question the old fact answered; a sibling fact that lacks a word
     the question asks for ("closes" beside "opens", "P2" beside "P1") is not an update."""
-    newest = max(members, key=lambda c: (c.memory.created_at, c.memory.id))
     held = terms & set(stem_tokens(newest.memory.text))
     return all(terms & set(stem_tokens(c.memory.text)) <= held for c in members)
 
@@ -261,16 +261,20 @@ def newest_first(
         cover = {c.memory.id: coverage(c, state.words, state.stemmed) for c in top}
     asked = frozenset(tokenize(question))
     terms = _asked_terms(question)
+
+    def when(c: Candidate) -> float:  # the blend's recency basis: created, or last access
+        return c.memory.last_accessed if state.accessed else c.memory.created_at
+
     for group in _groups(top, similarity, cover, shared, asked):
         members = [top[i] for i in group]
-        if state.intent == "present" and not _answers_as_well(members, terms):
+        newest = max(members, key=lambda c: (when(c), c.memory.id))
+        if state.intent == "present" and not _answers_as_well(members, terms, newest):
             continue
-        ages = sorted((c.memory.created_at for c in members), reverse=True)
+        ages = sorted((when(c) for c in members), reverse=True)
         if ages[0] - ages[1] < gap:
             continue  # written together: no member is the update of another
         slots = sorted((c.score for c in members), reverse=True)
         by_score = sorted(members, key=lambda c: (-c.score, c.memory.id))
-        newest = max(members, key=lambda c: (c.memory.created_at, c.memory.id))
         rest = [c for c in by_score if c is not newest]
         order = [newest, *rest] if state.intent == "present" else [*rest, newest]
         for c, slot in zip(order, slots, strict=True):
