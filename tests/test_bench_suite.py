@@ -187,3 +187,13 @@ def test_longmemeval_reads_a_local_file_and_scores_sessions(settings, embedder, 
     assert mode["recall@5"] == 1.0 and mode["any@5"] == 1.0
     assert mode["by_kind"]["single-session-user"]["n"] == 1
     assert longmemeval.session_scores(["s1", "s1", "s3", "s2"], {"s2"})[:2] == (1.0, 1.0)
+
+
+def test_a_malformed_longmemeval_file_is_a_clear_error(bench, tmp_path: Path):
+    path = tmp_path / "lme.json"
+    path.write_text(json.dumps([{"question_id": "q1", "question": "?"}]))
+    result = bench(
+        "--no-locomo", "--sets", "heldout", "--modes", "plain", "--longmemeval", str(path)
+    )
+    assert result.exit_code == 1
+    assert "Error:" in result.output and "lacks" in result.output

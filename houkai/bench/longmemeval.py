@@ -34,11 +34,22 @@ def _when(text: str) -> float:
         return time.time()
 
 
+FIELDS = ("question_id", "question", "haystack_session_ids", "haystack_dates", "haystack_sessions")
+
+
 def load(path: str | Path, limit: int | None = None) -> list[dict[str, Any]]:
-    items = json.loads(Path(path).read_text())
-    if not isinstance(items, list):
+    """The questions of a released LongMemEval file; anything else is a clear error."""
+    try:
+        items = json.loads(Path(path).read_text())
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{path}: not a LongMemEval JSON file ({exc})") from None
+    if not isinstance(items, list) or not all(isinstance(q, dict) for q in items):
         raise ValueError(f"{path}: a LongMemEval file holds a list of questions")
-    kept = [q for q in items if q.get("answer_session_ids") and "_abs" not in q["question_id"]]
+    for q in items:
+        missing = [f for f in FIELDS if f not in q]
+        if missing:
+            raise ValueError(f"{path}: question {q.get('question_id', '?')} lacks {missing}")
+    kept = [q for q in items if q.get("answer_session_ids") and "_abs" not in str(q["question_id"])]
     return kept[:limit]
 
 

@@ -135,6 +135,10 @@ def run(
 
     defaults = resolve_stages(None, (settings or get_settings()).recall_stages)
     chosen = pick_modes(suite_modes(defaults), modes)
+    if longmemeval_path is not None:
+        from . import longmemeval
+
+        longmemeval.load(longmemeval_path)  # a bad file fails now, not after the other sets
     started = time.perf_counter()
     result: dict[str, Any] = {
         "benchmark": "suite",
@@ -163,8 +167,6 @@ def run(
             categories=locomo.ALL_CATEGORIES,
         )
     if longmemeval_path is not None:
-        from . import longmemeval
-
         result["longmemeval"] = longmemeval.run(
             longmemeval_path, chosen, settings=settings, limit=longmemeval_limit
         )
