@@ -210,7 +210,14 @@ def test_prf_stage_is_explained_and_semantic_mode_is_untouched(store) -> None:
     store.remember_many(FILLER)
     hits = store.recall("analytics events", k=3, mode="hybrid", explain=True, touch=False)
     assert all("prf" in e["stages"] for _, _, e in hits)
-    assert hits[0][2]["stages"]["active"] == ["query", "context", "prf", "specific"]  # defaults
+    assert hits[0][2]["stages"]["active"] == [
+        "query",
+        "context",
+        "prf",
+        "specific",
+        "current",
+        "entity",
+    ]  # the defaults (ADR 0078)
     semantic = store.recall("analytics events", k=3, explain=True, touch=False)
     assert all("stages" not in e for _, _, e in semantic)
 

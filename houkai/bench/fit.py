@@ -94,7 +94,7 @@ def evaluate(store, items: list[Item], params: StageParams) -> tuple[float, floa
             it.lexical_active,
         )  # fmt: skip
         ranked = [c.memory.source or "" for c in it.cands[:10]]
-        a, _, c = locomo._score(ranked, it.evidence)
+        a, _, c, *_ = locomo._score(ranked, it.evidence)
         r5 += a
         rr += c
     return r5 / len(items), rr / len(items)

@@ -9,6 +9,11 @@ writes them): with today's stages they lift multi-hop recall@5 by at most half a
 point and cost open-domain three to four (ADR 0064). Each question of
 categories 1–4 is recalled, and we score whether its evidence turns come back:
 recall@5 and recall@10 over evidence turns, and MRR of the first evidence turn.
+Alongside, the definitions peers publish: any-hit R@5/R@10 (one evidence turn in
+the top k) and session-level R@5/R@10 (the share of the evidence sessions among the
+first k distinct sessions the ranked turns come from). ``categories=ALL_CATEGORIES``
+(what ``houkai bench suite`` asks) adds category 5 (adversarial) and keeps the four
+questions that list no evidence turn, scored as misses: all 1,986 questions.
 
 Each session is written as one sequence (``remember_many(sequence=True)``:
 every turn ``follows`` the one before) and its turns are dated with the
@@ -23,6 +28,7 @@ import hashlib
 import json
 import logging
 import re
+import statistics
 import time
 import zipfile
 from collections.abc import Iterator
@@ -38,7 +44,10 @@ from .modes import LOCOMO_DEFAULT
 
 log = logging.getLogger(__name__)
 
-CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+#: What ``houkai bench locomo`` scores (the figures of ADR 0043 onwards); the suite asks all.
+SCORED_CATEGORIES: tuple[int, ...] = (1, 2, 3, 4)
+ALL_CATEGORIES: tuple[int, ...] = (1, 2, 3, 4, 5)
 INGEST_FIELD = "bench_locomo_ingest"  # meta field: fingerprint of the texts a collection holds
 #: Bump when :func:`_ingest` writes anything else differently (tags, sources, links,
 #: dates): the fingerprint covers the texts, and this stands for the rest.
@@ -78,17 +87,25 @@ class ModeScore:
     mrr: float = 0.0
     by_category: dict[str, dict[str, float]] = field(default_factory=dict)
     seconds: float = 0.0
+    peers: dict[str, float] = field(default_factory=dict)  # any-hit and session-level
+    p50_ms: float = 0.0
+    scored: dict[str, float] = field(default_factory=dict)  # categories 1-4 when 5 is asked
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "mode": self.mode,
             "questions": self.questions,
             "recall@5": round(self.recall_at_5, 4),
             "recall@10": round(self.recall_at_10, 4),
             "mrr": round(self.mrr, 4),
+            **{name: round(value, 4) for name, value in self.peers.items()},
             "by_category": self.by_category,
             "seconds": round(self.seconds, 1),
+            "p50_ms": round(self.p50_ms, 2),
         }
+        if self.scored:
+            out["categories_1_4"] = self.scored
+        return out
 
 
 def _parse_date(text: str) -> float:
@@ -107,7 +124,9 @@ def _evidence(raw: Any) -> list[str]:
     return ids
 
 
-def _conversation(sample_id: str, data: dict[str, Any]) -> Conversation:
+def _conversation(
+    sample_id: str, data: dict[str, Any], categories: tuple[int, ...] = SCORED_CATEGORIES
+) -> Conversation:
     conv = data.get("conversation", data)
     turns: list[Turn] = []
     n = 1
@@ -133,32 +152,38 @@ def _conversation(sample_id: str, data: dict[str, Any]) -> Conversation:
             category=int(qa.get("category", 0)),
         )
         for qa in data.get("qa", [])
-        if int(qa.get("category", 0)) in CATEGORIES and _evidence(qa.get("evidence"))
+        if int(qa.get("category", 0)) in categories
+        and (_evidence(qa.get("evidence")) or categories == ALL_CATEGORIES)
     ]
     return Conversation(sample_id=sample_id, turns=turns, questions=questions)
 
 
-def load(path: str | Path) -> Iterator[Conversation]:
-    """Conversations from the released ``locomo10.zip``, a folder of JSON files, or one JSON."""
+def load(
+    path: str | Path, categories: tuple[int, ...] = SCORED_CATEGORIES
+) -> Iterator[Conversation]:
+    """Conversations from the released ``locomo10.zip``, a folder of JSON files, or one JSON
+    (with the questions of *categories*)."""
     path = Path(path)
     if path.suffix == ".zip":
         with zipfile.ZipFile(path) as archive:
             names = sorted(n for n in archive.namelist() if n.endswith(".json"))
             for name in names:
                 data = json.loads(archive.read(name))
-                yield from _from_json(Path(name).stem, data)
+                yield from _from_json(Path(name).stem, data, categories)
         return
     files = sorted(path.glob("**/*.json")) if path.is_dir() else [path]
     for file in files:
-        yield from _from_json(file.stem, json.loads(file.read_text()))
+        yield from _from_json(file.stem, json.loads(file.read_text()), categories)
 
 
-def _from_json(stem: str, data: Any) -> Iterator[Conversation]:
+def _from_json(
+    stem: str, data: Any, categories: tuple[int, ...] = SCORED_CATEGORIES
+) -> Iterator[Conversation]:
     if isinstance(data, list):  # locomo10.json: a list of samples
         for i, sample in enumerate(data):
-            yield _conversation(str(sample.get("sample_id", f"{stem}-{i}")), sample)
+            yield _conversation(str(sample.get("sample_id", f"{stem}-{i}")), sample, categories)
     else:
-        yield _conversation(stem, data)
+        yield _conversation(stem, data, categories)
 
 
 def memory_text(turn: Turn, captions: bool = False) -> str:
@@ -189,12 +214,26 @@ def _ingested(store: Any, conv: Conversation, captions: bool) -> bool:
     )
 
 
-def _score(ranked_sources: list[str], evidence: list[str]) -> tuple[float, float, float]:
+PEER_METRICS: tuple[str, ...] = ("any@5", "any@10", "session@5", "session@10")
+
+
+def _score(ranked_sources: list[str], evidence: list[str]) -> tuple[float, ...]:
+    """recall@5, recall@10, MRR, then :data:`PEER_METRICS`: any evidence turn in the top
+    5/10, and the share of evidence sessions (``D3`` of ``D3:12``) among the first 5/10
+    distinct sessions of the ranking. No evidence: all zero (a miss)."""
     wanted = set(evidence)
+    if not wanted:
+        return (0.0,) * 7
     r5 = len(wanted & set(ranked_sources[:5])) / len(wanted)
     r10 = len(wanted & set(ranked_sources[:10])) / len(wanted)
     rr = next((1.0 / i for i, s in enumerate(ranked_sources, start=1) if s in wanted), 0.0)
-    return r5, r10, rr
+    sessions = list(dict.fromkeys(s.split(":")[0] for s in ranked_sources if s))
+    needed = {e.split(":")[0] for e in wanted}
+    any5 = 1.0 if wanted & set(ranked_sources[:5]) else 0.0
+    any10 = 1.0 if wanted & set(ranked_sources[:10]) else 0.0
+    s5 = len(needed & set(sessions[:5])) / len(needed)
+    s10 = len(needed & set(sessions[:10])) / len(needed)
+    return r5, r10, rr, any5, any10, s5, s10
 
 
 # Each recall stage added in turn to today's plain blend, then the shipped defaults.
@@ -327,6 +366,8 @@ def run(
     conversations: str | None = None,
     reuse: bool = False,
     captions: bool = False,
+    categories: tuple[int, ...] = SCORED_CATEGORIES,
+    modes_options: dict[str, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Store every conversation, ask every question in each mode, return the scores.
 
@@ -334,17 +375,21 @@ def run(
     and skips the ingest when a kept one already holds every turn as this run
     writes it (same texts, captions or not), so tuning a ranking stage does not
     re-encode 5,882 turns. ``captions`` appends each shared photo's BLIP caption.
+    *categories*: the question categories asked (``ALL_CATEGORIES``: all 1,986).
+    *modes_options*: recall options by mode name instead of :data:`MODES` (the suite's).
     """
     from ..domain.config import get_settings
     from ..engines.embeddings import backend_label, get_embedder
 
-    modes = modes or list(MODES)
+    table = modes_options or MODES
+    modes = modes or list(table)
     for mode in modes:
-        if mode not in MODES:
-            raise ValidationError(f"unknown mode {mode!r}; choose from {', '.join(MODES)}")
+        if mode not in table:
+            raise ValidationError(f"unknown mode {mode!r}; choose from {', '.join(table)}")
     totals = {m: ModeScore(mode=m) for m in modes}
-    per_cat: dict[str, dict[int, list[tuple[float, float, float]]]] = {m: {} for m in modes}
-    chosen = select(list(load(path))[:limit], conversations)
+    per_cat: dict[str, dict[int, list[tuple[float, ...]]]] = {m: {} for m in modes}
+    latencies: dict[str, list[float]] = {m: [] for m in modes}
+    chosen = select(list(load(path, categories))[:limit], conversations)
     ingest_seconds = 0.0
     n_turns = 0
     # The backend and vector type under test come from *settings* (not the process-wide ones).
@@ -359,11 +404,15 @@ def run(
         ingest_seconds += time.perf_counter() - started
         n_turns += len(conv.turns)
         as_of = max((t.when for t in conv.turns), default=time.time()) + 86_400
+        for q in conv.questions:  # encoded once up front: the first mode's p50 pays nothing
+            store.query_vector(q.text)
         for mode in modes:
-            opts = {**MODES[mode], "as_of": as_of, **(recall_options or {})}
+            opts = {**table[mode], "as_of": as_of, **(recall_options or {})}
             started = time.perf_counter()
             for q in conv.questions:
+                asked = time.perf_counter()
                 hits = store.recall(q.text, k=k, touch=False, **opts)
+                latencies[mode].append(time.perf_counter() - asked)
                 scores = _score([m.source or "" for m, _ in hits], q.evidence)
                 per_cat[mode].setdefault(q.category, []).append(scores)
             totals[mode].seconds += time.perf_counter() - started
@@ -377,11 +426,19 @@ def run(
             score.recall_at_5 = sum(r[0] for r in rows) / len(rows)
             score.recall_at_10 = sum(r[1] for r in rows) / len(rows)
             score.mrr = sum(r[2] for r in rows) / len(rows)
+            score.peers = {
+                name: sum(r[3 + i] for r in rows) / len(rows) for i, name in enumerate(PEER_METRICS)
+            }
+            score.p50_ms = statistics.median(latencies[mode]) * 1000
+        if 5 in per_cat[mode]:
+            first = [s for cat, r in per_cat[mode].items() if cat != 5 for s in r]
+            score.scored = _means(first)
         for cat, cat_rows in sorted(per_cat[mode].items()):
             score.by_category[CATEGORIES[cat]] = {
                 "n": len(cat_rows),
                 "recall@5": round(sum(r[0] for r in cat_rows) / len(cat_rows), 4),
                 "mrr": round(sum(r[2] for r in cat_rows) / len(cat_rows), 4),
+                "any@5": round(sum(r[3] for r in cat_rows) / len(cat_rows), 4),
             }
     return {
         "benchmark": "locomo",
@@ -394,6 +451,16 @@ def run(
         "ingest_seconds": round(ingest_seconds, 1),
         "anchor": PUBLISHED_ANCHOR,
         "modes": [totals[m].to_dict() for m in modes],
+    }
+
+
+def _means(rows: list[tuple[float, ...]]) -> dict[str, float]:
+    """The scores of *rows* averaged, under their names (``n`` first)."""
+    names = ("recall@5", "recall@10", "mrr", *PEER_METRICS)
+    if not rows:
+        return {"n": 0}
+    return {"n": len(rows)} | {
+        name: round(sum(r[i] for r in rows) / len(rows), 4) for i, name in enumerate(names)
     }
 
 
@@ -413,7 +480,7 @@ def plot(result: dict[str, Any], path: str | Path, heldout: dict[str, Any] | Non
     ax = axes[0][0]
     modes = [m["mode"] for m in result["modes"]]
     series = {"all": [m["recall@5"] for m in result["modes"]]}
-    for cat in CATEGORIES.values():
+    for cat in (CATEGORIES[c] for c in SCORED_CATEGORIES):
         series[cat] = [m["by_category"].get(cat, {}).get("recall@5", 0.0) for m in result["modes"]]
     width = 0.8 / len(series)
     for i, (name, values) in enumerate(series.items()):

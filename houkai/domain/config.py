@@ -78,7 +78,7 @@ class Settings:
     embed_query_priority: bool = True
     # hybrid recall's stages (houkai/store/stages.py); "" turns them all off;
     # "fitted" is opt-in: it costs paraphrases (ADR 0025)
-    recall_stages: str = "query,context,prf,specific"
+    recall_stages: str = "query,context,prf,specific,current,entity"
     # --- library defaults ----------------------------------------------------
     default_type: str = "semantic"
     default_importance: float = 0.5

@@ -44,6 +44,7 @@ from ..domain.model import (
 from ..domain.scope import scope_filters
 from ..domain.text import lexical_clause, query_terms
 from . import codec, lexstats
+from . import state as state_stages
 from .diversity import mmr_order
 from .query import QueryParse, name_seen, parse_query
 from .recall_stages import RecallStagesMixin
@@ -327,6 +328,11 @@ class RecallMixin(RecallStagesMixin):
             "now": clock,
             "scope": scope,
         }
+        state = None
+        if "current" in active or "entity" in active:
+            window = (parse or parse_query(query, now)).window is not None
+            state = state_stages.read(query, stats, window)
+            state.accessed = w.recency_basis == "accessed"
         pool, lexical_active = self._gather(
             query, qvec, where, pool_size, mode, active, w, params, broad, filters, stats
         )
@@ -344,7 +350,7 @@ class RecallMixin(RecallStagesMixin):
         )
         self._score_pool(
             cands, mode, fusion, w, active, parse, params, now, rrf_k, lexical_active,
-            depth=None if reads_deeper else k,
+            depth=None if reads_deeper else k, state=state,
         )  # fmt: skip
         deadline.check("scoring")
         if active_reranker is not None and cands:
@@ -436,6 +442,7 @@ class RecallMixin(RecallStagesMixin):
         rrf_k: int,
         lexical_active: bool,
         depth: int | None = None,
+        state: state_stages.StateQuery | None = None,
     ) -> None:
         """Score and sort the pool in place: the blend (or RRF), the stages, the graph term.
 
@@ -447,7 +454,7 @@ class RecallMixin(RecallStagesMixin):
             else:
                 self._score_weighted(cands, w, now, lexical_active)
             if active:
-                self._apply_stages(cands, active, parse, params, now, fusion, rrf_k, depth)
+                self._apply_stages(cands, active, parse, params, now, fusion, rrf_k, depth, state)
             if w.graph > 0:
                 self._apply_graph(cands, w, fusion, rrf_k)
             if fusion != "rrf":

@@ -18,6 +18,7 @@ from ..db.schema import MEMORY_FIELDS
 from ..domain.model import HybridWeights, Memory
 from ..domain.text import lexical_clause, query_terms
 from . import codec, lexical_feedback, lexstats, specificity
+from . import state as state_stages
 from .host import StoreHost
 from .query import (
     DAY,
@@ -345,9 +346,11 @@ class RecallStagesMixin(StoreHost):
         fusion: str,
         rrf_k: int,
         depth: int | None = None,
+        state: state_stages.StateQuery | None = None,
     ) -> None:
         """Add the stages' boosts to the blended scores and record them in ``explain``
-        (*depth*: see ``_score_pool``)."""
+        (*depth*: see ``_score_pool``; *state*: the question as ``current`` and ``entity``
+        read it)."""
         if not cands:
             return
         signals: dict[str, list[float]] = {}
@@ -403,12 +406,24 @@ class RecallStagesMixin(StoreHost):
             self._episode_prior(cands, p.episode, p.episode_gap)
         if "specific" in active and (p.specific > 0 or p.specific_rare > 0):
             self._specificity_prior(cands, p.specific, p.specific_rare, depth)
+        if state is not None:  # last: they rank what every other stage scored
+            cover: dict[str, float] = {}
+            if "entity" in active:
+                cover = state_stages.entity_penalty(cands, state, p.entity)
+            if "current" in active:
+                state_stages.newest_first(
+                    cands, state, p.current_similarity, p.current_top, cover,
+                    p.current_shared, state.question, p.current_gap,
+                )  # fmt: skip
         parsed = parse.to_dict() if parse is not None else None
+        read = state.to_dict() if state is not None else None
         for c in cands:
             info = c.explain.setdefault("stages", {})
             info["active"] = list(active)
             if parsed is not None:
                 c.explain["query"] = parsed
+            if read:
+                info["question"] = read
             if c.context:
                 info["context_neighbour"] = True
             if c.rm3:

@@ -25,6 +25,11 @@ Hybrid recall runs these on top of the blend (each one switchable with
 * ``specific``: a prior on the memory: ``score × (1 + specific · names + specific_rare ·
   rare words)``, the shares of names the collection rarely mentions and of words at most
   four memories use, each capped at three (:mod:`houkai.store.specificity`, ADR 0068).
+* ``current``: for a question about the present, memories on one topic among the best
+  candidates are ranked newest first; for one about the past, the newest goes last
+  (:mod:`houkai.store.state`, ADR 0078).
+* ``entity``: a candidate that misses the people/projects the question names, which
+  another candidate holds, loses ``entity ×`` its score × the share it misses (ADR 0078).
 * ``fitted``: fusion weights per query kind (:data:`FITTED`), used when the
   caller passes no ``weights`` (ADR 0025; since ADR 0043 every kind maps to
   ``BASE``).
@@ -72,6 +77,11 @@ class StageParams:
     rm3_docs: int = 3  # first-round hits the expansion is read from
     rm3_limit: int = 20  # documents the expansion query may add
     rm3_weight: float = 0.2  # × the share of the expansion a candidate holds (ADR 0061)
+    entity: float = 0.15  # × score × the share of the question's named things it misses (0078)
+    current_similarity: float = 0.65  # cosine that puts two candidates on one topic (0078)
+    current_top: int = 10  # candidates the current stage groups by topic (ADR 0078)
+    current_shared: float = 0.45  # cosine enough for one topic when the texts share a word
+    current_gap: float = 3600.0  # seconds the newest of a group must be newer than the next
 
     def weights(self, base: HybridWeights) -> HybridWeights:
         """*base* with this kind's cosine/lexical weights (recency etc. untouched)."""

@@ -1,0 +1,156 @@
+"""Score recall modes on one agent-memory set (:mod:`houkai.bench.agentsets`).
+
+Every memory is written to one throwaway collection, dated ``days_ago`` before the
+set's ``as_of``; a memory with ``supersedes`` then supersedes the older one (which
+default recall hides), as an agent that noticed the update would. Each question of the
+chosen split is recalled ``as_of`` that clock with k=10 in every mode: recall@5 and
+recall@10 over its relevant memories, MRR of the first, per kind and overall, and the
+p50 latency of one recall per mode (the questions are encoded before the first mode, so
+no mode pays for the encoding).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from .agentsets.common import DATA, KINDS
+from .locomo import backdate, check_untouched
+
+SPLITS: tuple[str, ...] = ("dev", "test", "all")
+
+
+def path_of(name: str) -> Path:
+    return DATA / f"agent-{name}.json"
+
+
+def load(name_or_path: str | Path) -> dict[str, Any]:
+    """A set by name (``coding``) or by the path of its JSON."""
+    path = Path(name_or_path)
+    if not path.suffix:
+        path = path_of(str(name_or_path))
+    if not path.exists():
+        raise ValueError(f"no agent-memory set at {path}")
+    return json.loads(path.read_text())
+
+
+def questions(data: dict[str, Any], split: str) -> list[dict[str, Any]]:
+    if split not in SPLITS:
+        raise ValueError(f"split must be one of {', '.join(SPLITS)} — got {split!r}")
+    return [q for q in data["queries"] if split == "all" or q["split"] == split]
+
+
+def ingest(store: Any, data: dict[str, Any], as_of: float) -> dict[str, str]:
+    """Write the memories, date them, apply the supersede links; set id → memory id."""
+    items = data["memories"]
+    written = store.remember_many(
+        [{"text": m["text"], "tags": m["tags"], "type": "semantic"} for m in items],
+        batch_size=256,
+    )
+    ids = {item["id"]: memory.id for item, memory in zip(items, written, strict=True)}
+    backdate(
+        store,
+        {ids[m["id"]]: as_of - float(m["days_ago"]) * 86_400 for m in items},
+    )
+    for m in items:
+        if m.get("supersedes"):
+            store.supersede(ids[m["supersedes"]], ids[m["id"]])
+    return ids
+
+
+def score(got: list[str], wanted: set[str]) -> tuple[float, float, float]:
+    """recall@5, recall@10 and reciprocal rank of the first relevant id."""
+    r5 = len(wanted & set(got[:5])) / len(wanted)
+    r10 = len(wanted & set(got[:10])) / len(wanted)
+    rr = next((1.0 / i for i, g in enumerate(got, start=1) if g in wanted), 0.0)
+    return r5, r10, rr
+
+
+def summarise(rows: list[tuple[float, float, float]]) -> dict[str, float]:
+    n = len(rows)
+    return {
+        "n": n,
+        "recall@5": round(sum(r[0] for r in rows) / n, 4) if n else 0.0,
+        "recall@10": round(sum(r[1] for r in rows) / n, 4) if n else 0.0,
+        "mrr": round(sum(r[2] for r in rows) / n, 4) if n else 0.0,
+    }
+
+
+def run(
+    name: str,
+    modes: dict[str, dict[str, Any]],
+    *,
+    split: str = "dev",
+    settings: Any = None,
+    k: int = 10,
+    limit: int | None = None,
+    misses: bool = False,
+) -> dict[str, Any]:
+    """Score every mode (name → recall keyword arguments) on *split* of the set *name*.
+
+    *limit*: only the first N questions (a quick run). *misses*: keep, per mode, the
+    questions whose first relevant memory was not ranked first (for reading a dev run).
+    """
+    from ..store import MemoryStore
+
+    data = load(name)
+    asked = questions(data, split)[:limit]
+    as_of = datetime.fromisoformat(data["as_of"]).timestamp()
+    store = MemoryStore(
+        collection=f"bench-agent-{data['name']}",
+        settings=settings,
+        journal_enabled=False,
+        actor="bench",
+    )
+    store.nuke()
+    try:
+        ids = ingest(store, data, as_of)
+        texts = {ids[m["id"]]: m["text"] for m in data["memories"]}
+        for q in asked:  # encoded once up front: each mode's p50 times its ranking alone
+            store.query_vector(q["text"])
+        out = []
+        for mode, options in modes.items():
+            rows: dict[str, list[tuple[float, float, float]]] = {kind: [] for kind in KINDS}
+            seconds: list[float] = []
+            missed: list[dict[str, Any]] = []
+            for q in asked:
+                started = time.perf_counter()
+                hits = store.recall(q["text"], k=k, touch=False, as_of=as_of, **options)
+                seconds.append(time.perf_counter() - started)
+                got = [m.id for m, _ in hits]
+                wanted = {ids[r] for r in q["relevant"]}
+                row = score(got, wanted)
+                rows[q["kind"]].append(row)
+                if misses and row[2] < 1.0:
+                    missed.append(
+                        {
+                            "kind": q["kind"],
+                            "question": q["text"],
+                            "wanted": [texts[w] for w in wanted],
+                            "got": [texts.get(g, g) for g in got[:3]],
+                        }
+                    )
+            every = [r for kind in rows.values() for r in kind]
+            entry = {
+                "mode": mode,
+                **summarise(every),
+                "by_kind": {kind: summarise(r) for kind, r in rows.items() if r},
+                "p50_ms": round(statistics.median(seconds) * 1000, 2) if seconds else 0.0,
+            }
+            if misses:
+                entry["misses"] = missed
+            out.append(entry)
+        check_untouched(store, len(data["memories"]), f"the {data['name']} set")
+    finally:
+        store.drop()
+    return {
+        "benchmark": f"agent-{data['name']}",
+        "split": split,
+        "memories": len(data["memories"]),
+        "questions": len(asked),
+        "modes": out,
+    }

@@ -1,0 +1,10 @@
+"""``python -m houkai.bench.agentsets``: rewrite every agent-memory set's JSON."""
+
+from __future__ import annotations
+
+from . import coding, personal
+
+if __name__ == "__main__":
+    for module in (coding, personal):
+        path = module.write()
+        print(f"wrote {path}")

@@ -1,0 +1,263 @@
+"""``houkai bench suite``: every retrieval yardstick in one run, every stage on and off.
+
+A stage decision made on one benchmark does not carry to memories agents write (issue
+#29): the stages tuned on LoCoMo did not move a set of agent memories at all. The suite
+runs, in one process and with one mode list:
+
+* the agent-memory sets (:mod:`houkai.bench.agentsets`), on their ``dev`` or ``test``
+  split (decide on dev; test confirms and is never tuned on), and the earlier held-out
+  set (:mod:`houkai.bench.heldout`, one split, never tuned on either);
+* LoCoMo with all 1,986 questions (category 5 included) and the peers' definitions
+  besides this project's own (any-hit and session-level recall), optionally a subset;
+* LongMemEval from a local JSON file when one is given (no package ships its data;
+  nothing is downloaded at run time).
+
+The modes: the plain blend, the defaults, the defaults with each default stage off
+(``-stage``) and with each opt-in stage on (``+stage``), and RRF. ``verdicts`` then
+says, per stage and set, what turning it on changed.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from ..store.stages import STAGES, resolve_stages
+from . import agentset_run
+
+DEFAULT_SETS = "coding,personal,heldout"
+QUICK_LOCOMO = 1  # conversations in a --quick run
+#: A stage "holds" a set when turning it on costs at most one question's worth of R@5 and
+#: of MRR (1/n on a set of n questions), and never more than this floor on a large set.
+HOLD_TOLERANCE = 0.005
+
+
+def questions_of(entry: dict[str, Any]) -> int:
+    """How many questions a set's run asked (the agent sets, heldout, LoCoMo)."""
+    n = entry.get("questions") or entry.get("queries")
+    if not n and entry.get("modes"):
+        n = entry["modes"][0].get("questions") or entry["modes"][0].get("n")
+    return int(n or 0)
+
+
+def tolerance(entry: dict[str, Any]) -> float:
+    n = questions_of(entry)
+    return max(HOLD_TOLERANCE, 1.0 / n) if n else HOLD_TOLERANCE
+
+
+def suite_modes(defaults: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    """Mode name → recall options: plain, defaults, each stage toggled, RRF."""
+    modes: dict[str, dict[str, Any]] = {
+        "plain": {"mode": "hybrid", "stages": ()},
+        "defaults": {"mode": "hybrid", "stages": defaults},
+    }
+    for stage in STAGES:
+        if stage == "fitted":
+            continue  # maps every kind to the shared weights (ADR 0043): nothing to toggle
+        if stage in defaults:
+            modes[f"-{stage}"] = {
+                "mode": "hybrid",
+                "stages": tuple(s for s in defaults if s != stage),
+            }
+        else:
+            modes[f"+{stage}"] = {"mode": "hybrid", "stages": (*defaults, stage)}
+    modes["rrf"] = {"mode": "hybrid", "fusion": "rrf"}
+    return modes
+
+
+def pick_modes(all_modes: dict[str, dict[str, Any]], spec: str | None) -> dict[str, Any]:
+    if not spec:
+        return all_modes
+    names = [m.strip() for m in spec.split(",") if m.strip()]
+    unknown = [m for m in names if m not in all_modes]
+    if unknown:
+        raise ValueError(
+            f"unknown mode(s) {', '.join(unknown)}; choose from {', '.join(all_modes)}"
+        )
+    return {m: all_modes[m] for m in names}
+
+
+def verdicts(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per stage and set: R@5 and MRR with the stage on minus off (from the defaults)."""
+    rows: list[dict[str, Any]] = []
+    for name, entry in _scored_sets(result):
+        by_mode = {m["mode"]: m for m in entry["modes"]}
+        base = by_mode.get("defaults")
+        if base is None:
+            continue
+        slack = tolerance(entry) + 1e-9
+        for mode, scores in by_mode.items():
+            if mode[:1] not in "+-" or len(mode) < 2:
+                continue
+            on, off = (scores, base) if mode[0] == "+" else (base, scores)
+            d5 = on["recall@5"] - off["recall@5"]
+            dm = on["mrr"] - off["mrr"]
+            rows.append(
+                {
+                    "stage": mode[1:],
+                    "set": name,
+                    "default": mode[0] == "-",
+                    "delta_r5": round(d5, 4),
+                    "delta_mrr": round(dm, 4),
+                    "holds": d5 >= -slack and dm >= -slack,
+                }
+            )
+    return rows
+
+
+def _scored_sets(result: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    out = [(name, entry) for name, entry in result["sets"].items()]
+    if result.get("locomo"):
+        out.append(("locomo", result["locomo"]))
+    if result.get("longmemeval"):
+        out.append(("longmemeval", result["longmemeval"]))
+    return out
+
+
+def run(
+    *,
+    sets: str = DEFAULT_SETS,
+    split: str = "dev",
+    locomo_path: str | Path | None = None,
+    quick: bool = False,
+    modes: str | None = None,
+    settings: Any = None,
+    longmemeval_path: str | Path | None = None,
+    longmemeval_limit: int | None = None,
+    misses: bool = False,
+) -> dict[str, Any]:
+    """Run every set of *sets* (names or JSON paths) on *split*, LoCoMo when
+    *locomo_path* is given (one conversation with *quick*) and LongMemEval when
+    *longmemeval_path* is, in the same modes."""
+    from ..domain.config import get_settings
+
+    defaults = resolve_stages(None, (settings or get_settings()).recall_stages)
+    chosen = pick_modes(suite_modes(defaults), modes)
+    if longmemeval_path is not None:
+        from . import longmemeval
+
+        longmemeval.load(longmemeval_path)  # a bad file fails now, not after the other sets
+    started = time.perf_counter()
+    result: dict[str, Any] = {
+        "benchmark": "suite",
+        "split": split,
+        "defaults": list(defaults),
+        "modes": list(chosen),
+        "sets": {},
+    }
+    for name in (s.strip() for s in sets.split(",") if s.strip()):
+        if name == "heldout":  # the earlier held-out set: one split, never tuned on
+            from . import heldout
+
+            result["sets"]["heldout"] = heldout.run(settings=settings, modes_options=chosen)
+            continue
+        entry = agentset_run.run(name, chosen, split=split, settings=settings, misses=misses)
+        result["sets"][entry["benchmark"].removeprefix("agent-")] = entry
+    if locomo_path is not None:
+        from . import locomo
+
+        result["locomo"] = locomo.run(
+            locomo_path,
+            modes=list(chosen),
+            modes_options=chosen,
+            settings=settings,
+            limit=QUICK_LOCOMO if quick else None,
+            categories=locomo.ALL_CATEGORIES,
+        )
+    if longmemeval_path is not None:
+        result["longmemeval"] = longmemeval.run(
+            longmemeval_path, chosen, settings=settings, limit=longmemeval_limit
+        )
+    result["verdicts"] = verdicts(result)
+    result["seconds"] = round(time.perf_counter() - started, 1)
+    return result
+
+
+def rows(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per set and mode: R@5, R@10, MRR, p50 and R@5 per kind or category."""
+    out = []
+    for name, entry in _scored_sets(result):
+        for m in entry["modes"]:
+            parts = m.get("by_kind") or m.get("by_category") or {}
+            out.append(
+                {
+                    "set": name,
+                    "mode": m["mode"],
+                    "n": m.get("n", m.get("questions", 0)),
+                    "r5": m["recall@5"],
+                    "r10": m.get("recall@10", 0.0),
+                    "mrr": m["mrr"],
+                    "p50_ms": m.get("p50_ms", 0.0),
+                    "kinds": {k: v["recall@5"] for k, v in parts.items()},
+                }
+            )
+    return out
+
+
+def write(result: dict[str, Any], path: str | Path) -> None:
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(json.dumps(result, indent=1) + "\n")
+
+
+def markdown(result: dict[str, Any]) -> str:
+    """The suite as Markdown: one table per set (modes × R@5, MRR, p50, R@5 per kind or
+    category; LoCoMo adds the peers' measures), then each stage's effect per set."""
+    lines: list[str] = []
+    for name, entry in _scored_sets(result):
+        modes = entry["modes"]
+        parts = list(modes[0].get("by_kind") or modes[0].get("by_category") or {}) if modes else []
+        peers = [p for p in ("any@5", "any@10", "session@5", "session@10") if p in modes[0]]
+        split = result["split"] if name in result["sets"] and name != "heldout" else "all"
+        n = questions_of(entry)
+        lines += [f"**{name}** ({split}, {n} questions)", ""]
+        head = ["mode", "R@5", "R@10", "MRR", *peers, "p50 ms", *(f"{p} R@5" for p in parts)]
+        lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for m in modes:
+            table = m.get("by_kind") or m.get("by_category") or {}
+            cells = [
+                m["mode"],
+                f"{m['recall@5']:.3f}",
+                f"{m['recall@10']:.3f}" if "recall@10" in m else "—",
+                f"{m['mrr']:.3f}",
+                *(f"{m[p]:.3f}" for p in peers),
+                f"{m['p50_ms']:.1f}" if "p50_ms" in m else "—",
+                *(f"{table[p]['recall@5']:.2f}" if p in table else "" for p in parts),
+            ]
+            lines.append("| " + " | ".join(cells) + " |")
+        scored = [m for m in modes if "categories_1_4" in m]
+        if scored:
+            lines += ["", "Categories 1–4 only (the figures of earlier ADRs):", ""]
+            lines += [
+                "| mode | R@5 | R@10 | MRR | any@5 | any@10 | session@10 |",
+                "|---|---|---|---|---|---|---|",
+            ]
+            for m in scored:
+                c = m["categories_1_4"]
+                lines.append(
+                    f"| {m['mode']} | {c['recall@5']:.3f} | {c['recall@10']:.3f} | {c['mrr']:.3f} "
+                    f"| {c['any@5']:.3f} | {c['any@10']:.3f} | {c['session@10']:.3f} |"
+                )
+        lines.append("")
+    effects = verdicts(result)  # recomputed from the scores: the rule, not a stored copy
+    if effects:
+        sets = list(dict.fromkeys(v["set"] for v in effects))
+        lines += [
+            "Each stage, on minus off (R@5 / MRR; ✗: costs more than one question's worth):",
+            "",
+        ]
+        lines += ["| stage | default | " + " | ".join(sets) + " |", "|" + "---|" * (len(sets) + 2)]
+        for stage in dict.fromkeys(v["stage"] for v in effects):
+            row = {v["set"]: v for v in effects if v["stage"] == stage}
+            default = "on" if next(iter(row.values()))["default"] else "opt-in"
+            cells = [
+                f"{row[s]['delta_r5']:+.3f} / {row[s]['delta_mrr']:+.3f}"
+                + ("" if row[s]["holds"] else " ✗")
+                if s in row
+                else ""
+                for s in sets
+            ]
+            lines.append(f"| {stage} | {default} | " + " | ".join(cells) + " |")
+        lines.append("")
+    return "\n".join(lines)

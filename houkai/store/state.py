@@ -1,0 +1,286 @@
+"""Two recall stages for memories agents write (ADR 0078): ``current`` and ``entity``.
+
+Agents keep facts that change ("billing-api runs on Postgres 14", months later "migrated
+billing-api to Postgres 16"), often without a supersede link, and near-identical facts
+about other people and projects ("Tim is allergic to cats" beside "Tom is allergic to
+shellfish"). The blend ranks both by how much they sound like the question; neither
+knows which is the newer or whose it is.
+
+* **entity**: the question's named things (runs of capitalised names, identifiers like
+  ``checkout-web`` or ``E1042``) that some memory of the collection mentions. A
+  candidate's *coverage* (:func:`coverage`): per thing, its rarest word held counts in
+  full and a commoner one by its IDF; a candidate missing what the best-covering one
+  holds loses ``score × entity · (best − coverage) / best``. Names most memories use (a
+  chat's speakers, more than :data:`COMMON_NAME_SHARE`) tell nothing and are left out.
+* **current**: the question's intent: *present* (no past tense, or "now / currently /
+  these days / latest"), *past* ("originally", "used to", "previous", "before …" with a
+  past verb) or neither (a past-tense question, a time window). Among the
+  :attr:`~houkai.store.stages.StageParams.current_top` best candidates, memories on one
+  topic (cosine between their vectors ≥ ``current_similarity``, or ≥ ``current_shared``
+  when both name a value the question does not; holding the same share of the question's
+  named things; each linked to every other) form a group; for a present question whose newest member
+  holds every question word another member holds (an update answers what the old fact
+  answered; "closes at 6pm" beside "opens at 8am" is a sibling, not an update), the group's newest
+  memory takes the group's best score slot, for a past one its last; the others keep
+  their order in the slots left. Other candidates keep their scores and ranks, and so
+  do the turns of a recorded conversation (memories that ``follow`` another): a later
+  turn on a topic carries the talk on rather than replacing what was said.
+
+Both cost no I/O: the words' frequencies are those the lexical leg read, the vectors those
+the candidate search returned.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..domain.text import REDISEARCH_STOPWORDS, STOP_WORDS, query_terms, stem_tokens, tokenize
+from .query import question_names
+
+if TYPE_CHECKING:
+    from .lexstats import TermStats
+    from .recall import Candidate
+
+#: A capitalised name more memories than this share use names nobody in particular (a
+#: chat's two speakers); a project among a handful still counts.
+COMMON_NAME_SHARE = 0.25
+
+_NOW = re.compile(
+    r"\b(now|currently|current|these days|nowadays|at the moment|latest|most recent|"
+    r"right now|still|any ?more|today)\b",
+    re.I,
+)
+_PAST = re.compile(
+    r"\b(originally|original|used to|previous(?:ly)?|formerly|at first|initially|"
+    r"earlier|(?<!how )old|older|prior|back then|before that|first)\b",
+    re.I,
+)
+_BEFORE = re.compile(r"\bbefore\b", re.I)
+_PAST_TENSE = re.compile(r"\b(did|was|were|had|used)\b", re.I)
+_REFERENCE = re.compile(r"\b(?:before|after|instead of|rather than|other than|than)\b", re.I)
+_CAPITALISED_RUN = re.compile(r"\b[A-Z][\w']*(?:\s+[A-Z][\w']*)*")
+_IDENTIFIER = re.compile(
+    r"\b(?:[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)+|(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{4,})\b"
+)
+_STOP = STOP_WORDS | REDISEARCH_STOPWORDS
+_NUMBER_WORD = re.compile(r"\b\d[\w.:]*\b")
+_NAME_WORD = re.compile(r"\b[A-Z][\w]+\b")
+
+
+@dataclass
+class StateQuery:
+    """What the two stages read from the question (shown in ``explain``)."""
+
+    intent: str = ""  # "present", "past" or ""
+    entities: list[str] = field(default_factory=list)  # the named things, as asked
+    words: list[dict[str, float]] = field(default_factory=list)  # per thing: word → IDF
+    stemmed: bool = False  # the words are stems (the collection counts stems)
+    question: str = ""
+    accessed: bool = False  # "newest" by last access: the caller's recency basis says so
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {}
+        if self.intent:
+            out["intent"] = self.intent
+        if self.entities:
+            out["entities"] = list(self.entities)
+        return out
+
+
+def intent(text: str, window: bool = False) -> str:
+    """``present``, ``past`` or "" (a past-tense question or a time window: neither)."""
+    if _PAST.search(text) or (_BEFORE.search(text) and _PAST_TENSE.search(text)):
+        return "past"
+    if _NOW.search(text):
+        return "present"
+    if window or _PAST_TENSE.search(text):
+        return ""
+    return "present"
+
+
+def named_things(text: str) -> list[str]:
+    """Capitalised names and identifiers (``checkout-web``, ``LEDGER_BATCH_SIZE``) the
+    question is about: not what follows "before"/"instead of" (a reference point: "which
+    linter did we use before Ruff?") nor a short acronym ("CI", "DB", "PR")."""
+    text = _REFERENCE.split(text, maxsplit=1)[0]
+    found = [m[0] for m in _IDENTIFIER.finditer(text)]
+    for run in _CAPITALISED_RUN.finditer(text):  # "Grandma Rose" is one name
+        words = [n for n in question_names(run[0]) if not (n.isupper() and len(n) <= 3)]
+        words = [n for n in words if not any(n.lower() in tokenize(f) for f in found)]
+        if words:
+            found.append(" ".join(words))
+    return list(dict.fromkeys(found))
+
+
+def _form(token: str, stemmed: bool) -> str:
+    return stem_tokens(token)[0] if stemmed and stem_tokens(token) else token
+
+
+def read(text: str, stats: TermStats | None, window: bool = False) -> StateQuery:
+    """The question's intent and its named things' words with their IDF (from *stats*,
+    the lexical leg's frequencies of the question's terms)."""
+    out = StateQuery(intent=intent(text, window), question=text)
+    if stats is None or stats.n_docs <= 0:
+        return out
+    out.stemmed = stats.stemmed
+    n = stats.n_docs
+    for thing in named_things(text):
+        capitalised = thing[:1].isupper() and "-" not in thing and "_" not in thing
+        kept: dict[str, float] = {}
+        for word in (t for t in tokenize(thing) if t not in _STOP):
+            df = stats.df.get(word, 0)
+            if df <= 0 or (capitalised and df > COMMON_NAME_SHARE * n):
+                continue
+            kept[_form(word, stats.stemmed)] = math.log(1.0 + n / df)
+        if kept:
+            out.entities.append(thing)
+            out.words.append(kept)
+    return out
+
+
+def coverage(c: Candidate, things: list[dict[str, float]], stemmed: bool) -> float:
+    """How much of the question's named things the candidate's text names (1 without
+    any): per thing, its rarest word held counts in full and a commoner one in
+    proportion to its IDF ("the billing service" names ``billing-api`` nearly as well,
+    "Rose" ``Grandma Rose``); things weigh by their rarest word."""
+    total = sum(max(words.values()) for words in things)
+    if total <= 0:
+        return 1.0
+    held = set(stem_tokens(c.memory.text)) if stemmed else set(tokenize(c.memory.text))
+    got = sum(
+        max((w for word, w in words.items() if word in held), default=0.0) for words in things
+    )
+    return got / total
+
+
+def entity_penalty(
+    cands: Sequence[Candidate], state: StateQuery, weight: float
+) -> dict[str, float]:
+    """Lower the candidates that miss the question's named things; returns id → coverage."""
+    if not state.words or weight <= 0 or not cands:
+        return {}
+    cover = {c.memory.id: coverage(c, state.words, state.stemmed) for c in cands}
+    best = max(cover.values())
+    if best <= 0:
+        return cover
+    for c in cands:
+        gap = (best - cover[c.memory.id]) / best
+        if gap <= 0 or c.score <= 0:
+            continue
+        cut = c.score * weight * gap
+        c.score -= cut
+        c.explain.setdefault("stages", {})["entity"] = round(-cut, 6)
+    return cover
+
+
+def _values(text: str) -> set[str]:
+    """The words of *text* that state a value: a name inside a sentence or a number
+    ("Postgres 14", "Porto"); an update often repeats the value it replaces."""
+    out = {m[0].lower() for m in _NUMBER_WORD.finditer(text)}
+    for m in _NAME_WORD.finditer(text):
+        before = text[: m.start()].rstrip()
+        if before and before[-1] not in ".!?:;(":
+            out.add(m[0].lower())
+    return out
+
+
+def _groups(
+    top: list[Candidate],
+    similarity: float,
+    cover: dict[str, float],
+    shared: float = 1.0,
+    asked: frozenset[str] = frozenset(),
+) -> list[list[int]]:
+    """Groups of *top* (indices, best first) on one topic: every two members hold the
+    same share of the question's named things, and their vectors are at least
+    *similarity* apart, or *shared* apart when both name a value the question does not
+    (the old value an update repeats). A candidate joins the first group it fits whole."""
+    values = [_values(c.memory.text) - asked for c in top]
+
+    def linked(i: int, j: int) -> bool:
+        vi, vj = top[i].vector, top[j].vector
+        if vi is None or vj is None:
+            return False
+        ci, cj = cover.get(top[i].memory.id, 1.0), cover.get(top[j].memory.id, 1.0)
+        if abs(ci - cj) > 1e-9:
+            return False
+        cos = float(np.dot(vi, vj))
+        return cos >= similarity or (cos >= shared and bool(values[i] & values[j]))
+
+    groups: list[list[int]] = []
+    for i in range(len(top)):
+        for group in groups:
+            if all(linked(i, j) for j in group):
+                group.append(i)
+                break
+        else:
+            groups.append([i])
+    return [g for g in groups if len(g) > 1]
+
+
+def _asked_terms(question: str) -> frozenset[str]:
+    """The stems of the question's words, without its reference point ("before X")."""
+    return frozenset(stem_tokens(" ".join(query_terms(_REFERENCE.split(question, 1)[0]))))
+
+
+def _answers_as_well(members: list[Candidate], terms: frozenset[str], newest: Candidate) -> bool:
+    """Does the group's newest memory hold every question word another member holds? An
+    update answers the question the old fact answered; a sibling fact that lacks a word
+    the question asks for ("closes" beside "opens", "P2" beside "P1") is not an update."""
+    held = terms & set(stem_tokens(newest.memory.text))
+    return all(terms & set(stem_tokens(c.memory.text)) <= held for c in members)
+
+
+def _turn(c: Candidate) -> bool:
+    return any(link.rel == "follows" for link in c.memory.links)
+
+
+def newest_first(
+    cands: list[Candidate],
+    state: StateQuery,
+    similarity: float,
+    top_n: int,
+    cover: dict[str, float],
+    shared: float = 1.0,
+    question: str = "",
+    gap: float = 3600.0,
+) -> None:
+    """Deal each topic group's score slots out by age (see the module docstring)."""
+    if state.intent not in ("present", "past") or top_n < 2 or len(cands) < 2:
+        return
+    # A turn of a recorded exchange (it ``follows`` another) is what was said then: a
+    # later turn on its topic carries on the talk and does not replace it.
+    top = [c for c in sorted(cands, key=lambda c: (-c.score, c.memory.id))[:top_n] if not _turn(c)]
+    if state.words and not cover:
+        cover = {c.memory.id: coverage(c, state.words, state.stemmed) for c in top}
+    asked = frozenset(tokenize(question))
+    terms = _asked_terms(question)
+
+    def when(c: Candidate) -> float:  # the blend's recency basis: created, or last access
+        return c.memory.last_accessed if state.accessed else c.memory.created_at
+
+    for group in _groups(top, similarity, cover, shared, asked):
+        members = [top[i] for i in group]
+        newest = max(members, key=lambda c: (when(c), c.memory.id))
+        if state.intent == "present" and not _answers_as_well(members, terms, newest):
+            continue
+        ages = sorted((when(c) for c in members), reverse=True)
+        if ages[0] - ages[1] < gap:
+            continue  # written together: no member is the update of another
+        slots = sorted((c.score for c in members), reverse=True)
+        by_score = sorted(members, key=lambda c: (-c.score, c.memory.id))
+        rest = [c for c in by_score if c is not newest]
+        order = [newest, *rest] if state.intent == "present" else [*rest, newest]
+        for c, slot in zip(order, slots, strict=True):
+            shift = slot - c.score
+            c.score = slot
+            info = c.explain.setdefault("stages", {})
+            info["current_group"] = len(members)
+            if shift:
+                info["current"] = round(shift, 6)

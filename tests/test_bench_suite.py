@@ -1,0 +1,199 @@
+"""``houkai bench suite`` and the agent-memory sets it runs (issue #29, ADR 0078)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+import zipfile
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from test_bench_locomo import SAMPLE
+
+from houkai.bench import agentset_run, suite
+from houkai.bench.agentsets import coding, personal
+from houkai.bench.agentsets.common import KINDS
+from houkai.cli import cli
+from houkai.domain.config import set_settings
+
+
+@pytest.mark.parametrize("module", [coding, personal])
+def test_each_committed_set_is_what_its_generator_writes(module):
+    """The JSON is the generator's output for its seed: nobody edits a set by hand."""
+    built = module.build().document()
+    committed = json.loads(agentset_run.path_of(built["name"]).read_text())
+    assert committed == built
+    ids = {m["id"] for m in committed["memories"]}
+    assert 300 <= len(ids) <= 500 and 100 <= len(committed["queries"]) <= 200
+    assert all(set(q["relevant"]) <= ids for q in committed["queries"])
+    assert {q["kind"] for q in committed["queries"]} <= set(KINDS)
+    assert {"current", "past", "distractor", "paraphrase", "keyword"} <= {
+        q["kind"] for q in committed["queries"]
+    }
+    splits: dict[str, set[str]] = {}
+    for q in committed["queries"]:
+        splits.setdefault(q["topic"], set()).add(q["split"])
+    assert all(len(s) == 1 for s in splits.values())  # a topic's questions stay together
+    assert {s for v in splits.values() for s in v} == {"dev", "test"}
+    linked = [m for m in committed["memories"] if m.get("supersedes")]
+    assert linked and all(m["supersedes"] in ids for m in linked)
+
+
+def test_suite_modes_toggle_each_stage_against_the_defaults():
+    modes = suite.suite_modes(("query", "context", "current"))
+    assert modes["plain"]["stages"] == ()
+    assert modes["-current"]["stages"] == ("query", "context")
+    assert modes["+prf"]["stages"] == ("query", "context", "current", "prf")
+    assert "fitted" not in " ".join(modes) and modes["rrf"]["fusion"] == "rrf"
+    with pytest.raises(ValueError, match="unknown mode"):
+        suite.pick_modes(modes, "plain,-nothing")
+
+
+TINY_SET = {
+    "name": "tiny",
+    "as_of": "2026-06-01T12:00:00+00:00",
+    "seed": 1,
+    "rule": "test data",
+    "memories": [
+        {"id": "m1", "text": "Atlas runs on Postgres 14.", "days_ago": 200, "tags": []},
+        {"id": "m2", "text": "Migrated Atlas to Postgres 16.", "days_ago": 20, "tags": []},
+        {"id": "m3", "text": "Beacon runs on MySQL 8.", "days_ago": 90, "tags": []},
+        {"id": "m4", "text": "ATL-42: login loop fixed.", "days_ago": 30, "tags": []},
+        {
+            "id": "m5",
+            "text": "Beacon moved to MySQL 9.",
+            "days_ago": 10,
+            "tags": [],
+            "supersedes": "m3",
+        },
+    ],
+    "queries": [
+        {
+            "id": "q1",
+            "text": "Which database does Atlas use?",
+            "kind": "current",
+            "relevant": ["m2"],
+            "topic": "atlas:db",
+            "split": "dev",
+        },
+        {
+            "id": "q2",
+            "text": "What was ATL-42?",
+            "kind": "keyword",
+            "relevant": ["m4"],
+            "topic": "atl-42",
+            "split": "dev",
+        },
+        {
+            "id": "q3",
+            "text": "Which database does Beacon use?",
+            "kind": "current",
+            "relevant": ["m5"],
+            "topic": "beacon:db",
+            "split": "test",
+        },
+    ],
+}
+
+
+@pytest.fixture()
+def bench(settings, embedder, tmp_path):
+    env = {
+        "REDIS_URL": settings.redis_url,
+        "HOUKAI_KEY_PREFIX": f"{settings.key_prefix}-{uuid.uuid4().hex[:6]}",
+        "HOUKAI_DATA_DIR": settings.data_dir,
+        "HOUKAI_CONFIG": str(tmp_path / "absent.toml"),
+        "NO_COLOR": "1",
+    }
+    runner = CliRunner()
+
+    def invoke(*args: str):
+        try:
+            return runner.invoke(cli, ["bench", "suite", *args], env=env, catch_exceptions=False)
+        finally:
+            set_settings(settings)
+
+    return invoke
+
+
+def test_suite_runs_end_to_end_on_tiny_data(bench, tmp_path: Path):
+    tiny = tmp_path / "tiny.json"
+    tiny.write_text(json.dumps(TINY_SET))
+    archive = tmp_path / "locomo_small.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr("data/locomo/1.json", json.dumps(SAMPLE))
+    out = tmp_path / "suite.json"
+    result = bench(
+        "--quick", "--sets", str(tiny), "--data", str(archive),
+        "--modes", "plain,defaults,-current,rrf", "--out", str(out),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    data = json.loads(out.read_text())
+    assert data["split"] == "dev" and data["modes"] == ["plain", "defaults", "-current", "rrf"]
+    tiny_modes = {m["mode"]: m for m in data["sets"]["tiny"]["modes"]}
+    assert data["sets"]["tiny"]["questions"] == 2  # the dev split only
+    assert tiny_modes["defaults"]["by_kind"]["keyword"]["recall@5"] == 1.0
+    locomo = {m["mode"]: m for m in data["locomo"]["modes"]}
+    assert locomo["defaults"]["questions"] == 3  # category 5 is asked too
+    assert {"any@5", "any@10", "session@5", "session@10"} <= set(locomo["defaults"])
+    assert "adversarial" in locomo["defaults"]["by_category"]
+    assert any(v["stage"] == "current" and v["set"] == "tiny" for v in data["verdicts"])
+    assert "current (on) on tiny" in result.output and "R@5" in result.output
+
+
+def test_misses_are_refused_on_the_test_split(bench):
+    result = bench("--split", "test", "--misses", "--no-locomo")
+    assert result.exit_code == 1
+    assert "Error: --misses reads the dev split only" in result.output
+
+
+def test_a_missing_locomo_file_is_a_clear_error(bench, tmp_path: Path):
+    result = bench("--data", str(tmp_path / "nope.zip"), "--sets", "coding")
+    assert result.exit_code == 1 and "Error: no LoCoMo data at" in result.output
+
+
+def test_longmemeval_reads_a_local_file_and_scores_sessions(settings, embedder, tmp_path: Path):
+    from houkai.bench import longmemeval
+
+    def turn(role: str, text: str) -> dict:
+        return {"role": role, "content": text}
+
+    item = {
+        "question_id": "q1",
+        "question_type": "single-session-user",
+        "question": "Which city did I move to?",
+        "answer": "Porto",
+        "question_date": "2023/06/01 (Thu) 10:00",
+        "haystack_session_ids": ["s1", "s2", "s3"],
+        "haystack_dates": [
+            "2023/05/01 (Mon) 09:00",
+            "2023/05/10 (Wed) 09:00",
+            "2023/05/20 (Sat) 09:00",
+        ],
+        "haystack_sessions": [
+            [turn("user", "I love baking sourdough bread."), turn("assistant", "Nice hobby!")],
+            [turn("user", "I just moved to Porto last week."), turn("assistant", "Welcome!")],
+            [turn("user", "My cat is called Miso."), turn("assistant", "Cute name.")],
+        ],
+        "answer_session_ids": ["s2"],
+    }
+    abstained = {**item, "question_id": "q2_abs", "answer_session_ids": []}
+    path = tmp_path / "lme.json"
+    path.write_text(json.dumps([item, abstained]))
+    result = longmemeval.run(path, {"defaults": {"mode": "hybrid"}}, settings=settings)
+    (mode,) = result["modes"]
+    assert result["questions"] == 1  # the abstention question has no answer session
+    assert mode["recall@5"] == 1.0 and mode["any@5"] == 1.0
+    assert mode["by_kind"]["single-session-user"]["n"] == 1
+    assert longmemeval.session_scores(["s1", "s1", "s3", "s2"], {"s2"})[:2] == (1.0, 1.0)
+
+
+def test_a_malformed_longmemeval_file_is_a_clear_error(bench, tmp_path: Path):
+    path = tmp_path / "lme.json"
+    path.write_text(json.dumps([{"question_id": "q1", "question": "?"}]))
+    result = bench(
+        "--no-locomo", "--sets", "heldout", "--modes", "plain", "--longmemeval", str(path)
+    )
+    assert result.exit_code == 1
+    assert "Error:" in result.output and "lacks" in result.output

@@ -1,0 +1,160 @@
+"""The ``current`` and ``entity`` recall stages (ADR 0078) on small real-Redis collections."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from houkai import MemoryStore
+from houkai.bench.locomo import backdate
+from houkai.store.state import intent, named_things
+
+DAY = 86_400.0
+FILLER = [
+    "The team lunch moved to the Thai place on Fridays.",
+    "Remember to water the office plants on Mondays.",
+    "The quarterly report template lives in the shared drive.",
+    "Standup notes are posted in the team channel.",
+    "The printer on the third floor jams with thick paper.",
+    "Parking passes renew every January.",
+    "The coffee machine descaling kit is under the sink.",
+    "Design reviews happen on Wednesday afternoons.",
+]
+
+
+def test_intent_reads_present_past_and_neither():
+    assert intent("Which database does the billing service use now?") == "present"
+    assert intent("Which database does the billing service use?") == "present"  # no marker
+    assert intent("How old is Leo?") == "present"  # "how old" asks no past
+    assert intent("Which linter did we use before ruff?") == "past"
+    assert intent("What was the original port of the ledger worker?") == "past"
+    assert intent("When did Caroline go to the support group?") == ""  # a past event
+    assert intent("What did we ship last week?", window=True) == ""
+
+
+def test_named_things_are_names_and_identifiers_not_reference_points_or_acronyms():
+    assert named_things("What's checkout-web's local port?") == ["checkout-web"]
+    assert named_things("How do I reach Grandma Rose?") == ["Grandma Rose"]  # one name
+    assert named_things("Which linter did Atlas use before Ruff?") == ["Atlas"]
+    assert named_things("What CI does Atlas use?") == ["Atlas"]
+    assert named_things("What does error E1042 mean?") == ["E1042"]
+
+
+def _write(store: MemoryStore, dated: list[tuple[str, float]]) -> list[str]:
+    """Write *dated* (text, days ago) and the filler; return the dated memories' ids."""
+    now = time.time()
+    written = store.remember_many([t for t, _ in dated] + FILLER)
+    backdate(store, {m.id: now - days * DAY for m, (_, days) in zip(written, dated, strict=False)})
+    return [m.id for m in written[: len(dated)]]
+
+
+def _ranked(store: MemoryStore, question: str, **options) -> list[tuple[str, dict]]:
+    hits = store.recall(question, k=5, mode="hybrid", touch=False, explain=True, **options)
+    return [(m.id, e) for m, _, e in hits]
+
+
+def test_the_newer_of_two_memories_on_a_topic_ranks_first_for_what_it_is_now(
+    store: MemoryStore,
+):
+    old, new = _write(
+        store,
+        [
+            ("The billing service stores its data in Postgres 14.", 200),
+            ("Migrated the billing service to Postgres 16, Postgres 14 is read-only.", 30),
+        ],
+    )
+    for question in (
+        "Which database does the billing service use now?",
+        "Which database does the billing service use?",  # no "now": the fact changed
+    ):
+        ranked = _ranked(store, question)
+        assert ranked[0][0] == new, question
+        assert ranked[0][1]["stages"]["question"]["intent"] == "present"
+        assert ranked[0][1]["stages"]["current_group"] == 2
+    # without the stage the blend ranks the old statement first: the stage is what moved it
+    assert (
+        _ranked(store, "Which database does the billing service use?", stages=("query",))[0][0]
+        == old
+    )
+    # a question about the past gets the older one first
+    ranked = _ranked(store, "Which database did the billing service use before?")
+    assert ranked[0][0] == old
+    assert ranked[0][1]["stages"]["question"]["intent"] == "past"
+
+
+def test_a_sibling_fact_is_not_taken_for_an_update(store: MemoryStore):
+    opens, _ = _write(
+        store,
+        [("The Berlin office opens at 8am.", 60), ("The Berlin office closes at 6pm.", 10)],
+    )
+    ranked = _ranked(store, "What time does the Berlin office open?")
+    assert ranked[0][0] == opens  # the newer "closes" lacks the word asked for
+    assert "current" not in ranked[0][1]["stages"]
+
+
+def test_conversation_turns_keep_their_order(store: MemoryStore):
+    turns = store.remember_many(
+        [
+            "Caroline: I started painting landscapes in oil.",
+            "Melanie: That sounds lovely!",
+            "Caroline: Painting landscapes is what I do on weekends now.",
+        ],
+        sequence=True,
+    )
+    store.remember_many(FILLER)
+    hits = store.recall("What does Caroline paint?", k=3, mode="hybrid", explain=True)
+    assert all("current" not in e["stages"] for _, _, e in hits)
+    assert {m.id for m, _, _ in hits} >= {turns[0].id, turns[2].id}
+
+
+ATLAS = [
+    "Atlas uses Postgres 16.",
+    "Atlas is owned by Priya.",
+    "Atlas listens on port 8080.",
+    "Atlas tests run with make test.",
+    "Atlas logs go to Grafana Loki.",
+]
+BEACON = [b.replace("Atlas", "Beacon") for b in ATLAS]
+NOTES = [f"Note: the {w} review is scheduled." for w in ("budget", "hiring", "roadmap", "pricing")]
+
+
+def test_a_memory_about_another_project_that_shares_the_words_does_not_outrank_the_right_one(
+    store: MemoryStore,
+):
+    right, other = (
+        m.id
+        for m in store.remember_many(
+            ["Atlas runs on Fly.io.", "Beacon is deployed to ECS; the deploy happens from main."]
+        )
+    )
+    store.remember_many(ATLAS + BEACON + FILLER + NOTES)
+    question = "Where is Atlas deployed?"
+    order = [mid for mid, _ in _ranked(store, question, stages=("query", "context", "prf"))]
+    assert order.index(other) < order.index(right)  # the words the Beacon note shares win
+    ranked = _ranked(store, question)
+    order = [mid for mid, _ in ranked]
+    assert order.index(right) < order.index(other)
+    by_id = dict(ranked)
+    assert by_id[other]["stages"]["entity"] < 0  # what the stage took, shown in explain
+    assert by_id[right]["stages"]["question"]["entities"] == ["Atlas"]
+    assert "entity" not in by_id[right]["stages"]
+
+
+@pytest.mark.parametrize("stages", [("current",), ("entity",)])
+def test_each_new_stage_can_be_switched_alone(store: MemoryStore, stages):
+    _write(store, [("Atlas ships through Argo CD.", 5)])
+    hits = store.recall("How does Atlas ship?", k=1, mode="hybrid", stages=stages, explain=True)
+    assert hits[0][2]["stages"]["active"] == list(stages)
+
+
+def test_memories_written_together_are_not_updates_of_each_other(store: MemoryStore):
+    store.remember_many(
+        [
+            "The billing service stores its data in Postgres 14.",
+            "Migrated the billing service to Postgres 16, Postgres 14 is read-only.",
+            *FILLER,
+        ]
+    )  # one write: milliseconds apart, neither replaces the other
+    ranked = _ranked(store, "Which database does the billing service use now?")
+    assert all("current_group" not in e["stages"] for _, e in ranked)
