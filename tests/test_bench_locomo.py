@@ -91,20 +91,22 @@ def test_load_parses_turns_dates_and_questions(archive: Path) -> None:
 
 
 def test_scoring_counts_evidence_turns() -> None:
-    assert locomo._score(["D1:2", "x"], ["D1:2"])[:3] == (1.0, 1.0, 1.0)
-    r5, r10, rr = locomo._score(["a", "b", "D2:1", "c", "d", "e", "D2:2"], ["D2:1", "D2:2"])[:3]
+    assert locomo.score_ranks(["D1:2", "x"], ["D1:2"])[:3] == (1.0, 1.0, 1.0)
+    r5, r10, rr = locomo.score_ranks(["a", "b", "D2:1", "c", "d", "e", "D2:2"], ["D2:1", "D2:2"])[
+        :3
+    ]
     assert (r5, r10, rr) == (0.5, 1.0, pytest.approx(1 / 3))
-    assert locomo._score(["a"], ["b"])[:3] == (0.0, 0.0, 0.0)
+    assert locomo.score_ranks(["a"], ["b"])[:3] == (0.0, 0.0, 0.0)
 
 
 def test_peer_metrics_count_any_hit_and_sessions() -> None:
     """Any-hit: one evidence turn in the top k is enough; session-level: the evidence
     sessions among the first k distinct sessions of the ranking."""
     ranked = ["D1:1", "D1:2", "D3:4", "D1:3", "D4:1", "D2:2", "D5:1", "D6:1"]
-    *_, any5, any10, s5, s10 = locomo._score(ranked, ["D2:2", "D7:1"])
+    *_, any5, any10, s5, s10 = locomo.score_ranks(ranked, ["D2:2", "D7:1"])
     assert (any5, any10) == (0.0, 1.0)  # D2:2 is sixth
     assert (s5, s10) == (0.5, 0.5)  # D2 is the fourth distinct session, D7 never comes
-    assert locomo._score([], []) == (0.0,) * 7  # a question without evidence is a miss
+    assert locomo.score_ranks([], []) == (0.0,) * 7  # a question without evidence is a miss
 
 
 def test_run_reports_every_mode(archive: Path, settings) -> None:

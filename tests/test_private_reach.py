@@ -20,17 +20,7 @@ NAMEDTUPLE_API = frozenset({"_replace", "_asdict", "_fields", "_make"})
 KNOWN: dict[str, frozenset[str]] = {
     # bench fit re-scores cached candidate pools with the recall's own scoring code; it
     # takes a public request once recall is its own package (issue #28, item 2)
-    "houkai/bench/fit.py": frozenset(
-        {
-            "_understood_weights",
-            "_gather",
-            "_score_pool",
-            "_score",
-            "_ingested",
-            "_ingest",
-            "_upgrade_stems",
-        }
-    ),
+    "houkai/bench/fit.py": frozenset({"_understood_weights", "_gather", "_score_pool"}),
 }
 
 

@@ -94,7 +94,7 @@ def evaluate(store, items: list[Item], params: StageParams) -> tuple[float, floa
             it.lexical_active,
         )  # fmt: skip
         ranked = [c.memory.source or "" for c in it.cands[:10]]
-        a, _, c, *_ = locomo._score(ranked, it.evidence)
+        a, _, c, *_ = locomo.score_ranks(ranked, it.evidence)
         r5 += a
         rr += c
     return r5 / len(items), rr / len(items)
@@ -136,10 +136,10 @@ def run(path: str | Path, *, conversations: str = "0-4", settings=None) -> dict[
             journal_enabled=False,
             actor="bench",
         )
-        if not locomo._ingested(store, conv, captions=False):
+        if not locomo.ingested(store, conv, captions=False):
             store.nuke()
-            locomo._ingest(store, conv)
-        locomo._upgrade_stems(store)
+            locomo.ingest_conversation(store, conv)
+        locomo.upgrade_stems(store)
         items += collect(store, conv)
     by_kind: dict[str, list[Item]] = {}
     for it in items:

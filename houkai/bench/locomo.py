@@ -49,7 +49,7 @@ CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 
 SCORED_CATEGORIES: tuple[int, ...] = (1, 2, 3, 4)
 ALL_CATEGORIES: tuple[int, ...] = (1, 2, 3, 4, 5)
 INGEST_FIELD = "bench_locomo_ingest"  # meta field: fingerprint of the texts a collection holds
-#: Bump when :func:`_ingest` writes anything else differently (tags, sources, links,
+#: Bump when :func:`ingest_conversation` writes anything else differently (tags, sources, links,
 #: dates): the fingerprint covers the texts, and this stands for the rest.
 INGEST_FORMAT = 1
 PUBLISHED_ANCHOR = {"recall@5": 0.497, "mrr": 0.414}  # mcp-memory-service, same model
@@ -206,7 +206,7 @@ def _fingerprint(conv: Conversation, captions: bool) -> str:
     return digest.hexdigest()[:16]
 
 
-def _ingested(store: Any, conv: Conversation, captions: bool) -> bool:
+def ingested(store: Any, conv: Conversation, captions: bool) -> bool:
     return (
         store.count() == len(conv.turns)
         and store.client.hget(store.keys.meta, INGEST_FIELD)
@@ -217,7 +217,7 @@ def _ingested(store: Any, conv: Conversation, captions: bool) -> bool:
 PEER_METRICS: tuple[str, ...] = ("any@5", "any@10", "session@5", "session@10")
 
 
-def _score(ranked_sources: list[str], evidence: list[str]) -> tuple[float, ...]:
+def score_ranks(ranked_sources: list[str], evidence: list[str]) -> tuple[float, ...]:
     """recall@5, recall@10, MRR, then :data:`PEER_METRICS`: any evidence turn in the top
     5/10, and the share of evidence sessions (``D3`` of ``D3:12``) among the first 5/10
     distinct sessions of the ranking. No evidence: all zero (a miss)."""
@@ -277,7 +277,7 @@ def backdate(store, stamps: dict[str, float]) -> None:
     )
 
 
-def _ingest(store, conv: Conversation, captions: bool = False) -> None:
+def ingest_conversation(store, conv: Conversation, captions: bool = False) -> None:
     """One ``remember_many(sequence=True)`` per session, dated with the session time."""
     sessions: dict[str, list[Turn]] = {}
     for t in conv.turns:
@@ -313,7 +313,7 @@ def _collect_garbage(store: Any) -> None:
         log.info("FT.DEBUG GC_FORCEINVOKE unavailable (%s): scoring before the GC ran", exc)
 
 
-def _upgrade_stems(store: Any) -> None:
+def upgrade_stems(store: Any) -> None:
     """A kept collection ingested before ADR 0056 gets its stems (else BM25 scores plain)."""
     from ..store import lexstats
 
@@ -397,10 +397,10 @@ def run(
     for conv in chosen:
         store = _open(f"bench-locomo-{conv.sample_id}", settings, embedder)
         started = time.perf_counter()
-        if not (reuse and _ingested(store, conv, captions)):
+        if not (reuse and ingested(store, conv, captions)):
             store.nuke()
-            _ingest(store, conv, captions)
-        _upgrade_stems(store)
+            ingest_conversation(store, conv, captions)
+        upgrade_stems(store)
         ingest_seconds += time.perf_counter() - started
         n_turns += len(conv.turns)
         as_of = max((t.when for t in conv.turns), default=time.time()) + 86_400
@@ -413,7 +413,7 @@ def run(
                 asked = time.perf_counter()
                 hits = store.recall(q.text, k=k, touch=False, **opts)
                 latencies[mode].append(time.perf_counter() - asked)
-                scores = _score([m.source or "" for m, _ in hits], q.evidence)
+                scores = score_ranks([m.source or "" for m, _ in hits], q.evidence)
                 per_cat[mode].setdefault(q.category, []).append(scores)
             totals[mode].seconds += time.perf_counter() - started
         check_untouched(store, len(conv.turns), f"conversation {conv.sample_id}")

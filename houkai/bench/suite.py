@@ -82,7 +82,7 @@ def pick_modes(all_modes: dict[str, dict[str, Any]], spec: str | None) -> dict[s
 def verdicts(result: dict[str, Any]) -> list[dict[str, Any]]:
     """Per stage and set: R@5 and MRR with the stage on minus off (from the defaults)."""
     rows: list[dict[str, Any]] = []
-    for name, entry in _scored_sets(result):
+    for name, entry in scored_sets(result):
         by_mode = {m["mode"]: m for m in entry["modes"]}
         base = by_mode.get("defaults")
         if base is None:
@@ -107,7 +107,7 @@ def verdicts(result: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def _scored_sets(result: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+def scored_sets(result: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     out = [(name, entry) for name, entry in result["sets"].items()]
     if result.get("locomo"):
         out.append(("locomo", result["locomo"]))
@@ -178,7 +178,7 @@ def run(
 def rows(result: dict[str, Any]) -> list[dict[str, Any]]:
     """One row per set and mode: R@5, R@10, MRR, p50 and R@5 per kind or category."""
     out = []
-    for name, entry in _scored_sets(result):
+    for name, entry in scored_sets(result):
         for m in entry["modes"]:
             parts = m.get("by_kind") or m.get("by_category") or {}
             out.append(
@@ -205,7 +205,7 @@ def markdown(result: dict[str, Any]) -> str:
     """The suite as Markdown: one table per set (modes × R@5, MRR, p50, R@5 per kind or
     category; LoCoMo adds the peers' measures), then each stage's effect per set."""
     lines: list[str] = []
-    for name, entry in _scored_sets(result):
+    for name, entry in scored_sets(result):
         modes = entry["modes"]
         parts = list(modes[0].get("by_kind") or modes[0].get("by_category") or {}) if modes else []
         peers = [p for p in ("any@5", "any@10", "session@5", "session@10") if p in modes[0]]

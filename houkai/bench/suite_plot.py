@@ -15,10 +15,10 @@ def plot(result: dict[str, Any], path: str | Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from .suite import _scored_sets
+    from .suite import scored_sets
     from .suite import verdicts as verdicts_of
 
-    panels = _scored_sets(result)
+    panels = scored_sets(result)
     cols = min(3, len(panels) + 1)
     rows = -(-(len(panels) + 1) // cols)
     fig, grid = plt.subplots(rows, cols, figsize=(5.2 * cols, 4.2 * rows), squeeze=False)

@@ -107,7 +107,7 @@ def bench_locomo(
             lexical=defaults.lexical if lexical is None else lexical,
         )
     if plot_path:
-        _require_matplotlib()
+        require_matplotlib()
     try:
         result = locomo.run(
             data,
@@ -283,7 +283,7 @@ def bench_storage(ctx: Context, n: int, layouts: str, vector_type: str | None) -
     )
 
 
-def _require_matplotlib() -> None:
+def require_matplotlib() -> None:
     try:
         import matplotlib  # noqa: F401
     except ImportError:

@@ -8,7 +8,7 @@ import click
 
 from .. import Context, pass_ctx
 from ..output import Column, echo_json, output_options, print_rows, resolve_format
-from .bench_quality import DEFAULT_LOCOMO, _require_matplotlib
+from .bench_quality import DEFAULT_LOCOMO, require_matplotlib
 
 DEFAULT_OUT = "docs/bench/suite.json"
 
@@ -95,7 +95,7 @@ def bench_suite(
     if locomo_path is not None and not Path(locomo_path).exists():
         raise click.ClickException(f"no LoCoMo data at {locomo_path} (or pass --no-locomo)")
     if plot_path:
-        _require_matplotlib()
+        require_matplotlib()
     try:
         result = suite.run(
             sets=sets,
