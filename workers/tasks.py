@@ -45,6 +45,15 @@ TRANSIENT = (
     TimeoutError,
 )
 T = TypeVar("T")
+#: How the data tasks retry a Redis blip: with backoff and jitter, at most MAX_RETRIES times.
+RETRYING: dict[str, Any] = {
+    "bind": True,
+    "max_retries": MAX_RETRIES,
+    "autoretry_for": TRANSIENT,
+    "retry_backoff": True,
+    "retry_backoff_max": 300,
+    "retry_jitter": True,
+}
 
 _stores: OrderedDict[tuple[str, str], Any] = OrderedDict()
 _stores_lock = threading.Lock()
@@ -97,15 +106,7 @@ def until_redis_is_back(fn: Callable[[], T], what: str, wait: float = REDIS_WAIT
             delay = min(delay * 2, 10.0)
 
 
-@shared_task(
-    name=EMBED_BATCH,
-    bind=True,
-    max_retries=MAX_RETRIES,
-    autoretry_for=TRANSIENT,
-    retry_backoff=True,
-    retry_backoff_max=300,
-    retry_jitter=True,
-)
+@shared_task(name=EMBED_BATCH, **RETRYING)
 def embed_batch(
     self: Task,
     prefix: str,
@@ -154,15 +155,7 @@ def maintenance_tick(self: Task, prefix: str | None = None, force: bool = False)
     return tick_all(settings, force=force)
 
 
-@shared_task(
-    name=EXTRACT_SESSION,
-    bind=True,
-    max_retries=MAX_RETRIES,
-    autoretry_for=TRANSIENT,
-    retry_backoff=True,
-    retry_backoff_max=300,
-    retry_jitter=True,
-)
+@shared_task(name=EXTRACT_SESSION, **RETRYING)
 def extract_session(
     self: Task, prefix: str, collection: str, session_id: str, due: float = 0.0
 ) -> dict[str, Any]:

@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
-
 import click
 
 from .. import Context, pass_ctx
-from ..output import output_options, resolve_format
+from ..output import output_options
 from .bench_recall import int_list
+from .bench_report import Progress, report
 
 
 @click.command("findable")
@@ -89,12 +86,7 @@ def bench_findable(
     count = int_list(generators, "--generators")[0]
     if count > len(findable.clustered.LOG_FORMATS):
         raise click.BadParameter("at most 10", param_hint="--generators")
-    show = sys.stderr.isatty()
-
-    def progress(message: str) -> None:
-        if show:
-            click.echo(f"\r\033[K{message[:150]}", nl=False, err=True)
-
+    progress = Progress()
     result = findable.run(
         ctx.settings,
         sizes=int_list(sizes, "--sizes"),
@@ -109,16 +101,7 @@ def bench_findable(
         rest_rounds=rest_rounds,
         progress=progress,
     )
-    result["command"] = " ".join(["houkai", *sys.argv[1:]])
-    if show:
-        click.echo("\r\033[K", nl=False, err=True)
-    if out:
-        Path(out).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    if resolve_format(ctx.output_format) == "json":
-        click.echo(json.dumps(result))
-    else:
-        for line in findable.lines(result):
-            click.echo(line)
+    report(ctx, result, findable.lines, out, progress)
 
 
 def register(cli: click.Group) -> None:

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
-
 import click
 
 from .. import Context, pass_ctx
-from ..output import output_options, resolve_format
+from ..output import output_options
+from .bench_report import Progress, report
 
 
 @click.command("folds")
@@ -24,23 +21,9 @@ def bench_folds(ctx: Context, n: int, rounds: int, out: str | None) -> None:
     from another client waited meanwhile (medians of rounds, old/new ratios)."""
     from ...bench import folds
 
-    show = sys.stderr.isatty()
-
-    def progress(message: str) -> None:
-        if show:
-            click.echo(f"\r\033[K{message[:150]}", nl=False, err=True)
-
+    progress = Progress()
     result = folds.run(ctx.settings, n=n, rounds=rounds, progress=progress)
-    result["command"] = " ".join(["houkai", *sys.argv[1:]])
-    if show:
-        click.echo("\r\033[K", nl=False, err=True)
-    if out:
-        Path(out).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    if resolve_format(ctx.output_format) == "json":
-        click.echo(json.dumps(result))
-    else:
-        for line in folds.lines(result):
-            click.echo(line)
+    report(ctx, result, folds.lines, out, progress)
 
 
 def register(cli: click.Group) -> None:

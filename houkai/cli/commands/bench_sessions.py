@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
-
 import click
 
 from .. import Context, pass_ctx
-from ..output import output_options, resolve_format
+from ..output import output_options
+from .bench_report import Progress, report
 
 PARTS = ("quality", "rest")
 
@@ -63,13 +60,8 @@ def bench_sessions(
         raise click.BadParameter(f"one of {', '.join(MODES)}", param_hint="--mode")
     if "quality" in wanted and not data:
         raise click.BadParameter("the quality part needs LoCoMo's data", param_hint="--data")
-    show = sys.stderr.isatty()
-
-    def progress(message: str) -> None:
-        if show:
-            click.echo(f"\r\033[K{message[:150]}", nl=False, err=True)
-
-    result: dict = {"command": " ".join(["houkai", *sys.argv[1:]])}
+    progress = Progress()
+    result: dict = {}
     if "quality" in wanted:
         result["quality"] = sessions.quality(
             ctx.settings, str(data), conversations=conversations, mode=mode, progress=progress
@@ -83,15 +75,7 @@ def bench_sessions(
             probes=probes,
             progress=progress,
         )
-    if show:
-        click.echo("\r\033[K", nl=False, err=True)
-    if out:
-        Path(out).write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-    if resolve_format(ctx.output_format) == "json":
-        click.echo(json.dumps(result))
-    else:
-        for line in sessions.lines(result):
-            click.echo(line)
+    report(ctx, result, sessions.lines, out, progress)
 
 
 def register(cli: click.Group) -> None:

@@ -17,18 +17,15 @@ from contextlib import contextmanager
 from typing import Any
 
 from .errors import RetryLater
+from .ratelimit import NOW_LUA
 
 # KEYS[1]: the ZSET token → lease expiry. ARGV: cap, token, lease seconds, now ('' = TIME).
 # Returns 1 when the slot is held (taken or renewed), else 0.
-_TAKE_LUA = """
-local now
-if ARGV[4] ~= '' then
-  now = tonumber(ARGV[4])
-else
-  local t = redis.call('TIME')
-  now = tonumber(t[1]) + tonumber(t[2]) / 1000000
-end
-local lease = tonumber(ARGV[3])
+_TAKE_LUA = (
+    """
+"""
+    + NOW_LUA
+    + """local lease = tonumber(ARGV[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 local held = redis.call('ZSCORE', KEYS[1], ARGV[2])
 if held or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then
@@ -38,6 +35,7 @@ if held or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then
 end
 return 0
 """
+)
 
 POLL = 0.05  # seconds between tries while every slot is taken
 

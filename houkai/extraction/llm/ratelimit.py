@@ -16,20 +16,27 @@ from typing import Any
 
 from .errors import RetryLater
 
-# KEYS[1]: the bucket HASH {tokens, ts}. ARGV: rate/s, burst, cost, now ('' = Redis TIME).
-# Returns '0' when the tokens were taken, else the seconds until they will be there.
-_BUCKET_LUA = """
-local rate = tonumber(ARGV[1])
-local burst = tonumber(ARGV[2])
-local cost = tonumber(ARGV[3])
-local now
+#: Lua: ``now``, the caller's clock in ARGV[4] (tests) or else the server's ``TIME``: one
+#: clock for every process that shares a limit.
+NOW_LUA = """local now
 if ARGV[4] ~= '' then
   now = tonumber(ARGV[4])
 else
   local t = redis.call('TIME')
   now = tonumber(t[1]) + tonumber(t[2]) / 1000000
 end
-local tokens = tonumber(redis.call('HGET', KEYS[1], 'tokens'))
+"""
+
+# KEYS[1]: the bucket HASH {tokens, ts}. ARGV: rate/s, burst, cost, now ('' = Redis TIME).
+# Returns '0' when the tokens were taken, else the seconds until they will be there.
+_BUCKET_LUA = (
+    """
+local rate = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local cost = tonumber(ARGV[3])
+"""
+    + NOW_LUA
+    + """local tokens = tonumber(redis.call('HGET', KEYS[1], 'tokens'))
 local ts = tonumber(redis.call('HGET', KEYS[1], 'ts'))
 if tokens == nil or ts == nil then
   tokens = burst
@@ -50,6 +57,7 @@ redis.call('HSET', KEYS[1], 'tokens', string.format('%.6f', tokens),
 redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
 return string.format('%.6f', wait)
 """
+)
 
 
 class TokenBucket:
