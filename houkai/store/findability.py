@@ -196,16 +196,30 @@ def _reinsert(store: CoreStore, rows: list[tuple[str, str, bytes]]) -> tuple[int
     and probe again; returns (found now, still missed). A memory forgotten meanwhile
     is not recreated: the write only happens while the hash exists."""
     script = store.client.register_script(_REWRITE_VEC)
-    pipe = store.client.pipeline(transaction=False)
-    for key, _, blob in rows:
-        script(keys=[key], args=[blob], client=pipe)
-    written = [row for row, done in zip(rows, pipe.execute(), strict=True) if done]
+
+    def rewrite(batch: list[tuple[str, str, bytes]]) -> list[tuple[str, str, bytes]]:
+        pipe = store.client.pipeline(transaction=False)
+        for key, _, blob in batch:
+            script(keys=[key], args=[blob], client=pipe)
+        return [row for row, done in zip(batch, pipe.execute(), strict=True) if done]
+
+    written = rewrite(rows)
     store.journal_append_many(
         "reindex", ((mid, None, None) for _, mid, _ in written), meta={"why": "findability"}
     )
-    still = len(_graph_misses(store, written))
-    return len(written) - still, still
+    still = [written[i] for i in _graph_misses(store, written)]
+    # a re-inserted node gets a new random level and new edges: one that is still cut
+    # off usually is not on the next try
+    for _ in range(REPAIR_ATTEMPTS - 1):
+        if not still:
+            break
+        again = rewrite(still)
+        still = [again[i] for i in _graph_misses(store, again)]
+    return len(written) - len(still), len(still)
 
+
+#: How many times a memory its own vector misses is re-inserted before it counts unrepaired.
+REPAIR_ATTEMPTS = 3
 
 #: Rewrite a memory's vector only while its hash exists (never recreate a forgotten one).
 _REWRITE_VEC = """
