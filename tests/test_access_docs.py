@@ -179,6 +179,7 @@ def test_scope_filters_reach_the_access_index_and_an_older_one_gains_them(make_s
     args = access.schema_args(store.keys)
     old = args[: args.index("access_count") + 2]  # … "access_count", "NUMERIC": no scope
     store.client.execute_command(*old)
+    store.client.hdel(store.keys.meta, access.SCOPE_FIELD)  # as that release left it
     again = make_store(collection=store.collection_name)
     assert await_scan(again.client, again.keys.access_index, 10)  # FT.ALTER indexes behind
     assert [m.id for m in again.list_recent(sort="accessed", user_id="alice")] == [alice.id]

@@ -83,8 +83,9 @@ def run_extraction(
 ) -> ExtractionReport:
     """Extract *session_id*'s pending messages into memories (see the module docstring).
 
-    *due* > 0 marks a debounced trigger: when newer messages arrived since it was
-    scheduled (a later trigger is on its way) and fewer than the message threshold are
+    *due* > 0 marks a debounced trigger, as a release before the due-session sweep sent
+    (a countdown task per message; some may still be queued after an upgrade): when newer
+    messages arrived since it was scheduled and fewer than the message threshold are
     pending, it does nothing."""
     state = store.session_state
     settings = store.settings

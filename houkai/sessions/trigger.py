@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 
 #: how long the "queued" marker of an immediate extraction lasts at most (seconds)
 QUEUED_TTL = 600
-#: a due session this long overdue is sent again by the sweep (its countdown job lost)
+#: a due session this long overdue is sent again by the heartbeat's sweep (a send lost)
 SWEEP_GRACE = 30.0
 
 
@@ -52,8 +52,6 @@ def send(
     keys: Keys,
     session_id: str,
     *,
-    countdown: float = 0.0,
-    due: float = 0.0,
     app: Any = None,
     task_id: str | None = None,
 ) -> str | None:
@@ -63,7 +61,6 @@ def send(
         "prefix": keys.prefix,
         "collection": keys.collection,
         "session_id": session_id,
-        "due": due,
     }
     task_id = task_id or str(uuid.uuid4())
     try:
@@ -72,10 +69,9 @@ def send(
             from ..workers.app import get_app
 
             app = get_app(settings)
-        options: dict[str, Any] = {"queue": TASK_QUEUES[EXTRACT_SESSION], "task_id": task_id}
-        if countdown > 0:
-            options["countdown"] = countdown
-        app.send_task(EXTRACT_SESSION, kwargs=kwargs, **options)
+        app.send_task(
+            EXTRACT_SESSION, kwargs=kwargs, queue=TASK_QUEUES[EXTRACT_SESSION], task_id=task_id
+        )
         return task_id
     except Exception as exc:  # the messages are stored: nothing is lost, only later
         log.warning("could not enqueue extraction of session %s (%s)", session_id, exc)

@@ -29,14 +29,12 @@ aggregates read the memory index as before.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
-from typing import Any
 
 import redis
 
 from ..db.decode import as_text
 from ..db.keys import Keys
-from ..db.schema import index_info, num_docs
+from ..db.schema import SCOPE_TAG_FIELDS
 
 log = logging.getLogger(__name__)
 
@@ -52,15 +50,14 @@ MIRRORED: tuple[str, ...] = (
     "importance",
     "created_at",
     "expires_at",
-    "uidk",  # the scope a memory belongs to: user, agent, session (filters on every read)
-    "aidk",
-    "sidk",
+    *SCOPE_TAG_FIELDS,  # the scope a memory belongs to: user, agent, session
 )
-#: Fields added to the access index after its first release (``FT.ALTER`` on open).
-LATER_FIELDS: tuple[tuple[str, ...], ...] = (("uidk", "TAG"), ("aidk", "TAG"), ("sidk", "TAG"))
 ACCESS_FIELDS: tuple[str, ...] = ("last_accessed", "access_count")
 #: Collection metadata field set once every memory has its access document.
 READY_FIELD = "access_docs"
+#: Collection metadata field set once the access index has the scope fields (an index made
+#: before them gets them in place, ``FT.ALTER``, once).
+SCOPE_FIELD = "access_scope"
 BACKFILL_CURSOR = "access_docs_cursor"
 
 
@@ -160,43 +157,35 @@ def schema_args(keys: Keys) -> list[str | int]:
         "expires_at", "NUMERIC",
         "last_accessed", "NUMERIC", "SORTABLE",
         "access_count", "NUMERIC",
-        *(part for field in LATER_FIELDS for part in field),
+        *(part for name in SCOPE_TAG_FIELDS for part in (name, "TAG")),
     ]  # fmt: skip
 
 
 def ensure_access_index(client: redis.Redis, keys: Keys, *, empty: bool) -> bool:
     """Create the access index if missing; True when the collection's aggregates can use
     it. A collection that is *empty* (new) needs no backfill and is ready at once."""
-    ready = client.hget(keys.meta, READY_FIELD) is not None
     try:
         client.execute_command(*schema_args(keys))
+        client.hset(keys.meta, SCOPE_FIELD, 1)
     except redis.exceptions.ResponseError as exc:
         if "already exists" not in str(exc).lower():
             raise
-        _add_later_fields(client, keys)
-    if not ready and empty:
+        if client.hget(keys.meta, SCOPE_FIELD) is None:
+            _add_scope_fields(client, keys)
+            client.hset(keys.meta, SCOPE_FIELD, 1)
+    if empty and not is_ready(client, keys):
         client.hset(keys.meta, READY_FIELD, 1)
-        ready = True
-    return ready
+    return is_ready(client, keys)
 
 
-def _add_later_fields(client: redis.Redis, keys: Keys) -> None:
-    """Give an access index made before :data:`LATER_FIELDS` existed those fields."""
-    have = set()
-    for entry in index_info(client, keys.access_index).get("attributes", []):
-        if isinstance(entry, dict):  # RESP3
-            fields = {as_text(k): v for k, v in entry.items()}
-            have.add(as_text(fields.get("attribute")))
-        else:  # RESP2: identifier, NAME, attribute, NAME, type, …
-            pairs = dict(zip(map(as_text, entry[::2]), entry[1::2], strict=False))
-            have.add(as_text(pairs.get("attribute")))
-    for field in LATER_FIELDS:
-        if field[0] not in have:
-            try:
-                client.execute_command("FT.ALTER", keys.access_index, "SCHEMA", "ADD", *field)
-            except redis.exceptions.ResponseError as exc:
-                if "duplicate" not in str(exc).lower():
-                    raise
+def _add_scope_fields(client: redis.Redis, keys: Keys) -> None:
+    """Give an access index made before the scope fields those TAGs in place."""
+    args = [part for name in SCOPE_TAG_FIELDS for part in (name, "TAG")]
+    try:
+        client.execute_command("FT.ALTER", keys.access_index, "SCHEMA", "ADD", *args)
+    except redis.exceptions.ResponseError as exc:
+        if "duplicate" not in str(exc).lower():  # a racing process added them first
+            raise
 
 
 def drop_access_index(client: redis.Redis, keys: Keys) -> None:
@@ -239,28 +228,11 @@ def backfill(client: redis.Redis, keys: Keys, *, budget: int = 20_000, batch: in
     return False
 
 
-def read_access(client: Any, keys: Keys, memory_ids: Sequence[str]) -> list[tuple[Any, Any]]:
-    """``(last_accessed, access_count)`` of each memory's access document (``None``s where
-    it has none), in one round trip."""
-    pipe = client.pipeline(transaction=False)
-    for memory_id in memory_ids:
-        pipe.hmget(keys.access_doc(memory_id), *ACCESS_FIELDS)
-    return [(v[0], v[1]) for v in pipe.execute()]
-
-
 def memory_key_of(keys: Keys, access_key: str) -> str:
     """The memory hash an access document (an aggregate's ``@__key``) belongs to."""
     if access_key.startswith(keys.access_doc_prefix):
         return keys.memory_prefix + access_key[len(keys.access_doc_prefix) :]
     return access_key
-
-
-def indexed_count(client: redis.Redis, keys: Keys) -> int:
-    """Documents in the access index (0 when it does not exist)."""
-    try:
-        return num_docs(index_info(client, keys.access_index))
-    except redis.exceptions.ResponseError:
-        return 0
 
 
 __all__ = [
@@ -272,10 +244,8 @@ __all__ = [
     "backfill",
     "drop_access_index",
     "ensure_access_index",
-    "indexed_count",
     "is_ready",
     "memory_key_of",
     "mirror_lua",
-    "read_access",
     "schema_args",
 ]
