@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import random
 import statistics
 import threading
@@ -224,6 +225,7 @@ def _load_phase(
         "p50_ms": round(1000 * _pct(latencies, 0.50), 2),
         "p99_ms": round(1000 * _pct(latencies, 0.99), 2),
         "errors": len(errors),
+        "load_1m": round(os.getloadavg()[0], 1),  # the machine's run queue: neighbours count
     }
 
 
@@ -355,7 +357,7 @@ def lines(result: dict[str, Any]) -> list[str]:
             out.append(
                 f"rest {name}: {ph['clients']} clients {pace}, {ph['messages']:,} messages in "
                 f"{ph['seconds']} s ({ph['accepted_per_second']}/s), POST p50 {ph['p50_ms']} ms, "
-                f"p99 {ph['p99_ms']} ms, {ph['errors']} errors"
+                f"p99 {ph['p99_ms']} ms, {ph['errors']} errors, load {ph.get('load_1m', '?')}"
             )
             if len(ph.get("rounds", ())) > 1:
                 each = ", ".join(f"{x['p50_ms']}/{x['p99_ms']}" for x in ph["rounds"])
