@@ -189,3 +189,14 @@ class Operation:
 
     def required(self) -> list[str]:
         return [n for n, f in self.params.model_fields.items() if f.is_required()]
+
+
+def ok(schema: Mapping[str, Any]) -> dict[int, Response]:
+    """A 200 answer with *schema* (the common REST response of an operation)."""
+    return {200: ("OK", schema)}
+
+
+#: ``--show N``: how many candidates a dry-run lists (purge, prune).
+SHOW = Terminal(
+    "--show", "List at most this many candidates.", {"type": "integer", "minimum": 0}, 50
+)
