@@ -22,6 +22,7 @@ from .operations import params as params
 from .operations.bind import checks_itself, strict
 from .service_admin import AdminOps
 from .service_history import HistoryOps
+from .service_ingest import IngestOps
 from .service_lifecycle import LifecycleOps
 from .service_portability import PortabilityOps
 from .service_reads import ReadOps
@@ -38,11 +39,18 @@ SEED_TOOLS: tuple[str, ...] = operations.seed_tools()
 
 
 class MemoryService(
-    WriteOps, ReadOps, HistoryOps, PortabilityOps, LifecycleOps, AdminOps, SessionServiceMixin
+    WriteOps,
+    IngestOps,
+    ReadOps,
+    HistoryOps,
+    PortabilityOps,
+    LifecycleOps,
+    AdminOps,
+    SessionServiceMixin,
 ):
     """Every front door's entry point: validated, seed-shaped operations over stores.
 
-    Each operation lives in the module of its concern (``service_writes``,
+    Each operation lives in the module of its concern (``service_writes``, ``service_ingest``,
     ``service_reads``, ``service_history``, ``service_portability``,
     ``service_lifecycle``, ``service_admin``, ``session_service``), all over the shared
     plumbing of :class:`~houkai.app.service_base.ServiceBase`; this class puts them

@@ -1,11 +1,11 @@
-"""The write operations: remember, remember_many, ingest, edit, tag, bump, forget,
+"""The write operations: remember, remember_many, edit, tag, bump, forget,
 purge_expired, nuke (writes go through the ingestion pipeline)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..domain.errors import BadRequest, NotFound, Unavailable
+from ..domain.errors import BadRequest, NotFound
 from ..domain.model import ConflictError, Memory
 from .operations import params as params
 from .operations.bind import operation
@@ -116,48 +116,6 @@ class WriteOps(ServiceBase):
         reply["job"] = status_dict(status) if status is not None else None
         if not finished:
             reply["timed_out"] = True
-        return reply
-
-    @operation("ingest")
-    def ingest(self, p: params.Ingest, *, collection: str | None = None) -> dict[str, Any]:
-        """Chunk documents (or files under a server-side *path*) into memories as one job.
-
-        ``chunking``: ``paragraph`` (default: the seed's one memory per paragraph)
-        or ``pack`` (houkai's packing up to ``max_chars``).
-        """
-        sizes = given(p, "max_chars", "min_chars", "chunking")
-        if sizes:
-            from ..pipeline.chunking import DEFAULT_MAX_CHARS, DEFAULT_MIN_CHARS
-
-            # Merging never grows a chunk past max_chars, so a larger min_chars means
-            # "merge as much as fits": clamp rather than refuse a well-formed request.
-            sizes["min_chars"] = min(
-                sizes.get("min_chars", DEFAULT_MIN_CHARS), sizes.get("max_chars", DEFAULT_MAX_CHARS)
-            )
-        auto = p.importance is None and self.settings.auto_importance
-        options = {
-            **sizes,
-            **given(p, "batch_size"),
-            "auto_importance": auto if p.auto_importance is None else p.auto_importance,
-        }
-        defaults = remember_item(p, ("type", "tags", "source", "importance"))
-        pipeline = self.pipeline(collection)
-        if pipeline is None:
-            raise Unavailable("ingestion pipeline is not available")
-        if p.documents is not None:
-            documents = [
-                {**defaults, **remember_item(d, params.Document.model_fields)} for d in p.documents
-            ]
-            job = pipeline.ingest_documents(documents, **options)
-        else:
-            # a path naming nothing to ingest raises NothingToIngest: a 404 (app.errors)
-            job = pipeline.ingest_path(str(p.path), glob=p.glob, **defaults, **options)
-        reply: dict[str, Any] = {"job_id": job.id, "total": job.total, "ids": list(job.memory_ids)}
-        if p.wait:
-            status, finished = self._wait_result(pipeline, job, p.timeout)
-            reply["job"] = status_dict(status) if status is not None else None
-            if not finished:
-                reply["timed_out"] = True
         return reply
 
     @operation("edit")
