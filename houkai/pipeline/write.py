@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import redis
 
+from ..compat import EMBED_TASK as EMBED_TASK  # houkai 0.1's name
 from ..db.decode import as_text
 from ..db.filters import filter_expr
 from ..domain.config import parse_duration
@@ -61,7 +62,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PIPELINE_MODES: tuple[str, ...] = ("auto", "celery", "inline")
-EMBED_TASK = EMBED_BATCH  # the embed task's name (kept for importers of 0.1's name)
 #: How long a submission that failed part-way can be resumed by sending it again.
 SUBMIT_ATTEMPT_TTL = 86_400
 

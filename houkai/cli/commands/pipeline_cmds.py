@@ -377,7 +377,6 @@ def maintenance_group() -> None:
 @maintenance_group.command("tick")
 @operation_options(
     "maintenance_tick",
-    aliases={"lock_wait": ("--wait",)},
     overrides={"reflect_apply": {"secondary_opts": ["--no-reflect-apply", "--reflect-dry-run"]}},
 )
 @output_options
