@@ -13,8 +13,8 @@ from pydantic import BaseModel
 #: ``public``: no authentication at all (liveness, readiness).
 Scope = Literal["collection", "global", "public"]
 
-#: The result kinds, each with ONE serializer in :mod:`houkai.app.service`
-#: (``memory_to_dict``, ``_pack_to_dict``, ``entry_to_dict``, ``conflict_to_dict``);
+#: The result kinds, each with ONE serializer in :mod:`houkai.app.shapes`
+#: (``memory_to_dict``, ``pack_to_dict``, ``entry_to_dict``, ``conflict_to_dict``);
 #: unset fields are ``null`` in every door.
 ResultKind = Literal[
     "memory",
