@@ -64,6 +64,16 @@ class AdminOps(ServiceBase):
             return []
         return [status_dict(s) for s in pipeline.jobs(limit=p.limit)]
 
+    def job_ids_starting(
+        self, prefix: str, *, limit: int = 5, collection: str | None = None
+    ) -> list[str]:
+        """Ids of the collection's jobs that start with *prefix* (at most *limit*): the
+        CLI resolves a job id prefix with this."""
+        pipeline = self.pipeline(collection)
+        if pipeline is None:
+            return []
+        return list(pipeline.jobs_store.ids_starting(pipeline.collection, prefix, limit=limit))
+
     @operation("collection_create")
     def collection_create(self, p: params.CollectionRef) -> dict[str, Any]:
         """Create an empty collection (its index, with the current embedder's dimension)."""

@@ -120,3 +120,18 @@ class LifecycleOps(ServiceBase):
         if not enabled:
             result["summary"] = "maintenance disabled (every maintenance job is off)"
         return {"enabled": enabled, **result}
+
+    def maintenance_tick_all(
+        self, *, force: bool = False, reflect_apply: bool | None = None
+    ) -> dict[str, dict[str, Any]]:
+        """Tick every collection under the key prefix (``maintenance tick --all``, the
+        foreground scheduler); one collection's failure never stops the rest."""
+        from ..pipeline.maintenance import tick_all
+
+        return tick_all(self.settings, force=force, reflect_apply=reflect_apply)
+
+    def maintenance_status(self, *, collection: str | None = None) -> dict[str, Any]:
+        """Each maintenance job's schedule, last run, last error and next due time."""
+        from ..pipeline.maintenance import status
+
+        return status(self.read_store(collection), self.settings)

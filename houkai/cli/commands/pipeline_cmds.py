@@ -318,10 +318,7 @@ def _job_id(ctx: Context, ref: str) -> str:
     from ..output import resolve_job_id
 
     ctx.reader()  # an unknown collection is an error here, never created
-    pipeline = ctx.service.pipeline(ctx.collection)
-    if pipeline is None:
-        return ref  # the operation says the pipeline is unavailable
-    return resolve_job_id(pipeline, ref)
+    return resolve_job_id(ctx.service, ctx.collection, ref)
 
 
 @jobs_group.command("show")
@@ -383,12 +380,10 @@ def maintenance_group() -> None:
 @pass_ctx
 def maintenance_tick(ctx: Context, all_collections: bool, **values: Any) -> None:
     """Run every due job once, synchronously (for cron)."""
-    from ...pipeline import maintenance
-
     given = arguments(values)
     if all_collections:
         given.pop("lock_wait", None)
-        results = maintenance.tick_all(ctx.settings, **given)
+        results = ctx.service.maintenance_tick_all(**given)
     else:
         results = {ctx.collection: ctx.call("maintenance_tick", **given)}
     if _fmt(ctx) == "json":
@@ -396,10 +391,7 @@ def maintenance_tick(ctx: Context, all_collections: bool, **values: Any) -> None
     else:
         for name, r in results.items():
             click.echo(f"{name}: {r['summary']}")
-    if any(
-        any(r.get(f"{j}_error") for j in maintenance.JOB_NAMES) or r.get("error")
-        for r in results.values()
-    ):
+    if any(v for r in results.values() for k, v in r.items() if k.endswith("error")):
         raise click.exceptions.Exit(1)
 
 
@@ -408,10 +400,9 @@ def maintenance_tick(ctx: Context, all_collections: bool, **values: Any) -> None
 @pass_ctx
 def maintenance_status(ctx: Context) -> None:
     """Each job's schedule, last run, last error and next due time."""
-    from ...pipeline import maintenance
     from ..output import fmt_ts
 
-    data = maintenance.status(ctx.reader(), ctx.settings)
+    data = ctx.service.maintenance_status(collection=ctx.collection)  # unknown: an error
     fmt = _fmt(ctx)
     if fmt == "json":
         click.echo(json.dumps(data, default=str))
