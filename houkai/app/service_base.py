@@ -12,7 +12,6 @@ from ..db.keys import Keys, validate_collection
 from ..domain.config import Settings, get_settings
 from ..domain.errors import BadRequest, NotFound
 from ..domain.model import Memory, MemoryNotFound
-from .operations import params as params
 
 log = logging.getLogger(__name__)
 

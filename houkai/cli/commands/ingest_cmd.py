@@ -7,9 +7,11 @@ streams into the job line by line.
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -63,6 +65,16 @@ def follow(
             time.sleep(0.25)
 
 
+def _stdin_lines() -> Iterator[str]:
+    """stdin's lines, read as they are consumed; a usage error when it holds nothing."""
+    head: list[str] = []
+    for line in sys.stdin:
+        head.append(line)
+        if line.strip():
+            return itertools.chain(head, sys.stdin)
+    raise click.UsageError("no input provided on stdin")
+
+
 def _inputs(
     paths: tuple[str, ...], documents: Any, jsonl: bool, source: str | None
 ) -> list[tuple[str, dict[str, Any]]]:
@@ -77,17 +89,21 @@ def _inputs(
         if sys.stdin.isatty():
             raise click.UsageError("give files, folders or globs to ingest, or '-' to read stdin")
         paths = ("-",)
+    stdin: dict[str, Any] | None = None  # '-' twice is stdin once
     for one in paths:
         if one != "-":
             inputs.append((one, {"path": one}))
-        elif jsonl:
-            inputs.append(("stdin", {"lines": sys.stdin, "source": source or "ingest:stdin"}))
-        else:
-            raw = sys.stdin.read()
-            if not raw.strip():
-                raise click.UsageError("no input provided on stdin")
-            text = {"text": raw, "source": source or "ingest:stdin"}
-            inputs.append(("stdin", {"documents": [text]}))
+            continue
+        if stdin is None:
+            label = source or "ingest:stdin"
+            if jsonl:
+                stdin = {"lines": _stdin_lines(), "source": label}
+            else:
+                raw = sys.stdin.read()
+                if not raw.strip():
+                    raise click.UsageError("no input provided on stdin")
+                stdin = {"documents": [{"text": raw, "source": label}]}
+        inputs.append(("stdin", stdin))
     return inputs
 
 
