@@ -1,12 +1,13 @@
 """The Flask REST API: a thin front door over :class:`houkai.app.service.MemoryService`.
 
-Every operation of :data:`houkai.api.routes.ROUTES` is mounted twice: at its
-plain path (default collection, or ``?collection=NAME``) and under
-``/c/<collection>/…``. The request pipeline is the same for all of them:
-request id → auth (bearer token, collection scope, read-only) → query/body
-parsing with unknown-field rejection and the body cap (413) → the service →
-JSON. Expected errors map through :func:`houkai.domain.errors.classify`; anything else
-is a 500 carrying only a request id, with the traceback logged server-side.
+Every operation of :data:`houkai.api.routes.ROUTES` is a route of one blueprint
+(:func:`api_blueprint`); a collection-bound one is mounted twice: at its plain path
+(default collection, or ``?collection=NAME``) and under ``/c/<collection>/…``.
+The request pipeline is the same for all of them: request id → auth (bearer token,
+collection scope, read-only) → query/body parsing with unknown-field rejection and the
+body cap (413) → the service → JSON. Expected errors map through
+:func:`houkai.domain.errors.classify`; anything else is a 500 carrying only a request id,
+with the traceback logged server-side.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from flask import Flask, Response, current_app, g, request
+from flask import Blueprint, Flask, Response, current_app, g, request
 from werkzeug.exceptions import HTTPException, MethodNotAllowed, RequestEntityTooLarge
 from werkzeug.serving import WSGIRequestHandler
 
@@ -310,6 +311,26 @@ class RestApp:
         return handle
 
 
+def api_blueprint(rest: RestApp) -> Blueprint:
+    """Every operation route as one blueprint, ``api``. Its collection-bound routes are
+    one blueprint, ``collection``, registered twice: at the plain path (the default
+    collection, or ``?collection=NAME``) and under ``/c/<collection>``, where the view
+    gets the name; the rest (collections, health, whoami …) only at the plain path."""
+    api = Blueprint("api", __name__)
+    collection = Blueprint("collection", __name__)
+    for route in ROUTES:
+        target = collection if route.scoped else api
+        target.add_url_rule(
+            route.flask_rule,
+            endpoint=route.name,
+            view_func=rest.view(route),
+            methods=[route.method],
+        )
+    api.register_blueprint(collection)
+    api.register_blueprint(collection, name="in_collection", url_prefix=COLLECTION_PREFIX)
+    return api
+
+
 def _openapi_view(app: Flask):
     from .openapi import build_openapi
 
@@ -348,18 +369,7 @@ def create_app(
     rest = RestApp(service, token_list)
     hosts = HostPolicy.of(settings.http_host, settings.http_port, settings.http_allowed_hosts)
 
-    for route in ROUTES:
-        view = rest.view(route)
-        app.add_url_rule(
-            route.flask_rule, endpoint=route.name, view_func=view, methods=[route.method]
-        )
-        if route.scoped:
-            app.add_url_rule(
-                COLLECTION_PREFIX + route.flask_rule,
-                endpoint=f"{route.name}@c",
-                view_func=view,
-                methods=[route.method],
-            )
+    app.register_blueprint(api_blueprint(rest))
     app.add_url_rule(
         "/openapi.json", endpoint="openapi", view_func=_openapi_view(app), methods=["GET"]
     )

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from . import _moved
+from . import compat
 
-_moved.install()
+compat.install()  # houkai 0.1's module paths (houkai.decay …)
 
 if TYPE_CHECKING:  # the real imports, for type checkers and IDEs
     from .db.journal import Journal, JournalEntry

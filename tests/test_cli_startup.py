@@ -23,7 +23,8 @@ except SystemExit:
     pass
 names = ("numpy", "redis", "pydantic", "rich", "houkai.store", "houkai.app.service",
          "houkai.app.operations", "torch", "onnxruntime", "transformers")
-print(json.dumps([m for m in names if m in sys.modules]), file=sys.stderr)
+commands = sorted(m for m in sys.modules if m.startswith("houkai.cli.commands."))
+print(json.dumps([m for m in names if m in sys.modules] + commands), file=sys.stderr)
 """
 
 
@@ -44,3 +45,42 @@ def test_help_needs_the_registry_but_no_store(args: tuple[str, ...]) -> None:
     out, heavy = _imported(*args)
     assert "Usage: houkai" in out
     assert not {"numpy", "redis", "houkai.store", "houkai.app.service", "torch"} & set(heavy)
+
+
+def test_the_root_is_a_lazy_group() -> None:
+    """Issue #28: ``houkai --help`` lists every command from the manifest, importing no
+    command module (nor the registry); a command imports its own module only."""
+    out, imported = _imported("--help")
+    assert "remember" in out and "ingest" in out
+    assert not [m for m in imported if m.startswith("houkai.cli.commands.")]
+    assert not {"pydantic", "houkai.app.operations"} & set(imported)
+    _, imported = _imported("recall", "--help")
+    commands = {m for m in imported if m.startswith("houkai.cli.commands.")}
+    assert commands == {"houkai.cli.commands.recall", "houkai.cli.commands._ops"}
+
+
+def test_the_manifest_is_in_step_with_the_command_modules() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "houkai.cli.manifest", "--check"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_the_lazy_listing_is_clicks_own() -> None:
+    """The listing from the manifest is what click prints once every command is loaded."""
+    import click
+
+    from houkai.cli import cli
+
+    def listing(format_commands) -> str:
+        ctx = click.Context(cli, info_name="houkai")
+        formatter = ctx.make_formatter()
+        format_commands(ctx, formatter)
+        return formatter.getvalue()
+
+    lazy = listing(cli.format_commands)
+    loaded = listing(lambda ctx, f: click.Group.format_commands(cli, ctx, f))
+    assert lazy == loaded and "maintenance" in lazy

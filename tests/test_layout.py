@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import houkai
-from houkai._moved import MOVED
+from houkai.compat import MOVED
 
 PACKAGE = Path(houkai.__file__).parent
 
@@ -29,9 +29,10 @@ def test_patching_an_old_path_patches_the_new(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_top_level_holds_only_layers() -> None:
-    """New modules go into a layer; the top level keeps the public API and the aliases."""
+    """New modules go into a layer; the top level keeps the public API and the
+    compatibility shims (one module, :mod:`houkai.compat`)."""
     modules = sorted(p.name for p in PACKAGE.glob("*.py"))
-    assert modules == ["__init__.py", "_moved.py"]
+    assert modules == ["__init__.py", "compat.py"]
     layers = sorted(p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists())
     assert layers == [
         "app",

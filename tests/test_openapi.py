@@ -76,6 +76,21 @@ def test_every_route_is_documented_and_vice_versa(fuzz_env, doc):
         assert declared == set(re.findall(r"{([^}]+)}", path)), path
 
 
+def test_operation_routes_are_one_blueprint_mounted_at_both_prefixes(fuzz_env):
+    """Issue #28: every operation route is the ``api`` blueprint's; its collection-bound
+    part is one blueprint registered at ``/`` and at ``/c/<collection>/``."""
+    from houkai.api.routes import ROUTES
+
+    app, _ = fuzz_env
+    rules = list(app.url_map.iter_rules())
+    operations = {r.endpoint.rsplit(".", 1)[1] for r in rules if r.endpoint.startswith("api.")}
+    assert operations == {route.name for route in ROUTES}
+    plain = {r.rule for r in rules if r.endpoint.startswith("api.collection.")}
+    prefixed = {r.rule for r in rules if r.endpoint.startswith("api.in_collection.")}
+    assert plain and prefixed == {"/c/<collection>" + rule for rule in plain}
+    assert plain == {route.flask_rule for route in ROUTES if route.scoped}
+
+
 def test_documented_operations_answer_as_declared(fuzz_env, doc):
     """Each documented (non-prefixed) GET answers with a declared status, never 405/404-route."""
     app, ids = fuzz_env

@@ -29,12 +29,21 @@ def _bgsave(client: Any, timeout: float) -> float:
     import redis
 
     deadline = time.monotonic() + timeout
+    idle_refusals = 0
     while True:
         try:
             client.bgsave()
             break
-        except redis.ResponseError as exc:  # another save / AOF rewrite: wait our turn
-            if "in progress" not in str(exc).lower() or time.monotonic() > deadline:
+        except redis.ResponseError as exc:
+            # Another save or AOF rewrite running: wait our turn. The server's state says
+            # so (not the error's wording); one refusal with nothing running may be a save
+            # that just ended, so it is tried once more.
+            persistence = client.info("persistence")
+            busy = persistence.get("rdb_bgsave_in_progress") or persistence.get(
+                "aof_rewrite_in_progress"
+            )
+            idle_refusals += not busy
+            if idle_refusals > 1 or time.monotonic() > deadline:
                 raise Unavailable(f"BGSAVE failed: {exc}") from None
             time.sleep(0.2)
     while time.monotonic() < deadline:

@@ -11,7 +11,13 @@ import redis
 
 from ..db.server import RedisServerError
 from ..domain.errors import HoukaiError
-from ..domain.model import ConflictError, MemoryNotFound, StateConflict, ValidationError
+from ..domain.model import (
+    ConflictError,
+    MemoryNotFound,
+    NothingToIngest,
+    StateConflict,
+    ValidationError,
+)
 
 
 def classify(exc: BaseException) -> tuple[int, str] | None:
@@ -32,6 +38,8 @@ def classify(exc: BaseException) -> tuple[int, str] | None:
         return 503, f"Redis restarted during the request; try again ({exc})"
     if isinstance(exc, StateConflict):
         return 409, str(exc)
+    if isinstance(exc, NothingToIngest):  # a well-formed path naming nothing: like an unknown id
+        return 404, str(exc)
     if isinstance(exc, ValidationError):
         return 400, str(exc)
     if isinstance(exc, FileNotFoundError | IsADirectoryError | PermissionError):

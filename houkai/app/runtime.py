@@ -27,7 +27,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..db.server import display_url, process_alive, read_runtime, write_runtime
+from ..db.runtime_files import process_alive, read_runtime, write_runtime
+from ..db.server import display_url
 
 log = logging.getLogger(__name__)
 

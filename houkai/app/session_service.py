@@ -7,6 +7,8 @@ from typing import Any
 
 from .operations import session_params as sp
 from .operations.bind import operation
+from .service_base import ServiceBase
+from .shapes import memory_to_dict
 
 
 def _owned(store: Any, session_id: str) -> None:
@@ -26,12 +28,8 @@ def _message(value: Any) -> dict[str, Any]:
     return {k: v for k, v in data.items() if v is not None}
 
 
-class SessionServiceMixin:
+class SessionServiceMixin(ServiceBase):
     """add_messages, session_get, session_list, session_delete, session_extract."""
-
-    # MemoryService's (the mixin is only ever part of it)
-    store: Any
-    read_store: Any
 
     @operation("add_messages")
     def add_messages(self, p: sp.AddMessages, *, collection: str | None = None) -> dict[str, Any]:
@@ -48,8 +46,6 @@ class SessionServiceMixin:
 
     @operation("session_get")
     def session_get(self, p: sp.SessionGet, *, collection: str | None = None) -> dict[str, Any]:
-        from .service import memory_to_dict
-
         store = self.read_store(collection)
         _owned(store, p.session_id)
         context = store.session(p.session_id, p.query, p.budget, memories=p.memories)

@@ -2,8 +2,10 @@
 
 The root group resolves configuration once (flags → env → config file →
 defaults) and hands command modules a lazy :class:`Context`. Every module in
-``houkai/cli/commands/`` exposes ``register(cli)``; the root discovers them,
-so adding a command never means editing this file.
+``houkai/cli/commands/`` exposes ``register(cli)``; the root imports a module only when
+one of its commands runs (:mod:`houkai.cli.manifest` says which; ``python -m
+houkai.cli.manifest --write`` after adding a command), so adding a command never means
+editing this file.
 
 Every failure — a usage error, a bad value, an unknown id, a store refusal —
 ends as exactly one ``Error: …`` line on stderr and exit status 1.
@@ -14,7 +16,6 @@ from __future__ import annotations
 import importlib
 import logging
 import os
-import pkgutil
 import sys
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -205,57 +206,121 @@ def _choice_message(exc: click.BadParameter) -> str:
 
 
 class _LazyCommands(dict):
-    """The root's commands, imported on first read: ``houkai --version`` (and a process
-    that only imports :mod:`houkai.cli`) never loads the operation registry behind them."""
+    """The root's commands, each imported when it is first read (:mod:`houkai.cli.manifest`
+    says from where): ``houkai recall`` imports the recall module alone, ``houkai --help``
+    none. Reading them all (iterating) imports every command module."""
 
-    def __init__(self, load: Any) -> None:
+    def __init__(self, load_one: Any, load_all: Any) -> None:
         super().__init__()
-        self._load: Any = load
-
-    def _ready(self) -> None:
-        load, self._load = self._load, None
-        if load is not None:
-            load()
+        self._load_one: Any = load_one
+        self._load_all: Any = load_all
 
     def __getitem__(self, key: Any) -> Any:
-        self._ready()
+        self._load_one(key)
         return super().__getitem__(key)
 
     def __contains__(self, key: object) -> bool:
-        self._ready()
+        self._load_one(key)
         return super().__contains__(key)
 
+    def get(self, key: Any, default: Any = None) -> Any:
+        self._load_one(key)
+        return super().get(key, default)
+
+    def loaded(self) -> dict[str, Any]:
+        """The commands imported so far (imports nothing)."""
+        return dict(super().items())
+
     def __iter__(self) -> Any:
-        self._ready()
+        self._load_all()
         return super().__iter__()
 
     def __len__(self) -> int:
-        self._ready()
+        self._load_all()
         return super().__len__()
 
-    def get(self, key: Any, default: Any = None) -> Any:
-        self._ready()
-        return super().get(key, default)
-
     def keys(self) -> Any:
-        self._ready()
+        self._load_all()
         return super().keys()
 
     def values(self) -> Any:
-        self._ready()
+        self._load_all()
         return super().values()
 
     def items(self) -> Any:
-        self._ready()
+        self._load_all()
         return super().items()
 
 
 class HoukaiGroup(click.Group):
-    """Runs commands so that any failure is one ``Error: …`` line and exit 1."""
+    """The root: a lazy group (a command's module is imported when the command runs or
+    its help is asked for) that runs commands so that any failure is one ``Error: …``
+    line and exit 1."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.commands = _LazyCommands(lambda: _discover())  # defined below
+        self._loaded: set[str] = set()
+        self.commands = _LazyCommands(self._load_command, self._load_all)
+
+    # ------------------------------------------------------------------ lazy commands
+    def _load(self, modules: Any) -> None:
+        for name in modules:
+            if name in self._loaded:
+                continue
+            self._loaded.add(name)  # first: a module's register may read another command
+            module = importlib.import_module(f"{__name__}.commands.{name}")
+            register = getattr(module, "register", None)
+            if register is not None:
+                register(self)
+
+    def _load_command(self, name: Any) -> None:
+        from .manifest import COMMANDS
+
+        entry = COMMANDS.get(name) if isinstance(name, str) else None
+        self._load(entry.modules if entry is not None else self._unlisted())
+
+    def _load_all(self) -> None:
+        from .manifest import module_names
+
+        self._load(module_names())
+
+    def _unlisted(self) -> list[str]:
+        """Command modules the manifest does not know yet (imported eagerly)."""
+        from .manifest import COMMANDS, HELPERS, module_names
+
+        listed = {m for entry in COMMANDS.values() for m in entry.modules} | set(HELPERS)
+        return [m for m in module_names() if m not in listed]
+
+    def _commands(self) -> _LazyCommands:
+        assert isinstance(self.commands, _LazyCommands)
+        return self.commands
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        from .manifest import COMMANDS
+
+        self._load(self._unlisted())
+        return sorted(set(COMMANDS) | set(self._commands().loaded()))
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """click's listing, from the manifest for a command not imported yet."""
+        from .manifest import COMMANDS
+
+        rows: list[tuple[str, str]] = []
+        names = [n for n in self.list_commands(ctx) if not getattr(COMMANDS.get(n), "hidden", 0)]
+        limit = formatter.width - 6 - max((len(n) for n in names), default=0)
+        for name in names:
+            entry = COMMANDS.get(name)
+            if entry is None:  # a module the manifest does not know: imported above
+                command = self._commands().loaded().get(name)
+                if command is not None and not command.hidden:
+                    rows.append((name, command.get_short_help_str(limit)))
+                continue
+            # click's own shortening, on a stand-in that carries the recorded help
+            stand_in = click.Command(name, help=entry.help, short_help=entry.short_help)
+            rows.append((name, stand_in.get_short_help_str(limit)))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
 
     def main(
         self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra: Any
@@ -393,13 +458,8 @@ def _announce_loading(loading) -> None:
 
 
 def _discover() -> None:
-    from . import commands
-
-    for info in sorted(pkgutil.iter_modules(commands.__path__), key=lambda i: i.name):
-        module = importlib.import_module(f"{commands.__name__}.{info.name}")
-        register = getattr(module, "register", None)
-        if register is not None:
-            register(cli)
+    """Import every command module now (the root otherwise imports each on first use)."""
+    cli.commands.keys()
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -482,15 +482,15 @@ def resolve_id(store: Any, ref: str) -> str:
     return _unique(matches, ref, "memory", "memories", where)
 
 
-def resolve_job_id(pipeline: Any, ref: str) -> str:
-    """A full job id of *pipeline*'s collection from a full id or a unique prefix of at
-    least 4 characters (the same rule and words as :func:`resolve_id`)."""
+def resolve_job_id(service: Any, collection: str, ref: str) -> str:
+    """A full job id of *collection* from a full id or a unique prefix of at least 4
+    characters (the same rule and words as :func:`resolve_id`), asked of the service."""
     ref = _id_ref(ref, "job")
-    if pipeline.job(ref) is not None:
+    matches = service.job_ids_starting(ref, limit=5, collection=collection)
+    if ref in matches:
         return ref
-    where = f"collection {pipeline.collection!r}"
+    where = f"collection {collection!r}"
     _check_prefix(ref, "job", where)
-    matches = pipeline.jobs_store.ids_starting(pipeline.collection, ref, limit=5)
     return _unique(matches, ref, "job", "jobs", where)
 
 

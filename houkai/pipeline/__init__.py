@@ -11,7 +11,17 @@ from __future__ import annotations
 from importlib import import_module
 from typing import Any
 
-_SUBMODULES = {"write", "jobs", "maintenance", "chunking", "dispatch"}
+_SUBMODULES = {
+    "write",
+    "jobs",
+    "maintenance",
+    "chunking",
+    "dispatch",
+    "batch",
+    "documents",
+    "scheduler",
+    "outbox",
+}
 
 
 def __getattr__(name: str) -> Any:

@@ -6,8 +6,7 @@ once), records a job in Redis and enqueues one Celery embed task per batch; the
 worker encodes the batch and flips each memory to ``ready`` atomically (see
 :mod:`houkai.pipeline.jobs`). With ``pipeline_mode="inline"`` — or ``"auto"`` while no
 worker heartbeat is fresh — the calling process embeds each batch right after
-writing it instead. Either way the same :func:`process_batch` does the work, so
-the semantics cannot drift between the two paths.
+writing it instead. Either way :func:`~houkai.pipeline.batch.process_batch` does the work.
 
 Failures are never silent: an item the embedder rejects becomes ``failed`` with
 the error (the rest of its batch lands), counted on the job and retryable with
@@ -22,15 +21,12 @@ import json
 import logging
 import time
 import uuid
-import warnings
-from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import redis
 
+from ..compat import EMBED_TASK as EMBED_TASK  # houkai 0.1's name
 from ..db.decode import as_text
 from ..db.filters import filter_expr
 from ..domain.config import parse_duration
@@ -39,14 +35,25 @@ from ..domain.model import (
     CONFLICT_POLICIES,
     MEMORY_TYPES,
     Link,
-    NothingToIngest,
     ValidationError,
     validate_choice,
 )
 from ..store.core import coerce_remember_item
 from ..store.search import batched, iter_keys
 from . import outbox
+from .batch import MAX_ERROR_CHARS as MAX_ERROR_CHARS
+from .batch import TransientEmbedError as TransientEmbedError
+from .batch import process_batch
 from .dispatch import EMBED_BATCH, Enqueue, app_enqueue, default_enqueue
+from .documents import (
+    Spool,
+    chunk_sizes,
+    defaults_of,
+    documents_items,
+    expand_path,
+    files_items,
+    thread_of,
+)
 from .jobs import Job, JobStatus, JobStore, inflight_entry, parse_inflight, workers_alive
 
 if TYPE_CHECKING:
@@ -55,14 +62,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PIPELINE_MODES: tuple[str, ...] = ("auto", "celery", "inline")
-EMBED_TASK = EMBED_BATCH  # the embed task's name (kept for importers of 0.1's name)
-DOCUMENT_FIELDS: tuple[str, ...] = ("text", "source", "tags", "type", "importance")
-#: An ingest item's thread (never a stored field): consecutive chunks of one thread are
-#: linked ``follows``. A document (a text file, one of ``documents``) is one thread; a JSONL
-#: record is its own, unless records name their own ``source`` (a conversation id, as the
-#: field's doc says): consecutive records of one source are then one conversation.
-THREAD = "_thread"
-MAX_ERROR_CHARS = 500
 #: How long a submission that failed part-way can be resumed by sending it again.
 SUBMIT_ATTEMPT_TTL = 86_400
 
@@ -81,162 +80,6 @@ class PartlyWritten(Unavailable):
 
 
 __all__ = ["PIPELINE_MODES", "Job", "JobStatus", "Pipeline", "process_batch"]
-
-
-def _error_text(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]
-
-
-def _encode_isolating(
-    store: MemoryStore, texts: list[str]
-) -> tuple[dict[int, np.ndarray], dict[int, str]]:
-    """Encode *texts*; if the batch fails, encode one by one so one bad text fails alone."""
-    try:
-        matrix = store.encode(texts)
-        return {i: matrix[i] for i in range(len(texts))}, {}
-    except Exception as exc:  # any embedder error: isolate the culprit
-        if len(texts) == 1:
-            return {}, {0: _error_text(exc)}
-        log.warning("batch of %d failed to embed (%s); isolating items", len(texts), exc)
-    vectors: dict[int, np.ndarray] = {}
-    errors: dict[int, str] = {}
-    for i, text in enumerate(texts):
-        try:
-            vectors[i] = store.encode([text])[0]
-        except Exception as exc:
-            errors[i] = _error_text(exc)
-    return vectors, errors
-
-
-class TransientEmbedError(RuntimeError):
-    """Every item of a batch failed: more likely the embedder is down than the data bad."""
-
-
-def process_batch(
-    store: MemoryStore,
-    job_id: str,
-    ids: Sequence[str],
-    positions: Sequence[int],
-    on_conflict: str = "ignore",
-    *,
-    jobs: JobStore | None = None,
-    final_attempt: bool = True,
-    max_rounds: int = 3,
-) -> dict[str, int]:
-    """Embed the still-pending memories among *ids* and settle each one (idempotent).
-
-    Memories already ready/failed/deleted are only counted (once, by position).
-    When every item fails and *final_attempt* is False, raise
-    :class:`TransientEmbedError` instead of marking them failed, so the caller
-    (a Celery task) can retry with backoff.
-    """
-    jobs = jobs or JobStore(store.client, store.keys.prefix)
-    counts: Counter[str] = Counter()
-    if jobs.raw_field(job_id, "cancelled") == "1":
-        counts["cancelled"] = len(ids)
-        return dict(counts)
-    todo = list(zip(ids, positions, strict=True))
-    written: list[str] = []
-    for _round in range(max_rounds):
-        if not todo:
-            break
-        pipe = store.client.pipeline(transaction=False)
-        for memory_id, _pos in todo:
-            pipe.hmget(store.keys.memory(memory_id), "state", "text", "chash")
-        rows = pipe.execute()
-        pending: list[tuple[str, int, str, str]] = []
-        settled_elsewhere: list[tuple[str, int]] = []
-        for (memory_id, pos), (state, text, chash) in zip(todo, rows, strict=True):
-            if as_text(state) == "pending":
-                pending.append((memory_id, pos, as_text(text), as_text(chash)))
-            else:
-                settled_elsewhere.append((memory_id, pos))
-        vectors, errors = _encode_isolating(store, [p[2] for p in pending])
-        if pending and not vectors and not final_attempt:
-            raise TransientEmbedError(next(iter(errors.values())))
-        rejected: set[int] = set()
-        if on_conflict == "raise" and vectors:
-            rejected = _raise_check(store, jobs, job_id, pending, vectors)
-        pipe = store.client.pipeline(transaction=False)
-        actions: list[tuple[str, int]] = []
-        for memory_id, pos in settled_elsewhere:  # account only; the script changes nothing
-            jobs.settle(pipe, store.keys, memory_id, job_id, pos, "ready", "")
-            actions.append((memory_id, pos))
-        for i, (memory_id, pos, _text, chash) in enumerate(pending):
-            if i in rejected:
-                jobs.settle(pipe, store.keys, memory_id, job_id, pos, "reject", chash)
-            elif i in vectors:
-                payload = store.vector_blob(vectors[i])
-                jobs.settle(pipe, store.keys, memory_id, job_id, pos, "ready", chash, payload)
-            else:
-                entry = {"position": pos, "id": memory_id, "error": errors[i]}
-                jobs.settle(
-                    pipe, store.keys, memory_id, job_id, pos, "failed", chash, errors[i], entry
-                )
-            actions.append((memory_id, pos))
-        outcomes = [as_text(r) for r in pipe.execute()]
-        todo = []
-        n_elsewhere = len(settled_elsewhere)
-        for j, ((memory_id, pos), outcome) in enumerate(zip(actions, outcomes, strict=True)):
-            if outcome == "stale":  # edited while we encoded: read the new text again
-                todo.append((memory_id, pos))
-                continue
-            counts[outcome] += 1
-            if j >= n_elsewhere and outcome == "done" and (j - n_elsewhere) in vectors:
-                written.append(memory_id)
-            if outcome == "rejected":
-                store.journal_append(
-                    "forget", memory_id, meta={"reason": "conflict", "job": job_id}
-                )
-    if todo:
-        log.warning("%d memories kept changing while embedding; left pending", len(todo))
-        counts["stale"] = len(todo)
-    if written and on_conflict in ("warn", "supersede"):
-        _apply_policy(store, jobs, job_id, written, on_conflict)
-    jobs.expire_if_settled(job_id)
-    return dict(counts)
-
-
-def _conflict_dicts(conflicts: Iterable[Any]) -> list[dict]:
-    return [c.to_dict() if hasattr(c, "to_dict") else dict(c) for c in conflicts]
-
-
-def _raise_check(
-    store: MemoryStore,
-    jobs: JobStore,
-    job_id: str,
-    pending: list[tuple[str, int, str, str]],
-    vectors: dict[int, np.ndarray],
-) -> set[int]:
-    """``on_conflict='raise'``: positions (in *pending*) whose memory conflicts → rejected."""
-    rejected: set[int] = set()
-    found = store.get_many([p[0] for p in pending])
-    for i, (memory_id, _pos, _text, _chash) in enumerate(pending):
-        memory = found.get(memory_id)
-        if memory is None or i not in vectors:
-            continue
-        memory.embedding = vectors[i].tolist()
-        conflicts = store.check_conflicts(memory, store.conflict_threshold, store.contradiction_fn)
-        if conflicts:
-            rejected.add(i)
-            jobs.add_conflicts(job_id, _conflict_dicts(conflicts))
-    return rejected
-
-
-def _apply_policy(
-    store: MemoryStore, jobs: JobStore, job_id: str, ids: list[str], policy: str
-) -> None:
-    """Run warn/supersede for freshly embedded memories; record what was found on the job."""
-    found = store.get_many(ids, with_vector=True)
-    memories = [found[i] for i in ids if i in found]
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the outcome is recorded on the job instead
-            conflicts = store.apply_conflict_policy_many(memories, policy, store.contradiction_fn)
-    except Exception as exc:  # the memories are stored; report, don't fail
-        log.warning("conflict policy %s failed for job %s: %s", policy, job_id, exc)
-        conflicts = []
-    jobs.add_conflicts(job_id, _conflict_dicts(conflicts or []))
 
 
 class Pipeline:
@@ -359,7 +202,7 @@ class Pipeline:
         total = 0
         digest = hashlib.sha256(f"{kind}\0{policy}\0{size}\0".encode())
         for position, item in enumerate(make_items()):  # pass 1: validate everything
-            item, _thread = _thread_of(item)
+            item, _thread = thread_of(item)
             try:
                 fields = coerce_remember_item(item)
                 self.store.build_memory(**fields)
@@ -421,7 +264,7 @@ class Pipeline:
         start = done_before
         previous: tuple[Any, Any] = (None, None)  # (memory, thread)
         for position, item in enumerate(make_items()):  # pass 2: write pending, enqueue
-            item, thread = _thread_of(item)
+            item, thread = thread_of(item)
             if position < done_before:
                 continue
             memory = self.store.build_memory(**coerce_remember_item(item))
@@ -498,15 +341,11 @@ class Pipeline:
                 "documents must be a list of {text, source?, tags?, type?} objects"
             )
         sizes = chunk_sizes(max_chars, min_chars, chunking, auto_importance)
-        for i, doc in enumerate(documents):
-            _check_document(doc, f"documents[{i}]")
-
-        def items() -> Iterator[dict]:
-            for n, doc in enumerate(documents):
-                one = doc if isinstance(doc, Mapping) else {"text": doc}
-                yield from document_items(one, sizes, thread=("document", n))
-
-        return self._submit(items, kind="ingest", on_conflict=on_conflict, batch_size=batch_size)
+        return self.ingest_items(
+            lambda: documents_items(documents, sizes),
+            on_conflict=on_conflict,
+            batch_size=batch_size,
+        )
 
     def ingest_path(
         self,
@@ -527,37 +366,33 @@ class Pipeline:
         """Ingest a file, a folder or a glob: ``.md``/``.txt`` are chunked (see
         :func:`~houkai.pipeline.chunking.chunk_text`; ``chunking`` picks the mode), ``.jsonl`` is
         one memory item (or ``{"text", ...}`` document) per line. A chunk's source is
-        *source*, else ``ingest:<file name>`` as in the seed. Read twice (validate,
-        then write), so memory use stays bounded for huge files."""
+        *source*, else ``ingest:<file name>`` as in the seed. Each file is read and chunked
+        once (:class:`~houkai.pipeline.documents.Spool`), in bounded memory."""
         sizes = chunk_sizes(max_chars, min_chars, chunking, auto_importance)
         if type is not None:
             validate_choice(type, MEMORY_TYPES, "type")
         files = expand_path(path, glob)
-        extra: dict[str, Any] = {}
-        if type is not None:
-            extra["type"] = type
-        if tags:
-            extra["tags"] = list(tags)
-        if importance is not None:
-            extra["importance"] = importance
+        extra = defaults_of(type, tags, importance)
+        return self.ingest_items(
+            lambda: files_items(files, extra, sizes, source),
+            on_conflict=on_conflict,
+            batch_size=batch_size,
+        )
 
-        def items() -> Iterator[dict]:
-            for f, file in enumerate(files):
-                label = source or f"ingest:{Path(file).name}"
-                if file.endswith(".jsonl"):
-                    for n, doc in enumerate(iter_jsonl(file)):
-                        yield from document_items(
-                            {**extra, "source": label, **doc},
-                            jsonl_sizes(sizes),
-                            thread=(f, _record_thread(doc, n)),
-                        )
-                else:
-                    text = Path(file).read_text(encoding="utf-8-sig", errors="replace")
-                    yield from document_items(
-                        {**extra, "source": label, "text": text}, sizes, thread=(f, "file")
-                    )
-
-        return self._submit(items, kind="ingest", on_conflict=on_conflict, batch_size=batch_size)
+    def ingest_items(
+        self,
+        make_items: Callable[[], Iterator[dict]],
+        *,
+        on_conflict: str | None = None,
+        batch_size: int | None = None,
+    ) -> Job:
+        """Ingest chunked items (:mod:`houkai.pipeline.documents` makes them) as one job:
+        *make_items* is called once, its items spooled, so any source (a file, a stream)
+        is read and chunked once whatever its size."""
+        with Spool(make_items) as spool:
+            return self._submit(
+                spool, kind="ingest", on_conflict=on_conflict, batch_size=batch_size
+            )
 
     # ------------------------------------------------------------------ jobs
     def job(self, job_id: str) -> JobStatus | None:
@@ -763,137 +598,3 @@ class Pipeline:
 
 
 # ---------------------------------------------------------------------- helpers
-def chunk_sizes(
-    max_chars: int | None,
-    min_chars: int | None,
-    chunking: str | None = None,
-    auto_importance: bool = False,
-) -> dict[str, Any]:
-    """The chunk_text options (validated once, up front), plus ``auto_importance``."""
-    sizes: dict[str, Any] = {}
-    if max_chars is not None:
-        sizes["max_chars"] = max_chars
-    if min_chars is not None:
-        sizes["min_chars"] = min_chars
-    if chunking is not None:
-        sizes["mode"] = chunking
-    if sizes:
-        from .chunking import chunk_text
-
-        chunk_text("size check", **sizes)
-    if auto_importance:
-        sizes["auto_importance"] = True
-    return sizes
-
-
-def jsonl_sizes(sizes: dict[str, Any]) -> dict[str, Any]:
-    """Chunk options for a JSONL line: an explicit item, so never dropped as too short."""
-    return {**sizes, "min_chars": 0}
-
-
-def _check_document(doc: Any, where: str) -> None:
-    if isinstance(doc, str):
-        return
-    if not isinstance(doc, Mapping):
-        raise ValidationError(f"{where}: expected an object with 'text'")
-    unknown = sorted(set(doc) - set(DOCUMENT_FIELDS))
-    if unknown:
-        raise ValidationError(
-            f"{where}: unknown field(s) {unknown}; allowed: {', '.join(DOCUMENT_FIELDS)}"
-        )
-    if not isinstance(doc.get("text"), str):
-        raise ValidationError(f"{where}: 'text' must be a string")
-
-
-def _record_thread(record: Mapping[str, Any], position: int) -> tuple[str, Any]:
-    """The thread of one document or JSONL record: its own ``source`` when it names one
-    (records of one conversation share it), else the record alone."""
-    own = record.get("source")
-    return ("source", own) if isinstance(own, str) and own else ("record", position)
-
-
-def _thread_of(item: Any) -> tuple[Any, Any]:
-    """*item* without its :data:`THREAD` marker, and the marker (None when absent)."""
-    if isinstance(item, Mapping) and THREAD in item:
-        rest = dict(item)
-        return rest, rest.pop(THREAD)
-    return item, None
-
-
-def document_items(
-    doc: Mapping[str, Any], sizes: dict[str, Any], *, thread: Any = None
-) -> Iterator[dict]:
-    """One remember item per chunk of the document's text, carrying its metadata.
-
-    With ``auto_importance`` in *sizes*, a chunk without an explicit importance
-    is scored from its own text (the seed's ``ingest --auto-importance``). A
-    *thread* is carried as :data:`THREAD`: chunks of one thread are linked in order.
-    """
-    from .chunking import chunk_text
-
-    options = dict(sizes)
-    auto = options.pop("auto_importance", False)
-    meta = {k: v for k, v in doc.items() if k in DOCUMENT_FIELDS and k != "text"}
-    for chunk in chunk_text(doc.get("text") or "", **options):
-        item = {"text": chunk, **meta}
-        if thread is not None:
-            item[THREAD] = thread
-        if auto and item.get("importance") is None:
-            from ..engines.importance import score_importance
-
-            item["importance"] = score_importance(
-                chunk, str(item.get("type") or "episodic"), list(item.get("tags") or [])
-            )
-        yield item
-
-
-def iter_jsonl(path: str) -> Iterator[dict]:
-    """Each non-blank line of a JSONL file as a document (a bare string is its text)."""
-    with open(path, encoding="utf-8-sig") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                doc = json.loads(line)
-            except ValueError as exc:
-                raise ValidationError(f"{path}:{lineno}: invalid JSON: {exc}") from None
-            if isinstance(doc, str):
-                doc = {"text": doc}
-            _check_document(doc, f"{path}:{lineno}")
-            yield dict(doc)
-
-
-def expand_path(path: str, glob: str | None) -> list[str]:
-    """The files behind *path*: JSONL files as-is, everything else via ``iter_documents``."""
-    from .chunking import TEXT_SUFFIXES
-
-    if not isinstance(path, str | Path) or not str(path).strip():
-        raise ValidationError("path must be a non-empty file, folder or glob pattern")
-    root = Path(path).expanduser()
-    suffixes = (*TEXT_SUFFIXES, ".jsonl")
-    if root.is_file():
-        if glob is None and root.suffix.lower() not in suffixes:
-            raise ValidationError(
-                f"{root}: unsupported file type {root.suffix or '(none)'!r} "
-                f"(supported: {', '.join(suffixes)})"
-            )
-        return [str(root)]
-    if root.is_dir():
-        if glob is not None:
-            found = root.glob(glob) if "/" in glob else root.rglob(glob)
-        else:
-            found = (p for p in root.rglob("*") if p.suffix.lower() in suffixes)
-        files = sorted(
-            str(p)
-            for p in found
-            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts)
-        )
-    elif any(ch in str(path) for ch in "*?["):
-        import glob as globlib
-
-        files = sorted(p for p in globlib.glob(str(root), recursive=True) if Path(p).is_file())
-    else:
-        raise NothingToIngest(f"{root}: no such file or folder")
-    if not files:
-        raise NothingToIngest(f"{path}: no matching .md/.txt/.jsonl files")
-    return files

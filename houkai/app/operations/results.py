@@ -1,7 +1,7 @@
 """The result shapes, as JSON Schema: OpenAPI's response bodies and components.
 
-Each result kind has ONE serializer in :mod:`houkai.app.service`
-(``memory_to_dict``, ``_pack_to_dict``, ``entry_to_dict``, ``conflict_to_dict``;
+Each result kind has ONE serializer in :mod:`houkai.app.shapes`
+(``memory_to_dict``, ``pack_to_dict``, ``entry_to_dict``, ``conflict_to_dict``;
 unset fields are ``null``); these schemas describe what they produce.
 """
 

@@ -13,8 +13,8 @@ from pydantic import BaseModel
 #: ``public``: no authentication at all (liveness, readiness).
 Scope = Literal["collection", "global", "public"]
 
-#: The result kinds, each with ONE serializer in :mod:`houkai.app.service`
-#: (``memory_to_dict``, ``_pack_to_dict``, ``entry_to_dict``, ``conflict_to_dict``);
+#: The result kinds, each with ONE serializer in :mod:`houkai.app.shapes`
+#: (``memory_to_dict``, ``pack_to_dict``, ``entry_to_dict``, ``conflict_to_dict``);
 #: unset fields are ``null`` in every door.
 ResultKind = Literal[
     "memory",
@@ -189,3 +189,14 @@ class Operation:
 
     def required(self) -> list[str]:
         return [n for n, f in self.params.model_fields.items() if f.is_required()]
+
+
+def ok(schema: Mapping[str, Any]) -> dict[int, Response]:
+    """A 200 answer with *schema* (the common REST response of an operation)."""
+    return {200: ("OK", schema)}
+
+
+#: ``--show N``: how many candidates a dry-run lists (purge, prune).
+SHOW = Terminal(
+    "--show", "List at most this many candidates.", {"type": "integer", "minimum": 0}, 50
+)

@@ -5,7 +5,8 @@ operation declares — type, bounds, enum choices, default shown in the help,
 the short flag declared once in the registry — so a parameter added to the
 operation reaches the CLI with no CLI edit. Its callback gets the click values
 and hands :func:`arguments` of them to the service, the path REST and MCP take.
-*aliases* only keeps the CLI's older spellings (``--budget``, ``-g``) working;
+*aliases* adds a command's extra spellings (short flags); the older ones (``--budget``,
+``-g``, ``recall --limit``) come from :mod:`houkai.compat`;
 *overrides* sets attributes of a generated parameter where the CLI is more
 lenient than the wire (``--expires-at`` also takes ISO-8601, so a string the
 command parses; ``TEXT`` optional because stdin can give it).
@@ -20,14 +21,7 @@ from typing import Any
 import click
 
 from ...app.operations.spec import Switch, Terminal
-
-#: The CLI's historic extra spellings per parameter (the seed's and houkai 0.1's).
-LEGACY: Mapping[str, tuple[str, ...]] = {
-    "tag": ("-g",),
-    "source": ("-s",),
-    "token_budget": ("--budget",),
-    "tags": ("--tag",),
-}
+from ...compat import CLI_SPELLINGS, CLI_SPELLINGS_BY_OPERATION
 
 
 def operation_options(
@@ -44,7 +38,11 @@ def operation_options(
 
     op = get(operation)
     binding = op.cli
-    extra = {**LEGACY, **(aliases or {})}
+    extra = {
+        **CLI_SPELLINGS,  # the older spellings, fenced in houkai.compat
+        **CLI_SPELLINGS_BY_OPERATION.get(operation, {}),
+        **(aliases or {}),
+    }
     params = cli_options(op, arguments=arguments)
     for param in params:
         if isinstance(param, click.Option):

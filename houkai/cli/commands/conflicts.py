@@ -12,7 +12,7 @@ from ._ops import arguments, operation_options
 
 
 @click.command("conflicts")
-@operation_options("find_conflicts", aliases={"memory_id": ("--id",), "threshold": ("-T",)})
+@operation_options("find_conflicts")
 @output_options
 @pass_ctx
 def conflicts(ctx: Context, resolve: str | None, **values: Any) -> None:

@@ -31,7 +31,6 @@ def journal_group() -> None:
 @journal_group.command("tail")
 @operation_options(
     "journal_tail",
-    aliases={"n": ("--number",)},
     overrides={"op": {"type": click.Choice(JOURNAL_OPS)}},
 )
 @output_options

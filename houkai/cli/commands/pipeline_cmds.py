@@ -1,4 +1,5 @@
-"""Pipeline commands: ``worker``, ``beat``, ``up``, ``jobs …``, ``ingest``, ``maintenance …``."""
+"""Pipeline commands: ``worker``, ``beat``, ``up``, ``jobs …``, ``maintenance …``
+(``ingest`` is :mod:`.ingest_cmd`)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -318,10 +318,7 @@ def _job_id(ctx: Context, ref: str) -> str:
     from ..output import resolve_job_id
 
     ctx.reader()  # an unknown collection is an error here, never created
-    pipeline = ctx.service.pipeline(ctx.collection)
-    if pipeline is None:
-        return ref  # the operation says the pipeline is unavailable
-    return resolve_job_id(pipeline, ref)
+    return resolve_job_id(ctx.service, ctx.collection, ref)
 
 
 @jobs_group.command("show")
@@ -368,203 +365,6 @@ def jobs_cancel(ctx: Context, job_id: str) -> None:
     report(ctx.fmt, result, f"{done} {result['job_id']}")
 
 
-# --------------------------------------------------------------------------- ingest
-def follow(
-    pipeline: Any, job_id: str, total: int, *, timeout: float | None = None, quiet: bool = False
-) -> Any:
-    """Poll a job until it settles, with a progress bar on a terminal (stderr)."""
-    deadline = None if timeout is None else time.monotonic() + timeout
-    show = not quiet and sys.stderr.isatty()
-    last = -1
-    with click.progressbar(
-        length=max(total, 1), label="embedding", file=sys.stderr, hidden=not show, show_eta=True
-    ) as bar:
-        while True:
-            status = pipeline.job(job_id)
-            if status is None:
-                raise click.ClickException(f"job {job_id} vanished")
-            if status.processed != last:
-                bar.update(status.processed - max(last, 0))
-                last = status.processed
-            if status.settled:
-                return status
-            if deadline is not None and time.monotonic() > deadline:
-                return status
-            time.sleep(0.25)
-
-
-def _read_inputs(paths: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
-    """The paths to ingest (stdin when none are given and it is piped) and stdin's text."""
-    if not paths:
-        if sys.stdin.isatty():
-            raise click.UsageError("give files, folders or globs to ingest, or '-' to read stdin")
-        paths = ("-",)
-    raw = None
-    if "-" in paths:
-        raw = sys.stdin.read()
-        if not raw.strip():
-            raise click.UsageError("no input provided on stdin")
-    return paths, raw
-
-
-def _plan(
-    inputs: list[tuple[str, dict[str, Any]]],
-    extra: dict,
-    sizes: dict,
-    glob: str | None,
-) -> list[tuple[str, dict]]:
-    """(label, item) for every chunk the ingest would store: the dry-run preview."""
-    from ...pipeline.write import document_items, expand_path, iter_jsonl, jsonl_sizes
-
-    plan: list[tuple[str, dict]] = []
-    for label, what in inputs:
-        for doc in what.get("documents") or ():
-            plan += [(label, i) for i in document_items({**extra, **doc}, sizes)]
-        if "path" not in what:
-            continue
-        for file in expand_path(what["path"], glob):
-            name = Path(file).name
-            doc = {**extra, "source": extra.get("source") or f"ingest:{name}"}
-            if file.endswith(".jsonl"):
-                for line in iter_jsonl(file):
-                    plan += [(name, i) for i in document_items({**doc, **line}, jsonl_sizes(sizes))]
-            else:
-                text = Path(file).read_text(encoding="utf-8-sig", errors="replace")
-                plan += [(name, i) for i in document_items({**doc, "text": text}, sizes)]
-    return plan
-
-
-#: Chunks shown as examples before the confirmation on a terminal (--dry-run shows all).
-PLAN_EXAMPLES = 3
-
-
-def _print_plan(
-    plan: list[tuple[str, dict]], inputs: int, default_importance: float, *, full: bool
-) -> None:
-    """What an ingest would store: with *full* (``--dry-run``) every chunk whole, indented
-    under its number; else (the confirmation on a terminal) a few one-line examples."""
-    shown = plan if full else plan[:PLAN_EXAMPLES]
-    for n, (label, item) in enumerate(shown, 1):
-        importance = item.get("importance")
-        imp = default_importance if importance is None else float(importance)
-        text = item["text"]
-        if full:
-            click.echo(f"  [{n:3}] {imp:.2f}  {label} ({len(text)} chars)")
-            for line in text.splitlines() or [""]:
-                click.echo(f"          {line}".rstrip())
-            continue
-        flat = " ".join(text.split())
-        click.echo(f"  [{n:3}] {imp:.2f}  {label}: {flat[:70]}{'…' if len(flat) > 70 else ''}")
-    if len(plan) > len(shown):
-        click.echo(f"  … and {len(plan) - len(shown)} more (--dry-run shows every chunk in full)")
-    click.echo(f"\n{len(plan)} chunk(s) from {inputs} input(s).")
-
-
-@click.command("ingest")
-@operation_options(
-    "ingest", overrides={"type": {"metavar": "[episodic|semantic|procedural|feedback]"}}
-)
-@output_options
-@pass_ctx
-def ingest(
-    ctx: Context,
-    path: tuple[str, ...],
-    jsonl: bool,
-    dry_run: bool,
-    inline: bool,
-    yes: bool,
-    **values: Any,
-) -> None:
-    """Ingest files, folders, globs or stdin ('-' or no path) as memories, one job per path.
-
-    Text is chunked as in the seed: one memory per paragraph (a heading kept
-    with its paragraph, long paragraphs split on sentences, chunks under
-    --min-chars dropped); --chunking pack fills chunks up to --max-chars.
-    --documents takes JSON objects ({"text", "source"?, "tags"?, "type"?}).
-    """
-    from ...pipeline.write import chunk_sizes
-
-    given = arguments(values)
-    wait, timeout = given.pop("wait", True), given.pop("timeout", None)
-    documents = given.pop("documents", None)
-    if inline and not ctx.service_started:
-        ctx.settings = replace(ctx.settings, pipeline_mode="inline")
-    inputs: list[tuple[str, dict[str, Any]]] = []  # (label, the operation's input)
-    raw = None
-    if documents is not None:
-        inputs.append(("--documents", {"documents": documents}))
-    if documents is None or path:
-        paths, raw = _read_inputs(path)
-        source = given.get("source") or "ingest:stdin"
-        for one in paths:
-            if one != "-":
-                inputs.append((one, {"path": one}))
-            elif not jsonl:
-                inputs.append(("stdin", {"documents": [{"text": raw, "source": source}]}))
-            else:
-                inputs.append(("stdin", {"jsonl": raw, "source": source}))
-    interactive = not yes and sys.stdin.isatty() and sys.stdout.isatty()
-    if dry_run or interactive:
-        auto = given.get("auto_importance")
-        if auto is None:
-            auto = "importance" not in given and ctx.settings.auto_importance
-        sizes = chunk_sizes(
-            given.get("max_chars"), given.get("min_chars"), given.get("chunking"), auto
-        )
-        extra = {k: given[k] for k in ("type", "tags", "importance", "source") if k in given}
-        plan = _plan(inputs, extra, sizes, given.get("glob"))
-        if not plan:
-            click.echo("Nothing to ingest (all chunks below --min-chars?).")
-            return
-        _print_plan(plan, len(inputs), ctx.settings.default_importance, full=dry_run)
-        if dry_run:
-            click.echo("Dry-run — nothing written.")
-            return
-        if not click.confirm(f"Store {len(plan)} memories?", default=False):
-            click.echo("Aborted.")
-            return
-    pipeline = ctx.service.pipeline(ctx.collection)
-    results = []
-    for label, what in inputs:
-        if "jsonl" in what:
-            # The pipeline's own JSONL path (one item per line, never dropped as short);
-            # a job is accepted durably before ingest returns, so the file can go.
-            with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as fh:
-                fh.write(what["jsonl"])
-            try:
-                options = {**given, "source": what["source"], "wait": False}
-                job = ctx.call("ingest", path=fh.name, **options)
-            finally:
-                os.unlink(fh.name)
-        else:
-            job = ctx.call("ingest", **given, **what, wait=False)
-        click.echo(f"job {job['job_id']}: {job['total']} memories from {label}", err=True)
-        if wait:
-            status = follow(pipeline, job["job_id"], job["total"], timeout=timeout)
-        else:
-            status = pipeline.job(job["job_id"])
-        results.append(status.to_dict() if status else {"id": job["job_id"], "total": job["total"]})
-    fmt = _fmt(ctx)
-    if fmt == "json":
-        click.echo(json.dumps(results if len(results) > 1 else results[0], default=str))
-    else:
-        for r in results:
-            click.echo(
-                f"{r['id']}\t{r.get('state', 'queued')}\tdone={r.get('done', 0)}"
-                f"\tfailed={r.get('failed', 0)}\ttotal={r['total']}"
-            )
-        total = sum(int(r.get("total") or 0) for r in results)
-        done = sum(int(r.get("done") or 0) for r in results)
-        if total == 0:
-            click.echo("Nothing to ingest (all chunks below --min-chars?).", err=True)
-        elif done == total:
-            click.echo(f"Stored {done} memories.", err=True)
-        else:
-            click.echo(f"Queued {total} memories ({done} stored so far).", err=True)
-    if any(r.get("failed") for r in results):
-        raise click.exceptions.Exit(1)
-
-
 # --------------------------------------------------------------------------- maintenance
 @click.group("maintenance")
 def maintenance_group() -> None:
@@ -574,19 +374,16 @@ def maintenance_group() -> None:
 @maintenance_group.command("tick")
 @operation_options(
     "maintenance_tick",
-    aliases={"lock_wait": ("--wait",)},
     overrides={"reflect_apply": {"secondary_opts": ["--no-reflect-apply", "--reflect-dry-run"]}},
 )
 @output_options
 @pass_ctx
 def maintenance_tick(ctx: Context, all_collections: bool, **values: Any) -> None:
     """Run every due job once, synchronously (for cron)."""
-    from ...pipeline import maintenance
-
     given = arguments(values)
     if all_collections:
         given.pop("lock_wait", None)
-        results = maintenance.tick_all(ctx.settings, **given)
+        results = ctx.service.maintenance_tick_all(**given)
     else:
         results = {ctx.collection: ctx.call("maintenance_tick", **given)}
     if _fmt(ctx) == "json":
@@ -594,10 +391,7 @@ def maintenance_tick(ctx: Context, all_collections: bool, **values: Any) -> None
     else:
         for name, r in results.items():
             click.echo(f"{name}: {r['summary']}")
-    if any(
-        any(r.get(f"{j}_error") for j in maintenance.JOB_NAMES) or r.get("error")
-        for r in results.values()
-    ):
+    if any(v for r in results.values() for k, v in r.items() if k.endswith("error")):
         raise click.exceptions.Exit(1)
 
 
@@ -606,10 +400,9 @@ def maintenance_tick(ctx: Context, all_collections: bool, **values: Any) -> None
 @pass_ctx
 def maintenance_status(ctx: Context) -> None:
     """Each job's schedule, last run, last error and next due time."""
-    from ...pipeline import maintenance
     from ..output import fmt_ts
 
-    data = maintenance.status(ctx.reader(), ctx.settings)
+    data = ctx.service.maintenance_status(collection=ctx.collection)  # unknown: an error
     fmt = _fmt(ctx)
     if fmt == "json":
         click.echo(json.dumps(data, default=str))
@@ -642,5 +435,5 @@ def maintenance_status(ctx: Context) -> None:
 
 
 def register(cli: click.Group) -> None:
-    for command in (worker, beat, up, jobs_group, ingest, maintenance_group):
+    for command in (worker, beat, up, jobs_group, maintenance_group):
         cli.add_command(command)

@@ -41,14 +41,13 @@ def _running_pid(path: Path) -> int | None:
 def maintenance_run(ctx: Context, interval: str | None, once: bool) -> None:
     """Tick every collection on a schedule in the foreground until Ctrl-C."""
     from ...domain.config import parse_duration
-    from ...pipeline.maintenance import tick_all
 
     every = parse_duration(interval or ctx.settings.maintenance_tick_interval)
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
     while not stop.is_set():
-        results = tick_all(ctx.settings)
+        results = ctx.service.maintenance_tick_all()
         for name, result in results.items():
             click.echo(f"{time.strftime('%H:%M:%S')} {name}: {result.get('summary', result)}")
         if once:

@@ -21,7 +21,7 @@ def parse_time_option(value: str | None, hint: str) -> float | None:
 
 
 @click.command("recall")
-@operation_options("recall", arguments=("query",), aliases={"k": ("--limit",)})
+@operation_options("recall", arguments=("query",))
 @output_options
 @pass_ctx
 def recall(ctx: Context, **values: Any) -> None:

@@ -15,61 +15,16 @@ from ._ops import arguments, operation_options
 def health_report(
     ctx: Context, *, stale_days: float, decay_rate: float | None, frequency_weight: float | None
 ) -> dict[str, Any]:
-    """Decay buckets and at-risk counts, streamed with the same engine ``prune`` uses."""
-    from ...engines.decay import DecayEngine
-    from ...store.observability import BUCKET_LABELS as BUCKETS  # en dash, as the seed's
-
-    s = ctx.settings
-    protect = tuple(t.strip() for t in s.maintenance_decay_protect_types.split(",") if t.strip())
-    engine = DecayEngine(
-        ctx.reader(),
-        decay_rate=s.maintenance_decay_rate if decay_rate is None else decay_rate,
-        min_score=s.maintenance_decay_min_score,
-        protect_types=protect,
-        frequency_weight=(
-            s.maintenance_decay_frequency_weight if frequency_weight is None else frequency_weight
-        ),
+    """The service's decay report, its most recalled texts cut for a terminal."""
+    report = ctx.service.decay_report(
+        stale_days=stale_days,
+        decay_rate=decay_rate,
+        frequency_weight=frequency_weight,
+        collection=ctx.collection,
     )
-    now = time.time()
-    stale_before = now - stale_days * 86400
-    hist = [0] * len(BUCKETS)
-    active = at_risk = never = stale = episodic = links = 0
-    importance_sum = 0.0
-    top: list[tuple[int, str, str]] = []
-    for memory, score in engine.iter_scores(now):
-        if memory.superseded_by:
-            continue
-        active += 1
-        hist[min(len(BUCKETS) - 1, max(0, int(score * len(BUCKETS))))] += 1
-        if score < engine.min_score and memory.type not in engine.protect_types:
-            at_risk += 1
-        never += memory.access_count == 0
-        stale += memory.last_accessed < stale_before
-        episodic += memory.type == "episodic"
-        links += len(memory.links)
-        importance_sum += memory.importance
-        if memory.access_count:
-            top.append((memory.access_count, memory.id, memory.text))
-            top = sorted(top, reverse=True)[:5]
-    return {
-        "decay_rate": engine.decay_rate,
-        "min_score": engine.min_score,
-        "protect_types": list(engine.protect_types),
-        "frequency_weight": engine.frequency_weight,
-        "active": active,
-        "decay_histogram": dict(zip(BUCKETS, hist, strict=True)),
-        "at_risk_count": at_risk,
-        "never_recalled_count": never,
-        "stale_count": stale,
-        "stale_days": stale_days,
-        "episodic_active_count": episodic,
-        "total_links": links,
-        "link_density": round(links / active, 3) if active else 0.0,
-        "avg_importance": round(importance_sum / active, 3) if active else 0.0,
-        "top_recalled": [
-            {"id": mid, "access_count": n, "text": truncate(text, 60)} for n, mid, text in top
-        ],
-    }
+    for row in report["top_recalled"]:
+        row["text"] = truncate(row["text"], 60)
+    return report
 
 
 @click.command("stats")
