@@ -548,7 +548,7 @@ class MemoryService(SessionServiceMixin):
     @operation("prune")
     def prune(self, p: params.Prune, *, collection: str | None = None) -> dict[str, Any]:
         """Decay pruning: the candidates with their scores, deleted unless ``dry_run``."""
-        from ..engines.decay import DecayEngine
+        from ..store.decay import DecayEngine
 
         s = self.settings
         protect: list[str] = list(p.protect or ())
@@ -573,8 +573,8 @@ class MemoryService(SessionServiceMixin):
     @operation("reflect")
     def reflect(self, p: params.Reflect, *, collection: str | None = None) -> dict[str, Any]:
         """Summarise clusters of similar episodic memories (previews when ``dry_run``)."""
-        from ..engines.reflection import ReflectionEngine
         from ..engines.summarizers import build_summarizer
+        from ..store.reflection import ReflectionEngine
 
         s = self.settings
         try:

@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any, cast
 from ..domain.config import Settings, format_duration, parse_duration
 
 if TYPE_CHECKING:
-    from ..engines.reflection import Consolidate
     from ..store import MemoryStore
+    from ..store.reflection import Consolidate
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +122,7 @@ class TickResult:
 # ---------------------------------------------------------------------- job runners
 def decay_engine(store: MemoryStore, settings: Settings) -> Any:
     """The DecayEngine the maintenance settings describe (the tick and the scale bench)."""
-    from ..engines.decay import DecayEngine
+    from ..store.decay import DecayEngine
 
     types = tuple(
         t.strip() for t in settings.maintenance_decay_protect_types.split(",") if t.strip()
@@ -154,8 +154,8 @@ def _run_reconcile(store: MemoryStore, settings: Settings, now: float, apply: bo
 
 
 def _run_reflect(store: MemoryStore, settings: Settings, now: float, apply: bool) -> int:
-    from ..engines.reflection import ReflectionEngine
     from ..engines.summarizers import build_summarizer
+    from ..store.reflection import ReflectionEngine
 
     engine = ReflectionEngine(
         store,
@@ -558,8 +558,8 @@ class MaintenanceScheduler:
         return self.store.settings.replace(**changes)
 
     def _reflect(self, store: MemoryStore, settings: Settings, now: float, apply: bool) -> int:
-        from ..engines.reflection import ReflectionEngine
         from ..engines.summarizers import build_summarizer
+        from ..store.reflection import ReflectionEngine
 
         summarizer = self.summarizer
         if summarizer is None or isinstance(summarizer, str):

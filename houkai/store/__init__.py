@@ -116,7 +116,6 @@ class MemoryStore(PackingMixin, RecallMixin):
         self.expiry = Expiry(core)
         self.conversations = Sessions(core, self)
         # the core's state the recall mixins and the store's users read
-        self.settings: Settings = core.settings
         self.client: redis.Redis = core.client
         self.keys = core.keys
         self.collection_name: str = core.collection_name
@@ -143,6 +142,15 @@ class MemoryStore(PackingMixin, RecallMixin):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @property
+    def settings(self) -> Settings:
+        """The core's settings (assignable: a test or bench narrows one store's)."""
+        return self.core.settings
+
+    @settings.setter
+    def settings(self, value: Settings) -> None:
+        self.core.settings = value
 
     @property
     def actor(self) -> str:

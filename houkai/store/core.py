@@ -544,6 +544,7 @@ class CoreStore:
     @property
     def contradiction_fn(self) -> ConflictFn | None:
         """The store's default contradiction judge (None: polarity and negation)."""
+        return self._contradiction_fn
 
 
 __all__ = [

@@ -16,7 +16,7 @@ def health_report(
     ctx: Context, *, stale_days: float, decay_rate: float | None, frequency_weight: float | None
 ) -> dict[str, Any]:
     """Decay buckets and at-risk counts, streamed with the same engine ``prune`` uses."""
-    from ...engines.decay import DecayEngine
+    from ...store.decay import DecayEngine
     from ...store.observability import BUCKET_LABELS as BUCKETS  # en dash, as the seed's
 
     s = ctx.settings

@@ -29,11 +29,11 @@ import redis
 
 from ..db.filters import filter_expr
 from ..domain.model import MEMORY_TYPES, Memory, ValidationError, validate_choice
-from ..store import codec
-from ..store.access import memory_key_of
+from . import codec
+from .access import memory_key_of
 
 if TYPE_CHECKING:
-    from ..store import MemoryStore
+    from . import MemoryStore
 
 log = logging.getLogger(__name__)
 
