@@ -43,6 +43,7 @@ from ..domain.model import (
     ValidationError,
     validate_choice,
 )
+from ..store.codec import F
 from ..store.core import coerce_remember_item
 from ..store.search import batched, iter_keys
 from . import outbox
@@ -140,10 +141,7 @@ def process_batch(
     for _round in range(max_rounds):
         if not todo:
             break
-        pipe = store.client.pipeline(transaction=False)
-        for memory_id, _pos in todo:
-            pipe.hmget(store.keys.memory(memory_id), "state", "text", "chash")
-        rows = pipe.execute()
+        rows = store.fields_of([m for m, _pos in todo], F.STATE, F.TEXT, F.CHASH)
         pending: list[tuple[str, int, str, str]] = []
         settled_elsewhere: list[tuple[str, int]] = []
         for (memory_id, pos), (state, text, chash) in zip(todo, rows, strict=True):
@@ -603,11 +601,9 @@ class Pipeline:
         """Ids of the job's memories still pending (first *limit*)."""
         out: list[str] = []
         for _start, ids in self.jobs_store.iter_ids(job_id):
-            pipe = self.client.pipeline(transaction=False)
-            for memory_id in ids:
-                pipe.hget(self.store.keys.memory(memory_id), "state")
-            for memory_id, state in zip(ids, pipe.execute(), strict=True):
-                if as_text(state) == "pending":
+            states = self.store.fields_of(ids, F.STATE)
+            for memory_id, (state,) in zip(ids, states, strict=True):
+                if state == "pending":
                     out.append(memory_id)
                     if len(out) >= limit:
                         return out
@@ -623,10 +619,7 @@ class Pipeline:
             return False
         self.jobs_store.set_fields(job_id, cancelled=1)
         for start, ids in self.jobs_store.iter_ids(job_id):
-            pipe = self.client.pipeline(transaction=False)
-            for memory_id in ids:
-                pipe.hmget(self.store.keys.memory(memory_id), "state", "chash")
-            rows = pipe.execute()
+            rows = self.store.fields_of(ids, F.STATE, F.CHASH)
             pipe = self.client.pipeline(transaction=False)
             for offset, (memory_id, (state, chash)) in enumerate(zip(ids, rows, strict=True)):
                 if as_text(state) == "pending":
@@ -654,11 +647,9 @@ class Pipeline:
             self.jobs_store.reopen(job_id)
             failed: list[tuple[str, int]] = []
             for start, ids in self.jobs_store.iter_ids(job_id):
-                pipe = self.client.pipeline(transaction=False)
-                for memory_id in ids:
-                    pipe.hget(self.store.keys.memory(memory_id), "state")
-                for offset, (memory_id, state) in enumerate(zip(ids, pipe.execute(), strict=True)):
-                    if as_text(state) == "failed":
+                states = self.store.fields_of(ids, F.STATE)
+                for offset, (memory_id, (state,)) in enumerate(zip(ids, states, strict=True)):
+                    if state == "failed":
                         failed.append((memory_id, start + offset))
             self.jobs_store.clear_errors(job_id)
             groups = {job_id: failed} if failed else {}
@@ -712,11 +703,9 @@ class Pipeline:
         stale: list[str] = []
         fields = (as_text(field) for field, _value in self.client.hscan_iter(key, count=1000))
         for ids in batched(fields, 1000):
-            pipe = self.client.pipeline(transaction=False)
-            for memory_id in ids:
-                pipe.hget(self.store.keys.memory(memory_id), "state")
-            for memory_id, state in zip(ids, pipe.execute(), strict=True):
-                if as_text(state) not in ("pending", "failed"):
+            states = self.store.fields_of(ids, F.STATE)
+            for memory_id, (state,) in zip(ids, states, strict=True):
+                if state not in ("pending", "failed"):
                     stale.append(memory_id)
         for chunk in batched(stale, 1000):
             self.client.hdel(key, *chunk)

@@ -125,6 +125,7 @@ class MemoryStore(PackingMixin, RecallMixin):
         self.query_cache = core.query_cache
         self.index_params = core.index_params
         self.journal = core.journal
+        self.scripts = core.scripts
         self._hybrid_weights = core._hybrid_weights
         self._reranker = core._reranker
         # the name, also answering the seed's collection.count/get/update (seed_collection.py)
@@ -209,6 +210,7 @@ class MemoryStore(PackingMixin, RecallMixin):
     _get_by_id = get  # the seed's name
     get_many = forward("core", CoreStore.get_many)
     vectors = forward("core", CoreStore.vectors)
+    fields_of = forward("core", CoreStore.fields_of)
     exists = forward("core", CoreStore.exists)
     count = forward("core", CoreStore.count)
     iter_memories = forward("core", CoreStore.iter_memories)

@@ -45,6 +45,27 @@ def percentile(samples: list[float], p: float) -> float:
     return round(samples[idx], 3)
 
 
+def latency_summary(raw: list[Any], count: int) -> dict[str, Any]:
+    """The recall latency figures of ``metrics``: *raw* samples (ms, the newest window
+    of them) summarised; *count* is every recall since the counters began."""
+    samples: list[float] = []
+    for value in raw:
+        try:
+            samples.append(float(value))
+        except ValueError:
+            continue
+    samples.sort()
+    return {
+        "count": count,
+        "window": len(samples),
+        "avg": round(sum(samples) / len(samples), 3) if samples else 0.0,
+        "max": round(samples[-1], 3) if samples else 0.0,
+        "p50": percentile(samples, 50),
+        "p95": percentile(samples, 95),
+        "p99": percentile(samples, 99),
+    }
+
+
 #: Seconds a collection-wide aggregate (``stats``, the dashboard's facets and growth)
 #: may be served again while the collection's write mark is unchanged. Only time-driven
 #: drift (expiry, decay scores, staleness) can go unseen, and for at most this long.

@@ -12,7 +12,8 @@
   ``from_fields``;
 - write and delete: ``write`` (whole or some fields, pipelined), ``delete``,
   ``set_raw_fields``; reads: ``get``, ``get_many``, ``vectors``, ``exists``, ``count``,
-  ``iter_memories`` (index query, streamed), ``list_recent``, ``scan_keys``;
+  ``fields_of`` (some fields of many), ``iter_memories`` (index query, streamed),
+  ``scan_keys``;
 - access tracking: ``touch_many``, ``overlay_access``, ``flush_access``, ``fold_ids``,
   ``aggregate_index``;
 - journal and counters: ``journal_append``, ``journal_append_many``,
@@ -38,6 +39,7 @@ import numpy as np
 import redis
 
 from ..db.connection import connect
+from ..db.decode import as_text
 from ..db.journal import Journal, JournalEntry
 from ..db.keys import Keys, validate_collection
 from ..db.schema import (
@@ -436,13 +438,22 @@ class CoreStore:
         """Stored vectors by id (memories still pending have none)."""
         pipe = self.client.pipeline(transaction=False)
         for memory_id in ids:
-            pipe.hget(self.keys.memory(memory_id), "vec")
+            pipe.hget(self.keys.memory(memory_id), codec.F.VEC)
         out: dict[str, np.ndarray] = {}
         for memory_id, raw in zip(ids, pipe.execute(), strict=True):
             vec = self.vector_from_blob(raw)
             if vec is not None:
                 out[memory_id] = vec
         return out
+
+    def fields_of(self, ids: Sequence[str], *names: str) -> list[tuple[str, ...]]:
+        """Some stored fields (:class:`codec.F` names) of each of *ids* as text, one round
+        trip; ``""`` for an unset field or a missing memory. For readers that need a
+        memory's state, not the memory (the write pipeline's job bookkeeping)."""
+        pipe = self.client.pipeline(transaction=False)
+        for memory_id in ids:
+            pipe.hmget(self.keys.memory(memory_id), *names)
+        return [tuple(as_text(v) for v in row) for row in pipe.execute()]
 
     def exists(self, memory_id: str) -> bool:
         return bool(self.client.exists(self.keys.memory(memory_id)))

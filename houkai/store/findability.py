@@ -195,7 +195,7 @@ def _reinsert(store: CoreStore, rows: list[tuple[str, str, bytes]]) -> tuple[int
     """Write each row's vector again (a new HNSW node with fresh edges), journal it,
     and probe again; returns (found now, still missed). A memory forgotten meanwhile
     is not recreated: the write only happens while the hash exists."""
-    script = store.client.register_script(_REWRITE_VEC)
+    script = store.scripts.rewrite_vector
 
     def rewrite(batch: list[tuple[str, str, bytes]]) -> list[tuple[str, str, bytes]]:
         pipe = store.client.pipeline(transaction=False)
@@ -221,14 +221,8 @@ def _reinsert(store: CoreStore, rows: list[tuple[str, str, bytes]]) -> tuple[int
 #: How many times a memory its own vector misses is re-inserted before it counts unrepaired.
 REPAIR_ATTEMPTS = 3
 
+
 #: Rewrite a memory's vector only while its hash exists (never recreate a forgotten one).
-_REWRITE_VEC = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'vec', ARGV[1])
-return 1
-"""
-
-
 def _save(store: CoreStore, report: FindabilityReport) -> None:
     try:
         store.client.set(store.keys.findability, json.dumps(report.to_dict()))

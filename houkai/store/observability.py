@@ -43,7 +43,7 @@ from .aggregates import (
     counts,
     decay_summary,
     empty_health,
-    percentile,
+    latency_summary,
     top_tags_aggregate,
 )
 from .core import CALL_NAMES, CoreStore
@@ -252,26 +252,11 @@ class Stats:
                     calls[name[len("calls:") :]] = int(value)
                 except ValueError:
                     continue
-        samples: list[float] = []
-        for value in raw_latency or []:
-            try:
-                samples.append(float(value))
-            except ValueError:
-                continue
-        samples.sort()
         return {
             "uptime_seconds": round(time.time() - self.core.started, 3),
             "count": self.core.count(),
             "calls": calls,
-            "recall_latency_ms": {
-                "count": calls.get("recall", 0),
-                "window": len(samples),
-                "avg": round(sum(samples) / len(samples), 3) if samples else 0.0,
-                "max": round(samples[-1], 3) if samples else 0.0,
-                "p50": percentile(samples, 50),
-                "p95": percentile(samples, 95),
-                "p99": percentile(samples, 99),
-            },
+            "recall_latency_ms": latency_summary(raw_latency or [], calls.get("recall", 0)),
             "findability": findability.figures(findability.last_report(self.core)),
         }
 

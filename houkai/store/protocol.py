@@ -38,6 +38,7 @@ PRIMITIVES: frozenset[str] = frozenset(
         "vector_blob",
         "vector_from_blob",
         "from_fields",
+        "fields_of",
         "overlay_access",
         "set_raw_fields",
         "content_counts_stale",

@@ -175,6 +175,25 @@ if not at or at <= 0 or at > tonumber(ARGV[1]) then return 0 end
 )
 
 
+# ``houkai collections migrate``: KEYS: memory. ARGV: new blob, expected old length.
+# Only a blob still of the old length is replaced (a memory forgotten meanwhile is not recreated).
+CONVERT_VECTOR_LUA = """
+if redis.call('HSTRLEN', KEYS[1], 'vec') == tonumber(ARGV[2]) then
+  redis.call('HSET', KEYS[1], 'vec', ARGV[1])
+  return 1
+end
+return 0
+"""
+
+# The findability repair: re-insert one vector into the HNSW graph by writing it again.
+# KEYS: memory. ARGV: the blob. Never recreates a forgotten memory.
+REWRITE_VECTOR_LUA = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'vec', ARGV[1])
+return 1
+"""
+
+
 #: The scripts that write a memory hash; each ends by mirroring it into its access document.
 WRITING_SCRIPTS: dict[str, str] = {
     "write": lexstats.WRITE_LUA,
@@ -204,3 +223,5 @@ class Scripts:
         self.touch = register(TOUCH_LUA)  # one recall hit into the pending hash
         self.link = register(LINK_LUA)
         self.unlink = register(UNLINK_LUA)
+        self.rewrite_vector = register(REWRITE_VECTOR_LUA)  # findability repair
+        self.convert_vector = register(CONVERT_VECTOR_LUA)  # vector type migration
