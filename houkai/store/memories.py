@@ -323,8 +323,7 @@ class Memories:
         self.core.client.srem(Keys.registry(self.core.keys.prefix), self.core.collection_name)
         return deleted
 
-    # ------------------------------------------------------------------ vectors
-
+    # ------------------------------------------------------------------ reads
     def list_recent(
         self,
         limit: int = 20,
