@@ -70,3 +70,15 @@ def test_no_private_store_calls_outside_the_store():
         if pattern.search(line)
     ]
     assert offenders == []
+
+
+def test_state_assigned_on_the_store_reaches_the_core(store: MemoryStore):
+    """Benchmarks and tests swap a store's query cache or settings: the collaborators,
+    which read the core's, must see the new one."""
+    from houkai.engines.embeddings import QueryCache
+
+    cache = QueryCache(store.embedder, 8)
+    store.query_cache = cache
+    assert store.core.query_cache is cache
+    store.settings = store.settings.replace(journal_maxlen=1234)
+    assert store.core.settings.journal_maxlen == 1234

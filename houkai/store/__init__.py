@@ -35,7 +35,7 @@ import redis
 
 from ..domain.config import Settings
 from ..domain.model import ConflictFn, HybridWeights, ImportanceFn, Reranker
-from ..engines.embeddings import DEFAULT_MODEL_NAME, Embedder
+from ..engines.embeddings import DEFAULT_MODEL_NAME, Embedder, QueryCache
 from . import findability
 from .conflicts import Conflicts
 from .core import CoreStore, coerce_remember_item
@@ -121,8 +121,6 @@ class MemoryStore(PackingMixin, RecallMixin):
         self.collection_name: str = core.collection_name
         self.path = core.path
         self.embedding_model = core.embedding_model
-        self.embedder: Embedder = core.embedder
-        self.query_cache = core.query_cache
         self.index_params = core.index_params
         self.journal = core.journal
         self.scripts = core.scripts
@@ -152,6 +150,23 @@ class MemoryStore(PackingMixin, RecallMixin):
     @settings.setter
     def settings(self, value: Settings) -> None:
         self.core.settings = value
+
+    @property
+    def embedder(self) -> Embedder:
+        return self.core.embedder
+
+    @embedder.setter
+    def embedder(self, value: Embedder) -> None:
+        self.core.embedder = value
+
+    @property
+    def query_cache(self) -> QueryCache:
+        """The query vectors' LRU cache (assignable: a benchmark starts a cold one)."""
+        return self.core.query_cache
+
+    @query_cache.setter
+    def query_cache(self, value: QueryCache) -> None:
+        self.core.query_cache = value
 
     @property
     def actor(self) -> str:
