@@ -1,13 +1,12 @@
 """No import circle among the modules of houkai/, workers/ and api/.
 
-The graph has an edge ``a -> b`` when module *a* imports *b* at module level: the
-statements that run when *a* is first imported, including those under a module-level
-``if``/``try``, but not those under ``if TYPE_CHECKING:`` (they never run). Imports
-inside a function body do not count: they run when the function is called, after every
-module has loaded, and are the ordinary way for an outer layer's door to reach an inner
-one lazily (the CLI's commands, a store method starting the pipeline). A package's
-``__init__`` that a submodule's import runs first is not an edge either: every
-submodule would otherwise be in a circle with its package.
+The graph has an edge ``a -> b`` when module *a* imports *b* anywhere: at module level
+(under an ``if``/``try`` too) and inside function bodies. Only imports under
+``if TYPE_CHECKING:`` are left out: they never run. A function-local import counts on
+purpose: it only defers a dependency, it does not remove it, and two modules that call
+each other that way (``engines/embeddings.py`` and ``engines/onnx_embedder.py`` did) are
+one unit split in two files. A package's ``__init__`` that a submodule's import runs
+first is not an edge: every submodule would otherwise be in a circle with its package.
 """
 
 from __future__ import annotations
@@ -36,26 +35,17 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
-def _top_level_imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
-    """Import statements that run at import time (not in a function, class body
-    included, not under ``if TYPE_CHECKING``)."""
-    out: list[ast.Import | ast.ImportFrom] = []
-    todo: list[ast.stmt] = list(tree.body)
-    while todo:
-        node = todo.pop()
-        if isinstance(node, ast.Import | ast.ImportFrom):
-            out.append(node)
-        elif isinstance(node, ast.If):
-            if not _is_type_checking(node.test):
-                todo += node.body
-            todo += node.orelse
-        elif isinstance(node, ast.Try):
-            todo += node.body + node.orelse + node.finalbody
-            for handler in node.handlers:
-                todo += handler.body
-        elif isinstance(node, ast.With | ast.ClassDef):
-            todo += node.body
-    return out
+def _imports(tree: ast.Module) -> list[ast.Import | ast.ImportFrom]:
+    """Every import statement of *tree* but those under ``if TYPE_CHECKING``."""
+    skipped: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            skipped.update(id(inner) for stmt in node.body for inner in ast.walk(stmt))
+    return [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom) and id(node) not in skipped
+    ]
 
 
 def import_graph() -> dict[str, set[str]]:
@@ -63,7 +53,7 @@ def import_graph() -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
-        for node in _top_level_imports(ast.parse(path.read_text(), str(path))):
+        for node in _imports(ast.parse(path.read_text(), str(path))):
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
             else:
@@ -143,6 +133,37 @@ def test_the_cycle_finder_finds_a_circle() -> None:
     assert cycles({"a": {"b"}, "b": set()}) == []
 
 
+#: Circles being taken apart on other branches this round (issue 28): the recall package
+#: (recall.py and recall_stages.py call each other's private methods) and the service's
+#: split. Remove an entry once its circle is gone; the test says when.
+KNOWN = [
+    ["houkai.app.service", "houkai.app.session_service"],
+    ["houkai.store.recall", "houkai.store.recall_stages"],
+]
+
+
 def test_no_import_cycle() -> None:
     found = cycles(import_graph())
-    assert found == [], "import circles: " + "; ".join(" <-> ".join(c) for c in found)
+    new = [c for c in found if c not in KNOWN]
+    assert new == [], "import circles: " + "; ".join(" <-> ".join(c) for c in new)
+    gone = [c for c in KNOWN if c not in found]
+    assert gone == [], f"no longer a circle, remove from KNOWN: {gone}"
+
+
+def test_a_function_local_import_counts() -> None:
+    tree = ast.parse("def f():\n    import a\nif TYPE_CHECKING:\n    import b\n")
+    assert [n.names[0].name for n in _imports(tree)] == ["a"]  # type: ignore[union-attr]
+
+
+def test_the_engines_do_not_import_the_store() -> None:
+    """The store embeds with the engines; the engines (embedders, importance, summarizers)
+    know nothing of the store, so the two layers are no circle either (decay and
+    reflection, which work on a store, live in it)."""
+    graph = import_graph()
+    reach = {
+        (a, b)
+        for a, targets in graph.items()
+        for b in targets
+        if a.startswith("houkai.engines.") and b.startswith("houkai.store")
+    }
+    assert reach == set()
