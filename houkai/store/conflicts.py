@@ -36,6 +36,7 @@ from ..domain.model import (
 )
 from ..domain.text import negation_diff
 from . import codec
+from .codec import F
 from .core import CoreStore
 from .export_rows import fetch_rows
 from .graph import Graph
@@ -141,9 +142,9 @@ class Conflicts:
         written = self._hset_if_exists(
             old_id,
             {
-                "superseded_by": new_id,
-                "sup": "1",
-                "superseded_at": repr(old.superseded_at),
+                F.SUPERSEDED_BY: new_id,
+                F.SUP: "1",
+                F.SUPERSEDED_AT: repr(old.superseded_at),
             },
         )
         if not written:
@@ -195,9 +196,9 @@ class Conflicts:
         if not self._hset_if_exists(
             memory_id,
             {
-                "superseded_by": "",
-                "sup": "0",
-                "superseded_at": repr(0.0),
+                F.SUPERSEDED_BY: "",
+                F.SUP: "0",
+                F.SUPERSEDED_AT: repr(0.0),
             },
         ):
             raise MemoryNotFound(memory_id)

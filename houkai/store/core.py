@@ -335,7 +335,10 @@ class CoreStore:
             if allowed is None:
                 mapping, cleared = codec.sparse_hash(memory, vector, self.vector_type)
             else:
-                keep = allowed | ({"vec", "state", "error"} if vector is not None else set())
+                written = (
+                    {codec.F.VEC, codec.F.STATE, codec.F.ERROR} if vector is not None else set()
+                )
+                keep = allowed | written
                 mapping = {
                     k: v
                     for k, v in codec.to_hash(memory, vector, self.vector_type).items()

@@ -31,6 +31,7 @@ import redis
 from ..db.decode import as_text
 from ..db.filters import filter_expr
 from ..db.schema import VECTOR_FIELD
+from .codec import F
 from .search import batched, iter_windows, knn_query, total
 
 if TYPE_CHECKING:
@@ -148,7 +149,7 @@ def check(
     live, keys = _sample_keys(store, where, sample, rng)
     pipe = store.client.pipeline(transaction=False)
     for key in keys:
-        pipe.hmget(key, "id", "text", "vec")
+        pipe.hmget(key, F.ID, F.TEXT, F.VEC)
     rows: list[tuple[str, str, bytes]] = []
     texts: list[str] = []
     for key, (mid, body, blob) in zip(keys, pipe.execute(), strict=True):

@@ -106,7 +106,7 @@ def migrate_vectors(
         if found:
             pipe = client.pipeline(transaction=False)
             for key in found:
-                pipe.hget(key, "vec")
+                pipe.hget(key, codec.F.VEC)
             blobs = pipe.execute()
             pipe = client.pipeline(transaction=False)
             todo = 0

@@ -217,7 +217,7 @@ class Portability:
         thread: two threads encoding at once contended for the GIL and cost more CPU
         per row (ADR 0063).
         """
-        fields = (*ROW_FIELDS, "vec") if with_vector else ROW_FIELDS
+        fields = (*ROW_FIELDS, codec.F.VEC) if with_vector else ROW_FIELDS
         pool = ThreadPoolExecutor(
             max_workers=_EXPORT_READS_AHEAD, thread_name_prefix="houkai-export-read"
         )
