@@ -34,15 +34,15 @@ if TYPE_CHECKING:  # the real imports, for type checkers and IDEs
         RememberItem,
         Reranker,
     )
-    from .engines.decay import DecayEngine
     from .engines.importance import score_importance
-    from .engines.reflection import ReflectionEngine
     from .engines.summarizers import build_summarizer
     from .pipeline.chunking import chunk_text
     from .store import MemoryStore
     from .store.archive import ExportSummary, ImportConflictError, ImportSummary
     from .store.async_store import AsyncMemoryStore
+    from .store.decay import DecayEngine
     from .store.packing import extract_key_phrases
+    from .store.reflection import ReflectionEngine
 
 # Imported on first attribute access (PEP 562): ``houkai --help`` or a CLI
 # command that only needs the config must not pay for numpy, redis and the
@@ -52,7 +52,7 @@ _LAZY: dict[str, str] = {
     "ImportConflictError": ".store.archive",
     "ImportSummary": ".store.archive",
     "AsyncMemoryStore": ".store.async_store",
-    "DecayEngine": ".engines.decay",
+    "DecayEngine": ".store.decay",
     "score_importance": ".engines.importance",
     "chunk_text": ".pipeline.chunking",
     "Journal": ".db.journal",
@@ -79,7 +79,7 @@ _LAZY: dict[str, str] = {
     "PackResult": ".domain.model",
     "RememberItem": ".domain.model",
     "Reranker": ".domain.model",
-    "ReflectionEngine": ".engines.reflection",
+    "ReflectionEngine": ".store.reflection",
     "MemoryStore": ".store",
     "extract_key_phrases": ".store.packing",
     "build_summarizer": ".engines.summarizers",

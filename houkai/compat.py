@@ -49,8 +49,10 @@ MOVED: dict[str, str] = {
     "houkai.index": "houkai.db.schema",
     "houkai.async_store": "houkai.store.async_store",
     "houkai.archive": "houkai.store.archive",
-    "houkai.decay": "houkai.engines.decay",
-    "houkai.reflection": "houkai.engines.reflection",
+    "houkai.decay": "houkai.store.decay",
+    "houkai.engines.decay": "houkai.store.decay",  # issue 28: where the store/engines circle stops
+    "houkai.reflection": "houkai.store.reflection",
+    "houkai.engines.reflection": "houkai.store.reflection",
     "houkai.summarizers": "houkai.engines.summarizers",
     "houkai.importance": "houkai.engines.importance",
     "houkai.embeddings": "houkai.engines.embeddings",

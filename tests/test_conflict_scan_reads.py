@@ -25,8 +25,8 @@ def _pairs(conflicts: list[Any]) -> list[frozenset[str]]:
 
 def _scan(store: Any, monkeypatch: Any, *, bookkeeping: bool) -> tuple[list[Any], int]:
     fetched: list[int] = []
-    real_fetch = store._fetch_candidates
-    real_check = store._check_conflicts_many
+    real_fetch = store.conflicts._fetch_candidates
+    real_check = store.conflicts._check_conflicts_many
 
     def fetch(lists: Any) -> Any:
         out = real_fetch(lists)
@@ -36,8 +36,8 @@ def _scan(store: Any, monkeypatch: Any, *, bookkeeping: bool) -> tuple[list[Any]
     def check(memories: Any, threshold: Any, fn: Any, known: Any = None, **kwargs: Any) -> Any:
         return real_check(memories, threshold, fn, known if bookkeeping else None, **kwargs)
 
-    monkeypatch.setattr(store, "_fetch_candidates", fetch)
-    monkeypatch.setattr(store, "_check_conflicts_many", check)
+    monkeypatch.setattr(store.conflicts, "_fetch_candidates", fetch)
+    monkeypatch.setattr(store.conflicts, "_check_conflicts_many", check)
     found = list(store.iter_conflicts())
     monkeypatch.undo()
     return found, sum(fetched)
@@ -73,7 +73,7 @@ def test_the_read_ahead_scan_finds_what_a_sequential_one_does(store, monkeypatch
             embedded = [m for m in batch if m.embedding is not None]
             yield embedded, None  # no prefetched KNN: each batch searched when classified
 
-    monkeypatch.setattr(store, "_read_ahead", in_order)
+    monkeypatch.setattr(store.conflicts, "_read_ahead", in_order)
     sequential = list(store.iter_conflicts())
     assert _pairs(ahead) == _pairs(sequential) and len(_pairs(ahead)) == 6
     assert [(c.kind, c.similarity) for c in ahead] == [(c.kind, c.similarity) for c in sequential]

@@ -197,7 +197,7 @@ def test_a_restarted_server_shows_the_kept_figures_without_recounting_first(fres
     store = fresh.open_store()  # a new process: nothing in memory
     client = fresh.make_app(store)
     counted_in: list[str] = []
-    cls = type(store)
+    cls = type(store.observer)
     for part in ("_content_now", "_health_now"):
         real = getattr(cls, part)
 
@@ -221,14 +221,14 @@ def test_one_recount_at_a_time_across_processes(fresh):
 
     def slow_recount() -> dict:
         release.wait(30)  # hold the refresh lock until the other process has looked
-        return fresh.store._content_now(15)
+        return fresh.store.observer._content_now(15)
 
     started = fresh.store.stale_aggregate("content:15", slow_recount)
     assert started[1]["refreshing"] is True
     lock = f"{fresh.store.keys.aggregate_cache}:refresh:content:15"
     assert fresh.store.client.exists(lock)
-    other.stale_aggregate("content:15", lambda: other._content_now(15))
-    assert not other.__dict__.get("_refreshers")  # the other process did not start one
+    other.stale_aggregate("content:15", lambda: other.observer._content_now(15))
+    assert not other.observer.__dict__.get("_refreshers")  # the other process did not start one
     release.set()
     assert fresh.store.wait_refreshes(60)
     assert not fresh.store.client.exists(lock)  # released when done

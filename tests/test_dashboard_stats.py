@@ -15,9 +15,9 @@ import pytest
 
 from houkai.app import dashboard
 from houkai.app.service import MemoryService
-from houkai.engines.decay import DecayEngine
 from houkai.engines.embeddings import HashEmbedder
 from houkai.store import MemoryStore, observability
+from houkai.store.decay import DecayEngine
 
 DAY = 86400.0
 
@@ -117,7 +117,7 @@ def test_facets_equal_the_stats_breakdown(varied):
 def test_aggregates_are_reused_until_the_collection_is_written(varied, monkeypatch):
     first = varied.stats()
     calls: list[str] = []
-    cls = type(varied)
+    cls = type(varied.observer)
     for part in ("_content_now", "_health_now"):
         real = getattr(cls, part)
 

@@ -161,7 +161,7 @@ def test_the_query_cache_marks_its_encodes_interactive() -> None:
         name, dimension = "probe", DIM
 
         def encode(self, texts: list[str]) -> np.ndarray:
-            seen.append(embeddings._interactive.get())
+            seen.append(embeddings.is_interactive())
             return np.ones((len(texts), DIM), dtype=np.float32)
 
     probe = Probe()

@@ -319,8 +319,8 @@ def test_import_is_streamed_in_batches(store, tmp_path, monkeypatch):
     ]
     path = _write_seed_archive(tmp_path / "many.ahkai", rows, vectors=False)
     calls = []
-    real = store.encode
-    monkeypatch.setattr(store, "encode", lambda texts: calls.append(len(texts)) or real(texts))
+    real = store.core.encode
+    monkeypatch.setattr(store.core, "encode", lambda texts: calls.append(len(texts)) or real(texts))
     assert store.import_(path, batch_size=10).imported == 25
     assert calls == [10, 10, 5]
 
@@ -359,7 +359,7 @@ def test_overwrite_keeps_the_old_memory_when_the_write_fails(store, tmp_path, mo
     def broken(*args, **kwargs):
         raise RuntimeError("redis went away mid-import")
 
-    monkeypatch.setattr(store, "reindex_links", broken)
+    monkeypatch.setattr(store.graph, "reindex_links", broken)
     with pytest.raises(RuntimeError):
         store.import_(path, on_conflict="overwrite")
     assert store.get(old.id).text == "the version that must survive"

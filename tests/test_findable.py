@@ -167,7 +167,7 @@ def test_an_existing_collection_gets_its_exact_field_in_place(make_store, settin
         assert time.monotonic() < deadline, "the exact field was never filled"
         time.sleep(0.2)
     assert after.client.hget(after.keys.meta, EXACT_PENDING) is None
-    after._size_read_at = float("-inf")  # re-read the size and the fill state now
+    after.core._size_read_at = float("-inf")  # re-read the size and the fill state now
     assert after.knn_exact()
     assert stored[42].id in {m.id for m, _ in after.recall(stored[42].text, k=3)}
 
@@ -177,7 +177,7 @@ def test_exact_search_stops_past_exact_knn_max(make_store, settings):
     store.remember_many([f"note {i}" for i in range(5)])
     assert store.index_params.exact and store.knn_exact()
     store.remember_many([f"more {i}" for i in range(10)])
-    store._size_read_at = float("-inf")
+    store.core._size_read_at = float("-inf")
     assert not store.knn_exact()
 
 

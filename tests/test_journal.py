@@ -89,7 +89,7 @@ def test_interrupted_trim_yields_entries_once_and_recovers(store, tmp_path, monk
 def test_journal_caps_itself_while_appending(store):
     store.journal.maxlen = 10
     _fill(store, 20)
-    store._appends_since_archive_check = 10_000  # force the periodic check now
+    store.core._appends_since_archive_check = 10_000  # force the periodic check now
     store.remember("the append that triggers archival")
     assert len(store.journal) == 10
     assert len(list(store.journal.read())) == 21
@@ -141,7 +141,7 @@ def test_pipeline_bulk_writes_take_the_journal_archive_check(store):
 
     store.journal.maxlen = 10
     _fill(store, 20)
-    store._appends_since_archive_check = 10_000  # the next append runs the check
+    store.core._appends_since_archive_check = 10_000  # the next append runs the check
     job = Pipeline(store, mode="inline").submit([f"bulk memory {i}" for i in range(5)])
     assert len(job.memory_ids) == 5
     assert store.journal.archives()

@@ -22,10 +22,10 @@ def test_old_module_path_is_the_new_module(old: str, new: str) -> None:
 def test_patching_an_old_path_patches_the_new(monkeypatch: pytest.MonkeyPatch) -> None:
     import houkai.decay
 
-    import houkai.engines.decay
+    import houkai.store.decay
 
     monkeypatch.setattr(houkai.decay, "_probe_attribute", 42, raising=False)
-    assert houkai.engines.decay._probe_attribute == 42  # type: ignore[attr-defined]
+    assert houkai.store.decay._probe_attribute == 42  # type: ignore[attr-defined]
 
 
 def test_top_level_holds_only_layers() -> None:

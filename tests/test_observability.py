@@ -41,14 +41,14 @@ def test_readiness_probes_and_caches_only_ready(store, monkeypatch):
     def broken(texts):
         raise RuntimeError("model unavailable")
 
-    monkeypatch.setattr(store, "encode", broken)
+    monkeypatch.setattr(store.core, "encode", broken)
     down = store.readiness(cache_ttl=60)
     assert down["ready"] is False and down["checks"]["embedder"]["ok"] is False
     assert "model unavailable" in down["checks"]["embedder"]["error"]
     monkeypatch.undo()
     up = store.readiness(cache_ttl=60)  # the failure was not cached
     assert up["ready"] is True
-    monkeypatch.setattr(store, "encode", broken)
+    monkeypatch.setattr(store.core, "encode", broken)
     assert store.readiness(cache_ttl=60) is up  # a ready answer is reused within the TTL
     assert store.readiness()["ready"] is False  # cache_ttl=0 always probes
     with pytest.raises(ValueError):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from houkai import ReflectionEngine
-from houkai.engines.reflection import _default_summarizer
+from houkai.store.reflection import _default_summarizer
 
 # Pairwise cosines with all-MiniLM-L6-v2 (torch and fp32 ONNX): D0–D1 0.910, D1–D2 0.899,
 # D0–D2 0.879; M0–M2 0.936, M1–M0 0.837, M1–M2 0.853; the two topics and the noise < 0.11.

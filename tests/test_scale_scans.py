@@ -115,13 +115,13 @@ def test_prefilter_falls_back_when_other_types_crowd_the_neighbourhood(store, mo
     b = store.remember(DARK2)
     monkeypatch.setattr(conflicts_mod, "PREFILTER_K", 4)
     asked: list[int] = []
-    real = store._knn_many
+    real = store.conflicts._knn_many
 
     def spy(queries: Any, k: int, now: float) -> Any:
         asked.append(sum(1 for _, t in queries if t is not None))
         return real(queries, k, now)
 
-    monkeypatch.setattr(store, "_knn_many", spy)
+    monkeypatch.setattr(store.conflicts, "_knn_many", spy)
     assert {c.b.id for c in store.find_conflicts(a.id)} == {b.id}
     assert asked[-1] == 1  # the filtered query ran for this memory
     monkeypatch.setattr(conflicts_mod, "PREFILTER_K", 32)

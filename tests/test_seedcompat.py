@@ -271,8 +271,8 @@ def test_collection_update_ages_a_memory_through_journaled_writes(store):
 
 
 def test_extractive_spec_with_a_model_part_is_the_seeds_default_summarizer():
-    from houkai.engines.reflection import _default_summarizer
     from houkai.engines.summarizers import build_summarizer
+    from houkai.store.reflection import _default_summarizer
 
     assert build_summarizer("extractive:whatever") is _default_summarizer
     assert build_summarizer(None) is _default_summarizer

@@ -335,7 +335,7 @@ def test_edit_from_a_stale_read_keeps_concurrent_links(store: MemoryStore, monke
     a, b = store.remember("service A calls service B"), store.remember("service B owns billing")
     stale = store.get(a.id)
     store.link(a.id, b.id, rel="related")  # lands between edit's read and its write
-    monkeypatch.setattr(store, "get", lambda memory_id, **kw: stale)
+    monkeypatch.setattr(store.core, "get", lambda memory_id, **kw: stale)
     store.edit(a.id, importance=0.9)
     monkeypatch.undo()
     fresh = store.get(a.id)
@@ -346,7 +346,7 @@ def test_edit_never_recreates_a_memory_forgotten_meanwhile(store: MemoryStore, m
     m = store.remember("short-lived")
     stale = store.get(m.id)
     store.forget(m.id)
-    monkeypatch.setattr(store, "get", lambda memory_id, **kw: stale)
+    monkeypatch.setattr(store.core, "get", lambda memory_id, **kw: stale)
     with pytest.raises(MemoryNotFound):
         store.edit(m.id, importance=0.9)
     monkeypatch.undo()

@@ -37,7 +37,7 @@ class LifecycleOps(ServiceBase):
     @operation("prune")
     def prune(self, p: params.Prune, *, collection: str | None = None) -> dict[str, Any]:
         """Decay pruning: the candidates with their scores, deleted unless ``dry_run``."""
-        from ..engines.decay import DecayEngine
+        from ..store.decay import DecayEngine
 
         s = self.settings
         protect: list[str] = list(p.protect or ())
@@ -62,8 +62,8 @@ class LifecycleOps(ServiceBase):
     @operation("reflect")
     def reflect(self, p: params.Reflect, *, collection: str | None = None) -> dict[str, Any]:
         """Summarise clusters of similar episodic memories (previews when ``dry_run``)."""
-        from ..engines.reflection import ReflectionEngine
         from ..engines.summarizers import build_summarizer
+        from ..store.reflection import ReflectionEngine
 
         s = self.settings
         try:
@@ -147,7 +147,7 @@ class LifecycleOps(ServiceBase):
     ) -> dict[str, Any]:
         """Decay buckets and at-risk counts (``houkai stats --health``), streamed with the
         same engine ``prune`` uses."""
-        from ..engines.decay import DecayEngine
+        from ..store.decay import DecayEngine
         from ..store.observability import BUCKET_LABELS as BUCKETS  # en dash, as the seed's
 
         s = self.settings

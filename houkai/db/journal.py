@@ -30,6 +30,7 @@ if TYPE_CHECKING:  # redis loads with the first Journal: `houkai --help` stays l
     import redis
 
 from ..domain.model import ValidationError
+from .decode import as_text
 
 log = logging.getLogger(__name__)
 
@@ -65,7 +66,7 @@ def parse_stream_id(sid: str) -> tuple[int, int] | None:
 
 
 def _sid_text(raw: bytes | str) -> str:
-    return raw.decode() if isinstance(raw, bytes) else str(raw)
+    return as_text(raw)
 
 
 @dataclass

@@ -43,3 +43,16 @@ class Unavailable(HoukaiError):
 
 class CollectionMigrating(Unavailable):
     """The collection's vectors are being re-written; ``houkai collections migrate`` finishes."""
+
+
+class MemoryNotFound(KeyError):
+    """No memory with that id in this collection."""
+
+    def __init__(self, memory_id: str, field: str = "") -> None:
+        super().__init__(memory_id)
+        self.memory_id = memory_id
+        self.field = field  # which argument named it (``dst_id``), when there are several
+
+    def __str__(self) -> str:
+        where = f"{self.field}: " if self.field else ""
+        return f"{where}memory not found: no memory with id {self.memory_id!r}"

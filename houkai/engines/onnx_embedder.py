@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..domain.model import ValidationError
-from .embeddings import (
+from .encoding import (
     DEFAULT_MODEL_NAME,
     EncodeGate,
     bundle_settings,
@@ -132,7 +132,7 @@ class OnnxEmbedder:
         return self._session
 
     def _use_torch(self, exc: Exception) -> None:
-        from .embeddings import SentenceTransformerEmbedder
+        from .torch_embedder import SentenceTransformerEmbedder
 
         log.warning(
             "ONNX backend unavailable (%s: %s); falling back to torch", type(exc).__name__, exc

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..db.decode import as_text
+from ..store.codec import F
 from .jobs import JobStore
 
 if TYPE_CHECKING:
@@ -80,15 +81,12 @@ def process_batch(
     for _round in range(max_rounds):
         if not todo:
             break
-        pipe = store.client.pipeline(transaction=False)
-        for memory_id, _pos in todo:
-            pipe.hmget(store.keys.memory(memory_id), "state", "text", "chash")
-        rows = pipe.execute()
+        rows = store.fields_of([m for m, _pos in todo], F.STATE, F.TEXT, F.CHASH)
         pending: list[tuple[str, int, str, str]] = []
         settled_elsewhere: list[tuple[str, int]] = []
         for (memory_id, pos), (state, text, chash) in zip(todo, rows, strict=True):
-            if as_text(state) == "pending":
-                pending.append((memory_id, pos, as_text(text), as_text(chash)))
+            if state == "pending":
+                pending.append((memory_id, pos, text, chash))
             else:
                 settled_elsewhere.append((memory_id, pos))
         vectors, errors = _encode_isolating(store, [p[2] for p in pending])

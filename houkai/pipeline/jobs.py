@@ -31,7 +31,7 @@ import redis
 from ..db.decode import as_float, as_int, as_text
 from ..db.keys import Keys, prefix_pattern
 from ..store.access import mirror_lua
-from ..store.graph import delete_memory_lua
+from ..store.scripts import delete_memory_lua
 
 JOB_TTL = 7 * 86400  # settled jobs are kept a week, then expire
 LIST_CAP = 1000  # errors / conflicts kept per job

@@ -120,7 +120,7 @@ class TickResult:
 # ---------------------------------------------------------------------- job runners
 def decay_engine(store: MemoryStore, settings: Settings) -> Any:
     """The DecayEngine the maintenance settings describe (the tick and the scale bench)."""
-    from ..engines.decay import DecayEngine
+    from ..store.decay import DecayEngine
 
     types = tuple(
         t.strip() for t in settings.maintenance_decay_protect_types.split(",") if t.strip()
@@ -152,8 +152,8 @@ def _run_reconcile(store: MemoryStore, settings: Settings, now: float, apply: bo
 
 
 def _run_reflect(store: MemoryStore, settings: Settings, now: float, apply: bool) -> int:
-    from ..engines.reflection import ReflectionEngine
     from ..engines.summarizers import build_summarizer
+    from ..store.reflection import ReflectionEngine
 
     engine = ReflectionEngine(
         store,

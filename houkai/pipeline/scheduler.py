@@ -13,8 +13,8 @@ from ..domain.config import Settings
 from .maintenance import MaintenanceState, TickResult, tick
 
 if TYPE_CHECKING:
-    from ..engines.reflection import Consolidate
     from ..store import MemoryStore
+    from ..store.reflection import Consolidate
 
 log = logging.getLogger(__name__)
 
@@ -105,8 +105,8 @@ class MaintenanceScheduler:
         return self.store.settings.replace(**changes)
 
     def _reflect(self, store: MemoryStore, settings: Settings, now: float, apply: bool) -> int:
-        from ..engines.reflection import ReflectionEngine
         from ..engines.summarizers import build_summarizer
+        from ..store.reflection import ReflectionEngine
 
         summarizer = self.summarizer
         if summarizer is None or isinstance(summarizer, str):

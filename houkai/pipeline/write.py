@@ -38,6 +38,7 @@ from ..domain.model import (
     ValidationError,
     validate_choice,
 )
+from ..store.codec import F
 from ..store.core import coerce_remember_item
 from ..store.search import batched, iter_keys
 from . import outbox
@@ -438,11 +439,9 @@ class Pipeline:
         """Ids of the job's memories still pending (first *limit*)."""
         out: list[str] = []
         for _start, ids in self.jobs_store.iter_ids(job_id):
-            pipe = self.client.pipeline(transaction=False)
-            for memory_id in ids:
-                pipe.hget(self.store.keys.memory(memory_id), "state")
-            for memory_id, state in zip(ids, pipe.execute(), strict=True):
-                if as_text(state) == "pending":
+            states = self.store.fields_of(ids, F.STATE)
+            for memory_id, (state,) in zip(ids, states, strict=True):
+                if state == "pending":
                     out.append(memory_id)
                     if len(out) >= limit:
                         return out
@@ -458,10 +457,7 @@ class Pipeline:
             return False
         self.jobs_store.set_fields(job_id, cancelled=1)
         for start, ids in self.jobs_store.iter_ids(job_id):
-            pipe = self.client.pipeline(transaction=False)
-            for memory_id in ids:
-                pipe.hmget(self.store.keys.memory(memory_id), "state", "chash")
-            rows = pipe.execute()
+            rows = self.store.fields_of(ids, F.STATE, F.CHASH)
             pipe = self.client.pipeline(transaction=False)
             for offset, (memory_id, (state, chash)) in enumerate(zip(ids, rows, strict=True)):
                 if as_text(state) == "pending":
@@ -489,11 +485,9 @@ class Pipeline:
             self.jobs_store.reopen(job_id)
             failed: list[tuple[str, int]] = []
             for start, ids in self.jobs_store.iter_ids(job_id):
-                pipe = self.client.pipeline(transaction=False)
-                for memory_id in ids:
-                    pipe.hget(self.store.keys.memory(memory_id), "state")
-                for offset, (memory_id, state) in enumerate(zip(ids, pipe.execute(), strict=True)):
-                    if as_text(state) == "failed":
+                states = self.store.fields_of(ids, F.STATE)
+                for offset, (memory_id, (state,)) in enumerate(zip(ids, states, strict=True)):
+                    if state == "failed":
                         failed.append((memory_id, start + offset))
             self.jobs_store.clear_errors(job_id)
             groups = {job_id: failed} if failed else {}
@@ -547,11 +541,9 @@ class Pipeline:
         stale: list[str] = []
         fields = (as_text(field) for field, _value in self.client.hscan_iter(key, count=1000))
         for ids in batched(fields, 1000):
-            pipe = self.client.pipeline(transaction=False)
-            for memory_id in ids:
-                pipe.hget(self.store.keys.memory(memory_id), "state")
-            for memory_id, state in zip(ids, pipe.execute(), strict=True):
-                if as_text(state) not in ("pending", "failed"):
+            states = self.store.fields_of(list(ids), F.STATE)
+            for memory_id, (state,) in zip(ids, states, strict=True):
+                if state not in ("pending", "failed"):
                     stale.append(memory_id)
         for chunk in batched(stale, 1000):
             self.client.hdel(key, *chunk)

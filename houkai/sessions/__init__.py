@@ -8,5 +8,5 @@
 - :mod:`.extract` and :mod:`.reconcile`: the job that turns messages into memories;
 - :mod:`.context`: a session read back as a prompt context.
 
-The store's door is :class:`houkai.store.sessions.SessionsMixin`.
+The store's door is :class:`houkai.store.sessions.Sessions`.
 """

@@ -29,6 +29,9 @@ aggregates read the memory index as before.
 from __future__ import annotations
 
 import logging
+import time
+from collections.abc import Sequence
+from typing import Any
 
 import redis
 
@@ -235,6 +238,68 @@ def memory_key_of(keys: Keys, access_key: str) -> str:
     return access_key
 
 
+def touch(
+    client: redis.Redis, keys: Keys, script: Any, memories: Sequence[Any], now: float | None
+) -> None:
+    """Count one recall hit of each of *memories* in the pending hash, one round trip; the
+    objects in hand take the new count and time too."""
+    if not memories:
+        return
+    stamp = time.time() if now is None else now
+    pipe = client.pipeline(transaction=False)
+    for memory in memories:
+        script(
+            keys=[keys.memory(memory.id), keys.access],
+            args=[memory.id, repr(stamp)],
+            client=pipe,
+        )
+    pipe.execute()
+    for memory in memories:
+        memory.access_count += 1
+        memory.last_accessed = stamp
+
+
+def overlay(client: redis.Redis, keys: Keys, memories: list[Any]) -> list[Any]:
+    """Give *memories* their true access counts: the access document's (the memory hash's
+    own are only the values it was written with) plus recalls not yet folded. One round
+    trip; a memory already overlaid is skipped."""
+    todo = [m for m in memories if not getattr(m, "_access_overlaid", False)]
+    if not todo:
+        return memories
+    pipe = client.pipeline(transaction=False)
+    pipe.hmget(keys.access, [f"{p}:{m.id}" for m in todo for p in ("n", "t")])
+    for memory in todo:
+        pipe.hmget(keys.access_doc(memory.id), *ACCESS_FIELDS)
+    values, *docs = pipe.execute()
+    for i, memory in enumerate(todo):
+        memory._access_overlaid = True  # a per-object flag
+        last, count = docs[i]
+        if last is not None:
+            memory.last_accessed = float(last)
+        if count is not None:
+            memory.access_count = int(float(count))
+        n, t = values[2 * i], values[2 * i + 1]
+        if n:
+            memory.access_count += int(n)
+        if t:
+            memory.last_accessed = max(memory.last_accessed, float(t))
+    return memories
+
+
+def fold(client: redis.Redis, keys: Keys, script: Any, ids: Sequence[str]) -> int:
+    """Fold the pending access counts of *ids* into their access documents
+    (:data:`FOLD_LUA`), one round trip; returns how many had any."""
+    stamps = client.hmget(keys.access, [f"t:{i}" for i in ids])
+    pipe = client.pipeline(transaction=False)
+    for memory_id, stamp in zip(ids, stamps, strict=True):
+        script(
+            keys=[keys.memory(memory_id), keys.access_doc(memory_id), keys.access],
+            args=[memory_id, as_text(stamp, "0")],
+            client=pipe,
+        )
+    return sum(1 for r in pipe.execute() if r)
+
+
 __all__ = [
     "ACCESS_FIELDS",
     "FOLD_LUA",
@@ -244,8 +309,11 @@ __all__ = [
     "backfill",
     "drop_access_index",
     "ensure_access_index",
+    "fold",
     "is_ready",
     "memory_key_of",
     "mirror_lua",
+    "overlay",
     "schema_args",
+    "touch",
 ]

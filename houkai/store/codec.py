@@ -14,6 +14,45 @@ from ..domain.model import MAX_VECTOR_DIM, Link, Memory, ValidationError, check_
 from ..domain.text import lexical_form
 
 
+class F:
+    """The memory hash's field names: spell a field as ``F.STATE``, never ``"state"``.
+
+    The hash mirrors :class:`~houkai.domain.model.Memory` plus derived, indexed fields
+    (hashed TAG values, the lexical form, the supersede flag) and the vector.
+    """
+
+    ID = "id"
+    TEXT = "text"
+    LEX = "lex"  # the text as the full-text index reads it
+    TYPE = "type"
+    TAGS = "tags"
+    TAGK = "tagk"  # hashed tags (TAG field)
+    IMPORTANCE = "importance"
+    CREATED_AT = "created_at"
+    LAST_ACCESSED = "last_accessed"
+    ACCESS_COUNT = "access_count"
+    SOURCE = "source"
+    SRCK = "srck"  # hashed source (TAG field)
+    LINKS = "links"
+    SUPERSEDED_BY = "superseded_by"
+    SUP = "sup"  # '1' when superseded (TAG field)
+    SUPERSEDED_AT = "superseded_at"
+    POLARITY = "polarity"
+    EXPIRES_AT = "expires_at"
+    COLL = "coll"  # the collection's name
+    STATE = "state"
+    ERROR = "error"
+    CHASH = "chash"  # content hash of the text
+    USER_ID = "user_id"
+    AGENT_ID = "agent_id"
+    SESSION_ID = "session_id"
+    UIDK = "uidk"  # hashed user_id (TAG field)
+    AIDK = "aidk"  # hashed agent_id
+    SIDK = "sidk"  # hashed session_id
+    MSGIDS = "msgids"  # JSON list of source message ids
+    VEC = "vec"  # the embedding blob (the collection's vector type)
+
+
 def vector_bytes(vector: np.ndarray | list[float], vector_type: str = "FLOAT32") -> bytes:
     """The blob RediSearch expects for a vector field of *vector_type*."""
     f32 = np.asarray(vector, dtype=np.float32)
@@ -98,37 +137,37 @@ def to_hash(
     """
     check_memory(memory)
     fields: dict[str, bytes | str] = {
-        "id": memory.id,
-        "text": memory.text,
-        "lex": lexical_form(memory.text),
-        "type": memory.type,
-        "tags": json.dumps(memory.tags, ensure_ascii=False),
-        "tagk": ",".join(value_key(t) for t in memory.tags),
-        "importance": repr(float(memory.importance)),
-        "created_at": repr(float(memory.created_at)),
-        "last_accessed": repr(float(memory.last_accessed)),
-        "access_count": str(int(memory.access_count)),
-        "source": memory.source or "",
-        "srck": value_key(memory.source) if memory.source else "",
-        "links": json.dumps([{"to": x.to, "rel": x.rel} for x in memory.links]),
-        "superseded_by": memory.superseded_by,
-        "sup": "1" if memory.superseded_by else "0",
-        "superseded_at": repr(float(memory.superseded_at)),
-        "polarity": str(int(memory.polarity)),
-        "expires_at": repr(float(memory.expires_at)),
-        "coll": memory.collection,
-        "state": memory.state,
-        "error": memory.error,
-        "chash": memory.content_hash,
+        F.ID: memory.id,
+        F.TEXT: memory.text,
+        F.LEX: lexical_form(memory.text),
+        F.TYPE: memory.type,
+        F.TAGS: json.dumps(memory.tags, ensure_ascii=False),
+        F.TAGK: ",".join(value_key(t) for t in memory.tags),
+        F.IMPORTANCE: repr(float(memory.importance)),
+        F.CREATED_AT: repr(float(memory.created_at)),
+        F.LAST_ACCESSED: repr(float(memory.last_accessed)),
+        F.ACCESS_COUNT: str(int(memory.access_count)),
+        F.SOURCE: memory.source or "",
+        F.SRCK: value_key(memory.source) if memory.source else "",
+        F.LINKS: json.dumps([{"to": x.to, "rel": x.rel} for x in memory.links]),
+        F.SUPERSEDED_BY: memory.superseded_by,
+        F.SUP: "1" if memory.superseded_by else "0",
+        F.SUPERSEDED_AT: repr(float(memory.superseded_at)),
+        F.POLARITY: str(int(memory.polarity)),
+        F.EXPIRES_AT: repr(float(memory.expires_at)),
+        F.COLL: memory.collection,
+        F.STATE: memory.state,
+        F.ERROR: memory.error,
+        F.CHASH: memory.content_hash,
         **scope_hash(memory),
     }
     if vector is not None:
-        fields["vec"] = vector_bytes(vector, vector_type)
+        fields[F.VEC] = vector_bytes(vector, vector_type)
     return fields
 
 
 #: scope attribute → its indexed TAG field (a hash of the value, like tags and sources)
-SCOPE_TAGS: dict[str, str] = {"user_id": "uidk", "agent_id": "aidk", "session_id": "sidk"}
+SCOPE_TAGS: dict[str, str] = {F.USER_ID: F.UIDK, F.AGENT_ID: F.AIDK, F.SESSION_ID: F.SIDK}
 
 
 def scope_hash(memory: Memory) -> dict[str, str]:
@@ -138,7 +177,7 @@ def scope_hash(memory: Memory) -> dict[str, str]:
         value = getattr(memory, name)
         fields[name] = value
         fields[tag] = value_key(value) if value else ""
-    fields["msgids"] = json.dumps(list(memory.message_ids)) if memory.message_ids else ""
+    fields[F.MSGIDS] = json.dumps(list(memory.message_ids)) if memory.message_ids else ""
     return fields
 
 
@@ -150,17 +189,17 @@ def scope_hash(memory: Memory) -> dict[str, str]:
 # the field and its index entry on nearly every memory. ``access_count`` stays:
 # aggregations LOAD and APPLY it.
 SPARSE_DEFAULTS: dict[str, str] = {
-    "tags": "[]",
-    "tagk": "",
-    "links": "[]",
-    "source": "",
-    "srck": "",
-    "superseded_by": "",
-    "error": "",
-    "superseded_at": "0.0",
-    "expires_at": "0.0",
-    "polarity": "0",
-    **{name: "" for name in (*SCOPE_TAGS, *SCOPE_TAGS.values(), "msgids")},
+    F.TAGS: "[]",
+    F.TAGK: "",
+    F.LINKS: "[]",
+    F.SOURCE: "",
+    F.SRCK: "",
+    F.SUPERSEDED_BY: "",
+    F.ERROR: "",
+    F.SUPERSEDED_AT: "0.0",
+    F.EXPIRES_AT: "0.0",
+    F.POLARITY: "0",
+    **{name: "" for name in (*SCOPE_TAGS, *SCOPE_TAGS.values(), F.MSGIDS)},
 }
 
 
@@ -178,14 +217,14 @@ def sparse_hash(
 
 # Memory attribute → the HASH fields that carry it (derived fields included).
 _FIELD_MAP: dict[str, tuple[str, ...]] = {
-    "text": ("text", "lex", "chash"),
-    "content_hash": ("chash",),
-    "tags": ("tags", "tagk"),
-    "source": ("source", "srck"),
-    "superseded_by": ("superseded_by", "sup"),
-    "collection": ("coll",),
+    "text": (F.TEXT, F.LEX, F.CHASH),
+    "content_hash": (F.CHASH,),
+    "tags": (F.TAGS, F.TAGK),
+    "source": (F.SOURCE, F.SRCK),
+    "superseded_by": (F.SUPERSEDED_BY, F.SUP),
+    "collection": (F.COLL,),
     **{name: (name, tag) for name, tag in SCOPE_TAGS.items()},
-    "message_ids": ("msgids",),
+    "message_ids": (F.MSGIDS,),
 }
 
 
@@ -207,44 +246,44 @@ def from_hash(
     """Rebuild a Memory; absent fields read as neutral defaults (old rows load unchanged)."""
     try:
         links = [
-            Link(to=x["to"], rel=x["rel"]) for x in json.loads(as_text(fields.get("links"), "[]"))
+            Link(to=x["to"], rel=x["rel"]) for x in json.loads(as_text(fields.get(F.LINKS), "[]"))
         ]
     except (ValueError, KeyError, TypeError):
         links = []
     try:
-        tags = list(json.loads(as_text(fields.get("tags"), "[]")))
+        tags = list(json.loads(as_text(fields.get(F.TAGS), "[]")))
     except ValueError:
         tags = []
     try:
-        message_ids = [str(x) for x in json.loads(as_text(fields.get("msgids")) or "[]")]
+        message_ids = [str(x) for x in json.loads(as_text(fields.get(F.MSGIDS)) or "[]")]
     except (ValueError, TypeError):
         message_ids = []
     memory = Memory(
-        id=as_text(fields.get("id")),
-        text=as_text(fields.get("text")),
-        type=as_text(fields.get("type"), "semantic"),
+        id=as_text(fields.get(F.ID)),
+        text=as_text(fields.get(F.TEXT)),
+        type=as_text(fields.get(F.TYPE), "semantic"),
         tags=tags,
-        importance=as_float(fields.get("importance"), 0.5),
-        created_at=as_float(fields.get("created_at")),
-        last_accessed=as_float(fields.get("last_accessed")),
-        access_count=int(as_float(fields.get("access_count"))),
-        source=as_text(fields.get("source")) or None,
+        importance=as_float(fields.get(F.IMPORTANCE), 0.5),
+        created_at=as_float(fields.get(F.CREATED_AT)),
+        last_accessed=as_float(fields.get(F.LAST_ACCESSED)),
+        access_count=int(as_float(fields.get(F.ACCESS_COUNT))),
+        source=as_text(fields.get(F.SOURCE)) or None,
         links=links,
-        superseded_by=as_text(fields.get("superseded_by")),
-        superseded_at=as_float(fields.get("superseded_at")),
-        polarity=int(as_float(fields.get("polarity"))),
-        expires_at=as_float(fields.get("expires_at")),
-        collection=as_text(fields.get("coll")),
-        state=as_text(fields.get("state"), "ready"),
-        error=as_text(fields.get("error")),
-        content_hash=as_text(fields.get("chash")),
-        user_id=as_text(fields.get("user_id")),
-        agent_id=as_text(fields.get("agent_id")),
-        session_id=as_text(fields.get("session_id")),
+        superseded_by=as_text(fields.get(F.SUPERSEDED_BY)),
+        superseded_at=as_float(fields.get(F.SUPERSEDED_AT)),
+        polarity=int(as_float(fields.get(F.POLARITY))),
+        expires_at=as_float(fields.get(F.EXPIRES_AT)),
+        collection=as_text(fields.get(F.COLL)),
+        state=as_text(fields.get(F.STATE), "ready"),
+        error=as_text(fields.get(F.ERROR)),
+        content_hash=as_text(fields.get(F.CHASH)),
+        user_id=as_text(fields.get(F.USER_ID)),
+        agent_id=as_text(fields.get(F.AGENT_ID)),
+        session_id=as_text(fields.get(F.SESSION_ID)),
         message_ids=message_ids,
     )
     if with_vector:
-        vec = vector_from_bytes(fields.get("vec"), vector_type, dim)
+        vec = vector_from_bytes(fields.get(F.VEC), vector_type, dim)
         memory.embedding = None if vec is None else vec.tolist()
     return memory
 

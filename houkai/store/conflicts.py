@@ -17,7 +17,7 @@ import time
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import numpy as np
 
@@ -36,9 +36,10 @@ from ..domain.model import (
 )
 from ..domain.text import negation_diff
 from . import codec
-from .access import mirror_lua
+from .codec import F
+from .core import CoreStore
 from .export_rows import fetch_rows
-from .host import StoreHost
+from .graph import Graph
 from .search import knn_query
 
 log = logging.getLogger(__name__)
@@ -49,17 +50,6 @@ SCAN_CURSOR_FIELD = "conflict_scan_at"  # in the meta hash: where the next incre
 SCAN_OVERLAP = 600.0  # seconds an incremental scan reaches back before the previous one began
 PREFILTER_K = 32  # plain-KNN neighbours asked before falling back to a filtered KNN
 MAX_CHAIN = 10_000  # hops followed when checking a supersede chain for cycles
-
-# KEYS: memory hash, its access document. ARGV: field, value, field, value, ...
-# 1 when written, 0 when absent.
-_HSET_IF_EXISTS_LUA = (
-    """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV))
-"""
-    + mirror_lua("KEYS[1]", "KEYS[2]", "'0'")
-    + "return 1\n"
-)
 
 
 def _check_id(value: object, name: str) -> str:
@@ -107,24 +97,20 @@ def _describe(conflicts: Sequence[Conflict]) -> str:
     return ", ".join(f"{c.kind}({c.b.id!r})" for c in conflicts)
 
 
-class ConflictsMixin(StoreHost):
+class Conflicts:
     """supersede, restore, find_conflicts and the remember-time conflict policies."""
 
-    if TYPE_CHECKING:  # GraphMixin's edge writes, which journal nothing themselves
-
-        def _link_raw(self, src_id: str, dst_id: str, rel: str) -> bool: ...
-
-        def _unlink_raw(self, src_id: str, dst_id: str, rel: str | None) -> list[str]: ...
+    def __init__(self, core: CoreStore, graph: Graph) -> None:
+        self.core = core
+        self.graph = graph
 
     # ------------------------------------------------------------ supersede
     def _hset_if_exists(self, memory_id: str, fields: dict[str, str]) -> bool:
-        script = getattr(self, "_conflicts_hset_script", None)
-        if script is None:
-            script = self._conflicts_hset_script = self.client.register_script(_HSET_IF_EXISTS_LUA)
+        script = self.core.scripts.hset_if_exists
         args: list[str] = []
         for name, value in fields.items():
             args += [name, value]
-        keys = [self.keys.memory(memory_id), self.keys.access_doc(memory_id)]
+        keys = [self.core.keys.memory(memory_id), self.core.keys.access_doc(memory_id)]
         return bool(script(keys=keys, args=args))
 
     def supersede(self, old_id: str, new_id: str) -> None:
@@ -138,10 +124,10 @@ class ConflictsMixin(StoreHost):
         _check_id(old_id, "old_id")
         _check_id(new_id, "new_id")
         if old_id == new_id:
-            if not self.exists(old_id):
+            if not self.core.exists(old_id):
                 raise MemoryNotFound(old_id)  # an unknown id is a 404 whatever else is wrong
             raise ValidationError("cannot supersede a memory with itself")
-        found = self.get_many([old_id, new_id])
+        found = self.core.get_many([old_id, new_id])
         old, new = found.get(old_id), found.get(new_id)
         if old is None:
             raise MemoryNotFound(old_id)
@@ -156,16 +142,16 @@ class ConflictsMixin(StoreHost):
         written = self._hset_if_exists(
             old_id,
             {
-                "superseded_by": new_id,
-                "sup": "1",
-                "superseded_at": repr(old.superseded_at),
+                F.SUPERSEDED_BY: new_id,
+                F.SUP: "1",
+                F.SUPERSEDED_AT: repr(old.superseded_at),
             },
         )
         if not written:
             raise MemoryNotFound(old_id)
-        self._link_raw(new_id, old_id, "supersedes")
-        self.count_call("supersede")
-        self.journal_append(
+        self.graph.link_raw(new_id, old_id, "supersedes")
+        self.core.count_call("supersede")
+        self.core.journal_append(
             "supersede",
             old_id,
             before=before,
@@ -189,7 +175,7 @@ class ConflictsMixin(StoreHost):
             if nxt in seen:
                 return
             seen.add(nxt)
-            current = self.get(nxt)
+            current = self.core.get(nxt)
 
     def restore(self, memory_id: str) -> bool:
         """Undo a supersede: clear the marker and drop the superseder's ``supersedes`` edge.
@@ -198,7 +184,7 @@ class ConflictsMixin(StoreHost):
         not exist. Journaled as op ``restore`` with meta ``superseder_id``.
         """
         _check_id(memory_id, "memory_id")
-        memory = self.get(memory_id)
+        memory = self.core.get(memory_id)
         if memory is None:
             raise MemoryNotFound(memory_id)
         if not memory.superseded_by:
@@ -210,15 +196,15 @@ class ConflictsMixin(StoreHost):
         if not self._hset_if_exists(
             memory_id,
             {
-                "superseded_by": "",
-                "sup": "0",
-                "superseded_at": repr(0.0),
+                F.SUPERSEDED_BY: "",
+                F.SUP: "0",
+                F.SUPERSEDED_AT: repr(0.0),
             },
         ):
             raise MemoryNotFound(memory_id)
-        self._unlink_raw(superseder_id, memory_id, "supersedes")
-        self.count_call("restore")
-        self.journal_append(
+        self.graph.unlink_raw(superseder_id, memory_id, "supersedes")
+        self.core.count_call("restore")
+        self.core.journal_append(
             "restore",
             memory_id,
             before=before,
@@ -241,8 +227,8 @@ class ConflictsMixin(StoreHost):
         """
         if not queries:
             return []
-        exact = self.knn_exact()
-        pipe = self.client.pipeline(transaction=False)
+        exact = self.core.knn_exact()
+        pipe = self.core.client.pipeline(transaction=False)
         for vector, mtype in queries:
             if mtype is None:  # the plain KNN: no filter
                 where = "*"
@@ -251,8 +237,8 @@ class ConflictsMixin(StoreHost):
                 where = filter_expr(type=mtype, now=now)
             pipe.execute_command(
                 "FT.SEARCH",
-                self.keys.index,
-                knn_query(where, k, self.index_params.ef_runtime, exact=exact),
+                self.core.keys.index,
+                knn_query(where, k, self.core.index_params.ef_runtime, exact=exact),
                 "RETURN",
                 1,
                 "dist",
@@ -265,7 +251,7 @@ class ConflictsMixin(StoreHost):
                 "PARAMS",
                 2,
                 "q",
-                self.vector_blob(vector),
+                self.core.vector_blob(vector),
                 "DIALECT",
                 2,
             )
@@ -276,7 +262,9 @@ class ConflictsMixin(StoreHost):
                 raw = reply[i + 1] or []
                 values = {as_text(raw[j]): raw[j + 1] for j in range(0, len(raw) - 1, 2)}
                 dist = float(as_text(values.get("dist", b"1")))
-                hits.append((codec.memory_id_from_key(self.keys, as_text(reply[i])), 1.0 - dist))
+                hits.append(
+                    (codec.memory_id_from_key(self.core.keys, as_text(reply[i])), 1.0 - dist)
+                )
             out.append(hits)
         return out
 
@@ -284,10 +272,10 @@ class ConflictsMixin(StoreHost):
         """The memory's embedding: in hand, stored, or (still pending) encoded now."""
         if memory.embedding is not None:
             return np.asarray(memory.embedding, dtype=np.float32)
-        stored = self.vectors([memory.id]).get(memory.id)
+        stored = self.core.vectors([memory.id]).get(memory.id)
         if stored is not None:
             return stored
-        return self.encode([memory.text])[0]
+        return self.core.encode([memory.text])[0]
 
     def _check_conflicts_many(
         self,
@@ -389,12 +377,14 @@ class ConflictsMixin(StoreHost):
             return {}
         # HMGET of the Memory fields only: no vector, no indexed copy of the text, no
         # term list (HGETALL moved about 3x the bytes; ADR 0053).
-        keys = [self.keys.memory(mid) for mid in wanted]
+        keys = [self.core.keys.memory(mid) for mid in wanted]
         out: dict[str, Memory] = {}
-        for mid, values in zip(wanted, fetch_rows(self.client, keys, MEMORY_FIELDS), strict=True):
+        for mid, values in zip(
+            wanted, fetch_rows(self.core.client, keys, MEMORY_FIELDS), strict=True
+        ):
             if any(v is not None for v in values):
                 out[mid] = codec.from_hash(dict(zip(MEMORY_FIELDS, values, strict=True)))
-        self.overlay_access(list(out.values()))
+        self.core.overlay_access(list(out.values()))
         return out
 
     def check_conflicts(
@@ -414,11 +404,11 @@ class ConflictsMixin(StoreHost):
         KNN per memory, each pair reported once (``a`` is the older memory).
         Superseded and expired memories never take part.
         """
-        thr = self._conflict_threshold if threshold is None else _check_threshold(threshold)
-        fn = self._contradiction_fn
+        thr = self.core.conflict_threshold if threshold is None else _check_threshold(threshold)
+        fn = self.core.contradiction_fn
         if memory_id is not None:
             _check_id(memory_id, "memory_id")
-            memory = self.get(memory_id, with_vector=True)
+            memory = self.core.get(memory_id, with_vector=True)
             if memory is None:
                 raise MemoryNotFound(memory_id)
             return self.check_conflicts(memory, thr, fn)
@@ -437,16 +427,16 @@ class ConflictsMixin(StoreHost):
         only until the later one is scanned, so the bookkeeping drains as the
         scan moves on instead of growing with every pair of the collection.
         """
-        thr = self._conflict_threshold if threshold is None else _check_threshold(threshold)
+        thr = self.core.conflict_threshold if threshold is None else _check_threshold(threshold)
         if since is not None and (
             isinstance(since, bool)
             or not isinstance(since, int | float)
             or not math.isfinite(since)
         ):
             raise ValidationError(f"since must be a number (epoch seconds) — got {since!r}")
-        fn = self._contradiction_fn
+        fn = self.core.contradiction_fn
         ahead: dict[str, set[str]] = {}  # later id -> earlier ids already reported with it
-        batches = self.iter_memories(
+        batches = self.core.iter_memories(
             filter_expr(since=since), batch_size=SCAN_BATCH, with_vector=True, sortby="created_at"
         )
         for embedded, plain in self._read_ahead(batches):
@@ -457,12 +447,12 @@ class ConflictsMixin(StoreHost):
                 strict=True,
             ):
                 reported = ahead.pop(memory.id, set())
-                here = (memory.created_at, self.keys.memory(memory.id))
+                here = (memory.created_at, self.core.keys.memory(memory.id))
                 for conflict in found:
                     other = conflict.b
                     if other.id in reported:
                         continue
-                    if (other.created_at, self.keys.memory(other.id)) > here:
+                    if (other.created_at, self.core.keys.memory(other.id)) > here:
                         ahead.setdefault(other.id, set()).add(memory.id)
                         yield conflict
                     else:  # an older memory the scan did not visit (since=): a stays the older
@@ -510,10 +500,10 @@ class ConflictsMixin(StoreHost):
         values or re-embedded by an edit are covered by the full scan only.
         """
         started = time.time()
-        raw = None if full else self.client.hget(self.keys.meta, SCAN_CURSOR_FIELD)
+        raw = None if full else self.core.client.hget(self.core.keys.meta, SCAN_CURSOR_FIELD)
         since = float(as_text(raw)) if raw else None
         yield from self.iter_conflicts(threshold, since=since)
-        self.client.hset(self.keys.meta, SCAN_CURSOR_FIELD, repr(started - SCAN_OVERLAP))
+        self.core.client.hset(self.core.keys.meta, SCAN_CURSOR_FIELD, repr(started - SCAN_OVERLAP))
 
     # ------------------------------------------------------------ policies
     def _supersede_quietly(self, old_id: str, new_id: str) -> bool:
@@ -537,7 +527,7 @@ class ConflictsMixin(StoreHost):
         validate_choice(policy, CONFLICT_POLICIES, "on_conflict")
         if policy == "ignore":
             return []
-        conflicts = self.check_conflicts(memory, self._conflict_threshold, contradiction_fn)
+        conflicts = self.check_conflicts(memory, self.core.conflict_threshold, contradiction_fn)
         if not conflicts:
             return []
         if policy == "warn":
@@ -565,7 +555,9 @@ class ConflictsMixin(StoreHost):
         validate_choice(policy, CONFLICT_POLICIES, "on_conflict")
         if policy == "ignore" or not memories:
             return []
-        found_all = self._check_conflicts_many(memories, self._conflict_threshold, contradiction_fn)
+        found_all = self._check_conflicts_many(
+            memories, self.core.conflict_threshold, contradiction_fn
+        )
         position = {m.id: i for i, m in enumerate(memories)}
         superseded: set[str] = set()
         flagged: list[tuple[Memory, list[Conflict]]] = []

@@ -31,6 +31,7 @@ import redis
 from ..db.decode import as_text
 from ..db.filters import filter_expr
 from ..db.schema import VECTOR_FIELD
+from .codec import F
 from .search import batched, iter_windows, knn_query, total
 
 if TYPE_CHECKING:
@@ -148,7 +149,7 @@ def check(
     live, keys = _sample_keys(store, where, sample, rng)
     pipe = store.client.pipeline(transaction=False)
     for key in keys:
-        pipe.hmget(key, "id", "text", "vec")
+        pipe.hmget(key, F.ID, F.TEXT, F.VEC)
     rows: list[tuple[str, str, bytes]] = []
     texts: list[str] = []
     for key, (mid, body, blob) in zip(keys, pipe.execute(), strict=True):
@@ -195,7 +196,7 @@ def _reinsert(store: CoreStore, rows: list[tuple[str, str, bytes]]) -> tuple[int
     """Write each row's vector again (a new HNSW node with fresh edges), journal it,
     and probe again; returns (found now, still missed). A memory forgotten meanwhile
     is not recreated: the write only happens while the hash exists."""
-    script = store.client.register_script(_REWRITE_VEC)
+    script = store.scripts.rewrite_vector
 
     def rewrite(batch: list[tuple[str, str, bytes]]) -> list[tuple[str, str, bytes]]:
         pipe = store.client.pipeline(transaction=False)
@@ -221,14 +222,8 @@ def _reinsert(store: CoreStore, rows: list[tuple[str, str, bytes]]) -> tuple[int
 #: How many times a memory its own vector misses is re-inserted before it counts unrepaired.
 REPAIR_ATTEMPTS = 3
 
+
 #: Rewrite a memory's vector only while its hash exists (never recreate a forgotten one).
-_REWRITE_VEC = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'vec', ARGV[1])
-return 1
-"""
-
-
 def _save(store: CoreStore, report: FindabilityReport) -> None:
     try:
         store.client.set(store.keys.findability, json.dumps(report.to_dict()))

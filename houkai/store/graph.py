@@ -13,7 +13,7 @@ same memory at once cannot lose an edge.
 
 Dangling edges: forgetting a memory removes its *outgoing* entries from the
 reverse index inside the same Lua script that deletes the hash, reading the
-``links`` field there (:func:`drop_outgoing_lua`), so a link added between a
+``links`` field there (:func:`houkai.store.scripts.drop_outgoing_lua`), so a link added between a
 forget's read and its delete cannot leave a reverse entry from a deleted
 memory (both scripts run atomically, one after the other). It leaves edges that other memories hold
 *towards* it untouched, so ``undo`` of the forget brings the memory back with
@@ -32,102 +32,17 @@ from ..db.decode import as_text
 from ..domain.model import (
     DIRECTIONS,
     LINK_RELS,
-    Graph,
     Memory,
     MemoryNotFound,
     ValidationError,
     validate_choice,
 )
-from .host import StoreHost
-from .lexstats import uncount_lua
+from ..domain.model import (
+    Graph as Subgraph,
+)
+from .core import CoreStore
 
 log = logging.getLogger(__name__)
-
-
-def drop_outgoing_lua(memory: str, incoming_prefix: str, memory_id: str) -> str:
-    """Lua: remove the reverse-index entries of every edge the hash at *memory* holds.
-
-    Shared by every script that deletes a memory (forget, decay, import
-    overwrite, TTL purge, the pipeline's rejection); it reads ``links`` inside
-    the script, so it sees an edge :data:`_LINK_LUA` added a moment earlier.
-    """
-    return f"""
-local out_raw = redis.call('HGET', {memory}, 'links')
-if out_raw and out_raw ~= '' then
-  local out_ok, out_links = pcall(cjson.decode, out_raw)
-  if out_ok and type(out_links) == 'table' then
-    for _, l in ipairs(out_links) do
-      if type(l) == 'table' and type(l['to']) == 'string' and type(l['rel']) == 'string' then
-        redis.call('SREM', {incoming_prefix} .. l['to'], {memory_id} .. '|' .. l['rel'])
-      end
-    end
-  end
-end
-"""
-
-
-def delete_memory_lua(
-    memory: str, stats: str, incoming_prefix: str, memory_id: str, access: str
-) -> str:
-    """Lua: delete the hash at *memory* the one way every delete must (forget, decay,
-    import overwrite, TTL purge, the pipeline's rejection): its edges out of the reverse
-    link index, its share of the BM25 statistics at *stats* taken back, then the hash
-    and its access document at *access*."""
-    return (
-        drop_outgoing_lua(memory, incoming_prefix, memory_id)
-        + uncount_lua(memory, stats)
-        + f"redis.call('DEL', {memory}, {access})\n"
-    )
-
-
-# KEYS: src hash, dst hash, incoming(dst) set.  ARGV: dst_id, rel, "src|rel".
-# Returns 1 (added), 0 (already there), -1 (no src), -2 (no dst).
-_LINK_LUA = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-if redis.call('EXISTS', KEYS[2]) == 0 then return -2 end
-local raw = redis.call('HGET', KEYS[1], 'links')
-local links = {}
-if raw and raw ~= '' then
-  local ok, decoded = pcall(cjson.decode, raw)
-  if ok and type(decoded) == 'table' then links = decoded end
-end
-for _, l in ipairs(links) do
-  if type(l) == 'table' and l['to'] == ARGV[1] and l['rel'] == ARGV[2] then
-    redis.call('SADD', KEYS[3], ARGV[3])
-    return 0
-  end
-end
-table.insert(links, {to = ARGV[1], rel = ARGV[2]})
-redis.call('HSET', KEYS[1], 'links', cjson.encode(links))
-redis.call('SADD', KEYS[3], ARGV[3])
-return 1
-"""
-
-# KEYS: src hash, incoming(dst) set.  ARGV: dst_id, rel ('' = every rel), src_id.
-# Returns the list of removed rels (in the order they were stored).
-_UNLINK_LUA = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return {} end
-local raw = redis.call('HGET', KEYS[1], 'links')
-if not raw or raw == '' then return {} end
-local ok, links = pcall(cjson.decode, raw)
-if not ok or type(links) ~= 'table' then return {} end
-local keep, removed = {}, {}
-for _, l in ipairs(links) do
-  if type(l) == 'table' and l['to'] == ARGV[1] and (ARGV[2] == '' or l['rel'] == ARGV[2]) then
-    table.insert(removed, l['rel'])
-  else
-    table.insert(keep, l)
-  end
-end
-if #removed == 0 then return {} end
-local encoded = '[]'
-if #keep > 0 then encoded = cjson.encode(keep) end
-redis.call('HSET', KEYS[1], 'links', encoded)
-for _, r in ipairs(removed) do
-  redis.call('SREM', KEYS[2], ARGV[3] .. '|' .. r)
-end
-return removed
-"""
 
 
 def _check_id(value: object, name: str) -> str:
@@ -142,31 +57,24 @@ def _check_depth(depth: object, lo: int = 1) -> int:
     return depth
 
 
-class GraphMixin(StoreHost):
+class Graph:
     """link, unlink, neighbors, subgraph over the links field and the reverse index."""
 
-    # ------------------------------------------------------------------ scripts
-    def _graph_script(self, name: str, source: str) -> Any:
-        """Register a Lua script once per store (lazily: the mixin has no __init__)."""
-        attr = f"_graph_script_{name}"
-        script = getattr(self, attr, None)
-        if script is None:
-            script = self.client.register_script(source)
-            setattr(self, attr, script)
-        return script
+    def __init__(self, core: CoreStore) -> None:
+        self.core = core
 
-    def _link_raw(self, src_id: str, dst_id: str, rel: str) -> bool:
+    def link_raw(self, src_id: str, dst_id: str, rel: str) -> bool:
         """Add the edge without journaling or counting. True when it is new."""
         validate_choice(rel, LINK_RELS, "rel")
         _check_id(src_id, "src_id")
         _check_id(dst_id, "dst_id")
         if src_id == dst_id:
-            if not self.exists(src_id):
+            if not self.core.exists(src_id):
                 raise MemoryNotFound(src_id)  # an unknown id is a 404 whatever else is wrong
             raise ValidationError("cannot link a memory to itself")
-        keys = self.keys
+        keys = self.core.keys
         result = int(
-            self._graph_script("link", _LINK_LUA)(
+            self.core.scripts.link(
                 keys=[keys.memory(src_id), keys.memory(dst_id), keys.incoming(dst_id)],
                 args=[dst_id, rel, f"{src_id}|{rel}"],
             )
@@ -178,14 +86,14 @@ class GraphMixin(StoreHost):
             raise MemoryNotFound(dst_id, "dst_id")
         return result == 1
 
-    def _unlink_raw(self, src_id: str, dst_id: str, rel: str | None) -> list[str]:
+    def unlink_raw(self, src_id: str, dst_id: str, rel: str | None) -> list[str]:
         """Remove matching edges without journaling. Returns the removed rels."""
         if rel is not None:
             validate_choice(rel, LINK_RELS, "rel")
         _check_id(src_id, "src_id")
         _check_id(dst_id, "dst_id")
-        keys = self.keys
-        removed = self._graph_script("unlink", _UNLINK_LUA)(
+        keys = self.core.keys
+        removed = self.core.scripts.unlink(
             keys=[keys.memory(src_id), keys.incoming(dst_id)],
             args=[dst_id, rel or "", src_id],
         )
@@ -198,10 +106,10 @@ class GraphMixin(StoreHost):
         their ``links`` field is restored by the HSET, this restores the SETs.
         """
         own = pipe is None
-        pipe = self.client.pipeline(transaction=False) if own else pipe
+        pipe = self.core.client.pipeline(transaction=False) if own else pipe
         for memory in memories:
             for x in memory.links:
-                pipe.sadd(self.keys.incoming(x.to), f"{memory.id}|{x.rel}")
+                pipe.sadd(self.core.keys.incoming(x.to), f"{memory.id}|{x.rel}")
         if own:
             pipe.execute()
 
@@ -212,10 +120,10 @@ class GraphMixin(StoreHost):
         ``rel`` must be one of ``LINK_RELS``; both memories must exist and differ.
         Only a new edge is journaled (op ``link``) and counted.
         """
-        added = self._link_raw(src_id, dst_id, rel)
+        added = self.link_raw(src_id, dst_id, rel)
         if added:
-            self.count_call("link")
-            self.journal_append(
+            self.core.count_call("link")
+            self.core.journal_append(
                 "link", src_id, meta={"src_id": src_id, "dst_id": dst_id, "rel": rel}
             )
         return added
@@ -226,10 +134,10 @@ class GraphMixin(StoreHost):
         The journal entry records ``removed_rels`` so undoing a ``rel=None``
         unlink restores each edge it dropped.
         """
-        removed = self._unlink_raw(src_id, dst_id, rel)
+        removed = self.unlink_raw(src_id, dst_id, rel)
         if removed:
-            self.count_call("unlink")
-            self.journal_append(
+            self.core.count_call("unlink")
+            self.core.journal_append(
                 "unlink",
                 src_id,
                 meta={
@@ -245,9 +153,9 @@ class GraphMixin(StoreHost):
     # ------------------------------------------------------------------ reads
     def _incoming_many(self, ids: list[str], rel: str | None) -> dict[str, list[tuple[str, str]]]:
         """Reverse-index entries for several memories in one round trip, sorted."""
-        pipe = self.client.pipeline(transaction=False)
+        pipe = self.core.client.pipeline(transaction=False)
         for memory_id in ids:
-            pipe.smembers(self.keys.incoming(memory_id))
+            pipe.smembers(self.core.keys.incoming(memory_id))
         out: dict[str, list[tuple[str, str]]] = {}
         for memory_id, members in zip(ids, pipe.execute(), strict=True):
             edges = []
@@ -279,7 +187,7 @@ class GraphMixin(StoreHost):
             validate_choice(rel, LINK_RELS, "rel")
         depth = _check_depth(depth)
         _check_id(memory_id, "memory_id")
-        start = self.get(memory_id)
+        start = self.core.get(memory_id)
         if start is None:
             raise MemoryNotFound(memory_id)
         want_out = direction in ("out", "both")
@@ -299,7 +207,7 @@ class GraphMixin(StoreHost):
                     ]
                 if want_in:
                     wanted += [src for src, _ in incoming[node.id] if src not in visited]
-            fetched = self.get_many(list(dict.fromkeys(wanted))) if wanted else {}
+            fetched = self.core.get_many(list(dict.fromkeys(wanted))) if wanted else {}
             next_frontier: list[Memory] = []
             for node in frontier:
                 if want_out:
@@ -336,7 +244,7 @@ class GraphMixin(StoreHost):
                 break
         return result
 
-    def subgraph(self, memory_ids: Iterable[str] | str, depth: int = 1) -> Graph:
+    def subgraph(self, memory_ids: Iterable[str] | str, depth: int = 1) -> Subgraph:
         """The memories reachable from *memory_ids* along outgoing links within *depth* hops.
 
         Tracks the best remaining hop budget per node rather than a plain
@@ -360,7 +268,7 @@ class GraphMixin(StoreHost):
         while wave:
             todo = [mid for mid, _ in wave if mid not in nodes and mid not in missing]
             if todo:
-                found = self.get_many(list(dict.fromkeys(todo)))
+                found = self.core.get_many(list(dict.fromkeys(todo)))
                 nodes.update(found)
                 missing.update(mid for mid in todo if mid not in found)
             next_wave: list[tuple[str, int]] = []
@@ -374,7 +282,7 @@ class GraphMixin(StoreHost):
             # Resolve the targets first so edges only join existing nodes.
             targets = [t for t, _ in next_wave if t not in nodes and t not in missing]
             if targets:
-                found = self.get_many(list(dict.fromkeys(targets)))
+                found = self.core.get_many(list(dict.fromkeys(targets)))
                 nodes.update(found)
                 missing.update(t for t in targets if t not in found)
             for mid, remaining in wave:
@@ -386,4 +294,4 @@ class GraphMixin(StoreHost):
                         edge_set.add(edge)
                         edges.append(edge)
             wave = [(t, r) for t, r in next_wave if t not in missing]
-        return Graph(nodes=nodes, edges=edges)
+        return Subgraph(nodes=nodes, edges=edges)

@@ -10,12 +10,15 @@ memories carry no vector.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..db.journal import JournalEntry
 from ..domain.errors import NotFound
 from ..domain.model import Memory, StateConflict, ValidationError, content_hash
-from .host import StoreHost
+from .conflicts import Conflicts
+from .core import CoreStore
+from .graph import Graph
+from .memories import Memories
 
 log = logging.getLogger(__name__)
 
@@ -59,34 +62,32 @@ def _replay_link(state: dict[str, dict], meta: dict, *, add: bool) -> None:
     state[src] = {**state[src], "links": links}
 
 
-class HistoryMixin(StoreHost):
+class History:
     """undo, history, state_at, get_at, journal_tail, archive_journal."""
 
-    if TYPE_CHECKING:  # undo replays through the public operations of other mixins
-
-        def supersede(self, old_id: str, new_id: str) -> None: ...  # ConflictsMixin
-
-        def restore(self, memory_id: str) -> bool: ...  # ConflictsMixin
-
-        def link(self, src_id: str, dst_id: str, rel: str = "related") -> bool: ...  # GraphMixin
-
-        def unlink(self, src_id: str, dst_id: str, rel: str | None = None) -> int: ...  # GraphMixin
+    def __init__(
+        self, core: CoreStore, memories: Memories, graph: Graph, conflicts: Conflicts
+    ) -> None:
+        self.core = core
+        self.memories = memories
+        self.graph = graph
+        self.conflicts = conflicts
 
     def archive_journal(self) -> int:
         """Archive journal entries beyond ``settings.journal_maxlen``; returns how many."""
-        return self.journal.archive(keep=int(self.settings.journal_maxlen))
+        return self.core.journal.archive(keep=int(self.core.settings.journal_maxlen))
 
     def journal_tail(
         self, n: int = 20, op: str | None = None, since_seconds: float | None = None
     ) -> list[JournalEntry]:
         """The newest *n* journal entries, newest first, optionally of one op / recent window."""
-        return self.journal.tail(n, op=op, since_seconds=since_seconds)
+        return self.core.journal.tail(n, op=op, since_seconds=since_seconds)
 
     def find_entry(self, ref: JournalEntry | str | float) -> JournalEntry:
         """The journal entry *ref* names (entry, stream id or timestamp), live or archived."""
         if isinstance(ref, JournalEntry):
             return ref
-        journal = self.journal
+        journal = self.core.journal
         found: JournalEntry | None = None
         if isinstance(ref, str) and "-" in ref:
             found = journal.find(ref.strip())
@@ -126,18 +127,18 @@ class HistoryMixin(StoreHost):
             log.info("undo refused: %s", exc)
             return False
         meta = {"of": e.ts, "of_op": e.op, "of_stream_id": e.stream_id}
-        self.journal_append("undo", e.id, before=before, after=after, meta=meta)
+        self.core.journal_append("undo", e.id, before=before, after=after, meta=meta)
         return True
 
     def _undo_remember(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
-        if not self.forget(e.id):
+        if not self.memories.forget(e.id):
             raise StateConflict(f"cannot undo remember of {e.id}: it was already forgotten")
         return None, None
 
     def _undo_forget(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
         if not e.before:
             raise StateConflict("cannot undo this forget: the entry has no snapshot")
-        if self.exists(e.id):
+        if self.core.exists(e.id):
             raise StateConflict(f"cannot undo forget of {e.id}: a memory with that id exists again")
         memory = self._revive(e.before)
         return None, memory.to_dict()
@@ -145,7 +146,7 @@ class HistoryMixin(StoreHost):
     def _undo_edit(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
         if not e.before or not e.after:
             raise StateConflict("cannot undo this edit: the entry has no snapshots")
-        current = self.get(e.id)
+        current = self.core.get(e.id)
         if current is None:
             raise StateConflict(f"cannot undo edit of {e.id}: the memory was forgotten since")
         if _stable(current.to_dict()) != _stable(e.after):
@@ -158,19 +159,19 @@ class HistoryMixin(StoreHost):
             current.access_count,
             current.last_accessed,
         )
-        restored.collection = self.collection_name
-        vector = self.encode([restored.text])
+        restored.collection = self.core.collection_name
+        vector = self.core.encode([restored.text])
         restored.embedding = vector[0].tolist()
-        self.write([restored], vector)
+        self.core.write([restored], vector)
         return current.to_dict(), restored.to_dict()
 
     def _undo_supersede(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
-        current = self.get(e.id)
+        current = self.core.get(e.id)
         if current is None:
             raise StateConflict(f"cannot undo supersede of {e.id}: the memory was forgotten since")
         if not current.superseded_by:
             raise StateConflict(f"cannot undo supersede of {e.id}: it is no longer superseded")
-        if not self.restore(e.id):
+        if not self.conflicts.restore(e.id):
             raise StateConflict(f"cannot undo supersede of {e.id}: restore refused")
         return None, None
 
@@ -178,20 +179,20 @@ class HistoryMixin(StoreHost):
         superseder = (e.meta or {}).get("superseder_id")
         if not superseder:
             raise StateConflict("cannot undo this restore: the entry names no superseder")
-        if not self.exists(e.id):
+        if not self.core.exists(e.id):
             raise StateConflict(f"cannot undo restore of {e.id}: the memory was forgotten since")
-        if not self.exists(superseder):
+        if not self.core.exists(superseder):
             raise StateConflict(
                 f"cannot undo restore of {e.id}: its superseder {superseder} was forgotten"
             )
-        self.supersede(e.id, superseder)
+        self.conflicts.supersede(e.id, superseder)
         return None, None
 
     def _link_endpoints(self, e: JournalEntry) -> tuple[str, str]:
         meta = e.meta or {}
         src, dst = str(meta.get("src_id") or e.id), str(meta.get("dst_id") or "")
         for mid in (src, dst):
-            if not mid or not self.exists(mid):
+            if not mid or not self.core.exists(mid):
                 raise StateConflict(
                     f"cannot undo {e.op} {src} → {dst}: endpoint {mid or '?'} was forgotten"
                 )
@@ -199,7 +200,7 @@ class HistoryMixin(StoreHost):
 
     def _undo_link(self, e: JournalEntry) -> tuple[dict | None, dict | None]:
         src, dst = self._link_endpoints(e)
-        if not self.unlink(src, dst, (e.meta or {}).get("rel")):
+        if not self.graph.unlink(src, dst, (e.meta or {}).get("rel")):
             raise StateConflict(f"cannot undo link {src} → {dst}: the link is already gone")
         return None, None
 
@@ -208,22 +209,22 @@ class HistoryMixin(StoreHost):
         meta = e.meta or {}
         rels = meta.get("removed_rels") or [meta.get("rel") or "related"]
         for rel in rels:
-            self.link(src, dst, rel)
+            self.graph.link(src, dst, rel)
         return None, None
 
     def _revive(self, snapshot: dict[str, Any], vector=None) -> Memory:
         """Write a memory back from a snapshot with a vector (re-embedded when not given)."""
         memory = Memory.from_dict(snapshot)
-        memory.collection = self.collection_name
+        memory.collection = self.core.collection_name
         memory.content_hash = memory.content_hash or content_hash(memory.text)
         if vector is None:
-            vector = self.encode([memory.text])
+            vector = self.core.encode([memory.text])
         memory.embedding = vector[0].tolist()
         # MULTI/EXEC: a forget between the HSET and the reverse-index SADDs would
         # otherwise leave reverse entries from a deleted memory.
-        pipe = self.client.pipeline(transaction=True)
-        self.write([memory], vector, pipe=pipe)
-        self.reindex_links([memory], pipe=pipe)
+        pipe = self.core.client.pipeline(transaction=True)
+        self.core.write([memory], vector, pipe=pipe)
+        self.graph.reindex_links([memory], pipe=pipe)
         pipe.execute()
         return memory
 
@@ -239,7 +240,7 @@ class HistoryMixin(StoreHost):
         """
         if not isinstance(memory_id, str) or not memory_id:
             raise ValidationError("memory_id must be a non-empty string")
-        journal = self.journal
+        journal = self.core.journal
         return [
             e for e in journal.read(include_archives=include_archives) if _touches(e, memory_id)
         ]
@@ -250,7 +251,7 @@ class HistoryMixin(StoreHost):
         if isinstance(ts, bool) or not isinstance(ts, int | float):
             raise ValidationError(f"timestamp must be a number — got {ts!r}")
         state: dict[str, dict] = {}
-        journal = self.journal
+        journal = self.core.journal
         for e in journal.read(until=float(ts), include_archives=include_archives):
             if (
                 only is not None

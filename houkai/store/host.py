@@ -1,9 +1,9 @@
-"""The base every store mixin is written against: :class:`~houkai.store.core.CoreStore`.
+"""The type the recall and packing mixins are written against, until recall is its own package.
 
-For the type checker a mixin *is* a ``CoreStore`` (it sees the connection,
-the keys, the primitives and the abstract hooks); at run time it is a plain
-class, composed with the core in :class:`~houkai.store.MemoryStore`. So the
-store protocol a mixin may rely on is exactly what ``CoreStore`` declares.
+For the type checker a recall mixin's ``self`` is a :class:`~houkai.store.core.CoreStore`
+(the connection, the keys and the primitives; the facade gives it the same names); at
+run time it is a plain class, a base of :class:`~houkai.store.MemoryStore`. Nothing
+else in the store uses it: the other concerns are objects built with the core.
 """
 
 from __future__ import annotations

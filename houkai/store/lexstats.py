@@ -28,6 +28,7 @@ from typing import Any
 
 import redis
 
+from ..db.decode import as_text
 from ..domain.text import stem, stem_tokens, tokenize
 from .access import mirror_lua
 
@@ -230,7 +231,7 @@ def _upgrade_batch(client: redis.Redis, script: Any, keys: list[bytes], stats_ke
     pipe = client.pipeline(transaction=False)
     for key, text in zip(keys, texts, strict=True):
         if text is not None:
-            stems, _ = doc_terms(text.decode() if isinstance(text, bytes) else text, stemmed=True)
+            stems, _ = doc_terms(as_text(text), stemmed=True)
             script(keys=[key, stats_key], args=[stems], client=pipe)
     return sum(int(x or 0) for x in pipe.execute())
 

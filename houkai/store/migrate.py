@@ -34,18 +34,9 @@ from ..db.schema import (
 )
 from ..domain.model import ValidationError
 from . import codec
+from .scripts import CONVERT_VECTOR_LUA
 
 log = logging.getLogger(__name__)
-
-# KEYS: memory. ARGV: new blob, expected old length. Only a blob still of the
-# old length is replaced (a memory forgotten meanwhile is not recreated).
-_CONVERT_LUA = """
-if redis.call('HSTRLEN', KEYS[1], 'vec') == tonumber(ARGV[2]) then
-  redis.call('HSET', KEYS[1], 'vec', ARGV[1])
-  return 1
-end
-return 0
-"""
 
 
 @dataclass
@@ -108,14 +99,14 @@ def migrate_vectors(
     old_len, new_len = dim * VECTOR_TYPES[source], dim * VECTOR_TYPES[target]
     client.hset(keys.meta, "migrating_to", target)
     drop_index(client, keys)  # documents stay; no re-index per rewritten vector
-    convert = client.register_script(_CONVERT_LUA)
+    convert = client.register_script(CONVERT_VECTOR_LUA)
     cursor = 0
     while source != target:  # equal only when resuming after the metadata was updated
         cursor, found = client.scan(cursor, match=keys.memory_prefix + "*", count=batch_size)
         if found:
             pipe = client.pipeline(transaction=False)
             for key in found:
-                pipe.hget(key, "vec")
+                pipe.hget(key, codec.F.VEC)
             blobs = pipe.execute()
             pipe = client.pipeline(transaction=False)
             todo = 0

@@ -8,6 +8,7 @@ FT.AGGREGATE; nothing here fetches every memory.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -24,127 +25,37 @@ from ..db.decode import as_text
 from ..db.schema import num_docs
 from ..domain.model import MEMORY_TYPES, ValidationError
 from . import findability
-from .core import CALL_NAMES
-from .host import StoreHost
+from .aggregates import (
+    ACTIVE,
+    AGGREGATE_CACHE_TTL,
+    AGGREGATE_KEEP,
+    BUCKET_LABELS,
+    FULL_SCAN_TIMEOUT,
+    PROBE_TEXT,
+    READ_CALLS,
+    REFRESH_DELAY,
+    REFRESH_LOCK_SECONDS,
+    SLICE_SIZE,
+    TAG_COUNT_MAX,
+    active_counts,
+    aggregate_rows,
+    both,
+    counts,
+    decay_summary,
+    empty_health,
+    latency_summary,
+    top_tags_aggregate,
+)
+from .core import CALL_NAMES, CoreStore
 
 log = logging.getLogger(__name__)
 
-BUCKET_LABELS: tuple[str, ...] = ("0.0–0.2", "0.2–0.4", "0.4–0.6", "0.6–0.8", "0.8–1.0")
-PROBE_TEXT = "houkai health probe"
 
-
-def aggregate_rows(reply: Any) -> list[dict[str, str | None]]:
-    """FT.AGGREGATE reply (RESP2 list or RESP3 map) → list of row dicts."""
-    if isinstance(reply, dict):
-        results = reply.get(b"results") or reply.get("results") or []
-        return [
-            {
-                as_text(k): (None if v is None else as_text(v))
-                for k, v in (r.get(b"extra_attributes") or r.get("extra_attributes") or {}).items()
-            }
-            for r in results
-        ]
-    out = []
-    for row in reply[1:]:
-        out.append(
-            {
-                as_text(row[i]): (None if row[i + 1] is None else as_text(row[i + 1]))
-                for i in range(0, len(row) - 1, 2)
-            }
-        )
-    return out
-
-
-def _percentile(samples: list[float], p: float) -> float:
-    if not samples:
-        return 0.0
-    idx = min(max(round(p / 100.0 * (len(samples) - 1)), 0), len(samples) - 1)
-    return round(samples[idx], 3)
-
-
-#: Seconds a collection-wide aggregate (``stats``, the dashboard's facets and growth)
-#: may be served again while the collection's write mark is unchanged. Only time-driven
-#: drift (expiry, decay scores, staleness) can go unseen, and for at most this long.
-AGGREGATE_CACHE_TTL = 30.0
-#: Seconds a computed aggregate is kept for stale-while-revalidate readers (the
-#: dashboard shows it, with its time, while a fresh one is computed): 30 days, so a
-#: restarted server's first view does not wait for a pass over the collection.
-AGGREGATE_KEEP = 30 * 86400
-#: Longest a background refresh holds its cross-process lock (a crashed one frees it).
-REFRESH_LOCK_SECONDS = 300
-#: Seconds a background refresh waits before its first query. Redis runs one command
-#: at a time, so a pass over 100k memories started at once would hold up the rest of
-#: the very page that asked (its other calls arrive a few ms later).
-REFRESH_DELAY = 0.5
-
-
-def empty_decay_summary() -> dict[str, Any]:
-    """The decay pass's result before it has seen a memory."""
-    return {"hist": [0] * len(BUCKET_LABELS), "at_risk": 0, "importance": 0.0, "never": 0}
-
-
-def empty_health() -> dict[str, Any]:
-    """The health figures of a collection not counted yet (the dashboard's placeholder)."""
-    return {"expired": 0, "stale": 0, **empty_decay_summary()}
-
-
-#: Metric counters that are not writes (a recall only bumps access counts).
-_READ_CALLS = (b"calls:recall", b"calls:export")
-
-#: ``TIMEOUT`` for collection-wide queries: 0 = none. RediSearch's default (500 ms,
-#: ``ON_TIMEOUT return``) silently cuts a slow aggregate short: at 100k memories on a
-#: busy machine the tag facet came back empty and counts low.
-FULL_SCAN_TIMEOUT = ("TIMEOUT", 0)
-
-#: Memories one slice of a collection-wide pass covers. Redis runs one command at a
-#: time: a single aggregate over 100k memories holds every other client (the page
-#: the user clicked meanwhile) for up to a second; slices of ``created_at`` ranges
-#: keep each command short and give the same sums.
-SLICE_SIZE = 10_000
-
-#: Above this many distinct tags the top-tags facet falls back to one aggregate that
-#: loads every memory's tags (one count query per tag would cost more).
-TAG_COUNT_MAX = 2000
-
-
-def counts(client: Any, index: str, queries: list[str]) -> list[int]:
-    """How many memories match each query: ``FT.SEARCH … LIMIT 0 0``, one round trip.
-
-    Index-only counts; unlike an ``FT.AGGREGATE … LOAD`` they never open a hash,
-    which is what keeps the dashboard's facets and ``stats`` fast at 100k.
-    """
-    pipe = client.pipeline(transaction=False)
-    for query in queries:
-        # TIMEOUT 0: under the default 500 ms with ON_TIMEOUT return, a count on a busy
-        # 300k collection came back partial (258,899 of 300,918; ADR 0045).
-        pipe.execute_command(
-            "FT.SEARCH", index, query, "NOCONTENT", "LIMIT", 0, 0, "TIMEOUT", 0, "DIALECT", 2
-        )
-    return [int(reply[0]) for reply in pipe.execute()]
-
-
-ACTIVE = "@sup:{0}"
-
-
-def both(query: str, clause: str) -> str:
-    """*query* narrowed by *clause* (either may be the match-all ``*`` or empty)."""
-    parts = [q for q in (query.strip(), clause.strip()) if q and q != "*"]
-    return " ".join(parts) or "*"
-
-
-def active_counts(client: Any, index: str, clauses: list[str]) -> list[int]:
-    """Active (not superseded) memories matching each clause, by subtraction.
-
-    ``count(c) - count(@sup:{1} c)``: every memory stores ``sup`` as 0 or 1, and
-    intersecting with the (usually few) superseded is far cheaper than with the
-    nearly-everything ``@sup:{0}`` (tag facet at 100k: 0.42 s instead of 0.72 s).
-    """
-    found = counts(client, index, [*clauses, *(f"@sup:{{1}} {c}" for c in clauses)])
-    return [a - b for a, b in zip(found[: len(clauses)], found[len(clauses) :], strict=True)]
-
-
-class ObservabilityMixin(StoreHost):
+class Stats:
     """metrics, readiness, probe_embedding, stats."""
+
+    def __init__(self, core: CoreStore) -> None:
+        self.core = core
 
     # ------------------------------------------------------------------ aggregate cache
     def _write_mark(self, access: bool = True) -> str:
@@ -155,17 +66,17 @@ class ObservabilityMixin(StoreHost):
         hashes and the journal's last entry. One round trip, O(1) reads. With
         *access*, recalls (which bump access counts, folded in later) change it too.
         """
-        pipe = self.client.pipeline(transaction=False)
-        pipe.hgetall(self.keys.metrics)
-        pipe.hmget(self.keys.lexstats, ["__N", "__len"])
-        pipe.hlen(self.keys.inflight)
-        pipe.hlen(self.keys.access) if access else pipe.ping()
-        pipe.xrevrange(self.keys.journal, count=1)
+        pipe = self.core.client.pipeline(transaction=False)
+        pipe.hgetall(self.core.keys.metrics)
+        pipe.hmget(self.core.keys.lexstats, ["__N", "__len"])
+        pipe.hlen(self.core.keys.inflight)
+        pipe.hlen(self.core.keys.access) if access else pipe.ping()
+        pipe.xrevrange(self.core.keys.journal, count=1)
         try:
             metrics, lex, inflight, touched, last = pipe.execute()
         except redis.ResponseError:  # e.g. a journal key of another type: never cache
             return f"nocache:{time.time()!r}"
-        reads = (b"calls:export",) if access else _READ_CALLS
+        reads = (b"calls:export",) if access else READ_CALLS
         calls = sorted(
             (k, v) for k, v in (metrics or {}).items() if k.startswith(b"calls:") and k not in reads
         )
@@ -200,7 +111,7 @@ class ObservabilityMixin(StoreHost):
     def _aggregate_entry(self, name: str) -> dict[str, Any] | None:
         """The stored ``{mark, at, value}`` of aggregate *name*, current or not."""
         try:
-            raw = self.client.hget(self.keys.aggregate_cache, name)
+            raw = self.core.client.hget(self.core.keys.aggregate_cache, name)
             if raw is None:
                 return None
             entry = json.loads(raw)
@@ -215,13 +126,13 @@ class ObservabilityMixin(StoreHost):
     def forget_aggregates(self) -> None:
         """Drop every cached aggregate, so the next read recounts (benchmarks time the
         pass over the collection, not a cache hit)."""
-        self.client.delete(self.keys.aggregate_cache)
+        self.core.client.delete(self.core.keys.aggregate_cache)
 
     def _store_aggregate(self, name: str, mark: str, at: float, value: dict[str, Any]) -> None:
-        pipe = self.client.pipeline(transaction=False)
+        pipe = self.core.client.pipeline(transaction=False)
         entry = {"mark": mark, "at": at, "value": value}
-        pipe.hset(self.keys.aggregate_cache, name, json.dumps(entry))
-        pipe.expire(self.keys.aggregate_cache, AGGREGATE_KEEP)
+        pipe.hset(self.core.keys.aggregate_cache, name, json.dumps(entry))
+        pipe.expire(self.core.keys.aggregate_cache, AGGREGATE_KEEP)
         pipe.execute()
 
     def stale_aggregate(
@@ -279,9 +190,9 @@ class ObservabilityMixin(StoreHost):
 
         Returns whether a refresh is running (this one or another process's).
         """
-        lock = f"{self.keys.aggregate_cache}:refresh:{name}"
+        lock = f"{self.core.keys.aggregate_cache}:refresh:{name}"
         token = f"{threading.get_ident()}:{time.time()!r}"
-        if not self.client.set(lock, token, nx=True, ex=REFRESH_LOCK_SECONDS):
+        if not self.core.client.set(lock, token, nx=True, ex=REFRESH_LOCK_SECONDS):
             return True
 
         def run() -> None:
@@ -296,11 +207,13 @@ class ObservabilityMixin(StoreHost):
                 # the entry stale, so the next reader starts another refresh.
                 self._store_aggregate(name, mark, started, value)
             except Exception:  # a background thread has nobody to raise to
-                log.exception("refreshing the aggregate %s of %s failed", name, self.keys.index)
+                log.exception(
+                    "refreshing the aggregate %s of %s failed", name, self.core.keys.index
+                )
             finally:
                 try:
-                    if self.client.get(lock) == token.encode():
-                        self.client.delete(lock)
+                    if self.core.client.get(lock) == token.encode():
+                        self.core.client.delete(lock)
                 except redis.RedisError:
                     log.warning("could not release the refresh lock %s", lock)
 
@@ -327,9 +240,9 @@ class ObservabilityMixin(StoreHost):
         latency figures cover the last 1024 recalls (``window``), ``count`` is
         the total number of recalls.
         """
-        pipe = self.client.pipeline(transaction=False)
-        pipe.hgetall(self.keys.metrics)
-        pipe.lrange(self.keys.latency, 0, 1023)
+        pipe = self.core.client.pipeline(transaction=False)
+        pipe.hgetall(self.core.keys.metrics)
+        pipe.lrange(self.core.keys.latency, 0, 1023)
         raw_calls, raw_latency = pipe.execute()
         calls = {name: 0 for name in CALL_NAMES}
         for field, value in (raw_calls or {}).items():
@@ -339,27 +252,12 @@ class ObservabilityMixin(StoreHost):
                     calls[name[len("calls:") :]] = int(value)
                 except ValueError:
                     continue
-        samples: list[float] = []
-        for value in raw_latency or []:
-            try:
-                samples.append(float(value))
-            except ValueError:
-                continue
-        samples.sort()
         return {
-            "uptime_seconds": round(time.time() - self._started, 3),
-            "count": self.count(),
+            "uptime_seconds": round(time.time() - self.core.started, 3),
+            "count": self.core.count(),
             "calls": calls,
-            "recall_latency_ms": {
-                "count": calls.get("recall", 0),
-                "window": len(samples),
-                "avg": round(sum(samples) / len(samples), 3) if samples else 0.0,
-                "max": round(samples[-1], 3) if samples else 0.0,
-                "p50": _percentile(samples, 50),
-                "p95": _percentile(samples, 95),
-                "p99": _percentile(samples, 99),
-            },
-            "findability": findability.figures(findability.last_report(self)),
+            "recall_latency_ms": latency_summary(raw_latency or [], calls.get("recall", 0)),
+            "findability": findability.figures(findability.last_report(self.core)),
         }
 
     # ------------------------------------------------------------------ readiness
@@ -367,21 +265,21 @@ class ObservabilityMixin(StoreHost):
         """Embed a short probe now, so a broken model surfaces before the first real write."""
         started = time.perf_counter()
         try:
-            vector = self.encode([text])
+            vector = self.core.encode([text])
         except Exception as exc:  # any backend failure is the answer
             return {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
         dim = int(vector.shape[1]) if getattr(vector, "ndim", 0) == 2 else 0
         result: dict[str, Any] = {
-            "ok": dim == self.index_params.dim,
-            "model": self.embedder.name,
-            "backend": getattr(self.embedder, "backend", None),
-            "why": getattr(self.embedder, "backend_reason", None) or None,
+            "ok": dim == self.core.index_params.dim,
+            "model": self.core.embedder.name,
+            "backend": getattr(self.core.embedder, "backend", None),
+            "why": getattr(self.core.embedder, "backend_reason", None) or None,
             "dim": dim,
             "latency_ms": round((time.perf_counter() - started) * 1000, 2),
         }
         if not result["ok"]:
             result["error"] = (
-                f"embedder gives {dim} dims, the index expects {self.index_params.dim}"
+                f"embedder gives {dim} dims, the index expects {self.core.index_params.dim}"
             )
         return result
 
@@ -404,12 +302,12 @@ class ObservabilityMixin(StoreHost):
                 return cached[1]
         checks: dict[str, dict[str, Any]] = {}
         try:
-            self.client.ping()
+            self.core.client.ping()
             checks["redis"] = {"ok": True}
         except redis.RedisError as exc:
             checks["redis"] = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
         try:
-            info = self.client.execute_command("FT.INFO", self.keys.index)
+            info = self.core.client.execute_command("FT.INFO", self.core.keys.index)
             checks["search"] = {"ok": True, "num_docs": num_docs(info)}
         except (redis.RedisError, ValueError, TypeError) as exc:
             checks["search"] = {"ok": False, "error": f"{type(exc).__name__}: {exc}"}
@@ -438,13 +336,13 @@ class ObservabilityMixin(StoreHost):
         index-only count says they hold more than twice *size* (bursts of writes).
         """
         size = SLICE_SIZE if size is None else size
-        index = index or self.keys.index
-        (total,) = counts(self.client, index, [query])
+        index = index or self.core.keys.index
+        (total,) = counts(self.core.client, index, [query])
         if total <= size:
             return [""]
         bounds = []
         for order in ("ASC", "DESC"):
-            reply = self.client.execute_command(
+            reply = self.core.client.execute_command(
                 "FT.SEARCH", index, query, "NOCONTENT", "SORTBY", "created_at",
                 order, "WITHSORTKEYS", "LIMIT", 0, 1, "DIALECT", 2,
             )  # fmt: skip
@@ -464,7 +362,7 @@ class ObservabilityMixin(StoreHost):
         while ranges:
             batch, ranges = ranges[:64], ranges[64:]
             clauses = [clause(a, b) for a, b in batch]
-            found = counts(self.client, index, [both(query, c) for c in clauses])
+            found = counts(self.core.client, index, [both(query, c) for c in clauses])
             for (a, b), where, n in zip(batch, clauses, found, strict=True):
                 middle = (a + b) / 2
                 if n > 2 * size and a < middle < b:
@@ -476,8 +374,14 @@ class ObservabilityMixin(StoreHost):
     def _aggregate(
         self, query: str, *args: Any, index: str | None = None
     ) -> list[dict[str, str | None]]:
-        reply = self.client.execute_command(
-            "FT.AGGREGATE", index or self.keys.index, query, *FULL_SCAN_TIMEOUT, *args, "DIALECT", 2
+        reply = self.core.client.execute_command(
+            "FT.AGGREGATE",
+            index or self.core.keys.index,
+            query,
+            *FULL_SCAN_TIMEOUT,
+            *args,
+            "DIALECT",
+            2,
         )
         return aggregate_rows(reply)
 
@@ -503,8 +407,8 @@ class ObservabilityMixin(StoreHost):
         recomputes them (:meth:`stale_aggregate`).
         """
         if not stale_ok:
-            self.flush_access()  # the aggregates below read the indexed access counts
-        s = self.settings
+            self.core.flush_access()  # the aggregates below read the indexed access counts
+        s = self.core.settings
         rate = s.maintenance_decay_rate if decay_rate is None else float(decay_rate)
         floor = s.maintenance_decay_min_score if min_score is None else float(min_score)
         fweight = (
@@ -539,7 +443,7 @@ class ObservabilityMixin(StoreHost):
         if stale_ok:
             content, c_meta = self.content_counts_stale(top_tags)
             health, h_meta = self.stale_aggregate(
-                health_name, health_now, prepare=self.flush_access, placeholder=empty_health
+                health_name, health_now, prepare=self.core.flush_access, placeholder=empty_health
             )
             stamps = [c_meta["as_of"], h_meta["as_of"]]
             freshness = {
@@ -554,7 +458,7 @@ class ObservabilityMixin(StoreHost):
         by_type = content["by_type"]
         return {
             **freshness,
-            "collection": self.collection_name,
+            "collection": self.core.collection_name,
             "total": content["total"],
             "active": active,
             "superseded": content["superseded"],
@@ -599,10 +503,14 @@ class ObservabilityMixin(StoreHost):
             "failed": "@state:{failed}",
         }
         n = dict(
-            zip(named, counts(self.client, self.keys.index, list(named.values())), strict=True)
+            zip(
+                named,
+                counts(self.core.client, self.core.keys.index, list(named.values())),
+                strict=True,
+            )
         )
         typed = [f"@type:{{{t}}}" for t in MEMORY_TYPES]
-        per_type = active_counts(self.client, self.keys.index, typed)
+        per_type = active_counts(self.core.client, self.core.keys.index, typed)
         by_type = {t: c for t, c in zip(MEMORY_TYPES, per_type, strict=True) if c}
         return {
             **n,
@@ -622,10 +530,10 @@ class ObservabilityMixin(StoreHost):
         now = time.time()
         active_q = "@sup:{0}"
         stale_cut = now - float(stale_days) * 86400.0
-        (expired,) = counts(self.client, self.keys.index, [f"@expires_at:[(0 {now!r}]"])
+        (expired,) = counts(self.core.client, self.core.keys.index, [f"@expires_at:[(0 {now!r}]"])
         (stale,) = counts(
-            self.client,
-            self.aggregate_index,  # last access is the access documents' (ADR 0075)
+            self.core.client,
+            self.core.aggregate_index,  # last access is the access documents' (ADR 0075)
             [f"{active_q} @last_accessed:[-inf ({stale_cut!r}]"],
         )
         score = self._decay_summary(active_q, protect, now, rate, fweight, floor)
@@ -640,92 +548,12 @@ class ObservabilityMixin(StoreHost):
         fweight: float,
         floor: float,
     ) -> dict[str, Any]:
-        """Decay histogram, at-risk and never-recalled counts, summed importance: one pass.
-
-        The score reads only sortable fields (importance, last_accessed), so no hash
-        is opened unless the frequency weight needs ``access_count``; protected types
-        are aggregated apart so they fill the histogram but are never at risk.
-        """
-        score = f"@importance * exp(-{rate!r} * (({now!r} - @last_accessed) / 86400))"
-        load: tuple[Any, ...] = ()
-        group: tuple[Any, ...] = ("GROUPBY", 2, "@b", "@r")
-        if fweight:
-            score += f" * (1 + {fweight!r} * log(1 + @access_count))"
-            load = ("LOAD", 1, "@access_count")
-            # access_count is loaded anyway: never-recalled costs nothing more
-            group = ("APPLY", "@access_count == 0", "AS", "z", "GROUPBY", 3, "@b", "@r", "@z")
-        protected = "|".join(protect)
-        parts = [(active_q + "".join(f" -@type:{{{t}}}" for t in protect), True)]
-        if protect:
-            parts.append((f"{active_q} @type:{{{protected}}}", False))
-        out = empty_decay_summary()
-        hist = out["hist"]
-        index = self.aggregate_index  # the access counts are the access documents'
+        """Decay histogram, at-risk and never-recalled counts, summed importance: one pass
+        over the access index (see :func:`houkai.store.aggregates.decay_summary`)."""
+        index = self.core.aggregate_index  # the access counts are the access documents'
         slices = self.created_slices(active_q, index=index)
-        passes = [(both(q, where), lapse) for q, lapse in parts for where in slices]
-        for query, can_lapse in passes:
-            rows = self._aggregate(
-                query,
-                *load,
-                "APPLY",
-                score,
-                "AS",
-                "score",
-                "APPLY",
-                "floor(@score * 5)",
-                "AS",
-                "b",
-                "APPLY",
-                f"@score < {floor!r}",
-                "AS",
-                "r",
-                *group,
-                "REDUCE",
-                "COUNT",
-                0,
-                "AS",
-                "n",
-                "REDUCE",
-                "SUM",
-                1,
-                "@importance",
-                "AS",
-                "imp",
-                index=index,
-            )
-            for r in rows:
-                try:
-                    count = int(r["n"] or 0)
-                    bucket = min(len(hist) - 1, max(0, int(float(r["b"] or 0))))
-                    lapsed = float(r.get("r") or 0) != 0
-                    out["importance"] += float(r.get("imp") or 0.0)
-                except ValueError:
-                    continue
-                hist[bucket] += count
-                if lapsed and can_lapse:
-                    out["at_risk"] += count
-                if fweight and float(r.get("z") or 0) != 0:
-                    out["never"] += count
-        if not fweight:
-            for where in slices:
-                never = self._aggregate(
-                    both(active_q, where),
-                    "LOAD",
-                    1,
-                    "@access_count",
-                    "FILTER",
-                    "@access_count == 0",
-                    "GROUPBY",
-                    0,
-                    "REDUCE",
-                    "COUNT",
-                    0,
-                    "AS",
-                    "n",
-                    index=index,
-                )
-                out["never"] += int(never[0]["n"] or 0) if never else 0
-        return out
+        aggregate = functools.partial(self._aggregate, index=index)
+        return decay_summary(aggregate, slices, active_q, protect, now, rate, fweight, floor)
 
     def _top_tags(self, query: str, limit: int) -> dict[str, int]:
         """The *limit* most used tags among memories matching *query*, most used first.
@@ -734,16 +562,23 @@ class ObservabilityMixin(StoreHost):
         :data:`TAG_COUNT_MAX` tags, one aggregate over every memory's tags instead.
         """
         values = sorted(
-            {as_text(v) for v in self.client.execute_command("FT.TAGVALS", self.keys.index, "tagk")}
+            {
+                as_text(v)
+                for v in self.core.client.execute_command(
+                    "FT.TAGVALS", self.core.keys.index, "tagk"
+                )
+            }
         )
         if len(values) > TAG_COUNT_MAX:
-            keyed = self._top_tags_aggregate(query, limit)
+            keyed = top_tags_aggregate(functools.partial(self._aggregate), query, limit)
         else:
             clauses = [f"@tagk:{{{v}}}" for v in values]
             if query == ACTIVE:
-                found = active_counts(self.client, self.keys.index, clauses)
+                found = active_counts(self.core.client, self.core.keys.index, clauses)
             else:
-                found = counts(self.client, self.keys.index, [both(query, c) for c in clauses])
+                found = counts(
+                    self.core.client, self.core.keys.index, [both(query, c) for c in clauses]
+                )
             ranked = sorted(
                 ((v, n) for v, n in zip(values, found, strict=True) if n),
                 key=lambda kv: (-kv[1], kv[0]),
@@ -751,38 +586,5 @@ class ObservabilityMixin(StoreHost):
             keyed = ranked[:limit]
         if not keyed:
             return {}
-        names = self.client.hmget(self.keys.tag_names, [k for k, _ in keyed])
+        names = self.core.client.hmget(self.core.keys.tag_names, [k for k, _ in keyed])
         return {as_text(name, key): n for (key, n), name in zip(keyed, names, strict=True)}
-
-    def _top_tags_aggregate(self, query: str, limit: int) -> list[tuple[str, int]]:
-        rows = self._aggregate(
-            query,
-            "LOAD",
-            1,
-            "@tagk",
-            "FILTER",
-            "exists(@tagk)",  # untagged memories store no tagk field (codec.sparse_hash)
-            "APPLY",
-            'split(@tagk, ",")',
-            "AS",
-            "tag",
-            "GROUPBY",
-            1,
-            "@tag",
-            "REDUCE",
-            "COUNT",
-            0,
-            "AS",
-            "n",
-            "FILTER",
-            "@tag != ''",
-            "SORTBY",
-            4,
-            "@n",
-            "DESC",
-            "@tag",
-            "ASC",
-            "MAX",
-            limit + 1,
-        )
-        return [(str(r["tag"]), int(r["n"] or 0)) for r in rows if r.get("tag")][:limit]

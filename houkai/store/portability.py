@@ -23,26 +23,17 @@ import numpy as np
 from ..db.keys import value_key
 from ..domain.model import (
     IMPORT_POLICIES,
-    LINK_RELS,
     MAX_ID_CHARS,
     MEMORY_TYPES,
     EmbeddingModelMismatch,
     Memory,
     ValidationError,
-    check_memory,
-    check_unicode,
-    content_hash,
     new_id,
     validate_choice,
-    validate_importance,
-    validate_polarity,
-    validate_source,
     validate_tags,
-    validate_text,
 )
 from . import access, codec
 from .archive import (
-    BASE64_ENCODINGS,
     EXPORT_FORMAT,
     EXPORT_VERSION,
     EXPORT_VERSION_BASE64,
@@ -53,10 +44,10 @@ from .archive import (
     ExportSummary,
     ImportConflictError,
     ImportSummary,
-    decode_base64_vector,
     iter_archive,
     read_archive_header,
 )
+from .core import CoreStore
 from .export_rows import (
     ROW_FIELDS,
     base64_strings,
@@ -67,12 +58,13 @@ from .export_rows import (
     fetch_rows,
     stored_bytes,
 )
-from .host import StoreHost
+from .graph import Graph
+from .import_rows import row_memory, unicode_ok
 from .search import iter_windows
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ArchiveError", "PortabilityMixin", "read_archive_header"]
+__all__ = ["ArchiveError", "Portability", "read_archive_header"]
 
 
 def _export_query(
@@ -125,75 +117,12 @@ class _Compressor:
             self._pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _unicode_ok(text: str) -> bool:
-    """Can *text* be echoed in a summary (no lone surrogate)?"""
-    try:
-        check_unicode(text)
-    except ValidationError:
-        return False
-    return True
-
-
-def _row_memory(
-    row: dict[str, Any], collection: str, dim: int | None, encoding: str = "json"
-) -> tuple[Memory, np.ndarray | None]:
-    """Rebuild and validate one archive row: ``(memory, vector or None)``.
-
-    Every check a stored memory must pass runs here, before any write: the
-    vocabularies, text and tags, every number finite and in range
-    (:func:`check_memory`) and, when *dim* is given and the row carries a
-    vector, its dimension and finiteness. ValueError says what is wrong.
-    """
-    check_unicode(row)  # a lone surrogate would fail the write pass, half-way through
-    meta = row.get("meta") or {}
-    if not isinstance(meta, dict):
-        raise ValidationError("'meta' is not an object")
-    rid = row.get("id") or meta.get("id")
-    if not isinstance(rid, str) or not rid.strip():
-        raise ValidationError("row has no id")
-    if len(rid.strip()) > MAX_ID_CHARS:
-        raise ValidationError(f"id longer than {MAX_ID_CHARS} characters")
-    links = meta.get("links") or []
-    if not isinstance(links, list) or not all(
-        isinstance(x, dict) and isinstance(x.get("to"), str) and x.get("rel") in LINK_RELS
-        for x in links
-    ):
-        raise ValidationError(
-            f"links must be a list of {{to, rel}} with rel in {', '.join(LINK_RELS)}"
-        )
-    for name in ("superseded_by", "collection", "state", "error", "content_hash"):
-        if meta.get(name) is not None and not isinstance(meta.get(name), str):
-            raise ValidationError(f"{name} must be a string")
-    try:
-        memory = Memory.from_dict(
-            {**meta, "id": rid.strip(), "text": row.get("text") or meta.get("text") or ""}
-        )
-    except (TypeError, ValueError, KeyError, OverflowError) as exc:
-        raise ValidationError(f"bad field: {exc}") from None
-    memory.text = validate_text(row.get("text") or meta.get("text"))
-    validate_choice(memory.type, MEMORY_TYPES, "type")
-    memory.tags = validate_tags(meta.get("tags") or [])
-    memory.source = validate_source(meta.get("source"))
-    memory.importance = validate_importance(memory.importance)
-    memory.polarity = validate_polarity(meta.get("polarity") or 0)
-    memory.collection = collection
-    memory.state, memory.error = "ready", ""
-    memory.content_hash = content_hash(memory.text)
-    check_memory(memory)
-    vector = None
-    if dim is not None and row.get("vector") is not None:
-        value = row["vector"]
-        if encoding in BASE64_ENCODINGS:
-            try:
-                value = decode_base64_vector(value, encoding, dim)
-            except ValueError as exc:
-                raise ValidationError(str(exc)) from None
-        vector = codec.check_vectors(value, dim)[0]
-    return memory, vector
-
-
-class PortabilityMixin(StoreHost):
+class Portability:
     """export, import_."""
+
+    def __init__(self, core: CoreStore, graph: Graph) -> None:
+        self.core = core
+        self.graph = graph
 
     # ------------------------------------------------------------------ export
     def export(
@@ -217,7 +146,7 @@ class PortabilityMixin(StoreHost):
         validate_choice(vector_format, VECTOR_FORMATS, "vector_format")
         encoding = "json"
         if vector_format == "base64" and include_vectors:
-            encoding = "base64-float16" if self.vector_type == "FLOAT16" else "base64-float32"
+            encoding = "base64-float16" if self.core.vector_type == "FLOAT16" else "base64-float32"
         type_list = sorted(set(types)) if types else None
         for t in type_list or ():
             validate_choice(t, MEMORY_TYPES, "types")
@@ -230,7 +159,7 @@ class PortabilityMixin(StoreHost):
         query = _export_query(
             include_superseded=include_superseded, types=type_list, tags=tag_list, since=since
         )
-        self.count_call("export")
+        self.core.count_call("export")
         options: dict[str, Any] = {
             "include_vectors": bool(include_vectors),
             "include_superseded": bool(include_superseded),
@@ -245,9 +174,9 @@ class PortabilityMixin(StoreHost):
             "version": EXPORT_VERSION if encoding == "json" else EXPORT_VERSION_BASE64,
             "exported_at": started,
             "source": {
-                "collection": self.collection_name,
-                "embedding_model": self.embedder.name,
-                "embedding_dim": int(self.index_params.dim) if include_vectors else 0,
+                "collection": self.core.collection_name,
+                "embedding_model": self.core.embedder.name,
+                "embedding_dim": int(self.core.index_params.dim) if include_vectors else 0,
                 "count": self._count_matching(query),
             },
             "options": options,
@@ -259,7 +188,9 @@ class PortabilityMixin(StoreHost):
                 count += rows
                 compressor.submit(lines)
         size = out.stat().st_size
-        self.journal_append("export", "", meta={"path": str(out), "count": count, "bytes": size})
+        self.core.journal_append(
+            "export", "", meta={"path": str(out), "count": count, "bytes": size}
+        )
         return ExportSummary(
             path=out,
             count=count,
@@ -271,7 +202,7 @@ class PortabilityMixin(StoreHost):
     def _count_matching(self, query: str) -> int:
         from .search import total
 
-        return total(self.client, self.keys.index, query)
+        return total(self.core.client, self.core.keys.index, query)
 
     def _export_windows(
         self, query: str, with_vector: bool, encoding: str = "json"
@@ -286,7 +217,7 @@ class PortabilityMixin(StoreHost):
         thread: two threads encoding at once contended for the GIL and cost more CPU
         per row (ADR 0063).
         """
-        fields = (*ROW_FIELDS, "vec") if with_vector else ROW_FIELDS
+        fields = (*ROW_FIELDS, codec.F.VEC) if with_vector else ROW_FIELDS
         pool = ThreadPoolExecutor(
             max_workers=_EXPORT_READS_AHEAD, thread_name_prefix="houkai-export-read"
         )
@@ -298,7 +229,9 @@ class PortabilityMixin(StoreHost):
             return len(rows), b"".join([row[2] for row in rows])
 
         try:
-            windows = iter_windows(self.client, self.keys.index, query, "created_at", _EXPORT_BATCH)
+            windows = iter_windows(
+                self.core.client, self.core.keys.index, query, "created_at", _EXPORT_BATCH
+            )
             for keys in windows:
                 ahead.append(pool.submit(self._export_read, keys, fields))
                 if len(ahead) > _EXPORT_READS_AHEAD:
@@ -308,24 +241,17 @@ class PortabilityMixin(StoreHost):
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 
-    @property
-    def _mirror_script(self) -> Any:
-        script = getattr(self, "_portability_mirror", None)
-        if script is None:
-            script = self._portability_mirror = self.client.register_script(access.MIRROR_LUA)
-        return script
-
     def _export_read(self, keys: list[str], fields: tuple[str, ...]) -> tuple[list[Any], list[Any]]:
         """One window's hash fields (one round trip per :data:`_EXPORT_BATCH` keys), with the
         access documents' counts in place of the hash's own, and the pending counts."""
         replies: list[Any] = []
-        ids = [codec.memory_id_from_key(self.keys, key) for key in keys]
-        docs = [self.keys.access_doc(i) for i in ids]
+        ids = [codec.memory_id_from_key(self.core.keys, key) for key in keys]
+        docs = [self.core.keys.access_doc(i) for i in ids]
         counts: list[Any] = []
         for start in range(0, len(keys), _EXPORT_BATCH):
-            replies += fetch_rows(self.client, keys[start : start + _EXPORT_BATCH], fields)
+            replies += fetch_rows(self.core.client, keys[start : start + _EXPORT_BATCH], fields)
             counts += fetch_rows(
-                self.client, docs[start : start + _EXPORT_BATCH], access.ACCESS_FIELDS
+                self.core.client, docs[start : start + _EXPORT_BATCH], access.ACCESS_FIELDS
             )
         at = ROW_FIELDS.index("last_accessed"), ROW_FIELDS.index("access_count")
         for values, (last, count) in zip(replies, counts, strict=True):
@@ -333,7 +259,9 @@ class PortabilityMixin(StoreHost):
                 values[at[0]] = last
             if count is not None:
                 values[at[1]] = count
-        pending = self.client.hmget(self.keys.access, [f"{p}:{i}" for i in ids for p in ("n", "t")])
+        pending = self.core.client.hmget(
+            self.core.keys.access, [f"{p}:{i}" for i in ids for p in ("n", "t")]
+        )
         return replies, pending
 
     def _export_encode(
@@ -342,8 +270,8 @@ class PortabilityMixin(StoreHost):
         """``(created_at, id, line)`` for each key of a batch read by :meth:`_export_read`
         that is still present: :func:`encode_row` writes the meta straight from the hash
         values; the batch's vectors are spelled together."""
-        dim = int(self.index_params.dim)
-        vector_type = self.vector_type
+        dim = int(self.core.index_params.dim)
+        vector_type = self.core.vector_type
         as_is = batch_blob_length(vector_type, dim, encoding)
         width = len(ROW_FIELDS)
         heads: list[tuple[float, str, bytes]] = []
@@ -408,7 +336,7 @@ class PortabilityMixin(StoreHost):
         validate_choice(on_conflict, IMPORT_POLICIES, "on_conflict")
         if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise ValidationError("batch_size must be an integer >= 1")
-        limits = limits or ArchiveLimits.from_settings(self.settings)
+        limits = limits or ArchiveLimits.from_settings(self.core.settings)
         header = read_archive_header(path)
         source = header.get("source") or {}
         options = header.get("options") or {}
@@ -416,17 +344,17 @@ class PortabilityMixin(StoreHost):
         src_dim = int(source.get("embedding_dim") or 0)
         has_vectors = bool(options.get("include_vectors", True)) and src_dim > 0
         mismatch = bool(src_model) and (
-            src_model != self.embedder.name or src_dim != self.index_params.dim
+            src_model != self.core.embedder.name or src_dim != self.core.index_params.dim
         )
         if has_vectors and mismatch and not regenerate_vectors:
             raise EmbeddingModelMismatch(
                 f"embedding model mismatch (archive: {src_model!r}, {src_dim} dims; store: "
-                f"{self.embedder.name!r}, {self.index_params.dim} dims) — pass "
+                f"{self.core.embedder.name!r}, {self.core.index_params.dim} dims) — pass "
                 "regenerate_vectors=True to re-embed on import"
             )
         use_vectors = has_vectors and not mismatch and not regenerate_vectors
-        dim = int(self.index_params.dim) if use_vectors else None
-        self.count_call("import")
+        dim = int(self.core.index_params.dim) if use_vectors else None
+        self.core.count_call("import")
         summary = ImportSummary(dry_run=bool(dry_run))
         if not self._import_validate(path, limits, dim, on_conflict, summary):
             return summary  # nothing valid: skip the second read
@@ -434,7 +362,7 @@ class PortabilityMixin(StoreHost):
         written: list[str] = []
         seen: set[str] = set()
         batch: list[tuple[Memory, np.ndarray | None, bool]] = []
-        with self.as_actor("import"):
+        with self.core.as_actor("import"):
             for memory, vector in self._valid_rows(path, limits, dim):
                 batch.append((memory, vector, memory.id in seen))
                 seen.add(memory.id)
@@ -458,10 +386,10 @@ class PortabilityMixin(StoreHost):
                 yield lineno, None, None, f"line:{lineno}", row
                 continue
             try:
-                memory, vector = _row_memory(row, self.collection_name, dim, encoding)
+                memory, vector = row_memory(row, self.core.collection_name, dim, encoding)
             except ValueError as exc:
                 rid = row.get("id")
-                ok = isinstance(rid, str) and rid.strip() and _unicode_ok(rid)
+                ok = isinstance(rid, str) and rid.strip() and unicode_ok(rid)
                 label = (
                     rid.strip()[:MAX_ID_CHARS] if ok and isinstance(rid, str) else f"line:{lineno}"
                 )
@@ -492,7 +420,7 @@ class PortabilityMixin(StoreHost):
         pending: list[str] = []
 
         def flush() -> None:
-            existing = self.get_many(pending)
+            existing = self.core.get_many(pending)
             for rid in pending:
                 if rid in existing:
                     collisions.append((rid, existing[rid].text[:80]))
@@ -532,7 +460,7 @@ class PortabilityMixin(StoreHost):
         renames: dict[str, str],
         written: list[str],
     ) -> None:
-        existing = self.get_many([m.id for m, _, _ in batch])
+        existing = self.core.get_many([m.id for m, _, _ in batch])
         to_write: list[tuple[Memory, np.ndarray | None]] = []
         replaced: list[Memory] = []
         for memory, vector, dup_in_file in batch:
@@ -560,7 +488,7 @@ class PortabilityMixin(StoreHost):
             to_write.append((memory, vector))
         if dry_run or not to_write:
             return
-        dim = int(self.index_params.dim)
+        dim = int(self.core.index_params.dim)
         vectors = np.zeros((len(to_write), dim), dtype=np.float32)
         missing: list[int] = []
         for i, (_, vector) in enumerate(to_write):
@@ -569,25 +497,25 @@ class PortabilityMixin(StoreHost):
             else:
                 vectors[i] = vector
         if missing:
-            encoded = self.encode([to_write[i][0].text for i in missing])
+            encoded = self.core.encode([to_write[i][0].text for i in missing])
             for position, i in enumerate(missing):
                 vectors[i] = encoded[position]
             summary.vectors_regenerated = True
         memories = [m for m, _ in to_write]
         # One MULTI/EXEC: an overwritten memory is replaced whole (the write
         # script rewrites every field) or, on any failure, left as it was.
-        pipe = self.client.pipeline(transaction=True)
+        pipe = self.core.client.pipeline(transaction=True)
         for stale in replaced:
-            pipe.hdel(self.keys.access, f"n:{stale.id}", f"t:{stale.id}")
+            pipe.hdel(self.core.keys.access, f"n:{stale.id}", f"t:{stale.id}")
             for link in stale.links:
-                pipe.srem(self.keys.incoming(link.to), f"{stale.id}|{link.rel}")
-        self.write(memories, vectors, pipe=pipe)
-        self.reindex_links(memories, pipe=pipe)
+                pipe.srem(self.core.keys.incoming(link.to), f"{stale.id}|{link.rel}")
+        self.core.write(memories, vectors, pipe=pipe)
+        self.graph.reindex_links(memories, pipe=pipe)
         pipe.execute()
         regenerated = set(missing)
         for i, memory in enumerate(memories):
             written.append(memory.id)
-            self.journal_append(
+            self.core.journal_append(
                 "import",
                 memory.id,
                 after=memory.to_dict(),
@@ -598,8 +526,8 @@ class PortabilityMixin(StoreHost):
         """Point this import's links and superseded_by at the renamed ids."""
         for start in range(0, len(written), 500):
             chunk = written[start : start + 500]
-            fetched = self.get_many(chunk)
-            pipe = self.client.pipeline(transaction=False)
+            fetched = self.core.get_many(chunk)
+            pipe = self.core.client.pipeline(transaction=False)
             changed: list[tuple[dict, Memory]] = []
             for mid in chunk:
                 memory = fetched.get(mid)
@@ -609,25 +537,28 @@ class PortabilityMixin(StoreHost):
                 dirty = False
                 for link in memory.links:
                     if link.to in renames:
-                        pipe.srem(self.keys.incoming(link.to), f"{memory.id}|{link.rel}")
+                        pipe.srem(self.core.keys.incoming(link.to), f"{memory.id}|{link.rel}")
                         link.to = renames[link.to]
-                        pipe.sadd(self.keys.incoming(link.to), f"{memory.id}|{link.rel}")
+                        pipe.sadd(self.core.keys.incoming(link.to), f"{memory.id}|{link.rel}")
                         dirty = True
                 if memory.superseded_by in renames:
                     memory.superseded_by = renames[memory.superseded_by]
                     dirty = True
                 if dirty:
-                    fields = codec.to_hash(memory, vector_type=self.vector_type)
-                    pipe.hset(self.keys.memory(memory.id), mapping=fields)
-                    self._mirror_script(
-                        keys=[self.keys.memory(memory.id), self.keys.access_doc(memory.id)],
+                    fields = codec.to_hash(memory, vector_type=self.core.vector_type)
+                    pipe.hset(self.core.keys.memory(memory.id), mapping=fields)
+                    self.core.scripts.mirror(
+                        keys=[
+                            self.core.keys.memory(memory.id),
+                            self.core.keys.access_doc(memory.id),
+                        ],
                         args=["0"],
                         client=pipe,
                     )
                     changed.append((before, memory))
             pipe.execute()
             for before, memory in changed:
-                self.journal_append(
+                self.core.journal_append(
                     "edit",
                     memory.id,
                     before=before,

@@ -19,11 +19,11 @@ from ..sessions import context as ctx
 from ..sessions import messages as msg
 from ..sessions.context import SessionContext
 from ..sessions.state import SessionState
-from .host import StoreHost
+from .core import CoreStore
 
 if TYPE_CHECKING:
-    from ..domain.model import PackResult
     from ..extraction.base import Extractor
+    from . import MemoryStore
 
 
 class SessionNotFound(MemoryNotFound):
@@ -33,22 +33,22 @@ class SessionNotFound(MemoryNotFound):
         return f"session not found: no session with id {self.memory_id!r}"
 
 
-class SessionsMixin(StoreHost):
+class Sessions:
     """add_messages, session, sessions, delete_session, extract_session."""
 
-    if TYPE_CHECKING:  # PackingMixin's
-
-        def recall_pack(self, query: str, **kwargs: Any) -> PackResult: ...
+    def __init__(self, core: CoreStore, owner: MemoryStore) -> None:
+        self.core = core
+        self.owner = owner  # the facade: its recall_pack, and the store an extraction writes to
 
     @property
     def session_state(self) -> SessionState:
         """The Redis side of this collection's sessions (made once)."""
         state: SessionState | None = self.__dict__.get("_session_state")
         if state is None:
-            s = self.settings
+            s = self.core.settings
             state = SessionState(
-                self.client,
-                self.keys,
+                self.core.client,
+                self.core.keys,
                 window=s.session_window,
                 summary_chars=s.session_summary_chars,
                 ttl=parse_duration(s.session_ttl),
@@ -81,11 +81,11 @@ class SessionsMixin(StoreHost):
             batch,
             user_id=user,
             agent_id=agent,
-            due_at=now + trigger.idle_seconds(self.settings),
-            due_after=trigger.threshold(self.settings),
+            due_at=now + trigger.idle_seconds(self.core.settings),
+            due_after=trigger.threshold(self.core.settings),
             now=now,
         )
-        result.queued = trigger.due_now(self.settings, result.added, result.pending)
+        result.queued = trigger.due_now(self.core.settings, result.added, result.pending)
         return result.to_dict()
 
     def session(
@@ -118,9 +118,13 @@ class SessionsMixin(StoreHost):
         pack = None
         left = budget - summary_cost - window_cost
         if memories and question and left > 0:
-            scope = {n: meta[n] for n in ("user_id", "agent_id") if meta.get(n)}
-            pack = self.recall_pack(
-                question, token_budget=left, touch=False, header=ctx.MEMORY_HEADER, **scope
+            pack = self.owner.recall_pack(
+                question,
+                token_budget=left,
+                touch=False,
+                header=ctx.MEMORY_HEADER,
+                user_id=meta.get("user_id") or None,
+                agent_id=meta.get("agent_id") or None,
             )
         text = ctx.render(summary, pack, kept)
         used = summary_cost + window_cost + (pack.used_tokens if pack else 0)
@@ -161,18 +165,4 @@ class SessionsMixin(StoreHost):
         sid = msg.check_session_id(session_id)
         if not self.session_state.exists(sid):
             raise SessionNotFound(sid)
-        return run_extraction(self, sid, extractor=extractor).to_dict()
-
-    def metrics(self) -> dict[str, Any]:
-        """The store's metrics plus, once a session exists, ``sessions`` (how many); the
-        extractors' tokens and cost are the service's ``extraction`` figures."""
-        out: dict[str, Any] = super().metrics()  # type: ignore[misc]
-        sessions = self.session_state.count()
-        if sessions:
-            out["sessions"] = sessions
-        return out
-
-    def drop(self) -> int:
-        """Delete the collection entirely, its sessions too."""
-        self.session_state.delete_all()
-        return int(super().drop())
+        return run_extraction(self.owner, sid, extractor=extractor).to_dict()

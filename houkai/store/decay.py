@@ -27,13 +27,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 import redis
 
+from ..db.decode import as_text
 from ..db.filters import filter_expr
 from ..domain.model import MEMORY_TYPES, Memory, ValidationError, validate_choice
-from ..store import codec
-from ..store.access import memory_key_of
+from . import codec
+from .access import memory_key_of
 
 if TYPE_CHECKING:
-    from ..store import MemoryStore
+    from . import MemoryStore
 
 log = logging.getLogger(__name__)
 
@@ -285,10 +286,8 @@ def _num(value: float) -> str:
 
 def _row_key(row: list) -> str | None:
     for j in range(0, len(row) - 1, 2):
-        name = row[j].decode() if isinstance(row[j], bytes) else str(row[j])
-        if name == "__key":
-            value = row[j + 1]
-            return value.decode() if isinstance(value, bytes) else str(value)
+        if as_text(row[j]) == "__key":
+            return as_text(row[j + 1])
     return None
 
 

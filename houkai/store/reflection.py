@@ -36,12 +36,12 @@ from ..db.decode import as_text
 from ..db.filters import filter_expr
 from ..db.schema import MEMORY_FIELDS
 from ..domain.model import MAX_TAGS, Memory, MemoryNotFound, ValidationError, new_id
-from ..store import codec
-from ..store.search import search, total
-from .summarizers import Summarizer, build_summarizer, extractive_summarizer
+from ..engines.summarizers import Summarizer, build_summarizer, extractive_summarizer
+from . import codec
+from .search import search, total
 
 if TYPE_CHECKING:
-    from ..store import MemoryStore
+    from . import MemoryStore
 
 log = logging.getLogger(__name__)
 
