@@ -20,8 +20,8 @@ houkai/app/operations/params.py), ``--store``/``-S`` and ``AI_HOUKAI_COLLECTION`
 root command, ``--format rich`` and ``text`` (houkai/cli/output.py), ``reflect
 --consolidate`` alone meaning ``soft`` (houkai/cli/commands/lifecycle.py),
 ``Pipeline(app=…)`` (houkai/pipeline/write.py), ``from houkai.pipeline import Pipeline``
-(houkai/pipeline/__init__.py), ``houkai.pipeline.maintenance.MaintenanceScheduler``
-(now houkai/pipeline/scheduler.py), the seed's ``claudemd_snippet()`` and
+(houkai/pipeline/__init__.py), ``houkai.maintenance.MaintenanceScheduler``
+(houkai/pipeline/scheduler.py), the seed's ``claudemd_snippet()`` and
 ``MaintenanceState.next_run_at()``, and ``get_at(timestamp=…)`` (houkai/store/history.py).
 """
 
@@ -59,7 +59,7 @@ MOVED: dict[str, str] = {
     "houkai.onnx_embedder": "houkai.engines.onnx_embedder",
     "houkai.onnx_export": "houkai.engines.onnx_export",
     "houkai.jobs": "houkai.pipeline.jobs",
-    "houkai.maintenance": "houkai.pipeline.maintenance",
+    "houkai.maintenance": "houkai.pipeline.scheduler",  # the seed's scheduler + state names
     "houkai.ingest": "houkai.pipeline.chunking",
     "houkai.service": "houkai.app.service",
     "houkai.auth": "houkai.app.auth",

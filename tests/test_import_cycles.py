@@ -137,7 +137,6 @@ def test_the_cycle_finder_finds_a_circle() -> None:
 #: (recall.py and recall_stages.py call each other's private methods) and the service's
 #: split. Remove an entry once its circle is gone; the test says when.
 KNOWN = [
-    ["houkai.app.service", "houkai.app.session_service"],
     ["houkai.store.recall", "houkai.store.recall_stages"],
 ]
 

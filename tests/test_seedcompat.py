@@ -17,7 +17,7 @@ from houkai.bench.eval import (
     recall_at_k,
     reciprocal_rank,
 )
-from houkai.pipeline.maintenance import MaintenanceScheduler
+from houkai.pipeline.scheduler import MaintenanceScheduler
 
 
 # --------------------------------------------------------------------------- eval

@@ -468,13 +468,3 @@ def status(
         "locked": bool(store.client.exists(state.lock_key)),
         "runs": state.runs(20),
     }
-
-
-def __getattr__(name: str) -> Any:
-    """``MaintenanceScheduler`` (the seed's facade over :func:`tick`) lives in
-    :mod:`houkai.pipeline.scheduler`; this path keeps importing it."""
-    if name == "MaintenanceScheduler":
-        from .scheduler import MaintenanceScheduler
-
-        return MaintenanceScheduler
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
