@@ -34,6 +34,7 @@ from ..domain.model import (
     ValidationError,
 )
 from ..extraction.usage import store_usage
+from ..recall.request import RecallRequest
 from . import operations
 from .operations import DISPATCHABLE, check_arguments
 from .operations import params as params
@@ -636,7 +637,7 @@ class MemoryService(SessionServiceMixin):
         """Semantic or hybrid search: a list of memory dicts with ``score`` (and ``explain``)."""
         store = self.read_store(collection)
         with deadline.scope(self.settings.request_deadline):
-            hits = store.recall(**_search(p))
+            hits = store.recall_request(RecallRequest.checked(**_search(p)))  # checked once
         if p.explain:
             return [memory_to_dict(m, score=s, explain=e) for m, s, e in hits]
         return [memory_to_dict(m, score=s) for m, s in hits]
@@ -664,7 +665,7 @@ class MemoryService(SessionServiceMixin):
         reply = _pack_to_dict(pack)
         queries = list(getattr(pack, "queries", None) or [])
         if not queries:
-            from ..store.packing import extract_key_phrases
+            from ..recall.packing import extract_key_phrases
 
             queries = [task, *extract_key_phrases(task, p.max_phrases)]
         reply["queries"] = queries

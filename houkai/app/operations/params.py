@@ -13,7 +13,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from houkai.domain.model import LIST_SORTS, MAX_TIMESTAMP, MAX_TTL_SECONDS
-from houkai.domain.model import RECALL_STAGES as STAGES
+from houkai.recall.stages import DEFAULT_WORD, STAGES
 
 from .fields import (
     CURSOR_PATTERN,
@@ -505,7 +505,8 @@ class Recall(Filters, Ranking):
     stages: str | None = Field(
         None,
         description=f"Hybrid stages, comma-separated: {', '.join(STAGES)}; "
-        '"" for the plain blend (default: the recall_stages setting).',
+        f'"{DEFAULT_WORD}" for the ones on by default; "" for the plain blend '
+        "(default: the recall_stages setting).",
     )
     as_of: Timestamp | None = Field(
         None, description=f"The clock the question is asked at. {TIME_HELP}"
