@@ -637,7 +637,7 @@ class MemoryService(SessionServiceMixin):
         """Semantic or hybrid search: a list of memory dicts with ``score`` (and ``explain``)."""
         store = self.read_store(collection)
         with deadline.scope(self.settings.request_deadline):
-            hits = store.recall_request(RecallRequest.checked(**_search(p)))  # checked once
+            hits = store.recaller.run(RecallRequest.checked(**_search(p)))  # checked once
         if p.explain:
             return [memory_to_dict(m, score=s, explain=e) for m, s, e in hits]
         return [memory_to_dict(m, score=s) for m, s in hits]

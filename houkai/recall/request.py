@@ -8,7 +8,7 @@ and ``recall_pack`` build it from their arguments and it checks them here; the d
 so a door's recall is validated once. ``bench fit`` asks through the same request.
 
 A field the registry declares for the doors has the registry's name and default here
-(``tests/test_recall_request.py`` holds the two together); the library-only fields
+(``tests/test_recall_package.py`` holds the two together); the library-only fields
 (``weights``, ``reranker``, ``rrf_k``, an ``ExpandSpec``) are objects no JSON door sends.
 """
 

@@ -101,10 +101,6 @@ class MemoryStore(
         del args["self"]
         return self.recaller.run(RecallRequest(**args))
 
-    def recall_request(self, request: RecallRequest) -> list[Any]:
-        """Recall one :class:`~houkai.recall.request.RecallRequest` (the doors' way in)."""
-        return self.recaller.run(request)
-
     def recall_pack(  # type: ignore[override]  # SessionsMixin declares it loosely
         self,
         query: str,
