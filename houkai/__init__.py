@@ -37,11 +37,11 @@ if TYPE_CHECKING:  # the real imports, for type checkers and IDEs
     from .engines.importance import score_importance
     from .engines.summarizers import build_summarizer
     from .pipeline.chunking import chunk_text
+    from .recall.packing import extract_key_phrases
     from .store import MemoryStore
     from .store.archive import ExportSummary, ImportConflictError, ImportSummary
     from .store.async_store import AsyncMemoryStore
     from .store.decay import DecayEngine
-    from .store.packing import extract_key_phrases
     from .store.reflection import ReflectionEngine
 
 # Imported on first attribute access (PEP 562): ``houkai --help`` or a CLI
@@ -81,7 +81,7 @@ _LAZY: dict[str, str] = {
     "Reranker": ".domain.model",
     "ReflectionEngine": ".store.reflection",
     "MemoryStore": ".store",
-    "extract_key_phrases": ".store.packing",
+    "extract_key_phrases": ".recall.packing",
     "build_summarizer": ".engines.summarizers",
 }
 

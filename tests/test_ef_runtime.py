@@ -9,7 +9,7 @@ import redis
 
 from houkai import MemoryStore
 from houkai.db.schema import IndexParams, read_meta, same_layout
-from houkai.store import recall as recall_module
+from houkai.recall import candidates as recall_module
 
 
 def _drops(monkeypatch) -> list[tuple]:

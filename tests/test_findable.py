@@ -104,19 +104,22 @@ def test_above_exact_knn_max_the_hnsw_pool_still_returns_every_fact(bulk, settin
 def test_semantic_widen_off_leaves_the_bare_hnsw_pool(bulk, settings, monkeypatch):
     """``semantic_widen = false`` (the bench's *before* server) skips the keyword hits."""
     run, ids = bulk
-    calls: list[str] = []
-    real = MemoryStore._widen_semantic
+    from houkai.domain.text import query_terms
+    from houkai.recall import engine
 
-    def spy(self, pool, query, *args):
-        calls.append(query)
-        return real(self, pool, query, *args)
+    calls: list[list[str]] = []
+    real = engine.widen_semantic
 
-    monkeypatch.setattr(MemoryStore, "_widen_semantic", spy)
+    def spy(core, pool, terms, *args):
+        calls.append(terms)
+        return real(core, pool, terms, *args)
+
+    monkeypatch.setattr(engine, "widen_semantic", spy)
     text = next(iter(ids))
     for widen in (True, False):
         tier = settings.replace(exact_knn_max=0, semantic_widen=widen)
         MemoryStore(collection=_collection(run), settings=tier).recall(text, k=5, touch=False)
-    assert calls == [text]
+    assert calls == [query_terms(text)]
 
 
 def test_rest_semantic_recall_returns_every_fact(bulk, settings):
@@ -263,8 +266,9 @@ def test_under_the_recall_filter_a_memorys_own_words_still_find_it(make_store):
 
     from houkai.db.filters import filter_expr
     from houkai.domain.text import query_terms
+    from houkai.recall.candidates import KEYWORD_SCORER, keyword_query
+    from houkai.recall.parsed import read_query
     from houkai.store import lexstats
-    from houkai.store.recall_stages import KEYWORD_SCORER, keyword_query
     from houkai.store.search import search
 
     store = make_store()
@@ -274,7 +278,9 @@ def test_under_the_recall_filter_a_memorys_own_words_still_find_it(make_store):
     lost = []
     for text in texts:
         terms = query_terms(text)
-        words = lexstats.candidate_terms(terms, store._term_stats(text, terms))
+        stats = read_query(store, text, clock.time(), hybrid=True).stats
+        assert stats is not None
+        words = lexstats.candidate_terms(terms, stats)
         _, hits = search(
             store.client, store.keys.index, keyword_query(words, where),
             return_fields=("text",), limit=20, scorer=KEYWORD_SCORER,
@@ -328,6 +334,8 @@ def test_keyword_neighbours_hold_each_fact_under_the_recall_filter(dense):
 
     from houkai.db.filters import filter_expr
     from houkai.domain.text import query_terms
+    from houkai.recall.candidates import keyword_neighbours
+    from houkai.recall.parsed import read_query
     from houkai.store import lexstats
 
     store, texts, ids = dense
@@ -336,8 +344,10 @@ def test_keyword_neighbours_hold_each_fact_under_the_recall_filter(dense):
     for text, mid in list(zip(texts, ids, strict=True))[::5]:
         terms = query_terms(text)
         pool: dict[str, Any] = {}
-        words = lexstats.candidate_terms(terms, store._term_stats(text, terms))
-        store._keyword_neighbours(pool, words, where, 40, store.query_vector(text))
+        read = read_query(store, text, clock.time(), hybrid=True)
+        assert read.stats is not None and read.vector is not None
+        words = lexstats.candidate_terms(terms, read.stats)
+        keyword_neighbours(store, pool, words, where, 40, read.vector)
         if mid not in pool:
             lost.append(text)
     assert lost == []

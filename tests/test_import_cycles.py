@@ -133,20 +133,9 @@ def test_the_cycle_finder_finds_a_circle() -> None:
     assert cycles({"a": {"b"}, "b": set()}) == []
 
 
-#: Circles being taken apart on other branches this round (issue 28): the recall package
-#: (recall.py and recall_stages.py call each other's private methods) and the service's
-#: split. Remove an entry once its circle is gone; the test says when.
-KNOWN = [
-    ["houkai.store.recall", "houkai.store.recall_stages"],
-]
-
-
 def test_no_import_cycle() -> None:
     found = cycles(import_graph())
-    new = [c for c in found if c not in KNOWN]
-    assert new == [], "import circles: " + "; ".join(" <-> ".join(c) for c in new)
-    gone = [c for c in KNOWN if c not in found]
-    assert gone == [], f"no longer a circle, remove from KNOWN: {gone}"
+    assert found == [], "import circles: " + "; ".join(" <-> ".join(c) for c in found)
 
 
 def test_a_function_local_import_counts() -> None:

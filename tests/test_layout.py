@@ -45,6 +45,7 @@ def test_top_level_holds_only_layers() -> None:
         "extraction",  # issue 30: conversations in, candidate memories out
         "installers",
         "pipeline",
+        "recall",  # issue 28: recall as its own package
         "sessions",  # issue 30: working memory of conversations
         "store",
     ]
@@ -61,7 +62,7 @@ def test_domain_does_not_reach_into_outer_layers() -> None:
 def test_inner_layers_do_not_import_the_benchmarks() -> None:
     """The encoder's calibration reads generated text from houkai.corpora, not houkai.bench:
     a benchmark is an outer door, and the library must not need it."""
-    for layer in ("domain", "db", "store", "engines", "pipeline", "corpora"):
+    for layer in ("domain", "db", "store", "recall", "engines", "pipeline", "corpora"):
         for path in (PACKAGE / layer).glob("*.py"):
             imports = re.findall(r"^\s*(?:from|import)\s+(\S+)", path.read_text(), re.M)
             bench = [m for m in imports if m in ("..bench", "houkai.bench") or ".bench." in m]

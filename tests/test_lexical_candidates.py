@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
-from houkai.store import lexstats, recall_stages
+from houkai.recall import candidates
+from houkai.recall.parsed import read_query
+from houkai.store import lexstats
 from houkai.store.lexstats import TermStats, candidate_terms
 
 TEXTS = [
@@ -45,14 +47,14 @@ def test_past_the_budget_the_rarest_terms_that_fit():
 
 def _lexical_clauses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
-    real = recall_stages.search  # the keyword queries (the lexical leg and RM3) search there
+    real = candidates.search  # the keyword queries (the lexical leg and RM3) search there
 
     def spy(client: Any, index: str, query: str, **kwargs: Any) -> Any:
         if query.startswith("@lex:"):
             seen.append(query.split(")")[0])  # the terms, not the filters (they hold the time)
         return real(client, index, query, **kwargs)
 
-    monkeypatch.setattr(recall_stages, "search", spy)
+    monkeypatch.setattr(candidates, "search", spy)
     return seen
 
 
@@ -99,6 +101,13 @@ def test_prefetched_statistics_give_the_same_scores(store):
     assert lexstats.bm25_scores(terms, texts, store.client, store.keys.lexstats, stats) == fresh
 
 
+def _add_lexical(store: Any, pool: dict[str, Any], query: str) -> bool:
+    """The lexical leg of *query* (read once, as recall reads it) over *pool*, no vector."""
+    read = read_query(store, query, time.time(), hybrid=True)
+    assert read.stats is not None
+    return candidates.add_lexical(store, pool, read.terms, read.stats, "*", 10, None)
+
+
 def _served_and_serving(store: Any) -> tuple[str, str]:
     """Two memories sharing only the stem "serv": "served" and "serving"."""
     served, serving = store.remember_many(
@@ -117,7 +126,7 @@ def test_keyword_candidates_match_exact_terms_not_stems(store):
     # (Two terms: a one-word query is a keyword lookup, scored over stems.)
     exact, stem_only = _served_and_serving(store)
     pool: dict[str, Any] = {}
-    assert store._add_lexical(pool, "served edge", "*", 10, None)
+    assert _add_lexical(store, pool, "served edge")
     assert set(pool) == {exact}
     assert pool[exact].lexical == 1.0 and stem_only not in pool
 
@@ -129,6 +138,6 @@ def test_a_question_scored_over_stems_finds_candidates_through_stems(store):
     served, serving = _served_and_serving(store)
     store.remember("Marguerite runs the cafe.")
     pool: dict[str, Any] = {}
-    assert store._add_lexical(pool, "What was served by Marguerite?", "*", 10, None)
+    assert _add_lexical(store, pool, "What was served by Marguerite?")
     assert {served, serving} <= set(pool)
     assert pool[serving].lexical > 0

@@ -8,7 +8,7 @@ import pytest
 
 from houkai import Memory, extract_key_phrases
 from houkai.domain.text import estimate_tokens
-from houkai.store.packing import (
+from houkai.recall.packing import (
     cluster_by_jaccard,
     compress_group,
     fanout_queries,

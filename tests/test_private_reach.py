@@ -17,11 +17,7 @@ LAYERS = ("houkai", "api", "workers")
 #: The standard library's public API that happens to start with an underscore.
 NAMEDTUPLE_API = frozenset({"_replace", "_asdict", "_fields", "_make"})
 #: Known reaches still to go, each with its reason. Keep this list shrinking.
-KNOWN: dict[str, frozenset[str]] = {
-    # bench fit re-scores cached candidate pools with the recall's own scoring code; it
-    # takes a public request once recall is its own package (issue #28, item 2)
-    "houkai/bench/fit.py": frozenset({"_understood_weights", "_gather", "_score_pool"}),
-}
+KNOWN: dict[str, frozenset[str]] = {}
 
 
 def _private(name: str) -> bool:

@@ -22,7 +22,7 @@ from houkai.cli import cli
 from houkai.domain import deadline
 from houkai.domain.model import MAX_RECALL_K, MAX_RECALL_POOL, ValidationError
 from houkai.engines.embeddings import HashEmbedder
-from houkai.store import diversity
+from houkai.recall import diversity
 
 
 def _old_mmr(relevance, vectors, k, lam, dedup):
@@ -102,7 +102,7 @@ def test_recall_k400_with_diversity_does_bounded_vectorised_work(many, monkeypat
         return result
 
     monkeypatch.setattr(np, "dot", counting_dot)
-    monkeypatch.setattr("houkai.store.recall.mmr_order", counting_order, raising=False)
+    monkeypatch.setattr("houkai.recall.selection.mmr_order", counting_order)
     hits = many.recall("w1 w2 w3 note", k=400, diversity=0.5, overfetch=8, touch=False)
     assert len(hits) == 400 and len({m.id for m, _ in hits}) == 400
     assert 0 < calls["similarities"] <= MAX_RECALL_POOL * 400

@@ -3,16 +3,17 @@ mentions are no lexical cue (no stems, no lexical boost)."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 
 import pytest
 
 from houkai import MemoryStore
-from houkai.domain.model import HybridWeights
-from houkai.store import lexical_feedback
-from houkai.store.query import parse_query
-from houkai.store.stages import BASE, STAGES
+from houkai.recall import lexical_feedback
+from houkai.recall.request import RecallRequest
+from houkai.recall.stages.params import BASE
+
+#: The stages with knobs in these tests (``current``/``entity`` would re-rank the pool).
+STAGES = ("query", "context", "prf", "specific")
 
 FILLER = [
     "Anna enjoys novels and poems",
@@ -37,17 +38,16 @@ def library(store: MemoryStore) -> MemoryStore:
     return store
 
 
-def _pool(store: MemoryStore, stages: tuple[str, ...], params=BASE, size: int = 2):
-    from houkai.db.filters import filter_expr
+def _prepared(store: MemoryStore, stages: tuple[str, ...], params=BASE, size: int = 2):
+    """A hybrid recall of QUERY set up and gathered through the public steps (pool = size)."""
+    request = RecallRequest(QUERY, k=size, overfetch=1, mode="hybrid", stages=stages, touch=False)
+    ctx = store.recaller.prepare(request, params=params)
+    return ctx, store.recaller.gather(ctx)
 
-    filters = {
-        "type": None, "tag": None, "min_importance": None, "source": None, "since": None,
-        "until": None, "include_superseded": False, "include_expired": False, "now": time.time(),
-    }  # fmt: skip
-    qvec = store.query_vector(QUERY)
-    args = (QUERY, qvec, filter_expr(), size, "hybrid", stages, HybridWeights(), params, True)
-    pool, lexical_active = store._gather(*args, filters)
-    return pool, lexical_active
+
+def _pool(store: MemoryStore, stages: tuple[str, ...], params=BASE, size: int = 2):
+    ctx, pool = _prepared(store, stages, params, size)
+    return pool, ctx.lexical_active
 
 
 def test_expansion_takes_rare_words_of_the_top_hits_not_the_question_words(
@@ -73,13 +73,8 @@ RM3_STAGES = tuple(s for s in STAGES if s != "specific")
 
 
 def _scored(store: MemoryStore, params, size: int = 2):
-    pool, lexical_active = _pool(store, RM3_STAGES, params, size)
-    cands = list(pool.values())
-    parse = parse_query(QUERY, time.time())
-    w = store._understood_weights(HybridWeights(), parse, params)
-    store._score_pool(
-        cands, "hybrid", "weighted", w, RM3_STAGES, parse, params, time.time(), 60, lexical_active
-    )
+    ctx, pool = _prepared(store, RM3_STAGES, params, size)
+    cands = store.recaller.score(ctx, list(pool.values()))
     return pool, {c.memory.id: c for c in cands}
 
 

@@ -80,7 +80,8 @@ def test_reading_only_what_can_reach_the_top_k_changes_nothing_there(chat: Memor
     import copy
     import random
 
-    from houkai.store.recall import Candidate
+    from houkai.recall.candidates import Candidate
+    from houkai.recall.stages.specific import specificity_prior
 
     memories = [m for batch in chat.iter_memories() for m in batch]
     rng = random.Random(5)
@@ -88,8 +89,8 @@ def test_reading_only_what_can_reach_the_top_k_changes_nothing_there(chat: Memor
     rothfuss = next(c for c in pool if "Rothfuss" in c.memory.text)
     rothfuss.score = sorted(c.score for c in pool)[-4] * 0.9  # fifth or so: can still rise
     every, some = copy.deepcopy(pool), copy.deepcopy(pool)
-    chat._specificity_prior(every, 0.25, 0.15)
-    chat._specificity_prior(some, 0.25, 0.15, depth=3)
+    specificity_prior(chat, every, 0.25, 0.15)
+    specificity_prior(chat, some, 0.25, 0.15, depth=3)
 
     def top(cands):
         return [(c.memory.id, round(c.score, 9)) for c in sorted(cands, key=lambda c: -c.score)][:3]

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import time
 from datetime import UTC, datetime
 
 import pytest
 
 from houkai.bench import heldout, locomo
-from houkai.store.query import parse_query, time_proximity
-from houkai.store.stages import BASE, STAGES, resolve_stages
+from houkai.recall.query import parse_query, time_proximity
+from houkai.recall.request import RecallRequest
+from houkai.recall.stages import STAGES, resolve_stages
+from houkai.recall.stages.params import BASE
 
 AS_OF = datetime(2026, 6, 1, 12, tzinfo=UTC).timestamp()
 DAY = 86_400.0
@@ -126,20 +127,14 @@ def test_context_stage_ranks_the_answer_turn_with_its_question(store) -> None:
 
 
 def test_context_stage_brings_neighbours_into_the_pool(store) -> None:
-    from houkai.db.filters import filter_expr
-    from houkai.domain.model import HybridWeights
-    from houkai.store.stages import BASE
-
     store.remember_many(FILLER + COOKING)
     _, answer = store.remember_many(EXCHANGE, sequence=True)
-    qvec = store.query_vector(QUERY)
-    filters = {
-        "type": None, "tag": None, "min_importance": None, "source": None, "since": None,
-        "until": None, "include_superseded": False, "include_expired": False, "now": time.time(),
-    }  # fmt: skip
-    args = (QUERY, qvec, filter_expr(), 2, "hybrid")
-    plain, _ = store._gather(*args, (), HybridWeights(), BASE, True, filters)
-    context, _ = store._gather(*args, ("context",), HybridWeights(), BASE, True, filters)
+
+    def gathered(stages: tuple[str, ...]):
+        request = RecallRequest(QUERY, k=2, overfetch=1, mode="hybrid", stages=stages)
+        return store.recaller.gather(store.recaller.prepare(request, params=BASE))
+
+    plain, context = gathered(()), gathered(("context",))
     assert answer.id not in plain
     assert context[answer.id].context is True
 

@@ -12,11 +12,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from _recall_ctx import apply
 
 from houkai.domain.model import Link, Memory
-from houkai.store.query import parse_query, states_time
-from houkai.store.recall import Candidate, RecallMixin
-from houkai.store.stages import BASE
+from houkai.recall.candidates import Candidate
+from houkai.recall.query import parse_query, states_time
+from houkai.recall.stages.context import smooth_with_neighbours
+from houkai.recall.stages.params import BASE
 
 AS_OF = 1_780_000_000.0
 
@@ -42,14 +44,13 @@ def test_answer_time_lifts_memories_that_say_when() -> None:
     dated = _cand("b", "Evan: I lost my job last month.", 0.55)
     params = replace(BASE, answer_time=0.1, names=0.0, prf=0.0, context=0.0, context_next=0.0)
     cands = [undated, dated]
-    RecallMixin._apply_stages(None, cands, ("query",), parse, params, AS_OF, "weighted", 60)  # type: ignore[arg-type]
+    apply(cands, ("query",), "When did Evan lose his job?", AS_OF, params)
     assert dated.score == pytest.approx(0.65) and undated.score == pytest.approx(0.60)
     assert dated.explain["stages"]["answer_time"] == pytest.approx(0.1)
     assert undated.explain["stages"].get("answer_time", 0) == 0
     # Not a "when" question: nothing moves.
-    other = parse_query("Why did Evan lose his job?", AS_OF)
     again = [_cand("a", undated.memory.text, 0.60), _cand("b", dated.memory.text, 0.55)]
-    RecallMixin._apply_stages(None, again, ("query",), other, params, AS_OF, "weighted", 60)  # type: ignore[arg-type]
+    apply(again, ("query",), "Why did Evan lose his job?", AS_OF, params)
     assert [c.score for c in again] == [0.60, 0.55]
 
 
@@ -59,7 +60,7 @@ def test_context_lifts_the_turn_after_a_question_more_than_after_a_statement() -
     statement = _cand("s", "I have been studying a lot lately.", 0.80)
     reply = _cand("r", "Break it into smaller pieces and use a planner!", 0.40, previous="s")
     cands = [question, answer, statement, reply]
-    RecallMixin._smooth_with_neighbours(cands, 0.3, 0.0)
+    smooth_with_neighbours(cands, 0.3, 0.0)
     assert answer.score == pytest.approx(0.40 + 0.3 * 0.80)
     assert reply.score == pytest.approx(0.40 + 0.5 * 0.3 * 0.80)
     assert answer.explain["stages"]["context"] == pytest.approx(0.24)
@@ -69,7 +70,7 @@ def test_context_lifts_the_turn_after_a_question_more_than_after_a_statement() -
 def test_context_next_lifts_a_turn_by_its_follower() -> None:
     first = _cand("f", "What did you think of the film?", 0.30)
     second = _cand("n", "Loved it, the score was great.", 0.90, previous="f")
-    RecallMixin._smooth_with_neighbours([first, second], 0.0, 0.1)
+    smooth_with_neighbours([first, second], 0.0, 0.1)
     assert first.score == pytest.approx(0.30 + 0.09)
     assert second.score == pytest.approx(0.90)
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from _recall_ctx import apply
 
 from houkai.bench import locomo
 from houkai.domain.model import Memory
-from houkai.store.query import parse_query
-from houkai.store.recall import Candidate, RecallMixin
-from houkai.store.stages import BASE
+from houkai.recall.candidates import Candidate
+from houkai.recall.stages.params import BASE
 
 AS_OF = 1_780_000_000.0
 DAY = 86_400.0
@@ -36,8 +36,7 @@ def _cand(mid: str, text: str, score: float, created_at: float = AS_OF) -> Candi
 
 
 def _apply(cands, active, question: str | None, params) -> None:
-    parse = parse_query(question, AS_OF) if question is not None else None
-    RecallMixin._apply_stages(RecallMixin, cands, active, parse, params, AS_OF, "weighted", 60)  # type: ignore[arg-type]
+    apply(cands, active, question, AS_OF, params)
     cands.sort(key=lambda c: -c.score)
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from houkai import MemoryStore
 from houkai.bench.locomo import backdate
-from houkai.store.state import intent, named_things
+from houkai.recall.state import intent, named_things
 
 DAY = 86_400.0
 FILLER = [

@@ -9,6 +9,7 @@ from typing import Any
 from ..domain import deadline
 from ..domain.coerce import as_timestamp
 from ..extraction.usage import store_usage
+from ..recall.request import RecallRequest
 from .operations import params as params
 from .operations.bind import operation
 from .service_args import given, read_only_touch, search_kwargs
@@ -40,7 +41,7 @@ class ReadOps(ServiceBase):
         """Semantic or hybrid search: a list of memory dicts with ``score`` (and ``explain``)."""
         store = self.read_store(collection)
         with deadline.scope(self.settings.request_deadline):
-            hits = store.recall(**search_kwargs(p))
+            hits = store.recaller.run(RecallRequest.checked(**search_kwargs(p)))  # checked once
         if p.explain:
             return [memory_to_dict(m, score=s, explain=e) for m, s, e in hits]
         return [memory_to_dict(m, score=s) for m, s in hits]
@@ -68,7 +69,7 @@ class ReadOps(ServiceBase):
         reply = pack_to_dict(pack)
         queries = list(getattr(pack, "queries", None) or [])
         if not queries:
-            from ..store.packing import extract_key_phrases
+            from ..recall.packing import extract_key_phrases
 
             queries = [task, *extract_key_phrases(task, p.max_phrases)]
         reply["queries"] = queries

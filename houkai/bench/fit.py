@@ -1,11 +1,12 @@
 """Fit the recall stages' fusion weights per query kind on a LoCoMo development split.
 
-Each dev question's candidate pool is gathered once, through recall's own
-``_gather`` with every stage on; each trial then re-scores the cached pools
-with recall's own ``_score_pool`` (no Redis round trip, no encoding), so a
-grid of hundreds of trials costs seconds. Coordinate ascent on
-``recall@5 + MRR`` per kind, starting from :data:`houkai.store.stages.BASE`.
-The result is printed; the shipped values live in ``stages.FITTED``.
+Each dev question's candidate pool is gathered once, through recall's own public steps
+(:meth:`Recall.prepare <houkai.recall.engine.Recall.prepare>` and ``gather`` of the same
+:class:`~houkai.recall.request.RecallRequest` a recall takes); each trial then
+re-scores the cached pools with ``Recall.retune`` and ``Recall.score`` (no Redis round
+trip, no encoding), so a grid of hundreds of trials costs seconds. Coordinate ascent on
+``recall@5 + MRR`` per kind, starting from :data:`houkai.recall.stages.params.BASE`.
+The result is printed; the shipped values live in ``stages.params.FITTED``.
 
 Fit on conversations 0-4 (``--conversations 0-4``); report on 5-9 and all ten
 with ``houkai bench locomo``. Never fit on ``data/heldout.json``.
@@ -13,16 +14,20 @@ with ``houkai bench locomo``. Never fit on ``data/heldout.json``.
 
 from __future__ import annotations
 
-import time
 from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
-from ..db.filters import filter_expr
-from ..domain.model import HybridWeights
-from ..store.query import QueryParse, parse_query
-from ..store.stages import BASE, STAGES, StageParams
+from ..recall.candidates import Candidate
+from ..recall.engine import Recall
+from ..recall.request import RecallRequest
+from ..recall.stages.base import StageContext
+from ..recall.stages.params import BASE, StageParams
 from . import locomo
+
+#: The stages whose knobs the grid moves (``current`` / ``entity`` have none in it and
+#: ``fitted`` would pick the knobs itself).
+FIT_STAGES = ("query", "context", "prf", "specific")
 
 GRID: dict[str, tuple[float, ...]] = {
     "cosine": (0.35, 0.45, 0.55, 0.65, 0.75),
@@ -44,56 +49,44 @@ GRID: dict[str, tuple[float, ...]] = {
 class Item:
     """One dev question with its cached pool."""
 
-    def __init__(self, cands, parse: QueryParse, lexical_active: bool, evidence, now: float):
+    def __init__(self, ctx: StageContext, cands: list[Candidate], evidence: Any) -> None:
+        self.ctx = ctx
         self.cands = cands
-        self.parse = parse
-        self.lexical_active = lexical_active
         self.evidence = evidence
-        self.now = now
         self.category = 0  # LoCoMo question category, set by collect()
 
+    @property
+    def kind(self) -> str:
+        parse = self.ctx.query.parse
+        return parse.kind if parse is not None else "general"
 
-def collect(store, conv: locomo.Conversation, k: int = 10, overfetch: int = 4) -> list[Item]:
-    """Gather each question's pool once, exactly as ``recall`` would with every stage on."""
+
+def collect(store: Any, conv: locomo.Conversation, k: int = 10, overfetch: int = 4) -> list[Item]:
+    """Gather each question's pool once, exactly as ``recall`` would with the stages on."""
+    recall: Recall = store.recaller
     as_of = max(t.when for t in conv.turns) + 86_400
-    clock = time.time()
-    where = filter_expr(now=clock)
-    filters = {
-        "type": None,
-        "tag": None,
-        "min_importance": None,
-        "source": None,
-        "since": None,
-        "until": None,
-        "include_superseded": False,
-        "include_expired": False,
-        "now": clock,
-    }
     items = []
     for q in conv.questions:
-        parse = parse_query(q.text, as_of)
-        w = store._understood_weights(BASE.weights(HybridWeights()), parse, BASE)
-        qvec = store.query_vector(q.text)
-        pool, lexical_active = store._gather(
-            q.text, qvec, where, k * overfetch, "hybrid", STAGES, w, BASE, True, filters
-        )
-        items.append(Item(list(pool.values()), parse, lexical_active, q.evidence, as_of))
+        request = RecallRequest(
+            q.text, k=k, mode="hybrid", overfetch=overfetch, stages=FIT_STAGES, as_of=as_of,
+            touch=False,
+        )  # fmt: skip
+        ctx = recall.prepare(request, params=BASE)
+        pool = recall.gather(ctx)
+        items.append(Item(ctx, list(pool.values()), q.evidence))
         items[-1].category = q.category
     return items
 
 
-def evaluate(store, items: list[Item], params: StageParams) -> tuple[float, float]:
+def evaluate(store: Any, items: list[Item], params: StageParams) -> tuple[float, float]:
     """Mean recall@5 and MRR of *items* scored with *params* (the real scoring code)."""
     if not items:
         return 0.0, 0.0
+    recall: Recall = store.recaller
     r5 = rr = 0.0
     for it in items:
-        w = store._understood_weights(params.weights(HybridWeights()), it.parse, params)
-        store._score_pool(
-            it.cands, "hybrid", "weighted", w, STAGES, it.parse, params, it.now, 60,
-            it.lexical_active,
-        )  # fmt: skip
-        ranked = [c.memory.source or "" for c in it.cands[:10]]
+        ranked_cands = recall.score(recall.retune(it.ctx, params), it.cands)
+        ranked = [c.memory.source or "" for c in ranked_cands[:10]]
         a, _, c, *_ = locomo.score_ranks(ranked, it.evidence)
         r5 += a
         rr += c
@@ -143,7 +136,7 @@ def run(path: str | Path, *, conversations: str = "0-4", settings=None) -> dict[
         items += collect(store, conv)
     by_kind: dict[str, list[Item]] = {}
     for it in items:
-        by_kind.setdefault(it.parse.kind, []).append(it)
+        by_kind.setdefault(it.kind, []).append(it)
     out: dict[str, Any] = {"split": conversations, "questions": len(items), "kinds": {}}
     for kind, group in sorted(by_kind.items()):
         params, report = fit_kind(store, group) if len(group) >= 30 else (BASE, {"n": len(group)})

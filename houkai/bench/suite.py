@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from ..store.stages import STAGES, resolve_stages
+from ..recall.stages import names, resolve_stages
 from . import agentset_run
 
 DEFAULT_SETS = "coding,personal,heldout"
@@ -53,7 +53,7 @@ def suite_modes(defaults: tuple[str, ...]) -> dict[str, dict[str, Any]]:
         "plain": {"mode": "hybrid", "stages": ()},
         "defaults": {"mode": "hybrid", "stages": defaults},
     }
-    for stage in STAGES:
+    for stage in names():  # the registry's: a stage registered there is toggled here
         if stage == "fitted":
             continue  # maps every kind to the shared weights (ADR 0043): nothing to toggle
         if stage in defaults:

@@ -76,9 +76,9 @@ class Settings:
     # query encodes go before bulk sub-batches in one process (ADR 0073); false: a
     # bulk encode holds its slot for the whole call, queries wait behind it
     embed_query_priority: bool = True
-    # hybrid recall's stages (houkai/store/stages.py); "" turns them all off;
-    # "fitted" is opt-in: it costs paraphrases (ADR 0025)
-    recall_stages: str = "query,context,prf,specific,current,entity"
+    # hybrid recall's stages (registry: houkai/recall/stages/__init__.py); "default" = the
+    # ones on by default there; "" turns them all off; "default,fitted" adds an opt-in one
+    recall_stages: str = "default"
     # --- library defaults ----------------------------------------------------
     default_type: str = "semantic"
     default_importance: float = 0.5

@@ -44,11 +44,6 @@ LIST_SORTS: dict[str, str] = {
     "accessed": "last_accessed",
 }
 FUSIONS: tuple[str, ...] = ("weighted", "rrf")
-#: hybrid recall's stages (houkai/store/stages.py); here so the operation registry (and
-#: the CLI built from it) names them without importing the store
-RECALL_STAGES: tuple[str, ...] = (
-    "query", "context", "prf", "specific", "current", "entity", "fitted"
-)  # fmt: skip
 CONFLICT_POLICIES: tuple[str, ...] = ("ignore", "warn", "supersede", "raise")
 IMPORT_POLICIES: tuple[str, ...] = ("skip", "overwrite", "rename", "error")
 DIRECTIONS: tuple[str, ...] = ("out", "in", "both")

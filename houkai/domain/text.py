@@ -123,8 +123,13 @@ def query_terms(query: str) -> list[str]:
     in short questions ("what did she do when…") they still pull BM25 toward
     whatever memory repeats them.
     """
+    return terms_of(tokenize(query))
+
+
+def terms_of(tokens: list[str]) -> list[str]:
+    """:func:`query_terms` of a question already tokenised (recall tokenises it once)."""
     seen: list[str] = []
-    for token in tokenize(query):
+    for token in tokens:
         if token in REDISEARCH_STOPWORDS or token in STOP_WORDS or token in seen:
             continue
         if _CJK_RE.search(token) and len(token) > 2:

@@ -22,20 +22,24 @@ A collaborator that needs another gets it in its constructor (``Memories`` calls
 ``Conflicts`` for the conflict policy and ``Graph`` for a sequence's links), never
 through the facade. Every public method of the seed API keeps its name, signature
 and default here (:func:`~houkai.store.delegate.forward` copies them). Recall and
-packing are still mixins of the facade while they move to their own package.
+packing live in :mod:`houkai.recall`: ``recall``, ``recall_pack`` and
+``auto_context_pack`` build one :class:`~houkai.recall.request.RecallRequest` and hand
+it to the store's :attr:`recaller`.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import redis
 
 from ..domain.config import Settings
 from ..domain.model import ConflictFn, HybridWeights, ImportanceFn, Reranker
 from ..engines.embeddings import DEFAULT_MODEL_NAME, Embedder, QueryCache
+from ..recall import packing
+from ..recall.request import RecallRequest
 from . import findability
 from .conflicts import Conflicts
 from .core import CoreStore, coerce_remember_item
@@ -45,14 +49,17 @@ from .graph import Graph
 from .history import History
 from .memories import Memories
 from .observability import Stats
-from .packing import PackingMixin
 from .portability import Portability
-from .recall import RecallMixin
 from .seed_collection import CollectionName
 from .sessions import Sessions
 
+if TYPE_CHECKING:
+    from ..domain.model import ExpandSpec, PackResult
+    from ..recall.engine import Recall
+    from ..recall.packing import TokenCounter
 
-class MemoryStore(PackingMixin, RecallMixin):
+
+class MemoryStore:
     """Long-term memory for one collection, backed by Redis Stack.
 
     ``MemoryStore(path=None, collection="ai_houkai", ...)`` keeps the seed's
@@ -115,7 +122,7 @@ class MemoryStore(PackingMixin, RecallMixin):
         self.observer = Stats(core)
         self.expiry = Expiry(core)
         self.conversations = Sessions(core, self)
-        # the core's state the recall mixins and the store's users read
+        # the core's state that recall and the store's users read
         self.client: redis.Redis = core.client
         self.keys = core.keys
         self.collection_name: str = core.collection_name
@@ -306,6 +313,138 @@ class MemoryStore(PackingMixin, RecallMixin):
     sessions = forward("conversations", Sessions.sessions)
     delete_session = forward("conversations", Sessions.delete_session)
     extract_session = forward("conversations", Sessions.extract_session)
+
+    # ------------------------------------------------------------------ findability
+    # ------------------------------------------------------------------ recall
+    @property
+    def recaller(self) -> Recall:
+        """This store's :class:`~houkai.recall.engine.Recall` (recall, packing, ``bench fit``)."""
+        found: Recall | None = self.__dict__.get("_recaller")
+        if found is None:
+            from ..recall.engine import Recall  # recall builds on the store: imported late
+
+            found = self.__dict__["_recaller"] = Recall(
+                self, weights=self._hybrid_weights, reranker=self._reranker
+            )
+        return found
+
+    def recall(
+        self,
+        query: str,
+        k: int = 5,
+        type: str | None = None,
+        tag: str | None = None,
+        min_importance: float | None = None,
+        source: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        mode: str = "semantic",
+        weights: HybridWeights | None = None,
+        overfetch: int = 4,
+        include_superseded: bool = False,
+        include_expired: bool = False,
+        touch: bool = True,
+        explain: bool = False,
+        fusion: str = "weighted",
+        diversity: float | None = None,
+        dedup_threshold: float | None = None,
+        min_cosine: float | None = None,
+        reranker: Reranker | None = None,
+        expand: ExpandSpec | None = None,
+        rrf_k: int = 60,
+        stages: Any = None,
+        as_of: float | None = None,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> list[Any]:  # (memory, score) pairs; (memory, score, breakdown) with explain
+        """Find the *k* memories most relevant to *query* (README "Recall").
+
+        ``mode="semantic"`` ranks by cosine (+ the polarity nudge); ``mode="hybrid"``
+        blends cosine, BM25, recency and importance (``fusion="weighted"``) or fuses
+        their ranks (``fusion="rrf"``), and runs the stages (``stages``: default the
+        ``recall_stages`` setting, ``()`` for the plain blend; see
+        :mod:`houkai.recall.stages`). ``explain=True`` returns ``(memory, score,
+        breakdown)`` triples. ``as_of`` is the clock the question is asked at;
+        ``user_id`` / ``agent_id`` / ``session_id`` keep only memories of that scope.
+        The arguments become one :class:`~houkai.recall.request.RecallRequest`.
+        """
+        args = dict(locals())
+        del args["self"]
+        return self.recaller.run(RecallRequest(**args))
+
+    def recall_pack(
+        self,
+        query: str,
+        *,
+        token_budget: int = 800,
+        type: str | None = None,
+        tag: str | None = None,
+        min_importance: float | None = None,
+        source: str | None = None,
+        since: float | None = None,
+        until: float | None = None,
+        mode: str = "hybrid",
+        weights: HybridWeights | None = None,
+        fusion: str = "weighted",
+        diversity: float | None = None,
+        dedup_threshold: float | None = None,
+        min_cosine: float | None = None,
+        expand: ExpandSpec | None = None,
+        include_superseded: bool = False,
+        max_items: int = 50,
+        touch: bool = True,
+        token_counter: TokenCounter | None = None,
+        header: str = "## Relevant memory",
+        compress: bool = False,
+        compress_threshold: float = 0.30,
+        compress_min_group: int = 2,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> PackResult:
+        """The highest-ranked memories that fit *token_budget*, as a ready-to-inject block:
+        ``recall(query, k=max_items, …)`` (hybrid by default), packed greedily
+        (:func:`houkai.recall.packing.pack_ranked`)."""
+        packing.validate_pack(
+            token_budget, token_counter, header, compress_threshold, compress_min_group, max_items
+        )
+        request = RecallRequest(
+            query, k=max_items, type=type, tag=tag, min_importance=min_importance,
+            source=source, since=since, until=until, mode=mode, weights=weights, fusion=fusion,
+            diversity=diversity, dedup_threshold=dedup_threshold, min_cosine=min_cosine,
+            expand=expand, include_superseded=include_superseded, touch=touch,
+            user_id=user_id, agent_id=agent_id, session_id=session_id,
+        )  # fmt: skip
+        return packing.recall_pack(
+            self.recaller, request, token_budget=token_budget, token_counter=token_counter,
+            header=header, compress=compress, compress_threshold=compress_threshold,
+            compress_min_group=compress_min_group,
+        )  # fmt: skip
+
+    def auto_context_pack(
+        self,
+        task: str,
+        *,
+        token_budget: int = 800,
+        max_phrases: int = 3,
+        mode: str = "hybrid",
+        min_cosine: float | None = None,
+        header: str = "## Relevant memory",
+        token_counter: TokenCounter | None = None,
+        touch: bool = True,
+        compress: bool = False,
+        compress_threshold: float = 0.30,
+        compress_min_group: int = 2,
+        user_id: str | None = None,
+        agent_id: str | None = None,
+        session_id: str | None = None,
+    ) -> PackResult:
+        """Fan recall out over *task* and its key phrases, keep each memory's best score,
+        pack (:func:`houkai.recall.packing.auto_context_pack`)."""
+        args = dict(locals())
+        del args["self"]
+        return packing.auto_context_pack(self.recaller, **args)
 
     # ------------------------------------------------------------------ findability
     def check_findable(

@@ -35,6 +35,7 @@ from .codec import F
 from .search import batched, iter_windows, knn_query, total
 
 if TYPE_CHECKING:
+    from . import MemoryStore
     from .core import CoreStore
 
 log = logging.getLogger(__name__)
@@ -81,7 +82,7 @@ class FindabilityReport:
 
 
 def _sample_keys(
-    store: CoreStore, where: str, sample: int, rng: random.Random
+    store: MemoryStore, where: str, sample: int, rng: random.Random
 ) -> tuple[int, list[str]]:
     """How many memories match *where*, and about *sample* of their keys, each equally
     likely, streamed window by window (never the whole key list in memory)."""
@@ -95,7 +96,7 @@ def _sample_keys(
     return live, picked[:sample]
 
 
-def _graph_misses(store: CoreStore, rows: list[tuple[str, str, bytes]]) -> list[int]:
+def _graph_misses(store: MemoryStore, rows: list[tuple[str, str, bytes]]) -> list[int]:
     """Positions in *rows* (key, id, vector blob) whose own vector's HNSW KNN 10 misses
     them. An answer holding an exact duplicate of the vector (the same stored bytes) is a
     tie, not a miss: HNSW's neighbour heuristic prunes a node's identical twins, so of many
@@ -119,17 +120,17 @@ def _graph_misses(store: CoreStore, rows: list[tuple[str, str, bytes]]) -> list[
     return misses
 
 
-def _recalled(store: CoreStore, memory_id: str, text: str) -> bool:
+def _recalled(store: MemoryStore, memory_id: str, text: str) -> bool:
     """Semantic recall of *text* (k=5) returns the memory, or five memories of that very
     text (a tie among exact duplicates)."""
-    got = store.recall(text, k=5, touch=False)  # type: ignore[attr-defined]
+    got = store.recall(text, k=5, touch=False)
     if memory_id in {m.id for m, _ in got}:
         return True
     return len(got) == 5 and all(m.text == text for m, _ in got)
 
 
 def check(
-    store: CoreStore,
+    store: MemoryStore,
     *,
     sample: int = DEFAULT_SAMPLE,
     repair: bool = True,
@@ -192,7 +193,7 @@ def check(
     return report
 
 
-def _reinsert(store: CoreStore, rows: list[tuple[str, str, bytes]]) -> tuple[int, int]:
+def _reinsert(store: MemoryStore, rows: list[tuple[str, str, bytes]]) -> tuple[int, int]:
     """Write each row's vector again (a new HNSW node with fresh edges), journal it,
     and probe again; returns (found now, still missed). A memory forgotten meanwhile
     is not recreated: the write only happens while the hash exists."""
@@ -224,14 +225,14 @@ REPAIR_ATTEMPTS = 3
 
 
 #: Rewrite a memory's vector only while its hash exists (never recreate a forgotten one).
-def _save(store: CoreStore, report: FindabilityReport) -> None:
+def _save(store: MemoryStore, report: FindabilityReport) -> None:
     try:
         store.client.set(store.keys.findability, json.dumps(report.to_dict()))
     except redis.RedisError as exc:
         log.warning("could not save the findability report of %s: %s", store.keys.index, exc)
 
 
-def last_report(store: CoreStore) -> dict[str, Any] | None:
+def last_report(store: CoreStore | MemoryStore) -> dict[str, Any] | None:
     """The last saved report of *store*'s collection, or None before the first check."""
     raw = store.client.get(store.keys.findability)
     if not raw:

@@ -13,7 +13,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from pydantic import Field
 
 from houkai.domain.model import LIST_SORTS, MAX_TIMESTAMP, MAX_TTL_SECONDS
-from houkai.domain.model import RECALL_STAGES as STAGES
+from houkai.recall.stages import DEFAULT_WORD, STAGES
 
 from .fields import (
     CURSOR_PATTERN,
@@ -26,14 +26,12 @@ from .fields import (
     TIME_HELP,
     BatchConflictPolicy,
     Chunking,
-    CollectionName,
     ConflictPolicy,
     Cosine,
     Direction,
     Fraction,
     Fusion,
     Id,
-    ImportPolicy,
     LinkRel,
     MemoryTypeName,
     NonEmpty,
@@ -44,6 +42,19 @@ from .fields import (
     Tags,
     Text,
     Timestamp,
+)
+from .params_admin import (
+    ArchivePath,
+    Backup,
+    CollectionCopy,
+    CollectionMigrate,
+    CollectionRef,
+    Export,
+    ExportStream,
+    Import,
+    ImportOptions,
+    Nuke,
+    VectorFormat,
 )
 from .schema import NULLABLE
 from .spec import Params
@@ -288,46 +299,6 @@ class Reflect(Params):
     dry_run: bool = Field(False, description="Only report the summaries it would write.")
 
 
-class CollectionRef(Params):
-    name: CollectionName = Field(description="The collection's name.")
-
-
-class CollectionMigrate(Params):
-    name: CollectionName = Field(description="The collection whose vectors are re-written.")
-    vector_type: Literal["FLOAT32", "FLOAT16", "BFLOAT16"] = Field(
-        "FLOAT16", description="Element type to re-write the collection's vectors in."
-    )
-    batch_size: Annotated[int, Field(ge=1, le=100_000)] = Field(
-        1000, description="Vectors re-written per round trip."
-    )
-
-
-class CollectionCopy(Params):
-    src: CollectionName = Field(description="The collection to copy from (must exist).")
-    dst: CollectionName = Field(description="The collection to copy into (created if missing).")
-
-
-class Backup(Params):
-    dest: Annotated[str, Field(min_length=1, max_length=4096)] | None = Field(
-        None, description="Parent folder on the server (default: <data_dir>-backups)."
-    )
-    timeout: Annotated[float, Field(ge=1, le=86_400)] = Field(
-        120.0, description="Seconds to wait for the snapshot."
-    )
-
-
-class ArchivePath(Params):
-    path: Annotated[str, Field(min_length=1, max_length=4096)] = Field(
-        description="A .ahkai archive file on the server."
-    )
-
-
-class Nuke(Params):
-    confirm: str = Field(
-        description='Must be exactly "DELETE ALL".', json_schema_extra={"const": "DELETE ALL"}
-    )
-
-
 class Link(Params):
     src_id: Id = Field(description="Source memory id.")
     dst_id: Id = Field(description="Target memory id.")
@@ -439,57 +410,6 @@ class Ingest(Params):
     timeout: WaitTimeout | None = _TIMEOUT
 
 
-VectorFormat = Literal["json", "base64"]
-_VECTOR_FORMAT_DOC = (
-    "json: the seed's archive format (version 1); base64: each vector as base64 of its stored "
-    "bytes (version 2: a third smaller, exact to the bit; read by houkai's importer only)."
-)
-
-
-class Export(Params):
-    path: str = Field(
-        description="Server-local output file path. Over HTTP: admin tokens only, relative to "
-        "the server's export_dir."
-    )
-    include_vectors: bool = Field(True, description="Include embeddings.")
-    include_superseded: bool = Field(False, description="Also export superseded memories.")
-    vector_format: VectorFormat = Field("json", description=_VECTOR_FORMAT_DOC)
-    type: MemoryTypeName | list[MemoryTypeName] | None = Field(
-        None, description="Only memories of this type (or these types)."
-    )
-    tag: str | list[str] | None = Field(None, description="Only memories carrying this tag.")
-    since: Timestamp | None = Field(
-        None, description=f"Only memories created at/after this time. {TIME_HELP}"
-    )
-
-
-class ExportStream(Params):
-    include_vectors: bool = Field(True, description="Include embeddings.")
-    include_superseded: bool = Field(False, description="Also export superseded memories.")
-    vector_format: VectorFormat = Field("json", description=_VECTOR_FORMAT_DOC)
-    type: MemoryTypeName | None = Field(None, description="Only memories of this type.")
-    tag: str | None = Field(None, description="Only memories carrying this tag.")
-    since: Timestamp | None = Field(
-        None, description=f"Only memories created at/after this time. {TIME_HELP}"
-    )
-
-
-class ImportOptions(Params):
-    on_conflict: ImportPolicy = Field("skip", description="When an id already exists.")
-    regenerate_vectors: bool = Field(False, description="Re-embed instead of stored vectors.")
-    dry_run: bool = Field(False, description="Only report what would happen.")
-
-
-class Import(Params):
-    path: str = Field(
-        description="Server-local .ahkai file path. Over HTTP: admin tokens only, relative to "
-        "the server's export_dir."
-    )
-    on_conflict: ImportPolicy = Field("skip", description="When an id already exists.")
-    regenerate_vectors: bool = Field(False, description="Re-embed instead of stored vectors.")
-    dry_run: bool = Field(False, description="Only report what would happen.")
-
-
 # --------------------------------------------------------------------------- reads
 class Recall(Filters, Ranking):
     query: NonEmpty = Field(description="What to look for, in natural language.")
@@ -505,7 +425,8 @@ class Recall(Filters, Ranking):
     stages: str | None = Field(
         None,
         description=f"Hybrid stages, comma-separated: {', '.join(STAGES)}; "
-        '"" for the plain blend (default: the recall_stages setting).',
+        f'"{DEFAULT_WORD}" for the ones on by default; "" for the plain blend '
+        "(default: the recall_stages setting).",
     )
     as_of: Timestamp | None = Field(
         None, description=f"The clock the question is asked at. {TIME_HELP}"
@@ -657,3 +578,19 @@ class Growth(Params):
     bucket: str = Field(
         "day", description="hour, day or week.", json_schema_extra={"enum": ["hour", "day", "week"]}
     )
+
+
+#: The admin models live in :mod:`.params_admin`; they are part of this namespace.
+__all__ = [
+    "ArchivePath",
+    "Backup",
+    "CollectionCopy",
+    "CollectionMigrate",
+    "CollectionRef",
+    "Export",
+    "ExportStream",
+    "Import",
+    "ImportOptions",
+    "Nuke",
+    "VectorFormat",
+]

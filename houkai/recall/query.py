@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from ..domain.text import without_date_stamp
 
 if TYPE_CHECKING:
-    from .lexstats import TermStats
+    from ..store.lexstats import TermStats
 
 DAY = 86_400.0
 QUERY_KINDS: tuple[str, ...] = ("keyword", "temporal", "recency", "general")

@@ -1,51 +1,15 @@
-"""Recall stages that read the question: their switches and their fitted parameters.
-
-Hybrid recall runs these on top of the blend (each one switchable with
-``recall(stages=...)`` or the ``recall_stages`` setting, each one shown in
-``explain``):
-
-* ``query``: :mod:`houkai.store.query` reads time expressions, recency intent,
-  exact tokens and names; they become a time-proximity boost on ``created_at``,
-  a recency (or "first") boost, a higher lexical weight (exact tokens or
-  names), a boost for candidates whose tags or source name a person/project in
-  the question, for "when" questions a boost for memories that state a time,
-  and a small penalty for memories that are themselves questions (ADR 0051).
-* ``context``: memories written in sequence carry a ``follows`` link; the
-  previous/next turns of the best candidates join the pool and each candidate
-  is scored with its neighbours (``+ context · score(previous)``, full when the
-  previous turn asked a question, half otherwise, ``+ context_next · score(next)``).
-  For a question that names someone, the candidates written in one episode
-  (no gap over ``episode_gap``) share their best member's standing:
-  ``+ episode · (episode's best − overall best)`` (ADR 0051).
-* ``prf``: pseudo-relevance feedback: a second KNN round from the query vector
-  moved toward the first round's top hits (Rocchio), fused with the first; and, for
-  a question scored over stems, RM3: rare words of the top hits as one bounded
-  keyword query adding candidates, and ``+ rm3_weight · the share of those words``
-  a candidate holds (ADR 0061).
-* ``specific``: a prior on the memory: ``score × (1 + specific · names + specific_rare ·
-  rare words)``, the shares of names the collection rarely mentions and of words at most
-  four memories use, each capped at three (:mod:`houkai.store.specificity`, ADR 0068).
-* ``current``: for a question about the present, memories on one topic among the best
-  candidates are ranked newest first; for one about the past, the newest goes last
-  (:mod:`houkai.store.state`, ADR 0078).
-* ``entity``: a candidate that misses the people/projects the question names, which
-  another candidate holds, loses ``entity ×`` its score × the share it misses (ADR 0078).
-* ``fitted``: fusion weights per query kind (:data:`FITTED`), used when the
-  caller passes no ``weights`` (ADR 0025; since ADR 0043 every kind maps to
-  ``BASE``).
+"""The knobs of hybrid recall's stages (:class:`StageParams`) and their fitted values.
 
 ``BASE`` holds the blend's weights and the stage nudges, cross-validated on the
-two halves of LoCoMo (ADR 0043, ADR 0051).
+two halves of LoCoMo (ADR 0043, ADR 0051); what each stage does with them is in
+its own module of :mod:`houkai.recall.stages`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from ..domain.model import RECALL_STAGES, HybridWeights, ValidationError
-
-STAGES: tuple[str, ...] = RECALL_STAGES
+from ...domain.model import HybridWeights
 
 
 @dataclass(frozen=True)
@@ -103,22 +67,3 @@ FITTED: dict[str, StageParams] = {
     "keyword": BASE,
     "recency": BASE,
 }
-
-
-def resolve_stages(value: object, default: str = ",".join(STAGES)) -> tuple[str, ...]:
-    """``None`` → the setting's default; a comma string or an iterable of stage names."""
-    if value is None:
-        value = default
-    if isinstance(value, str):
-        names: Iterable[object] = [v.strip() for v in value.split(",") if v.strip()]
-    elif isinstance(value, Iterable):
-        names = list(value)
-    else:
-        raise ValidationError(f"stages must be a list of {', '.join(STAGES)} — got {value!r}")
-    out: list[str] = []
-    for name in names:
-        if not isinstance(name, str) or name not in STAGES:
-            raise ValidationError(f"unknown recall stage {name!r}; choose from {', '.join(STAGES)}")
-        if name not in out:
-            out.append(name)
-    return tuple(out)

@@ -15,7 +15,7 @@ knows which is the newer or whose it is.
 * **current**: the question's intent: *present* (no past tense, or "now / currently /
   these days / latest"), *past* ("originally", "used to", "previous", "before …" with a
   past verb) or neither (a past-tense question, a time window). Among the
-  :attr:`~houkai.store.stages.StageParams.current_top` best candidates, memories on one
+  :attr:`~houkai.recall.stages.params.StageParams.current_top` best candidates, memories on one
   topic (cosine between their vectors ≥ ``current_similarity``, or ≥ ``current_shared``
   when both name a value the question does not; holding the same share of the question's
   named things; each linked to every other) form a group; for a present question whose newest member
@@ -40,12 +40,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..domain.text import REDISEARCH_STOPWORDS, STOP_WORDS, query_terms, stem_tokens, tokenize
+from ..domain.text import REDISEARCH_STOPWORDS, STOP_WORDS, query_terms, stem, stem_tokens, tokenize
 from .query import question_names
 
 if TYPE_CHECKING:
-    from .lexstats import TermStats
-    from .recall import Candidate
+    from ..store.lexstats import TermStats
+    from .candidates import Candidate
 
 #: A capitalised name more memories than this share use names nobody in particular (a
 #: chat's two speakers); a project among a handful still counts.
@@ -83,6 +83,8 @@ class StateQuery:
     stemmed: bool = False  # the words are stems (the collection counts stems)
     question: str = ""
     accessed: bool = False  # "newest" by last access: the caller's recency basis says so
+    asked: frozenset[str] = frozenset()  # the question's tokens
+    asked_terms: frozenset[str] = frozenset()  # its words' stems, without its reference point
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {}
@@ -122,10 +124,19 @@ def _form(token: str, stemmed: bool) -> str:
     return stem_tokens(token)[0] if stemmed and stem_tokens(token) else token
 
 
-def read(text: str, stats: TermStats | None, window: bool = False) -> StateQuery:
+def read(
+    text: str,
+    stats: TermStats | None,
+    window: bool = False,
+    tokens: list[str] | None = None,
+    terms: list[str] | None = None,
+) -> StateQuery:
     """The question's intent and its named things' words with their IDF (from *stats*,
-    the lexical leg's frequencies of the question's terms)."""
+    the lexical leg's frequencies of the question's terms). *tokens* / *terms*: the
+    question's tokens and query terms, when the caller has them (read once per recall)."""
     out = StateQuery(intent=intent(text, window), question=text)
+    out.asked = frozenset(tokenize(text) if tokens is None else tokens)
+    out.asked_terms = _asked_terms(text, terms)
     if stats is None or stats.n_docs <= 0:
         return out
     out.stemmed = stats.stemmed
@@ -224,9 +235,13 @@ def _groups(
     return [g for g in groups if len(g) > 1]
 
 
-def _asked_terms(question: str) -> frozenset[str]:
-    """The stems of the question's words, without its reference point ("before X")."""
-    return frozenset(stem_tokens(" ".join(query_terms(_REFERENCE.split(question, 1)[0]))))
+def _asked_terms(question: str, terms: list[str] | None = None) -> frozenset[str]:
+    """The stems of the question's words, without its reference point ("before X");
+    *terms*: the whole question's query terms, used when it has no reference point."""
+    head = _REFERENCE.split(question, 1)[0]
+    if terms is not None and head == question:
+        return frozenset(stem(t) for t in terms)
+    return frozenset(stem_tokens(" ".join(query_terms(head))))
 
 
 def _answers_as_well(members: list[Candidate], terms: frozenset[str], newest: Candidate) -> bool:
@@ -248,7 +263,6 @@ def newest_first(
     top_n: int,
     cover: dict[str, float],
     shared: float = 1.0,
-    question: str = "",
     gap: float = 3600.0,
 ) -> None:
     """Deal each topic group's score slots out by age (see the module docstring)."""
@@ -259,8 +273,7 @@ def newest_first(
     top = [c for c in sorted(cands, key=lambda c: (-c.score, c.memory.id))[:top_n] if not _turn(c)]
     if state.words and not cover:
         cover = {c.memory.id: coverage(c, state.words, state.stemmed) for c in top}
-    asked = frozenset(tokenize(question))
-    terms = _asked_terms(question)
+    asked, terms = state.asked, state.asked_terms
 
     def when(c: Candidate) -> float:  # the blend's recency basis: created, or last access
         return c.memory.last_accessed if state.accessed else c.memory.created_at

@@ -2,7 +2,8 @@
 (README "Context packing").
 
 Agents consume memory as "fill ~N tokens of context", not "give me k rows".
-Both methods rank with :meth:`recall` (no query logic is duplicated here) and
+Both rank with :class:`~houkai.recall.engine.Recall` (no query logic is duplicated
+here: ``recall_pack`` takes a :class:`~houkai.recall.request.RecallRequest`) and
 share one greedy packer: candidates are rendered as ``- (type) text`` and
 admitted in rank order while the running token count stays within the budget;
 one that does not fit is skipped and the walk continues, so a smaller,
@@ -15,20 +16,22 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from ..domain.model import (
     MAX_RECALL_K,
     CompressedGroup,
-    ExpandSpec,
-    HybridWeights,
     Memory,
     PackedMemory,
     PackResult,
     ValidationError,
 )
 from ..domain.text import STOP_WORDS, estimate_tokens, jaccard, tokenize
-from .host import StoreHost
+from .request import RecallRequest
+
+if TYPE_CHECKING:
+    from .engine import Recall
 
 DEFAULT_HEADER = "## Relevant memory"
 FANOUT_K = 10
@@ -209,158 +212,121 @@ def _validate_pack_args(
         )
 
 
-class PackingMixin(StoreHost):
-    """``recall_pack`` and ``auto_context_pack`` on top of ``recall``."""
-
-    if TYPE_CHECKING:  # RecallMixin's
-        # (its result's shape depends on ``explain``; packing never asks for it)
-        def recall(self, *args: Any, **kwargs: Any) -> Any: ...
-
-    def recall_pack(
-        self,
-        query: str,
-        *,
-        token_budget: int = 800,
-        type: str | None = None,
-        tag: str | None = None,
-        min_importance: float | None = None,
-        source: str | None = None,
-        since: float | None = None,
-        until: float | None = None,
-        mode: str = "hybrid",
-        weights: HybridWeights | None = None,
-        fusion: str = "weighted",
-        diversity: float | None = None,
-        dedup_threshold: float | None = None,
-        min_cosine: float | None = None,
-        expand: ExpandSpec | None = None,
-        include_superseded: bool = False,
-        max_items: int = 50,
-        touch: bool = True,
-        token_counter: TokenCounter | None = None,
-        header: str = DEFAULT_HEADER,
-        compress: bool = False,
-        compress_threshold: float = 0.30,
-        compress_min_group: int = 2,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-    ) -> PackResult:
-        """The highest-ranked memories that fit *token_budget*, as a ready-to-inject block.
-
-        Ranks with ``recall(query, k=max_items, …)`` (hybrid by default; every
-        ranking control is passed through), then packs greedily; see
-        :func:`pack_ranked` for the budget and ``compress`` semantics.
-        """
-        _validate_pack_args(
-            token_budget, token_counter, header, compress_threshold, compress_min_group
+def validate_pack(
+    token_budget: object,
+    token_counter: object,
+    header: object,
+    compress_threshold: object,
+    compress_min_group: object,
+    max_items: object = 1,
+) -> None:
+    """The packing arguments of ``recall_pack`` / ``auto_context_pack``, checked."""
+    _validate_pack_args(token_budget, token_counter, header, compress_threshold, compress_min_group)
+    if (
+        isinstance(max_items, bool)
+        or not isinstance(max_items, int)
+        or not 1 <= max_items <= MAX_RECALL_K
+    ):
+        raise ValidationError(
+            f"max_items must be an integer in [1, {MAX_RECALL_K}] — got {max_items!r}"
         )
-        if (
-            isinstance(max_items, bool)
-            or not isinstance(max_items, int)
-            or not 1 <= max_items <= MAX_RECALL_K
-        ):
-            raise ValidationError(
-                f"max_items must be an integer in [1, {MAX_RECALL_K}] — got {max_items!r}"
-            )
-        ranked = self.recall(
+
+
+def recall_pack(
+    recall: Recall,
+    request: RecallRequest,
+    *,
+    token_budget: int = 800,
+    token_counter: TokenCounter | None = None,
+    header: str = DEFAULT_HEADER,
+    compress: bool = False,
+    compress_threshold: float = 0.30,
+    compress_min_group: int = 2,
+) -> PackResult:
+    """The highest-ranked memories of *request* (``k`` = the most to consider) that fit
+    *token_budget*, as a ready-to-inject block; see :func:`pack_ranked` for the budget
+    and ``compress`` semantics."""
+    if request.explain:  # pairs, whatever the request says
+        request = replace(request, explain=False)
+    ranked = recall.run(request)
+    return pack_ranked(
+        ranked,  # type: ignore[arg-type]  # pairs: explain is off
+        token_budget=token_budget,
+        token_counter=token_counter or estimate_tokens,
+        header=header,
+        compress=compress,
+        compress_threshold=compress_threshold,
+        compress_min_group=compress_min_group,
+        queries=[request.query],
+    )
+
+
+def auto_context_pack(
+    recall: Recall,
+    task: str,
+    *,
+    token_budget: int = 800,
+    max_phrases: int = 3,
+    mode: str = "hybrid",
+    min_cosine: float | None = None,
+    header: str = DEFAULT_HEADER,
+    token_counter: TokenCounter | None = None,
+    touch: bool = True,
+    compress: bool = False,
+    compress_threshold: float = 0.30,
+    compress_min_group: int = 2,
+    user_id: str | None = None,
+    agent_id: str | None = None,
+    session_id: str | None = None,
+) -> PackResult:
+    """Fan recall out over *task* and its key phrases, keep each memory's best score, pack.
+
+    Every query of :func:`fanout_queries` is recalled (``k=10``, weighted
+    fusion — RRF scores are pool-relative and cannot be compared across
+    fan-out pools) with ``min_cosine`` applied to each, so an off-topic task
+    packs nothing. ``PackResult.queries`` lists what was searched. Each
+    distinct hit is touched once per call (not once per query that found it).
+    """
+    _validate_pack_args(token_budget, token_counter, header, compress_threshold, compress_min_group)
+    queries = fanout_queries(task, max_phrases)
+    best: dict[str, tuple[Memory, float]] = {}
+    for query in queries:
+        request = RecallRequest(
             query,
-            k=max_items,
-            type=type,
-            tag=tag,
-            min_importance=min_importance,
-            source=source,
-            since=since,
-            until=until,
+            k=FANOUT_K,
             mode=mode,
-            weights=weights,
-            fusion=fusion,
-            diversity=diversity,
-            dedup_threshold=dedup_threshold,
             min_cosine=min_cosine,
-            expand=expand,
-            include_superseded=include_superseded,
-            touch=touch,
+            touch=False,
             user_id=user_id,
             agent_id=agent_id,
             session_id=session_id,
         )
-        return pack_ranked(
-            ranked,
-            token_budget=token_budget,
-            token_counter=token_counter or estimate_tokens,
-            header=header,
-            compress=compress,
-            compress_threshold=compress_threshold,
-            compress_min_group=compress_min_group,
-            queries=[query],
-        )
-
-    def auto_context_pack(
-        self,
-        task: str,
-        *,
-        token_budget: int = 800,
-        max_phrases: int = 3,
-        mode: str = "hybrid",
-        min_cosine: float | None = None,
-        header: str = DEFAULT_HEADER,
-        token_counter: TokenCounter | None = None,
-        touch: bool = True,
-        compress: bool = False,
-        compress_threshold: float = 0.30,
-        compress_min_group: int = 2,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-    ) -> PackResult:
-        """Fan recall out over *task* and its key phrases, keep each memory's best score, pack.
-
-        Every query of :func:`fanout_queries` is recalled (``k=10``, weighted
-        fusion — RRF scores are pool-relative and cannot be compared across
-        fan-out pools) with ``min_cosine`` applied to each, so an off-topic task
-        packs nothing. ``PackResult.queries`` lists what was searched. Each
-        distinct hit is touched once per call (not once per query that found it).
-        """
-        _validate_pack_args(
-            token_budget, token_counter, header, compress_threshold, compress_min_group
-        )
-        queries = fanout_queries(task, max_phrases)
-        best: dict[str, tuple[Memory, float]] = {}
-        for query in queries:
-            for memory, score in self.recall(
-                query,
-                k=FANOUT_K,
-                mode=mode,
-                min_cosine=min_cosine,
-                touch=False,
-                user_id=user_id,
-                agent_id=agent_id,
-                session_id=session_id,
-            ):
-                if memory.id not in best or score > best[memory.id][1]:
-                    best[memory.id] = (memory, score)
-        ranked = sorted(best.values(), key=lambda pair: (-pair[1], pair[0].id))
-        if touch and ranked:
-            self.touch_many([memory for memory, _ in ranked])
-        return pack_ranked(
-            ranked,
-            token_budget=token_budget,
-            token_counter=token_counter or estimate_tokens,
-            header=header,
-            compress=compress,
-            compress_threshold=compress_threshold,
-            compress_min_group=compress_min_group,
-            queries=queries,
-        )
+        for memory, score, *_ in recall.run(request):
+            if memory.id not in best or score > best[memory.id][1]:
+                best[memory.id] = (memory, score)
+    ranked = sorted(best.values(), key=lambda pair: (-pair[1], pair[0].id))
+    if touch and ranked:
+        recall.core.touch_many([memory for memory, _ in ranked])
+    return pack_ranked(
+        ranked,
+        token_budget=token_budget,
+        token_counter=token_counter or estimate_tokens,
+        header=header,
+        compress=compress,
+        compress_threshold=compress_threshold,
+        compress_min_group=compress_min_group,
+        queries=queries,
+    )
 
 
 __all__ = [
-    "PackingMixin",
+    "auto_context_pack",
     "cluster_by_jaccard",
     "compress_group",
     "extract_key_phrases",
     "fanout_queries",
     "pack_line",
     "pack_ranked",
+    "recall_pack",
+    "validate_pack",
 ]

@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 import redis
 
 from ..domain.text import REDISEARCH_STOPWORDS, STOP_WORDS, stem, tokenize, without_date_stamp
-from . import lexstats
+from ..store.lexstats import CANDIDATE_POSTINGS
 
 # Postings the expansion query may walk: a quarter of the first keyword query's budget
 # (RediSearch scores each document of the union, ~1.2 µs: at most ~3 ms, ADR 0053/0061).
-RM3_POSTINGS = lexstats.CANDIDATE_POSTINGS // 4
+RM3_POSTINGS = CANDIDATE_POSTINGS // 4
 
 _WORD = re.compile(r"^[a-z][a-z]+$")
 

@@ -1,0 +1,297 @@
+"""Where recall's candidates come from: the KNN leg, the keyword leg and BM25 over them.
+
+Each function takes the store's primitives (:class:`~houkai.recall.core.StoreCore`)
+and a pool (id → :class:`Candidate`) it adds to; the question's words and their
+statistics come in already read (:class:`~houkai.recall.parsed.ParsedQuery`), so no
+function here tokenises the question or reads its statistics again.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import redis
+
+from ..db.schema import MEMORY_FIELDS
+from ..domain.model import Memory
+from ..domain.text import lexical_clause
+from ..store.codec import finite_cosine, from_hash
+from ..store.lexstats import TermStats, bm25_scores, candidate_terms
+from ..store.lexstats import term_stats as read_term_stats
+from ..store.search import knn_query, search
+from .core import StoreCore
+from .query import name_seen
+
+log = logging.getLogger(__name__)
+
+# Which documents a keyword query's LIMIT keeps is RediSearch's own ranking. Its default
+# scorer is TFIDF up to RediSearch 2.10 (Redis Stack 7.4) and BM25STD from Redis 8: named
+# here, every server keeps the candidates the stages were measured with (BM25STD cost
+# 0.4 points of LoCoMo R@5, ADR 0064).
+KEYWORD_SCORER = "TFIDF"
+
+
+@dataclass
+class Candidate:
+    memory: Memory
+    cosine: float = 0.0
+    has_vector: bool = False
+    bm25: float = 0.0  # raw RediSearch BM25
+    lexical: float = 0.0  # BM25 normalised to [0, 1] over the pool
+    score: float = 0.0
+    explain: dict[str, Any] = field(default_factory=dict)
+    vector: np.ndarray | None = None
+    expanded: bool = False  # reached by graph expansion, not by the query
+    prf: float = 0.0  # cosine to the pseudo-relevance-feedback vector
+    context: bool = False  # brought in as a sequence neighbour of a strong candidate
+    feedback: bool = False  # brought in by the pseudo-relevance-feedback round
+    rm3: tuple[str, ...] = ()  # the expansion words of the RM3 query that found it (ADR 0061)
+    rm3_score: float = 0.0  # share of the RM3 expansion the text holds (ADR 0061)
+
+
+Pool = dict[str, Candidate]
+
+
+def term_stats(core: StoreCore, terms: list[str], names: list[str], stems_cue: bool) -> TermStats:
+    """The statistics of the question's *terms* (one ``HMGET``), read once per recall for
+    the lexical pass, the rescoring of later candidates and the stages.
+
+    The names the question mentions (*names*, lower-cased) are read in the same
+    ``HMGET``: only a name some memory's text mentions makes the question "name
+    something" (stems, ADR 0056); "the pre-production DB" in a collection that never
+    says "DB" is a paraphrase, matched over exact tokens (ADR 0061). *stems_cue*: the
+    question holds exact tokens.
+    """
+    stats = read_term_stats(core.client, core.keys.lexstats, [*terms, *names])
+    # A one-word query is a keyword lookup ("backup" means "Backups" too); no
+    # benchmark question has a single term, so ADR 0056's measured gate is unchanged.
+    stems = len(terms) == 1 or stems_cue or any(name_seen(n, stats) for n in names)
+    return replace(stats, stemmed=stats.stemmed and stems)
+
+
+def vector_candidates(
+    core: StoreCore,
+    qvec: np.ndarray,
+    where: str,
+    size: int,
+    *,
+    batches: bool = False,
+    verbatim: bool = False,
+) -> Pool:
+    """The *size* memories nearest *qvec* under the filter *where*, cosine from the
+    index's distance (*verbatim*: the filter's words match unstemmed)."""
+    query = knn_query(
+        where, size, core.index_params.ef_runtime, batches=batches, exact=core.knn_exact()
+    )
+    _, hits = search(
+        core.client,
+        core.keys.index,
+        query,
+        params={"q": core.vector_blob(qvec)},
+        return_fields=(*MEMORY_FIELDS, "dist", "vec"),
+        sortby=("dist", "ASC"),
+        limit=size,
+        verbatim=verbatim,
+    )
+    pool: Pool = {}
+    for hit in hits:
+        memory = from_hash(hit.fields)
+        cosine = finite_cosine(1.0 - float(hit.str("dist", "1")))
+        pool[memory.id] = Candidate(
+            memory=memory,
+            cosine=cosine,
+            has_vector=True,
+            vector=core.vector_from_blob(hit.fields.get("vec")),
+        )
+    return pool
+
+
+def keyword_query(words: list[str], where: str) -> str:
+    """The keyword candidate query: any of *words*, under the recall's filter *where*.
+
+    The filter is a zero-weight clause. Intersected plainly, the "live" clauses every
+    recall carries changed RediSearch's TFIDF scores so much that a memory matching every
+    word of the query fell out of the first 20 hits: 7 of 200 facts, 18 of 150 at 100k
+    (0 of each with weight 0; ADR 0069)."""
+    clause = lexical_clause(words)
+    return clause if where == "*" else f"{clause} ({where})=>{{$weight: 0.0}}"
+
+
+def cosine_to(vec: np.ndarray | None, qvec: np.ndarray | None) -> float:
+    """Cosine of a fetched vector to the question's (0 when either is missing)."""
+    if vec is None or qvec is None:
+        return 0.0
+    return finite_cosine(float(np.dot(vec, qvec)))
+
+
+def keyword_candidates(
+    core: StoreCore,
+    pool: Pool,
+    words: list[str],
+    where: str,
+    limit: int,
+    qvec: np.ndarray | None,
+    *,
+    verbatim: bool = False,
+    rm3: tuple[str, ...] = (),
+) -> list[str]:
+    """Search *words* as one keyword query under the recall's filter *where* and add
+    the memories not yet in *pool* as candidates (cosine to *qvec*); returns their
+    ids. A failing query adds nothing: a lexical bonus is never worth failing the
+    recall."""
+    clause = keyword_query(words, where)
+    try:
+        _, hits = search(
+            core.client,
+            core.keys.index,
+            clause,
+            return_fields=(*MEMORY_FIELDS, "vec"),
+            limit=limit,
+            verbatim=verbatim,
+            scorer=KEYWORD_SCORER,
+        )
+    except redis.exceptions.ResponseError:
+        return []
+    added = []
+    for hit in hits:
+        memory = from_hash(hit.fields)
+        if memory.id in pool:
+            continue
+        vec = core.vector_from_blob(hit.fields.get("vec"))
+        pool[memory.id] = Candidate(
+            memory=memory,
+            cosine=cosine_to(vec, qvec),
+            has_vector=vec is not None,
+            vector=vec,
+            rm3=rm3,
+        )
+        added.append(memory.id)
+    return added
+
+
+def keyword_neighbours(
+    core: StoreCore,
+    pool: Pool,
+    words: list[str],
+    where: str,
+    limit: int,
+    qvec: np.ndarray,
+    *,
+    verbatim: bool = False,
+) -> list[str]:
+    """Add the *limit* memories nearest *qvec* among those matching any of *words*
+    under *where* (ADR 0069); returns the new ids.
+
+    A KNN restricted to the keyword matches: over a subset the size
+    :func:`candidate_terms` bounds, RediSearch ranks it by brute force,
+    so the cosine order is exact there whatever the HNSW graph reaches. RediSearch's
+    own keyword ranking is not used: intersected with the recall's filter it kept a
+    fact among the first 40 hits for 158 of 400 facts (400 of 400 this way)."""
+    clause = lexical_clause(words)
+    subset = clause if where == "*" else f"{clause} {where}"
+    try:
+        found = vector_candidates(core, qvec, subset, limit, verbatim=verbatim)
+    except redis.exceptions.ResponseError:
+        log.warning("keyword neighbours query failed", exc_info=True)
+        return []
+    added = [mid for mid in found if mid not in pool]
+    for mid in added:
+        pool[mid] = found[mid]
+    return added
+
+
+def widen_semantic(
+    core: StoreCore,
+    pool: Pool,
+    terms: list[str],
+    stats: TermStats | None,
+    where: str,
+    size: int,
+    qvec: np.ndarray,
+) -> None:
+    """Add the nearest memories among those sharing the query's words to the KNN
+    leg's approximate (HNSW) pool, in semantic and hybrid recall (ADR 0069).
+
+    Written before a bulk of other memories, a distinct fact can sit where the
+    graph search from the entry point never arrives (69 % of 4,000 facts found by
+    their own text at EF_RUNTIME 64 under 16,000 log lines); among the keyword
+    matches the cosine order is exact. Twice the pool, as many as the lexical leg
+    takes: a fact among siblings that share most of its words ranks past 20. Only
+    candidates are added: semantic recall still ranks by cosine alone."""
+    if not terms or stats is None:
+        return
+    keyword_neighbours(
+        core, pool, candidate_terms(terms, stats), where, size * 2, qvec,
+        verbatim=not stats.stemmed,
+    )  # fmt: skip
+
+
+def normalise_lexical(pool: Pool) -> bool:
+    """``lexical`` = BM25 / the pool's best; True if any BM25 > 0."""
+    top = max((c.bm25 for c in pool.values()), default=0.0)
+    for cand in pool.values():
+        cand.lexical = cand.bm25 / top if top > 0 else 0.0
+    return top > 0
+
+
+def add_lexical(
+    core: StoreCore,
+    pool: Pool,
+    terms: list[str],
+    stats: TermStats,
+    where: str,
+    size: int,
+    qvec: np.ndarray | None,
+) -> bool:
+    """Add BM25 to the pool and pull in keyword-only hits; True if any BM25 > 0.
+
+    The inverted index finds keyword candidates corpus-wide with the filters
+    pushed down; their BM25 comes from houkai's exact corpus statistics
+    (see ``lexstats``), since RediSearch's own drift on updates and deletes.
+    """
+    if not terms:
+        return False
+    # The candidates match the way BM25 below counts: over stems, RediSearch's stem
+    # expansion finds what scores; over exact tokens, VERBATIM, since a document
+    # found only through a stem ("+serv" for "served") would score nothing for that
+    # term, and walking the expansion cost several times the postings the budget
+    # counts (ADR 0060).
+    keyword_candidates(
+        core,
+        pool,
+        candidate_terms(terms, stats),
+        where,
+        size * 2,
+        qvec,
+        verbatim=not stats.stemmed,
+    )
+    texts = {mid: c.memory.text for mid, c in pool.items()}
+    scores = bm25_scores(terms, texts, core.client, core.keys.lexstats, stats)
+    for mid, cand in pool.items():
+        cand.bm25 = scores.get(mid, 0.0)
+    return normalise_lexical(pool)
+
+
+def rescore_lexical(
+    core: StoreCore,
+    pool: Pool,
+    terms: list[str],
+    stats: TermStats | None,
+    added: list[str],
+) -> bool:
+    """BM25 for candidates added after the lexical pass, then re-normalise the pool."""
+    if not terms or stats is None:
+        return False
+    scores = bm25_scores(
+        terms,
+        {mid: pool[mid].memory.text for mid in added},
+        core.client,
+        core.keys.lexstats,
+        stats,
+    )
+    for mid, value in scores.items():
+        pool[mid].bm25 = value
+    return normalise_lexical(pool)

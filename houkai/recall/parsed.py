@@ -1,0 +1,71 @@
+"""The question, read once per recall: :class:`ParsedQuery`.
+
+Everything recall derives from the query text is computed here, once, before the
+candidates are gathered: its tokens and lexical terms, their corpus statistics (one
+``HMGET``), the parse of dates, names and exact tokens (the ``query`` stage), what the
+``current`` and ``entity`` stages read (present/past intent, named things) and the
+query vector (one encode, cached per store). Every later step reads these fields; none
+tokenises, parses or encodes the question again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..domain.text import terms_of, tokenize
+from ..store.lexstats import TermStats
+from . import state
+from .candidates import term_stats
+from .core import StoreCore
+from .query import QueryParse, has_exact_tokens, name_seen, parse_query, question_names
+
+
+@dataclass
+class ParsedQuery:
+    """One question as recall reads it (see the module docstring)."""
+
+    text: str
+    now: float  # the clock the question is asked at (``as_of``, default: now)
+    tokens: list[str] = field(default_factory=list)
+    terms: list[str] = field(default_factory=list)  # distinct, stop words out (the lexical leg)
+    stats: TermStats | None = None  # the terms' (and names') corpus statistics
+    parse: QueryParse | None = None  # dates, recency, exact tokens, names (``query`` stage)
+    state: state.StateQuery | None = None  # intent and named things (``current``, ``entity``)
+    vector: np.ndarray | None = None
+
+
+def read_query(
+    core: StoreCore,
+    text: str,
+    now: float,
+    *,
+    hybrid: bool,
+    parse: bool = False,
+    state_read: bool = False,
+    widen: bool = False,
+) -> ParsedQuery:
+    """Read *text* once. *hybrid*: the lexical leg runs (statistics are read); *parse*:
+    a stage reads the parse; *state_read*: a stage reads intent and named things;
+    *widen*: semantic recall widens its pool by keyword (it needs the statistics too)."""
+    out = ParsedQuery(text=text, now=now)
+    out.tokens = tokenize(text)
+    out.terms = terms_of(out.tokens)
+    vector = core.query_vector(text) if text.strip() else None
+    if out.terms and (hybrid or (widen and vector is not None)):
+        names = [n.lower() for n in question_names(text)]
+        out.stats = term_stats(core, out.terms, names, has_exact_tokens(text))
+    reading = parse_query(text, now) if parse or state_read else None
+    if parse and reading is not None:
+        out.parse = reading
+        if out.stats is not None:
+            stats = out.stats
+            reading.unseen = [n for n in reading.names if not name_seen(n.lower(), stats)]
+            reading.stems = stats.stemmed
+    out.vector = vector
+    if state_read and reading is not None:
+        out.state = state.read(
+            text, out.stats, reading.window is not None, tokens=out.tokens, terms=out.terms
+        )
+    return out
