@@ -7,6 +7,7 @@ import pytest
 
 from houkai.domain.model import StateConflict, ValidationError
 from houkai.extraction.base import Candidate, Decision, ExtractResult, Usage
+from houkai.pipeline import outbox
 from houkai.store.sessions import SessionNotFound
 
 
@@ -327,7 +328,7 @@ def test_a_broker_that_refuses_loses_no_message(make_store, settings, monkeypatc
     assert out["added"] == 1 and out["extraction_queued"] is False
     assert store.session_state.pending("b")[0].id == "1"
     assert store.client.zscore(store.keys.sessions_due, "b") is not None  # the sweep's to send
-    tasks = store.client.hvals(f"{store.keys.prefix}:outbox:tasks")
+    tasks = store.client.hvals(outbox.tasks_key(store.keys.prefix))
     assert not [t for t in tasks if store.collection_name.encode() in t]  # no stale entry
     monkeypatch.setattr(trigger, "schedule", refuse)
     assert store.add_messages("b", [user("2", "I like rain.")])["added"] == 1

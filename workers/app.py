@@ -27,6 +27,7 @@ from typing import Any
 from celery import Celery
 from kombu import Queue
 
+from houkai.db.keys import GlobalKeys
 from houkai.domain.config import Settings, get_settings, parse_duration
 from houkai.domain.model import ValidationError
 from houkai.pipeline.dispatch import QUEUES, TASK_QUEUES
@@ -93,7 +94,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
             TASK_TIME_LIMIT,
         )
     restore_every = max(1, min(60, int(visibility // 2)))
-    namespace = f"{settings.key_prefix}:celery:"
+    namespace = GlobalKeys(settings.key_prefix).celery_namespace
     return {
         "broker_url": broker,
         # kombu's Redis transport with a restore that cannot end the worker when
@@ -144,7 +145,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "beat_scheduler": SCHEDULER,
         "redbeat_redis_url": broker,
         "redbeat_redis_options": {},
-        "redbeat_key_prefix": f"{settings.key_prefix}:redbeat",
+        "redbeat_key_prefix": GlobalKeys(settings.key_prefix).redbeat,
         "redbeat_lock_timeout": 300,
         "beat_max_loop_interval": 60,
         "beat_schedule": beat_schedule(settings),
