@@ -67,9 +67,24 @@ def lower_priority(increment: int) -> int:
 
 
 def broker_url(settings: Settings) -> str:
-    """The broker: ``broker_url``, else the storage Redis (the embedded one if unset)."""
+    """The broker: ``broker_url``, else the storage Redis (the embedded one if unset).
+
+    kombu has no Redis Cluster transport (redis and sentinel only), so storage on a
+    cluster needs a broker of its own: said in one sentence at start (ADR 0079)."""
+    from houkai.db.cluster_client import is_cluster_url
+
     if settings.broker_url:
+        if is_cluster_url(settings.broker_url):
+            raise ValidationError(
+                "HOUKAI_BROKER_URL cannot be a Redis Cluster (Celery has no cluster "
+                "transport): point it at a plain Redis or a Sentinel"
+            )
         return settings.broker_url
+    if is_cluster_url(settings.redis_url):
+        raise ValidationError(
+            "REDIS_URL points at a Redis Cluster, which Celery cannot use as its broker: "
+            "set HOUKAI_BROKER_URL to a separate Redis (or Sentinel) URL"
+        )
     from houkai.db.server import resolve_url
 
     return resolve_url(settings.redis_url, settings.data_dir, settings.redis_port)

@@ -1,0 +1,135 @@
+"""The Redis Cluster client houkai uses for ``REDIS_URL=redis+cluster://h:p[,h:p…]``.
+
+redis-py's :class:`~redis.cluster.RedisCluster` routes keyed commands, ``FT.*`` (by the
+index name) and ``EVAL``/``EVALSHA`` (by ``KEYS``) to the master owning the slot. Two
+things the store relies on behave differently there, and this subclass gives them the
+single-node shape back, so the store has one code path (ADR 0079):
+
+* ``SCAN``/``scan_iter`` with a pattern inside one collection's hash tag go to the
+  master that owns the tag's slot and return a plain ``(cursor, keys)``; any other
+  pattern scans every master (redis-py's own behaviour).
+* Scripts: a cluster pipeline sends ``EVALSHA`` without first loading the script (a
+  fresh master, a promoted replica or a slot's new owner answers ``NOSCRIPT`` and the
+  whole pipeline fails), so scripts queued on a cluster pipeline go as ``EVAL``; a
+  direct call keeps ``EVALSHA`` with redis-py's reload on ``NOSCRIPT``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from redis.cluster import ClusterNode, ClusterPipeline, RedisCluster
+from redis.commands.core import Script
+
+CLUSTER_SCHEME = "redis+cluster"
+
+
+def is_cluster_url(url: str) -> bool:
+    return url.split("://", 1)[0].lower() in (
+        CLUSTER_SCHEME,
+        CLUSTER_SCHEME.replace("redis", "rediss"),
+    )
+
+
+def cluster_nodes(url: str) -> tuple[list[ClusterNode], dict[str, Any]]:
+    """Startup nodes and connection options from ``redis+cluster://[user:pass@]h:p,h:p``."""
+    scheme, rest = url.split("://", 1)
+    auth, _, hosts = rest.rpartition("@")
+    hosts = hosts.split("/", 1)[0].split("?", 1)[0]
+    nodes = []
+    for part in hosts.split(","):
+        host, _, port = part.strip().rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError(f"REDIS_URL: {part!r} is not host:port (in {url!r})")
+        nodes.append(ClusterNode(host, int(port)))
+    options: dict[str, Any] = {}
+    if auth:
+        user, sep, password = auth.partition(":")
+        if sep:
+            options["username"] = unquote(user) or None
+            options["password"] = unquote(password)
+        else:
+            options["password"] = unquote(user)
+    if scheme.lower().startswith("rediss"):
+        options["ssl"] = True
+    return nodes, options
+
+
+def display(url: str) -> str:
+    """*url* with any password masked."""
+    parts = urlsplit(url.replace(",", "%2C"))
+    if parts.password:
+        url = url.replace(f":{parts.password}@", ":***@")
+    return url
+
+
+def _tag_of(pattern: Any) -> str | None:
+    """The hash tag a glob *pattern* pins its keys to, when every key it matches has it."""
+    text = pattern.decode() if isinstance(pattern, bytes) else pattern
+    if not isinstance(text, str):
+        return None
+    start = text.find("{")
+    end = text.find("}", start + 1)
+    if start < 0 or end <= start + 1:
+        return None
+    if any(ch in text[: end + 1] for ch in "*?[\\"):
+        return None
+    return text[start : end + 1]
+
+
+class _ClusterScript(Script):
+    """A script that a cluster pipeline runs as ``EVAL`` (see the module docstring)."""
+
+    def __call__(self, keys: Any = None, args: Any = None, client: Any = None) -> Any:
+        target = client if client is not None else self.registered_client
+        if isinstance(target, ClusterPipeline):
+            keys, args = list(keys or []), list(args or [])
+            return target.execute_command("EVAL", self.script, len(keys), *keys, *args)
+        return super().__call__(keys=keys, args=args, client=client)
+
+
+class HoukaiCluster(RedisCluster):
+    """:class:`RedisCluster` with collection-scoped SCAN and pipeline-safe scripts."""
+
+    def register_script(self, script: Any) -> Script:
+        return _ClusterScript(self, script)
+
+    def _tag_node(self, match: Any) -> Any:
+        tag = _tag_of(match) if match is not None else None
+        return None if tag is None else self.get_node_from_key(tag)
+
+    def scan(
+        self, cursor: int = 0, match: Any = None, count: int | None = None,
+        _type: str | None = None, **kwargs: Any,
+    ) -> Any:  # fmt: skip
+        node = None if "target_nodes" in kwargs else self._tag_node(match)
+        if node is None:
+            return super().scan(cursor, match, count, _type, **kwargs)
+        cursors, keys = super().scan(cursor, match, count, _type, target_nodes=node)
+        return int(next(iter(cursors.values()), 0)), keys
+
+    def scan_iter(
+        self, match: Any = None, count: int | None = None, _type: str | None = None,
+        **kwargs: Any,
+    ) -> Iterator[Any]:  # fmt: skip
+        if "target_nodes" in kwargs or self._tag_node(match) is None:
+            yield from super().scan_iter(match, count, _type, **kwargs)
+            return
+        cursor = 0
+        while True:
+            cursor, keys = self.scan(cursor, match, count, _type)
+            yield from keys
+            if not cursor:
+                return
+
+
+class PrimariesOnly:
+    """Sends each command to every master (a keyless check such as ``FT._LIST``)."""
+
+    def __init__(self, client: RedisCluster) -> None:
+        self.client = client
+
+    def execute_command(self, *args: Any) -> Any:
+        return self.client.execute_command(*args, target_nodes=self.client.get_primaries())
