@@ -133,3 +133,15 @@ class PrimariesOnly:
 
     def execute_command(self, *args: Any) -> Any:
         return self.client.execute_command(*args, target_nodes=self.client.get_primaries())
+
+
+def pool_for(client: Any, key: str) -> Any:
+    """The connection pool that serves *key*: the client's own on one node, the slot
+    owner's on a cluster (for code that packs its own RESP buffers)."""
+    if isinstance(client, RedisCluster):
+        node = client.get_node_from_key(key)
+        if node.redis_connection is None:
+            client.nodes_manager.initialize()
+            node = client.get_node_from_key(key)
+        return node.redis_connection.connection_pool
+    return client.connection_pool

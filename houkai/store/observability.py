@@ -159,7 +159,7 @@ class ObservabilityMixin(StoreHost):
         pipe.hgetall(self.keys.metrics)
         pipe.hmget(self.keys.lexstats, ["__N", "__len"])
         pipe.hlen(self.keys.inflight)
-        pipe.hlen(self.keys.access) if access else pipe.ping()
+        pipe.hlen(self.keys.access) if access else pipe.exists(self.keys.access)
         pipe.xrevrange(self.keys.journal, count=1)
         try:
             metrics, lex, inflight, touched, last = pipe.execute()
