@@ -185,3 +185,99 @@ def test_a_cluster_without_its_own_broker_fails_in_one_sentence(cluster_settings
     with pytest.raises(ValidationError, match="HOUKAI_BROKER_URL"):
         broker_url(cluster_settings.replace(broker_url=""))
     assert broker_url(cluster_settings) == cluster_settings.broker_url
+
+
+# ----------------------------------------------------------------- slot moves
+def test_a_search_during_a_move_is_503_with_retry_after_never_partial(
+    make_store, cluster_settings, embedder
+) -> None:
+    """The fence, deterministically: while the move counter is odd, recall through the
+    library and REST refuses (503 + Retry-After) instead of answering from a half index."""
+    from houkai.db.cluster_client import SlotMoving
+
+    name = spread(cluster_settings, 1, "fence")[0]
+    s = cluster_settings.replace(collection=name)
+    service = MemoryService(s, actor="http")
+    store = service.store(name)
+    tea = store.remember("The team drinks green tea at ten")
+    http = create_app(s, service, tokens="").test_client()
+    try:
+        store.client.incr(store.keys.moves)  # a move begins
+        with pytest.raises(SlotMoving):
+            store.recall("what does the team drink?", k=1)
+        r = http.get("/recall?query=tea&k=1")
+        assert r.status_code == 503 and r.headers["Retry-After"] == "1"
+        assert "moving" in r.get_json()["error"]
+        store.client.incr(store.keys.moves)  # and ends
+        assert store.recall("what does the team drink?", k=1)[0][0].id == tea.id
+        assert http.get("/recall?query=tea&k=1").get_json()["results"][0]["id"] == tea.id
+    finally:
+        store.drop()
+
+
+def test_a_slot_move_keeps_every_write_and_never_answers_wrong(
+    make_store, cluster_settings, embedder
+) -> None:
+    import threading
+
+    from houkai.db.cluster_client import SlotMoving
+
+    store = make_store(spread(cluster_settings, 1, "move")[0], settings=cluster_settings)
+    client = store.client
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"] * 5
+    texts = [f"record {i}: the {w} server is in rack {i}" for i, w in enumerate(words)]
+    ids = [store.remember(t).id for t in texts]
+    slot = client.keyslot(store.keys.tag)
+    source = cluster.owner_port(client, slot)
+    target = next(n.port for n in client.get_primaries() if n.port != source)
+    answers = {"right": 0, "moving": 0, "wrong": []}
+    acked: list[str] = []
+    done, reading, fenced = threading.Event(), threading.Event(), threading.Event()
+
+    def reader() -> None:
+        while not done.is_set():
+            try:
+                hits = store.recall(texts[7], k=1, touch=False)
+            except SlotMoving:
+                answers["moving"] += 1
+                fenced.set()
+                continue
+            if hits and hits[0][0].id == ids[7]:
+                answers["right"] += 1
+                reading.set()
+            else:
+                answers["wrong"].append(hits)
+
+    def writer() -> None:
+        n = 0
+        while not done.is_set():
+            try:
+                acked.append(store.remember(f"written during the move, number {n}").id)
+            except Exception:  # refused during the move: not acknowledged, not counted
+                pass
+            n += 1
+
+    threads = [threading.Thread(target=reader), threading.Thread(target=writer)]
+    for t in threads:
+        t.start()
+    assert reading.wait(30)  # the reader answers before the move begins
+    try:
+        result = cluster.move_slot(
+            client, cluster_settings.key_prefix, slot, target,
+            on_step=lambda _step: fenced.wait(30),  # hold the move until a search met the fence
+        )  # fmt: skip
+    finally:
+        done.set()
+        for t in threads:
+            t.join()
+    assert result["keys"] > len(ids) and store.collection_name in result["collections"]
+    assert cluster.owner_port(client, slot) == target
+    assert cluster.shard_of(client, store.keys.index).endswith(f":{target}")
+    assert answers["wrong"] == []  # a 503 at worst, never a partial answer
+    assert answers["moving"] > 0 and answers["right"] > 0  # the reader ran through the move
+    assert store.count() == len(ids) + len(acked)
+    for memory_id in ids + acked:  # no acknowledged write lost
+        assert store.get(memory_id) is not None
+    assert store.recall(texts[3], k=1)[0][0].id == ids[3]
+    cluster.move_slot(client, cluster_settings.key_prefix, slot, source)  # and back
+    assert store.recall(texts[5], k=1)[0][0].id == ids[5] and store.count() == len(ids) + len(acked)

@@ -17,14 +17,16 @@ import json
 import logging
 import os
 import signal
+import socket
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import redis
 
-from .server import RedisServerError, _binary_paths, _pid_alive, _port_free, free_port
+from .server import RedisServerError, binary_paths, free_port, process_alive
 
 log = logging.getLogger(__name__)
 
@@ -58,6 +60,20 @@ class ClusterInfo:
         return {**asdict(self), "url": self.url}
 
 
+def _alive(pid: int) -> bool:
+    return process_alive(pid, (b"valkey", b"redis"))
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
 def _client(port: int, timeout: float = 2.0) -> redis.Redis:
     return redis.Redis(
         port=port, protocol=2, socket_connect_timeout=timeout, socket_timeout=timeout, retry=None
@@ -65,7 +81,7 @@ def _client(port: int, timeout: float = 2.0) -> redis.Redis:
 
 
 def _spawn(node_dir: Path, port: int) -> subprocess.Popen:
-    server, rejson, search = _binary_paths()
+    server, rejson, search = binary_paths()
     node_dir.mkdir(parents=True, exist_ok=True)
     args = [
         str(server), "--bind", "127.0.0.1", "--port", str(port), "--dir", str(node_dir),
@@ -155,7 +171,7 @@ def status(base: str | os.PathLike) -> ClusterInfo | None:
     info = read_state(base)
     if info is None or not info.nodes:
         return None
-    if not all(_pid_alive(n.pid) for n in info.nodes):
+    if not all(_alive(n.pid) for n in info.nodes):
         return None
     try:
         return info if _cluster_ok(info.nodes[0].port) else None
@@ -252,7 +268,7 @@ def stop(base: str | os.PathLike, timeout: float = 15.0) -> bool:
         return False
     any_up = False
     for node in info.nodes:
-        if not _pid_alive(node.pid):
+        if not _alive(node.pid):
             continue
         any_up = True
         try:
@@ -264,9 +280,9 @@ def stop(base: str | os.PathLike, timeout: float = 15.0) -> bool:
                 os.kill(node.pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout
     for node in info.nodes:
-        while _pid_alive(node.pid) and time.monotonic() < deadline:
+        while _alive(node.pid) and time.monotonic() < deadline:
             time.sleep(0.05)
-        if _pid_alive(node.pid):
+        if _alive(node.pid):
             with contextlib.suppress(ProcessLookupError):
                 os.kill(node.pid, signal.SIGKILL)
     with contextlib.suppress(OSError):
@@ -278,3 +294,77 @@ def shard_of(client: redis.cluster.RedisCluster, key: str) -> str:
     """``host:port`` of the master that owns *key*'s slot."""
     node = client.get_node_from_key(key)
     return f"{node.host}:{node.port}"
+
+
+# ------------------------------------------------------------------ moving a slot
+def _node_id(port: int) -> str:
+    return _text(_client(port).execute_command("CLUSTER MYID"))
+
+
+def owner_port(client: redis.cluster.RedisCluster, slot: int) -> int:
+    client.nodes_manager.initialize()
+    return int(client.nodes_manager.get_node_from_slot(slot).port)
+
+
+def collections_in_slot(client: redis.cluster.RedisCluster, prefix: str, slot: int) -> list[str]:
+    from .keys import Keys
+
+    names = sorted(_text(c) for c in client.smembers(Keys.registry(prefix)))
+    return [n for n in names if client.keyslot(Keys(prefix, n).tag) == slot]
+
+
+def move_slot(
+    client: redis.cluster.RedisCluster,
+    prefix: str,
+    slot: int,
+    target_port: int,
+    *,
+    batch: int = 200,
+    wait: float = 120.0,
+    on_step: Callable[[str], None] | None = None,
+) -> dict:
+    """Move *slot* to the master on *target_port* the way ``valkey-cli --cluster
+    reshard`` does (``SETSLOT IMPORTING/MIGRATING``, ``MIGRATE`` in batches, ``SETSLOT
+    NODE``), fenced for houkai: the move counter of every collection in the slot is odd
+    from before the first key leaves until the new owner's indexes have scanned the
+    last one, so a search in between answers 503 (:class:`SlotMoving`) instead of a
+    partial result; writes follow redis-py's ASK redirects. *on_step* is called with
+    ``"migrated"`` once every key is on the new owner (tests hold the move there).
+    Returns what moved and how long it took."""
+    from .keys import Keys
+    from .layout_migration import build_indexes
+
+    started = time.monotonic()
+    source = owner_port(client, slot)
+    if source == target_port:
+        return {"slot": slot, "keys": 0, "collections": [], "seconds": 0.0}
+    colls = collections_in_slot(client, prefix, slot)
+    src, dst = _client(source, 10), _client(target_port, 10)
+    for name in colls:
+        client.incr(Keys(prefix, name).moves)  # odd: moving (the counter moves with the slot)
+    src_id, dst_id = _node_id(source), _node_id(target_port)
+    dst.execute_command("CLUSTER SETSLOT", slot, "IMPORTING", src_id)
+    src.execute_command("CLUSTER SETSLOT", slot, "MIGRATING", dst_id)
+    moved = 0
+    while True:
+        keys = src.execute_command("CLUSTER GETKEYSINSLOT", slot, batch)
+        if not keys:
+            break
+        src.execute_command("MIGRATE", "127.0.0.1", target_port, "", 0, 10000, "KEYS", *keys)
+        moved += len(keys)
+    if on_step is not None:
+        on_step("migrated")
+    masters = [n.port for n in client.get_primaries()]
+    for port in [target_port, source, *(p for p in masters if p not in (source, target_port))]:
+        _client(port).execute_command("CLUSTER SETSLOT", slot, "NODE", dst_id)
+    client.nodes_manager.initialize()
+    for name in colls:
+        keys_ = Keys(prefix, name)
+        build_indexes(client, keys_, wait)  # the new owner builds the collection's indexes
+        for index in (keys_.index, keys_.access_index):
+            with contextlib.suppress(redis.RedisError):  # the old owner's, now empty
+                src.execute_command("FT.DROPINDEX", index)
+        client.incr(keys_.moves)  # even again: searches answer from the new owner
+    seconds = round(time.monotonic() - started, 3)
+    log.info("slot %s moved %s → %s: %d keys in %.2f s", slot, source, target_port, moved, seconds)
+    return {"slot": slot, "keys": moved, "collections": colls, "seconds": seconds}

@@ -20,8 +20,11 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from redis import exceptions
 from redis.cluster import ClusterNode, ClusterPipeline, RedisCluster
 from redis.commands.core import Script
+
+from ..domain.errors import Unavailable
 
 CLUSTER_SCHEME = "redis+cluster"
 
@@ -90,8 +93,58 @@ class _ClusterScript(Script):
         return super().__call__(keys=keys, args=args, client=client)
 
 
+class SlotMoving(Unavailable):
+    """The collection's slot is moving to another master: retry in a moment (503)."""
+
+    retry_after = 1
+
+
+#: Searches answered from one shard's index: during a slot move that index holds part
+#: of the collection, so they are fenced by the collection's move counter.
+_FENCED = frozenset({"FT.SEARCH", "FT.AGGREGATE"})
+_NO_INDEX = ("no such index", "unknown index name", "unknown index")
+
+
+def moves_key(index: Any) -> str | None:
+    """The move counter of the collection an index name belongs to (``Keys.moves``)."""
+    text = index.decode() if isinstance(index, bytes) else str(index)
+    end = text.find("}", text.find("{") + 1)
+    return None if "{" not in text or end < 0 else text[: end + 1] + ":moves"
+
+
+def _odd(raw: Any) -> bool:
+    try:
+        return int(raw or 0) % 2 == 1
+    except ValueError:
+        return False
+
+
 class HoukaiCluster(RedisCluster):
-    """:class:`RedisCluster` with collection-scoped SCAN and pipeline-safe scripts."""
+    """:class:`RedisCluster` with collection-scoped SCAN, pipeline-safe scripts and
+    searches fenced against slot moves."""
+
+    def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        name = str(args[0]).upper() if args else ""
+        key = moves_key(args[1]) if name in _FENCED and len(args) > 1 else None
+        if key is None or "target_nodes" in kwargs:
+            return super().execute_command(*args, **kwargs)
+        before = super().execute_command("GET", key)
+        if _odd(before):
+            raise SlotMoving("this collection is moving to another shard; retry in a second")
+        try:
+            result = super().execute_command(*args, **kwargs)
+        except (exceptions.TryAgainError, exceptions.AskError, exceptions.ClusterDownError) as exc:
+            raise SlotMoving(f"this collection is moving to another shard ({exc})") from exc
+        except exceptions.ResponseError as exc:
+            if any(m in str(exc).lower() for m in _NO_INDEX) and self._moved_since(key, before):
+                raise SlotMoving("this collection is moving to another shard") from exc
+            raise
+        if self._moved_since(key, before):
+            raise SlotMoving("this collection moved to another shard during the search; retry")
+        return result
+
+    def _moved_since(self, key: str, before: Any) -> bool:
+        return bool(super().execute_command("GET", key) != before)
 
     def register_script(self, script: Any) -> Script:
         return _ClusterScript(self, script)

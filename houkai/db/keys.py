@@ -223,6 +223,12 @@ class Keys:
         return f"{self.tag}:maint"
 
     @property
+    def moves(self) -> str:
+        """Counter of the collection's slot moves: odd while one runs (houkai/db/cluster.py;
+        a search that overlaps a move answers 503 instead of a partial result)."""
+        return f"{self.tag}:moves"
+
+    @property
     def bench(self) -> str:
         """Marker of a collection a benchmark created (removed with it)."""
         return f"{self.tag}:bench"

@@ -230,7 +230,7 @@ def _params(signature: str, dim: int) -> IndexParams:
     )
 
 
-def _index(client: Any, keys: Keys, wait: float) -> None:
+def build_indexes(client: Any, keys: Keys, wait: float) -> None:
     """Create the collection's indexes under their tagged names and await their scan."""
     from ..store import access  # the store package imports this module's callers
 
@@ -320,7 +320,7 @@ def migrate_collection(
             return CollectionResult(coll, count, digest, "mismatch", 0.0, after_digest, after)
         state = {"state": "verified", "keys": count, "checksum": digest}
         _record(client, prefix, coll, **state)
-    _index(client, keys, wait)
+    build_indexes(client, keys, wait)
     if stop_after == "index":
         raise Interrupted(coll)
     _drop_old_indexes(client, keys)

