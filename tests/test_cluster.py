@@ -281,3 +281,47 @@ def test_a_slot_move_keeps_every_write_and_never_answers_wrong(
     assert store.recall(texts[3], k=1)[0][0].id == ids[3]
     cluster.move_slot(client, cluster_settings.key_prefix, slot, source)  # and back
     assert store.recall(texts[5], k=1)[0][0].id == ids[5] and store.count() == len(ids) + len(acked)
+
+
+# ----------------------------------------------------------------- failover
+def test_a_master_fails_over_to_its_replica_and_houkai_reconnects(
+    tmp_path, settings, embedder
+) -> None:
+    """SIGKILL the master of a collection's slot: its replica takes over, houkai's client
+    follows on its own, and every write the replica had acknowledged is there."""
+    import os
+    import signal
+    import time
+
+    from houkai import MemoryStore
+    from houkai.app.errors import classify
+
+    info = cluster.start(tmp_path / "ha", masters=3, replicas=1)
+    try:
+        s = settings.replace(redis_url=info.url, key_prefix=f"hk-ha-{uuid.uuid4().hex[:6]}")
+        store = MemoryStore(collection="ha", settings=s, embedder=embedder)
+        ids = [store.remember(f"fact {i} about failover drills").id for i in range(10)]
+        client = store.client
+        slot = client.keyslot(store.keys.tag)
+        port = cluster.owner_port(client, slot)
+        master = next(n for n in info.nodes if n.port == port)
+        node = client.get_node(host="127.0.0.1", port=port)
+        assert client.execute_command("WAIT", 1, 5000, target_nodes=node) >= 1  # replicated
+        os.kill(master.pid, signal.SIGKILL)
+        deadline, answered, refusals = time.monotonic() + 60, None, 0
+        while answered is None and time.monotonic() < deadline:
+            try:
+                answered = store.recall("failover drills fact 4", k=3, touch=False)
+            except Exception as exc:  # mid-failover: a 503 for the doors, never a wrong answer
+                status = classify(exc)
+                assert status is not None and status[0] == 503, repr(exc)
+                refusals += 1
+                time.sleep(0.5)
+        assert answered is not None, "no answer within 60 s of the failover"
+        assert cluster.owner_port(client, slot) != port  # the replica now serves the slot
+        assert ids[4] in [m.id for m, _ in answered]
+        assert all(store.get(i) is not None for i in ids)
+        after = store.remember("written after the failover")
+        assert store.get(after.id) is not None
+    finally:
+        cluster.stop(tmp_path / "ha")
