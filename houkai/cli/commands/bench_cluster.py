@@ -12,17 +12,18 @@ from .bench_report import Progress, report
 @click.command("cluster")
 @click.option("--n", "n", type=click.IntRange(10), default=1000, show_default=True)
 @click.option("--queries", type=click.IntRange(1), default=100, show_default=True)
+@click.option("--rounds", type=click.IntRange(1, 10), default=3, show_default=True)
 @click.option("--out", type=click.Path(dir_okay=False), help="Also write the result as JSON.")
 @output_options
 @pass_ctx
-def bench_cluster(ctx: Context, n: int, queries: int, out: str | None) -> None:
+def bench_cluster(ctx: Context, n: int, queries: int, rounds: int, out: str | None) -> None:
     """Ingest and recall N memories through REST on the configured node and on a private
     3-master cluster; the balance of 10 and 100 collections over the shards; a slot move
     of an N-memory collection under a reader and a writer (ADR 0079)."""
     from ...bench import cluster
 
     progress = Progress()
-    result = cluster.run(ctx.settings, n=n, queries=queries, progress=progress)
+    result = cluster.run(ctx.settings, n=n, queries=queries, rounds=rounds, progress=progress)
     report(ctx, result, cluster.lines, out, progress)
 
 
