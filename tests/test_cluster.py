@@ -4,6 +4,7 @@ on different shards. The cluster is started once per session (``redis_cluster``)
 
 from __future__ import annotations
 
+import json
 import uuid
 
 import pytest
@@ -97,6 +98,11 @@ def test_rest_remember_recall_list_export_import(cluster_settings, embedder) -> 
         assert hits[0]["text"] == "The deploy window is Tuesday 10:00"
         listed = http.get("/memories?limit=5", headers=auth).get_json()["memories"]
         assert len(listed) == 2
+        health = http.get("/health", headers=auth)
+        assert health.status_code == 200 and health.get_json()["count"] == 2
+        assert http.get("/ready", headers=auth).status_code == 200
+        stats = http.get("/stats", headers=auth)
+        assert stats.status_code == 200 and stats.get_json()["count"] == 2, stats.get_json()
         archive = http.get(f"/c/{first}/export", headers=auth)
         assert archive.status_code == 200
         gz = {**auth, "Content-Type": "application/gzip"}
@@ -138,6 +144,8 @@ def test_cli_remember_recall_on_the_cluster(cluster_settings, embedder) -> None:
     }
     runner = CliRunner()
     try:
+        r = runner.invoke(cli, ["--format", "json", "redis", "status"], env=env)
+        assert r.exit_code == 0 and json.loads(r.output)["cluster"] is True, r.output
         r = runner.invoke(cli, ["remember", "Our on-call rotation changes every Monday"], env=env)
         assert r.exit_code == 0, r.output
         r = runner.invoke(cli, ["--format", "json", "recall", "when does on-call rotate?"], env=env)

@@ -198,3 +198,30 @@ def pool_for(client: Any, key: str) -> Any:
             node = client.get_node_from_key(key)
         return node.redis_connection.connection_pool
     return client.connection_pool
+
+
+def probe_cluster(url: str, timeout: float = 0.5) -> str | None:
+    """``"ready"`` when every master of the cluster answers (with its query engine),
+    ``"loading"`` when one is replaying its data, ``None`` when the cluster cannot be reached
+    or a slot has no master (the single-node probe's answers, for ``/health``)."""
+    nodes, options = cluster_nodes(url)
+    try:
+        client = RedisCluster(
+            startup_nodes=nodes, protocol=2, socket_connect_timeout=timeout,
+            socket_timeout=timeout, **options,
+        )  # fmt: skip
+    except (exceptions.RedisError, exceptions.RedisClusterException):
+        return None
+    try:
+        primaries = client.get_primaries()
+        client.execute_command("PING", target_nodes=primaries)
+        client.execute_command("FT._LIST", target_nodes=primaries)
+        return "ready"
+    except exceptions.BusyLoadingError:
+        return "loading"
+    except exceptions.ResponseError:
+        return "ready"  # answers, but without the module: check_query_engine says so
+    except (exceptions.RedisError, exceptions.RedisClusterException):
+        return None
+    finally:
+        client.close()

@@ -232,6 +232,10 @@ def probe_url(url: str, timeout: float = 0.5) -> str | None:
     """``"ready"``, ``"loading"`` (AOF/RDB replay in progress) or ``None`` (no answer)."""
     import redis
 
+    from .cluster_client import is_cluster_url, probe_cluster
+
+    if is_cluster_url(url):
+        return probe_cluster(url, timeout)
     try:
         client = redis.Redis.from_url(
             url, socket_connect_timeout=timeout, socket_timeout=timeout, retry=None, protocol=2

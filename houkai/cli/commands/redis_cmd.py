@@ -55,7 +55,14 @@ def stop(ctx: Context) -> None:
 def status(ctx: Context) -> None:
     """Say whether the server is up; exit 1 when it is not."""
     from ...db import server as redis_server
+    from ...db.cluster_client import is_cluster_url
 
+    if ctx.settings.redis_url and is_cluster_url(ctx.settings.redis_url):
+        state = redis_server.probe_url(ctx.settings.redis_url, timeout=2.0)
+        _emit(ctx, {"url": ctx.settings.redis_url, "running": state == "ready", "cluster": True})
+        if state != "ready":
+            raise click.exceptions.Exit(1)
+        return
     if ctx.settings.redis_url:
         import redis
 
