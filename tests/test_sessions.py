@@ -3,6 +3,8 @@ window and summary, reconciliation decisions, provenance, re-delivery."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from houkai.domain.model import StateConflict, ValidationError
@@ -314,7 +316,9 @@ def test_metrics_count_sessions_and_extraction_usage(sstore):
 
 
 def test_a_broker_that_refuses_loses_no_message(make_store, settings, monkeypatch):
-    from houkai.sessions import trigger
+    """Adding messages never touches the broker; a sweep whose send the broker refuses
+    leaves the session due, its messages pending and no stale outbox entry."""
+    from houkai.sessions.trigger import sweep_due
 
     store = make_store(settings=settings.replace(pipeline_mode="celery"))
 
@@ -324,14 +328,17 @@ def test_a_broker_that_refuses_loses_no_message(make_store, settings, monkeypatc
     monkeypatch.setattr(
         "houkai.workers.app.get_app", lambda s: type("A", (), {"send_task": refuse})()
     )
-    out = store.add_messages("b", [user("1", "I live in Bergen.")] * 1)
-    assert out["added"] == 1 and out["extraction_queued"] is False
-    assert store.session_state.pending("b")[0].id == "1"
-    assert store.client.zscore(store.keys.sessions_due, "b") is not None  # the sweep's to send
+    k = store.settings.extract_after_messages
+    out = store.add_messages("b", [user(str(i), f"I live in Bergen {i}.") for i in range(k)])
+    assert out["added"] == k and out["extraction_queued"] is True  # due now: K reached
+    refusing = type("A", (), {"send_task": refuse})()
+    assert sweep_due(store.client, store.settings, app=refusing, grace=0.0) == 0
+    assert len(store.session_state.pending("b")) == k
+    assert store.client.zscore(store.keys.sessions_due, "b") is not None  # still the sweep's
+    assert not store.client.exists(store.keys.session_queued("b"))  # the next sweep retries
     tasks = store.client.hvals(outbox.tasks_key(store.keys.prefix))
     assert not [t for t in tasks if store.collection_name.encode() in t]  # no stale entry
-    monkeypatch.setattr(trigger, "schedule", refuse)
-    assert store.add_messages("b", [user("2", "I like rain.")])["added"] == 1
+    assert store.add_messages("b", [user("x", "I like rain.")])["added"] == 1
 
 
 def test_the_sweep_sends_overdue_sessions_once(sstore):
@@ -375,5 +382,29 @@ def test_a_message_below_k_publishes_nothing_and_the_idle_sweep_sends_it(
     assert sweep_due(store.client, store.settings, app=App(), now=due + 0.1, grace=0.0) == 1
     assert [s["session_id"] for s in sent] == ["k"] and "countdown" not in sent[0]
     store.client.delete(store.keys.session_queued("k"))
-    store.add_messages("k2", [user(str(i), f"I play song {i}.") for i in range(8)])
-    assert [s["session_id"] for s in sent] == ["k", "k2"]  # K reached: sent at once
+    before = time.time()
+    out = store.add_messages("k2", [user(str(i), f"I play song {i}.") for i in range(8)])
+    assert out["extraction_queued"] is True and [s["session_id"] for s in sent] == ["k"]
+    assert store.client.zscore(store.keys.sessions_due, "k2") <= time.time()  # due now
+    assert store.client.zscore(store.keys.sessions_due, "k2") >= before
+    assert sweep_due(store.client, store.settings, app=App(), grace=0.0) == 1
+    assert [s["session_id"] for s in sent] == ["k", "k2"]  # K reached: the next sweep sends it
+
+
+def test_adding_messages_is_one_round_trip(sstore):
+    """The request's whole Redis work, the call counter included, is one script call."""
+    sstore.add_messages("warm", [user("0", "I live in Oslo.")])
+    calls = []
+    original = sstore.client.execute_command
+
+    def counting(*args, **kwargs):
+        calls.append(args[0])
+        return original(*args, **kwargs)
+
+    sstore.client.execute_command = counting
+    try:
+        sstore.add_messages("one", [user("1", "I live in Rome."), user("2", "I like figs.")])
+    finally:
+        del sstore.client.execute_command
+    assert calls == ["EVALSHA"]
+    assert sstore.metrics()["calls"]["add_messages"] >= 3

@@ -28,14 +28,17 @@ from ..extraction.base import ChatMessage
 from . import messages as msg
 from .summary import fold
 
-# KEYS: meta, msgs, order, results, index, due
-# ARGV: now, ttl, session_id, user_id, agent_id, due_at, then id, json pairs
+# KEYS: meta, msgs, order, results, index, due, metrics
+# ARGV: now, ttl, session_id, user_id, agent_id, due_at, threshold, then id, json pairs
 # → {added, pending, held} or {-1, field} when the scope differs from the session's.
 # A message id already held, or already extracted (its result stays after the window
-# drops it), is not added again.
+# drops it), is not added again. With *threshold* (K) or more messages pending the
+# session is due now (the workers' sweep sends it within a second), else at due_at.
+# One round trip is the whole request: the call counter is bumped here too.
 _ADD_LUA = """
 local meta, msgs, order, results, index, due = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local now, ttl, sid = ARGV[1], tonumber(ARGV[2]), ARGV[3]
+local threshold = tonumber(ARGV[7])
 for i, name in ipairs({'user_id', 'agent_id'}) do
   local given = ARGV[3 + i]
   if given ~= '' then
@@ -44,7 +47,7 @@ for i, name in ipairs({'user_id', 'agent_id'}) do
   end
 end
 local added = 0
-for i = 7, #ARGV, 2 do
+for i = 8, #ARGV, 2 do
   local id, body = ARGV[i], ARGV[i + 1]
   if redis.call('HEXISTS', msgs, id) == 0 and redis.call('HEXISTS', results, id) == 0 then
     local seq = redis.call('HINCRBY', meta, 'seq', 1)
@@ -66,10 +69,17 @@ if added > 0 then  -- a message sent again is no activity: it must not delay the
 end
 local held = redis.call('ZCARD', order)
 local pending = redis.call('HINCRBY', meta, 'pending', added)
-if added > 0 then redis.call('ZADD', due, ARGV[6], sid) end
+if added > 0 then
+  if threshold > 0 and pending >= threshold then
+    redis.call('ZADD', due, now, sid)
+  else
+    redis.call('ZADD', due, ARGV[6], sid)
+  end
+end
 if ttl > 0 then
   for _, key in ipairs({meta, msgs, order, results}) do redis.call('EXPIRE', key, ttl) end
 end
+redis.call('HINCRBY', KEYS[7], 'calls:add_messages', math.max(1, added))
 return {added, pending, held}
 """
 
@@ -138,14 +148,18 @@ class SessionState:
         user_id: str = "",
         agent_id: str = "",
         due_at: float,
+        due_after: int = 0,
         now: float | None = None,
     ) -> AddResult:
-        """Store *batch* (messages already held or extracted are skipped by id)."""
+        """Store *batch* (messages already held or extracted are skipped by id); the
+        session is due at *due_at*, or now once *due_after* (K > 0) messages are pending."""
         now = time.time() if now is None else now
-        args: list[Any] = [repr(now), self.ttl, sid, user_id, agent_id, repr(due_at)]
+        args: list[Any] = [repr(now), self.ttl, sid, user_id, agent_id, repr(due_at),
+                           max(0, int(due_after))]  # fmt: skip
         for m in batch:
             args += [m.id, msg.dump(m)]
-        keys = [*self._session_keys(sid), self.keys.sessions, self.keys.sessions_due]
+        keys = [*self._session_keys(sid), self.keys.sessions, self.keys.sessions_due,
+                self.keys.metrics]  # fmt: skip
         reply = self._add(keys=keys, args=args)
         if int(reply[0]) == -1:
             name = as_text(reply[1])

@@ -1,13 +1,13 @@
 """When a session's extraction runs: after K new messages, or T seconds idle (debounced).
 
 Adding messages records the session as due at ``now + T`` (every new message pushes it
-back: a ZSET score) and sends ``houkai.extract_session`` at once only when K or more
-messages are pending (one queued job per session at a time: a marker key). An idle
-session is sent by the workers' due-session sweep (:func:`sweep_due`, about every second
-in one worker at a time), not by a delayed task per message: a message costs the request
-a few Redis writes and no broker publish, and the broker holds no pile of countdown
-tasks. Each send is written to the outbox first (:mod:`houkai.pipeline.outbox`), so one
-lost on its way to a worker is sent again.
+back: a ZSET score), or due now once K or more messages are pending, in the one Lua call
+that stores them. The workers' due-session sweep (:func:`sweep_due`, about every second
+in one worker at a time) sends ``houkai.extract_session`` for every due session (one
+queued job per session at a time: a marker key). So a message costs the request one
+Redis round trip and never a broker publish, whatever K or the extractor, and the broker
+holds no pile of countdown tasks. Each send is written to the outbox first
+(:mod:`houkai.pipeline.outbox`), so one lost on its way to a worker is sent again.
 
 Without workers (``pipeline_mode="inline"``, or ``auto`` while none is alive) nothing
 is sent: the session stays due, and a worker sends what is overdue once one runs;
@@ -82,21 +82,15 @@ def send(
         return None
 
 
-def schedule(
-    client: Any, settings: Settings, keys: Keys, session_id: str, added: int, pending: int
-) -> bool:
-    """Send the extraction a just-added batch calls for; True when one was sent now."""
-    if added <= 0 or not use_workers(client, keys.prefix, settings):
-        return False
-    threshold = max(1, settings.extract_after_messages)
-    if pending >= threshold:
-        if not client.set(keys.session_queued(session_id), "1", nx=True, ex=QUEUED_TTL):
-            return False  # one is queued already; it will read these messages too
-        if send(client, settings, keys, session_id) is None:
-            client.delete(keys.session_queued(session_id))
-            return False
-        return True
-    return False  # due at now + extract_after_idle: the due-session sweep sends it
+def threshold(settings: Settings) -> int:
+    """K: with this many messages pending a session is due at once."""
+    return max(1, settings.extract_after_messages)
+
+
+def due_now(settings: Settings, added: int, pending: int) -> bool:
+    """Whether a just-added batch made its session due now (K reached): the workers'
+    sweep then sends its extraction within about a second."""
+    return added > 0 and settings.pipeline_mode != "inline" and pending >= threshold(settings)
 
 
 def sweep_due(

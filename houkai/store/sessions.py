@@ -8,7 +8,6 @@ extraction in this process, for a library or CLI user without workers.
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -21,8 +20,6 @@ from ..sessions import messages as msg
 from ..sessions.context import SessionContext
 from ..sessions.state import SessionState
 from .host import StoreHost
-
-log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from ..domain.model import PackResult
@@ -79,17 +76,16 @@ class SessionsMixin(StoreHost):
         user = validate_scope(user_id, "user_id")
         agent = validate_scope(agent_id, "agent_id")
         now = time.time()
-        due = now + trigger.idle_seconds(self.settings)
         result = self.session_state.add(
-            sid, batch, user_id=user, agent_id=agent, due_at=due, now=now
+            sid,
+            batch,
+            user_id=user,
+            agent_id=agent,
+            due_at=now + trigger.idle_seconds(self.settings),
+            due_after=trigger.threshold(self.settings),
+            now=now,
         )
-        self.count_call("add_messages", max(1, result.added))
-        try:
-            result.queued = trigger.schedule(
-                self.client, self.settings, self.keys, sid, result.added, result.pending
-            )
-        except Exception as exc:  # stored and due: a worker's sweep sends it later
-            log.warning("session %s: extraction not scheduled (%s)", sid, exc)
+        result.queued = trigger.due_now(self.settings, result.added, result.pending)
         return result.to_dict()
 
     def session(

@@ -30,6 +30,10 @@ PARTS = ("quality", "rest")
     "--probes", type=click.IntRange(1, 100), default=8, show_default=True,
     help="Messages timed from POST to recallable memory.",
 )  # fmt: skip
+@click.option(
+    "--rounds", type=click.IntRange(1, 20), default=3, show_default=True,
+    help="Paced rounds; the round with the median p99 is reported, with every round's.",
+)  # fmt: skip
 @click.option("--out", type=click.Path(dir_okay=False), help="Also write the result as JSON.")
 @output_options
 @pass_ctx
@@ -43,6 +47,7 @@ def bench_sessions(
     seconds: float,
     rate: float,
     probes: int,
+    rounds: int,
     out: str | None,
 ) -> None:
     """LoCoMo's conversations fed as sessions through the configured extractor, then its
@@ -73,6 +78,7 @@ def bench_sessions(
             seconds=seconds,
             rate=rate,
             probes=probes,
+            rounds=rounds,
             progress=progress,
         )
     report(ctx, result, sessions.lines, out, progress)
