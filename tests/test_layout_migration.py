@@ -1,4 +1,4 @@
-"""``houkai migrate layout``: data written under the pre-0079 key names moves to the
+"""``houkai redis migrate-layout``: data written under the pre-0079 key names moves to the
 hash-tagged layout with equal counts and checksums, stays recallable, resumes after an
 interruption, and a second run changes nothing (ADR 0079)."""
 
@@ -98,7 +98,7 @@ def test_old_layout_is_refused_then_migrated_verified_and_recallable(legacy, emb
     from houkai import MemoryStore
 
     s, client, written = legacy
-    with pytest.raises(LegacyLayout, match="houkai migrate layout"):
+    with pytest.raises(LegacyLayout, match="houkai redis migrate-layout"):
         MemoryStore(collection="alpha", settings=s, embedder=embedder)
     before = _legacy_sums(client, s.key_prefix)
     assert set(before) == {"alpha", "beta.two"} and before["alpha"][0] > 12
@@ -147,7 +147,7 @@ def test_an_interrupted_migration_resumes(legacy, embedder, step: str) -> None:
 
     result = CliRunner().invoke(
         cli,
-        ["migrate", "layout"],
+        ["redis", "migrate-layout"],
         env={"HOUKAI_KEY_PREFIX": s.key_prefix, "REDIS_URL": s.redis_url},
     )
     assert result.exit_code == 0, result.output

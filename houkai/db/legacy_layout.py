@@ -22,6 +22,6 @@ def check_not_legacy(client: Any, keys: Keys) -> None:
     if client.exists(keys.legacy("coll")):
         raise LegacyLayout(
             f"collection {keys.collection!r} is stored in the key layout of an older houkai: "
-            "run `houkai migrate layout` once (it copies, verifies and then removes the old "
+            "run `houkai redis migrate-layout` once (it copies, verifies and then removes the old "
             "keys; see ops/scale-out.md)"
         )

@@ -291,7 +291,7 @@ def ensure_index(
     """
     meta = read_meta(client, keys)
     if not meta:
-        check_not_legacy(client, keys)  # old-layout data: `houkai migrate layout` (ADR 0079)
+        check_not_legacy(client, keys)  # old-layout data: `houkai redis migrate-layout` (ADR 0079)
     if meta.get("migrating_to"):
         raise CollectionMigrating(
             f"collection {keys.collection!r} is being migrated to {meta['migrating_to']} "

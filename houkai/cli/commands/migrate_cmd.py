@@ -1,4 +1,7 @@
-"""``houkai migrate layout``: move data to the hash-tagged key layout (ADR 0079)."""
+"""``houkai redis migrate-layout``: move data to the hash-tagged key layout (ADR 0079).
+
+A storage-level command beside ``houkai redis start|stop|status`` (it works on the keys
+themselves, not through an operation of the registry)."""
 
 from __future__ import annotations
 
@@ -9,12 +12,7 @@ import click
 from .. import Context, pass_ctx
 
 
-@click.group("migrate")
-def migrate_group() -> None:
-    """Move stored data to the layout this release uses."""
-
-
-@migrate_group.command("layout")
+@click.command("migrate-layout")
 @click.option(
     "--collection",
     "collections",
@@ -54,4 +52,7 @@ def layout(ctx: Context, collections: tuple[str, ...]) -> None:
 
 
 def register(cli: click.Group) -> None:
-    cli.add_command(migrate_group)
+    """Add the command to ``houkai redis`` (the group lives in :mod:`.redis_cmd`)."""
+    from .redis_cmd import redis_group
+
+    redis_group.add_command(layout)
