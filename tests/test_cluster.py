@@ -74,9 +74,7 @@ def test_a_collection_stays_on_its_shard(make_store, cluster_settings, embedder)
     """Writes of one collection never reach another master."""
     name = spread(cluster_settings, 1)[0]
     store = make_store(name, settings=cluster_settings)
-    store.remember_many([f"fact {i}" for i in range(20)]) if hasattr(
-        store, "remember_many"
-    ) else None
+    store.remember_many([f"fact {i}" for i in range(20)])
     owner = cluster.shard_of(store.client, store.keys.index)
     for node in store.client.get_primaries():
         keys = store.client.scan(0, match=store.keys.tag + "*", count=1000, target_nodes=node)[1]
