@@ -428,8 +428,8 @@ def create_app(
         if known is not None:
             status, message = known
             headers = {"WWW-Authenticate": "Bearer"} if status == 401 else {}
-            if isinstance(exc, TooManyFailures):
-                headers["Retry-After"] = str(exc.retry_after)
+            if isinstance(exc, TooManyFailures) or getattr(exc, "retry_after", None):
+                headers["Retry-After"] = str(getattr(exc, "retry_after", ""))
             return _json(status, {"error": message}, headers)
         return _unexpected(exc)
 

@@ -145,3 +145,28 @@ def make_store(settings: Settings, embedder) -> Iterator[Callable[..., object]]:
 @pytest.fixture()
 def store(make_store):
     return make_store()
+
+
+# ----------------------------------------------------------------- Redis Cluster (ADR 0079)
+@pytest.fixture(scope="session")
+def redis_cluster(tmp_path_factory: pytest.TempPathFactory):
+    """A real local 3-master Redis Cluster (free ports chosen now), started once per
+    session by the tests that ask for it and stopped at the end."""
+    from houkai.db import cluster
+
+    base = tmp_path_factory.mktemp("houkai-cluster")
+    info = cluster.start(base, masters=3)
+    yield info
+    cluster.stop(base)
+
+
+@pytest.fixture(scope="session")
+def cluster_settings(settings: Settings, redis_cluster) -> Settings:
+    """The session's settings with storage on the cluster and the Celery broker on the
+    session's single node (Celery cannot use a cluster)."""
+    return settings.replace(
+        redis_url=redis_cluster.url,
+        broker_url=settings.redis_url,
+        key_prefix=f"hk-cl-{uuid.uuid4().hex[:8]}",
+        pipeline_mode="inline",
+    )

@@ -53,7 +53,7 @@ def _settle(store: J.JobStore, keys: Keys, memory_id: str, pos: int, action: str
 
 
 def test_settle_counts_each_position_once(client):
-    keys, store = Keys(PREFIX, "c"), J.JobStore(client, PREFIX)
+    keys, store = Keys(PREFIX, "c"), J.JobStore(client, PREFIX, "c")
     store.create("c", "remember", 2, "ignore", "job1")
     _pending(client, keys, "a")
     _pending(client, keys, "b")
@@ -70,7 +70,7 @@ def test_settle_counts_each_position_once(client):
 
 
 def test_settle_ignores_a_stale_text_and_reset_uncounts_a_failure(client):
-    keys, store = Keys(PREFIX, "c"), J.JobStore(client, PREFIX)
+    keys, store = Keys(PREFIX, "c"), J.JobStore(client, PREFIX, "c")
     store.create("c", "remember", 1, "ignore", "job1")
     _pending(client, keys, "a", chash="new")
     assert _settle(store, keys, "a", 0, "ready", chash="old", payload=b"v") == b"stale"

@@ -28,6 +28,7 @@ import pytest
 from _childenv import child_env
 
 from houkai.db import server as redis_server
+from houkai.pipeline import jobs as J
 from houkai.pipeline.jobs import HEARTBEAT_TTL, workers_alive
 from houkai.pipeline.write import Pipeline
 from houkai.store.search import total
@@ -270,7 +271,7 @@ def test_unacked_messages_no_live_worker_holds_are_resent_once(settings) -> None
         client.zadd(ns + "unacked_index", {tag: old})
     heartbeat(client, prefix, "alive:1")
     track_task(client, prefix, "alive:1", "live", "houkai.embed_batch", [], {})
-    client.zadd(f"{prefix}:workers", {"dead:2": old})  # a worker that died unrecorded
+    client.zadd(J.workers_key(prefix), {"dead:2": old})  # a worker that died unrecorded
 
     class App:
         sent: list[tuple[str, list, dict]] = []

@@ -9,6 +9,7 @@ import pytest
 
 from houkai.domain.model import StateConflict, ValidationError
 from houkai.extraction.base import Candidate, Decision, ExtractResult, Usage
+from houkai.pipeline import outbox
 from houkai.store.sessions import SessionNotFound
 
 
@@ -335,7 +336,7 @@ def test_a_broker_that_refuses_loses_no_message(make_store, settings, monkeypatc
     assert len(store.session_state.pending("b")) == k
     assert store.client.zscore(store.keys.sessions_due, "b") is not None  # still the sweep's
     assert not store.client.exists(store.keys.session_queued("b"))  # the next sweep retries
-    tasks = store.client.hvals(f"{store.keys.prefix}:outbox:tasks")
+    tasks = store.client.hvals(outbox.tasks_key(store.keys.prefix))
     assert not [t for t in tasks if store.collection_name.encode() in t]  # no stale entry
     assert store.add_messages("b", [user("x", "I like rain.")])["added"] == 1
 

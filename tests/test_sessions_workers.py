@@ -10,6 +10,8 @@ from collections.abc import Iterator
 import pytest
 from test_workers import FAST_HNSW, Procs, _env, _wait_alive
 
+from houkai.pipeline import jobs as J
+
 WORDS = (
     ("red", "blue", "green", "amber", "violet", "silver"),
     ("lamp", "kettle", "bicycle", "guitar", "telescope"),
@@ -93,7 +95,7 @@ def test_sigkilled_worker_mid_extraction_loses_no_message(procs, settings):
         assert added["added"] == n and added["extraction_queued"] is True
         _wait(lambda: store.count() >= 3, 120, "the extraction to start writing")
         procs.kill(first, signal.SIGKILL)
-        client.zrem(f"{prefix}:workers", *client.zrange(f"{prefix}:workers", 0, -1))
+        client.zrem(J.workers_key(prefix), *client.zrange(J.workers_key(prefix), 0, -1))
         written = store.count()
         assert 0 < written < n, "the worker was not killed mid-extraction"
         assert store.session("k", memories=False).pending == n  # nothing committed, all kept

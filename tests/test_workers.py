@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 from _childenv import child_env
 
+from houkai.pipeline import jobs as J
 from houkai.pipeline.jobs import workers_alive
 from houkai.pipeline.write import Pipeline
 from houkai.store.search import total
@@ -278,7 +279,7 @@ def test_sigkilled_worker_loses_nothing(procs, settings, tmp_path):
             assert time.monotonic() < deadline
             time.sleep(0.05)
         procs.kill(first, signal.SIGKILL)
-        client.zrem(f"{prefix}:workers", *client.zrange(f"{prefix}:workers", 0, -1))
+        client.zrem(J.workers_key(prefix), *client.zrange(J.workers_key(prefix), 0, -1))
         mid = p.job(job.id)
         assert 0 < mid.processed < n, "the worker was not killed mid-job"
         time.sleep(2.5)  # past the broker visibility timeout: unacked tasks return
@@ -322,7 +323,7 @@ def test_a_message_lost_on_its_way_to_a_worker_is_sent_again(procs, settings):
         queue = f"{prefix}:celery:embed"
         assert client.llen(queue) == n // batch  # no worker yet: every batch waits
         assert client.rpop(queue)  # taken by a worker that died before its unacked copy
-        client.zadd(f"{prefix}:workers", {"killed:1": time.time() - 120})  # its last beat
+        client.zadd(J.workers_key(prefix), {"killed:1": time.time() - 120})  # its last beat
         started = time.monotonic()
         worker = procs.start(env, "worker", "-c", "1")
         try:

@@ -27,6 +27,7 @@ from typing import Any
 from celery import Celery
 from kombu import Queue
 
+from houkai.db.keys import GlobalKeys
 from houkai.domain.config import Settings, get_settings, parse_duration
 from houkai.domain.model import ValidationError
 from houkai.pipeline.dispatch import QUEUES, TASK_QUEUES
@@ -66,9 +67,24 @@ def lower_priority(increment: int) -> int:
 
 
 def broker_url(settings: Settings) -> str:
-    """The broker: ``broker_url``, else the storage Redis (the embedded one if unset)."""
+    """The broker: ``broker_url``, else the storage Redis (the embedded one if unset).
+
+    kombu has no Redis Cluster transport (redis and sentinel only), so storage on a
+    cluster needs a broker of its own: said in one sentence at start (ADR 0079)."""
+    from houkai.db.cluster_client import is_cluster_url
+
     if settings.broker_url:
+        if is_cluster_url(settings.broker_url):
+            raise ValidationError(
+                "HOUKAI_BROKER_URL cannot be a Redis Cluster (Celery has no cluster "
+                "transport): point it at a plain Redis or a Sentinel"
+            )
         return settings.broker_url
+    if is_cluster_url(settings.redis_url):
+        raise ValidationError(
+            "REDIS_URL points at a Redis Cluster, which Celery cannot use as its broker: "
+            "set HOUKAI_BROKER_URL to a separate Redis (or Sentinel) URL"
+        )
     from houkai.db.server import resolve_url
 
     return resolve_url(settings.redis_url, settings.data_dir, settings.redis_port)
@@ -93,7 +109,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
             TASK_TIME_LIMIT,
         )
     restore_every = max(1, min(60, int(visibility // 2)))
-    namespace = f"{settings.key_prefix}:celery:"
+    namespace = GlobalKeys(settings.key_prefix).celery_namespace
     return {
         "broker_url": broker,
         # kombu's Redis transport with a restore that cannot end the worker when
@@ -144,7 +160,7 @@ def celery_config(settings: Settings) -> dict[str, Any]:
         "beat_scheduler": SCHEDULER,
         "redbeat_redis_url": broker,
         "redbeat_redis_options": {},
-        "redbeat_key_prefix": f"{settings.key_prefix}:redbeat",
+        "redbeat_key_prefix": GlobalKeys(settings.key_prefix).redbeat,
         "redbeat_lock_timeout": 300,
         "beat_max_loop_interval": 60,
         "beat_schedule": beat_schedule(settings),

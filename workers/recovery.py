@@ -32,6 +32,7 @@ from typing import Any
 
 from celery import Celery
 
+from houkai.db.keys import GlobalKeys
 from houkai.domain.config import get_settings
 from houkai.pipeline import outbox
 from houkai.pipeline.dispatch import EMBED_BATCH, EXTRACT_SESSION, QUEUES
@@ -106,7 +107,7 @@ def requeue_lost(app: Celery, client: Any, prefix: str) -> int:
 
 
 def _unacked_keys(prefix: str) -> tuple[str, str]:
-    namespace = f"{prefix}:celery:"
+    namespace = GlobalKeys(prefix).celery_namespace
     return namespace + "unacked", namespace + "unacked_index"
 
 
@@ -217,7 +218,7 @@ def queued_task_ids(client: Any, prefix: str, wanted: Iterable[str]) -> set[str]
     """Which of *wanted* have a message waiting in one of houkai's queues (any priority)."""
     wanted = set(wanted)
     found: set[str] = set()
-    namespace = f"{prefix}:celery:"
+    namespace = GlobalKeys(prefix).celery_namespace
     keys: list[Any] = []
     for queue in QUEUES:
         keys.append(namespace + queue)
@@ -296,7 +297,9 @@ def sweep_sessions(app: Celery, client: Any, prefix: str) -> int:
     one sweeper per prefix at a time."""
     from houkai.sessions.trigger import sweep_due
 
-    if not client.set(f"{prefix}:sessdue:swept", "1", nx=True, ex=int(HEARTBEAT_EVERY)):
+    if not client.set(
+        GlobalKeys(prefix).sessdue_marker("swept"), "1", nx=True, ex=int(HEARTBEAT_EVERY)
+    ):
         return 0
     settings = get_settings()
     if settings.key_prefix != prefix:
@@ -313,7 +316,9 @@ def sweep_idle_sessions(app: Celery, client: Any, prefix: str) -> int:
     of ``extract_after_idle`` without a delayed task per message. One worker a tick."""
     from houkai.sessions.trigger import sweep_due
 
-    if not client.set(f"{prefix}:sessdue:idle", "1", nx=True, px=int(DUE_SWEEP_EVERY * 900)):
+    if not client.set(
+        GlobalKeys(prefix).sessdue_marker("idle"), "1", nx=True, px=int(DUE_SWEEP_EVERY * 900)
+    ):
         return 0
     settings = get_settings()
     if settings.key_prefix != prefix:

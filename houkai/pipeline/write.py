@@ -104,7 +104,7 @@ class Pipeline:
         self.collection = store.collection_name
         self.mode = mode or self.settings.pipeline_mode
         validate_choice(self.mode, PIPELINE_MODES, "pipeline_mode")
-        self.jobs_store = JobStore(self.client, self.prefix)
+        self.jobs_store = JobStore(self.client, self.prefix, self.collection)
         if enqueue is None and app is not None:
             enqueue = app_enqueue(app)
         self._enqueue_fn = enqueue
@@ -218,7 +218,7 @@ class Pipeline:
             )
         # A submission that fails part-way stays findable by its content for a day: the
         # same request sent again resumes that job instead of writing its items twice.
-        attempt = f"{self.prefix}:submit:{self.collection}:{digest.hexdigest()}"
+        attempt = self.store.keys.submit(digest.hexdigest())
         job_id = as_text(self.client.get(attempt) or b"") or None
         retry = job_id is not None
         ids: list[str] = []

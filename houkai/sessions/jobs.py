@@ -26,7 +26,7 @@ KIND = "extract"
 
 
 def _jobs(store: Any) -> JobStore:
-    return JobStore(store.client, store.keys.prefix)
+    return JobStore(store.client, store.keys.prefix, store.collection_name)
 
 
 def begin(store: Any, job_id: str, session_id: str) -> None:

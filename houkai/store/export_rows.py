@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..db.cluster_client import pool_for
 from ..db.decode import as_float, as_text
 from .archive import BASE64_ENCODINGS
 
@@ -140,7 +141,7 @@ def fetch_rows(client: Any, keys: list[str], fields: tuple[str, ...]) -> list[An
         head + b"$%d\r\n%b\r\n" % (len(raw), raw) + suffix
         for raw in (key.encode("utf-8") for key in keys)
     )
-    pool = client.connection_pool
+    pool = pool_for(client, keys[0])  # on a cluster: the collection's shard
     conn = pool.get_connection()
 
     def exchange() -> list[Any]:

@@ -70,7 +70,7 @@ class Stats:
         pipe.hgetall(self.core.keys.metrics)
         pipe.hmget(self.core.keys.lexstats, ["__N", "__len"])
         pipe.hlen(self.core.keys.inflight)
-        pipe.hlen(self.core.keys.access) if access else pipe.ping()
+        pipe.hlen(self.core.keys.access) if access else pipe.exists(self.core.keys.access)
         pipe.xrevrange(self.core.keys.journal, count=1)
         try:
             metrics, lex, inflight, touched, last = pipe.execute()

@@ -55,7 +55,14 @@ def stop(ctx: Context) -> None:
 def status(ctx: Context) -> None:
     """Say whether the server is up; exit 1 when it is not."""
     from ...db import server as redis_server
+    from ...db.cluster_client import is_cluster_url
 
+    if ctx.settings.redis_url and is_cluster_url(ctx.settings.redis_url):
+        state = redis_server.probe_url(ctx.settings.redis_url, timeout=2.0)
+        _emit(ctx, {"url": ctx.settings.redis_url, "running": state == "ready", "cluster": True})
+        if state != "ready":
+            raise click.exceptions.Exit(1)
+        return
     if ctx.settings.redis_url:
         import redis
 
@@ -87,6 +94,83 @@ def _emit(ctx: Context, payload: dict) -> None:
         click.echo(json.dumps(payload))
     else:
         click.echo("  ".join(f"{k}={v}" for k, v in payload.items()))
+
+
+@redis_group.group("cluster")
+def cluster_group() -> None:
+    """A local Redis Cluster for development and tests (ADR 0079)."""
+
+
+def _cluster_dir(ctx: Context, directory: str | None) -> str:
+    from pathlib import Path
+
+    return directory or str(Path(ctx.settings.data_dir).expanduser() / "cluster")
+
+
+_DIR = click.option(
+    "--dir", "directory", help="Where the nodes live (default: <data_dir>/cluster)."
+)
+
+
+@cluster_group.command("start")
+@click.option("--masters", type=click.IntRange(1, 16), default=3, show_default=True)
+@click.option("--replicas", type=click.IntRange(0, 2), default=0, show_default=True,
+              help="Replicas per master.")  # fmt: skip
+@click.option("--port", type=int, help="First port (default: free ports chosen now).")
+@_DIR
+@pass_ctx
+def cluster_start(
+    ctx: Context, masters: int, replicas: int, port: int | None, directory: str | None
+) -> None:
+    """Start MASTERS masters (each with REPLICAS replicas), slots assigned, and print the
+    ``REDIS_URL`` to use."""
+    from ...db import cluster
+    from ...db import server as redis_server
+
+    try:
+        info = cluster.start(_cluster_dir(ctx, directory), masters, replicas, port)
+    except redis_server.RedisServerError as exc:
+        raise click.ClickException(str(exc)) from None
+    if ctx.output_format == "json":
+        click.echo(json.dumps(info.to_dict()))
+        return
+    click.echo(f"Redis Cluster up: {len(info.nodes)} nodes ({masters} masters), data in {info.dir}")
+    click.echo(f"REDIS_URL={info.url}")
+    click.echo("(the Celery broker must be a separate Redis: set HOUKAI_BROKER_URL)")
+
+
+@cluster_group.command("stop")
+@_DIR
+@pass_ctx
+def cluster_stop(ctx: Context, directory: str | None) -> None:
+    """Stop every node of the local cluster."""
+    from ...db import cluster
+
+    if cluster.stop(_cluster_dir(ctx, directory)):
+        click.echo("Redis Cluster stopped")
+    else:
+        click.echo("Redis Cluster was not running")
+
+
+@cluster_group.command("status")
+@_DIR
+@pass_ctx
+def cluster_status(ctx: Context, directory: str | None) -> None:
+    """Say whether the local cluster is up (exit 1 when not), with its nodes."""
+    from ...db import cluster
+
+    info = cluster.status(_cluster_dir(ctx, directory))
+    if info is None:
+        _emit(ctx, {"running": False, "dir": _cluster_dir(ctx, directory)})
+        raise click.exceptions.Exit(1)
+    payload = {"running": True, "url": info.url, "masters": info.masters,
+               "replicas": info.replicas, "dir": info.dir}  # fmt: skip
+    if ctx.output_format == "json":
+        click.echo(json.dumps({**payload, "nodes": info.to_dict()["nodes"]}))
+        return
+    _emit(ctx, payload)
+    for node in info.nodes:
+        click.echo(f"  {node.role:<8} 127.0.0.1:{node.port}  pid {node.pid}")
 
 
 def register(cli: click.Group) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from ...db.keys import GlobalKeys
 from ...domain.model import ValidationError
 from .concurrency import NoCap, Semaphore
 from .errors import DeadLetter, LLMError, RetryLater, disposition
@@ -117,13 +118,13 @@ def make_llm_extractor(
     limiter: TokenBucket | NoLimit = NoLimit()
     semaphore: Semaphore | NoCap = NoCap()
     if client is not None and rate > 0:
-        limiter = TokenBucket(client, f"{prefix}:llm:rate:{provider}", rate, burst or None)
+        limiter = TokenBucket(client, GlobalKeys(prefix).llm("rate", provider), rate, burst or None)
     tokens: TokenBucket | NoLimit = NoLimit()
     if client is not None and tpm > 0:  # a minute's worth may go at once, as providers allow
-        tokens = TokenBucket(client, f"{prefix}:llm:tpm:{provider}", tpm / 60, tpm)
+        tokens = TokenBucket(client, GlobalKeys(prefix).llm("tpm", provider), tpm / 60, tpm)
     if client is not None and concurrency > 0:
         lease = timeout + LEASE_MARGIN
-        semaphore = Semaphore(client, f"{prefix}:llm:slots:{provider}", concurrency, lease)
+        semaphore = Semaphore(client, GlobalKeys(prefix).llm("slots", provider), concurrency, lease)
     return LLMExtractor(
         provider,
         model,

@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 from redis.exceptions import RedisError
 
+from ...db.keys import GlobalKeys
 from ..base import Candidate, ChatMessage, Decision, ExtractResult, Neighbour, Usage
 from . import prompts
 from .concurrency import NoCap, Semaphore
@@ -122,7 +123,7 @@ class LLMExtractor:
 
     def _cache_key(self, system: str, prompt: str) -> str:
         digest = hashlib.sha256(f"{self.spec}\0{system}\0{prompt}".encode()).hexdigest()
-        return f"{self.cache_prefix}:llm:reply:{digest[:40]}"
+        return GlobalKeys(self.cache_prefix).llm("reply", digest[:40])
 
     def _cached(self, key: str) -> Any:
         if self.cache is None:

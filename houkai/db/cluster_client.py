@@ -1,0 +1,227 @@
+"""The Redis Cluster client houkai uses for ``REDIS_URL=redis+cluster://h:p[,h:p…]``.
+
+redis-py's :class:`~redis.cluster.RedisCluster` routes keyed commands, ``FT.*`` (by the
+index name) and ``EVAL``/``EVALSHA`` (by ``KEYS``) to the master owning the slot. Two
+things the store relies on behave differently there, and this subclass gives them the
+single-node shape back, so the store has one code path (ADR 0079):
+
+* ``SCAN``/``scan_iter`` with a pattern inside one collection's hash tag go to the
+  master that owns the tag's slot and return a plain ``(cursor, keys)``; any other
+  pattern scans every master (redis-py's own behaviour).
+* Scripts: a cluster pipeline sends ``EVALSHA`` without first loading the script (a
+  fresh master, a promoted replica or a slot's new owner answers ``NOSCRIPT`` and the
+  whole pipeline fails), so scripts queued on a cluster pipeline go as ``EVAL``; a
+  direct call keeps ``EVALSHA`` with redis-py's reload on ``NOSCRIPT``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from redis import exceptions
+from redis.cluster import ClusterNode, ClusterPipeline, RedisCluster
+from redis.commands.core import Script
+
+from ..domain.errors import Unavailable
+
+CLUSTER_SCHEME = "redis+cluster"
+
+
+def is_cluster_url(url: str) -> bool:
+    return url.split("://", 1)[0].lower() in (
+        CLUSTER_SCHEME,
+        CLUSTER_SCHEME.replace("redis", "rediss"),
+    )
+
+
+def cluster_nodes(url: str) -> tuple[list[ClusterNode], dict[str, Any]]:
+    """Startup nodes and connection options from ``redis+cluster://[user:pass@]h:p,h:p``."""
+    scheme, rest = url.split("://", 1)
+    auth, _, hosts = rest.rpartition("@")
+    hosts = hosts.split("/", 1)[0].split("?", 1)[0]
+    nodes = []
+    for part in hosts.split(","):
+        host, _, port = part.strip().rpartition(":")
+        if not host or not port.isdigit():
+            raise ValueError(f"REDIS_URL: {part!r} is not host:port (in {url!r})")
+        nodes.append(ClusterNode(host, int(port)))
+    options: dict[str, Any] = {}
+    if auth:
+        user, sep, password = auth.partition(":")
+        if sep:
+            options["username"] = unquote(user) or None
+            options["password"] = unquote(password)
+        else:
+            options["password"] = unquote(user)
+    if scheme.lower().startswith("rediss"):
+        options["ssl"] = True
+    return nodes, options
+
+
+def display(url: str) -> str:
+    """*url* with any password masked."""
+    parts = urlsplit(url.replace(",", "%2C"))
+    if parts.password:
+        url = url.replace(f":{parts.password}@", ":***@")
+    return url
+
+
+def _tag_of(pattern: Any) -> str | None:
+    """The hash tag a glob *pattern* pins its keys to, when every key it matches has it."""
+    text = pattern.decode() if isinstance(pattern, bytes) else pattern
+    if not isinstance(text, str):
+        return None
+    start = text.find("{")
+    end = text.find("}", start + 1)
+    if start < 0 or end <= start + 1:
+        return None
+    if any(ch in text[: end + 1] for ch in "*?[\\"):
+        return None
+    return text[start : end + 1]
+
+
+class _ClusterScript(Script):
+    """A script that a cluster pipeline runs as ``EVAL`` (see the module docstring)."""
+
+    def __call__(self, keys: Any = None, args: Any = None, client: Any = None) -> Any:
+        target = client if client is not None else self.registered_client
+        if isinstance(target, ClusterPipeline):
+            keys, args = list(keys or []), list(args or [])
+            return target.execute_command("EVAL", self.script, len(keys), *keys, *args)
+        return super().__call__(keys=keys, args=args, client=client)
+
+
+class SlotMoving(Unavailable):
+    """The collection's slot is moving to another master: retry in a moment (503)."""
+
+    retry_after = 1
+
+
+#: Searches answered from one shard's index: during a slot move that index holds part
+#: of the collection, so they are fenced by the collection's move counter.
+_FENCED = frozenset({"FT.SEARCH", "FT.AGGREGATE"})
+_NO_INDEX = ("no such index", "unknown index name", "unknown index")
+
+
+def moves_key(index: Any) -> str | None:
+    """The move counter of the collection an index name belongs to (``Keys.moves``)."""
+    text = index.decode() if isinstance(index, bytes) else str(index)
+    end = text.find("}", text.find("{") + 1)
+    return None if "{" not in text or end < 0 else text[: end + 1] + ":moves"
+
+
+def _odd(raw: Any) -> bool:
+    try:
+        return int(raw or 0) % 2 == 1
+    except ValueError:
+        return False
+
+
+class HoukaiCluster(RedisCluster):
+    """:class:`RedisCluster` with collection-scoped SCAN, pipeline-safe scripts and
+    searches fenced against slot moves."""
+
+    def execute_command(self, *args: Any, **kwargs: Any) -> Any:
+        name = str(args[0]).upper() if args else ""
+        key = moves_key(args[1]) if name in _FENCED and len(args) > 1 else None
+        if key is None or "target_nodes" in kwargs:
+            return super().execute_command(*args, **kwargs)
+        before = super().execute_command("GET", key)
+        if _odd(before):
+            raise SlotMoving("this collection is moving to another shard; retry in a second")
+        try:
+            result = super().execute_command(*args, **kwargs)
+        except (exceptions.TryAgainError, exceptions.AskError, exceptions.ClusterDownError) as exc:
+            raise SlotMoving(f"this collection is moving to another shard ({exc})") from exc
+        except exceptions.ResponseError as exc:
+            if any(m in str(exc).lower() for m in _NO_INDEX) and self._moved_since(key, before):
+                raise SlotMoving("this collection is moving to another shard") from exc
+            raise
+        if self._moved_since(key, before):
+            raise SlotMoving("this collection moved to another shard during the search; retry")
+        return result
+
+    def _moved_since(self, key: str, before: Any) -> bool:
+        return bool(super().execute_command("GET", key) != before)
+
+    def register_script(self, script: Any) -> Script:
+        return _ClusterScript(self, script)
+
+    def _tag_node(self, match: Any) -> Any:
+        tag = _tag_of(match) if match is not None else None
+        return None if tag is None else self.get_node_from_key(tag)
+
+    def scan(
+        self, cursor: int = 0, match: Any = None, count: int | None = None,
+        _type: str | None = None, **kwargs: Any,
+    ) -> Any:  # fmt: skip
+        node = None if "target_nodes" in kwargs else self._tag_node(match)
+        if node is None:
+            return super().scan(cursor, match, count, _type, **kwargs)
+        cursors, keys = super().scan(cursor, match, count, _type, target_nodes=node)
+        return int(next(iter(cursors.values()), 0)), keys
+
+    def scan_iter(
+        self, match: Any = None, count: int | None = None, _type: str | None = None,
+        **kwargs: Any,
+    ) -> Iterator[Any]:  # fmt: skip
+        if "target_nodes" in kwargs or self._tag_node(match) is None:
+            yield from super().scan_iter(match, count, _type, **kwargs)
+            return
+        cursor = 0
+        while True:
+            cursor, keys = self.scan(cursor, match, count, _type)
+            yield from keys
+            if not cursor:
+                return
+
+
+class PrimariesOnly:
+    """Sends each command to every master (a keyless check such as ``FT._LIST``)."""
+
+    def __init__(self, client: RedisCluster) -> None:
+        self.client = client
+
+    def execute_command(self, *args: Any) -> Any:
+        return self.client.execute_command(*args, target_nodes=self.client.get_primaries())
+
+
+def pool_for(client: Any, key: str) -> Any:
+    """The connection pool that serves *key*: the client's own on one node, the slot
+    owner's on a cluster (for code that packs its own RESP buffers)."""
+    if isinstance(client, RedisCluster):
+        node = client.get_node_from_key(key)
+        if node.redis_connection is None:
+            client.nodes_manager.initialize()
+            node = client.get_node_from_key(key)
+        return node.redis_connection.connection_pool
+    return client.connection_pool
+
+
+def probe_cluster(url: str, timeout: float = 0.5) -> str | None:
+    """``"ready"`` when every master of the cluster answers (with its query engine),
+    ``"loading"`` when one is replaying its data, ``None`` when the cluster cannot be reached
+    or a slot has no master (the single-node probe's answers, for ``/health``)."""
+    nodes, options = cluster_nodes(url)
+    try:
+        client = RedisCluster(
+            startup_nodes=nodes, protocol=2, socket_connect_timeout=timeout,
+            socket_timeout=timeout, **options,
+        )  # fmt: skip
+    except (exceptions.RedisError, exceptions.RedisClusterException):
+        return None
+    try:
+        primaries = client.get_primaries()
+        client.execute_command("PING", target_nodes=primaries)
+        client.execute_command("FT._LIST", target_nodes=primaries)
+        return "ready"
+    except exceptions.BusyLoadingError:
+        return "loading"
+    except exceptions.ResponseError:
+        return "ready"  # answers, but without the module: check_query_engine says so
+    except (exceptions.RedisError, exceptions.RedisClusterException):
+        return None
+    finally:
+        client.close()
