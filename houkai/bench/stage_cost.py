@@ -227,9 +227,10 @@ def run(
     if seed_python:
         try:
             driver = SeedDriver(seed_python, torch_threads=seed_threads).__enter__()
-            seed_info = {"status": "started", "python": seed_python, **driver.info}
+            info = {k: v for k, v in driver.info.items() if k != "ok"}
+            seed_info = {"status": "started", **info, "interpreter": seed_python}
         except SeedUnavailable as exc:
-            seed_info = {"status": "unavailable", "python": seed_python, "reason": str(exc)}
+            seed_info = {"status": "unavailable", "interpreter": seed_python, "reason": str(exc)}
     samples: list[Sample] = []
     try:
         for n in sizes:
