@@ -142,6 +142,22 @@ def test_tiny_run_measures_every_stage_set(settings: Settings, embedder) -> None
         stage_cost.run(settings, [60], rounds=0)
 
 
+def test_interleaved_round_times_every_set_per_query(settings: Settings, embedder) -> None:
+    prefix = f"ti-{uuid.uuid4().hex[:8]}"
+    result = stage_cost.run(
+        settings, [50], n_queries=3, rounds=1, collection_prefix=prefix, interleave=True
+    )
+    assert result.config["interleave"] is True
+    by = {(s.stage_set, s.phase): s for s in result.samples}
+    names = {s.name for s in stage_sets(stage_cost.resolve_stages(None, settings.recall_stages))}
+    assert {name for name, _ in by} == names and len(result.samples) == 2 * len(names)
+    for name in names:
+        cold, warm = by[(name, "cold")], by[(name, "warm")]
+        assert cold.n == warm.n == 3
+        assert (cold.cache_misses, cold.cache_hits) == (3, 0)  # a fresh cache per call
+        assert (warm.cache_misses, warm.cache_hits) == (0, 3)  # filled before timing
+
+
 def test_cli_errors_and_json(settings: Settings, embedder, tmp_path) -> None:
     env = {
         "REDIS_URL": settings.redis_url,

@@ -119,6 +119,58 @@ def library_round(
     return out
 
 
+def interleaved_round(
+    store: Any,
+    qset: Sequence[Query],
+    sets: Sequence[StageSet],
+    *,
+    size: int,
+    rnd: int,
+    k: int,
+    touch: bool,
+) -> list[Sample]:
+    """Every query through every stage set back to back (the order rotating per query), so a
+    load change hits all sets alike: cold calls each get a fresh query cache, warm calls share
+    one filled beforehand (untimed)."""
+    out: list[Sample] = []
+    for phase in ("cold", "warm"):
+        times: dict[str, list[float]] = {s.name: [] for s in sets}
+        counts: dict[str, list[int]] = {s.name: [0, 0] for s in sets}
+        shared = QueryCache(store.embedder, store.settings.query_cache_size)
+        if phase == "warm":
+            for q in qset:
+                shared.encode_query(q.text)
+        for qi, q in enumerate(qset):
+            shift = qi % len(sets)
+            for stage_set in [*sets[shift:], *sets[:shift]]:
+                cache = shared
+                if phase == "cold":
+                    cache = QueryCache(store.embedder, store.settings.query_cache_size)
+                store.query_cache = cache
+                hits0, misses0 = cache.hits, cache.misses
+                t0 = time.perf_counter()
+                store.recall(q.text, k=k, mode="hybrid", touch=touch, stages=stage_set.stages)
+                times[stage_set.name].append((time.perf_counter() - t0) * 1000)
+                counts[stage_set.name][0] += cache.hits - hits0
+                counts[stage_set.name][1] += cache.misses - misses0
+        for stage_set in sets:
+            hits, misses = counts[stage_set.name]
+            out.append(
+                _sample(
+                    size,
+                    rnd,
+                    "houkai",
+                    "library",
+                    stage_set.name,
+                    phase,
+                    times[stage_set.name],
+                    hits,
+                    misses,
+                )
+            )
+    return out
+
+
 def rest_round(
     server: Any,
     qset: Sequence[Query],
@@ -201,6 +253,7 @@ def run(
     seed_python: str | None = None,
     seed_size: int = SEED_SIZE,
     seed_threads: int = 0,
+    interleave: bool = False,
     progress: Progress | None = None,
 ) -> StageCostResult:
     """Run the benchmark (see the module docstring) at every size in *sizes*."""
@@ -278,6 +331,7 @@ def run(
                     touch=touch,
                     driver=driver if with_seed else None,
                     say=say,
+                    interleave=interleave,
                 )
             finally:
                 if not keep:
@@ -297,6 +351,7 @@ def run(
         "embedder": backend_label(embedder),
         "recall_stages": ",".join(defaults),
         "stage_sets": {s.name: ",".join(s.stages) for s in sets},
+        "interleave": interleave,
         "seed_size": seed_size if seed_python else None,
         "seed_threads": seed_threads if seed_python else None,
         "query_cache_size": settings.query_cache_size,
@@ -325,6 +380,7 @@ def _rounds(
     touch: bool,
     driver: SeedDriver | None,
     say: Progress,
+    interleave: bool = False,
 ) -> list[Sample]:
     """*rounds* rounds at one size; the sets' order (and the seed's turn) flips each round."""
     out: list[Sample] = []
@@ -340,7 +396,8 @@ def _rounds(
             if driver is not None and seed_first:
                 out.append(_seed_pass(driver, qset, n=n, rnd=rnd, k=k, touch=touch, say=say))
             say(f"N={n}: round {rnd + 1}/{rounds}: library")
-            out += library_round(store, qset, order, size=n, rnd=rnd, k=k, touch=touch)
+            timed = interleaved_round if interleave else library_round
+            out += timed(store, qset, order, size=n, rnd=rnd, k=k, touch=touch)
             if server is not None:
                 say(f"N={n}: round {rnd + 1}/{rounds}: REST")
                 out += rest_round(server, qset, order, size=n, rnd=rnd, k=k, touch=touch)

@@ -35,6 +35,12 @@ from .bench_recall import int_list
     "of the same-round ratios.",
 )
 @click.option(
+    "--interleave",
+    is_flag=True,
+    help="Time every query through every stage set back to back (order rotating per query) "
+    "instead of one set's pass after another: a load change then hits all sets alike.",
+)
+@click.option(
     "--rest/--no-rest",
     default=False,
     show_default=True,
@@ -89,6 +95,7 @@ def bench_stages(
     n_queries: int,
     k: int,
     rounds: int,
+    interleave: bool,
     rest: bool,
     touch: bool,
     seed_python: str | None,
@@ -131,6 +138,7 @@ def bench_stages(
         seed_python=seed_python,
         seed_size=seed_size,
         seed_threads=seed_threads,
+        interleave=interleave,
         progress=progress,
     )
     if show:
