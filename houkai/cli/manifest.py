@@ -63,6 +63,7 @@ COMMANDS: dict[str, Entry] = {
             "bench_recall",
             "bench_scale",
             "bench_sessions",
+            "bench_stages",
             "bench_suite",
             "bench_wall",
         ),

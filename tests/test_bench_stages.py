@@ -1,0 +1,190 @@
+"""``houkai bench stages``: the same-run ratios, medians and verdicts, a tiny real run, the
+seed driver's failure path and the CLI (no timing assertions)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import uuid
+
+import pytest
+from click.testing import CliRunner
+
+from houkai.bench import stage_cost
+from houkai.bench.seed_client import SeedDriver, SeedUnavailable
+from houkai.bench.stage_cost_report import (
+    DEFAULTS,
+    PLAIN,
+    SEED,
+    Sample,
+    StageCostResult,
+    rows,
+    seed_ratios,
+    stage_sets,
+    verdicts,
+)
+from houkai.cli import cli
+from houkai.domain.config import Settings, set_settings
+from houkai.domain.model import ValidationError
+
+
+def _s(size: int, rnd: int, name: str, phase: str, p50: float, system: str = "houkai") -> Sample:
+    return Sample(size, rnd, system, "library", name, phase, 10, p50, p50 * 2, p50, load1=1.5)
+
+
+def test_stage_sets_are_plain_defaults_and_each_stage_off() -> None:
+    sets = stage_sets(("query", "prf", "entity"))
+    assert [(s.name, s.stages) for s in sets] == [
+        (PLAIN, ()),
+        (DEFAULTS, ("query", "prf", "entity")),
+        ("-query", ("prf", "entity")),
+        ("-prf", ("query", "entity")),
+        ("-entity", ("query", "prf")),
+    ]
+
+
+def test_ratios_are_medians_of_same_round_ratios() -> None:
+    # Round 1 ran on a loaded machine: everything doubled. Same-round ratios stay 1.5;
+    # a ratio of medians (30/12 = 2.5) would not.
+    samples = [
+        _s(100, 0, PLAIN, "warm", 10.0),
+        _s(100, 0, DEFAULTS, "warm", 15.0),
+        _s(100, 1, PLAIN, "warm", 20.0),
+        _s(100, 1, DEFAULTS, "warm", 30.0),
+        _s(100, 2, PLAIN, "warm", 12.0),
+        _s(100, 2, DEFAULTS, "warm", 12.0),
+        _s(100, 0, PLAIN, "cold", 20.0),
+        _s(100, 0, DEFAULTS, "cold", 22.0),
+    ]
+    table = {(r.stage_set, r.phase): r for r in rows(samples)}
+    warm = table[(DEFAULTS, "warm")]
+    assert warm.ratios == [1.5, 1.5, 1.0]
+    assert warm.ratio == 1.5 and warm.p50_ms == 15.0 and warm.p95_ms == 30.0
+    assert table[(PLAIN, "warm")].ratio == 1.0
+    assert table[(DEFAULTS, "cold")].ratio == 1.1
+    (over, cold) = verdicts(samples)
+    assert over["phase"] == "warm" and over["ratio"] == 1.5 and over["holds"] is False
+    assert cold["phase"] == "cold" and cold["holds"] is True
+
+
+def test_verdicts_use_the_largest_size_and_the_seed_same_round() -> None:
+    samples = [
+        _s(20, 0, PLAIN, "warm", 10.0),
+        _s(20, 0, DEFAULTS, "warm", 50.0),  # the small size misses: not the target's size
+        _s(20, 0, DEFAULTS, "cold", 12.0),
+        _s(20, 0, SEED, "cold", 30.0, system=SEED),
+        _s(20, 1, DEFAULTS, "cold", 20.0),
+        _s(20, 1, SEED, "cold", 30.0, system=SEED),
+        _s(20, 2, DEFAULTS, "cold", 14.0),  # no seed pass this round: no ratio
+        _s(100, 0, PLAIN, "warm", 10.0),
+        _s(100, 0, DEFAULTS, "warm", 11.0),
+    ]
+    assert seed_ratios(samples) == {20: [0.4, 0.6667]}
+    by_target = {(v["size"], v["limit"]): v for v in verdicts(samples)}
+    assert by_target[(100, 1.2)]["ratio"] == 1.1 and by_target[(100, 1.2)]["holds"]
+    seed = by_target[(20, 0.5)]
+    assert seed["ratio"] == pytest.approx(0.533, abs=1e-3) and seed["holds"] is False
+    seed_row = next(r for r in rows(samples) if r.system == SEED)
+    assert seed_row.ratio is None and seed_row.p50_ms == 30.0
+
+
+def test_result_round_trips_and_reports() -> None:
+    samples = [_s(50, 0, PLAIN, "warm", 10.0), _s(50, 0, DEFAULTS, "warm", 13.0)]
+    result = StageCostResult(
+        samples=samples,
+        config={"rounds": 1},
+        machine={"cpu": "x", "nproc": 2, "loadavg_start": "1", "loadavg_end": "2"},
+        seed={"status": "unavailable", "reason": "no interpreter at /nope"},
+    )
+    data = json.loads(json.dumps(result.to_dict()))
+    assert data["benchmark"] == "stages" and data["verdicts"][0]["ratio"] == 1.3
+    again = StageCostResult.from_dict(data)
+    assert again.to_dict() == data
+    text = "\n".join(result.lines())
+    assert "MISSED" in text and "no interpreter at /nope" in text and "1.30" in text
+
+
+def test_seed_driver_reports_why_it_cannot_run(tmp_path) -> None:
+    with pytest.raises(SeedUnavailable, match="no interpreter"):
+        SeedDriver(str(tmp_path / "missing-python")).__enter__()
+    # houkai's own interpreter answers hello but has no seed: load fails with the reason.
+    with SeedDriver(sys.executable) as driver:
+        assert "ai-houkai" in driver.info["versions"]
+        with pytest.raises(SeedUnavailable, match="ai_houkai"):
+            driver.load([], __import__("numpy").zeros((0, 384), dtype="float32"))
+
+
+def test_tiny_run_measures_every_stage_set(settings: Settings, embedder) -> None:
+    prefix = f"ts-{uuid.uuid4().hex[:8]}"
+    result = stage_cost.run(
+        settings,
+        [60],
+        n_queries=4,
+        rounds=2,
+        collection_prefix=prefix,
+        seed_python="/nonexistent/python",
+    )
+    data = result.to_dict()
+    names = {s.name for s in stage_sets(stage_cost.resolve_stages(None, settings.recall_stages))}
+    cold = [s for s in result.samples if s.phase == "cold"]
+    warm = [s for s in result.samples if s.phase == "warm"]
+    assert {s.stage_set for s in cold} == names and len(cold) == len(warm) == 2 * len(names)
+    assert all(s.cache_misses == 4 and s.cache_hits == 0 for s in cold)
+    assert all(s.cache_hits == 4 and s.cache_misses == 0 for s in warm)
+    assert all(s.n == 4 and 0 < s.p50_ms <= s.p95_ms for s in result.samples)
+    # round 2 ran the sets in the other order
+    first = [s.stage_set for s in result.samples if s.round == 0 and s.phase == "cold"]
+    second = [s.stage_set for s in result.samples if s.round == 1 and s.phase == "cold"]
+    assert second == first[::-1]
+    assert data["seed"]["status"] == "unavailable" and "no interpreter" in data["seed"]["reason"]
+    assert {v["phase"] for v in data["verdicts"]} == {"warm", "cold"}
+    with pytest.raises(ValidationError, match="rounds"):
+        stage_cost.run(settings, [60], rounds=0)
+
+
+def test_interleaved_round_times_every_set_per_query(settings: Settings, embedder) -> None:
+    prefix = f"ti-{uuid.uuid4().hex[:8]}"
+    result = stage_cost.run(
+        settings, [50], n_queries=3, rounds=1, collection_prefix=prefix, interleave=True
+    )
+    assert result.config["interleave"] is True
+    by = {(s.stage_set, s.phase): s for s in result.samples}
+    names = {s.name for s in stage_sets(stage_cost.resolve_stages(None, settings.recall_stages))}
+    assert {name for name, _ in by} == names and len(result.samples) == 2 * len(names)
+    for name in names:
+        cold, warm = by[(name, "cold")], by[(name, "warm")]
+        assert cold.n == warm.n == 3
+        assert (cold.cache_misses, cold.cache_hits) == (3, 0)  # a fresh cache per call
+        assert (warm.cache_misses, warm.cache_hits) == (0, 3)  # filled before timing
+
+
+def test_cli_errors_and_json(settings: Settings, embedder, tmp_path) -> None:
+    env = {
+        "REDIS_URL": settings.redis_url,
+        "HOUKAI_KEY_PREFIX": settings.key_prefix,
+        "HOUKAI_DATA_DIR": settings.data_dir,
+        "HOUKAI_CONFIG": str(tmp_path / "absent.toml"),
+        "NO_COLOR": "1",
+    }
+    runner = CliRunner()
+
+    def invoke(*args: str):
+        try:
+            return runner.invoke(cli, ["bench", "stages", *args], env=env, catch_exceptions=False)
+        finally:
+            set_settings(settings)
+
+    bad = invoke("--sizes", "ten")
+    assert bad.exit_code != 0 and "Error:" in bad.output and "--sizes" in bad.output
+    off = invoke("--sizes", "50", "--seed-python", sys.executable, "--seed-size", "70")
+    assert off.exit_code != 0 and "--seed-size" in off.output
+    saved = tmp_path / "out.json"
+    prefix = f"tc-{uuid.uuid4().hex[:8]}"
+    ok = invoke(
+        "--sizes", "40", "--queries", "3", "--rounds", "1", "--collection-prefix", prefix,
+        "--save", str(saved), "--json",
+    )  # fmt: skip
+    assert ok.exit_code == 0, ok.output
+    data = json.loads(ok.stdout)
+    assert data["config"]["sizes"] == [40] and data["seed"]["status"] == "not asked"
+    assert json.loads(saved.read_text())["rows"] == data["rows"]
