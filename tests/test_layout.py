@@ -86,3 +86,14 @@ def test_every_package_ships_in_the_wheel() -> None:
         if "__pycache__" not in p.parts
     }
     assert found - listed == set()
+
+
+def test_no_module_in_houkai_is_over_600_lines() -> None:
+    """Small modules with one job: a file that grows past 600 lines is split by concern."""
+    root = Path(__file__).resolve().parent.parent / "houkai"
+    long = {
+        str(path.relative_to(root)): n
+        for path in root.rglob("*.py")
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > 600
+    }
+    assert long == {}
