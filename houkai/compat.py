@@ -59,7 +59,14 @@ MOVED: dict[str, str] = {
     "houkai.onnx_embedder": "houkai.engines.onnx_embedder",
     "houkai.onnx_export": "houkai.engines.onnx_export",
     "houkai.jobs": "houkai.pipeline.jobs",
-    "houkai.maintenance": "houkai.pipeline.scheduler",  # the seed's scheduler + state names
+    "houkai.maintenance": "houkai.pipeline.scheduler",
+    # houkai 0.2: recall moved out of the store into its own package (issue 28)
+    "houkai.store.packing": "houkai.recall.packing",
+    "houkai.store.recall": "houkai.recall.engine",
+    "houkai.store.query": "houkai.recall.query",
+    "houkai.store.diversity": "houkai.recall.diversity",
+    "houkai.store.lexical_feedback": "houkai.recall.lexical_feedback",
+    "houkai.store.stages": "houkai.recall.stages",  # the seed's scheduler + state names
     "houkai.ingest": "houkai.pipeline.chunking",
     "houkai.service": "houkai.app.service",
     "houkai.auth": "houkai.app.auth",

@@ -84,3 +84,30 @@ def test_the_lazy_listing_is_clicks_own() -> None:
     lazy = listing(cli.format_commands)
     loaded = listing(lambda ctx, f: click.Group.format_commands(cli, ctx, f))
     assert lazy == loaded and "maintenance" in lazy
+
+
+def test_every_subcommand_resolves_through_the_lazy_root() -> None:
+    """A fresh process that loads each command lazily (as a user's does) sees the same
+    subcommands as the fully loaded tree: a module that adds a subcommand to another
+    module's group must be one the manifest loads for that group."""
+    script = (
+        "import click, json\n"
+        "from houkai.cli import cli\n"
+        "ctx = click.Context(cli, info_name='houkai')\n"
+        "out = {}\n"
+        "for name in cli.list_commands(ctx):\n"
+        "    cmd = cli.get_command(ctx, name)\n"
+        "    out[name] = sorted(getattr(cmd, 'commands', {}) or {})\n"
+        "print(json.dumps(out))\n"
+    )
+
+    def tree(code: str) -> dict:
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 0, done.stderr
+        return json.loads(done.stdout)
+
+    eager = "import houkai.cli.manifest as m; m.build()\n" + script  # every module first
+    assert tree(script) == tree(eager)
+    assert "migrate-layout" in tree(script)["redis"]
