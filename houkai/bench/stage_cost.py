@@ -31,7 +31,7 @@ from typing import Any
 from ..domain.config import Settings
 from ..domain.model import ValidationError
 from ..engines.embeddings import QueryCache, backend_label
-from ..store.stages import resolve_stages
+from ..recall.stages import resolve_stages
 from .recall import drop_collections, load_corpus, loadavg, machine_facts, percentiles
 from .recall_corpus import Query, corpus_vectors, generate, queries
 from .seed_client import SeedDriver, SeedUnavailable
