@@ -157,3 +157,16 @@ def test_an_interrupted_migration_resumes(legacy, embedder, step: str) -> None:
     assert store.count() == len(written["alpha"])
     memory_id, text = written["alpha"][5]
     assert memory_id in [m.id for m, _ in store.recall(text, k=3, touch=False)]
+
+
+def test_the_collections_waiting_for_the_migration_are_named(legacy, embedder) -> None:
+    """``houkai up`` names them at start (one line) instead of leaving a 503 per request."""
+    from houkai.db.legacy_layout import legacy_collections, legacy_notice
+
+    s, client, _ = legacy
+    assert legacy_collections(client, s.key_prefix) == ["alpha", "beta.two"]
+    notice = legacy_notice(client, s.key_prefix)
+    assert notice and "alpha, beta.two" in notice and "houkai redis migrate-layout" in notice
+    assert LM.migrate_layout(client, s.key_prefix, wait=60)["ok"]
+    assert legacy_collections(client, s.key_prefix) == []
+    assert legacy_notice(client, s.key_prefix) is None

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 import signal
@@ -20,6 +21,8 @@ from ...pipeline.dispatch import QUEUES
 from .. import Context, pass_ctx
 from ..output import Column, output_options, print_mapping, print_rows, report, resolve_format
 from ._ops import arguments, operation_options
+
+log = logging.getLogger(__name__)
 
 
 def _fmt(ctx: Context) -> str:
@@ -159,6 +162,20 @@ def cli_banner(api_url: str) -> str:
     )
 
 
+def _warn_legacy_layout(url: str, prefix: str) -> None:
+    """Say at start, once, when collections wait for ``houkai redis migrate-layout``."""
+    from ...db.connection import get_client
+    from ...db.legacy_layout import legacy_notice
+
+    try:
+        notice = legacy_notice(get_client(url), prefix)
+    except Exception as exc:  # the check is advice: never stop `up` over it
+        notice = None
+        log.debug("legacy layout check failed: %s", exc)
+    if notice:
+        click.echo(f"warning {notice}", err=True)
+
+
 @click.command("up")
 @click.option("--host", default=None, help="REST API host (default: http_host).")
 @click.option("--port", type=int, default=None, help="REST API port (default: http_port).")
@@ -191,6 +208,7 @@ def up(
         started_redis = already is None
         url = info.url
         click.echo(f"redis   {url} (embedded, data in {info.data_dir}, pid {info.pid})")
+    _warn_legacy_layout(url, s.key_prefix)
     env = dict(
         os.environ,
         HOUKAI_REDIS_URL=url,
