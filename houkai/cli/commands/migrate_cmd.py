@@ -49,3 +49,10 @@ def layout(ctx: Context, collections: tuple[str, ...]) -> None:
             "a collection's copy did not match its original (see above); its old keys are "
             "untouched: run the command again"
         )
+
+
+def register(cli: click.Group) -> None:
+    """Add the command to ``houkai redis`` (the group lives in :mod:`.redis_cmd`)."""
+    from .redis_cmd import redis_group
+
+    redis_group.add_command(layout)

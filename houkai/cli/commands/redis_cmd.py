@@ -174,7 +174,4 @@ def cluster_status(ctx: Context, directory: str | None) -> None:
 
 
 def register(cli: click.Group) -> None:
-    from .migrate_cmd import layout  # `houkai redis migrate-layout`, in its own module
-
-    redis_group.add_command(layout)
     cli.add_command(redis_group)
