@@ -49,9 +49,7 @@ SEED_RECALL = [
 ]  # fmt: skip
 
 #: The worked example of CONTRIBUTING.md ("adding a recall parameter").
-NEW = Param(
-    "max_per_source", "int | None", None, Int(1, 100), "At most this many hits from one source."
-)
+NEW = Param("max_per_source", "int | None", None, Int(1, 100), "Most hits from one source.")
 
 
 def test_the_generated_code_is_in_step_with_the_declaration() -> None:
