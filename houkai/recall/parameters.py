@@ -59,7 +59,7 @@ class Check:
     ``__call__`` raises :class:`~houkai.domain.model.ValidationError` (a ``ValueError``)
     naming the parameter, in the words the doors use for the same value."""
 
-    def __call__(self, name: str, value: Any) -> None:  # pragma: no cover - overridden
+    def __call__(self, name: str, value: Any) -> None:
         """Nothing to check (a flag, a label: the seed takes any value)."""
 
 
