@@ -4,6 +4,8 @@ Add a parameter here and it reaches REST (query/body and its validation),
 OpenAPI, the MCP tool's inputSchema, the agent examples' provider tools, the
 CLI options (:func:`houkai.app.operations.cli.cli_options`) and the README
 tables. Defaults are the service's; ``None`` means "the server's setting".
+Recall's parameters (``Recall`` and the ``Filters`` / ``Ranking`` groups) are declared in
+:mod:`houkai.recall.parameters` instead, with the library's: :mod:`.declared` builds them.
 """
 
 from __future__ import annotations
