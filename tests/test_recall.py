@@ -159,7 +159,7 @@ def test_argument_validation(store):
         store.recall("x", mode="hybird")
     with pytest.raises(ValueError, match="fusion"):
         store.recall("x", fusion="sum")
-    with pytest.raises(ValueError, match="k must"):
+    with pytest.raises(ValueError, match="k: must be >= 0"):
         store.recall("x", k=-1)
     with pytest.raises(ValueError, match="overfetch"):
         store.recall("x", overfetch=0)

@@ -3,7 +3,8 @@
 * a stage registered in :data:`houkai.recall.stages.REGISTRY` (the one place) is a
   switch, runs in a recall, shows in ``explain`` and gets its ``bench suite`` mode;
 * :class:`~houkai.recall.request.RecallRequest` has the registry's recall parameters
-  (names and defaults) and refuses what the doors refuse;
+  (names and defaults) and refuses what the doors refuse (both are made from the one
+  declaration, ``houkai/recall/parameters.py``: ``tests/test_recall_params.py``);
 * the recall package imports no module that imports it back, and no file is long.
 """
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..domain.coerce import as_timestamp
 from ..domain.model import ExpandSpec, HybridWeights
+from ..recall.parameters import time_params
 from .operations import params as params
 
 
@@ -47,7 +48,7 @@ def search_kwargs(p: Any) -> dict[str, Any]:
     """A checked recall / recall_pack model as the store's keyword arguments: times
     parsed, the graph weight and the expansion spec built; unset ones left out."""
     kwargs = given(p, *type(p).model_fields)
-    for key in ("since", "until", "as_of"):
+    for key in time_params():  # the recall parameters declared as points in time
         if key in kwargs:
             kwargs[key] = as_timestamp(kwargs[key], key)
     if "graph" in kwargs:

@@ -1,5 +1,7 @@
 """Recall: the question read once, candidates gathered, scored and selected.
 
+* :mod:`.parameters`: the recall parameters, declared once (the request, the store's
+  signature and the registry's ``Recall`` model follow; :mod:`.generate` writes the code);
 * :mod:`.request`: :class:`RecallRequest`, one recall asked (frozen, validated once);
 * :mod:`.parsed`: :class:`ParsedQuery`, the question read once (terms, statistics,
   parse, vector);
@@ -9,7 +11,8 @@
 * :mod:`.stages`: the stage registry and one module per stage;
 * :mod:`.packing`: token-budgeted context blocks on top of recall.
 
-Importing the package is light (the operation registry reads the stage names from it);
+Importing the package is light (the operation registry reads the stage names and the
+recall parameters from it);
 the names below load their module on first use.
 """
 

@@ -4,24 +4,26 @@ Add a parameter here and it reaches REST (query/body and its validation),
 OpenAPI, the MCP tool's inputSchema, the agent examples' provider tools, the
 CLI options (:func:`houkai.app.operations.cli.cli_options`) and the README
 tables. Defaults are the service's; ``None`` means "the server's setting".
+Recall's parameters (``Recall`` and the ``Filters`` / ``Ranking`` groups) are declared in
+:mod:`houkai.recall.parameters` instead, with the library's: :mod:`.declared` builds them.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
 from houkai.domain.model import LIST_SORTS, MAX_TIMESTAMP, MAX_TTL_SECONDS
-from houkai.recall.stages import DEFAULT_WORD, STAGES
+from houkai.recall.parameters import BY_NAME as RECALL_PARAMS
 
+from .declared import ScopeId, declared
 from .fields import (
     CURSOR_PATTERN,
     DELTA_PATTERN,
     ENTRY_PATTERN,
     GLOB_PATTERN,
     MAX_K,
-    POOL_HELP,
     SUMMARIZER_PATTERN,
     TIME_HELP,
     BatchConflictPolicy,
@@ -30,7 +32,6 @@ from .fields import (
     Cosine,
     Direction,
     Fraction,
-    Fusion,
     Id,
     LinkRel,
     MemoryTypeName,
@@ -63,14 +64,8 @@ _TYPE_DOC = (
     "Kind of memory: episodic = a time-stamped event; semantic = a distilled fact; "
     "procedural = a how-to rule or convention; feedback = a user preference or correction."
 )
-_MODE_DOC = (
-    "semantic = meaning only; hybrid = meaning + keywords (BM25) + recency + importance; "
-    "prefer hybrid when the query has exact names, ids or rare words."
-)
-_MIN_COSINE_DOC = (
-    "Drop results less similar than this (-1..1, e.g. 0.3) so an off-topic query returns "
-    "nothing rather than weak matches."
-)
+_MODE_DOC = RECALL_PARAMS["mode"].doc  # recall_pack and auto_context say it as recall does
+_MIN_COSINE_DOC = RECALL_PARAMS["min_cosine"].doc
 _MEMORY_ID_DOC = "Id of the memory (as returned by remember/recall)."
 _TAGS_DOC = 'Short lowercase labels (no commas), e.g. ["deploy", "api"].'
 _ON_CONFLICT_DOC = (
@@ -85,8 +80,6 @@ Budget = Annotated[int, Field(ge=1, le=1_000_000)]
 Count = Annotated[int, Field(ge=1, le=MAX_K)]
 WaitTimeout = Annotated[float, Field(ge=0)]
 EntryId = Annotated[str, Field(pattern="^[0-9]{1,15}-[0-9]{1,15}$")]
-#: a user_id / agent_id / session_id / message id (issue 30): an id string, no blank one
-ScopeId = Annotated[str, Field(min_length=1, max_length=256, pattern=r"\S")]
 _LIST_SORTS: list[Any] = sorted(LIST_SORTS)
 
 
@@ -102,25 +95,9 @@ _TIMEOUT = Field(None, description="Seconds to wait at most when wait is true.")
 
 
 # --------------------------------------------------------------------------- shared groups
+@declared("filters")  # the fields: the recall parameters declared for "filters"
 class Filters(Params):
     group: ClassVar[bool] = True  # a shared group: listed after the own fields
-    type: MemoryTypeName | None = Field(None, description="Only memories of this type.")
-    tag: str | None = Field(None, description="Only memories carrying this tag.")
-    min_importance: Fraction | None = Field(
-        None, description="Only memories with importance >= this (0..1)."
-    )
-    source: str | None = Field(None, description="Only memories with exactly this source.")
-    since: Timestamp | None = Field(
-        None, description=f"Only memories created at/after this time. {TIME_HELP}"
-    )
-    until: Timestamp | None = Field(
-        None, description=f"Only memories created at/before this time. {TIME_HELP}"
-    )
-    user_id: ScopeId | None = Field(None, description="Only memories of this user.")
-    agent_id: ScopeId | None = Field(None, description="Only memories of this agent.")
-    session_id: ScopeId | None = Field(
-        None, description="Only memories extracted from this session."
-    )
 
 
 class Expand(Params):
@@ -132,14 +109,12 @@ class Expand(Params):
     rerank: bool | None = Field(None, description="Rerank after expansion.")
 
 
+@declared("ranking")  # fusion, diversity, …: the recall parameters declared for "ranking"
 class Ranking(Params):
     """The advanced ranking knobs of recall and recall_pack (store defaults when unset)."""
 
     group: ClassVar[bool] = True  # a shared group: listed after the own fields
-    fusion: Fusion | None = Field(None, description="weighted blend (default) or rrf.")
-    diversity: Fraction | None = Field(None, description="MMR diversity 0..1.")
-    dedup_threshold: Fraction | None = Field(None, description="Drop near-duplicates above.")
-    min_cosine: Cosine | None = Field(None, description=_MIN_COSINE_DOC)
+    # the doors' spelling of the library's HybridWeights and ExpandSpec (service_args)
     graph: Annotated[float, Field(ge=0)] | None = Field(
         None, description="Graph-proximity weight (hybrid)."
     )
@@ -411,26 +386,11 @@ class Ingest(Params):
 
 
 # --------------------------------------------------------------------------- reads
+@declared("recall")  # query, k, mode, …: declared once, in houkai/recall/parameters.py
 class Recall(Filters, Ranking):
-    query: NonEmpty = Field(description="What to look for, in natural language.")
-    k: RecallCount = Field(5, description="How many results.")
-    mode: RecallMode = Field("semantic", description=_MODE_DOC)
-    overfetch: Annotated[int, Field(ge=1, le=100)] = Field(
-        4, description=f"Candidate pool multiplier for filtering/reranking {POOL_HELP}."
-    )
-    include_superseded: bool = Field(False, description="Also return superseded memories.")
-    include_expired: bool = Field(False, description="Also return memories whose TTL passed.")
-    explain: bool = Field(False, description="Add a per-result score breakdown.")
-    touch: bool = Field(True, description="Count this recall as an access of each hit.")
-    stages: str | None = Field(
-        None,
-        description=f"Hybrid stages, comma-separated: {', '.join(STAGES)}; "
-        f'"{DEFAULT_WORD}" for the ones on by default; "" for the plain blend '
-        "(default: the recall_stages setting).",
-    )
-    as_of: Timestamp | None = Field(
-        None, description=f"The clock the question is asked at. {TIME_HELP}"
-    )
+    if TYPE_CHECKING:  # the declared fields are made at import
+
+        def __getattr__(self, name: str) -> Any: ...
 
 
 class Compress(Params):
