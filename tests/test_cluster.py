@@ -289,6 +289,72 @@ def test_a_slot_move_keeps_every_write_and_never_answers_wrong(
     assert store.recall(texts[5], k=1)[0][0].id == ids[5] and store.count() == len(ids) + len(acked)
 
 
+# ----------------------------------------------------------------- aggregate cursors
+def _aggregate(store, count: int = 5) -> tuple[list, int]:
+    reply, cursor = store.client.execute_command(
+        "FT.AGGREGATE", store.keys.index, "*", "LOAD", 1, "@__key",
+        "WITHCURSOR", "COUNT", count, "DIALECT", 2,
+    )  # fmt: skip
+    return reply, int(cursor)
+
+
+def test_an_open_cursor_is_fenced_by_the_move_counter(make_store, cluster_settings, embedder):
+    """``FT.CURSOR READ`` is fenced like a search: 503 while the counter is odd, and 503
+    for a cursor opened before a move even once the move has ended (its index is gone)."""
+    from houkai.db.cluster_client import SlotMoving
+
+    store = make_store(spread(cluster_settings, 1, "cur")[0], settings=cluster_settings)
+    store.remember_many([f"note {i} about cursor fencing" for i in range(30)])
+    index, read = store.keys.index, ("FT.CURSOR", "READ")
+    rows, cursor = _aggregate(store)
+    assert len(rows) - 1 == 5 and cursor
+    rows, cursor = store.client.execute_command(*read, index, cursor, "COUNT", 5)
+    assert len(rows) - 1 == 5 and cursor  # no move: the cursor reads on
+    store.client.incr(store.keys.moves)  # a move begins
+    with pytest.raises(SlotMoving, match="moving"):
+        store.client.execute_command(*read, index, cursor, "COUNT", 5)
+    store.client.incr(store.keys.moves)  # and ends: the cursor still predates it
+    with pytest.raises(SlotMoving, match="open cursor"):
+        store.client.execute_command(*read, index, cursor, "COUNT", 5)
+    store.client.execute_command("FT.CURSOR", "DEL", index, cursor)
+    rows, cursor = _aggregate(store, 10)  # a fresh aggregate reads to the end
+    seen = len(rows) - 1
+    while cursor:
+        rows, cursor = store.client.execute_command(*read, index, cursor, "COUNT", 10)
+        seen += len(rows) - 1
+    assert seen == 30
+
+
+def test_a_cursor_across_a_real_slot_move_is_503_never_partial(
+    make_store, cluster_settings, embedder
+) -> None:
+    """Decay streams its candidates through an aggregate cursor: a slot move between two
+    reads answers SlotMoving (a maintenance retry), never a silently shortened pass."""
+    import time
+
+    from houkai.db.cluster_client import SlotMoving
+    from houkai.store.decay import DecayEngine
+
+    store = make_store(spread(cluster_settings, 1, "curmv")[0], settings=cluster_settings)
+    store.remember_many([f"decaying note {i} about slot moves" for i in range(30)])
+    engine = DecayEngine(store, min_score=10.0, protect_types=())
+    client, prefix = store.client, cluster_settings.key_prefix
+    slot = client.keyslot(store.keys.tag)
+    source = cluster.owner_port(client, slot)
+    target = next(n.port for n in client.get_primaries() if n.port != source)
+    batches = engine._candidate_batches(time.time(), 5)
+    assert len(next(batches)) == 5
+    cluster.move_slot(client, prefix, slot, target)
+    try:
+        with pytest.raises(SlotMoving):
+            next(batches)
+        batches.close()
+        assert len(engine.prune(dry_run=True)) == 30  # a new pass: whole, on the new owner
+    finally:
+        cluster.move_slot(client, prefix, slot, source)
+    assert len(engine.prune(dry_run=True)) == 30
+
+
 # ----------------------------------------------------------------- failover
 def test_a_master_fails_over_to_its_replica_and_houkai_reconnects(
     tmp_path, settings, embedder
