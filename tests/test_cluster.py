@@ -356,30 +356,75 @@ def test_a_cursor_across_a_real_slot_move_is_503_never_partial(
 
 
 # ----------------------------------------------------------------- failover
-def test_a_master_fails_over_to_its_replica_and_houkai_reconnects(
-    tmp_path, settings, embedder
+def test_no_replica_wait_where_there_is_no_replica(cluster_settings, settings) -> None:
+    """WAIT only where a replica exists: the session's cluster has none, one node never
+    waits, and the setting at 0 turns it off."""
+    from houkai.app.replication import replicate
+
+    name = spread(cluster_settings, 1, "nowait")[0]
+    service = MemoryService(cluster_settings.replace(collection=name))
+    try:
+        assert service.remember("no replica to wait for")["stored"] is True
+        store = service.store(name)
+        assert not store.client.exists(store.keys.ack)  # no WAIT: nothing written for it
+        assert replicate(service, None) is None
+    finally:
+        service.store(name).drop()
+    off = cluster_settings.replace(cluster_replica_wait_ms=0)
+    assert replicate(MemoryService(off), None) is None
+    if not settings.redis_url.startswith("redis+cluster"):
+        from houkai.db.cluster_client import wait_replicated
+        from houkai.db.connection import connect
+
+        assert wait_replicated(connect(settings.redis_url), "x:{y}:ack", 1000) is None
+
+
+def test_a_master_fails_over_and_no_acknowledged_write_is_lost(
+    tmp_path, settings, broker_url, embedder
 ) -> None:
-    """SIGKILL the master of a collection's slot: its replica takes over, houkai's client
-    follows on its own, and every write the replica had acknowledged is there."""
+    """SIGKILL the master of a collection's slot right after the doors acknowledged writes:
+    each acknowledgement waited for the replica (WAIT), so the promoted replica has every
+    one of them; houkai's client follows the failover on its own and the collection answers
+    again (503 in between, never a wrong answer)."""
     import os
     import signal
     import time
 
-    from houkai import MemoryStore
+    import redis
+
     from houkai.app.errors import classify
+    from houkai.app.replication import replicate
 
     info = cluster.start(tmp_path / "ha", masters=3, replicas=1)
     try:
-        s = settings.replace(redis_url=info.url, key_prefix=f"hk-ha-{uuid.uuid4().hex[:6]}")
-        store = MemoryStore(collection="ha", settings=s, embedder=embedder)
-        ids = [store.remember(f"fact {i} about failover drills").id for i in range(10)]
+        s = settings.replace(
+            redis_url=info.url, broker_url=broker_url, collection="ha", pipeline_mode="inline",
+            key_prefix=f"hk-ha-{uuid.uuid4().hex[:6]}",
+        )  # fmt: skip
+        service = MemoryService(s, actor="http")
+        http = create_app(s, service, tokens="").test_client()
+        store = service.store("ha")
+        stored = service.remember_many(
+            [{"text": f"fact {i} about failover drills"} for i in range(10)]
+        )
+        ids = list(stored["ids"])
+        for i in range(3):
+            r = http.post("/memories", json={"text": f"door fact {i} on the rota", "wait": True})
+            assert r.status_code == 201, r.get_json()
+            ids.append(r.get_json()["id"])
+        ids.append(service.dispatch("remember", {"text": "the drill ends at noon"})["id"])
         client = store.client
         slot = client.keyslot(store.keys.tag)
         port = cluster.owner_port(client, slot)
         master = next(n for n in info.nodes if n.port == port)
-        node = client.get_node(host="127.0.0.1", port=port)
-        assert client.execute_command("WAIT", 1, 5000, target_nodes=node) >= 1  # replicated
-        os.kill(master.pid, signal.SIGKILL)
+        replica = client.nodes_manager.slots_cache[slot][1]
+        assert client.pttl(store.keys.ack) > 0  # the doors' acknowledgements waited (WAIT)
+        assert replicate(service, "ha") == 1  # the wait the doors make: the replica answers
+        mirror = redis.Redis(port=replica.port, protocol=2)
+        mirror.execute_command("READONLY")
+        assert all(mirror.exists(store.keys.memory(i)) for i in ids)  # on the replica already
+        mirror.close()
+        os.kill(master.pid, signal.SIGKILL)  # no WAIT of the test's own before the kill
         deadline, answered, refusals = time.monotonic() + 60, None, 0
         while answered is None and time.monotonic() < deadline:
             try:
@@ -390,10 +435,12 @@ def test_a_master_fails_over_to_its_replica_and_houkai_reconnects(
                 refusals += 1
                 time.sleep(0.5)
         assert answered is not None, "no answer within 60 s of the failover"
-        assert cluster.owner_port(client, slot) != port  # the replica now serves the slot
+        assert cluster.owner_port(client, slot) == replica.port  # the replica serves the slot
         assert ids[4] in [m.id for m, _ in answered]
-        assert all(store.get(i) is not None for i in ids)
-        after = store.remember("written after the failover")
-        assert store.get(after.id) is not None
+        assert all(store.get(i) is not None for i in ids)  # no acknowledged write lost
+        r = http.post("/memories", json={"text": "written after the failover", "wait": True})
+        assert r.status_code == 201 and store.get(r.get_json()["id"]) is not None
+        hits = http.get("/recall?query=when+does+the+drill+end&k=1").get_json()["results"]
+        assert hits[0]["text"] == "the drill ends at noon"
     finally:
         cluster.stop(tmp_path / "ha")

@@ -16,6 +16,7 @@ single-node shape back, so the store has one code path (ADR 0079):
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -25,6 +26,8 @@ from redis.cluster import ClusterNode, ClusterPipeline, RedisCluster
 from redis.commands.core import Script
 
 from ..domain.errors import Unavailable
+
+log = logging.getLogger(__name__)
 
 CLUSTER_SCHEME = "redis+cluster"
 
@@ -302,3 +305,39 @@ def probe_cluster(url: str, timeout: float = 0.5) -> str | None:
         return None
     finally:
         client.close()
+
+
+ACK_PROBE_TTL_MS = 60_000
+
+
+def wait_replicated(client: Any, probe: str, timeout_ms: int, replicas: int = 1) -> int | None:
+    """Block until *replicas* replicas of the master owning key *probe* have every write
+    it acknowledged so far, for at most *timeout_ms*; the replicas that have, or ``None``
+    when there is nothing to wait for (one node, no replica, or *timeout_ms* 0).
+
+    ``WAIT`` covers the writes of its own connection: *probe* is written (expiring) on the
+    same connection first, so the wait reaches past every earlier write to that master,
+    whichever pooled connection made it.
+
+    A write a door acknowledged then survives a failover of its master (the promoted
+    replica has it); a replica too slow for *timeout_ms* is logged, not an error: the
+    write is stored on the master and ``WAIT`` cannot take it back."""
+    if timeout_ms <= 0 or not isinstance(client, RedisCluster):
+        return None
+    try:
+        nodes = client.nodes_manager.slots_cache.get(client.keyslot(probe)) or []
+        if len(nodes) < 2:  # a master without replicas
+            return None
+        pipe = client.get_redis_connection(nodes[0]).pipeline(transaction=False)
+        pipe.set(probe, b"1", px=ACK_PROBE_TTL_MS)
+        pipe.execute_command("WAIT", replicas, timeout_ms)
+        acked = int(pipe.execute()[1])
+    except (exceptions.RedisError, exceptions.RedisClusterException) as exc:
+        log.warning("WAIT for a replica of %s failed: %s", probe, exc)
+        return None
+    if acked < replicas:
+        log.warning(
+            "a write before %s reached %d of %d replica(s) within %d ms", probe, acked, replicas,
+            timeout_ms,
+        )  # fmt: skip
+    return acked
