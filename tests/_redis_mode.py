@@ -2,7 +2,7 @@
 
 ``HOUKAI_TEST_REDIS=cluster`` makes the session's storage a real local cluster started once
 by conftest (houkai's own ``houkai.db.cluster``), with the single embedded node as the Celery
-broker and result backend. ``./dev test`` runs the door files (:data:`DOOR_FILES`) a
+broker and result backend. ``./dev test`` runs the door files (``tests/doors.txt``) a
 second time that way (ADR 0079).
 """
 
