@@ -61,6 +61,12 @@ from houkai.domain.config import Settings, load_settings, set_settings  # noqa: 
 # ``HOUKAI_BROKER_URL`` for children and in-process CLIs).
 
 
+def pytest_report_header() -> str:
+    if CLUSTER_MODE:
+        return "houkai storage: a local 3-master Redis Cluster (HOUKAI_TEST_REDIS=cluster)"
+    return "houkai storage: one Redis node"
+
+
 @pytest.fixture(scope="session")
 def redis_cluster(tmp_path_factory: pytest.TempPathFactory):
     """A real local 3-master Redis Cluster (free ports chosen now), started once per

@@ -156,6 +156,10 @@ class HoukaiCluster(RedisCluster):
     #: counter changed would read from a half-moved (or dropped) index: 503 instead.
     _CURSORS_MAX = 4096
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._cursors: dict[tuple[str, int], int] = {}  # before: __init__ may send commands
+        super().__init__(*args, **kwargs)
+
     def execute_command(self, *args: Any, **kwargs: Any) -> Any:
         name = str(args[0]).upper() if args else ""
         if name == "FT.CURSOR" and len(args) > 3 and "target_nodes" not in kwargs:
@@ -209,13 +213,6 @@ class HoukaiCluster(RedisCluster):
         if not _has_cursor(result):
             self._cursors.pop(ident, None)
         return result
-
-    @property
-    def _cursors(self) -> dict[tuple[str, int], int]:
-        found = self.__dict__.get("_houkai_cursors")
-        if found is None:
-            found = self.__dict__["_houkai_cursors"] = {}
-        return found
 
     def _remember_cursor(self, index: Any, cursor: Any, counter: Any) -> None:
         cursors = self._cursors
