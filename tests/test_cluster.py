@@ -1,6 +1,8 @@
-"""The door test set against a real local 3-master Redis Cluster (ADR 0079): the library,
-REST, MCP, CLI, a worker task, sessions, and migration, with collections proven to live
-on different shards. The cluster is started once per session (``redis_cluster``)."""
+"""What is particular to a real local 3-master Redis Cluster (ADR 0079): collections on
+different shards through the library, REST, MCP, CLI, a worker task and sessions; slot moves
+fenced for searches and aggregate cursors; a failover that loses no acknowledged write. The
+cluster is started once per session (``redis_cluster``). Every door test file runs on a
+cluster as well: ``./dev test``'s second pass (``tests/doors.txt``, HOUKAI_TEST_REDIS=cluster)."""
 
 from __future__ import annotations
 
