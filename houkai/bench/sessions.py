@@ -173,16 +173,16 @@ def _load_phase(
     latencies: list[float] = []
     errors: list[int] = []
     lock = threading.Lock()
-    gap = 1.0 / rate if rate > 0 else 0.0
+    paced = rate > 0
 
     def client(c: int, until: float) -> None:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         own: list[float] = []
         n = 0
         arrivals = random.Random(f"{tag}-{c}")  # seeded: the same schedule every run
-        next_at = time.monotonic() + (arrivals.expovariate(rate) if gap else 0.0)
+        next_at = time.monotonic() + (arrivals.expovariate(rate) if paced else 0.0)
         while time.monotonic() < until:
-            if gap:
+            if paced:
                 pause = next_at - time.monotonic()
                 if pause > 0:
                     time.sleep(pause)

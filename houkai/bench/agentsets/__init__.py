@@ -1,31 +1,38 @@
-"""Agent-memory benchmark sets: what coding and personal assistants really write.
+"""Agent-memory benchmark sets: what coding, personal and work assistants really write.
 
-Each set is a generator module here that writes one committed JSON file under
-``houkai/bench/data/`` (``agent-<name>.json``) from a fixed seed:
+Each set is a module here that writes one committed JSON file under
+``houkai/bench/data/`` (``agent-<name>.json``), deterministically:
 
 * :mod:`.coding`: a coding assistant's notes about several repositories and services
   (test/build commands, tool and library choices that change over time, tickets,
   commits, environment variables), with near-identical facts about the other services;
 * :mod:`.personal`: a personal assistant's notes (preferences that change, people and
-  their details, plans and dated events), with near-duplicates about other people.
+  their details, plans and dated events), with near-duplicates about other people;
+* :mod:`.team`: a work assistant's notes for a small company over six months, written
+  by hand line by line rather than from templates (so it shares no sentence pattern
+  with the two generated sets): people with look-alike names, six projects with
+  parallel facts (owner, deadline, budget, stack, status, cadence), decisions and their
+  reversals, changing preferences, identifiers, and day-to-day notes as noise.
 
-Both hold a few hundred short memories dated over months (``days_ago`` before the
-set's ``as_of``), facts that were updated (some with a ``supersedes`` link, some
-without), and questions labelled with a kind: ``current`` (what is it now; with or
-without "now/currently/latest"), ``past`` (what it was before), ``distractor``
-(another entity holds the same kind of fact in the same words), ``paraphrase`` (few
-shared words), ``keyword`` (an identifier) and ``multi-hop``. Questions are split into
-``dev`` and ``test`` by topic, so one topic's questions stay in one split.
+The first two come from templates filled by a seeded generator. All hold a few hundred
+short memories dated over months (``days_ago`` before the set's ``as_of``), facts that
+were updated (some with a ``supersedes`` link, some without), and questions labelled
+with a kind: ``current`` (what is it now; with or without "now/currently/latest"),
+``past`` (what it was before), ``distractor`` (another entity holds the same kind of
+fact in the same words), ``paraphrase`` (few shared words), ``keyword`` (an identifier)
+and ``multi-hop``. Questions are split into ``dev`` and ``test`` by topic, so one
+topic's questions stay in one split.
 
 THE RULE: these sets were written before any recall stage was tuned on them. Stage
 decisions are made on the ``dev`` split only; the ``test`` split is run once to
 confirm a decision and is NEVER tuned on (no weight, threshold, word list or
 phrasing may be chosen by looking at test results). Do not edit the generators to
-make a stage look better: a change to a set is a new set version, measured anew.
+make a stage look better (nor the hand-written lines of :mod:`.team`): a change to a
+set is a new set version, measured anew.
 
 ``python -m houkai.bench.agentsets`` rewrites every set's JSON deterministically.
 """
 
 from __future__ import annotations
 
-SETS: tuple[str, ...] = ("coding", "personal")
+SETS: tuple[str, ...] = ("coding", "personal", "team")

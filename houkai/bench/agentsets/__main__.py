@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from . import coding, personal
+from . import coding, personal, team
 
 if __name__ == "__main__":
-    for module in (coding, personal):
+    for module in (coding, personal, team):
         path = module.write()
         print(f"wrote {path}")

@@ -1,0 +1,258 @@
+# ruff: noqa: E501  (hand-written data tables)
+"""The ``team`` set's day-to-day notes: what an assistant also keeps, asked about by no one.
+
+Same line format as :mod:`.team_projects`; nearly every line is ``-`` (no question's answer).
+"""
+
+from __future__ import annotations
+
+NOTES = """
+- | 180 | me | Started keeping work notes for Fernhill Labs. 14 people, two floors of the old Mill Lane office.
+- | 179 | office | Printer on the 2nd floor jams with the recycled paper. Use the one by the kitchen.
+- | 178 | me | Dentist for me Thursday 8:00 — will be in late.
+- | 177 | office | Kitchen rota this week: Jon and Priya... no wait, Priya isn't here yet. Jon and Ben.
+- | 176 | ben | Ben has a lead at a logistics firm in Hull; wants a case study from the Halden work once it's live.
+- | 175 | office | Coffee machine descaled. Joan ordered oat milk in bulk.
+- | 174 | martin | Martin off sick today, flu.
+- | 173 | me | Quarterly planning doc is in Drive under Ops/2026/Q3.
+- | 172 | marta | Marta's laptop battery swelling — Kenji ordering a replacement.
+- | 171 | kenji | Kenji renewed the fernhill.cloud wildcard certificate, expires next June.
+- | 170 | me | Note to self: ask Sanjay about the pension scheme provider change.
+- | 169 | office | Fire drill Wednesday 11:00. Assembly point is the car park.
+- | 168 | elisa | Elisa's first week: onboarding checklist done, Slack + Drive + Harvest accounts.
+- | 167 | jon | Jon showed three logo refresh options at lunch; everyone liked the teal one.
+- | 166 | sanjay-iyer | Sanjay I. at a conference in Lisbon until Friday.
+- | 165 | office | Lunch Friday: Thai from Baan Suan, Joan pays with the team card.
+- | 164 | ben | Ben's pipeline review: 3 warm leads, 1 tender (Oakridge Council) due in July.
+- | 163 | me | Annual leave: I'm off 3–14 August.
+- | 162 | kenji | Kenji moved the status page to Better Stack.
+- | 161 | joan | Joan reminded everyone to submit June hours before payroll.
+- | 160 | martin | Martin presented a spike on server components at Friday tech talk.
+- | 159 | office | Building management: water off Saturday morning for maintenance.
+- | 158 | me | Call with the accountant, Patel & Co, re VAT return — fine, nothing owed extra.
+- | 157 | marta | Marta wants a second Postgres replica for reporting workloads; park it for now.
+- | 156 | elise | Elise is mentoring Elisa on client reporting.
+- | 155 | office | Someone left a blue umbrella in Heron meeting room.
+- | 154 | ben | Ben and I met a fintech in Leeds — too early, they have no budget yet.
+- | 153 | kenji | Kenji: 1Password vault "Clients" reorganised, one folder per client.
+- | 152 | me | Read: the ICO guidance on patient data — relevant for dental clients.
+- | 151 | jon | Jon needs the brand fonts licence renewed (Inter is free, but the display font isn't).
+- | 150 | office | Team photo day rescheduled, half the team is out.
+- | 149 | sanjay-rao | Sanjay Rao set up Playwright smoke tests for the booking flow.
+- | 148 | me | Sent the Q2 utilisation numbers to Sanjay: 78% billable.
+- | 147 | martin | Martin wants to try Riverpod for state management in Flutter.
+- | 146 | office | New desk for Elisa arrived, assembled by Ben and Kenji.
+- | 145 | joan | Joan: company credit card limit raised to €15k.
+- | 144 | marta | Marta ran a Postgres upgrade workshop for the juniors' reading group.
+- | 143 | me | Booked the Heron room every Monday 9:00 for the leads meeting.
+- | 142 | kenji | Kenji enabled MFA enforcement on Google Workspace for everyone.
+- | 141 | office | Window cleaners Tuesday; close blinds.
+- | 139 | ben | Ben's renewal list: two support contracts end in December.
+- | 138 | elise | Elise's template for change requests is in Drive/Delivery/Templates.
+- | 137 | me | Lunch with Sanjay: he's thinking about hiring another designer in 2027.
+- | 136 | jon | Jon is at a design conference in Amsterdam Thursday–Friday.
+- | 135 | office | The old Mill Lane lease ends 30 September.
+- | 133 | martin | Martin found a Next.js caching bug; upstream issue filed.
+- | 132 | kenji | Kenji ordered two new 4K monitors for the design desk.
+- | 131 | me | Reminder: insurance renewal for professional indemnity due in October.
+- | 130 | elisa | Elisa wants a shared glossary for dental terms; started one in Notion.
+- | 129 | office | Bin collection moved to Thursdays.
+- | 128 | joan | Joan needs everyone's bank details updated in the HR system by the end of the month.
+- | 127 | ben | Ben pitched to a housing association — they want a tenant portal, RFP in autumn.
+- | 126 | sanjay-iyer | Sanjay I. wants a tech radar document by end of Q3.
+- | 125 | me | 1:1 with Elise: she's happy, wants more client-facing work, less admin.
+- | 124 | marta | Marta away Friday, moving house.
+- | 123 | office | The lift is out of service until Wednesday.
+- | 121 | kenji | Kenji: GitHub org now requires signed commits on main branches.
+- | 120 | jon | Jon redid the icon set for the booking app, looks much cleaner.
+- | 119 | me | My passport expires in March — renew before any Gothenburg trips.
+- | 118 | office | Lunch order Friday: pizza from Forno, two gluten-free bases.
+- | 117 | martin | Martin asked for a Pixel test phone for Android testing.
+- | 116 | elise | Elise drafting the Oakridge mobilisation plan.
+- | 115 | sanjay-rao | Sanjay Rao flagged flaky tests in the Lighthouse CI, about 4% of runs.
+- | 114 | me | Checked the office move quotes: Pickfords vs a local firm, local is €1.2k cheaper.
+- | 113 | kenji | Kenji's patching window: Sunday 06:00–08:00 for all client servers.
+- | 112 | ben | Ben got a referral from Dr Birch — another clinic in Bath.
+- | 111 | office | Cleaning company changes to evenings from next week.
+- | 109 | joan | Joan: mileage claims at 45p per mile, form in Drive/Finance.
+- | 108 | me | Sanjay and I agreed to do half-year reviews in September.
+- | 107 | marta | Marta proposed a backend guild, every other Wednesday at 16:00.
+- | 106 | jon | Jon's mood board for the website is in Figma, "Web 2026" file.
+- | 104 | martin | Martin wants to deprecate the old component library by year end.
+- | 103 | office | Moving boxes delivered, 60 of them, in the basement.
+- | 102 | sanjay-iyer | Sanjay I. signed the Kestrel Yard lease. 5 years, break clause at 3.
+- | 99 | kenji | Kenji tested the fibre line at Kestrel Yard: 900 Mbps symmetric.
+- | 102 | me | I'm back from leave. 212 unread emails, mostly Harvest/Toggl notifications.
+- | 96 | elisa | Elisa booked user testing with 6 patients for the booking app.
+- | 94 | joan | Joan: reminder that the VAT quarter closes 30 September.
+- | 93 | ben | Ben wants us at the Northern Digital Expo in November, stand costs €3k.
+- | 91 | office | Farewell drinks for Mill Lane on 11 September after work.
+- | 89 | priya | Priya's laptop set up; she's pairing with Marta on the Lighthouse reports API.
+- | 87 | marta | Marta says Priya picked up Django fast.
+- | 86 | kenji | Kenji: new office network goes live 10 Sept, test day on the 9th.
+- | 85 | jon | Jon designing the Kestrel Yard wall graphics, budget €800 from office funds.
+- | 83 | office | Movers confirmed for 12 Sept, 7:30 start. Everyone pack desks by Thursday evening.
+- | 81 | me | Half-year reviews scheduled: two per day, 20 min each, in Heron.
+- | 79 | sanjay-rao | Sanjay Rao: regression suite for the booking app is at 180 tests.
+- | 78 | elise | Elise announced she's going on parental leave from October. Congratulations card going round.
+- | 77 | office | Packed the server cupboard. Kenji drives the NAS over himself.
+- | 76 | office | First day at Kestrel Yard! Coffee machine not plugged in yet.
+- | 72 | office | Kestrel Yard: the Heron meeting room has the big screen, Wren room is for calls only.
+- | 71 | kenji | Kenji: desk phones all working, voicemail PIN is last four of your ext.
+- | 69 | joan | Joan set up the new office's utility accounts; electricity is on a fixed tariff.
+- | 67 | me | 1:1 with Marta: she wants to go to PGConf EU. Approved, €900 budget.
+- | 64 | elise | Elise's handover notes for her projects are in Drive/Delivery/Handover-Oct.
+- | 61 | office | Lunch-and-learn on Friday: Martin on Flutter testing.
+- | 59 | ben | Ben closed a small support retainer with a law firm, €1.5k/month.
+- | 58 | elise | Elise's last day before leave. Cake in the kitchen at 15:00.
+- | 56 | priya | Priya finished her first production deploy, no issues.
+- | 54 | sanjay-iyer | Sanjay I. wants everyone to do the security awareness training by end of October.
+- | 53 | office | Bike racks installed in the Kestrel Yard courtyard.
+- | 51 | jon | Jon ill today.
+- | 49 | kenji | Kenji upgraded all client prod servers to Ubuntu 24.04 except hf-prod-01 (after UAT).
+- | 47 | me | Agreed with Sanjay: no new clients until January unless they're tiny.
+- | 46 | martin | Martin blocked on Apple developer account renewal, Joan paying today.
+- | 43 | office | Heating at Kestrel Yard set to 20°C, building manager won't go higher.
+- | 41 | joan | Joan: the Toggl export for October is broken, she's doing it from screenshots.
+- | 39 | elisa | Elisa asked for an extra QA day per week on her projects.
+- | 37 | ben | Ben off to the Northern Digital Expo next week, flyers printed.
+- | 34 | priya | Priya shadowed her first on-call week, one page at 03:00 (disk space on a staging box).
+- | 32 | me | Booked the Christmas party venue shortlist calls for next week.
+- | 31 | sanjay-rao | Sanjay Rao needs a Teams guest invite from Oakridge to join their UAT planning.
+- | 29 | office | Someone keeps taking the Wren room for lunch. Reminder sent.
+- | 28 | martin | Martin's talk accepted at Flutter London meetup in January.
+- | 26 | kenji | Kenji renewed the domain fernhill.io for 3 years.
+- | 23 | joan | Joan: the financial year closes 31 December; late December expenses roll into January.
+- | 21 | me | 1:1 with Elisa: Oakridge is heavy; she wants Priya on it part-time.
+- | 19 | sanjay-iyer | Sanjay I. drafting the 2027 budget; wants hiring plan by mid-December.
+- | 17 | office | Secret Santa sign-up sheet on the kitchen fridge, €15 limit.
+- | 13 | ben | Ben: the Bath dental clinic wants a proposal by 5 December.
+- | 11 | marta | Marta giving a talk on Postgres partitioning at the guild.
+- | 9 | priya | Priya fixed the Lighthouse PDF export font issue.
+- | 7 | me | Dentist again for me on Tuesday 8:00.
+- | 6 | office | Kestrel Yard lift broken again; stairs only today.
+- | 5 | elisa | Elisa off Friday, long weekend.
+- | 4 | kenji | Kenji: UPS in the comms cupboard beeping, battery replacement ordered.
+- | 3 | jon | Jon shared the website copy draft v2 for comments.
+- | 2 | me | Remember to send the monthly client health summary to Sanjay.
+- | 1 | office | Lunch Friday: ramen from Kanpai, order by 11:30.
+"""
+
+WORK = """
+- | 177 | halden-freight | Greta sent Halden Freight's org chart; dispatch has 30 users, customer service 12.
+- | 174 | birchway | Kickoff notes Birchway: 3 clinics, 11 dentists, patients book online and by phone today.
+- | 172 | sanjay-iyer | Sanjay: proposals over €50k need his sign-off before they go out.
+- | 167 | halden-freight | Lighthouse: Greta wants dispatchers to see ETAs per container, not per shipment.
+- | 164 | birchway | Birchway wireframes v1 sent to Dr Birch; she wants fewer steps to confirm a booking.
+- | 161 | me | Leads meeting: utilisation dipped to 71% in June, two people on bench between projects.
+- | 157 | halden-freight | Lighthouse data model draft: shipments, legs, containers, carriers. Marta reviewing with Greta.
+- | 156 | birchway | Birchway: Pete wants the booking widget embedded on their WordPress site too.
+- | 154 | marta | Marta and I agreed she'll cut Lighthouse scope notes weekly so Elise can report them.
+- | 153 | halden-marine | Olaf's wish list for Tidewatch: swap shifts, see who's on which vessel, leave requests.
+- | 151 | birchway | Birchway sprint review: calendar view done, Dr Birch happy, wants colour per dentist.
+- | 149 | halden-freight | Lighthouse: carrier list for phase 1 is DHL, Maersk, DSV. Others in phase 2.
+- | 147 | martin | Martin prototyping the Tidewatch rota screen in Flutter, 2 days.
+- | 146 | me | - Lighthouse: fine; - Birchway: fine; - Tidewatch: contract signed; - hiring: none open.
+- | 144 | halden-marine | Tidewatch: the crew work 4-on/4-off rotations, the app has to show the next 8 weeks.
+- | 142 | pemberton | Pemberton intro call: they currently email Excel claims reports every Monday, 40 tabs.
+- | 141 | birchway | Birchway: patient SMS via Twilio, UK sender ID "Birchway".
+- | 139 | halden-freight | Lighthouse sprint 2 demo: live map works with fake data. Greta asked for a dark mode.
+- | 138 | sanjay-rao | Sanjay Rao onboarded to Pemberton — read-only Snowflake access requested from Ruth.
+- | 135 | halden-marine | Olaf visiting London on the 28th, wants to see the Tidewatch prototype in person.
+- | 134 | birchway | Birchway: Dr Birch asked whether patients can pay deposits online. Quote separately (CR).
+- | 133 | pemberton | Pemberton: Ruth shared the KPI list — claim cycle time, reopen rate, leakage, broker mix.
+- | 132 | halden-freight | Marta worried about the DHL tracking API rate limits — 500 calls/min shared across accounts.
+- | 131 | oakridge | Oakridge tender: clarification questions answered, submitted on time.
+- | 128 | birchway | Birchway user testing round 1: 5 of 6 patients booked without help.
+- | 127 | halden-marine | Tidewatch: Martin wants push notifications for shift changes in v1, Olaf agreed.
+- | 126 | pemberton | Pemberton: the broker hierarchy in Snowflake is messy; Martin needs a mapping table from Ruth.
+- | 124 | halden-freight | Lighthouse: customs documents not in the original scope, Elise drafting a change request.
+- | 122 | me | Leads meeting: Oakridge decision expected next week; Ben optimistic.
+- | 121 | oakridge | Oakridge: Declan wants the planning applications workflow first, building control later.
+- | 119 | halden-marine | Tidewatch: captains complain the login is slow at sea (satellite links). Offline mode needed.
+- | 117 | pemberton | Pemberton sprint review: cycle-time chart accepted; reopen-rate definition still disputed.
+- | 116 | birchway | Birchway: Jon designing reminder SMS texts with Dr Birch's tone — friendly, no emojis.
+- | 114 | halden-freight | Elise: Greta's boss, Anders, will attend the next Lighthouse demo. Polish the map.
+- | 113 | oakridge | Oakridge mobilisation: security vetting forms for everyone on the team, 2 weeks lead time.
+- | 112 | halden-freight | Lighthouse demo with Anders went well; he asked about a customer-facing tracking page.
+- | 111 | pemberton | Ruth at Pemberton moved teams internally but stays our contact for the dashboard.
+- | 109 | halden-marine | Tidewatch Firestore bill for July: €640, Martin says reads per rota view are the cause.
+- | 108 | birchway | Birchway: AWS vs Hetzner question raised by their DPO. Call with her Friday.
+- | 107 | oakridge | Oakridge kickoff at the council offices: 14 people in the room, mostly planning officers.
+- | 106 | me | - Birchway: hosting question open; - Tidewatch: cost worries; - Oakridge: kickoff done.
+- | 105 | halden-freight | Lighthouse: Greta's team found 3 bugs in sprint 4 build, all minor.
+- | 104 | oakridge | Oakridge: vetting done for Marta, Elise, Sanjay R.; Priya not needed yet.
+- | 103 | pemberton | Pemberton: Ruth wants broker-level views, brokers must only see their own claims.
+- | 102 | halden-marine | Olaf forwarded feedback from 5 captains — they love the swap-shift feature.
+- | 99 | birchway | Birchway: migrated staging to AWS, Kenji set up the VPC and RDS.
+- | 98 | halden-freight | Lighthouse: DHL changed their webhook format without notice. Fixed in a day.
+- | 96 | oakridge | Oakridge: the council's Azure tenant uses Entra ID; they'll create a Fernhill group.
+- | 95 | halden-marine | Tidewatch sprint review: leave requests done, Olaf wants approvals by captain not office.
+- | 93 | birchway | Birchway UAT round 1: 9 issues, the reschedule flow confuses the receptionists.
+- | 91 | pemberton | Ruth apologised about the freeze, expects a decision in their October planning.
+- | 90 | martin | Martin's plan while Pemberton waits: 3 days Tidewatch, 2 days Birchway support.
+- | 89 | oakridge | Oakridge: first sprint planned, 42 stories in the backlog.
+- | 87 | halden-freight | Lighthouse: customs-documents module design with Greta's compliance person, Ingrid.
+- | 86 | halden-marine | Tidewatch: Martin compared Supabase, Neon and plain Postgres + PostgREST.
+- | 85 | birchway | Birchway: load test with 500 concurrent bookings OK on two ECS tasks.
+- | 84 | me | Leads meeting: Kestrel Yard fit-out on time; desk plan by team, not by project.
+- | 82 | oakridge | Oakridge: Declan asked for the accessibility statement template (WCAG 2.2 AA).
+- | 81 | halden-freight | Lighthouse sprint 6: customs docs started, Priya on the PDF generator.
+- | 80 | halden-marine | Tidewatch: Olaf approved the Supabase move in writing, no cost to them.
+- | 79 | birchway | Birchway: Dr Birch wants a short training video for receptionists. Jon will record it.
+- | 77 | oakridge | Oakridge sprint 1 review: login via council SSO working in dev.
+- | 71 | halden-marine | Tidewatch: data export from Firestore done, 1.2M documents.
+- | 70 | birchway | Birchway UAT round 2 passed with 2 minor issues.
+- | 69 | pemberton | Pemberton: Ruth says the October planning meeting is on the 7th.
+- | 68 | halden-freight | Lighthouse: Greta's dispatchers trained on staging, 2 sessions.
+- | 67 | oakridge | Oakridge: Declan unhappy about the sprint 2 demo — too technical. Show user journeys next time.
+- | 65 | halden-marine | Tidewatch: offline sync design review with Marta — conflict rule is last-writer-wins per shift.
+- | 64 | birchway | Birchway go-live checklist drafted: DNS, SMS sender, backups, on-call, training.
+- | 62 | me | 1:1 with Sanjay: wants a fixed-price vs T&M review of all projects by year end.
+- | 61 | halden-freight | Lighthouse: Greta asks whether we can host the portal in Sweden later. Noted for phase 2.
+- | 59 | pemberton | Pemberton: brokers' row-level security prototype in Superset works with 3 test brokers.
+- | 57 | halden-marine | Tidewatch: Olaf's IT person, Siri, gets read access to the Supabase reporting views.
+- | 56 | oakridge | Oakridge sprint 3 review: planning application form end to end in test. Declan happier.
+- | 55 | birchway | Birchway: receptionist training done at two of three clinics.
+- | 54 | elise | Elise's leave cover: Sanjay I. takes the Halden Freight and Halden Marine client calls himself.
+- | 53 | halden-freight | Lighthouse: customs-documents module in review.
+- | 52 | pemberton | Pemberton restart plan: 6 sprints, Martin and Sanjay R., Elisa 2 days/week.
+- | 51 | halden-marine | Tidewatch: Supabase in production, old Firestore read-only for a month.
+- | 49 | oakridge | Oakridge: Declan requests named accounts for audit; no shared logins.
+- | 48 | birchway | Birchway: DNS cut-over rehearsal done on staging.
+- | 46 | halden-freight | Lighthouse: Anders wants the customer-facing tracking page in phase 2, quote by December.
+- | 44 | pemberton | Pemberton: Ruth's new boss, Colin, joins the Wednesday calls from now.
+- | 43 | halden-marine | Tidewatch: App Store screenshots made by Jon.
+- | 41 | oakridge | Oakridge sprint 4: building control module started early.
+- | 39 | birchway | Birchway: DPO signed off the AWS setup and the DPA.
+- | 38 | halden-freight | Lighthouse: performance test, map loads 2,000 containers in 1.4 s.
+- | 36 | pemberton | Pemberton: broker mapping table finally delivered by Ruth.
+- | 34 | halden-marine | Tidewatch: 12 captains and 28 crew invited to the beta.
+- | 33 | birchway | Birchway: go-live moved up — clinic contractor finished early.
+- | 32 | oakridge | Oakridge: council pen test scheduled for February, Kenji to prepare the environment.
+- | 31 | halden-freight | Marta: the Lighthouse SSO login loop looks like time drift on the prod box.
+- | 29 | birchway | Birchway go-live night: cut-over 21:00–22:30, no incidents. Martin and Kenji on call.
+- | 28 | pemberton | Pemberton sprint 2 after restart: reopen-rate finally agreed with Colin.
+- | 26 | halden-marine | Tidewatch: Olaf wants an Android tablet build for the bridge.
+- | 25 | oakridge | Oakridge: steering committee approved the Welsh toggle quote, €9k.
+- | 24 | halden-freight | Lighthouse: UAT plan agreed with Greta — 3 weeks, issues triaged in a shared sheet.
+- | 23 | birchway | Birchway: first week live — 1,140 online bookings, 3 support tickets.
+- | 22 | pemberton | Pemberton: Superset dashboards shown to 4 brokers, positive.
+- | 21 | halden-marine | Tidewatch: HM-231 reproduced on two test phones, Martin writing a fix.
+- | 19 | oakridge | Oakridge sprint 5 demo: Declan brought the head of planning, she liked it.
+- | 18 | halden-freight | Lighthouse UAT day 3: PDF export blocker; Priya on it.
+- | 17 | pemberton | Pemberton: Colin asks for a monthly export to PowerPoint. Out of scope, Elisa to discuss.
+- | 16 | halden-marine | Tidewatch: App Store rejected the first submission (missing account deletion). Fixing.
+- | 14 | birchway | Birchway: Dr Birch wants online deposits after all — CR-3 quote sent.
+- | 13 | oakridge | Oakridge: Priya joins two days a week from December.
+- | 12 | halden-freight | Lighthouse UAT day 7: 9 of 14 items closed.
+- | 11 | pemberton | Pemberton: PEM-14 fixed, totals now match their Excel.
+- | 10 | halden-marine | Tidewatch resubmitted to the App Store with account deletion.
+- | 9 | oakridge | Oakridge: Declan on holiday until 8 December.
+- | 8 | me | - Lighthouse: UAT, 2 blockers; - Tidewatch: store review; - Oakridge: fine; - Pemberton: fine; - Birchway: invoice late.
+- | 6 | halden-freight | Lighthouse: timezone bug on ETAs fixed, waiting for Greta's retest.
+- | 5 | pemberton | Pemberton: Ruth on leave next week, Colin runs the Wednesday call.
+- | 4 | birchway | Birchway: Pete says the invoice is with Dr Birch for approval.
+oak.ticket102.2 | 3 | oakridge | Oakridge: OAK-102 group mapping fix waiting for the council's Entra admin.
+- | 2 | halden-marine | Tidewatch: Android tablet build sent to Olaf.
+"""
