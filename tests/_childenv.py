@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 
-KEEP = ("HOUKAI_MODEL_CACHE_DIR", "HOUKAI_CONFIG")
+KEEP = ("HOUKAI_MODEL_CACHE_DIR", "HOUKAI_CONFIG", "HOUKAI_BROKER_URL")  # broker: cluster runs
 
 
 def child_env(**settings: str) -> dict[str, str]:

@@ -27,7 +27,7 @@ import pytest
 from houkai.domain.config import SEED_ENV  # resolves nothing at import
 
 #: The variables a test run may set for itself (all others named HOUKAI_* are the user's).
-TEST_VARIABLES = ("HOUKAI_TEST_REDIS_URL", "HOUKAI_TEST_MODEL_CACHE_DIR")
+TEST_VARIABLES = ("HOUKAI_TEST_REDIS_URL", "HOUKAI_TEST_MODEL_CACHE_DIR", "HOUKAI_TEST_REDIS")
 #: Not HOUKAI_*, but read as settings all the same.
 FOREIGN_SETTINGS = ("REDIS_URL", *SEED_ENV)
 
@@ -50,12 +50,53 @@ def _isolate_from_the_user() -> str:
 
 TEST_HOME = _isolate_from_the_user()
 
+from _redis_mode import CLUSTER_MODE  # noqa: E402
+
 from houkai.db import server as redis_server  # noqa: E402  (after the isolation above)
 from houkai.domain.config import Settings, load_settings, set_settings  # noqa: E402
 
+# ``HOUKAI_TEST_REDIS=cluster`` (tests/_redis_mode.py): the session's storage is a local
+# 3-master Redis Cluster (``redis_url`` is its ``redis+cluster://`` URL) and the single node
+# is the Celery broker and result backend (``broker_url``, also exported as
+# ``HOUKAI_BROKER_URL`` for children and in-process CLIs).
+
+
+def pytest_report_header() -> str:
+    if CLUSTER_MODE:
+        return "houkai storage: a local 3-master Redis Cluster (HOUKAI_TEST_REDIS=cluster)"
+    return "houkai storage: one Redis node"
+
 
 @pytest.fixture(scope="session")
-def redis_url() -> Iterator[str]:
+def redis_cluster(tmp_path_factory: pytest.TempPathFactory):
+    """A real local 3-master Redis Cluster (free ports chosen now), started once per
+    session via houkai's own ``houkai.db.cluster`` and stopped at the end (ADR 0079)."""
+    from houkai.db import cluster
+
+    base = tmp_path_factory.mktemp("houkai-cluster")
+    info = cluster.start(base, masters=3)
+    yield info
+    cluster.stop(base)
+    shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def broker_url(single_redis_url: str) -> str:
+    """The Celery broker: the single node (on a cluster session too: Celery cannot use one)."""
+    return single_redis_url
+
+
+@pytest.fixture(scope="session")
+def redis_url(request: pytest.FixtureRequest, single_redis_url: str) -> str:
+    """The session's storage: one node, or the cluster under ``HOUKAI_TEST_REDIS=cluster``."""
+    if not CLUSTER_MODE:
+        return single_redis_url
+    os.environ["HOUKAI_BROKER_URL"] = single_redis_url  # children and in-process CLIs
+    return str(request.getfixturevalue("redis_cluster").url)
+
+
+@pytest.fixture(scope="session")
+def single_redis_url() -> Iterator[str]:
     url = os.environ.get("HOUKAI_TEST_REDIS_URL")
     if url:
         yield url
@@ -85,6 +126,7 @@ def settings(redis_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterat
             "model_cache_dir": model_cache,
             "key_prefix": f"hk-test-{uuid.uuid4().hex[:8]}",
             "journal_archive_dir": str(data_dir / "journal-archive"),
+            **({"broker_url": os.environ["HOUKAI_BROKER_URL"]} if CLUSTER_MODE else {}),
         },
         env={},
     )
@@ -149,24 +191,12 @@ def store(make_store):
 
 # ----------------------------------------------------------------- Redis Cluster (ADR 0079)
 @pytest.fixture(scope="session")
-def redis_cluster(tmp_path_factory: pytest.TempPathFactory):
-    """A real local 3-master Redis Cluster (free ports chosen now), started once per
-    session by the tests that ask for it and stopped at the end."""
-    from houkai.db import cluster
-
-    base = tmp_path_factory.mktemp("houkai-cluster")
-    info = cluster.start(base, masters=3)
-    yield info
-    cluster.stop(base)
-
-
-@pytest.fixture(scope="session")
-def cluster_settings(settings: Settings, redis_cluster) -> Settings:
+def cluster_settings(settings: Settings, redis_cluster, broker_url: str) -> Settings:
     """The session's settings with storage on the cluster and the Celery broker on the
     session's single node (Celery cannot use a cluster)."""
     return settings.replace(
         redis_url=redis_cluster.url,
-        broker_url=settings.redis_url,
+        broker_url=broker_url,
         key_prefix=f"hk-cl-{uuid.uuid4().hex[:8]}",
         pipeline_mode="inline",
     )

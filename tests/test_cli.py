@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 import pytest
+from _redis_mode import CLUSTER_MODE, single_node_only
 from click.testing import CliRunner, Result
 
 from houkai.app.operations import OPERATIONS
@@ -421,6 +422,7 @@ def test_doctor_reports_ready(houkai):
 def test_backup_of_an_external_server_explains(houkai):
     data = as_json(houkai("backup", "--json"))
     assert data["embedded"] is False and data["server_dir"]
+    assert len(data.get("nodes", [data])) == (3 if CLUSTER_MODE else 1)  # each master saved
 
 
 # --------------------------------------------------------------------------- output
@@ -560,6 +562,7 @@ def test_history_state_at_get_at_metrics(houkai):
     assert isinstance(counters, dict) and counters
 
 
+@single_node_only("copies the embedded single-node server's own files")
 def test_backup_of_the_embedded_server(houkai, settings, tmp_path):
     import os
 

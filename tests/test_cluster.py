@@ -1,6 +1,8 @@
-"""The door test set against a real local 3-master Redis Cluster (ADR 0079): the library,
-REST, MCP, CLI, a worker task, sessions, and migration, with collections proven to live
-on different shards. The cluster is started once per session (``redis_cluster``)."""
+"""What is particular to a real local 3-master Redis Cluster (ADR 0079): collections on
+different shards through the library, REST, MCP, CLI, a worker task and sessions; slot moves
+fenced for searches and aggregate cursors; a failover that loses no acknowledged write. The
+cluster is started once per session (``redis_cluster``). Every door test file runs on a
+cluster as well: ``./dev test``'s second pass (``tests/doors.txt``, HOUKAI_TEST_REDIS=cluster)."""
 
 from __future__ import annotations
 
@@ -289,31 +291,142 @@ def test_a_slot_move_keeps_every_write_and_never_answers_wrong(
     assert store.recall(texts[5], k=1)[0][0].id == ids[5] and store.count() == len(ids) + len(acked)
 
 
-# ----------------------------------------------------------------- failover
-def test_a_master_fails_over_to_its_replica_and_houkai_reconnects(
-    tmp_path, settings, embedder
+# ----------------------------------------------------------------- aggregate cursors
+def _aggregate(store, count: int = 5) -> tuple[list, int]:
+    reply, cursor = store.client.execute_command(
+        "FT.AGGREGATE", store.keys.index, "*", "LOAD", 1, "@__key",
+        "WITHCURSOR", "COUNT", count, "DIALECT", 2,
+    )  # fmt: skip
+    return reply, int(cursor)
+
+
+def test_an_open_cursor_is_fenced_by_the_move_counter(make_store, cluster_settings, embedder):
+    """``FT.CURSOR READ`` is fenced like a search: 503 while the counter is odd, and 503
+    for a cursor opened before a move even once the move has ended (its index is gone)."""
+    from houkai.db.cluster_client import SlotMoving
+
+    store = make_store(spread(cluster_settings, 1, "cur")[0], settings=cluster_settings)
+    store.remember_many([f"note {i} about cursor fencing" for i in range(30)])
+    index, read = store.keys.index, ("FT.CURSOR", "READ")
+    rows, cursor = _aggregate(store)
+    assert len(rows) - 1 == 5 and cursor
+    rows, cursor = store.client.execute_command(*read, index, cursor, "COUNT", 5)
+    assert len(rows) - 1 == 5 and cursor  # no move: the cursor reads on
+    store.client.incr(store.keys.moves)  # a move begins
+    with pytest.raises(SlotMoving, match="moving"):
+        store.client.execute_command(*read, index, cursor, "COUNT", 5)
+    store.client.incr(store.keys.moves)  # and ends: the cursor still predates it
+    with pytest.raises(SlotMoving, match="open cursor"):
+        store.client.execute_command(*read, index, cursor, "COUNT", 5)
+    store.client.execute_command("FT.CURSOR", "DEL", index, cursor)
+    rows, cursor = _aggregate(store, 10)  # a fresh aggregate reads to the end
+    seen = len(rows) - 1
+    while cursor:
+        rows, cursor = store.client.execute_command(*read, index, cursor, "COUNT", 10)
+        seen += len(rows) - 1
+    assert seen == 30
+
+
+def test_a_cursor_across_a_real_slot_move_is_503_never_partial(
+    make_store, cluster_settings, embedder
 ) -> None:
-    """SIGKILL the master of a collection's slot: its replica takes over, houkai's client
-    follows on its own, and every write the replica had acknowledged is there."""
+    """Decay streams its candidates through an aggregate cursor: a slot move between two
+    reads answers SlotMoving (a maintenance retry), never a silently shortened pass."""
+    import time
+
+    from houkai.db.cluster_client import SlotMoving
+    from houkai.store.decay import DecayEngine
+
+    store = make_store(spread(cluster_settings, 1, "curmv")[0], settings=cluster_settings)
+    store.remember_many([f"decaying note {i} about slot moves" for i in range(30)])
+    engine = DecayEngine(store, min_score=10.0, protect_types=())
+    client, prefix = store.client, cluster_settings.key_prefix
+    slot = client.keyslot(store.keys.tag)
+    source = cluster.owner_port(client, slot)
+    target = next(n.port for n in client.get_primaries() if n.port != source)
+    batches = engine._candidate_batches(time.time(), 5)
+    assert len(next(batches)) == 5
+    cluster.move_slot(client, prefix, slot, target)
+    try:
+        with pytest.raises(SlotMoving):
+            next(batches)
+        batches.close()
+        assert len(engine.prune(dry_run=True, batch_size=7)) == 30  # whole, on the new owner
+    finally:
+        cluster.move_slot(client, prefix, slot, source)
+    assert len(engine.prune(dry_run=True, batch_size=7)) == 30  # cursor reads on its shard
+
+
+# ----------------------------------------------------------------- failover
+def test_no_replica_wait_where_there_is_no_replica(cluster_settings, settings) -> None:
+    """WAIT only where a replica exists: the session's cluster has none, one node never
+    waits, and the setting at 0 turns it off."""
+    from houkai.app.replication import replicate
+
+    name = spread(cluster_settings, 1, "nowait")[0]
+    service = MemoryService(cluster_settings.replace(collection=name))
+    try:
+        assert service.remember("no replica to wait for")["stored"] is True
+        store = service.store(name)
+        assert not store.client.exists(store.keys.ack)  # no WAIT: nothing written for it
+        assert replicate(service, None) is None
+    finally:
+        service.store(name).drop()
+    off = cluster_settings.replace(cluster_replica_wait_ms=0)
+    assert replicate(MemoryService(off), None) is None
+    if not settings.redis_url.startswith("redis+cluster"):
+        from houkai.db.cluster_client import wait_replicated
+        from houkai.db.connection import connect
+
+        assert wait_replicated(connect(settings.redis_url), "x:{y}:ack", 1000) is None
+
+
+def test_a_master_fails_over_and_no_acknowledged_write_is_lost(
+    tmp_path, settings, broker_url, embedder
+) -> None:
+    """SIGKILL the master of a collection's slot right after the doors acknowledged writes:
+    each acknowledgement waited for the replica (WAIT), so the promoted replica has every
+    one of them; houkai's client follows the failover on its own and the collection answers
+    again (503 in between, never a wrong answer)."""
     import os
     import signal
     import time
 
-    from houkai import MemoryStore
+    import redis
+
     from houkai.app.errors import classify
+    from houkai.app.replication import replicate
 
     info = cluster.start(tmp_path / "ha", masters=3, replicas=1)
     try:
-        s = settings.replace(redis_url=info.url, key_prefix=f"hk-ha-{uuid.uuid4().hex[:6]}")
-        store = MemoryStore(collection="ha", settings=s, embedder=embedder)
-        ids = [store.remember(f"fact {i} about failover drills").id for i in range(10)]
+        s = settings.replace(
+            redis_url=info.url, broker_url=broker_url, collection="ha", pipeline_mode="inline",
+            key_prefix=f"hk-ha-{uuid.uuid4().hex[:6]}",
+        )  # fmt: skip
+        service = MemoryService(s, actor="http")
+        http = create_app(s, service, tokens="").test_client()
+        store = service.store("ha")
+        stored = service.remember_many(
+            [{"text": f"fact {i} about failover drills"} for i in range(10)]
+        )
+        ids = list(stored["ids"])
+        for i in range(3):
+            r = http.post("/memories", json={"text": f"door fact {i} on the rota", "wait": True})
+            assert r.status_code == 201, r.get_json()
+            ids.append(r.get_json()["id"])
+        ids.append(service.dispatch("remember", {"text": "the drill ends at noon"})["id"])
         client = store.client
         slot = client.keyslot(store.keys.tag)
         port = cluster.owner_port(client, slot)
         master = next(n for n in info.nodes if n.port == port)
-        node = client.get_node(host="127.0.0.1", port=port)
-        assert client.execute_command("WAIT", 1, 5000, target_nodes=node) >= 1  # replicated
-        os.kill(master.pid, signal.SIGKILL)
+        replica = client.nodes_manager.slots_cache[slot][1]
+        assert client.pttl(store.keys.ack) > 0  # the doors' acknowledgements waited (WAIT)
+        assert replicate(service, "ha") == 1  # the wait the doors make: the replica answers
+        mirror = redis.Redis(port=replica.port, protocol=2)
+        mirror.execute_command("READONLY")
+        assert all(mirror.exists(store.keys.memory(i)) for i in ids)  # on the replica already
+        mirror.close()
+        os.kill(master.pid, signal.SIGKILL)  # no WAIT of the test's own before the kill
         deadline, answered, refusals = time.monotonic() + 60, None, 0
         while answered is None and time.monotonic() < deadline:
             try:
@@ -324,10 +437,12 @@ def test_a_master_fails_over_to_its_replica_and_houkai_reconnects(
                 refusals += 1
                 time.sleep(0.5)
         assert answered is not None, "no answer within 60 s of the failover"
-        assert cluster.owner_port(client, slot) != port  # the replica now serves the slot
+        assert cluster.owner_port(client, slot) == replica.port  # the replica serves the slot
         assert ids[4] in [m.id for m, _ in answered]
-        assert all(store.get(i) is not None for i in ids)
-        after = store.remember("written after the failover")
-        assert store.get(after.id) is not None
+        assert all(store.get(i) is not None for i in ids)  # no acknowledged write lost
+        r = http.post("/memories", json={"text": "written after the failover", "wait": True})
+        assert r.status_code == 201 and store.get(r.get_json()["id"]) is not None
+        hits = http.get("/recall?query=when+does+the+drill+end&k=1").get_json()["results"]
+        assert hits[0]["text"] == "the drill ends at noon"
     finally:
         cluster.stop(tmp_path / "ha")

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from houkai.db.cluster_client import pool_for
 from houkai.db.schema import MEMORY_FIELDS
 from houkai.domain.model import Link, Memory, content_hash
 from houkai.store import codec
@@ -217,7 +218,7 @@ def test_batched_base64_equals_one_blob_at_a_time():
 
 
 def test_packed_hmget_reads_what_hmget_reads(store):
-    keys = [f"{store.keys.prefix}:test-packed:{store.collection_name}:{i}:é" for i in range(5)]
+    keys = [f"{store.keys.tag}:test-packed:{i}:é" for i in range(5)]
     for i, key in enumerate(keys[:4]):
         store.client.hset(key, mapping={"a": f"v{i}", "b": "x" * (i * 300), "c": "ü"})
     fields = ("a", "missing", "b", "c")
@@ -231,8 +232,8 @@ def test_packed_hmget_leaves_no_reply_behind_after_an_error(store):
     """A failed exchange drops its connection: a later read never gets a stale reply."""
     import redis
 
-    good = f"{store.keys.prefix}:test-packed:{store.collection_name}:good"
-    wrong = f"{store.keys.prefix}:test-packed:{store.collection_name}:string"
+    good = f"{store.keys.tag}:test-packed:good"
+    wrong = f"{store.keys.tag}:test-packed:string"
     store.client.hset(good, mapping={"a": "1"})
     store.client.set(wrong, "not a hash")
     with pytest.raises(redis.ResponseError):
@@ -245,9 +246,9 @@ def test_packed_hmget_leaves_no_reply_behind_after_an_error(store):
 def test_packed_hmget_reconnects_a_dropped_connection(store):
     import socket
 
-    key = f"{store.keys.prefix}:test-packed:{store.collection_name}:reconnect"
+    key = f"{store.keys.tag}:test-packed:reconnect"
     store.client.hset(key, mapping={"a": "1"})
-    pool = store.client.connection_pool
+    pool = pool_for(store.client, key)  # on a cluster: the slot owner's pool
     conn = pool.get_connection()
     conn.connect()
     conn._sock.shutdown(socket.SHUT_RDWR)  # the server side is gone, the pool does not know

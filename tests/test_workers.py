@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from _childenv import child_env
+from _redis_mode import single_node_only
 
 from houkai.pipeline import jobs as J
 from houkai.pipeline.jobs import workers_alive
@@ -234,6 +235,23 @@ def test_reconcile_recovers_memories_whose_task_vanished(hash_worker, hash_store
     assert hash_store.count() == 30
 
 
+def test_path_ingest_of_a_directory_runs_on_the_worker(hash_worker, hash_store, tmp_path):
+    """``ingest_path`` of a folder in celery mode: the worker embeds every chunk (on a
+    cluster session too, where the store is sharded and the broker a separate node)."""
+    folder = tmp_path / "kb"
+    folder.mkdir()
+    (folder / "a.md").write_text("Kubernetes runs all of our workloads.\n")
+    (folder / "b.txt").write_text("Postgres holds every one of the orders.\n")
+    (folder / "c.jsonl").write_text('{"text": "Redis caches sessions", "tags": ["cache"]}\n')
+    p = Pipeline(hash_store, mode="celery")
+    status = p.wait(p.ingest_path(str(folder), type="procedural"), timeout=60)
+    assert (status.state, status.done, status.failed) == ("done", 3, 0)
+    memories = hash_store.get_many(p.job(status.id).memory_ids).values()
+    assert {m.source for m in memories} == {"ingest:a.md", "ingest:b.txt", "ingest:c.jsonl"}
+    assert all(m.state == "ready" and m.type == "procedural" for m in memories)
+    assert total(hash_store.client, hash_store.keys.index, "@state:{ready}") == 3
+
+
 def test_two_beats_never_double_run_a_job(procs, hash_worker, hash_settings, hash_store):
     from houkai.pipeline.maintenance import MaintenanceState
 
@@ -303,6 +321,7 @@ def test_sigkilled_worker_loses_nothing(procs, settings, tmp_path):
         store.drop()
 
 
+@single_node_only("the outbox reads Celery's queue through the storage client (off on a cluster)")
 def test_a_message_lost_on_its_way_to_a_worker_is_sent_again(procs, settings):
     """kombu pops a message before it copies it to the unacked set: a worker killed in
     between loses it. The outbox (houkai.pipeline.outbox) finds it and sends it again."""

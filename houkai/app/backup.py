@@ -56,13 +56,42 @@ def _bgsave(client: Any, timeout: float) -> float:
     raise Unavailable(f"BGSAVE did not finish within {timeout:.0f}s")
 
 
+def _backup_cluster(url: str, timeout: float) -> dict[str, Any]:
+    """A Redis Cluster: BGSAVE on every master (each snapshot stays in its node's dir)."""
+    from ..db.cluster_client import HoukaiCluster, cluster_nodes, display
+
+    nodes, options = cluster_nodes(url)
+    cluster = HoukaiCluster(startup_nodes=nodes, protocol=2, socket_connect_timeout=5, **options)
+    try:
+        saved = []
+        for node in cluster.get_primaries():
+            client = cluster.get_redis_connection(node)
+            server_dir = client.config_get("dir").get("dir", "?")
+            saved.append({"node": node.name, "bgsave_at": _bgsave(client, timeout),
+                          "server_dir": server_dir})  # fmt: skip
+    finally:
+        cluster.close()
+    return {
+        "embedded": False,
+        "cluster": True,
+        "url": display(url),
+        "bgsave_at": min(n["bgsave_at"] for n in saved),
+        "server_dir": ", ".join(f"{n['node']}={n['server_dir']}" for n in saved),
+        "nodes": saved,
+        "copied": None,
+    }
+
+
 def backup(settings: Settings, dest: str | None, timeout: float) -> dict[str, Any]:
     """BGSAVE, then copy RDB + AOF of the embedded server to ``<dest>/<UTC stamp>``; on an
     external server only the snapshot is taken (its files are not houkai's to copy)."""
     import redis
 
     from ..db import server as redis_server
+    from ..db.cluster_client import is_cluster_url
 
+    if settings.redis_url and is_cluster_url(settings.redis_url):
+        return _backup_cluster(settings.redis_url, timeout)
     if settings.redis_url:
         client = redis.Redis.from_url(settings.redis_url, socket_connect_timeout=5)
         try:

@@ -221,6 +221,8 @@ def start(
             _wait(f"node {node.port} did not answer", lambda n=node: _client(n.port).ping(), 30)
         _form(info)
         _wait("the cluster did not reach cluster_state:ok", lambda: _all_ok(info), timeout)
+        if replicas:  # clients read replicas from CLUSTER SLOTS: have them there, in sync
+            _wait("a replica did not sync with its master", lambda: _replicas_ok(info), timeout)
     except Exception:
         stop(root)
         raise
@@ -230,6 +232,22 @@ def start(
 
 def _all_ok(info: ClusterInfo) -> bool:
     return all(_cluster_ok(n.port) for n in info.nodes)
+
+
+def _replicas_ok(info: ClusterInfo) -> bool:
+    """Every replica's link to its master is up and CLUSTER SLOTS names them all."""
+    for node in info.nodes:
+        if node.role == "replica":
+            repl = _client(node.port).info("replication")
+            if repl.get("master_link_status") != "up":
+                return False
+    ranges = _client(info.nodes[0].port).execute_command("CLUSTER SLOTS")
+    entries = ranges.values() if isinstance(ranges, dict) else ranges
+    for entry in entries:
+        names = entry.get("replicas", []) if isinstance(entry, dict) else entry[3:]
+        if len(names) < info.replicas:
+            return False
+    return True
 
 
 def _text(value: object) -> str:

@@ -16,6 +16,7 @@ single-node shape back, so the store has one code path (ADR 0079):
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -25,6 +26,8 @@ from redis.cluster import ClusterNode, ClusterPipeline, RedisCluster
 from redis.commands.core import Script
 
 from ..domain.errors import Unavailable
+
+log = logging.getLogger(__name__)
 
 CLUSTER_SCHEME = "redis+cluster"
 
@@ -102,7 +105,8 @@ class SlotMoving(Unavailable):
 #: Searches answered from one shard's index: during a slot move that index holds part
 #: of the collection, so they are fenced by the collection's move counter.
 _FENCED = frozenset({"FT.SEARCH", "FT.AGGREGATE"})
-_NO_INDEX = ("no such index", "unknown index name", "unknown index")
+#: Errors of an index or cursor that left with its slot.
+_GONE = ("no such index", "unknown index name", "unknown index", "cursor not found")
 
 
 def moves_key(index: Any) -> str | None:
@@ -112,36 +116,109 @@ def moves_key(index: Any) -> str | None:
     return None if "{" not in text or end < 0 else text[: end + 1] + ":moves"
 
 
-def _odd(raw: Any) -> bool:
-    try:
-        return int(raw or 0) % 2 == 1
-    except ValueError:
+def _text_of(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _with_cursor(args: tuple[Any, ...]) -> bool:
+    return any(_text_of(a).upper() == "WITHCURSOR" for a in args if isinstance(a, str | bytes))
+
+
+def _has_cursor(reply: Any) -> bool:
+    """A ``WITHCURSOR`` reply ``[rows, cursor]`` with a cursor still open (non-zero)."""
+    if not isinstance(reply, list | tuple) or len(reply) != 2:
         return False
+    try:
+        return int(reply[1]) != 0
+    except (TypeError, ValueError):
+        return False
+
+
+def _count(raw: Any) -> int:
+    """A move counter's value (a missing key is 0: never moved)."""
+    try:
+        return int(raw or 0)
+    except ValueError:
+        return -1
+
+
+def _odd(raw: Any) -> bool:
+    count = _count(raw)
+    return count > 0 and count % 2 == 1
 
 
 class HoukaiCluster(RedisCluster):
     """:class:`RedisCluster` with collection-scoped SCAN, pipeline-safe scripts and
-    searches fenced against slot moves."""
+    searches (and aggregate cursors) fenced against slot moves."""
+
+    #: Open ``FT.AGGREGATE … WITHCURSOR`` cursors: (index, cursor id) → the collection's
+    #: move counter when the aggregate ran. A later ``FT.CURSOR READ`` that finds the
+    #: counter changed would read from a half-moved (or dropped) index: 503 instead.
+    _CURSORS_MAX = 4096
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._cursors: dict[tuple[str, int], int] = {}  # before: __init__ may send commands
+        super().__init__(*args, **kwargs)
 
     def execute_command(self, *args: Any, **kwargs: Any) -> Any:
         name = str(args[0]).upper() if args else ""
+        if name == "FT.CURSOR" and len(args) > 3 and "target_nodes" not in kwargs:
+            return self._cursor_command(*args, **kwargs)
         key = moves_key(args[1]) if name in _FENCED and len(args) > 1 else None
         if key is None or "target_nodes" in kwargs:
             return super().execute_command(*args, **kwargs)
+        before = self._fence_open(key)
+        result = self._fenced_call(key, before, *args, **kwargs)
+        if name == "FT.AGGREGATE" and _has_cursor(result) and _with_cursor(args):
+            self._remember_cursor(args[1], result[1], before)
+        return result
+
+    def _fence_open(self, key: str) -> Any:
         before = super().execute_command("GET", key)
         if _odd(before):
             raise SlotMoving("this collection is moving to another shard; retry in a second")
+        return before
+
+    def _fenced_call(self, key: str, before: Any, *args: Any, **kwargs: Any) -> Any:
         try:
             result = super().execute_command(*args, **kwargs)
         except (exceptions.TryAgainError, exceptions.AskError, exceptions.ClusterDownError) as exc:
             raise SlotMoving(f"this collection is moving to another shard ({exc})") from exc
         except exceptions.ResponseError as exc:
-            if any(m in str(exc).lower() for m in _NO_INDEX) and self._moved_since(key, before):
+            if any(m in str(exc).lower() for m in _GONE) and self._moved_since(key, before):
                 raise SlotMoving("this collection is moving to another shard") from exc
             raise
         if self._moved_since(key, before):
             raise SlotMoving("this collection moved to another shard during the search; retry")
         return result
+
+    def _cursor_command(self, *args: Any, **kwargs: Any) -> Any:
+        """``FT.CURSOR READ|DEL index cursor`` on the index's shard: READ is fenced by the
+        counter the cursor's aggregate saw; DEL forgets the cursor."""
+        sub, index, cursor = _text_of(args[1]).upper(), args[2], args[3]
+        ident = (_text_of(index), int(cursor))
+        key = moves_key(index)
+        # redis-py would route by the subcommand's name ("READ"): go to the index's shard
+        kwargs["target_nodes"] = self.get_node_from_key(ident[0])
+        if sub != "READ" or key is None:
+            if sub == "DEL":
+                self._cursors.pop(ident, None)
+            return super().execute_command(*args, **kwargs)
+        opened = self._cursors.get(ident)
+        before = self._fence_open(key)
+        if opened is not None and _count(before) != opened:
+            self._cursors.pop(ident, None)
+            raise SlotMoving("this collection moved to another shard under an open cursor; retry")
+        result = self._fenced_call(key, before, *args, **kwargs)
+        if not _has_cursor(result):
+            self._cursors.pop(ident, None)
+        return result
+
+    def _remember_cursor(self, index: Any, cursor: Any, counter: Any) -> None:
+        cursors = self._cursors
+        while len(cursors) >= self._CURSORS_MAX:  # cursors abandoned without DEL
+            cursors.pop(next(iter(cursors)), None)
+        cursors[(_text_of(index), int(cursor))] = _count(counter)
 
     def _moved_since(self, key: str, before: Any) -> bool:
         return bool(super().execute_command("GET", key) != before)
@@ -225,3 +302,39 @@ def probe_cluster(url: str, timeout: float = 0.5) -> str | None:
         return None
     finally:
         client.close()
+
+
+ACK_PROBE_TTL_MS = 60_000
+
+
+def wait_replicated(client: Any, probe: str, timeout_ms: int, replicas: int = 1) -> int | None:
+    """Block until *replicas* replicas of the master owning key *probe* have every write
+    it acknowledged so far, for at most *timeout_ms*; the replicas that have, or ``None``
+    when there is nothing to wait for (one node, no replica, or *timeout_ms* 0).
+
+    ``WAIT`` covers the writes of its own connection: *probe* is written (expiring) on the
+    same connection first, so the wait reaches past every earlier write to that master,
+    whichever pooled connection made it.
+
+    A write a door acknowledged then survives a failover of its master (the promoted
+    replica has it); a replica too slow for *timeout_ms* is logged, not an error: the
+    write is stored on the master and ``WAIT`` cannot take it back."""
+    if timeout_ms <= 0 or not isinstance(client, RedisCluster):
+        return None
+    try:
+        nodes = client.nodes_manager.slots_cache.get(client.keyslot(probe)) or []
+        if len(nodes) < 2:  # a master without replicas
+            return None
+        pipe = client.get_redis_connection(nodes[0]).pipeline(transaction=False)
+        pipe.set(probe, b"1", px=ACK_PROBE_TTL_MS)
+        pipe.execute_command("WAIT", replicas, timeout_ms)
+        acked = int(pipe.execute()[1])
+    except (exceptions.RedisError, exceptions.RedisClusterException) as exc:
+        log.warning("WAIT for a replica of %s failed: %s", probe, exc)
+        return None
+    if acked < replicas:
+        log.warning(
+            "a write before %s reached %d of %d replica(s) within %d ms", probe, acked, replicas,
+            timeout_ms,
+        )  # fmt: skip
+    return acked

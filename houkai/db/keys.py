@@ -229,6 +229,12 @@ class Keys:
         return f"{self.tag}:moves"
 
     @property
+    def ack(self) -> str:
+        """Written (expiring) before ``WAIT`` on a cluster with replicas, so the wait covers
+        every earlier write of the collection (houkai/app/replication.py)."""
+        return f"{self.tag}:ack"
+
+    @property
     def bench(self) -> str:
         """Marker of a collection a benchmark created (removed with it)."""
         return f"{self.tag}:bench"

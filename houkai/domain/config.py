@@ -46,6 +46,10 @@ class Settings:
     redis_port: int = 0
     key_prefix: str = "houkai"
     collection: str = "ai_houkai"
+    # on a Redis Cluster whose masters have replicas, a door's write answers once one
+    # replica has it (WAIT), for at most this many ms (then it answers, with a warning
+    # logged); 0 = off. No effect on one node or on masters without replicas (ADR 0079)
+    cluster_replica_wait_ms: int = 1000
     # --- index ---------------------------------------------------------------
     hnsw_m: int = 16
     hnsw_ef_construction: int = 200

@@ -21,6 +21,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from ..auth import scoped_arguments
+from ..replication import acknowledged
 from .catalog import BY_NAME
 from .schema import InvalidArgument, check_arguments, coerce_arguments
 
@@ -65,6 +66,8 @@ def operation(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     model = op.params
 
     def decorate(method: Callable[..., Any]) -> Callable[..., Any]:
+        if op.writes and op.scope == "collection":  # on a cluster: one replica has it
+            method = acknowledged(method)
         extra = [
             p
             for p in inspect.signature(method).parameters.values()
