@@ -230,7 +230,7 @@ class StageCostResult:
             "|---:|---|---:|---:|---:|---:|",
         ]
         for size in sorted({r.size for r in table}):
-            names = [r.stage_set for r in table if r.size == size and r.phase == "cold"]
+            names = [r.stage_set for r in table if r.size == size]
             for name in dict.fromkeys(names):
                 cells = []
                 for phase in ("cold", "warm"):
