@@ -73,6 +73,26 @@ def term_stats(core: StoreCore, terms: list[str], names: list[str], stems_cue: b
     return replace(stats, stemmed=stats.stemmed and stems)
 
 
+def together(client: Any, commands: list[list]) -> list[Any]:
+    """The replies of *commands*, sent in one pipelined round trip; a failed command's
+    reply is its exception. On a Redis Cluster each goes alone through the client, whose
+    searches are fenced against slot moves (a pipeline would bypass the fence)."""
+    from redis.cluster import RedisCluster
+
+    if isinstance(client, RedisCluster) or len(commands) == 1:
+        out: list[Any] = []
+        for args in commands:
+            try:
+                out.append(client.execute_command(*args))
+            except redis.exceptions.ResponseError as exc:
+                out.append(exc)
+        return out
+    pipe = client.pipeline(transaction=False)
+    for args in commands:
+        pipe.execute_command(*args)
+    return list(pipe.execute(raise_on_error=False))
+
+
 def knn_args(
     core: StoreCore,
     qvec: np.ndarray,

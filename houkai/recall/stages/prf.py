@@ -1,16 +1,18 @@
-"""The ``prf`` stage: pseudo-relevance feedback, by vector and by words (ADR 0025, 0061).
+"""The ``prf`` stage: pseudo-relevance feedback, by vector and by words (ADR 0025, 0061, 0084).
 
-* Rocchio: a second KNN round from the query vector moved toward the first round's top
-  hits (``q + α·mean(top vectors)``, one extra KNN, no encoding), fused with the first;
-  ``+ prf ×`` each candidate's cosine to that feedback vector.
+* Rocchio: the query vector moved toward the first round's top hits
+  (``q + α·mean(top vectors)``, no encoding); ``+ prf ×`` each candidate's cosine to that
+  feedback vector, computed over the pool in one matrix product. A second KNN round
+  from the feedback vector (``prf_round``) is off: on the whole suite it changed LoCoMo
+  by −0.0003 R@5 and no agent set at all, and it was a third of the stage's time (ADR 0084).
 * RM3, for a question scored over stems (it names someone or something, ADR 0056): rare
   words of the top hits as one bounded keyword query adding candidates
   (:mod:`houkai.recall.lexical_feedback`), and ``+ rm3_weight ×`` the share of those
   words a candidate holds.
 
-Both depend only on the first round, so they go to Redis together: the Rocchio KNN and
-the ``HMGET`` of the expansion words' frequencies share one pipelined round trip, and
-the expansion query follows (two round trips where there were three, ADR 0084).
+Both depend only on the first round, so what they ask Redis goes together: the ``HMGET``
+of the expansion words' frequencies (with ``prf_round``, the KNN too) in one pipelined
+round trip, then the expansion query.
 """
 
 from __future__ import annotations
@@ -21,7 +23,15 @@ import redis
 from ...store.codec import finite_cosine
 from ...store.search import parse_search
 from .. import lexical_feedback
-from ..candidates import Candidate, Pool, add_keyword_hits, keyword_args, knn_args, knn_pool
+from ..candidates import (
+    Candidate,
+    Pool,
+    add_keyword_hits,
+    keyword_args,
+    knn_args,
+    knn_pool,
+    together,
+)
 from .base import Signals, Stage, StageContext, provisional
 
 
@@ -41,11 +51,17 @@ def feedback_vector(ctx: StageContext, pool: Pool, qvec: np.ndarray) -> np.ndarr
     return (feedback / norm).astype(np.float32)
 
 
-def add_feedback(
-    ctx: StageContext, pool: Pool, second: Pool, qvec: np.ndarray, feedback: np.ndarray
-) -> list[str]:
-    """Add the feedback round's new candidates *second* and give every candidate its
-    cosine to the feedback vector (``prf``); returns the new ids."""
+def score_feedback(pool: Pool, feedback: np.ndarray) -> None:
+    """Every candidate's cosine to the feedback vector (``prf``), one matrix product."""
+    held = [(c, c.vector) for c in pool.values() if c.vector is not None]
+    if held:
+        values = np.stack([v for _, v in held]) @ feedback
+        for (cand, _), value in zip(held, values, strict=True):
+            cand.prf = float(value)
+
+
+def add_feedback(pool: Pool, second: Pool, qvec: np.ndarray) -> list[str]:
+    """Add the feedback KNN round's new candidates *second* (``prf_round``); returns their ids."""
     added = []
     for mid, cand in second.items():
         if mid in pool:
@@ -56,11 +72,6 @@ def add_feedback(
         cand.feedback = True
         pool[mid] = cand
         added.append(mid)
-    held = [(c, c.vector) for c in pool.values() if c.vector is not None]
-    if held:  # one matrix product for the pool, not a dot per candidate
-        values = np.stack([v for _, v in held]) @ feedback
-        for (cand, _), value in zip(held, values, strict=True):
-            cand.prf = float(value)
     return added
 
 
@@ -91,23 +102,29 @@ def rm3_plan(ctx: StageContext, pool: Pool) -> lexical_feedback.Plan | None:
 def second_round(
     ctx: StageContext, pool: Pool
 ) -> tuple[list[str], lexical_feedback.Expansion | None]:
-    """Rocchio's KNN and RM3's frequencies in one pipelined round trip, then RM3's
-    expansion query; returns the new ids (the KNN's first) and the expansion."""
+    """What the first round implies: the feedback vector and RM3's expansion words. Their
+    Redis reads share one pipelined round trip (RM3's frequencies; the Rocchio KNN with
+    ``prf_round``), then RM3's expansion query runs; returns the new ids (the KNN's
+    first) and the expansion."""
     core, qvec = ctx.core, ctx.query.vector
     feedback = feedback_vector(ctx, pool, qvec) if qvec is not None else None
     rm3 = rm3_plan(ctx, pool) if ctx.lexical_active else None
-    if feedback is None and rm3 is None:
-        return [], None
-    pipe = core.client.pipeline(transaction=False)
-    if feedback is not None:
-        pipe.execute_command(*knn_args(core, feedback, ctx.where, ctx.pool_size, batches=ctx.broad))
+    knn = feedback is not None and ctx.params.prf_round
+    commands = []
+    if knn and feedback is not None:
+        commands.append(knn_args(core, feedback, ctx.where, ctx.pool_size, batches=ctx.broad))
     if rm3 is not None:
-        pipe.hmget(core.keys.lexstats, rm3.fields)
-    replies = pipe.execute()
+        commands.append(["HMGET", core.keys.lexstats, *rm3.fields])
+    replies = together(core.client, commands) if commands else []
+    for reply in replies:
+        if isinstance(reply, Exception):
+            raise reply  # as the first round's own queries would
     added: list[str] = []
-    if feedback is not None and qvec is not None:
+    if knn and qvec is not None:
         _, hits = parse_search(replies.pop(0))
-        added += add_feedback(ctx, pool, knn_pool(core, hits, known=pool), qvec, feedback)
+        added += add_feedback(pool, knn_pool(core, hits, known=pool), qvec)
+    if feedback is not None:
+        score_feedback(pool, feedback)
     if rm3 is None:
         return added, None
     exp = lexical_feedback.choose(rm3, replies.pop(0))
