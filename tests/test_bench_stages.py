@@ -102,6 +102,47 @@ def test_result_round_trips_and_reports() -> None:
     assert again.to_dict() == data
     text = "\n".join(result.lines())
     assert "MISSED" in text and "no interpreter at /nope" in text and "1.30" in text
+    table = result.markdown()
+    assert "| 50 | defaults | — | — | 13.0 | 1.30 |" in table and "→ missed" in table
+
+
+class FakeSeed:
+    """Stands in for the seed's process: records what it was asked to answer."""
+
+    asked: list[list[str]] = []
+
+    def __init__(self, python: str, torch_threads: int = 0) -> None:
+        self.info = {"ok": True, "versions": {"ai-houkai": "fake"}}
+
+    def __enter__(self) -> FakeSeed:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+    def load(self, memories: list, vectors: object) -> dict[str, float]:
+        return {"seconds": 0.0}
+
+    def measure(self, texts: list[str], *, k: int, touch: bool) -> list[float]:
+        FakeSeed.asked.append(list(texts))
+        return [40.0 for _ in texts]
+
+
+def test_interleaved_run_gives_the_seed_its_turn_per_query(
+    settings: Settings, embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(stage_cost, "SeedDriver", FakeSeed)
+    FakeSeed.asked = []
+    prefix = f"tq-{uuid.uuid4().hex[:8]}"
+    result = stage_cost.run(
+        settings, [40], n_queries=3, rounds=2, collection_prefix=prefix, interleave=True,
+        seed_python=sys.executable, seed_size=40,
+    )  # fmt: skip
+    seed = [s for s in result.samples if s.system == SEED]
+    assert [(s.round, s.n, s.phase) for s in seed] == [(0, 3, "cold"), (1, 3, "cold")]
+    timed = FakeSeed.asked[1:]  # the first call is the untimed warm-up
+    assert len(timed) == 6 and all(len(texts) == 1 for texts in timed)  # one query per turn
+    assert seed_ratios(result.samples)[40] and "seed (cold only)" in result.markdown()
 
 
 def test_seed_driver_reports_why_it_cannot_run(tmp_path) -> None:
@@ -188,3 +229,10 @@ def test_cli_errors_and_json(settings: Settings, embedder, tmp_path) -> None:
     data = json.loads(ok.stdout)
     assert data["config"]["sizes"] == [40] and data["seed"]["status"] == "not asked"
     assert json.loads(saved.read_text())["rows"] == data["rows"]
+    table = tmp_path / "table.md"
+    again = invoke(
+        "--sizes", "40", "--queries", "2", "--rounds", "1", "--collection-prefix", prefix,
+        "--markdown", str(table),
+    )  # fmt: skip
+    assert again.exit_code == 0, again.output
+    assert table.read_text().startswith("| N | stages |") and "| 40 | plain |" in table.read_text()

@@ -60,13 +60,13 @@ def test_every_knn_query_passes_the_configured_ef_runtime(settings, make_store, 
     store = make_store()
     store.remember("ef runtime probe")
     queries: list[str] = []
-    original = recall_module.search
+    original = recall_module.search_args  # every candidate query's command starts there
 
-    def spy(client, index, query, *args, **kwargs):
+    def spy(index, query, *args, **kwargs):
         queries.append(query)
-        return original(client, index, query, *args, **kwargs)
+        return original(index, query, *args, **kwargs)
 
-    monkeypatch.setattr(recall_module, "search", spy)
+    monkeypatch.setattr(recall_module, "search_args", spy)
     wide = MemoryStore(
         collection=store.collection_name,
         settings=settings.replace(hnsw_ef_runtime=321, exact_knn_max=0),  # HNSW: no exact KNN

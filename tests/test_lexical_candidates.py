@@ -47,14 +47,14 @@ def test_past_the_budget_the_rarest_terms_that_fit():
 
 def _lexical_clauses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
-    real = candidates.search  # the keyword queries (the lexical leg and RM3) search there
+    real = candidates.search_args  # the keyword queries (the lexical leg and RM3) start there
 
-    def spy(client: Any, index: str, query: str, **kwargs: Any) -> Any:
+    def spy(index: str, query: str, **kwargs: Any) -> Any:
         if query.startswith("@lex:"):
             seen.append(query.split(")")[0])  # the terms, not the filters (they hold the time)
-        return real(client, index, query, **kwargs)
+        return real(index, query, **kwargs)
 
-    monkeypatch.setattr(candidates, "search", spy)
+    monkeypatch.setattr(candidates, "search_args", spy)
     return seen
 
 

@@ -13,8 +13,9 @@ machine others share, only ratios taken seconds apart hold.
 With ``seed_python`` the seed (``ai-houkai==0.16.0``, installed in its own venv) gets
 the same corpus (texts, metadata and the very vectors houkai stores) at ``seed_size``
 and answers the same queries in hybrid mode once per round, before houkai's sets in
-even rounds and after them in odd ones (:mod:`.seed_client`). The seed has no query
-cache, so its every recall is cold.
+even rounds and after them in odd ones (:mod:`.seed_client`); with ``interleave`` it
+answers each query in the cold rotation instead, between houkai's sets. The seed has no
+query cache, so its every recall is cold.
 """
 
 from __future__ import annotations
@@ -128,11 +129,15 @@ def interleaved_round(
     rnd: int,
     k: int,
     touch: bool,
+    driver: SeedDriver | None = None,
 ) -> list[Sample]:
     """Every query through every stage set back to back (the order rotating per query), so a
     load change hits all sets alike: cold calls each get a fresh query cache, warm calls share
-    one filled beforehand (untimed)."""
+    one filled beforehand (untimed). With *driver*, the seed answers each query too, in the
+    cold rotation (the seed has no query cache): its ratio is then as same-moment as the
+    stages' (ADR 0084)."""
     out: list[Sample] = []
+    seed_times: list[float] = []
     for phase in ("cold", "warm"):
         times: dict[str, list[float]] = {s.name: [] for s in sets}
         counts: dict[str, list[int]] = {s.name: [0, 0] for s in sets}
@@ -140,9 +145,16 @@ def interleaved_round(
         if phase == "warm":
             for q in qset:
                 shared.encode_query(q.text)
+        turns: list[StageSet | None] = list(sets)
+        if phase == "cold" and driver is not None:
+            turns.append(None)  # the seed's turn
         for qi, q in enumerate(qset):
-            shift = qi % len(sets)
-            for stage_set in [*sets[shift:], *sets[:shift]]:
+            shift = qi % len(turns)
+            for stage_set in [*turns[shift:], *turns[:shift]]:
+                if stage_set is None and driver is not None:
+                    seed_times += driver.measure([q.text], k=k, touch=touch)
+                    continue
+                assert stage_set is not None
                 cache = shared
                 if phase == "cold":
                     cache = QueryCache(store.embedder, store.settings.query_cache_size)
@@ -168,6 +180,10 @@ def interleaved_round(
                     misses,
                 )
             )
+    if seed_times:
+        out.append(
+            _sample(size, rnd, SEED, "library", SEED, "cold", seed_times, 0, len(seed_times))
+        )
     return out
 
 
@@ -393,15 +409,19 @@ def _rounds(
         for rnd in range(rounds):
             order = list(sets) if rnd % 2 == 0 else list(reversed(sets))
             seed_first = rnd % 2 == 0
-            if driver is not None and seed_first:
+            if driver is not None and seed_first and not interleave:
                 out.append(_seed_pass(driver, qset, n=n, rnd=rnd, k=k, touch=touch, say=say))
             say(f"N={n}: round {rnd + 1}/{rounds}: library")
-            timed = interleaved_round if interleave else library_round
-            out += timed(store, qset, order, size=n, rnd=rnd, k=k, touch=touch)
+            if interleave:  # the seed (if any) takes its turn per query
+                out += interleaved_round(
+                    store, qset, order, size=n, rnd=rnd, k=k, touch=touch, driver=driver
+                )
+            else:
+                out += library_round(store, qset, order, size=n, rnd=rnd, k=k, touch=touch)
             if server is not None:
                 say(f"N={n}: round {rnd + 1}/{rounds}: REST")
                 out += rest_round(server, qset, order, size=n, rnd=rnd, k=k, touch=touch)
-            if driver is not None and not seed_first:
+            if driver is not None and not seed_first and not interleave:
                 out.append(_seed_pass(driver, qset, n=n, rnd=rnd, k=k, touch=touch, say=say))
     finally:
         if server is not None:

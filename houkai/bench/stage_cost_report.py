@@ -219,6 +219,50 @@ class StageCostResult:
             seconds=data.get("seconds", 0.0),
         )
 
+    def markdown(self) -> str:
+        """The library rows as a Markdown table (cold and warm side by side, the seed's
+        cold p50 first), then the per-round seed ratios and the verdicts: what
+        ``docs/performance/suite.md`` shows, written by the run that measured it."""
+        table = [r for r in rows(self.samples) if r.surface == "library"]
+        by = {(r.size, r.stage_set, r.phase): r for r in table}
+        out = [
+            "| N | stages | cold p50 ms | cold ×plain | warm p50 ms | warm ×plain |",
+            "|---:|---|---:|---:|---:|---:|",
+        ]
+        for size in sorted({r.size for r in table}):
+            names = [r.stage_set for r in table if r.size == size]
+            for name in dict.fromkeys(names):
+                cells = []
+                for phase in ("cold", "warm"):
+                    r = by.get((size, name, phase))
+                    if r is None:
+                        cells += ["—", "—"]
+                        continue
+                    cells.append(f"{r.p50_ms:.1f}")
+                    cells.append("—" if r.ratio is None else f"{r.ratio:.2f}")
+                label = "seed (cold only)" if name == SEED else name
+                out.append(f"| {size:,} | {label} | {' | '.join(cells)} |")
+        out.append("")
+        for size, ratios in sorted(seed_ratios(self.samples).items()):
+            out.append(
+                f"- N={size:,}: houkai defaults cold p50 / the seed's, per round: "
+                + ", ".join(f"{x:.2f}" for x in ratios)
+            )
+        for v in verdicts(self.samples):
+            per = ", ".join(f"{x:.2f}" for x in v["ratios"])
+            out.append(
+                f"- {v['target']}: **{v['ratio']:.2f}×** ({per}) → "
+                + ("holds" if v["holds"] else "missed")
+            )
+        m = self.machine
+        out.append(
+            f"- machine: {m.get('cpu')} × {m.get('nproc')} cores, 1-minute load "
+            f"{m.get('loadavg_start')} → {m.get('loadavg_end')}; "
+            f"{self.config.get('queries')} queries, {self.config.get('rounds')} rounds"
+            + (", interleaved" if self.config.get("interleave") else "")
+        )
+        return "\n".join(out) + "\n"
+
     def lines(self) -> list[str]:
         rounds = self.config.get("rounds", "?")
         out = [

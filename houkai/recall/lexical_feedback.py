@@ -63,25 +63,36 @@ def _words(text: str) -> list[str]:
     ]
 
 
-def expansion(
-    client: redis.Redis,
-    stats_key: str,
+@dataclass
+class Plan:
+    """The expansion's candidate stems, weighted, before their document frequencies
+    are read: :func:`plan` needs no Redis, so the ``HMGET`` of :attr:`fields` can share
+    a round trip with another query (the ``prf`` stage's KNN, ADR 0084)."""
+
+    stems: list[str]
+    weight: dict[str, float]
+    surface: dict[str, Counter[str]]
+    n_terms: int
+
+    @property
+    def fields(self) -> list[str]:
+        """The lexstats hash fields to ``HMGET``: the collection's size, then each stem's df."""
+        return ["__N", *[f"s:{s}" for s in self.stems]]
+
+
+def plan(
     query_terms: list[str],
     top_texts: list[str],
     n_terms: int,
     *,
     exclude: set[str] | None = None,
-    max_df_share: float = 0.05,
-) -> Expansion:
-    """RM3's expansion: words of the top texts weighted by ``Σ tf/len · 1/rank · idf``.
+) -> Plan | None:
+    """Words of the top texts weighted by ``Σ tf/len · 1/rank`` (None: nothing to expand).
 
     Words whose stem the question already has, or *exclude* (recall passes the top
-    hits' tags: speakers, projects, dates) are left out, and so are words in more than
-    *max_df_share* of the collection (they find everything). One ``HMGET`` reads the
-    stems' frequencies.
-    """
+    hits' tags: speakers, projects, dates) are left out."""
     if n_terms <= 0 or not top_texts:
-        return Expansion()
+        return None
     asked = {stem(t) for t in query_terms} | {stem(t) for t in (exclude or set())}
     weight: dict[str, float] = {}
     surface: dict[str, Counter[str]] = {}
@@ -94,28 +105,52 @@ def expansion(
             weight[s] = weight.get(s, 0.0) + tf / len(words) / rank
             surface.setdefault(s, Counter())[word] += tf
     if not weight:
-        return Expansion()
+        return None
     stems = sorted(weight, key=lambda s: -weight[s])[: 4 * n_terms]  # stable, as most_common
-    raw = client.hmget(stats_key, ["__N", *[f"s:{s}" for s in stems]])
+    return Plan(stems, weight, surface, n_terms)
+
+
+def choose(p: Plan, raw: list, *, max_df_share: float = 0.05) -> Expansion:
+    """The expansion of plan *p* given its fields' values *raw* (the ``HMGET`` reply):
+    ``weight · idf``, leaving out words in more than *max_df_share* of the collection
+    (they find everything) and keeping within :data:`RM3_POSTINGS`."""
     n = max(1, int(raw[0] or 0))
     scored: dict[str, float] = {}
     df: dict[str, int] = {}
-    for s, value in zip(stems, raw[1:], strict=True):
+    for s, value in zip(p.stems, raw[1:], strict=True):
         count = int(value or 0)
         if count <= 1 or count > max(2, max_df_share * n):
             continue  # unseen elsewhere (finds nothing new) or too common (finds everything)
         df[s] = count
-        scored[s] = weight[s] * math.log(1 + (n - count + 0.5) / (count + 0.5))
+        scored[s] = p.weight[s] * math.log(1 + (n - count + 0.5) / (count + 0.5))
     chosen: list[str] = []
     used = 0
-    for s in sorted(scored, key=lambda x: (-scored[x], x))[:n_terms]:
+    for s in sorted(scored, key=lambda x: (-scored[x], x))[: p.n_terms]:
         if used + df[s] > RM3_POSTINGS:
             break  # in weight order: a lower-weighted word never displaces a better one
         chosen.append(s)
         used += df[s]
     out = Expansion()
     for s in chosen:
-        word = surface[s].most_common(1)[0][0]
+        word = p.surface[s].most_common(1)[0][0]
         out.terms.append(word)
         out.weights[word] = scored[s]
     return out
+
+
+def expansion(
+    client: redis.Redis,
+    stats_key: str,
+    query_terms: list[str],
+    top_texts: list[str],
+    n_terms: int,
+    *,
+    exclude: set[str] | None = None,
+    max_df_share: float = 0.05,
+) -> Expansion:
+    """RM3's expansion: words of the top texts weighted by ``Σ tf/len · 1/rank · idf``
+    (:func:`plan`, then :func:`choose` over one ``HMGET`` of the stems' frequencies)."""
+    p = plan(query_terms, top_texts, n_terms, exclude=exclude)
+    if p is None:
+        return Expansion()
+    return choose(p, client.hmget(stats_key, p.fields), max_df_share=max_df_share)

@@ -78,6 +78,43 @@ def search(
     Inside a request deadline (:mod:`houkai.domain.deadline`) a passed deadline
     stops the work here, and a query never runs past the time left.
     """
+    args = search_args(
+        index,
+        query,
+        params=params,
+        return_fields=return_fields,
+        sortby=sortby,
+        offset=offset,
+        limit=limit,
+        withscores=withscores,
+        scorer=scorer,
+        inkeys=inkeys,
+        nocontent=nocontent,
+        verbatim=verbatim,
+        timeout_ms=timeout_ms,
+    )
+    reply = client.execute_command(*args)
+    return parse_search(reply, withscores=withscores, nocontent=nocontent)
+
+
+def search_args(
+    index: str,
+    query: str,
+    *,
+    params: dict[str, bytes | str | int | float] | None = None,
+    return_fields: Sequence[str] | None = None,
+    sortby: tuple[str, str] | None = None,
+    offset: int = 0,
+    limit: int = 10,
+    withscores: bool = False,
+    scorer: str | None = None,
+    inkeys: Sequence[str] | None = None,
+    nocontent: bool = False,
+    verbatim: bool = False,
+    timeout_ms: int | None = None,
+) -> list:
+    """The ``FT.SEARCH`` command of :func:`search` (to queue on a pipeline: several
+    searches in one round trip, their replies read by :func:`parse_search`)."""
     deadline.check("search")
     left = deadline.remaining()
     if timeout_ms is None and left is not None and left * 1000 < SERVER_TIMEOUT_MS:
@@ -105,7 +142,13 @@ def search(
         for name, value in params.items():
             args += [name, value]
     args += ["DIALECT", 2]
-    reply = client.execute_command(*args)
+    return args
+
+
+def parse_search(
+    reply: list, *, withscores: bool = False, nocontent: bool = False
+) -> tuple[int, list[Hit]]:
+    """``(total, hits)`` of an ``FT.SEARCH`` reply (RESP2)."""
     total = int(reply[0])
     hits: list[Hit] = []
     i = 1

@@ -87,6 +87,12 @@ from .bench_recall import int_list
     type=click.Path(dir_okay=False),
     help="Also write the JSON result to this file.",
 )
+@click.option(
+    "--markdown",
+    "markdown_path",
+    type=click.Path(dir_okay=False),
+    help="Also write the library rows and verdicts as a Markdown table to this file.",
+)
 @output_options
 @pass_ctx
 def bench_stages(
@@ -105,6 +111,7 @@ def bench_stages(
     seed: int,
     keep: bool,
     save_path: str | None,
+    markdown_path: str | None,
 ) -> None:
     """Hybrid recall p50/p95 per stage set (plain blend, defaults, each default stage alone
     off), cold and warm query cache, as median same-run ratios to the plain blend; with
@@ -147,6 +154,9 @@ def bench_stages(
     if save_path:
         Path(save_path).parent.mkdir(parents=True, exist_ok=True)
         Path(save_path).write_text(json.dumps(result.to_dict(), indent=1) + "\n", encoding="utf-8")
+    if markdown_path:
+        Path(markdown_path).parent.mkdir(parents=True, exist_ok=True)
+        Path(markdown_path).write_text(result.markdown(), encoding="utf-8")
     echo_result(result, resolve_format(ctx.output_format) == "json")
 
 

@@ -8,7 +8,7 @@ one interface of :class:`houkai.recall.stages.base.Stage`:
 
 * ``query``: reads dates, recency cues, exact tokens and names (:mod:`.query`).
 * ``context``: the previous/next turns of the best candidates, and scoring with them.
-* ``prf``: pseudo-relevance feedback (a second KNN round) and RM3 (a second keyword query).
+* ``prf``: pseudo-relevance feedback (a boost toward the top hits) and RM3 (a second keyword query).
 * ``specific``: a prior for memories that name something rare (ADR 0068).
 * ``current``: for a question about the present, the newest memory on a topic first.
 * ``entity``: a candidate missing the people/projects the question names drops.
@@ -52,7 +52,7 @@ class Entry:
 REGISTRY: tuple[Entry, ...] = (
     Entry("query", True, "read dates, recency, ids and names in the question"),
     Entry("context", True, "bring in and score with a turn's neighbours"),
-    Entry("prf", True, "pseudo-relevance feedback: a second KNN round and RM3"),
+    Entry("prf", True, "pseudo-relevance feedback: a boost toward the top hits, and RM3"),
     Entry("specific", True, "a prior for memories that name something rare"),
     Entry("current", True, "newest first on a topic, for a question about the present"),
     Entry("entity", True, "lower candidates about another person or project"),

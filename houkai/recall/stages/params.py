@@ -31,6 +31,7 @@ class StageParams:
     prf: float = 0.10  # × cosine to the feedback vector
     prf_docs: int = 3  # top hits the feedback vector is built from
     prf_alpha: float = 0.5  # feedback vector = q + alpha · mean(top vectors)
+    prf_round: bool = False  # a second KNN round from the feedback vector (off: ADR 0084)
     answer_time: float = 0.10  # "when" questions: memories that state a time ("last week")
     asks: float = 0.10  # penalty for a memory that is itself a question: it rarely answers one
     episode: float = 0.50  # × (its episode's best score − the best), for questions naming someone

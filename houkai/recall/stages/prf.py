@@ -1,37 +1,67 @@
-"""The ``prf`` stage: pseudo-relevance feedback, by vector and by words (ADR 0025, 0061).
+"""The ``prf`` stage: pseudo-relevance feedback, by vector and by words (ADR 0025, 0061, 0084).
 
-* Rocchio: a second KNN round from the query vector moved toward the first round's top
-  hits (``q + α·mean(top vectors)``, one extra KNN, no encoding), fused with the first;
-  ``+ prf ×`` each candidate's cosine to that feedback vector.
+* Rocchio: the query vector moved toward the first round's top hits
+  (``q + α·mean(top vectors)``, no encoding); ``+ prf ×`` each candidate's cosine to that
+  feedback vector, computed over the pool in one matrix product. A second KNN round
+  from the feedback vector (``prf_round``) is off: on the whole suite it changed LoCoMo
+  by −0.0003 R@5 and no agent set at all, and it was a third of the stage's time (ADR 0084).
 * RM3, for a question scored over stems (it names someone or something, ADR 0056): rare
   words of the top hits as one bounded keyword query adding candidates
   (:mod:`houkai.recall.lexical_feedback`), and ``+ rm3_weight ×`` the share of those
   words a candidate holds.
+
+Both depend only on the first round, so what they ask Redis goes together: the ``HMGET``
+of the expansion words' frequencies (with ``prf_round``, the KNN too) in one pipelined
+round trip, then the expansion query.
 """
 
 from __future__ import annotations
 
 import numpy as np
+import redis
 
 from ...store.codec import finite_cosine
+from ...store.search import parse_search
 from .. import lexical_feedback
-from ..candidates import Candidate, Pool, keyword_candidates, vector_candidates
+from ..candidates import (
+    Candidate,
+    Pool,
+    add_keyword_hits,
+    keyword_args,
+    knn_args,
+    knn_pool,
+    together,
+)
 from .base import Signals, Stage, StageContext, provisional
 
 
-def feedback_round(ctx: StageContext, pool: Pool, qvec: np.ndarray) -> list[str]:
-    """Rocchio feedback: KNN again from ``q + α·mean(top hits)``; returns the new ids."""
+def feedback_vector(ctx: StageContext, pool: Pool, qvec: np.ndarray) -> np.ndarray | None:
+    """Rocchio's ``q + α·mean(top hits)``, normalised (None: no feedback this time)."""
     p, w = ctx.params, ctx.weights
+    if p.prf <= 0:
+        return None
     ranked = sorted(pool.values(), key=lambda c: -provisional(c, w))[: p.prf_docs]
     vectors = [c.vector for c in ranked if c.vector is not None]
-    if not vectors or p.prf <= 0:
-        return []
+    if not vectors:
+        return None
     feedback = qvec + p.prf_alpha * np.mean(vectors, axis=0)
     norm = float(np.linalg.norm(feedback))
     if norm <= 0:
-        return []
-    feedback = (feedback / norm).astype(np.float32)
-    second = vector_candidates(ctx.core, feedback, ctx.where, ctx.pool_size, batches=ctx.broad)
+        return None
+    return (feedback / norm).astype(np.float32)
+
+
+def score_feedback(pool: Pool, feedback: np.ndarray) -> None:
+    """Every candidate's cosine to the feedback vector (``prf``), one matrix product."""
+    held = [(c, c.vector) for c in pool.values() if c.vector is not None]
+    if held:
+        values = np.stack([v for _, v in held]) @ feedback
+        for (cand, _), value in zip(held, values, strict=True):
+            cand.prf = float(value)
+
+
+def add_feedback(pool: Pool, second: Pool, qvec: np.ndarray) -> list[str]:
+    """Add the feedback KNN round's new candidates *second* (``prf_round``); returns their ids."""
     added = []
     for mid, cand in second.items():
         if mid in pool:
@@ -42,15 +72,12 @@ def feedback_round(ctx: StageContext, pool: Pool, qvec: np.ndarray) -> list[str]
         cand.feedback = True
         pool[mid] = cand
         added.append(mid)
-    for cand in pool.values():
-        if cand.vector is not None:
-            cand.prf = float(np.dot(cand.vector, feedback))
     return added
 
 
-def rm3_round(ctx: StageContext, pool: Pool) -> tuple[list[str], lexical_feedback.Expansion | None]:
-    """RM3 as a second lexical candidate query (ADR 0061); returns the new ids and
-    the expansion (scored later over the final pool).
+def rm3_plan(ctx: StageContext, pool: Pool) -> lexical_feedback.Plan | None:
+    """RM3's expansion words to weigh, from the first round (ADR 0061), and the top
+    hits' tags left out; None when RM3 does not run for this question.
 
     Only for a question scored over stems (it names someone or something, the
     gate of ADR 0056): the expansion words come from the first round's best
@@ -58,25 +85,57 @@ def rm3_round(ctx: StageContext, pool: Pool) -> tuple[list[str], lexical_feedbac
     """
     p, stats = ctx.params, ctx.query.stats
     if stats is None or p.rm3_terms <= 0 or not stats.stemmed:
-        return [], None
+        return None
     top = sorted(pool.values(), key=lambda c: (-provisional(c, ctx.weights), c.memory.id))
     top = [c for c in top if c.lexical > 0][: p.rm3_docs]
     if not top:
-        return [], None
+        return None
     top_tags = {t for c in top for t in c.memory.tags}
-    exp = lexical_feedback.expansion(
-        ctx.core.client,
-        ctx.core.keys.lexstats,
+    return lexical_feedback.plan(
         ctx.query.terms,
         [c.memory.text for c in top],
         p.rm3_terms,
         exclude={t.lower() for tag in top_tags for t in tag.split()},
     )
+
+
+def second_round(
+    ctx: StageContext, pool: Pool
+) -> tuple[list[str], lexical_feedback.Expansion | None]:
+    """What the first round implies: the feedback vector and RM3's expansion words. Their
+    Redis reads share one pipelined round trip (RM3's frequencies; the Rocchio KNN with
+    ``prf_round``), then RM3's expansion query runs; returns the new ids (the KNN's
+    first) and the expansion."""
+    core, qvec = ctx.core, ctx.query.vector
+    feedback = feedback_vector(ctx, pool, qvec) if qvec is not None else None
+    rm3 = rm3_plan(ctx, pool) if ctx.lexical_active else None
+    knn = feedback is not None and ctx.params.prf_round
+    commands = []
+    if knn and feedback is not None:
+        commands.append(knn_args(core, feedback, ctx.where, ctx.pool_size, batches=ctx.broad))
+    if rm3 is not None:
+        commands.append(["HMGET", core.keys.lexstats, *rm3.fields])
+    replies = together(core.client, commands) if commands else []
+    for reply in replies:
+        if isinstance(reply, Exception):
+            raise reply  # as the first round's own queries would
+    added: list[str] = []
+    if knn and qvec is not None:
+        _, hits = parse_search(replies.pop(0))
+        added += add_feedback(pool, knn_pool(core, hits, known=pool), qvec)
+    if feedback is not None:
+        score_feedback(pool, feedback)
+    if rm3 is None:
+        return added, None
+    exp = lexical_feedback.choose(rm3, replies.pop(0))
     if not exp.terms:
-        return [], None
-    added = keyword_candidates(
-        ctx.core, pool, exp.terms, ctx.where, p.rm3_limit, ctx.query.vector, rm3=tuple(exp.terms)
-    )
+        return added, None
+    args = keyword_args(exp.terms, ctx.where, ctx.params.rm3_limit, core.keys.index, False)
+    try:
+        _, hits = parse_search(core.client.execute_command(*args))
+    except redis.exceptions.ResponseError:
+        return added, exp  # a lexical bonus is never worth failing the recall
+    added += add_keyword_hits(core, pool, hits, qvec, rm3=tuple(exp.terms))
     return added, exp
 
 
@@ -84,12 +143,8 @@ class PrfStage(Stage):
     name = "prf"
 
     def search(self, ctx: StageContext, pool: Pool) -> list[str]:
-        added: list[str] = []
-        if ctx.query.vector is not None:
-            added += feedback_round(ctx, pool, ctx.query.vector)
+        added, expansion = second_round(ctx, pool)
         if ctx.lexical_active and ctx.query.stats is not None:
-            rm3_added, expansion = rm3_round(ctx, pool)
-            added += rm3_added
             ctx.notes["rm3"] = expansion
         return added
 
