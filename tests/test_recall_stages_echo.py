@@ -8,6 +8,8 @@ import time
 
 from houkai import MemoryStore
 from houkai.bench.locomo import backdate
+from houkai.recall.query import parse_query
+from houkai.recall.state import named_things
 
 DAY = 86_400.0
 SERVICE = [
@@ -75,3 +77,12 @@ def test_two_projects_updates_that_share_a_word_are_not_one_topic(store: MemoryS
     ranked = dict(_ranked(store, "Which runtime was the billing service on before Java 17?"))
     assert billing in ranked
     assert "current_group" not in ranked[indexer]["stages"]
+
+
+def test_a_short_acronym_is_no_name_of_the_question() -> None:
+    """ "CI" or "API" is a term many memories share: it neither doubles the lexical weight
+    nor makes the question one about someone (the ``context`` stage's episode prior)."""
+    parse = parse_query("Which CI builds the API of Atlas?", time.time())
+    assert parse.names == ["Atlas"]
+    assert parse_query("Who reviews the billing API?", time.time()).names == []
+    assert named_things("Which CI builds the API of Atlas?") == ["Atlas"]

@@ -12,8 +12,8 @@
   recency weight; "first time", "earliest", "originally" favour the oldest.
 * **exact tokens**: ids (``ORN-4821``), quoted phrases, code identifiers
   (``snake_case``, ``camelCase``, ``a.b``), numbers: the lexical weight rises.
-* **names**: capitalised words, matched later against candidates' tags and
-  sources.
+* **names**: capitalised words (not a short acronym: "CI", "API"), matched later
+  against candidates' tags and sources.
 
 The ``kind`` (``keyword``, ``temporal``, ``recency`` or ``general``) selects
 the fitted fusion weights (:data:`FITTED`).
@@ -242,10 +242,17 @@ def _names(text: str) -> list[str]:
     out: list[str] = []
     for m in _CAPITAL.finditer(text):
         word = m[0].removesuffix("'s")
-        if word.lower() in _NOT_NAMES or word in out:
+        if word.lower() in _NOT_NAMES or word in out or acronym(word):
             continue
         out.append(word)
     return out
+
+
+def acronym(word: str) -> bool:
+    """A short all-capitals word ("CI", "PR", "API", "ETL"): a term of the trade many
+    memories share, not the name of someone or something in particular (ADR 0085), as
+    the ``entity`` stage reads it too."""
+    return word.isupper() and len(word) <= 3
 
 
 def question_names(text: str) -> list[str]:

@@ -19,9 +19,10 @@ knows which is the newer or whose it is.
   topic (cosine between their vectors ≥ ``current_similarity`` and holding the same share
   of the question's named things, or ≥ ``current_shared`` when both repeat a value the
   question does not name, a name, a number or a word no third top candidate holds, and
-  both hold a word the question asks, ADR 0085; each linked to every other) form a group; for a present question whose newest member
-  holds every question word another member holds (an update answers what the old fact
-  answered; "closes at 6pm" beside "opens at 8am" is a sibling, not an update), the group's newest
+  both hold a word the question asks, ADR 0085; each linked to every other) form a
+  group; for a present question whose newest member holds every question word another
+  member holds (an update answers what the old fact answered; "closes at 6pm" beside
+  "opens at 8am" is a sibling, not an update), the group's newest
   memory takes the group's best score slot, for a past one its last; the others keep
   their order in the slots left. Other candidates keep their scores and ranks, and so
   do the turns of a recorded conversation (memories that ``follow`` another): a later
@@ -118,7 +119,7 @@ def named_things(text: str) -> list[str]:
     text = _REFERENCE.split(text, maxsplit=1)[0]
     found = [m[0] for m in _IDENTIFIER.finditer(text)]
     for run in _CAPITALISED_RUN.finditer(text):  # "Grandma Rose" is one name
-        words = [n for n in question_names(run[0]) if not (n.isupper() and len(n) <= 3)]
+        words = question_names(run[0])  # no short acronym ("CI", "DB", "PR")
         words = [n for n in words if not any(n.lower() in tokenize(f) for f in found)]
         if words:
             found.append(" ".join(words))
