@@ -86,3 +86,12 @@ def test_a_short_acronym_is_no_name_of_the_question() -> None:
     assert parse.names == ["Atlas"]
     assert parse_query("Who reviews the billing API?", time.time()).names == []
     assert named_things("Which CI builds the API of Atlas?") == ["Atlas"]
+
+
+def test_a_word_of_letters_and_digits_is_an_exact_token() -> None:
+    """A commit hash or an error code is an identifier even without a dash: the lexical
+    weight rises for it as for ``ORN-4821``."""
+    now = time.time()
+    assert parse_query("What did commit 099b874 change?", now).exact == ["099b874"]
+    assert parse_query("What does error E1042 mean?", now).kind == "keyword"
+    assert parse_query("Is the mp3 at 10am?", now).exact == []  # too short to be an id

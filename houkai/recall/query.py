@@ -10,8 +10,8 @@
   not move.
 * **recency intent**: "latest", "current(ly)", "now", "most recent" raise the
   recency weight; "first time", "earliest", "originally" favour the oldest.
-* **exact tokens**: ids (``ORN-4821``), quoted phrases, code identifiers
-  (``snake_case``, ``camelCase``, ``a.b``), numbers: the lexical weight rises.
+* **exact tokens**: ids (``ORN-4821``, ``E1042``, a commit hash), quoted phrases, code
+  identifiers (``snake_case``, ``camelCase``, ``a.b``), numbers: the lexical weight rises.
 * **names**: capitalised words (not a short acronym: "CI", "API"), matched later
   against candidates' tags and sources.
 
@@ -89,6 +89,8 @@ _QUOTED = re.compile(r"[\"“”']([^\"“”']{2,80})[\"“”']")
 _ID = re.compile(
     r"\b(?=[A-Za-z0-9_.\-]*\d)(?=[A-Za-z0-9_.\-]*[A-Za-z])[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)+\b"
 )
+#: a word of letters and digits, both: a commit hash, a booking code, an error code
+_MIXED = re.compile(r"\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{5,}\b")
 _CODE = re.compile(r"\b(?:[a-z]+_[a-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]+|[A-Za-z]+\.[A-Za-z_]+\(?\)?)\b")
 _NUMBER = re.compile(r"(?<![\w.])\d{2,}(?:\.\d+)?(?![\w.])")
 _CAPITAL = re.compile(r"\b[A-Z][a-zA-Z]+(?:'s)?\b")
@@ -228,7 +230,7 @@ def _time_window(text: str, now: float) -> tuple[tuple[float, float], str] | Non
 
 def _exact_tokens(text: str) -> list[str]:
     out: list[str] = []
-    for pattern in (_QUOTED, _ID, _CODE, _NUMBER):
+    for pattern in (_QUOTED, _ID, _MIXED, _CODE, _NUMBER):
         for m in pattern.finditer(text):
             token = (m[1] if pattern is _QUOTED else m[0]).strip()
             if pattern is _NUMBER and len(token) == 4 and token[:2] in ("19", "20"):
