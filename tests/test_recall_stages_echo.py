@@ -29,8 +29,8 @@ def _write(store: MemoryStore, dated: list[tuple[str, float]]) -> list[str]:
     return [m.id for m in written]
 
 
-def _ranked(store: MemoryStore, question: str, **options) -> list[tuple[str, dict]]:
-    hits = store.recall(question, k=5, mode="hybrid", touch=False, explain=True, **options)
+def _ranked(store: MemoryStore, question: str, k: int = 5, **options) -> list[tuple[str, dict]]:
+    hits = store.recall(question, k=k, mode="hybrid", touch=False, explain=True, **options)
     return [(m.id, e) for m, _, e in hits]
 
 
@@ -95,3 +95,27 @@ def test_a_word_of_letters_and_digits_is_an_exact_token() -> None:
     assert parse_query("What did commit 099b874 change?", now).exact == ["099b874"]
     assert parse_query("What does error E1042 mean?", now).kind == "keyword"
     assert parse_query("Is the mp3 at 10am?", now).exact == []  # too short to be an id
+
+
+def test_a_memory_tagged_with_the_project_is_about_it_whatever_it_calls_it(
+    store: MemoryStore,
+):
+    """The ``entity`` stage reads a memory's tags with its text: the note that calls
+    checkout-web "the storefront" is not taken for one about another service."""
+    written = store.remember_many(
+        [
+            {
+                "text": "The storefront dev server comes up on localhost:8000.",
+                "tags": ["checkout-web"],
+            },
+            {"text": "The mobile app listens on port 8443 locally.", "tags": ["mobile-app"]},
+            {"text": "The billing service listens on port 9090 locally.", "tags": ["billing-api"]},
+            {"text": "checkout-web is hosted on ECS Fargate.", "tags": ["checkout-web"]},
+            {"text": "checkout-web builds on GitLab CI.", "tags": ["checkout-web"]},
+            *({"text": text} for text in SERVICE),
+        ]
+    )
+    right, mobile, billing = (m.id for m in written[:3])
+    ranked = dict(_ranked(store, "What's checkout-web's local port?", k=10))
+    assert "entity" not in ranked[right]["stages"]
+    assert ranked[mobile]["stages"]["entity"] < 0 and ranked[billing]["stages"]["entity"] < 0

@@ -162,14 +162,16 @@ def read(
 
 
 def coverage(c: Candidate, things: list[dict[str, float]], stemmed: bool) -> float:
-    """How much of the question's named things the candidate's text names (1 without
-    any): per thing, its rarest word held counts in full and a commoner one in
+    """How much of the question's named things the candidate's text or tags name (1
+    without any; a memory tagged ``checkout-web`` that says "the checkout frontend" is
+    about it, ADR 0085): per thing, its rarest word held counts in full and a commoner one in
     proportion to its IDF ("the billing service" names ``billing-api`` nearly as well,
     "Rose" ``Grandma Rose``); things weigh by their rarest word."""
     total = sum(max(words.values()) for words in things)
     if total <= 0:
         return 1.0
-    held = set(stem_tokens(c.memory.text)) if stemmed else set(tokenize(c.memory.text))
+    text = " ".join([c.memory.text, *c.memory.tags])  # a tag says what it is about too
+    held = set(stem_tokens(text)) if stemmed else set(tokenize(text))
     got = sum(
         max((w for word, w in words.items() if word in held), default=0.0) for words in things
     )
