@@ -119,3 +119,13 @@ def test_a_memory_tagged_with_the_project_is_about_it_whatever_it_calls_it(
     ranked = dict(_ranked(store, "What's checkout-web's local port?", k=10))
     assert "entity" not in ranked[right]["stages"]
     assert ranked[mobile]["stages"]["entity"] < 0 and ranked[billing]["stages"]["entity"] < 0
+
+
+def test_an_apostrophe_inside_words_quotes_no_phrase() -> None:
+    """ "What's checkout-web's port?" holds two apostrophes, not a quoted phrase: it is not
+    a keyword question (whose lexical weight doubles)."""
+    now = time.time()
+    assert parse_query("What's checkout-web's local port?", now).exact == []
+    assert parse_query("What’s Tom’s birthday?", now).kind == "general"
+    assert parse_query("What does 'vendor onboarding' mean?", now).exact == ["vendor onboarding"]
+    assert parse_query("Why is it “blocked by legal”?", now).exact == ["blocked by legal"]

@@ -85,7 +85,8 @@ _LATEST = re.compile(
 _FIRST = re.compile(r"\b(first time|first|earliest|originally|initially|oldest)\b", re.I)
 _WHEN = re.compile(r"^\s*(when|what (?:year|month|date|day|time)|how long ago)\b", re.I)
 
-_QUOTED = re.compile(r"[\"“”']([^\"“”']{2,80})[\"“”']")
+# A single quote opens or closes a phrase only outside a word: "What's Tom's" quotes nothing.
+_QUOTED = re.compile(r"[\"“”]([^\"“”]{2,80})[\"“”]|(?<!\w)['‘]([^'‘’]{2,80})['’](?!\w)")
 _ID = re.compile(
     r"\b(?=[A-Za-z0-9_.\-]*\d)(?=[A-Za-z0-9_.\-]*[A-Za-z])[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)+\b"
 )
@@ -232,7 +233,7 @@ def _exact_tokens(text: str) -> list[str]:
     out: list[str] = []
     for pattern in (_QUOTED, _ID, _MIXED, _CODE, _NUMBER):
         for m in pattern.finditer(text):
-            token = (m[1] if pattern is _QUOTED else m[0]).strip()
+            token = ((m[1] or m[2]) if pattern is _QUOTED else m[0]).strip()
             if pattern is _NUMBER and len(token) == 4 and token[:2] in ("19", "20"):
                 continue  # a year is a time expression, not an identifier
             if token and not any(token in found for found in out):
