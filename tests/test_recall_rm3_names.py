@@ -115,15 +115,15 @@ def test_a_name_the_collection_never_mentions_is_no_lexical_cue(store: MemorySto
             "The production cluster has twelve nodes.",
         ]
     )
-    query = "How often does the pre-production DB get reset?"
+    query = "How often does the pre-production Postgres get reset?"
     hits = store.recall(query, k=3, mode="hybrid", explain=True, touch=False)
     parsed = hits[0][2]["query"]
-    assert parsed["names"] == ["DB"] and parsed["names_unseen"] == ["DB"]
+    assert parsed["names"] == ["Postgres"] and parsed["names_unseen"] == ["Postgres"]
     assert "stems" not in parsed  # exact tokens: "production" does not match "product"
     by_text = {m.text: e for m, _, e in hits}
     assert by_text["Release notes are drafted by the product manager."]["lexical"] == 0.0
     assert hits[0][2]["weights"]["lexical"] == pytest.approx(BASE.lexical)  # no name boost
-    store.remember("The DB team meets on Mondays.")
+    store.remember("The Postgres team meets on Mondays.")
     seen = store.recall(query, k=3, mode="hybrid", explain=True, touch=False)[0][2]
     assert "names_unseen" not in seen["query"] and seen["query"]["stems"] is True
     assert seen["weights"]["lexical"] == pytest.approx(BASE.lexical * BASE.lexical_names)

@@ -10,10 +10,10 @@
   not move.
 * **recency intent**: "latest", "current(ly)", "now", "most recent" raise the
   recency weight; "first time", "earliest", "originally" favour the oldest.
-* **exact tokens**: ids (``ORN-4821``), quoted phrases, code identifiers
-  (``snake_case``, ``camelCase``, ``a.b``), numbers: the lexical weight rises.
-* **names**: capitalised words, matched later against candidates' tags and
-  sources.
+* **exact tokens**: ids (``ORN-4821``, ``E1042``, a commit hash), quoted phrases, code
+  identifiers (``snake_case``, ``camelCase``, ``a.b``), numbers: the lexical weight rises.
+* **names**: capitalised words (not a short acronym: "CI", "API"), matched later
+  against candidates' tags and sources.
 
 The ``kind`` (``keyword``, ``temporal``, ``recency`` or ``general``) selects
 the fitted fusion weights (:data:`FITTED`).
@@ -85,10 +85,13 @@ _LATEST = re.compile(
 _FIRST = re.compile(r"\b(first time|first|earliest|originally|initially|oldest)\b", re.I)
 _WHEN = re.compile(r"^\s*(when|what (?:year|month|date|day|time)|how long ago)\b", re.I)
 
-_QUOTED = re.compile(r"[\"“”']([^\"“”']{2,80})[\"“”']")
+# A single quote opens or closes a phrase only outside a word: "What's Tom's" quotes nothing.
+_QUOTED = re.compile(r"[\"“”]([^\"“”]{2,80})[\"“”]|(?<!\w)['‘]([^'‘’]{2,80})['’](?!\w)")
 _ID = re.compile(
     r"\b(?=[A-Za-z0-9_.\-]*\d)(?=[A-Za-z0-9_.\-]*[A-Za-z])[A-Za-z0-9]+(?:[-_.][A-Za-z0-9]+)+\b"
 )
+#: a word of letters and digits, both: a commit hash, a booking code, an error code
+_MIXED = re.compile(r"\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{5,}\b")
 _CODE = re.compile(r"\b(?:[a-z]+_[a-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]+|[A-Za-z]+\.[A-Za-z_]+\(?\)?)\b")
 _NUMBER = re.compile(r"(?<![\w.])\d{2,}(?:\.\d+)?(?![\w.])")
 _CAPITAL = re.compile(r"\b[A-Z][a-zA-Z]+(?:'s)?\b")
@@ -228,9 +231,9 @@ def _time_window(text: str, now: float) -> tuple[tuple[float, float], str] | Non
 
 def _exact_tokens(text: str) -> list[str]:
     out: list[str] = []
-    for pattern in (_QUOTED, _ID, _CODE, _NUMBER):
+    for pattern in (_QUOTED, _ID, _MIXED, _CODE, _NUMBER):
         for m in pattern.finditer(text):
-            token = (m[1] if pattern is _QUOTED else m[0]).strip()
+            token = ((m[1] or m[2]) if pattern is _QUOTED else m[0]).strip()
             if pattern is _NUMBER and len(token) == 4 and token[:2] in ("19", "20"):
                 continue  # a year is a time expression, not an identifier
             if token and not any(token in found for found in out):
@@ -242,10 +245,17 @@ def _names(text: str) -> list[str]:
     out: list[str] = []
     for m in _CAPITAL.finditer(text):
         word = m[0].removesuffix("'s")
-        if word.lower() in _NOT_NAMES or word in out:
+        if word.lower() in _NOT_NAMES or word in out or acronym(word):
             continue
         out.append(word)
     return out
+
+
+def acronym(word: str) -> bool:
+    """A short all-capitals word ("CI", "PR", "API", "ETL"): a term of the trade many
+    memories share, not the name of someone or something in particular (ADR 0085), as
+    the ``entity`` stage reads it too."""
+    return word.isupper() and len(word) <= 3
 
 
 def question_names(text: str) -> list[str]:

@@ -16,11 +16,13 @@ knows which is the newer or whose it is.
   these days / latest"), *past* ("originally", "used to", "previous", "before …" with a
   past verb) or neither (a past-tense question, a time window). Among the
   :attr:`~houkai.recall.stages.params.StageParams.current_top` best candidates, memories on one
-  topic (cosine between their vectors ≥ ``current_similarity``, or ≥ ``current_shared``
-  when both name a value the question does not; holding the same share of the question's
-  named things; each linked to every other) form a group; for a present question whose newest member
-  holds every question word another member holds (an update answers what the old fact
-  answered; "closes at 6pm" beside "opens at 8am" is a sibling, not an update), the group's newest
+  topic (cosine between their vectors ≥ ``current_similarity`` and holding the same share
+  of the question's named things, or ≥ ``current_shared`` when both repeat a value the
+  question does not name, a name, a number or a word no third top candidate holds, and
+  both hold a word the question asks, ADR 0085; each linked to every other) form a
+  group; for a present question whose newest member holds every question word another
+  member holds (an update answers what the old fact answered; "closes at 6pm" beside
+  "opens at 8am" is a sibling, not an update), the group's newest
   memory takes the group's best score slot, for a past one its last; the others keep
   their order in the slots left. Other candidates keep their scores and ranks, and so
   do the turns of a recorded conversation (memories that ``follow`` another): a later
@@ -50,6 +52,10 @@ if TYPE_CHECKING:
 #: A capitalised name more memories than this share use names nobody in particular (a
 #: chat's two speakers); a project among a handful still counts.
 COMMON_NAME_SHARE = 0.25
+#: A word at most this many of the ``current`` stage's top candidates hold (and the
+#: question does not) is one an update repeats of the fact it replaces: the old fact and
+#: its update.
+ECHO_MOST = 2
 
 _NOW = re.compile(
     r"\b(now|currently|current|these days|nowadays|at the moment|latest|most recent|"
@@ -113,7 +119,7 @@ def named_things(text: str) -> list[str]:
     text = _REFERENCE.split(text, maxsplit=1)[0]
     found = [m[0] for m in _IDENTIFIER.finditer(text)]
     for run in _CAPITALISED_RUN.finditer(text):  # "Grandma Rose" is one name
-        words = [n for n in question_names(run[0]) if not (n.isupper() and len(n) <= 3)]
+        words = question_names(run[0])  # no short acronym ("CI", "DB", "PR")
         words = [n for n in words if not any(n.lower() in tokenize(f) for f in found)]
         if words:
             found.append(" ".join(words))
@@ -156,14 +162,16 @@ def read(
 
 
 def coverage(c: Candidate, things: list[dict[str, float]], stemmed: bool) -> float:
-    """How much of the question's named things the candidate's text names (1 without
-    any): per thing, its rarest word held counts in full and a commoner one in
+    """How much of the question's named things the candidate's text or tags name (1
+    without any; a memory tagged ``checkout-web`` that says "the checkout frontend" is
+    about it, ADR 0085): per thing, its rarest word held counts in full and a commoner one in
     proportion to its IDF ("the billing service" names ``billing-api`` nearly as well,
     "Rose" ``Grandma Rose``); things weigh by their rarest word."""
     total = sum(max(words.values()) for words in things)
     if total <= 0:
         return 1.0
-    held = set(stem_tokens(c.memory.text)) if stemmed else set(tokenize(c.memory.text))
+    text = " ".join([c.memory.text, *c.memory.tags])  # a tag says what it is about too
+    held = set(stem_tokens(text)) if stemmed else set(tokenize(text))
     got = sum(
         max((w for word, w in words.items() if word in held), default=0.0) for words in things
     )
@@ -201,28 +209,48 @@ def _values(text: str) -> set[str]:
     return out
 
 
+def _distinct(top: list[Candidate], asked: frozenset[str], most: int) -> list[set[str]]:
+    """Per candidate of *top*, its words that at most *most* of *top* hold and the
+    question does not: what an update repeats of the fact it replaces ("chi" in "moved
+    to Express; the chi app factory is gone" beside "uses chi for its web framework")."""
+    words = [
+        {t for t in tokenize(c.memory.text) if t not in _STOP and t not in asked and len(t) > 1}
+        for c in top
+    ]
+    held: dict[str, int] = {}
+    for ws in words:
+        for w in ws:
+            held[w] = held.get(w, 0) + 1
+    return [{w for w in ws if held[w] <= most} for ws in words]
+
+
 def _groups(
     top: list[Candidate],
     similarity: float,
     cover: dict[str, float],
-    shared: float = 1.0,
-    asked: frozenset[str] = frozenset(),
+    shared: float,
+    values: list[set[str]],
+    terms: frozenset[str] = frozenset(),
 ) -> list[list[int]]:
-    """Groups of *top* (indices, best first) on one topic: every two members hold the
-    same share of the question's named things, and their vectors are at least
-    *similarity* apart, or *shared* apart when both name a value the question does not
-    (the old value an update repeats). A candidate joins the first group it fits whole."""
-    values = [_values(c.memory.text) - asked for c in top]
+    """Groups of *top* (indices, best first) on one topic: every two members' vectors are
+    at least *similarity* apart and hold the same share of the question's named things,
+    or they are *shared* apart and both name a value the question does not (*values*: the
+    old value an update repeats) while both hold a word the question asks (*terms*, so
+    two entities' updates that share a verb do not group); then a partial share of the
+    named things on both sides is enough ("the notification service" beside
+    "notify-service"). A candidate joins the first group it fits whole."""
+    held = [terms & set(stem_tokens(c.memory.text)) for c in top]
 
     def linked(i: int, j: int) -> bool:
         vi, vj = top[i].vector, top[j].vector
         if vi is None or vj is None:
             return False
+        echo = bool(values[i] & values[j]) and (not terms or bool(held[i] & held[j]))
         ci, cj = cover.get(top[i].memory.id, 1.0), cover.get(top[j].memory.id, 1.0)
-        if abs(ci - cj) > 1e-9:
+        if abs(ci - cj) > 1e-9 and not (echo and ci > 0 and cj > 0):
             return False
         cos = float(np.dot(vi, vj))
-        return cos >= similarity or (cos >= shared and bool(values[i] & values[j]))
+        return cos >= similarity or (cos >= shared and echo)
 
     groups: list[list[int]] = []
     for i in range(len(top)):
@@ -278,7 +306,9 @@ def newest_first(
     def when(c: Candidate) -> float:  # the blend's recency basis: created, or last access
         return c.memory.last_accessed if state.accessed else c.memory.created_at
 
-    for group in _groups(top, similarity, cover, shared, asked):
+    values = [_values(c.memory.text) - asked for c in top]
+    values = [v | d for v, d in zip(values, _distinct(top, asked, ECHO_MOST), strict=True)]
+    for group in _groups(top, similarity, cover, shared, values, terms):
         members = [top[i] for i in group]
         newest = max(members, key=lambda c: (when(c), c.memory.id))
         if state.intent == "present" and not _answers_as_well(members, terms, newest):

@@ -1,0 +1,131 @@
+"""The ``current`` stage groups an update with the fact it replaces by the word it repeats
+(ADR 0085), on small real-Redis collections: an update is often phrased unlike the old
+fact and names the project another way, but it repeats the replaced value."""
+
+from __future__ import annotations
+
+import time
+
+from houkai import MemoryStore
+from houkai.bench.locomo import backdate
+from houkai.recall.query import parse_query
+from houkai.recall.state import named_things
+
+DAY = 86_400.0
+SERVICE = [
+    "Code owner for notify-service is Ravi.",
+    "notify-service listens on port 5173 locally.",
+    "We ship notify-service to AWS Lambda with the release workflow.",
+    "Formatter/linter in notify-service: ruff.",
+    "The ETL repo uses Express for its web framework.",
+    "Database for the ETL repo: Postgres 15.",
+]
+
+
+def _write(store: MemoryStore, dated: list[tuple[str, float]]) -> list[str]:
+    now = time.time()
+    written = store.remember_many([t for t, _ in dated])
+    backdate(store, {m.id: now - days * DAY for m, (_, days) in zip(written, dated, strict=True)})
+    return [m.id for m in written]
+
+
+def _ranked(store: MemoryStore, question: str, k: int = 5, **options) -> list[tuple[str, dict]]:
+    hits = store.recall(question, k=k, mode="hybrid", touch=False, explain=True, **options)
+    return [(m.id, e) for m, _, e in hits]
+
+
+def test_an_update_that_names_the_project_another_way_is_grouped_by_the_value_it_repeats(
+    store: MemoryStore,
+):
+    old, new, *_ = _write(
+        store,
+        [
+            ("The notification service uses chi for its web framework.", 200),
+            (
+                "notify-service now uses Express as its web framework; the chi app is gone.",
+                30,
+            ),
+            *((text, 150 + i) for i, text in enumerate(SERVICE)),
+        ],
+    )
+    question = "What web framework does notify-service use?"
+    ranked = _ranked(store, question)
+    assert ranked[0][0] == new
+    assert ranked[0][1]["stages"]["current_group"] == 2
+    # the old fact names the project "the notification service": it holds less of the
+    # question's named thing, which alone kept the two apart
+    assert ranked[1][0] == old
+    assert ranked[1][1]["stages"]["entity"] < 0
+    # a question about the past gets the older one first, from the same group
+    ranked = _ranked(store, "Which web framework did notify-service use originally?")
+    assert ranked[0][0] == old
+    assert ranked[0][1]["stages"]["current_group"] == 2
+
+
+def test_two_projects_updates_that_share_a_word_are_not_one_topic(store: MemoryStore):
+    billing, indexer, *_ = _write(
+        store,
+        [
+            ("Bumped billing-api from Go 1.21 to Java 17.", 100),
+            ("Bumped the search indexer from Java 17 to Java 21.", 130),
+            ("billing-api now requires Go 1.21; Python 3.10 support was dropped.", 170),
+            *((text, 150 + i) for i, text in enumerate(SERVICE)),
+        ],
+    )
+    # both repeat "bumped", which no other candidate holds; only the first is about what
+    # the question asks (the billing service), so they are not one topic's old and new
+    ranked = dict(_ranked(store, "Which runtime was the billing service on before Java 17?"))
+    assert billing in ranked
+    assert "current_group" not in ranked[indexer]["stages"]
+
+
+def test_a_short_acronym_is_no_name_of_the_question() -> None:
+    """ "CI" or "API" is a term many memories share: it neither doubles the lexical weight
+    nor makes the question one about someone (the ``context`` stage's episode prior)."""
+    parse = parse_query("Which CI builds the API of Atlas?", time.time())
+    assert parse.names == ["Atlas"]
+    assert parse_query("Who reviews the billing API?", time.time()).names == []
+    assert named_things("Which CI builds the API of Atlas?") == ["Atlas"]
+
+
+def test_a_word_of_letters_and_digits_is_an_exact_token() -> None:
+    """A commit hash or an error code is an identifier even without a dash: the lexical
+    weight rises for it as for ``ORN-4821``."""
+    now = time.time()
+    assert parse_query("What did commit 099b874 change?", now).exact == ["099b874"]
+    assert parse_query("What does error E1042 mean?", now).kind == "keyword"
+    assert parse_query("Is the mp3 at 10am?", now).exact == []  # too short to be an id
+
+
+def test_a_memory_tagged_with_the_project_is_about_it_whatever_it_calls_it(
+    store: MemoryStore,
+):
+    """The ``entity`` stage reads a memory's tags with its text: the note that calls
+    checkout-web "the storefront" is not taken for one about another service."""
+    written = store.remember_many(
+        [
+            {
+                "text": "The storefront dev server comes up on localhost:8000.",
+                "tags": ["checkout-web"],
+            },
+            {"text": "The mobile app listens on port 8443 locally.", "tags": ["mobile-app"]},
+            {"text": "The billing service listens on port 9090 locally.", "tags": ["billing-api"]},
+            {"text": "checkout-web is hosted on ECS Fargate.", "tags": ["checkout-web"]},
+            {"text": "checkout-web builds on GitLab CI.", "tags": ["checkout-web"]},
+            *({"text": text} for text in SERVICE),
+        ]
+    )
+    right, mobile, billing = (m.id for m in written[:3])
+    ranked = dict(_ranked(store, "What's checkout-web's local port?", k=10))
+    assert "entity" not in ranked[right]["stages"]
+    assert ranked[mobile]["stages"]["entity"] < 0 and ranked[billing]["stages"]["entity"] < 0
+
+
+def test_an_apostrophe_inside_words_quotes_no_phrase() -> None:
+    """ "What's checkout-web's port?" holds two apostrophes, not a quoted phrase: it is not
+    a keyword question (whose lexical weight doubles)."""
+    now = time.time()
+    assert parse_query("What's checkout-web's local port?", now).exact == []
+    assert parse_query("What’s Tom’s birthday?", now).kind == "general"
+    assert parse_query("What does 'vendor onboarding' mean?", now).exact == ["vendor onboarding"]
+    assert parse_query("Why is it “blocked by legal”?", now).exact == ["blocked by legal"]
