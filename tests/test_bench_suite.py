@@ -140,6 +140,12 @@ def test_suite_runs_end_to_end_on_tiny_data(bench, tmp_path: Path):
     assert "adversarial" in locomo["defaults"]["by_category"]
     assert any(v["stage"] == "current" and v["set"] == "tiny" for v in data["verdicts"])
     assert "current (on) on tiny" in result.output and "R@5" in result.output
+    head = suite.summary(data).splitlines()
+    tiny_row = next(line for line in head if line.startswith("| tiny dev (2 questions) |"))
+    plain = tiny_modes["plain"]
+    assert f"{plain['recall@5']:.3f} / {plain['mrr']:.3f}" in tiny_row
+    assert any(line.startswith("| LoCoMo, categories 1–4 |") for line in head)
+    assert "| stage | default | tiny | locomo |" in suite.readme_block(data)
 
 
 def test_misses_are_refused_on_the_test_split(bench):

@@ -27,7 +27,7 @@ from typing import Any
 from ..recall.stages import names, resolve_stages
 from . import agentset_run
 
-DEFAULT_SETS = "coding,personal,heldout"
+DEFAULT_SETS = "coding,personal,team,heldout"
 QUICK_LOCOMO = 1  # conversations in a --quick run
 #: A stage "holds" a set when turning it on costs at most one question's worth of R@5 and
 #: of MRR (1/n on a set of n questions), and never more than this floor on a large set.
@@ -201,10 +201,59 @@ def write(result: dict[str, Any], path: str | Path) -> None:
     Path(path).write_text(json.dumps(result, indent=1) + "\n")
 
 
+SUMMARY_MODES = ("plain", "defaults", "rrf")
+
+
+def summary(result: dict[str, Any]) -> str:
+    """The headline table: each set's R@5 / MRR for the plain blend, the defaults and RRF
+    (LoCoMo whole and its categories 1–4), then the defaults on the peers' LoCoMo measures.
+    The README carries a copy that ``tests/test_bench_suite.py`` holds to this."""
+    lines = ["| set | " + " | ".join(SUMMARY_MODES) + " |", "|" + "---|" * (len(SUMMARY_MODES) + 1)]
+    peers = ""
+    for name, entry in scored_sets(result):
+        by_mode = {m["mode"]: m for m in entry["modes"]}
+        n = questions_of(entry)
+        split = result["split"] if name in result["sets"] and name != "heldout" else "all"
+        label = f"{name} {split} ({n} questions)" if split != "all" else f"{name} ({n} questions)"
+        cells = [
+            f"{by_mode[m]['recall@5']:.3f} / {by_mode[m]['mrr']:.3f}" if m in by_mode else "—"
+            for m in SUMMARY_MODES
+        ]
+        if any("categories_1_4" in m for m in entry["modes"]):
+            label = f"LoCoMo, all {n:,}"
+            four = [
+                f"{by_mode[m]['categories_1_4']['recall@5']:.3f} / "
+                f"{by_mode[m]['categories_1_4']['mrr']:.3f}"
+                if m in by_mode and "categories_1_4" in by_mode[m]
+                else "—"
+                for m in SUMMARY_MODES
+            ]
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+            lines.append("| LoCoMo, categories 1–4 | " + " | ".join(four) + " |")
+            d = by_mode.get("defaults", {})
+            if all(k in d for k in ("any@5", "any@10", "session@5", "session@10")):
+                peers = (
+                    f"LoCoMo defaults on the peers' measures: any-hit R@5 {d['any@5']:.3f} / "
+                    f"R@10 {d['any@10']:.3f}, session-level R@5 {d['session@5']:.3f} / "
+                    f"R@10 {d['session@10']:.3f}."
+                )
+            continue
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    if peers:
+        lines += ["", peers]
+    return "\n".join(lines) + "\n"
+
+
 def markdown(result: dict[str, Any]) -> str:
-    """The suite as Markdown: one table per set (modes × R@5, MRR, p50, R@5 per kind or
-    category; LoCoMo adds the peers' measures), then each stage's effect per set."""
-    lines: list[str] = []
+    """The suite as Markdown: the summary, then one table per set (modes × R@5, MRR, p50,
+    R@5 per kind or category; LoCoMo adds the peers' measures), then each stage's effect
+    per set."""
+    lines: list[str] = [
+        "R@5 / MRR per set: the plain blend, the defaults and RRF.",
+        "",
+        *summary(result).splitlines(),
+        "",
+    ]
     for name, entry in scored_sets(result):
         modes = entry["modes"]
         parts = list(modes[0].get("by_kind") or modes[0].get("by_category") or {}) if modes else []
@@ -240,6 +289,13 @@ def markdown(result: dict[str, Any]) -> str:
                     f"| {c['any@5']:.3f} | {c['any@10']:.3f} | {c['session@10']:.3f} |"
                 )
         lines.append("")
+    lines += stage_effects(result).splitlines()
+    return "\n".join(lines)
+
+
+def stage_effects(result: dict[str, Any]) -> str:
+    """Each stage's effect per set, on minus off, with the verdict of the rule."""
+    lines: list[str] = []
     effects = verdicts(result)  # recomputed from the scores: the rule, not a stored copy
     if effects:
         sets = list(dict.fromkeys(v["set"] for v in effects))
@@ -261,3 +317,8 @@ def markdown(result: dict[str, Any]) -> str:
             lines.append(f"| {stage} | {default} | " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)
+
+
+def readme_block(result: dict[str, Any]) -> str:
+    """What the README shows of the suite: the summary and each stage's effect."""
+    return summary(result) + "\n" + stage_effects(result)

@@ -1,9 +1,9 @@
 """The manual's reference tables, generated from the code (and checked by a test).
 
 Each table sits between ``<!-- registry:NAME -->`` and ``<!-- /registry:NAME -->``
-in one page of the manual (:data:`PAGES`, under ``docs/``): the REST routes, the
-MCP tools, every CLI command, each operation's doors, and the index of design
-records. ``python -m houkai.app.operations.docs --write`` rewrites them;
+in one page of the manual (:data:`PAGES`): the REST routes, the MCP tools, every
+CLI command, each operation's doors, the index of design records, and the README's
+benchmark-suite tables (from ``docs/bench/suite.json``). ``python -m houkai.app.operations.docs --write`` rewrites them;
 ``--check`` exits 1 when one drifted from the code (``tests/test_registry.py``
 does the same), so a parameter added to a model reaches the manual in one edit.
 """
@@ -31,7 +31,9 @@ PAGES: dict[str, str] = {
     "cli-commands": "docs/cli.md",
     "operation-doors": "docs/reference/operations.md",
     "adr-index": "docs/design-decisions.md",
+    "bench-suite": "README.md",
 }
+SUITE_RESULT = ROOT / "docs" / "bench" / "suite.json"
 
 
 def _args(names: list[str], required: set[str]) -> str:
@@ -196,12 +198,23 @@ def adr_table(folder: Path | None = None) -> str:
     return "\n".join(rows)
 
 
+def suite_table() -> str:
+    """The benchmark suite's headline and per-stage tables, from its last committed run
+    (``houkai bench suite --split test`` writes ``docs/bench/suite.json``)."""
+    import json
+
+    from ...bench.suite import readme_block
+
+    return readme_block(json.loads(SUITE_RESULT.read_text(encoding="utf-8"))).rstrip()
+
+
 BLOCKS: dict[str, Callable[[], str]] = {
     "rest-routes": rest_table,
     "mcp-tools": mcp_table,
     "cli-commands": cli_table,
     "operation-doors": operations_table,
     "adr-index": adr_table,
+    "bench-suite": suite_table,
 }
 
 

@@ -23,7 +23,7 @@ DEFAULT_OUT = "docs/bench/suite.json"
 )
 @click.option(
     "--sets",
-    default="coding,personal,heldout",
+    default="coding,personal,team,heldout",
     show_default=True,
     help="Agent-memory sets by name or JSON path; heldout is the earlier held-out set.",
 )
