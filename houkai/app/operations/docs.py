@@ -3,7 +3,8 @@
 Each table sits between ``<!-- registry:NAME -->`` and ``<!-- /registry:NAME -->``
 in one page of the manual (:data:`PAGES`): the REST routes, the MCP tools, every
 CLI command, each operation's doors, the index of design records, and the README's
-benchmark-suite tables (from ``docs/bench/suite.json``). ``python -m houkai.app.operations.docs --write`` rewrites them;
+benchmark-suite tables (from ``docs/bench/suite.json``).
+``python -m houkai.app.operations.docs --write`` rewrites them;
 ``--check`` exits 1 when one drifted from the code (``tests/test_registry.py``
 does the same), so a parameter added to a model reaches the manual in one edit.
 """
