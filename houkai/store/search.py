@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import TypedDict, Unpack
 
 import redis
 
@@ -55,22 +56,24 @@ class Hit:
         return as_text(raw, default)
 
 
+class SearchOptions(TypedDict, total=False):
+    """:func:`search_args`'s keywords, which :func:`search` passes on unchanged."""
+
+    params: dict[str, bytes | str | int | float] | None
+    return_fields: Sequence[str] | None
+    sortby: tuple[str, str] | None
+    offset: int
+    limit: int
+    withscores: bool
+    scorer: str | None
+    inkeys: Sequence[str] | None
+    nocontent: bool
+    verbatim: bool
+    timeout_ms: int | None
+
+
 def search(
-    client: redis.Redis,
-    index: str,
-    query: str,
-    *,
-    params: dict[str, bytes | str | int | float] | None = None,
-    return_fields: Sequence[str] | None = None,
-    sortby: tuple[str, str] | None = None,
-    offset: int = 0,
-    limit: int = 10,
-    withscores: bool = False,
-    scorer: str | None = None,
-    inkeys: Sequence[str] | None = None,
-    nocontent: bool = False,
-    verbatim: bool = False,
-    timeout_ms: int | None = None,
+    client: redis.Redis, index: str, query: str, **options: Unpack[SearchOptions]
 ) -> tuple[int, list[Hit]]:
     """Run FT.SEARCH (DIALECT 2) and return ``(total, hits)``.
 
@@ -78,23 +81,12 @@ def search(
     Inside a request deadline (:mod:`houkai.domain.deadline`) a passed deadline
     stops the work here, and a query never runs past the time left.
     """
-    args = search_args(
-        index,
-        query,
-        params=params,
-        return_fields=return_fields,
-        sortby=sortby,
-        offset=offset,
-        limit=limit,
-        withscores=withscores,
-        scorer=scorer,
-        inkeys=inkeys,
-        nocontent=nocontent,
-        verbatim=verbatim,
-        timeout_ms=timeout_ms,
+    reply = client.execute_command(*search_args(index, query, **options))
+    return parse_search(
+        reply,
+        withscores=options.get("withscores", False),
+        nocontent=options.get("nocontent", False),
     )
-    reply = client.execute_command(*args)
-    return parse_search(reply, withscores=withscores, nocontent=nocontent)
 
 
 def search_args(
