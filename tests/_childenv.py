@@ -20,3 +20,18 @@ def child_env(**settings: str) -> dict[str, str]:
     env.pop("REDIS_URL", None)
     env.update(settings)
     return env
+
+
+def cli_env(settings, tmp_path, **extra: str) -> dict[str, str]:
+    """The settings a CLI run in-process (``CliRunner(env=…)``) needs to reach the same
+    collection as *settings*: inline pipeline, hash embedder, no config file."""
+    return {
+        "REDIS_URL": settings.redis_url,
+        "HOUKAI_KEY_PREFIX": settings.key_prefix,
+        "HOUKAI_DATA_DIR": settings.data_dir,
+        "HOUKAI_CONFIG": str(tmp_path / "absent.toml"),
+        "HOUKAI_COLLECTION": settings.collection,
+        "HOUKAI_PIPELINE_MODE": "inline",
+        "HOUKAI_EMBEDDER": "hash:384",
+        **extra,
+    }

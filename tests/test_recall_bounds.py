@@ -9,6 +9,7 @@ import uuid
 
 import numpy as np
 import pytest
+from _childenv import cli_env
 from click.testing import CliRunner
 from houkai.api import mcp_server
 from houkai.api.openapi import build_openapi
@@ -157,16 +158,7 @@ def test_deadline_answers_cleanly_through_every_door(late, tmp_path):
         assert "request_deadline" in mcp_server.error_message(late_error)
     finally:
         mcp_server.set_service(None)
-    env = {
-        "REDIS_URL": s.redis_url,
-        "HOUKAI_KEY_PREFIX": s.key_prefix,
-        "HOUKAI_DATA_DIR": s.data_dir,
-        "HOUKAI_CONFIG": str(tmp_path / "absent.toml"),
-        "HOUKAI_COLLECTION": s.collection,
-        "HOUKAI_PIPELINE_MODE": "inline",
-        "HOUKAI_EMBEDDER": "hash:384",
-        "HOUKAI_REQUEST_DEADLINE": "0.000000001",
-    }
+    env = cli_env(s, tmp_path, HOUKAI_REQUEST_DEADLINE="0.000000001")
     out = CliRunner().invoke(cli, ["recall", "w1 w2", "--diversity", "0.5"], env=env)
     assert out.exit_code == 1, out.output
     assert "Error:" in out.output and "request_deadline" in out.output

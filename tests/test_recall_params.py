@@ -19,6 +19,7 @@ import types
 from typing import Any
 
 import pytest
+from _childenv import cli_env
 from click.testing import CliRunner
 from houkai.api import mcp_server
 from houkai.api.rest import create_app
@@ -199,15 +200,7 @@ def doors(settings, store, tmp_path):
     service = MemoryService(s)
     service._stores[store.collection_name] = store
     mcp_server.set_service(service)
-    env = {
-        "REDIS_URL": s.redis_url,
-        "HOUKAI_KEY_PREFIX": s.key_prefix,
-        "HOUKAI_DATA_DIR": s.data_dir,
-        "HOUKAI_CONFIG": str(tmp_path / "absent.toml"),
-        "HOUKAI_COLLECTION": s.collection,
-        "HOUKAI_PIPELINE_MODE": "inline",
-        "HOUKAI_EMBEDDER": "hash:384",
-    }
+    env = cli_env(s, tmp_path)
     try:
         yield create_app(s, service).test_client(), env
     finally:
