@@ -95,17 +95,12 @@ def run(
     *limit*: only the first N questions (a quick run). *misses*: keep, per mode, the
     questions whose first relevant memory was not ranked first (for reading a dev run).
     """
-    from ..store import MemoryStore
+    from .scratch import bench_store
 
     data = load(name)
     asked = questions(data, split)[:limit]
     as_of = datetime.fromisoformat(data["as_of"]).timestamp()
-    store = MemoryStore(
-        collection=f"bench-agent-{data['name']}",
-        settings=settings,
-        journal_enabled=False,
-        actor="bench",
-    )
+    store = bench_store(f"bench-agent-{data['name']}", settings)
     store.nuke()
     try:
         ids = ingest(store, data, as_of)

@@ -118,17 +118,12 @@ def fit_kind(store, items: list[Item], passes: int = 2) -> tuple[StageParams, di
 
 def run(path: str | Path, *, conversations: str = "0-4", settings=None) -> dict[str, Any]:
     """Fit per kind on the chosen split (collections kept by ``bench locomo --reuse``)."""
-    from ..store import MemoryStore
+    from .scratch import bench_store
 
     chosen = locomo.select(list(locomo.load(path)), conversations)
     items: list[Item] = []
     for conv in chosen:
-        store = MemoryStore(
-            collection=f"bench-locomo-{conv.sample_id}",
-            settings=settings,
-            journal_enabled=False,
-            actor="bench",
-        )
+        store = bench_store(f"bench-locomo-{conv.sample_id}", settings)
         if not locomo.ingested(store, conv, captions=False):
             store.nuke()
             locomo.ingest_conversation(store, conv)

@@ -62,7 +62,7 @@ def run(
 ) -> dict[str, Any]:
     """Score every mode on every query; per kind and overall (*modes_options*: recall
     options by mode name instead of LoCoMo's :data:`MODES`, as the suite passes)."""
-    from ..store import MemoryStore
+    from .scratch import bench_store
 
     table = modes_options or MODES
     modes = modes or (list(table) if modes_options else DEFAULT_MODES.split(","))
@@ -71,9 +71,7 @@ def run(
             raise ValueError(f"unknown mode {mode!r}; choose from {', '.join(table)}")
     data = load(path)
     as_of = datetime.fromisoformat(data["as_of"]).timestamp()
-    store = MemoryStore(
-        collection="bench-heldout", settings=settings, journal_enabled=False, actor="bench"
-    )
+    store = bench_store("bench-heldout", settings)
     store.nuke()
     try:
         ids = _ingest(store, data, as_of)

@@ -324,16 +324,10 @@ def upgrade_stems(store: Any) -> None:
 def _open(collection: str, settings: Any, embedder: Any) -> Any:
     """The conversation's store; a collection left with another vector type is re-created."""
     from ..db.schema import validate_vector_type
-    from ..store import MemoryStore
+    from .scratch import bench_store
 
     def make() -> Any:
-        return MemoryStore(
-            collection=collection,
-            settings=settings,
-            embedder=embedder,
-            journal_enabled=False,
-            actor="bench",
-        )
+        return bench_store(collection, settings, embedder)
 
     store = make()
     if settings is not None and store.vector_type != validate_vector_type(settings.vector_type):

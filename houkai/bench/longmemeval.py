@@ -70,16 +70,14 @@ def run(
     k: int = 50,
 ) -> dict[str, Any]:
     """Score every mode on each question's own haystack (turns ranked, read as sessions)."""
-    from ..store import MemoryStore
+    from .scratch import bench_store
 
     questions = load(path, limit)
     rows: dict[str, list[tuple[float, ...]]] = {m: [] for m in modes}
     seconds: dict[str, list[float]] = {m: [] for m in modes}
     by_type: dict[str, dict[str, list[float]]] = {m: {} for m in modes}
     for q in questions:
-        store = MemoryStore(
-            collection="bench-longmemeval", settings=settings, journal_enabled=False, actor="bench"
-        )
+        store = bench_store("bench-longmemeval", settings)
         store.nuke()
         try:
             for sid, date, turns in zip(

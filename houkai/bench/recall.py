@@ -373,7 +373,7 @@ def run(
     from ..db.keys import validate_collection
     from ..db.server import resolve_url
     from ..engines.embeddings import get_embedder
-    from ..store import MemoryStore
+    from .scratch import bench_store
 
     sizes = list(sizes)
     if not sizes or any(isinstance(n, bool) or not isinstance(n, int) or n < 1 for n in sizes):
@@ -398,13 +398,7 @@ def run(
     results: list[SizeResult] = []
     for n in sizes:
         name = f"{collection_prefix}-{n}"
-        store = MemoryStore(
-            collection=name,
-            settings=settings,
-            embedder=embedder,
-            actor="bench",
-            journal_enabled=False,
-        )
+        store = bench_store(name, settings, embedder)
         try:
             if progress:
                 progress(f"N={n}: loading corpus into {name}")
@@ -474,18 +468,12 @@ def drop_collections(settings: Settings, sizes: Sequence[int], collection_prefix
     """Drop the benchmark collections ``PREFIX-N`` (and their reuse markers)."""
     from ..db.server import resolve_url
     from ..engines.embeddings import get_embedder
-    from ..store import MemoryStore
+    from .scratch import bench_store
 
     url = resolve_url(settings.redis_url, settings.data_dir, settings.redis_port)
     settings = settings.replace(redis_url=url)
     for n in sizes:
-        store = MemoryStore(
-            collection=f"{collection_prefix}-{n}",
-            settings=settings,
-            embedder=get_embedder(settings.embedder),
-            actor="bench",
-            journal_enabled=False,
-        )
+        store = bench_store(f"{collection_prefix}-{n}", settings, get_embedder(settings.embedder))
         store.drop()
         store.client.delete(_marker_key(store))
 

@@ -276,7 +276,7 @@ def run(
     from ..db.keys import validate_collection
     from ..db.server import resolve_url
     from ..engines.embeddings import get_embedder
-    from ..store import MemoryStore
+    from .scratch import bench_store
 
     sizes = list(sizes)
     _validate(sizes, n_queries, k, rounds)
@@ -304,13 +304,7 @@ def run(
     try:
         for n in sizes:
             name = f"{collection_prefix}-{n}"
-            store = MemoryStore(
-                collection=name,
-                settings=settings,
-                embedder=embedder,
-                actor="bench",
-                journal_enabled=False,
-            )
+            store = bench_store(name, settings, embedder)
             try:
                 say(f"N={n}: loading corpus into {name}")
                 load_corpus(store, n, seed=seed, progress=progress)
