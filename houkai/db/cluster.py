@@ -17,7 +17,6 @@ import json
 import logging
 import os
 import signal
-import socket
 import subprocess
 import time
 from collections.abc import Callable
@@ -26,7 +25,7 @@ from pathlib import Path
 
 import redis
 
-from .server import RedisServerError, binary_paths, free_port, process_alive
+from .server import RedisServerError, binary_paths, free_port, port_free, process_alive
 
 log = logging.getLogger(__name__)
 
@@ -62,16 +61,6 @@ class ClusterInfo:
 
 def _alive(pid: int) -> bool:
     return process_alive(pid, (b"valkey", b"redis"))
-
-
-def _port_free(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            sock.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-        return True
 
 
 def _client(port: int, timeout: float = 2.0) -> redis.Redis:
@@ -110,7 +99,7 @@ def _ports(first: int | None, count: int) -> list[int]:
         ports: list[int] = []
         while len(ports) < count:
             p = free_port()
-            if p <= MAX_PORT and p not in ports and _port_free(p + 10000):
+            if p <= MAX_PORT and p not in ports and port_free(p + 10000):
                 ports.append(p)
         return ports
     if first + count - 1 > MAX_PORT:
@@ -118,7 +107,7 @@ def _ports(first: int | None, count: int) -> list[int]:
             f"--port must be at most {MAX_PORT - count + 1} (bus port = port + 10000)"
         )
     ports = list(range(first, first + count))
-    busy = [p for p in ports if not _port_free(p) or not _port_free(p + 10000)]
+    busy = [p for p in ports if not port_free(p) or not port_free(p + 10000)]
     if busy:
         raise RedisServerError(f"ports {busy} are in use; pick another --port")
     return ports

@@ -96,7 +96,8 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _port_free(port: int) -> bool:
+def port_free(port: int) -> bool:
+    """Whether *port* on 127.0.0.1 can be bound now (a lingering TIME_WAIT does not count)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
@@ -110,7 +111,7 @@ def _port_freed(port: int, wait: float = 3.0) -> bool:
     """Whether *port* is free, allowing a killed server's last threads *wait* seconds to
     release it (its pid is a zombie before its listening socket closes)."""
     deadline = time.monotonic() + wait
-    while not _port_free(port):
+    while not port_free(port):
         if time.monotonic() >= deadline:
             return False
         time.sleep(0.05)
