@@ -35,3 +35,30 @@ def cli_env(settings, tmp_path, **extra: str) -> dict[str, str]:
         "HOUKAI_EMBEDDER": "hash:384",
         **extra,
     }
+
+
+def bench_cli(settings, tmp_path, *command: str, key_prefix: str | None = None):
+    """``houkai *command* ARGS…`` run in this process against *settings*' Redis (no config
+    file, no colour); the test's settings are put back after each run, since the CLI
+    installs its own."""
+    from click.testing import CliRunner
+
+    from houkai.cli import cli
+    from houkai.domain.config import set_settings
+
+    env = {
+        "REDIS_URL": settings.redis_url,
+        "HOUKAI_KEY_PREFIX": key_prefix or settings.key_prefix,
+        "HOUKAI_DATA_DIR": settings.data_dir,
+        "HOUKAI_CONFIG": str(tmp_path / "absent.toml"),
+        "NO_COLOR": "1",
+    }
+    runner = CliRunner()
+
+    def invoke(*args: str):
+        try:
+            return runner.invoke(cli, [*command, *args], env=env, catch_exceptions=False)
+        finally:
+            set_settings(settings)
+
+    return invoke

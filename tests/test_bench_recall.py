@@ -7,13 +7,12 @@ import sys
 import uuid
 
 import pytest
-from click.testing import CliRunner
+from _childenv import bench_cli
 
 from houkai.bench import recall as bench
 from houkai.bench.recall_corpus import generate, queries
-from houkai.cli import cli
 from houkai.db.keys import Keys
-from houkai.domain.config import Settings, set_settings
+from houkai.domain.config import Settings
 from houkai.domain.model import MEMORY_TYPES
 
 N = 300
@@ -141,22 +140,7 @@ def test_vectors_are_cached_on_disk(settings: Settings, embedder, tmp_path) -> N
 
 @pytest.fixture()
 def invoke(settings: Settings, embedder, tmp_path):
-    env = {
-        "REDIS_URL": settings.redis_url,
-        "HOUKAI_KEY_PREFIX": settings.key_prefix,
-        "HOUKAI_DATA_DIR": settings.data_dir,
-        "HOUKAI_CONFIG": str(tmp_path / "absent.toml"),
-        "NO_COLOR": "1",
-    }
-    runner = CliRunner()
-
-    def run(*args: str):
-        try:
-            return runner.invoke(cli, list(args), env=env, catch_exceptions=False)
-        finally:
-            set_settings(settings)
-
-    return run
+    return bench_cli(settings, tmp_path)
 
 
 def test_cli_json_and_errors(invoke, monkeypatch) -> None:

@@ -8,7 +8,7 @@ import sys
 import uuid
 
 import pytest
-from click.testing import CliRunner
+from _childenv import bench_cli
 
 from houkai.bench import stage_cost
 from houkai.bench.seed_client import SeedDriver, SeedUnavailable
@@ -23,8 +23,7 @@ from houkai.bench.stage_cost_report import (
     stage_sets,
     verdicts,
 )
-from houkai.cli import cli
-from houkai.domain.config import Settings, set_settings
+from houkai.domain.config import Settings
 from houkai.domain.model import ValidationError
 
 
@@ -200,20 +199,7 @@ def test_interleaved_round_times_every_set_per_query(settings: Settings, embedde
 
 
 def test_cli_errors_and_json(settings: Settings, embedder, tmp_path) -> None:
-    env = {
-        "REDIS_URL": settings.redis_url,
-        "HOUKAI_KEY_PREFIX": settings.key_prefix,
-        "HOUKAI_DATA_DIR": settings.data_dir,
-        "HOUKAI_CONFIG": str(tmp_path / "absent.toml"),
-        "NO_COLOR": "1",
-    }
-    runner = CliRunner()
-
-    def invoke(*args: str):
-        try:
-            return runner.invoke(cli, ["bench", "stages", *args], env=env, catch_exceptions=False)
-        finally:
-            set_settings(settings)
+    invoke = bench_cli(settings, tmp_path, "bench", "stages")
 
     bad = invoke("--sizes", "ten")
     assert bad.exit_code != 0 and "Error:" in bad.output and "--sizes" in bad.output

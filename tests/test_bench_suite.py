@@ -8,14 +8,12 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from _childenv import bench_cli
 from test_bench_locomo import SAMPLE
 
 from houkai.bench import agentset_run, suite
 from houkai.bench.agentsets import coding, personal
 from houkai.bench.agentsets.common import KINDS
-from houkai.cli import cli
-from houkai.domain.config import set_settings
 
 
 @pytest.mark.parametrize("module", [coding, personal])
@@ -99,22 +97,13 @@ TINY_SET = {
 
 @pytest.fixture()
 def bench(settings, embedder, tmp_path):
-    env = {
-        "REDIS_URL": settings.redis_url,
-        "HOUKAI_KEY_PREFIX": f"{settings.key_prefix}-{uuid.uuid4().hex[:6]}",
-        "HOUKAI_DATA_DIR": settings.data_dir,
-        "HOUKAI_CONFIG": str(tmp_path / "absent.toml"),
-        "NO_COLOR": "1",
-    }
-    runner = CliRunner()
-
-    def invoke(*args: str):
-        try:
-            return runner.invoke(cli, ["bench", "suite", *args], env=env, catch_exceptions=False)
-        finally:
-            set_settings(settings)
-
-    return invoke
+    return bench_cli(
+        settings,
+        tmp_path,
+        "bench",
+        "suite",
+        key_prefix=f"{settings.key_prefix}-{uuid.uuid4().hex[:6]}",
+    )
 
 
 def test_suite_runs_end_to_end_on_tiny_data(bench, tmp_path: Path):
