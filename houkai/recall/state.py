@@ -19,10 +19,12 @@ knows which is the newer or whose it is.
   topic (cosine between their vectors ≥ ``current_similarity`` and holding the same share
   of the question's named things, or ≥ ``current_shared`` when both repeat a value the
   question does not name, a name, a number or a word no third top candidate holds, and
-  both hold a word the question asks, ADR 0085; each linked to every other) form a
-  group; for a present question whose newest member holds every question word another
-  member holds (an update answers what the old fact answered; "closes at 6pm" beside
-  "opens at 8am" is a sibling, not an update), the group's newest
+  both hold a word the question asks, ADR 0085, or when the newer says it is an update,
+  "now", "moved", "no longer", and both hold a question word few candidates hold, ADR
+  0086; each linked to every other) form a group; for a present question whose newest
+  member holds every question word another member holds (an update answers what the old
+  fact answered; "closes at 6pm" beside "opens at 8am" is a sibling, not an update; one
+  word may be missing when the newest says it is an update), the group's newest
   memory takes the group's best score slot, for a past one its last; the others keep
   their order in the slots left. Other candidates keep their scores and ranks, and so
   do the turns of a recorded conversation (memories that ``follow`` another): a later
@@ -76,6 +78,15 @@ _IDENTIFIER = re.compile(
 )
 _STOP = STOP_WORDS | REDISEARCH_STOPWORDS
 _NUMBER_WORD = re.compile(r"\b\d[\w.:]*\b")
+#: How a memory says it replaces an earlier fact ("Sanjay is Tue–Thu **now**", "**moved**
+#: to Express", "**no longer** works", "**relocated** to Toronto"): an update, even when it
+#: words the topic differently from the fact it replaces (ADR 0086). "new" is not one of
+#: them: "the new clinic opens" states a fact, it does not replace one.
+UPDATE_WORDS = re.compile(
+    r"\b(now|no longer|any ?more|instead|switched|moved|changed|relocated|replaced|"
+    r"back to|back on|dropped|migrated|took over|handed over|upgraded|bumped|relaxed|lifted)\b",
+    re.I,
+)
 _NAME_WORD = re.compile(r"\b[A-Z][\w]+\b")
 
 
@@ -231,21 +242,34 @@ def _groups(
     shared: float,
     values: list[set[str]],
     terms: frozenset[str] = frozenset(),
+    updates: Sequence[bool] = (),
 ) -> list[list[int]]:
     """Groups of *top* (indices, best first) on one topic: every two members' vectors are
     at least *similarity* apart and hold the same share of the question's named things,
     or they are *shared* apart and both name a value the question does not (*values*: the
     old value an update repeats) while both hold a word the question asks (*terms*, so
-    two entities' updates that share a verb do not group); then a partial share of the
-    named things on both sides is enough ("the notification service" beside
-    "notify-service"). A candidate joins the first group it fits whole."""
+    two entities' updates that share a verb do not group), or the newer says it is an
+    update (*updates*, :data:`UPDATE_WORDS`) and both hold a question word few of *top*
+    hold (the topic's word, "summary" in "my daily summary", not the entity's every note
+    holds); then a partial share of the named things on both sides is enough ("the
+    notification service" beside "notify-service"). A candidate joins the first group it
+    fits whole."""
     held = [terms & set(stem_tokens(c.memory.text)) for c in top]
+    holders: dict[str, int] = {}
+    for words in held:
+        for w in words:
+            holders[w] = holders.get(w, 0) + 1
+    few = max(ECHO_MOST, len(top) // 3)  # the old fact, its update, one more
+    topical = {w for w, n in holders.items() if n <= few}
 
     def linked(i: int, j: int) -> bool:
         vi, vj = top[i].vector, top[j].vector
         if vi is None or vj is None:
             return False
         echo = bool(values[i] & values[j]) and (not terms or bool(held[i] & held[j]))
+        if updates and not echo:
+            newer = i if top[i].memory.created_at > top[j].memory.created_at else j
+            echo = updates[newer] and bool(held[i] & held[j] & topical)
         ci, cj = cover.get(top[i].memory.id, 1.0), cover.get(top[j].memory.id, 1.0)
         if abs(ci - cj) > 1e-9 and not (echo and ci > 0 and cj > 0):
             return False
@@ -272,12 +296,16 @@ def _asked_terms(question: str, terms: list[str] | None = None) -> frozenset[str
     return frozenset(stem_tokens(" ".join(query_terms(head))))
 
 
-def _answers_as_well(members: list[Candidate], terms: frozenset[str], newest: Candidate) -> bool:
-    """Does the group's newest memory hold every question word another member holds? An
-    update answers the question the old fact answered; a sibling fact that lacks a word
-    the question asks for ("closes" beside "opens", "P2" beside "P1") is not an update."""
+def _answers_as_well(
+    members: list[Candidate], terms: frozenset[str], newest: Candidate, slack: int = 0
+) -> bool:
+    """Does the group's newest memory hold every question word another member holds (all
+    but *slack* of them)? An update answers the question the old fact answered; a sibling
+    fact that lacks a word the question asks for ("closes" beside "opens", "P2" beside
+    "P1") is not an update. One that says it is an update may word it differently
+    ("Pemberton's due date is now 15 January" for "When is the Pemberton dashboard due?")."""
     held = terms & set(stem_tokens(newest.memory.text))
-    return all(terms & set(stem_tokens(c.memory.text)) <= held for c in members)
+    return all(len((terms & set(stem_tokens(c.memory.text))) - held) <= slack for c in members)
 
 
 def _turn(c: Candidate) -> bool:
@@ -308,10 +336,12 @@ def newest_first(
 
     values = [_values(c.memory.text) - asked for c in top]
     values = [v | d for v, d in zip(values, _distinct(top, asked, ECHO_MOST), strict=True)]
-    for group in _groups(top, similarity, cover, shared, values, terms):
+    updates = [bool(UPDATE_WORDS.search(c.memory.text)) for c in top]
+    for group in _groups(top, similarity, cover, shared, values, terms, updates):
         members = [top[i] for i in group]
         newest = max(members, key=lambda c: (when(c), c.memory.id))
-        if state.intent == "present" and not _answers_as_well(members, terms, newest):
+        slack = 1 if updates[top.index(newest)] else 0
+        if state.intent == "present" and not _answers_as_well(members, terms, newest, slack):
             continue
         ages = sorted((when(c) for c in members), reverse=True)
         if ages[0] - ages[1] < gap:

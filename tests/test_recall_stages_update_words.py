@@ -1,0 +1,125 @@
+"""The ``current`` stage knows an update by how it says so (ADR 0086): "now", "moved",
+"no longer". An agent's update is often worded unlike the fact it replaces ("Move my
+daily summary to 9:00" beside "I want my daily summary at 8:30"), so neither the vectors
+nor a repeated value groups them; the update's own words and the topic's word do. Small
+real-Redis collections."""
+
+from __future__ import annotations
+
+import time
+
+from houkai import MemoryStore
+from houkai.bench.locomo import backdate
+from houkai.recall.state import UPDATE_WORDS
+
+DAY = 86_400.0
+OFFICE = [
+    "Remember to send the monthly client health summary to Sanjay.",
+    "Kenji's patching window: Sunday 06:00–08:00 for all client servers.",
+    "Weekly status call with Halden Freight — Tuesdays 10:00.",
+    "Reception is ext 200; Heron, the main conference room, is ext 250.",
+    "Website relaunch: Jon Reyes owns it (design and content).",
+]
+
+
+def _write(store: MemoryStore, dated: list[tuple[str, float]]) -> list[str]:
+    now = time.time()
+    written = store.remember_many([t for t, _ in dated])
+    backdate(store, {m.id: now - days * DAY for m, (_, days) in zip(written, dated, strict=True)})
+    return [m.id for m in written]
+
+
+def _ranked(store: MemoryStore, question: str) -> list[tuple[str, dict]]:
+    hits = store.recall(question, k=5, mode="hybrid", touch=False, explain=True)
+    return [(m.id, e) for m, _, e in hits]
+
+
+def test_an_update_worded_unlike_the_old_fact_comes_first_for_the_present(
+    store: MemoryStore,
+):
+    old, new, *_ = _write(
+        store,
+        [
+            ("I want my daily summary at 8:30, bullet points, ten lines max.", 120),
+            ("Move my daily summary to 9:00 — I do the school drop-off now. Still bullets.", 20),
+            *((text, 60 + i) for i, text in enumerate(OFFICE)),
+        ],
+    )
+    ranked = _ranked(store, "What time do I get my daily summary?")
+    assert ranked[0][0] == new
+    assert ranked[0][1]["stages"]["current_group"] == 2
+    assert ranked[1][0] == old
+    # the past gets the old fact first, from the same group
+    ranked = _ranked(store, "What time did I get my daily summary before the school run?")
+    assert ranked[0][0] == old
+    assert ranked[0][1]["stages"]["current_group"] == 2
+
+
+def test_an_update_may_miss_one_word_of_the_question(store: MemoryStore):
+    old, new, *_ = _write(
+        store,
+        [
+            ("Pemberton dashboard due 15 December.", 90),
+            ("Pemberton's due date is now 15 January (after the freeze).", 10),
+            ("Pemberton weekly on Wednesdays at 14:00 with Ruth.", 80),
+            *((text, 60 + i) for i, text in enumerate(OFFICE)),
+        ],
+    )
+    # the update lacks "dashboard", which the old fact holds: without its "now" it would
+    # read as a sibling fact ("opens" beside "closes") and keep its place behind
+    ranked = _ranked(store, "When is the Pemberton dashboard due?")
+    assert ranked[0][0] == new
+    assert ranked[1][0] == old
+
+
+def test_another_entitys_update_does_not_take_the_first_slot(store: MemoryStore):
+    etl, other, *_ = _write(
+        store,
+        [
+            ("Dropped Drone for the ETL repo, CI is on CircleCI now.", 60),
+            ("Dropped Drone for the React Native app, CI is on GitHub Actions now.", 20),
+            ("The ETL repo uses Express for its web framework.", 90),
+            *((text, 100 + i) for i, text in enumerate(OFFICE)),
+        ],
+    )
+    # the newer update lacks two of the question's words ("ETL", "repo"): it is about
+    # something else, however it says "now"
+    ranked = _ranked(store, "Which CI system runs the ETL repo's builds?")
+    assert ranked[0][0] == etl
+    assert "current" not in dict(ranked)[other].get("stages", {})
+
+
+def test_an_update_on_another_attribute_of_the_same_person_stays_where_it_is(
+    store: MemoryStore,
+):
+    job, diet, *_ = _write(
+        store,
+        [
+            ("Mia from work's job: a bakery on Elm Street.", 200),
+            ("Mia from work is low-sodium now.", 10),
+            ("Mia from work's birthday is 2 November.", 250),
+            *((text, 60 + i) for i, text in enumerate(OFFICE)),
+        ],
+    )
+    # "work" is in every note about Mia (her name is "Mia from work"): it is no topic word,
+    # so the newer note on her diet is no update of her job
+    ranked = _ranked(store, "Where does Mia work?")
+    assert ranked[0][0] == job
+    assert "current_group" not in dict(ranked)[diet].get("stages", {})
+
+
+def test_update_words() -> None:
+    for text in (
+        "Sanjay Rao is Tue–Thu now.",
+        "notify-service moved to Express.",
+        "`cargo nextest run` no longer works.",
+        "They relocated to Toronto.",
+        "Back to Harvest from November.",
+    ):
+        assert UPDATE_WORDS.search(text), text
+    for text in (
+        "Birchway has to launch by 31 October — their new clinic opens 1 Nov.",
+        "Tim collects LEGO sets.",
+        "Knowledge is power.",
+    ):
+        assert not UPDATE_WORDS.search(text), text
