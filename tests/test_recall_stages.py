@@ -212,6 +212,7 @@ def test_prf_stage_is_explained_and_semantic_mode_is_untouched(store) -> None:
         "specific",
         "current",
         "entity",
+        "aspect",
     ]  # the defaults (ADR 0078)
     semantic = store.recall("analytics events", k=3, explain=True, touch=False)
     assert all("stages" not in e for _, _, e in semantic)

@@ -2,15 +2,17 @@
 
 * ``asks`` (query stage): a memory that is itself a question ("What movies do
   you like?") loses ``asks``; it shares the question's words, not its answer.
-* ``episode`` (context stage): for a question naming someone, candidates
-  written in one episode (no gap over ``episode_gap``) share their best
-  member's standing: ``+ episode · (episode's best − overall best)``.
-  A collection written all at once is one episode: nothing moves.
+* ``episode`` (context stage): for a question naming someone, the turns of a
+  recorded exchange written in one episode (no gap over ``episode_gap``) share
+  their best member's standing: ``+ episode · (episode's best − overall best)``.
+  A collection written all at once is one episode: nothing moves. Notes that
+  follow no other memory are no session of talk: nothing moves either (ADR 0086).
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import pairwise
 
 import pytest
 from _recall_ctx import apply
@@ -72,14 +74,22 @@ def test_the_question_still_lends_its_answer_context() -> None:
 
 
 # ---------------------------------------------------------------- episode
-def _episodes() -> list[Candidate]:
+def _episodes(recorded: bool = True) -> list[Candidate]:
+    """Two sessions of a chat (each turn ``follows`` the one before), or the same lines as
+    an agent's separate notes (*recorded* false)."""
+    from houkai.domain.model import Link
+
     old = AS_OF - 30 * DAY
-    return [
+    cands = [
         _cand("best", "Tim: I finished The Name of the Wind.", 0.90, old),
         _cand("same", "Tim: My book collection keeps growing.", 0.60, old + 600),
         _cand("stray", "Tim: Reading is a nice way to relax.", 0.70, AS_OF),
         _cand("stray2", "Tim: I love a good story.", 0.50, AS_OF + 60),
     ]
+    if recorded:
+        for before, after in pairwise(cands):
+            after.memory.links = [Link(to=f"{before.memory.id}-turn", rel="follows")]
+    return cands
 
 
 def test_episode_prior_keeps_the_best_hits_episode_together() -> None:
@@ -100,20 +110,32 @@ def test_episode_prior_needs_a_named_question_and_two_episodes() -> None:
     assert [c.memory.id for c in plain] == ["best", "stray", "same", "stray2"]
     assert all("episode" not in c.explain["stages"] for c in plain)
     dateless = [_cand(c.memory.id, c.memory.text, c.score) for c in _episodes()]
+    for c, turn in zip(dateless, _episodes(), strict=True):
+        c.memory.links = turn.memory.links
     _apply(dateless, ("query", "context"), "What books has Tim read?", replace(QUIET, episode=0.5))
     assert [c.memory.id for c in dateless] == ["best", "stray", "same", "stray2"]
     assert all("episode" not in c.explain["stages"] for c in dateless)
 
 
+def test_episode_prior_reads_no_episode_into_notes_written_on_one_day() -> None:
+    """An agent's notes that share a day are not about one thing: without a recorded
+    exchange in the pool the prior stays off, whatever the dates say."""
+    notes = _episodes(recorded=False)
+    _apply(notes, ("query", "context"), "What books has Tim read?", replace(QUIET, episode=0.5))
+    assert [c.memory.id for c in notes] == ["best", "stray", "same", "stray2"]
+    assert all("episode" not in c.explain["stages"] for c in notes)
+
+
 # ---------------------------------------------------------------- through recall
-def test_recall_explains_asks_and_episode(store) -> None:
-    written = store.remember_many(
-        [
-            {"text": "Joanna: I watched Little Women and loved the story.", "tags": ["Joanna"]},
-            {"text": "Joanna: Which movies would you recommend to me?", "tags": ["Joanna"]},
-            {"text": "Joanna: Movies are my favourite way to unwind.", "tags": ["Joanna"]},
-        ]
-    )
+JOANNA = [
+    {"text": "Joanna: I watched Little Women and loved the story.", "tags": ["Joanna"]},
+    {"text": "Joanna: Which movies would you recommend to me?", "tags": ["Joanna"]},
+    {"text": "Joanna: Movies are my favourite way to unwind.", "tags": ["Joanna"]},
+]
+
+
+def _joanna(store, sequence: bool) -> tuple[list[str], dict[str, dict]]:
+    written = store.remember_many(JOANNA, sequence=sequence)
     locomo.backdate(store, {written[0].id: AS_OF - 40 * DAY, written[1].id: AS_OF - 40 * DAY})
     hits = store.recall(
         "What movies has Joanna watched?",
@@ -123,13 +145,26 @@ def test_recall_explains_asks_and_episode(store) -> None:
         explain=True,
         touch=False,
     )
-    stages = {m.id: e["stages"] for m, _, e in hits}
-    assert stages[written[1].id]["asks"] == pytest.approx(-BASE.asks)
-    assert hits[0][0].id == written[0].id
-    assert stages[written[2].id]["episode"] < 0  # written apart from the best hit
-    assert "episode" not in stages[written[0].id]
+    return [m.id for m in written], {m.id: e["stages"] for m, _, e in hits}
+
+
+def test_recall_explains_asks_and_episode(store) -> None:
+    # a recorded chat (each turn follows the one before) in two sessions, 40 days apart
+    ids, stages = _joanna(store, sequence=True)
+    assert stages[ids[1]]["asks"] == pytest.approx(-BASE.asks)
+    # the recent session's turn, lifted by the question before it (an answer follows its
+    # question), holds the best score: the older session's turns share a lower standing
+    assert "episode" not in stages[ids[2]]
+    assert stages[ids[0]]["episode"] < 0 and stages[ids[1]]["episode"] < 0
     plain = store.recall(
         "What movies has Joanna watched?", k=3, mode="hybrid", as_of=AS_OF, stages=(),
         explain=True, touch=False,
     )  # fmt: skip
     assert all("stages" not in e for _, _, e in plain)
+
+
+def test_recall_reads_no_episode_into_separate_notes(make_store) -> None:
+    ids, stages = _joanna(make_store(), sequence=False)
+    assert next(iter(stages)) == ids[0]  # the answer first
+    assert stages[ids[1]]["asks"] == pytest.approx(-BASE.asks)
+    assert all("episode" not in s for s in stages.values())

@@ -56,6 +56,7 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("specific", True, "a prior for memories that name something rare"),
     Entry("current", True, "newest first on a topic, for a question about the present"),
     Entry("entity", True, "lower candidates about another person or project"),
+    Entry("aspect", True, "what the question asks about its subject, not the subject"),
     Entry("fitted", False, "fusion weights per query kind"),
 )
 

@@ -27,6 +27,13 @@ def previous(memory: Memory) -> str | None:
     return next((x.to for x in memory.links if x.rel == FOLLOWS), None)
 
 
+def recorded(cands: list[Candidate]) -> bool:
+    """Does the pool hold turns of a recorded exchange (memories that ``follow`` another)?
+    Only there is an episode a session of talk; notes an agent wrote on one day are not
+    about one thing because they share a day (ADR 0086)."""
+    return any(previous(c.memory) is not None for c in cands)
+
+
 def admissible(memory: Memory, f: dict[str, Any]) -> bool:
     """The recall's filters, checked in Python for a neighbour fetched by id."""
     if memory.superseded_by and not f["include_superseded"]:
@@ -160,7 +167,7 @@ class ContextStage(Stage):
 
     def adjust(self, ctx: StageContext, cands: list[Candidate]) -> None:
         p, parse = ctx.params, ctx.query.parse
-        if p.episode > 0 and parse is not None and parse.names:
+        if p.episode > 0 and parse is not None and parse.names and recorded(cands):
             episode_prior(cands, p.episode, p.episode_gap)
 
 

@@ -1,0 +1,61 @@
+"""The ``aspect`` stage: what the question asks about its subject, not the subject.
+
+Among the best candidates of a question about one person or project, every memory
+shares the subject's words, and they decide the cosine ("What style checker do I run on
+the notification service?" is nearest whatever note names the notification service).
+Centred on the mean vector ``μ`` of the :attr:`~.params.StageParams.aspect_top` best
+candidates, what they share drops out of both the question and the memories and what
+differs remains: the aspect asked for ("style checker" against "linter", "storage
+engine" against "database"). ``+ aspect · shared · (q − μ)·(m − μ)``, where *shared*
+is the best candidates' mean pairwise cosine: near zero when they share no subject
+(centring then only adds noise), about one half among one project's notes. The product
+is not normalised: near-identical memories keep small residuals, so their order stays
+with the other stages (ADR 0086). It reads the vectors the candidate search returned:
+no I/O.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..candidates import Candidate
+from .base import Signals, Stage, StageContext
+
+#: Fewer candidates with a vector than this have no common subject to take out.
+FEWEST = 3
+
+
+def centred_products(cands: list[Candidate], qvec: np.ndarray, top: int) -> list[float]:
+    """Each candidate's ``(q − μ)·(m − μ)``, ``μ`` the mean vector of the *top* best
+    candidates by cosine, times how much those share (their mean pairwise cosine); 0 for a
+    candidate without a vector."""
+    held = [i for i, c in enumerate(cands) if c.vector is not None]
+    out = [0.0] * len(cands)
+    if len(held) < FEWEST:
+        return out
+    vectors = np.stack([np.asarray(cands[i].vector, dtype=np.float32) for i in held])
+    best = np.argsort([-cands[i].cosine for i in held], kind="stable")[:top]
+    centre = vectors[best].mean(axis=0)
+    n = len(best)
+    # unit vectors: |Σv|² = n + Σ_{i≠j} cos(i, j)
+    shared = (float(centre @ centre) * n * n - n) / (n * (n - 1))
+    if shared <= 0:
+        return out
+    residual = np.asarray(qvec, dtype=np.float32) - centre
+    products = (vectors - centre) @ residual
+    for i, value in zip(held, products.tolist(), strict=True):
+        out[i] = float(value) * shared
+    return out
+
+
+class AspectStage(Stage):
+    name = "aspect"
+
+    def signals(self, ctx: StageContext, cands: list[Candidate]) -> Signals:
+        p, qvec = ctx.params, ctx.query.vector
+        if p.aspect <= 0 or qvec is None:
+            return {}
+        return {"aspect": (p.aspect, centred_products(cands, qvec, p.aspect_top))}
+
+
+STAGE = AspectStage()
