@@ -48,6 +48,26 @@ def test_suite_modes_toggle_each_stage_against_the_defaults():
         suite.pick_modes(modes, "plain,-nothing")
 
 
+def _scored(n: int, defaults: float, off: float) -> dict:
+    """A suite result of one set of *n* questions: the defaults' R@5 and one stage off."""
+    modes = [
+        {"mode": "defaults", "n": n, "recall@5": defaults, "mrr": 0.7},
+        {"mode": "-current", "n": n, "recall@5": off, "mrr": 0.7},
+    ]
+    return {"sets": {"personal": {"questions": n, "modes": modes}}}
+
+
+def test_a_stage_that_costs_exactly_one_question_holds_whatever_the_rounding():
+    # 57 questions: one question is 0.01754; the scores are kept to four decimals, so
+    # 0.9211 - 0.9035 = 0.0176 is still that one question
+    (one,) = suite.verdicts(_scored(57, 0.9035, 0.9211))
+    assert one["holds"] and one["delta_r5"] == pytest.approx(-0.0176)
+    (two,) = suite.verdicts(_scored(57, 0.8860, 0.9211))  # two questions
+    assert not two["holds"]
+    assert " ✗ |" in suite.stage_effects(_scored(57, 0.8860, 0.9211))
+    assert " ✗ |" not in suite.stage_effects(_scored(57, 0.9035, 0.9211))
+
+
 TINY_SET = {
     "name": "tiny",
     "as_of": "2026-06-01T12:00:00+00:00",

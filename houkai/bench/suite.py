@@ -32,6 +32,9 @@ QUICK_LOCOMO = 1  # conversations in a --quick run
 #: A stage "holds" a set when turning it on costs at most one question's worth of R@5 and
 #: of MRR (1/n on a set of n questions), and never more than this floor on a large set.
 HOLD_TOLERANCE = 0.005
+#: Scores are kept to four decimals (``agentset_run.summarise``): a difference of two of them
+#: is off by up to this much, so exactly one question lost must not read as more.
+ROUNDING = 1e-4
 
 
 def questions_of(entry: dict[str, Any]) -> int:
@@ -87,7 +90,7 @@ def verdicts(result: dict[str, Any]) -> list[dict[str, Any]]:
         base = by_mode.get("defaults")
         if base is None:
             continue
-        slack = tolerance(entry) + 1e-9
+        slack = tolerance(entry) + ROUNDING
         for mode, scores in by_mode.items():
             if mode[:1] not in "+-" or len(mode) < 2:
                 continue
