@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import time
 
+from _dated import ranking, write_dated
+
 from houkai import MemoryStore
-from houkai.bench.locomo import backdate
 from houkai.recall.query import parse_query
 from houkai.recall.state import named_things
 
-DAY = 86_400.0
 SERVICE = [
     "Code owner for notify-service is Ravi.",
     "notify-service listens on port 5173 locally.",
@@ -22,22 +22,10 @@ SERVICE = [
 ]
 
 
-def _write(store: MemoryStore, dated: list[tuple[str, float]]) -> list[str]:
-    now = time.time()
-    written = store.remember_many([t for t, _ in dated])
-    backdate(store, {m.id: now - days * DAY for m, (_, days) in zip(written, dated, strict=True)})
-    return [m.id for m in written]
-
-
-def _ranked(store: MemoryStore, question: str, k: int = 5, **options) -> list[tuple[str, dict]]:
-    hits = store.recall(question, k=k, mode="hybrid", touch=False, explain=True, **options)
-    return [(m.id, e) for m, _, e in hits]
-
-
 def test_an_update_that_names_the_project_another_way_is_grouped_by_the_value_it_repeats(
     store: MemoryStore,
 ):
-    old, new, *_ = _write(
+    old, new, *_ = write_dated(
         store,
         [
             ("The notification service uses chi for its web framework.", 200),
@@ -49,7 +37,7 @@ def test_an_update_that_names_the_project_another_way_is_grouped_by_the_value_it
         ],
     )
     question = "What web framework does notify-service use?"
-    ranked = _ranked(store, question)
+    ranked = ranking(store, question)
     assert ranked[0][0] == new
     assert ranked[0][1]["stages"]["current_group"] == 2
     # the old fact names the project "the notification service": it holds less of the
@@ -57,13 +45,13 @@ def test_an_update_that_names_the_project_another_way_is_grouped_by_the_value_it
     assert ranked[1][0] == old
     assert ranked[1][1]["stages"]["entity"] < 0
     # a question about the past gets the older one first, from the same group
-    ranked = _ranked(store, "Which web framework did notify-service use originally?")
+    ranked = ranking(store, "Which web framework did notify-service use originally?")
     assert ranked[0][0] == old
     assert ranked[0][1]["stages"]["current_group"] == 2
 
 
 def test_two_projects_updates_that_share_a_word_are_not_one_topic(store: MemoryStore):
-    billing, indexer, *_ = _write(
+    billing, indexer, *_ = write_dated(
         store,
         [
             ("Bumped billing-api from Go 1.21 to Java 17.", 100),
@@ -74,7 +62,7 @@ def test_two_projects_updates_that_share_a_word_are_not_one_topic(store: MemoryS
     )
     # both repeat "bumped", which no other candidate holds; only the first is about what
     # the question asks (the billing service), so they are not one topic's old and new
-    ranked = dict(_ranked(store, "Which runtime was the billing service on before Java 17?"))
+    ranked = dict(ranking(store, "Which runtime was the billing service on before Java 17?"))
     assert billing in ranked
     assert "current_group" not in ranked[indexer]["stages"]
 
@@ -116,7 +104,7 @@ def test_a_memory_tagged_with_the_project_is_about_it_whatever_it_calls_it(
         ]
     )
     right, mobile, billing = (m.id for m in written[:3])
-    ranked = dict(_ranked(store, "What's checkout-web's local port?", k=10))
+    ranked = dict(ranking(store, "What's checkout-web's local port?", k=10))
     assert "entity" not in ranked[right]["stages"]
     assert ranked[mobile]["stages"]["entity"] < 0 and ranked[billing]["stages"]["entity"] < 0
 

@@ -6,13 +6,11 @@ real-Redis collections."""
 
 from __future__ import annotations
 
-import time
+from _dated import ranking, write_dated
 
 from houkai import MemoryStore
-from houkai.bench.locomo import backdate
 from houkai.recall.state import UPDATE_WORDS
 
-DAY = 86_400.0
 OFFICE = [
     "Remember to send the monthly client health summary to Sanjay.",
     "Kenji's patching window: Sunday 06:00–08:00 for all client servers.",
@@ -22,22 +20,10 @@ OFFICE = [
 ]
 
 
-def _write(store: MemoryStore, dated: list[tuple[str, float]]) -> list[str]:
-    now = time.time()
-    written = store.remember_many([t for t, _ in dated])
-    backdate(store, {m.id: now - days * DAY for m, (_, days) in zip(written, dated, strict=True)})
-    return [m.id for m in written]
-
-
-def _ranked(store: MemoryStore, question: str) -> list[tuple[str, dict]]:
-    hits = store.recall(question, k=5, mode="hybrid", touch=False, explain=True)
-    return [(m.id, e) for m, _, e in hits]
-
-
 def test_an_update_worded_unlike_the_old_fact_comes_first_for_the_present(
     store: MemoryStore,
 ):
-    old, new, *_ = _write(
+    old, new, *_ = write_dated(
         store,
         [
             ("I want my daily summary at 8:30, bullet points, ten lines max.", 120),
@@ -45,18 +31,18 @@ def test_an_update_worded_unlike_the_old_fact_comes_first_for_the_present(
             *((text, 60 + i) for i, text in enumerate(OFFICE)),
         ],
     )
-    ranked = _ranked(store, "What time do I get my daily summary?")
+    ranked = ranking(store, "What time do I get my daily summary?")
     assert ranked[0][0] == new
     assert ranked[0][1]["stages"]["current_group"] == 2
     assert ranked[1][0] == old
     # the past gets the old fact first, from the same group
-    ranked = _ranked(store, "What time did I get my daily summary before the school run?")
+    ranked = ranking(store, "What time did I get my daily summary before the school run?")
     assert ranked[0][0] == old
     assert ranked[0][1]["stages"]["current_group"] == 2
 
 
 def test_an_update_may_miss_one_word_of_the_question(store: MemoryStore):
-    old, new, *_ = _write(
+    old, new, *_ = write_dated(
         store,
         [
             ("Pemberton dashboard due 15 December.", 90),
@@ -67,13 +53,13 @@ def test_an_update_may_miss_one_word_of_the_question(store: MemoryStore):
     )
     # the update lacks "dashboard", which the old fact holds: without its "now" it would
     # read as a sibling fact ("opens" beside "closes") and keep its place behind
-    ranked = _ranked(store, "When is the Pemberton dashboard due?")
+    ranked = ranking(store, "When is the Pemberton dashboard due?")
     assert ranked[0][0] == new
     assert ranked[1][0] == old
 
 
 def test_another_entitys_update_does_not_take_the_first_slot(store: MemoryStore):
-    etl, other, *_ = _write(
+    etl, other, *_ = write_dated(
         store,
         [
             ("Dropped Drone for the ETL repo, CI is on CircleCI now.", 60),
@@ -84,7 +70,7 @@ def test_another_entitys_update_does_not_take_the_first_slot(store: MemoryStore)
     )
     # the newer update lacks two of the question's words ("ETL", "repo"): it is about
     # something else, however it says "now"
-    ranked = _ranked(store, "Which CI system runs the ETL repo's builds?")
+    ranked = ranking(store, "Which CI system runs the ETL repo's builds?")
     assert ranked[0][0] == etl
     assert "current" not in dict(ranked)[other].get("stages", {})
 
@@ -92,7 +78,7 @@ def test_another_entitys_update_does_not_take_the_first_slot(store: MemoryStore)
 def test_an_update_on_another_attribute_of_the_same_person_stays_where_it_is(
     store: MemoryStore,
 ):
-    job, diet, *_ = _write(
+    job, diet, *_ = write_dated(
         store,
         [
             ("Mia from work's job: a bakery on Elm Street.", 200),
@@ -103,7 +89,7 @@ def test_an_update_on_another_attribute_of_the_same_person_stays_where_it_is(
     )
     # "work" is in every note about Mia (her name is "Mia from work"): it is no topic word,
     # so the newer note on her diet is no update of her job
-    ranked = _ranked(store, "Where does Mia work?")
+    ranked = ranking(store, "Where does Mia work?")
     assert ranked[0][0] == job
     assert "current_group" not in dict(ranked)[diet].get("stages", {})
 

@@ -1,0 +1,28 @@
+"""Small dated collections for the ``current`` stage's tests: write memories aged so many
+days, and read a hybrid recall's ranking with its ``explain``."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from houkai import MemoryStore
+from houkai.bench.locomo import backdate
+
+DAY = 86_400.0
+
+
+def write_dated(store: MemoryStore, dated: list[tuple[str, float]]) -> list[str]:
+    """Write each ``(text, days ago)`` and date it; returns the ids in order."""
+    now = time.time()
+    written = store.remember_many([t for t, _ in dated])
+    backdate(store, {m.id: now - days * DAY for m, (_, days) in zip(written, dated, strict=True)})
+    return [m.id for m in written]
+
+
+def ranking(
+    store: MemoryStore, question: str, k: int = 5, **options: Any
+) -> list[tuple[str, dict]]:
+    """A hybrid recall's ``(id, explain)`` pairs, best first (read-only)."""
+    hits = store.recall(question, k=k, mode="hybrid", touch=False, explain=True, **options)
+    return [(m.id, e) for m, _, e in hits]
