@@ -68,6 +68,19 @@ def test_a_stage_that_costs_exactly_one_question_holds_whatever_the_rounding():
     assert " ✗ |" not in suite.stage_effects(_scored(57, 0.9035, 0.9211))
 
 
+def test_per_kind_rows_show_plain_to_defaults_for_every_kind():
+    def mode(name: str, r5: float) -> dict:
+        kinds = {"current": {"n": 2, "recall@5": r5, "mrr": 0.75}}
+        return {"mode": name, "n": 2, "recall@5": r5, "mrr": 0.75, "by_kind": kinds}
+
+    result = {
+        "sets": {"coding": {"questions": 2, "modes": [mode("plain", 0.5), mode("defaults", 1.0)]}}
+    }
+    table = suite.per_kind(result)
+    assert "| coding | current (2) 0.50 → 1.00, 0.75 |" in table
+    assert table in suite.readme_block({**result, "split": "test"})
+
+
 TINY_SET = {
     "name": "tiny",
     "as_of": "2026-06-01T12:00:00+00:00",

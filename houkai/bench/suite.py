@@ -322,6 +322,34 @@ def stage_effects(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def per_kind(result: dict[str, Any]) -> str:
+    """One row per set: each kind's (or LoCoMo category's) R@5, the plain blend → the
+    defaults, and the defaults' MRR; the kind's questions in brackets."""
+    lines = [
+        "Per kind or category (questions): R@5 plain → defaults, and the defaults' MRR:",
+        "",
+        "| set | kinds |",
+        "|---|---|",
+    ]
+    for name, entry in scored_sets(result):
+        by_mode = {m["mode"]: m for m in entry["modes"]}
+        plain, defaults = by_mode.get("plain"), by_mode.get("defaults")
+        if plain is None or defaults is None:
+            continue
+        before = plain.get("by_kind") or plain.get("by_category") or {}
+        after = defaults.get("by_kind") or defaults.get("by_category") or {}
+        cells = [
+            f"{kind} ({a['n']}) {before[kind]['recall@5']:.2f} → {a['recall@5']:.2f}, "
+            f"{a['mrr']:.2f}"
+            for kind, a in after.items()
+            if kind in before
+        ]
+        if cells:
+            lines.append(f"| {name} | " + " · ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def readme_block(result: dict[str, Any]) -> str:
-    """What the README shows of the suite: the summary and each stage's effect."""
-    return summary(result) + "\n" + stage_effects(result)
+    """What the README shows of the suite: the summary, each set's kinds, and each stage's
+    effect."""
+    return summary(result) + "\n" + per_kind(result) + "\n" + stage_effects(result)
