@@ -12,6 +12,8 @@ one interface of :class:`houkai.recall.stages.base.Stage`:
 * ``specific``: a prior for memories that name something rare (ADR 0068).
 * ``current``: for a question about the present, the newest memory on a topic first.
 * ``entity``: a candidate missing the people/projects the question names drops.
+* ``aspect``: what the question asks about its subject, vectors centred on the best
+  candidates' mean (ADR 0086).
 * ``fitted``: the fusion weights per query kind (opt-in).
 
 Adding a stage: write its module with a ``STAGE`` object and add its line to

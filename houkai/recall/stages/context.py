@@ -6,7 +6,8 @@ when neighbours are found), each candidate is scored with its neighbours (``+ co
 score(previous)``, full when the previous turn asked a question, half otherwise, ``+
 context_next · score(next)``), and for a question that names someone the candidates
 written in one episode (no gap over ``episode_gap``) share their best member's standing:
-``+ episode · (episode's best − overall best)`` (ADR 0051).
+``+ episode · (episode's best − overall best)`` (ADR 0051), when the pool holds turns of a
+recorded exchange (ADR 0086). A pool without sequenced memories is left as it is.
 """
 
 from __future__ import annotations
