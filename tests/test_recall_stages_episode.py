@@ -88,7 +88,7 @@ def _episodes(recorded: bool = True) -> list[Candidate]:
     ]
     if recorded:
         for before, after in pairwise(cands):
-            after.memory.links = [Link(to=f"{before.memory.id}-turn", rel="follows")]
+            after.memory.links = [Link(to=before.memory.id, rel="follows")]
     return cands
 
 

@@ -339,8 +339,8 @@ def per_kind(result: dict[str, Any]) -> str:
         before = plain.get("by_kind") or plain.get("by_category") or {}
         after = defaults.get("by_kind") or defaults.get("by_category") or {}
         cells = [
-            f"{kind} ({a['n']}) {before[kind]['recall@5']:.2f} → {a['recall@5']:.2f}, "
-            f"{a['mrr']:.2f}"
+            f"{kind} ({a['n']}) {before[kind]['recall@5']:.2f} → {a['recall@5']:.2f}"
+            + (f", {a['mrr']:.2f}" if "mrr" in a else "")  # LongMemEval's kinds have none
             for kind, a in after.items()
             if kind in before
         ]

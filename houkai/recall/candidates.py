@@ -55,6 +55,14 @@ class Candidate:
 
 Pool = dict[str, Candidate]
 
+#: The link a memory written in sequence (a conversation's turn) carries to the one before.
+FOLLOWS = "follows"
+
+
+def previous_turn(memory: Memory) -> str | None:
+    """The id of the memory *memory* follows in a recorded exchange (None: it follows none)."""
+    return next((x.to for x in memory.links if x.rel == FOLLOWS), None)
+
 
 def term_stats(core: StoreCore, terms: list[str], names: list[str], stems_cue: bool) -> TermStats:
     """The statistics of the question's *terms* (one ``HMGET``), read once per recall for

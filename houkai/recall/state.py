@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..domain.text import REDISEARCH_STOPWORDS, STOP_WORDS, query_terms, stem, stem_tokens, tokenize
+from .candidates import previous_turn
 from .query import question_names
 
 if TYPE_CHECKING:
@@ -243,24 +244,20 @@ def _groups(
     values: list[set[str]],
     terms: frozenset[str] = frozenset(),
     updates: Sequence[bool] = (),
+    ages: Sequence[float] = (),
+    named: frozenset[str] = frozenset(),
 ) -> list[list[int]]:
     """Groups of *top* (indices, best first) on one topic: every two members' vectors are
     at least *similarity* apart and hold the same share of the question's named things,
     or they are *shared* apart and both name a value the question does not (*values*: the
     old value an update repeats) while both hold a word the question asks (*terms*, so
     two entities' updates that share a verb do not group), or the newer says it is an
-    update (*updates*, :data:`UPDATE_WORDS`) and both hold a question word few of *top*
-    hold (the topic's word, "summary" in "my daily summary", not the entity's every note
-    holds); then a partial share of the named things on both sides is enough ("the
-    notification service" beside "notify-service"). A candidate joins the first group it
-    fits whole."""
+    update (*updates*, :data:`UPDATE_WORDS`, newer by *ages*) and both hold a topic word
+    of the question (:func:`topic_words`); then a partial share of the named things on both
+    sides is enough ("the notification service" beside "notify-service"). A candidate joins
+    the first group it fits whole."""
     held = [terms & set(stem_tokens(c.memory.text)) for c in top]
-    holders: dict[str, int] = {}
-    for words in held:
-        for w in words:
-            holders[w] = holders.get(w, 0) + 1
-    few = max(ECHO_MOST, len(top) // 3)  # the old fact, its update, one more
-    topical = {w for w, n in holders.items() if n <= few}
+    topical = topic_words(held, named)
 
     def linked(i: int, j: int) -> bool:
         vi, vj = top[i].vector, top[j].vector
@@ -268,7 +265,7 @@ def _groups(
             return False
         echo = bool(values[i] & values[j]) and (not terms or bool(held[i] & held[j]))
         if updates and not echo:
-            newer = i if top[i].memory.created_at > top[j].memory.created_at else j
+            newer = i if (ages[i], top[i].memory.id) > (ages[j], top[j].memory.id) else j
             echo = updates[newer] and bool(held[i] & held[j] & topical)
         ci, cj = cover.get(top[i].memory.id, 1.0), cover.get(top[j].memory.id, 1.0)
         if abs(ci - cj) > 1e-9 and not (echo and ci > 0 and cj > 0):
@@ -285,6 +282,24 @@ def _groups(
         else:
             groups.append([i])
     return [g for g in groups if len(g) > 1]
+
+
+def topic_words(held: list[frozenset[str]], named: frozenset[str]) -> set[str]:
+    """The question's words that name its topic among the candidates (*held*: the question
+    words each holds): few of them hold it (the old fact, its update, one more; "daily" in
+    "When do I get my daily summary?"), and it is no part of what the question names: not
+    a word of a named thing, nor one every candidate naming it holds ("work" in every note
+    about "Mia from work")."""
+    holders: dict[str, int] = {}
+    for words in held:
+        for w in words:
+            holders[w] = holders.get(w, 0) + 1
+    few = max(ECHO_MOST, len(held) // 3)
+    topical = {w for w, n in holders.items() if n <= few} - named
+    naming = [words for words in held if words & named]
+    if len(naming) > 1:
+        topical -= naming[0].intersection(*naming[1:])
+    return topical
 
 
 def _asked_terms(question: str, terms: list[str] | None = None) -> frozenset[str]:
@@ -308,10 +323,6 @@ def _answers_as_well(
     return all(len((terms & set(stem_tokens(c.memory.text))) - held) <= slack for c in members)
 
 
-def _turn(c: Candidate) -> bool:
-    return any(link.rel == "follows" for link in c.memory.links)
-
-
 def newest_first(
     cands: list[Candidate],
     state: StateQuery,
@@ -326,7 +337,11 @@ def newest_first(
         return
     # A turn of a recorded exchange (it ``follows`` another) is what was said then: a
     # later turn on its topic carries on the talk and does not replace it.
-    top = [c for c in sorted(cands, key=lambda c: (-c.score, c.memory.id))[:top_n] if not _turn(c)]
+    top = [
+        c
+        for c in sorted(cands, key=lambda c: (-c.score, c.memory.id))[:top_n]
+        if previous_turn(c.memory) is None
+    ]
     if state.words and not cover:
         cover = {c.memory.id: coverage(c, state.words, state.stemmed) for c in top}
     asked, terms = state.asked, state.asked_terms
@@ -337,14 +352,17 @@ def newest_first(
     values = [_values(c.memory.text) - asked for c in top]
     values = [v | d for v, d in zip(values, _distinct(top, asked, ECHO_MOST), strict=True)]
     updates = [bool(UPDATE_WORDS.search(c.memory.text)) for c in top]
-    for group in _groups(top, similarity, cover, shared, values, terms, updates):
+    ages = [when(c) for c in top]
+    named = frozenset(stem_tokens(" ".join(state.entities)))
+    for group in _groups(top, similarity, cover, shared, values, terms, updates, ages, named):
         members = [top[i] for i in group]
-        newest = max(members, key=lambda c: (when(c), c.memory.id))
-        slack = 1 if updates[top.index(newest)] else 0
+        at = max(group, key=lambda i: (ages[i], top[i].memory.id))
+        newest = top[at]
+        slack = 1 if updates[at] else 0
         if state.intent == "present" and not _answers_as_well(members, terms, newest, slack):
             continue
-        ages = sorted((when(c) for c in members), reverse=True)
-        if ages[0] - ages[1] < gap:
+        newest_two = sorted((ages[i] for i in group), reverse=True)[:2]
+        if newest_two[0] - newest_two[1] < gap:
             continue  # written together: no member is the update of another
         slots = sorted((c.score for c in members), reverse=True)
         by_score = sorted(members, key=lambda c: (-c.score, c.memory.id))

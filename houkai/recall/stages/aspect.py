@@ -25,6 +25,16 @@ from .base import Signals, Stage, StageContext
 FEWEST = 3
 
 
+def mean_pairwise_cosine(vectors: np.ndarray) -> float:
+    """The mean cosine between two different rows of *vectors* (any norms; a zero row
+    counts as unlike every other)."""
+    norms = np.linalg.norm(vectors, axis=1)
+    units = vectors / np.where(norms > 0, norms, 1.0)[:, None]
+    gram = units @ units.T
+    n = len(vectors)
+    return float((gram.sum() - np.trace(gram)) / (n * (n - 1)))
+
+
 def centred_products(cands: list[Candidate], qvec: np.ndarray, top: int) -> list[float]:
     """Each candidate's ``(q − μ)·(m − μ)``, ``μ`` the mean vector of the *top* best
     candidates by cosine, times how much those share (their mean pairwise cosine); 0 for a
@@ -35,11 +45,12 @@ def centred_products(cands: list[Candidate], qvec: np.ndarray, top: int) -> list
         return out
     vectors = np.stack([np.asarray(cands[i].vector, dtype=np.float32) for i in held])
     best = np.argsort([-cands[i].cosine for i in held], kind="stable")[:top]
-    centre = vectors[best].mean(axis=0)
     n = len(best)
-    # unit vectors: |Σv|² = n + Σ_{i≠j} cos(i, j)
-    shared = (float(centre @ centre) * n * n - n) / (n * (n - 1))
-    if shared <= 0:
+    if n < FEWEST:
+        return out
+    centre = vectors[best].mean(axis=0)
+    shared = mean_pairwise_cosine(vectors[best])
+    if not shared > 0:  # unrelated (or NaN): centring would only add noise
         return out
     residual = np.asarray(qvec, dtype=np.float32) - centre
     products = (vectors - centre) @ residual

@@ -7,7 +7,7 @@ score(previous)``, full when the previous turn asked a question, half otherwise,
 context_next · score(next)``), and for a question that names someone the candidates
 written in one episode (no gap over ``episode_gap``) share their best member's standing:
 ``+ episode · (episode's best − overall best)`` (ADR 0051), when the pool holds turns of a
-recorded exchange (ADR 0086). A pool without sequenced memories is left as it is.
+recorded exchange (ADR 0086): a pool of an agent's separate notes keeps its scores.
 """
 
 from __future__ import annotations
@@ -17,21 +17,18 @@ from typing import Any
 
 from ...domain.model import Memory
 from ...store.codec import from_hash
-from ..candidates import Candidate, Pool, cosine_to
+from ..candidates import FOLLOWS, Candidate, Pool, cosine_to, previous_turn
 from .base import Stage, StageContext, note, provisional
 from .query import asks
 
-FOLLOWS = "follows"
-
-
-def previous(memory: Memory) -> str | None:
-    return next((x.to for x in memory.links if x.rel == FOLLOWS), None)
+previous = previous_turn
 
 
 def recorded(cands: list[Candidate]) -> bool:
     """Does the pool hold turns of a recorded exchange (memories that ``follow`` another)?
     Only there is an episode a session of talk; notes an agent wrote on one day are not
-    about one thing because they share a day (ADR 0086)."""
+    about one thing because they share a day (ADR 0086). The whole pool is then read as
+    talk: a session's first turn follows nothing, and leaving it out cost LoCoMo."""
     return any(previous(c.memory) is not None for c in cands)
 
 
