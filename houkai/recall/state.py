@@ -20,8 +20,8 @@ knows which is the newer or whose it is.
   of the question's named things, or ≥ ``current_shared`` when both repeat a value the
   question does not name, a name, a number or a word no third top candidate holds, and
   both hold a word the question asks, ADR 0085, or when the newer says it is an update,
-  "now", "moved", "no longer", and both hold a question word few candidates hold, ADR
-  0086; each linked to every other) form a group; for a present question whose newest
+  "now", "moved", "no longer", and both hold a topic word of the question, ADR 0086;
+  each linked to every other) form a group; for a present question whose newest
   member holds every question word another member holds (an update answers what the old
   fact answered; "closes at 6pm" beside "opens at 8am" is a sibling, not an update; one
   word may be missing when the newest says it is an update), the group's newest
