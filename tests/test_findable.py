@@ -372,3 +372,19 @@ def test_a_memory_still_cut_off_after_one_reinsert_is_tried_again(make_store, mo
     report = findability.check(store, sample=50, text=False)
     assert report.repaired == 1 and report.unrepaired == 0 and report.ok
     assert probes == [4, 1, 1]  # probe, re-probe after the first re-insert, then after the second
+
+
+def test_the_graph_decides_ok_only_where_recall_searches_it():
+    """Distinct facts stored before a bulk of clustered lines can stay out of the HNSW
+    graph's reach however often they are re-inserted (ADR 0087: 3 of 5,020 here, 2 still
+    unreachable after three re-insertions, round after round). Below exact_knn_max recall
+    searches exactly and finds them; the report says so without failing."""
+    report = findability.FindabilityReport(
+        collection="c", checked_at=0.0, sampled=200, live=5020, exact=True,
+        own_vector=0.995, own_text=1.0, repaired=0, unrepaired=1,
+    )  # fmt: skip
+    assert report.ok and report.to_dict()["unrepaired"] == 1
+    graph = findability.FindabilityReport(**{**report.__dict__, "exact": False})
+    assert not graph.ok  # past exact_knn_max the graph answers: an unreachable memory fails
+    missed = findability.FindabilityReport(**{**report.__dict__, "own_text": 0.99})
+    assert not missed.ok  # recall missing a memory fails in either mode

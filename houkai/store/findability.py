@@ -69,9 +69,12 @@ class FindabilityReport:
 
     @property
     def ok(self) -> bool:
-        """Recall finds the sample, and so does the graph once repaired."""
+        """Recall finds the sample and, when recall searches the HNSW graph (above
+        ``exact_knn_max``), so does the graph once repaired. Below it recall searches
+        exactly: the graph's reach is reported (``own_vector``, ``unrepaired``), not judged,
+        as it decides no answer (ADR 0087)."""
         found_after = None
-        if self.own_vector is not None and self.sampled:
+        if not self.exact and self.own_vector is not None and self.sampled:
             found_after = self.own_vector + self.repaired / self.sampled
         return all(
             share is None or share >= self.threshold for share in (self.own_text, found_after)
