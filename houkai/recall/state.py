@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -229,11 +230,8 @@ def _distinct(top: list[Candidate], asked: frozenset[str], most: int) -> list[se
         {t for t in tokenize(c.memory.text) if t not in _STOP and t not in asked and len(t) > 1}
         for c in top
     ]
-    held: dict[str, int] = {}
-    for ws in words:
-        for w in ws:
-            held[w] = held.get(w, 0) + 1
-    return [{w for w in ws if held[w] <= most} for ws in words]
+    holders = Counter(w for ws in words for w in ws)
+    return [{w for w in ws if holders[w] <= most} for ws in words]
 
 
 def _groups(
@@ -242,6 +240,7 @@ def _groups(
     cover: dict[str, float],
     shared: float,
     values: list[set[str]],
+    held: Sequence[frozenset[str]],
     terms: frozenset[str] = frozenset(),
     updates: Sequence[bool] = (),
     ages: Sequence[float] = (),
@@ -250,14 +249,14 @@ def _groups(
     """Groups of *top* (indices, best first) on one topic: every two members' vectors are
     at least *similarity* apart and hold the same share of the question's named things,
     or they are *shared* apart and both name a value the question does not (*values*: the
-    old value an update repeats) while both hold a word the question asks (*terms*, so
-    two entities' updates that share a verb do not group), or the newer says it is an
+    old value an update repeats) while both hold a word the question asks (*held*: the
+    words of *terms*, the question's, each member holds; so two entities' updates that
+    share a verb do not group), or the newer says it is an
     update (*updates*, :data:`UPDATE_WORDS`, newer by *ages*) and both hold a topic word
     of the question (:func:`topic_words`); then a partial share of the named things on both
     sides is enough ("the notification service" beside "notify-service"). A candidate joins
     the first group it fits whole."""
-    held = [terms & set(stem_tokens(c.memory.text)) for c in top]
-    topical = topic_words(held, named)
+    topical = topic_words(list(held), named)
 
     def linked(i: int, j: int) -> bool:
         vi, vj = top[i].vector, top[j].vector
@@ -290,10 +289,7 @@ def topic_words(held: list[frozenset[str]], named: frozenset[str]) -> set[str]:
     "When do I get my daily summary?"), and it is no part of what the question names: not
     a word of a named thing, nor one every candidate naming it holds ("work" in every note
     about "Mia from work")."""
-    holders: dict[str, int] = {}
-    for words in held:
-        for w in words:
-            holders[w] = holders.get(w, 0) + 1
+    holders = Counter(w for words in held for w in words)
     few = max(ECHO_MOST, len(held) // 3)
     topical = {w for w, n in holders.items() if n <= few} - named
     naming = [words for words in held if words & named]
@@ -311,16 +307,14 @@ def _asked_terms(question: str, terms: list[str] | None = None) -> frozenset[str
     return frozenset(stem_tokens(" ".join(query_terms(head))))
 
 
-def _answers_as_well(
-    members: list[Candidate], terms: frozenset[str], newest: Candidate, slack: int = 0
-) -> bool:
+def _answers_as_well(held: Sequence[frozenset[str]], newest: int, slack: int = 0) -> bool:
     """Does the group's newest memory hold every question word another member holds (all
     but *slack* of them)? An update answers the question the old fact answered; a sibling
     fact that lacks a word the question asks for ("closes" beside "opens", "P2" beside
     "P1") is not an update. One that says it is an update may word it differently
-    ("Pemberton's due date is now 15 January" for "When is the Pemberton dashboard due?")."""
-    held = terms & set(stem_tokens(newest.memory.text))
-    return all(len((terms & set(stem_tokens(c.memory.text))) - held) <= slack for c in members)
+    ("Pemberton's due date is now 15 January" for "When is the Pemberton dashboard due?").
+    *held*: the question words each member holds; *newest*: its index there."""
+    return all(len(words - held[newest]) <= slack for words in held)
 
 
 def newest_first(
@@ -354,12 +348,15 @@ def newest_first(
     updates = [bool(UPDATE_WORDS.search(c.memory.text)) for c in top]
     ages = [when(c) for c in top]
     named = frozenset(stem_tokens(" ".join(state.entities)))
-    for group in _groups(top, similarity, cover, shared, values, terms, updates, ages, named):
+    held = [terms & frozenset(stem_tokens(c.memory.text)) for c in top]
+    groups = _groups(top, similarity, cover, shared, values, held, terms, updates, ages, named)
+    for group in groups:
         members = [top[i] for i in group]
         at = max(group, key=lambda i: (ages[i], top[i].memory.id))
         newest = top[at]
         slack = 1 if updates[at] else 0
-        if state.intent == "present" and not _answers_as_well(members, terms, newest, slack):
+        answers = _answers_as_well([held[i] for i in group], group.index(at), slack)
+        if state.intent == "present" and not answers:
             continue
         newest_two = sorted((ages[i] for i in group), reverse=True)[:2]
         if newest_two[0] - newest_two[1] < gap:

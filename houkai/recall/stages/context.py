@@ -21,15 +21,13 @@ from ..candidates import FOLLOWS, Candidate, Pool, cosine_to, previous_turn
 from .base import Stage, StageContext, note, provisional
 from .query import asks
 
-previous = previous_turn
-
 
 def recorded(cands: list[Candidate]) -> bool:
     """Does the pool hold turns of a recorded exchange (memories that ``follow`` another)?
     Only there is an episode a session of talk; notes an agent wrote on one day are not
     about one thing because they share a day (ADR 0086). The whole pool is then read as
     talk: a session's first turn follows nothing, and leaving it out cost LoCoMo."""
-    return any(previous(c.memory) is not None for c in cands)
+    return any(previous_turn(c.memory) is not None for c in cands)
 
 
 def admissible(memory: Memory, f: dict[str, Any]) -> bool:
@@ -59,7 +57,7 @@ def neighbours_round(ctx: StageContext, pool: Pool) -> list[str]:
     if p.context <= 0:
         return []
     top = sorted(pool.values(), key=lambda c: -provisional(c, ctx.weights))[: p.context_top]
-    wanted = [mid for c in top if (mid := previous(c.memory)) and mid not in pool]
+    wanted = [mid for c in top if (mid := previous_turn(c.memory)) and mid not in pool]
     pipe = core.client.pipeline(transaction=False)
     for c in top:
         pipe.smembers(core.keys.incoming(c.memory.id))
@@ -108,11 +106,11 @@ def smooth_with_neighbours(cands: list[Candidate], weight: float, weight_next: f
     asked = {c.memory.id: asks(c) for c in cands}
     after: dict[str, str] = {}
     for c in cands:
-        prev = previous(c.memory)
+        prev = previous_turn(c.memory)
         if prev is not None:
             after[prev] = c.memory.id
     for c in cands:
-        prev = previous(c.memory) or ""
+        prev = previous_turn(c.memory) or ""
         nxt = after.get(c.memory.id, "")
         boost = 0.0
         if prev in score and math.isfinite(score[prev]) and score[prev] > 0:
