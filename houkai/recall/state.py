@@ -15,20 +15,31 @@ knows which is the newer or whose it is.
 * **current**: the question's intent: *present* (no past tense, or "now / currently /
   these days / latest"), *past* ("originally", "used to", "previous", "before …" with a
   past verb) or neither (a past-tense question, a time window). Among the
-  :attr:`~houkai.recall.stages.params.StageParams.current_top` best candidates, memories on one
-  topic (cosine between their vectors ≥ ``current_similarity`` and holding the same share
-  of the question's named things, or ≥ ``current_shared`` when both repeat a value the
-  question does not name, a name, a number or a word no third top candidate holds, and
-  both hold a word the question asks, ADR 0085, or when the newer says it is an update,
-  "now", "moved", "no longer", and both hold a topic word of the question, ADR 0086;
-  each linked to every other) form a group; for a present question whose newest
-  member holds every question word another member holds (an update answers what the old
-  fact answered; "closes at 6pm" beside "opens at 8am" is a sibling, not an update; one
-  word may be missing when the newest says it is an update), the group's newest
-  memory takes the group's best score slot, for a past one its last; the others keep
-  their order in the slots left. Other candidates keep their scores and ranks, and so
-  do the turns of a recorded conversation (memories that ``follow`` another): a later
-  turn on a topic carries the talk on rather than replacing what was said.
+  :attr:`~houkai.recall.stages.params.StageParams.current_top` best candidates, two
+  memories are on one topic when they hold the same share of the question's named things
+  and
+
+  - their cosine is ≥ ``current_similarity`` and they share a *topic word* of the question
+    (:func:`topic_words`: one few candidates hold, not part of a named thing), or the newer
+    says it is an update ("now", "moved", "no longer", :data:`UPDATE_WORDS`); sharing
+    only the named thing makes "CI for search-indexer is Buildkite" and "the search
+    indexer uses FastAPI" siblings, not one topic (ADR 0088);
+  - or their cosine is ≥ ``current_shared`` and both repeat a value the question does not
+    name (a name, a number, a word no third top candidate holds) while both hold a word
+    the question asks (ADR 0085), or the newer says it is an update and both hold a topic
+    word (ADR 0086).
+
+  Memories each linked to every other form a group. For a present question the group's
+  newest must be its update: it holds every question word another member holds (one may
+  be missing when it says it is an update; "closes at 6pm" beside "opens at 8am" is a
+  sibling), and it does not tell of an event without saying it changed anything ("the
+  build was failing on CI"). When it fails, the rest still stand if their newest says it
+  is an update (ADR 0088). The update takes the group's best score slot for a present
+  question, its last for a past one; the others keep their order in the slots left.
+  Other candidates keep their scores and ranks, and so do the turns of a recorded
+  conversation (memories that ``follow`` another): a later turn on a topic carries the
+  talk on rather than replacing what was said. The question's pronouns ("remind **me**",
+  "work with **us**") are no question words.
 
 Both cost no I/O: the words' frequencies are those the lexical leg read, the vectors those
 the candidate search returned.
@@ -89,6 +100,8 @@ UPDATE_WORDS = re.compile(
     r"back to|back on|dropped|migrated|took over|handed over|upgraded|bumped|relaxed|lifted)\b",
     re.I,
 )
+#: Who the question is for or from ("remind **me**", "work with **us**"): no topic.
+PRONOUNS = frozenset("me us him her them he she his hers mine ours yours theirs".split())
 _NAME_WORD = re.compile(r"\b[A-Z][\w]+\b")
 
 
@@ -246,16 +259,11 @@ def _groups(
     ages: Sequence[float] = (),
     named: frozenset[str] = frozenset(),
 ) -> list[list[int]]:
-    """Groups of *top* (indices, best first) on one topic: every two members' vectors are
-    at least *similarity* apart and hold the same share of the question's named things,
-    or they are *shared* apart and both name a value the question does not (*values*: the
-    old value an update repeats) while both hold a word the question asks (*held*: the
-    words of *terms*, the question's, each member holds; so two entities' updates that
-    share a verb do not group), or the newer says it is an
-    update (*updates*, :data:`UPDATE_WORDS`, newer by *ages*) and both hold a topic word
-    of the question (:func:`topic_words`); then a partial share of the named things on both
-    sides is enough ("the notification service" beside "notify-service"). A candidate joins
-    the first group it fits whole."""
+    """Groups of *top* (indices, best first) on one topic (the module docstring says when
+    two are): *held* are the question's words (*terms*) each holds, *values* the values
+    each names that the question does not, *updates* which say they are one, *ages* their
+    recency basis, *named* the words of the question's named things. A candidate joins the
+    first group it fits whole."""
     topical = topic_words(list(held), named)
 
     def linked(i: int, j: int) -> bool:
@@ -263,14 +271,17 @@ def _groups(
         if vi is None or vj is None:
             return False
         echo = bool(values[i] & values[j]) and (not terms or bool(held[i] & held[j]))
-        if updates and not echo:
-            newer = i if (ages[i], top[i].memory.id) > (ages[j], top[j].memory.id) else j
-            echo = updates[newer] and bool(held[i] & held[j] & topical)
+        newer = i if (ages[i], top[i].memory.id) > (ages[j], top[j].memory.id) else j
+        update = bool(updates) and updates[newer]
+        if not echo:
+            echo = update and bool(held[i] & held[j] & topical)
         ci, cj = cover.get(top[i].memory.id, 1.0), cover.get(top[j].memory.id, 1.0)
         if abs(ci - cj) > 1e-9 and not (echo and ci > 0 and cj > 0):
             return False
         cos = float(np.dot(vi, vj))
-        return cos >= similarity or (cos >= shared and echo)
+        if cos >= shared and echo:
+            return True
+        return cos >= similarity and (update or not terms or bool(held[i] & held[j] & topical))
 
     groups: list[list[int]] = []
     for i in range(len(top)):
@@ -302,9 +313,9 @@ def _asked_terms(question: str, terms: list[str] | None = None) -> frozenset[str
     """The stems of the question's words, without its reference point ("before X");
     *terms*: the whole question's query terms, used when it has no reference point."""
     head = _REFERENCE.split(question, 1)[0]
-    if terms is not None and head == question:
-        return frozenset(stem(t) for t in terms)
-    return frozenset(stem_tokens(" ".join(query_terms(head))))
+    if terms is None or head != question:
+        terms = query_terms(head)
+    return frozenset(stem(t) for t in terms if t not in PRONOUNS)
 
 
 def _answers_as_well(held: Sequence[frozenset[str]], newest: int, slack: int = 0) -> bool:
@@ -315,6 +326,42 @@ def _answers_as_well(held: Sequence[frozenset[str]], newest: int, slack: int = 0
     ("Pemberton's due date is now 15 January" for "When is the Pemberton dashboard due?").
     *held*: the question words each member holds; *newest*: its index there."""
     return all(len(words - held[newest]) <= slack for words in held)
+
+
+def _update_of(
+    group: list[int],
+    top: list[Candidate],
+    held: Sequence[frozenset[str]],
+    updates: Sequence[bool],
+    ages: Sequence[float],
+    intent: str,
+) -> tuple[list[int], int]:
+    """The group's members and its update (the newest), for a present question only where
+    the update answers what the others answered (:func:`_answers_as_well`) and does not
+    tell of an event ("the build **was** failing on CI …" is no new state of "builds on
+    Buildkite"); an empty group when none does. A newest that fails is a sibling fact
+    ("INV-0457 to Pemberton, €15,000" beside two due dates); the rest still stand when
+    their newest says it is an update ("Pemberton's due date is **now** 15 January")."""
+
+    def newest(members: list[int]) -> int:
+        return max(members, key=lambda i: (ages[i], top[i].memory.id))
+
+    at = newest(group)
+    if intent != "present":
+        return group, at
+    event = bool(_PAST_TENSE.search(top[at].memory.text)) and not updates[at]
+    slack = 1 if updates[at] else 0
+    if not event and _answers_as_well([held[i] for i in group], group.index(at), slack):
+        return group, at
+    rest = [i for i in group if i != at]
+    while len(rest) > 1:
+        at = newest(rest)
+        if not updates[at]:
+            break
+        if _answers_as_well([held[i] for i in rest], rest.index(at), 1):
+            return rest, at
+        rest = [i for i in rest if i != at]
+    return [], at
 
 
 def newest_first(
@@ -351,13 +398,10 @@ def newest_first(
     held = [terms & frozenset(stem_tokens(c.memory.text)) for c in top]
     groups = _groups(top, similarity, cover, shared, values, held, terms, updates, ages, named)
     for group in groups:
-        members = [top[i] for i in group]
-        at = max(group, key=lambda i: (ages[i], top[i].memory.id))
-        newest = top[at]
-        slack = 1 if updates[at] else 0
-        answers = _answers_as_well([held[i] for i in group], group.index(at), slack)
-        if state.intent == "present" and not answers:
+        group, at = _update_of(group, top, held, updates, ages, state.intent)
+        if len(group) < 2:
             continue
+        members, newest = [top[i] for i in group], top[at]
         newest_two = sorted((ages[i] for i in group), reverse=True)[:2]
         if newest_two[0] - newest_two[1] < gap:
             continue  # written together: no member is the update of another

@@ -1,0 +1,99 @@
+"""The ``current`` stage tells an update from a sibling fact (ADR 0088): two notes about
+one project that share only its name are not one topic; a newer note that tells of an
+event, or answers less of the question, is not the update; a pronoun in the question is
+no word an update must hold. Small real-Redis collections of the shapes the agent sets
+hold, each larger than the stage's ten top candidates."""
+
+from __future__ import annotations
+
+from _dated import ranking, write_dated
+from test_recall_stages_update_words import OFFICE
+
+from houkai import MemoryStore
+from houkai.recall.state import _asked_terms
+
+
+def test_the_newest_sibling_steps_aside_for_the_update_behind_it(store: MemoryStore):
+    old, new, invoice, *_ = write_dated(
+        store,
+        [
+            ("Pemberton dashboard due 15 December.", 140),
+            ("Pemberton's due date is now 15 January (after the freeze).", 45),
+            ("INV-2026-0457 to Pemberton, €15,000 (restart milestone).", 20),
+            ("Pemberton weekly on Wednesdays at 14:00 with Ruth.", 135),
+            *((text, 60 + i) for i, text in enumerate(OFFICE)),
+        ],
+    )
+    # the invoice repeats "15" and is the newest of the three, but it answers nothing of
+    # "due": the two dates still form a group, and the one that says "now" leads it
+    ranked = ranking(store, "When is the Pemberton dashboard due?")
+    ids = [mid for mid, _ in ranked]
+    assert ids[0] == new
+    assert old in ids
+    assert ranked[0][1]["stages"]["current_group"] == 2  # the invoice is out of the group
+    assert "current_group" not in dict(ranked).get(invoice, {}).get("stages", {})
+
+
+def test_notes_sharing_only_the_projects_name_keep_their_order(store: MemoryStore):
+    framework, *_ = write_dated(
+        store,
+        [
+            ("The search indexer uses FastAPI for its web framework.", 165),
+            ("CI for search-indexer is Buildkite.", 150),
+            ("The search indexer stores its data in CockroachDB.", 200),
+            ("Code owner for search-indexer is Ravi.", 193),
+            ("Local port for the search indexer: 9090.", 210),
+            *((text, 60 + i) for i, text in enumerate(OFFICE)),
+        ],
+    )
+    # on "server-side toolkit" neither note holds a question word beyond the project's
+    # name: the newer CI note is no update of the framework
+    question = "What's the server-side toolkit behind search-indexer's endpoints?"
+    plain = ranking(store, question, stages=())
+    ranked = ranking(store, question)
+    assert plain[0][0] == framework
+    assert ranked[0][0] == framework
+    assert all("current_group" not in e.get("stages", {}) for _, e in ranked)
+
+
+def test_a_newer_note_of_an_event_is_no_new_state(store: MemoryStore):
+    buildkite, *_ = write_dated(
+        store,
+        [
+            ("ledger-worker builds on Buildkite; the pipeline file is in the repo root.", 200),
+            (
+                "In ledger-worker the build failed on CI because the dependency cache was "
+                "stale; clearing the cache fixed it.",
+                190,
+            ),
+            ("PRs on the ledger worker need a review from Marcus.", 180),
+            *((text, 60 + i) for i, text in enumerate(OFFICE)),
+        ],
+    )
+    # "the build failed … was stale" tells what happened once; where builds run is
+    # still what the older note says
+    ranked = ranking(store, "Where do ledger-worker's builds happen?")
+    assert ranked[0][0] == buildkite
+    # an update that says so does take the first slot
+    (moved,) = write_dated(store, [("ledger-worker moved its builds to GitHub Actions.", 5)])
+    ranked = ranking(store, "Where do ledger-worker's builds happen?")
+    assert ranked[0][0] == moved
+
+
+def test_the_questions_pronouns_are_no_words_an_update_must_hold(store: MemoryStore):
+    assert "me" not in _asked_terms("How far ahead should you remind me about invoices?")
+    assert "us" not in _asked_terms("Which days does Sanjay Rao work with us?")
+    old, new, *_ = write_dated(
+        store,
+        [
+            ("Sanjay Rao works Mon–Wed with us.", 150),
+            ("Sanjay Rao is Tue–Thu now, his other client moved to Mondays.", 55),
+            ("Sanjay Rao — freelance QA contractor, ext 233 when he's in.", 177),
+            *((text, 60 + i) for i, text in enumerate(OFFICE)),
+        ],
+    )
+    # the update lacks "work" (one word, allowed as it says "now"); "us" would have been
+    # a second
+    ranked = ranking(store, "Which days does Sanjay Rao work with us?")
+    assert ranked[0][0] == new
+    assert ranked[1][0] == old
