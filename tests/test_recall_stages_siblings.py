@@ -97,3 +97,33 @@ def test_the_questions_pronouns_are_no_words_an_update_must_hold(store: MemorySt
     ranked = ranking(store, "Which days does Sanjay Rao work with us?")
     assert ranked[0][0] == new
     assert ranked[1][0] == old
+
+
+FAMILY = [
+    "Tom's dentist is Dr. Okafor on Rua Augusta.",
+    "Leo's football practice is on Thursdays at 18:00.",
+    "The car is due for its inspection in March.",
+    "Dana likes hiking in Sintra on Sundays.",
+    "Book club meets on the first Monday of the month.",
+]
+
+
+def test_a_repeated_word_links_two_notes_on_a_name_only_when_the_newer_updates(
+    store: MemoryStore,
+):
+    born, card, *_ = write_dated(
+        store,
+        [
+            ("Grandma Rose was born on 30 January; send a card a week ahead.", 200),
+            ("Picked a birthday card design for Grandma Rose; not sent yet.", 166),
+            ("Rose asked to be reached by Signal from now on.", 21),
+            *((text, 60 + i) for i, text in enumerate(OFFICE + FAMILY)),
+        ],
+    )
+    # her name is in few memories, so it is a named thing; both notes say "card" and
+    # hold no word of the question but her name: the newer is not the older one's
+    # update, so neither moves
+    ranked = ranking(store, "How do I reach Grandma Rose?", k=10)
+    stages = {mid: e.get("stages", {}) for mid, e in ranked}
+    assert "current_group" not in stages.get(card, {})
+    assert "current_group" not in stages.get(born, {})

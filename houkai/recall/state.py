@@ -26,8 +26,9 @@ knows which is the newer or whose it is.
     indexer uses FastAPI" siblings, not one topic (ADR 0088);
   - or their cosine is ≥ ``current_shared`` and both repeat a value the question does not
     name (a name, a number, a word no third top candidate holds) while both hold a word
-    the question asks (ADR 0085), or the newer says it is an update and both hold a topic
-    word (ADR 0086).
+    the question asks (ADR 0085): one beyond its named things unless the newer says it is
+    an update ("card" in two notes on Grandma Rose is no topic, ADR 0088); or the newer
+    says it is an update and both hold a topic word (ADR 0086).
 
   Memories each linked to every other form a group. For a present question the group's
   newest must be its update: it holds every question word another member holds (one may
@@ -270,9 +271,11 @@ def _groups(
         vi, vj = top[i].vector, top[j].vector
         if vi is None or vj is None:
             return False
-        echo = bool(values[i] & values[j]) and (not terms or bool(held[i] & held[j]))
         newer = i if (ages[i], top[i].memory.id) > (ages[j], top[j].memory.id) else j
         update = bool(updates) and updates[newer]
+        both = held[i] & held[j]
+        asked = bool(both - named) or (update and bool(both))
+        echo = bool(values[i] & values[j]) and (not terms or asked)
         if not echo:
             echo = update and bool(held[i] & held[j] & topical)
         ci, cj = cover.get(top[i].memory.id, 1.0), cover.get(top[j].memory.id, 1.0)
