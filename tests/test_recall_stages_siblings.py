@@ -6,10 +6,17 @@ hold, each larger than the stage's ten top candidates."""
 
 from __future__ import annotations
 
-from _dated import ranking, write_dated
+import time
+from dataclasses import replace
+
+import numpy as np
+from _dated import DAY, ranking, write_dated
 from test_recall_stages_update_words import OFFICE
 
 from houkai import MemoryStore
+from houkai.domain.model import Memory
+from houkai.recall import state
+from houkai.recall.candidates import Candidate
 from houkai.recall.state import _asked_terms
 
 
@@ -127,3 +134,58 @@ def test_a_repeated_word_links_two_notes_on_a_name_only_when_the_newer_updates(
     stages = {mid: e.get("stages", {}) for mid, e in ranked}
     assert "current_group" not in stages.get(card, {})
     assert "current_group" not in stages.get(born, {})
+
+
+def _candidates(embedder, dated: list[tuple[str, float, float]]) -> list[Candidate]:
+    """Candidates of ``(text, days ago, blend score)`` with the model's real vectors."""
+    vectors = embedder.encode([t for t, _, _ in dated])
+    now = time.time()
+    return [
+        Candidate(
+            memory=Memory(id=f"m{i}", text=text, created_at=now - days * DAY),
+            score=score,
+            vector=np.asarray(vector),
+            has_vector=True,
+        )
+        for i, ((text, days, score), vector) in enumerate(zip(dated, vectors, strict=True))
+    ]
+
+
+def test_an_update_ranked_below_the_top_joins_the_fact_it_replaces(embedder):
+    # the update is worded away from the question ("switched its linter"), so the blend
+    # ranks it below the stage's top candidates; it repeats nothing but says it replaces
+    # "Formatter/linter in ledger-worker: golangci-lint" — by its word "linter"
+    cands = _candidates(
+        embedder,
+        [
+            ("Formatter/linter in ledger-worker: golangci-lint.", 150, 0.90),
+            ("HTTP layer of ledger-worker: Spring Boot.", 190, 0.70),
+            ("Messaging for ledger-worker: SQS.", 220, 0.65),
+            ("Messaging for ledger-worker moved to NATS.", 40, 0.30),  # another topic's
+            ("The ledger worker switched its linter to biome.", 60, 0.40),
+        ],
+    )
+    question = "What's ledger-worker's current formatter?"
+    read = state.read(question, None)
+    read = replace(read, entities=["ledger-worker"])
+    state.newest_first(cands, read, 0.65, 3, {}, shared=0.45)
+    ranked = sorted(cands, key=lambda c: -c.score)
+    assert ranked[0].memory.text.startswith("The ledger worker switched")
+    assert ranked[0].explain["stages"]["current_group"] == 2
+    assert cands[0].score == 0.40  # the old fact takes the slot the update had
+    # the other topic's update replaces its own old fact, in that fact's slot, not higher
+    assert (cands[3].score, cands[2].score) == (0.65, 0.30)
+    # a past question gets the old fact first, from the same group
+    cands = _candidates(
+        embedder,
+        [
+            ("Formatter/linter in ledger-worker: golangci-lint.", 150, 0.9),
+            ("HTTP layer of ledger-worker: Spring Boot.", 190, 0.7),
+            ("Messaging for ledger-worker: SQS.", 220, 0.65),
+            ("The ledger worker switched its linter to biome.", 60, 0.4),
+        ],
+    )
+    past = state.read("What did ledger-worker format with originally?", None)
+    state.newest_first(cands, replace(past, entities=["ledger-worker"]), 0.65, 3, {}, 0.45)
+    assert max(cands, key=lambda c: c.score).memory.text.startswith("Formatter/linter")
+    assert cands[3].explain["stages"]["current_group"] == 2

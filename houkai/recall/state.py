@@ -30,6 +30,13 @@ knows which is the newer or whose it is.
     an update ("card" in two notes on Grandma Rose is no topic, ADR 0088); or the newer
     says it is an update and both hold a topic word (ADR 0086).
 
+  The stage also reaches below its top candidates (:data:`PULL_REACH`) for updates
+  worded away from the question ("the ledger worker switched its linter to biome" for
+  "what's ledger-worker's current formatter?"): up to :data:`PULL_MOST` memories that
+  say they are an update, are newer than a top candidate, repeat a value or rare word of
+  it, share a word of the question with it and a cosine ≥ ``current_shared`` join the
+  grouping (ADR 0088).
+
   Memories each linked to every other form a group. For a present question the group's
   newest must be its update: it holds every question word another member holds (one may
   be missing when it says it is an update; "closes at 6pm" beside "opens at 8am" is a
@@ -51,7 +58,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -236,14 +243,15 @@ def _values(text: str) -> set[str]:
     return out
 
 
+def _content_words(text: str, asked: frozenset[str]) -> set[str]:
+    return {t for t in tokenize(text) if t not in _STOP and t not in asked and len(t) > 1}
+
+
 def _distinct(top: list[Candidate], asked: frozenset[str], most: int) -> list[set[str]]:
     """Per candidate of *top*, its words that at most *most* of *top* hold and the
     question does not: what an update repeats of the fact it replaces ("chi" in "moved
     to Express; the chi app factory is gone" beside "uses chi for its web framework")."""
-    words = [
-        {t for t in tokenize(c.memory.text) if t not in _STOP and t not in asked and len(t) > 1}
-        for c in top
-    ]
+    words = [_content_words(c.memory.text, asked) for c in top]
     holders = Counter(w for ws in words for w in ws)
     return [{w for w in ws if holders[w] <= most} for ws in words]
 
@@ -367,6 +375,50 @@ def _update_of(
     return [], at
 
 
+#: How far below the ``current`` stage's top candidates it looks for their updates, and
+#: how many it brings up.
+PULL_REACH = 40
+PULL_MOST = 3
+
+
+def _later_updates(
+    top: list[Candidate],
+    below: list[Candidate],
+    asked: frozenset[str],
+    terms: frozenset[str],
+    shared: float,
+    when: Callable[[Candidate], float],
+    gap: float,
+) -> list[Candidate]:
+    """Candidates below *top* that say they update one of it and repeat its old value
+    ("Bumped billing-api from Go 1.21 to Java 17" below "billing-api now requires Go
+    1.21"): an update worded away from the question ranks low, yet it is the answer."""
+    words = [_content_words(c.memory.text, asked) for c in top]
+    holders = Counter(w for ws in words for w in ws)
+    olds = []  # per top candidate: its age, vector, the values it names, the question words
+    for c, ws in zip(top, words, strict=True):
+        if c.vector is not None:
+            values = (_values(c.memory.text) - asked) | {w for w in ws if holders[w] <= ECHO_MOST}
+            olds.append((when(c), c.vector, values, terms & frozenset(stem_tokens(c.memory.text))))
+    out: list[Candidate] = []
+    for c in below:
+        if len(out) >= PULL_MOST:
+            break
+        if c.vector is None or not UPDATE_WORDS.search(c.memory.text):
+            continue
+        mine = (_values(c.memory.text) - asked) | _content_words(c.memory.text, asked)
+        held = terms & frozenset(stem_tokens(c.memory.text))
+        if any(
+            when(c) - age >= gap
+            and mine & values
+            and held & asks
+            and float(np.dot(c.vector, vector)) >= shared
+            for age, vector, values, asks in olds
+        ):
+            out.append(c)
+    return out
+
+
 def newest_first(
     cands: list[Candidate],
     state: StateQuery,
@@ -381,17 +433,20 @@ def newest_first(
         return
     # A turn of a recorded exchange (it ``follows`` another) is what was said then: a
     # later turn on its topic carries on the talk and does not replace it.
-    top = [
+    ranked = [
         c
-        for c in sorted(cands, key=lambda c: (-c.score, c.memory.id))[:top_n]
+        for c in sorted(cands, key=lambda c: (-c.score, c.memory.id))
         if previous_turn(c.memory) is None
     ]
-    if state.words and not cover:
-        cover = {c.memory.id: coverage(c, state.words, state.stemmed) for c in top}
+    top = ranked[:top_n]
     asked, terms = state.asked, state.asked_terms
 
     def when(c: Candidate) -> float:  # the blend's recency basis: created, or last access
         return c.memory.last_accessed if state.accessed else c.memory.created_at
+
+    top += _later_updates(top, ranked[top_n : top_n + PULL_REACH], asked, terms, shared, when, gap)
+    if state.words and not cover:
+        cover = {c.memory.id: coverage(c, state.words, state.stemmed) for c in top}
 
     values = [_values(c.memory.text) - asked for c in top]
     values = [v | d for v, d in zip(values, _distinct(top, asked, ECHO_MOST), strict=True)]
