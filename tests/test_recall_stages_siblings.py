@@ -189,3 +189,29 @@ def test_an_update_ranked_below_the_top_joins_the_fact_it_replaces(embedder):
     state.newest_first(cands, replace(past, entities=["ledger-worker"]), 0.65, 3, {}, 0.45)
     assert max(cands, key=lambda c: c.score).memory.text.startswith("Formatter/linter")
     assert cands[3].explain["stages"]["current_group"] == 2
+
+
+def test_a_past_question_gets_the_member_it_asks_for(embedder):
+    ports = [
+        ("Local port for the ledger worker: 8000.", 200, 0.80),
+        ("ledger-worker moved to port 4000 (clashed with another service on 8000).", 120, 0.90),
+        ("ledger-worker moved to port 8081 (clashed with another service on 4000).", 30, 0.85),
+        ("HTTP layer of ledger-worker: Spring Boot.", 190, 0.50),
+    ]
+
+    def first(question: str) -> str:
+        cands = _candidates(embedder, ports)
+        read = replace(state.read(question, None), entities=["ledger-worker"])
+        state.newest_first(cands, read, 0.65, 10, {}, 0.45)
+        best = max(cands, key=lambda c: c.score)
+        assert best.explain["stages"]["current_group"] == 3
+        return best.memory.text
+
+    # the blend put the middle one first; "original" asks for the oldest
+    assert first("What was ledger-worker's original port?").startswith("Local port")
+    # "before 8081": the one the 8081 note replaced, not the oldest
+    assert "port 4000" in first("Which port did ledger-worker use before 8081?")
+    # "before 4000": the oldest
+    assert first("Which port did ledger-worker use before 4000?").startswith("Local port")
+    # the present: the newest
+    assert "port 8081" in first("Which port is ledger-worker on now?")

@@ -43,7 +43,9 @@ knows which is the newer or whose it is.
   sibling), and it does not tell of an event without saying it changed anything ("the
   build was failing on CI"). When it fails, the rest still stand if their newest says it
   is an update (ADR 0088). The update takes the group's best score slot for a present
-  question, its last for a past one; the others keep their order in the slots left.
+  question, its last for a past one; the others keep their order in the slots left. A
+  past question that says which member it wants gets it first: the oldest for
+  "originally", the one just before the member naming X for "before X" (ADR 0088).
   Other candidates keep their scores and ranks, and so do the turns of a recorded
   conversation (memories that ``follow`` another): a later turn on a topic carries the
   talk on rather than replacing what was said. The question's pronouns ("remind **me**",
@@ -419,6 +421,33 @@ def _later_updates(
     return out
 
 
+_ORIGINAL = re.compile(r"\b(originally|original|at first|initially|first)\b", re.I)
+
+
+def _asked_for(
+    group: list[int], top: list[Candidate], ages: Sequence[float], question: str
+) -> Candidate | None:
+    """The member a past question asks for, when it says which: the oldest for "originally"
+    / "at first", the one just before the member that names the question's reference point
+    for "before X" ("Who owned the billing service before Ravi?": the owner Ravi took over
+    from, not the first one). None: the question does not say (the newest goes last)."""
+    by_age = sorted(group, key=lambda i: (ages[i], top[i].memory.id))
+    if _ORIGINAL.search(question):
+        return top[by_age[0]]
+    parts = _REFERENCE.split(question, maxsplit=1)
+    if len(parts) < 2:
+        return None
+    point = frozenset(stem(t) for t in query_terms(parts[1]))
+    if not point:
+        return None
+    naming = [
+        k for k, i in enumerate(by_age) if point <= frozenset(stem_tokens(top[i].memory.text))
+    ]
+    if not naming or naming[0] == 0:
+        return None
+    return top[by_age[naming[0] - 1]]
+
+
 def newest_first(
     cands: list[Candidate],
     state: StateQuery,
@@ -467,6 +496,10 @@ def newest_first(
         by_score = sorted(members, key=lambda c: (-c.score, c.memory.id))
         rest = [c for c in by_score if c is not newest]
         order = [newest, *rest] if state.intent == "present" else [*rest, newest]
+        if state.intent == "past":
+            was = _asked_for(group, top, ages, state.question)
+            if was is not None:
+                order = [was, *(c for c in order if c is not was)]
         for c, slot in zip(order, slots, strict=True):
             shift = slot - c.score
             c.score = slot
