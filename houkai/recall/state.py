@@ -60,13 +60,22 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..domain.text import REDISEARCH_STOPWORDS, STOP_WORDS, query_terms, stem, stem_tokens, tokenize
+from ..domain.text import (
+    REDISEARCH_STOPWORDS,
+    STEM_CACHE_CHARS,
+    STOP_WORDS,
+    query_terms,
+    stem,
+    stem_tokens,
+    tokenize,
+)
 from .candidates import previous_turn
 from .query import question_names
 
@@ -234,19 +243,49 @@ def entity_penalty(
     return cover
 
 
-def _values(text: str) -> set[str]:
+def _values(text: str) -> frozenset[str]:
     """The words of *text* that state a value: a name inside a sentence or a number
     ("Postgres 14", "Porto"); an update often repeats the value it replaces."""
+    return _values_remembered(text) if len(text) <= STEM_CACHE_CHARS else _read_values(text)
+
+
+def _read_values(text: str) -> frozenset[str]:
     out = {m[0].lower() for m in _NUMBER_WORD.finditer(text)}
     for m in _NAME_WORD.finditer(text):
-        before = text[: m.start()].rstrip()
-        if before and before[-1] not in ".!?:;(":
+        k = m.start() - 1
+        while k >= 0 and text[k].isspace():
+            k -= 1
+        if k >= 0 and text[k] not in ".!?:;(":
             out.add(m[0].lower())
-    return out
+    return frozenset(out)
 
 
-def _content_words(text: str, asked: frozenset[str]) -> set[str]:
-    return {t for t in tokenize(text) if t not in _STOP and t not in asked and len(t) > 1}
+def _words(text: str) -> frozenset[str]:
+    """The content words of *text* (no stop word, no single letter)."""
+    return _words_remembered(text) if len(text) <= STEM_CACHE_CHARS else _read_words(text)
+
+
+def _read_words(text: str) -> frozenset[str]:
+    return frozenset(t for t in tokenize(text) if t not in _STOP and len(t) > 1)
+
+
+def says_update(text: str) -> bool:
+    """Does *text* say it replaces an earlier fact (:data:`UPDATE_WORDS`)?"""
+    return _says_update(text) if len(text) <= STEM_CACHE_CHARS else _read_update(text)
+
+
+def _read_update(text: str) -> bool:
+    return UPDATE_WORDS.search(text) is not None
+
+
+# Remembered per text, as the stems are: the same memories recur across recalls.
+_says_update = lru_cache(maxsize=8192)(_read_update)
+_values_remembered = lru_cache(maxsize=8192)(_read_values)
+_words_remembered = lru_cache(maxsize=8192)(_read_words)
+
+
+def _content_words(text: str, asked: frozenset[str]) -> frozenset[str]:
+    return _words(text) - asked
 
 
 def _distinct(top: list[Candidate], asked: frozenset[str], most: int) -> list[set[str]]:
@@ -263,7 +302,7 @@ def _groups(
     similarity: float,
     cover: dict[str, float],
     shared: float,
-    values: list[set[str]],
+    values: Sequence[frozenset[str]],
     held: Sequence[frozenset[str]],
     terms: frozenset[str] = frozenset(),
     updates: Sequence[bool] = (),
@@ -379,44 +418,49 @@ def _update_of(
 
 #: How far below the ``current`` stage's top candidates it looks for their updates, and
 #: how many it brings up.
-PULL_REACH = 40
+PULL_REACH = 20
 PULL_MOST = 3
+
+
+def _when(c: Candidate, state: StateQuery) -> float:
+    """The blend's recency basis: created, or last access."""
+    return c.memory.last_accessed if state.accessed else c.memory.created_at
 
 
 def _later_updates(
     top: list[Candidate],
     below: list[Candidate],
-    asked: frozenset[str],
-    terms: frozenset[str],
+    values: Sequence[frozenset[str]],
+    held: Sequence[frozenset[str]],
+    ages: Sequence[float],
+    state: StateQuery,
     shared: float,
-    when: Callable[[Candidate], float],
     gap: float,
 ) -> list[Candidate]:
-    """Candidates below *top* that say they update one of it and repeat its old value
+    """Candidates of *below* that say they update one of *top* and repeat its old value
     ("Bumped billing-api from Go 1.21 to Java 17" below "billing-api now requires Go
-    1.21"): an update worded away from the question ranks low, yet it is the answer."""
-    words = [_content_words(c.memory.text, asked) for c in top]
-    holders = Counter(w for ws in words for w in ws)
-    olds = []  # per top candidate: its age, vector, the values it names, the question words
-    for c, ws in zip(top, words, strict=True):
-        if c.vector is not None:
-            values = (_values(c.memory.text) - asked) | {w for w in ws if holders[w] <= ECHO_MOST}
-            olds.append((when(c), c.vector, values, terms & frozenset(stem_tokens(c.memory.text))))
+    1.21"): an update worded away from the question ranks low, yet it is the answer.
+    *values*, *held*, *ages*: per top candidate, as :func:`_groups` reads them. The cheap
+    tests go first: one matrix product of cosines, the ages, the update's words."""
+    olds = [(i, v) for i, c in enumerate(top) if (v := c.vector) is not None]
+    news = [(c, v) for c in below if (v := c.vector) is not None]
+    if not olds or not news:
+        return []
+    near = np.stack([v for _, v in news]) @ np.stack([v for _, v in olds]).T >= shared
     out: list[Candidate] = []
-    for c in below:
+    for (c, _), row in zip(news, near, strict=True):
         if len(out) >= PULL_MOST:
             break
-        if c.vector is None or not UPDATE_WORDS.search(c.memory.text):
+        if not row.any():
             continue
-        mine = (_values(c.memory.text) - asked) | _content_words(c.memory.text, asked)
-        held = terms & frozenset(stem_tokens(c.memory.text))
-        if any(
-            when(c) - age >= gap
-            and mine & values
-            and held & asks
-            and float(np.dot(c.vector, vector)) >= shared
-            for age, vector, values, asks in olds
-        ):
+        age = _when(c, state)
+        older = [i for (i, _), cos in zip(olds, row, strict=True) if cos and age - ages[i] >= gap]
+        if not older or not says_update(c.memory.text):
+            continue
+        text = c.memory.text
+        mine = (_values(text) - state.asked) | _content_words(text, state.asked)
+        asks = state.asked_terms & frozenset(stem_tokens(text))
+        if any(mine & values[i] and asks & held[i] for i in older):
             out.append(c)
     return out
 
@@ -464,25 +508,30 @@ def newest_first(
     # later turn on its topic carries on the talk and does not replace it.
     ranked = [
         c
-        for c in sorted(cands, key=lambda c: (-c.score, c.memory.id))
+        for c in sorted(cands, key=lambda c: (-c.score, c.memory.id))[: top_n + PULL_REACH]
         if previous_turn(c.memory) is None
     ]
     top = ranked[:top_n]
     asked, terms = state.asked, state.asked_terms
 
-    def when(c: Candidate) -> float:  # the blend's recency basis: created, or last access
-        return c.memory.last_accessed if state.accessed else c.memory.created_at
+    def read(
+        top: list[Candidate],
+    ) -> tuple[list[frozenset[str]], list[frozenset[str]], list[float]]:
+        """Per candidate: the values it names, the question words it holds, its age."""
+        values = [_values(c.memory.text) - asked for c in top]
+        values = [v | d for v, d in zip(values, _distinct(top, asked, ECHO_MOST), strict=True)]
+        held = [terms & frozenset(stem_tokens(c.memory.text)) for c in top]
+        return values, held, [_when(c, state) for c in top]
 
-    top += _later_updates(top, ranked[top_n : top_n + PULL_REACH], asked, terms, shared, when, gap)
+    values, held, ages = read(top)
+    pulled = _later_updates(top, ranked[top_n:], values, held, ages, state, shared, gap)
+    if pulled:
+        top += pulled
+        values, held, ages = read(top)
     if state.words and not cover:
         cover = {c.memory.id: coverage(c, state.words, state.stemmed) for c in top}
-
-    values = [_values(c.memory.text) - asked for c in top]
-    values = [v | d for v, d in zip(values, _distinct(top, asked, ECHO_MOST), strict=True)]
-    updates = [bool(UPDATE_WORDS.search(c.memory.text)) for c in top]
-    ages = [when(c) for c in top]
+    updates = [says_update(c.memory.text) for c in top]
     named = frozenset(stem_tokens(" ".join(state.entities)))
-    held = [terms & frozenset(stem_tokens(c.memory.text)) for c in top]
     groups = _groups(top, similarity, cover, shared, values, held, terms, updates, ages, named)
     for group in groups:
         group, at = _update_of(group, top, held, updates, ages, state.intent)
