@@ -506,12 +506,11 @@ def newest_first(
         return
     # A turn of a recorded exchange (it ``follows`` another) is what was said then: a
     # later turn on its topic carries on the talk and does not replace it.
-    ranked = [
-        c
-        for c in sorted(cands, key=lambda c: (-c.score, c.memory.id))[: top_n + PULL_REACH]
-        if previous_turn(c.memory) is None
-    ]
-    top = ranked[:top_n]
+    best = sorted(cands, key=lambda c: (-c.score, c.memory.id))[: top_n + PULL_REACH]
+    top, below = (
+        [c for c in part if previous_turn(c.memory) is None]
+        for part in (best[:top_n], best[top_n:])
+    )
     asked, terms = state.asked, state.asked_terms
 
     def read(
@@ -524,7 +523,7 @@ def newest_first(
         return values, held, [_when(c, state) for c in top]
 
     values, held, ages = read(top)
-    pulled = _later_updates(top, ranked[top_n:], values, held, ages, state, shared, gap)
+    pulled = _later_updates(top, below, values, held, ages, state, shared, gap)
     if pulled:
         top += pulled
         values, held, ages = read(top)
