@@ -30,26 +30,29 @@ knows which is the newer or whose it is.
     an update ("card" in two notes on Grandma Rose is no topic, ADR 0088); or the newer
     says it is an update and both hold a topic word (ADR 0086).
 
+  Two candidates holding different shares of the named things ("the notification
+  service" beside "notify-service") link only the second way, and only when both hold some.
+
   The stage also reaches below its top candidates (:data:`PULL_REACH`) for updates
   worded away from the question ("the ledger worker switched its linter to biome" for
   "what's ledger-worker's current formatter?"): up to :data:`PULL_MOST` memories that
-  say they are an update, are newer than a top candidate, repeat a value or rare word of
-  it, share a word of the question with it and a cosine ≥ ``current_shared`` join the
-  grouping (ADR 0088).
+  say they are an update, are newer than a top candidate by ``current_gap`` or more,
+  repeat a value or rare word of it, share a word of the question with it and a cosine ≥
+  ``current_shared`` join the grouping (ADR 0088).
 
   Memories each linked to every other form a group. For a present question the group's
   newest must be its update: it holds every question word another member holds (one may
   be missing when it says it is an update; "closes at 6pm" beside "opens at 8am" is a
-  sibling), and it does not tell of an event without saying it changed anything ("the
-  build was failing on CI"). When it fails, the rest still stand if their newest says it
-  is an update (ADR 0088). The update takes the group's best score slot for a present
-  question, its last for a past one; the others keep their order in the slots left. A
-  past question that says which member it wants gets it first: the oldest for
-  "originally", the one just before the member naming X for "before X" (ADR 0088).
-  Other candidates keep their scores and ranks, and so do the turns of a recorded
-  conversation (memories that ``follow`` another): a later turn on a topic carries the
-  talk on rather than replacing what was said. The question's pronouns ("remind **me**",
-  "work with **us**") are no question words.
+  sibling), and it does not tell of an event ("the build was failing on CI") unless it
+  says it is an update or repeats the old value ("it was 10:00 until March"). When it
+  fails, the rest still stand if their newest says it is an update (ADR 0088). The update
+  takes the group's best score slot for a present question, its last for a past one; the
+  others keep their order in the slots left. A past question that says which member it
+  wants gets it first: the oldest for "originally", the one just before the member naming
+  X for "before X" (ADR 0088). Other candidates keep their scores and ranks, and so do the
+  turns of a recorded conversation (memories that ``follow`` another): a later turn on a
+  topic carries the talk on rather than replacing what was said. The question's pronouns
+  ("remind **me**", "work with **us**") are no question words.
 
 Both cost no I/O: the words' frequencies are those the lexical leg read, the vectors those
 the candidate search returned.
@@ -103,6 +106,14 @@ _PAST = re.compile(
 )
 _BEFORE = re.compile(r"\bbefore\b", re.I)
 _PAST_TENSE = re.compile(r"\b(did|was|were|had|used)\b", re.I)
+#: How a memory tells of an event rather than a state ("the build **was** failing …").
+_EVENT = re.compile(r"\b(?:did|was|were|had)\b", re.I)
+#: A past question asking for the first state ("What was its original port?").
+_ORIGINAL = re.compile(r"\b(?:originally|original|at first|initially)\b", re.I)
+#: A past question's reference point that names the state after the one it wants.
+_BEFORE_POINT = re.compile(r"\b(?:before|instead of)\b", re.I)
+#: A reference point's values: names and numbers ("before **Ravi**", "before **8081**").
+_POINT_VALUE = re.compile(r"\b(?:[A-Z][\w-]*|\d[\w.:]*)")
 _REFERENCE = re.compile(r"\b(?:before|after|instead of|rather than|other than|than)\b", re.I)
 _CAPITALISED_RUN = re.compile(r"\b[A-Z][\w']*(?:\s+[A-Z][\w']*)*")
 _IDENTIFIER = re.compile(
@@ -121,6 +132,12 @@ UPDATE_WORDS = re.compile(
 )
 #: Who the question is for or from ("remind **me**", "work with **us**"): no topic.
 PRONOUNS = frozenset("me us him her them he she his hers mine ours yours theirs".split())
+#: How far below its top candidates the ``current`` stage looks for their updates, and how
+#: many it brings up (ADR 0088).
+PULL_REACH = 20
+PULL_MOST = 3
+#: Texts whose words, values and update words are remembered (the same memories recur).
+TEXT_MEMO = 8192
 _NAME_WORD = re.compile(r"\b[A-Z][\w]+\b")
 
 
@@ -279,9 +296,9 @@ def _read_update(text: str) -> bool:
 
 
 # Remembered per text, as the stems are: the same memories recur across recalls.
-_says_update = lru_cache(maxsize=8192)(_read_update)
-_values_remembered = lru_cache(maxsize=8192)(_read_values)
-_words_remembered = lru_cache(maxsize=8192)(_read_words)
+_says_update = lru_cache(maxsize=TEXT_MEMO)(_read_update)
+_values_remembered = lru_cache(maxsize=TEXT_MEMO)(_read_values)
+_words_remembered = lru_cache(maxsize=TEXT_MEMO)(_read_words)
 
 
 def _content_words(text: str, asked: frozenset[str]) -> frozenset[str]:
@@ -291,7 +308,9 @@ def _content_words(text: str, asked: frozenset[str]) -> frozenset[str]:
 def _distinct(top: list[Candidate], asked: frozenset[str], most: int) -> list[set[str]]:
     """Per candidate of *top*, its words that at most *most* of *top* hold and the
     question does not: what an update repeats of the fact it replaces ("chi" in "moved
-    to Express; the chi app factory is gone" beside "uses chi for its web framework")."""
+    to Express; the chi app factory is gone" beside "uses chi for its web framework").
+    A candidate brought up from below counts as a holder like any other: a word three of
+    them hold is no echo, whichever ranked where."""
     words = [_content_words(c.memory.text, asked) for c in top]
     holders = Counter(w for ws in words for w in ws)
     return [{w for w in ws if holders[w] <= most} for ws in words]
@@ -304,17 +323,19 @@ def _groups(
     shared: float,
     values: Sequence[frozenset[str]],
     held: Sequence[frozenset[str]],
-    terms: frozenset[str] = frozenset(),
-    updates: Sequence[bool] = (),
-    ages: Sequence[float] = (),
+    terms: frozenset[str],
+    updates: Sequence[bool],
+    ages: Sequence[float],
     named: frozenset[str] = frozenset(),
 ) -> list[list[int]]:
     """Groups of *top* (indices, best first) on one topic (the module docstring says when
     two are): *held* are the question's words (*terms*) each holds, *values* the values
-    each names that the question does not, *updates* which say they are one, *ages* their
-    recency basis, *named* the words of the question's named things. A candidate joins the
-    first group it fits whole."""
-    topical = topic_words(list(held), named)
+    and rare words each names that the question does not, *updates* which say they are
+    one, *ages* their recency basis, *named* the words of the question's named things. A
+    candidate joins the first group it fits whole. Two candidates holding a partial share
+    of the named things link only by an echo ("the notification service" beside
+    "notify-service")."""
+    topical = topic_words(held, named)
 
     def linked(i: int, j: int) -> bool:
         vi, vj = top[i].vector, top[j].vector
@@ -326,14 +347,14 @@ def _groups(
         asked = bool(both - named) or (update and bool(both))
         echo = bool(values[i] & values[j]) and (not terms or asked)
         if not echo:
-            echo = update and bool(held[i] & held[j] & topical)
+            echo = update and bool(both & topical)
         ci, cj = cover.get(top[i].memory.id, 1.0), cover.get(top[j].memory.id, 1.0)
         if abs(ci - cj) > 1e-9 and not (echo and ci > 0 and cj > 0):
             return False
         cos = float(np.dot(vi, vj))
         if cos >= shared and echo:
             return True
-        return cos >= similarity and (update or not terms or bool(held[i] & held[j] & topical))
+        return cos >= similarity and (update or not terms or bool(both & topical))
 
     groups: list[list[int]] = []
     for i in range(len(top)):
@@ -346,7 +367,7 @@ def _groups(
     return [g for g in groups if len(g) > 1]
 
 
-def topic_words(held: list[frozenset[str]], named: frozenset[str]) -> set[str]:
+def topic_words(held: Sequence[frozenset[str]], named: frozenset[str]) -> set[str]:
     """The question's words that name its topic among the candidates (*held*: the question
     words each holds): few of them hold it (the old fact, its update, one more; "daily" in
     "When do I get my daily summary?"), and it is no part of what the question names: not
@@ -362,12 +383,14 @@ def topic_words(held: list[frozenset[str]], named: frozenset[str]) -> set[str]:
 
 
 def _asked_terms(question: str, terms: list[str] | None = None) -> frozenset[str]:
-    """The stems of the question's words, without its reference point ("before X");
-    *terms*: the whole question's query terms, used when it has no reference point."""
+    """The stems of the question's words, without its reference point ("before X") nor
+    its pronouns written as such ("with **us**", not "the **US** region"); *terms*: the
+    whole question's query terms, used when it has no reference point."""
     head = _REFERENCE.split(question, 1)[0]
     if terms is None or head != question:
         terms = query_terms(head)
-    return frozenset(stem(t) for t in terms if t not in PRONOUNS)
+    said = {t for t in PRONOUNS & set(terms) if re.search(rf"\b{t}\b", head)}
+    return frozenset(stem(t) for t in terms if t not in said)
 
 
 def _answers_as_well(held: Sequence[frozenset[str]], newest: int, slack: int = 0) -> bool:
@@ -380,10 +403,11 @@ def _answers_as_well(held: Sequence[frozenset[str]], newest: int, slack: int = 0
     return all(len(words - held[newest]) <= slack for words in held)
 
 
-def _update_of(
+def _members_and_update(
     group: list[int],
     top: list[Candidate],
     held: Sequence[frozenset[str]],
+    values: Sequence[frozenset[str]],
     updates: Sequence[bool],
     ages: Sequence[float],
     intent: str,
@@ -391,35 +415,39 @@ def _update_of(
     """The group's members and its update (the newest), for a present question only where
     the update answers what the others answered (:func:`_answers_as_well`) and does not
     tell of an event ("the build **was** failing on CI …" is no new state of "builds on
-    Buildkite"); an empty group when none does. A newest that fails is a sibling fact
-    ("INV-0457 to Pemberton, €15,000" beside two due dates); the rest still stand when
-    their newest says it is an update ("Pemberton's due date is **now** 15 January")."""
+    Buildkite"; "it **was** 10:00 until March" repeats the old value, so it is one); an
+    empty group when none does. A newest that fails is a sibling fact ("INV-0457 to
+    Pemberton, €15,000" beside two due dates); the rest still stand when their newest says
+    it is an update ("Pemberton's due date is **now** 15 January")."""
 
     def newest(members: list[int]) -> int:
         return max(members, key=lambda i: (ages[i], top[i].memory.id))
 
+    def updates_the_rest(members: list[int], at: int) -> bool:
+        # an update may tell the old value in the past ("it was 10:00 until March"): it
+        # repeats a name or number of a member that states a fact, not of another event
+        said = _values(top[at].memory.text)
+        echoes = any(
+            said & _values(top[i].memory.text)
+            for i in members
+            if i != at and not _EVENT.search(top[i].memory.text)
+        )
+        event = not updates[at] and not echoes and _EVENT.search(top[at].memory.text)
+        slack = 1 if updates[at] else 0
+        return not event and _answers_as_well([held[i] for i in members], members.index(at), slack)
+
     at = newest(group)
-    if intent != "present":
-        return group, at
-    event = bool(_PAST_TENSE.search(top[at].memory.text)) and not updates[at]
-    slack = 1 if updates[at] else 0
-    if not event and _answers_as_well([held[i] for i in group], group.index(at), slack):
+    if intent != "present" or updates_the_rest(group, at):
         return group, at
     rest = [i for i in group if i != at]
     while len(rest) > 1:
         at = newest(rest)
         if not updates[at]:
             break
-        if _answers_as_well([held[i] for i in rest], rest.index(at), 1):
+        if updates_the_rest(rest, at):
             return rest, at
         rest = [i for i in rest if i != at]
     return [], at
-
-
-#: How far below the ``current`` stage's top candidates it looks for their updates, and
-#: how many it brings up.
-PULL_REACH = 20
-PULL_MOST = 3
 
 
 def _when(c: Candidate, state: StateQuery) -> float:
@@ -437,11 +465,13 @@ def _later_updates(
     shared: float,
     gap: float,
 ) -> list[Candidate]:
-    """Candidates of *below* that say they update one of *top* and repeat its old value
+    """Up to :data:`PULL_MOST` candidates of *below* that say they update one of *top*
     ("Bumped billing-api from Go 1.21 to Java 17" below "billing-api now requires Go
-    1.21"): an update worded away from the question ranks low, yet it is the answer.
-    *values*, *held*, *ages*: per top candidate, as :func:`_groups` reads them. The cheap
-    tests go first: one matrix product of cosines, the ages, the update's words."""
+    1.21"): newer than it by *gap* or more, a cosine of *shared* or more to it, repeating
+    one of its values or rare words, and holding a question word it holds. An update worded
+    away from the question ranks low, yet it is the answer. *values*, *held*, *ages*: per
+    top candidate, as :func:`_groups` reads them. The cheap tests go first: one matrix
+    product of cosines, the ages, the update's words."""
     olds = [(i, v) for i, c in enumerate(top) if (v := c.vector) is not None]
     news = [(c, v) for c in below if (v := c.vector) is not None]
     if not olds or not news:
@@ -465,31 +495,48 @@ def _later_updates(
     return out
 
 
-_ORIGINAL = re.compile(r"\b(originally|original|at first|initially|first)\b", re.I)
-
-
 def _asked_for(
-    group: list[int], top: list[Candidate], ages: Sequence[float], question: str
-) -> Candidate | None:
+    group: list[int],
+    top: list[Candidate],
+    held: Sequence[frozenset[str]],
+    ages: Sequence[float],
+    question: str,
+) -> int | None:
     """The member a past question asks for, when it says which: the oldest for "originally"
     / "at first", the one just before the member that names the question's reference point
     for "before X" ("Who owned the billing service before Ravi?": the owner Ravi took over
-    from, not the first one). None: the question does not say (the newest goes last)."""
+    from, not the first one). Only a member that answers what the others answer (all but
+    one word) qualifies: a sibling fact in the group is never the state asked for. None:
+    the question does not say, or names no member (the newest then goes last)."""
     by_age = sorted(group, key=lambda i: (ages[i], top[i].memory.id))
+    answering = [i for i in by_age if _answers_as_well([held[j] for j in group], group.index(i), 1)]
     if _ORIGINAL.search(question):
-        return top[by_age[0]]
-    parts = _REFERENCE.split(question, maxsplit=1)
+        return answering[0] if answering else None
+    parts = _BEFORE_POINT.split(question, maxsplit=1)
     if len(parts) < 2:
         return None
-    point = frozenset(stem(t) for t in query_terms(parts[1]))
-    if not point:
+    point = {m[0].lower() for m in _POINT_VALUE.finditer(parts[1])}
+    if not point:  # no name or number: its words, as stems
+        point = {stem(t) for t in query_terms(parts[1])}
+        naming = [i for i in by_age if point <= set(stem_tokens(top[i].memory.text))]
+    else:
+        naming = [i for i in by_age if point <= set(tokenize(top[i].memory.text))]
+    if not point or not naming:
         return None
-    naming = [
-        k for k, i in enumerate(by_age) if point <= frozenset(stem_tokens(top[i].memory.text))
-    ]
-    if not naming or naming[0] == 0:
-        return None
-    return top[by_age[naming[0] - 1]]
+    before = [i for i in answering if by_age.index(i) < by_age.index(naming[0])]
+    return before[-1] if before else None
+
+
+def _deal(order: list[Candidate], size: int) -> None:
+    """Give *order* the group's score slots, best first, and say so in ``explain``."""
+    slots = sorted((c.score for c in order), reverse=True)
+    for c, slot in zip(order, slots, strict=True):
+        shift = slot - c.score
+        c.score = slot
+        info = c.explain.setdefault("stages", {})
+        info["current_group"] = size
+        if shift:
+            info["current"] = round(shift, 6)
 
 
 def newest_first(
@@ -507,51 +554,44 @@ def newest_first(
     # A turn of a recorded exchange (it ``follows`` another) is what was said then: a
     # later turn on its topic carries on the talk and does not replace it.
     best = sorted(cands, key=lambda c: (-c.score, c.memory.id))[: top_n + PULL_REACH]
-    top, below = (
-        [c for c in part if previous_turn(c.memory) is None]
-        for part in (best[:top_n], best[top_n:])
-    )
+    top = [c for c in best[:top_n] if previous_turn(c.memory) is None]
+    below = [c for c in best[top_n:] if previous_turn(c.memory) is None]
     asked, terms = state.asked, state.asked_terms
 
-    def read(
-        top: list[Candidate],
+    def features(
+        cands: list[Candidate],
     ) -> tuple[list[frozenset[str]], list[frozenset[str]], list[float]]:
-        """Per candidate: the values it names, the question words it holds, its age."""
-        values = [_values(c.memory.text) - asked for c in top]
-        values = [v | d for v, d in zip(values, _distinct(top, asked, ECHO_MOST), strict=True)]
-        held = [terms & frozenset(stem_tokens(c.memory.text)) for c in top]
-        return values, held, [_when(c, state) for c in top]
+        """Per candidate: the values and rare words it names, the question words it holds,
+        its age."""
+        rare = _distinct(cands, asked, ECHO_MOST)
+        values = [(_values(c.memory.text) - asked) | d for c, d in zip(cands, rare, strict=True)]
+        held = [terms & frozenset(stem_tokens(c.memory.text)) for c in cands]
+        return values, held, [_when(c, state) for c in cands]
 
-    values, held, ages = read(top)
+    values, held, ages = features(top)
     pulled = _later_updates(top, below, values, held, ages, state, shared, gap)
     if pulled:
         top += pulled
-        values, held, ages = read(top)
+        values, held, ages = features(top)
     if state.words and not cover:
         cover = {c.memory.id: coverage(c, state.words, state.stemmed) for c in top}
     updates = [says_update(c.memory.text) for c in top]
     named = frozenset(stem_tokens(" ".join(state.entities)))
     groups = _groups(top, similarity, cover, shared, values, held, terms, updates, ages, named)
     for group in groups:
-        group, at = _update_of(group, top, held, updates, ages, state.intent)
+        group, at = _members_and_update(group, top, held, values, updates, ages, state.intent)
         if len(group) < 2:
             continue
-        members, newest = [top[i] for i in group], top[at]
         newest_two = sorted((ages[i] for i in group), reverse=True)[:2]
         if newest_two[0] - newest_two[1] < gap:
             continue  # written together: no member is the update of another
-        slots = sorted((c.score for c in members), reverse=True)
-        by_score = sorted(members, key=lambda c: (-c.score, c.memory.id))
-        rest = [c for c in by_score if c is not newest]
+        members, newest = [top[i] for i in group], top[at]
+        rest = [
+            c for c in sorted(members, key=lambda c: (-c.score, c.memory.id)) if c is not newest
+        ]
         order = [newest, *rest] if state.intent == "present" else [*rest, newest]
         if state.intent == "past":
-            was = _asked_for(group, top, ages, state.question)
+            was = _asked_for(group, top, held, ages, state.question)
             if was is not None:
-                order = [was, *(c for c in order if c is not was)]
-        for c, slot in zip(order, slots, strict=True):
-            shift = slot - c.score
-            c.score = slot
-            info = c.explain.setdefault("stages", {})
-            info["current_group"] = len(members)
-            if shift:
-                info["current"] = round(shift, 6)
+                order = [top[was], *(c for c in order if c is not top[was])]
+        _deal(order, len(members))
