@@ -407,7 +407,6 @@ def _members_and_update(
     group: list[int],
     top: list[Candidate],
     held: Sequence[frozenset[str]],
-    values: Sequence[frozenset[str]],
     updates: Sequence[bool],
     ages: Sequence[float],
     intent: str,
@@ -579,7 +578,7 @@ def newest_first(
     named = frozenset(stem_tokens(" ".join(state.entities)))
     groups = _groups(top, similarity, cover, shared, values, held, terms, updates, ages, named)
     for group in groups:
-        group, at = _members_and_update(group, top, held, values, updates, ages, state.intent)
+        group, at = _members_and_update(group, top, held, updates, ages, state.intent)
         if len(group) < 2:
             continue
         newest_two = sorted((ages[i] for i in group), reverse=True)[:2]
