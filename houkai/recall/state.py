@@ -134,7 +134,7 @@ UPDATE_WORDS = re.compile(
 PRONOUNS = frozenset("me us him her them he she his hers mine ours yours theirs".split())
 #: How far below its top candidates the ``current`` stage looks for their updates, and how
 #: many it brings up (ADR 0088).
-PULL_REACH = 20
+PULL_REACH = 10
 PULL_MOST = 3
 #: Texts whose words, values and update words are remembered (the same memories recur).
 TEXT_MEMO = 8192
@@ -471,26 +471,26 @@ def _later_updates(
     away from the question ranks low, yet it is the answer. *values*, *held*, *ages*: per
     top candidate, as :func:`_groups` reads them. The cheap tests go first: one matrix
     product of cosines, the ages, the update's words."""
-    olds = [(i, v) for i, c in enumerate(top) if (v := c.vector) is not None]
-    news = [(c, v) for c in below if (v := c.vector) is not None]
-    if not olds or not news:
+    old = [(i, v) for i, c in enumerate(top) if (v := c.vector) is not None]
+    new = [(c, v) for c in below if (v := c.vector) is not None]
+    if not old or not new:
         return []
-    near = np.stack([v for _, v in news]) @ np.stack([v for _, v in olds]).T >= shared
+    olds, news = [i for i, _ in old], [c for c, _ in new]
+    cosines = np.stack([v for _, v in new]) @ np.stack([v for _, v in old]).T
+    newer = np.array([_when(c, state) for c in news])[:, None] - np.array([ages[i] for i in olds])
+    fits = (cosines >= shared) & (newer >= gap)  # close to and newer than that top candidate
     out: list[Candidate] = []
-    for (c, _), row in zip(news, near, strict=True):
-        if len(out) >= PULL_MOST:
-            break
-        if not row.any():
-            continue
-        age = _when(c, state)
-        older = [i for (i, _), cos in zip(olds, row, strict=True) if cos and age - ages[i] >= gap]
-        if not older or not says_update(c.memory.text):
+    for row in np.flatnonzero(fits.any(axis=1)):
+        c = news[row]
+        if not says_update(c.memory.text):
             continue
         text = c.memory.text
         mine = (_values(text) - state.asked) | _content_words(text, state.asked)
         asks = state.asked_terms & frozenset(stem_tokens(text))
-        if any(mine & values[i] and asks & held[i] for i in older):
+        if any(mine & values[olds[j]] and asks & held[olds[j]] for j in np.flatnonzero(fits[row])):
             out.append(c)
+            if len(out) >= PULL_MOST:
+                break
     return out
 
 
