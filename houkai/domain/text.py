@@ -11,7 +11,9 @@ cannot carry RediSearch syntax, so user text never reaches the query parser raw.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
+from typing import Generic, TypeVar
 
 import snowballstemmer
 
@@ -86,6 +88,24 @@ def stem(token: str) -> str:
 #: Texts up to this long are remembered by :func:`stem_tokens`: the cache then holds at
 #: most ``8,192 × 2,000`` characters (about 16 MB), whatever the memories' size limit.
 STEM_CACHE_CHARS = 2000
+#: How many texts a :class:`PerText` function remembers.
+TEXT_MEMO = 8192
+
+T = TypeVar("T")
+
+
+class PerText(Generic[T]):
+    """A function of a memory's text, remembered per text up to :data:`STEM_CACHE_CHARS`
+    (at most :data:`TEXT_MEMO` of them): the same memories recur across recalls, and a long
+    document is read each time rather than held in memory. ``memo`` is the
+    :func:`functools.lru_cache` behind it."""
+
+    def __init__(self, read: Callable[[str], T]) -> None:
+        self.read = read
+        self.memo = lru_cache(maxsize=TEXT_MEMO)(read)
+
+    def __call__(self, text: str) -> T:
+        return self.memo(text) if len(text) <= STEM_CACHE_CHARS else self.read(text)
 
 
 def stem_tokens(text: str) -> tuple[str, ...]:
@@ -94,9 +114,7 @@ def stem_tokens(text: str) -> tuple[str, ...]:
     Remembered per text up to :data:`STEM_CACHE_CHARS`: one recall stems its pool for
     BM25 and again for the RM3 share (ADR 0061), and the same memories recur across
     recalls; a long document is stemmed each time rather than held in memory."""
-    if len(text) <= STEM_CACHE_CHARS:
-        return _stem_tokens_remembered(text)
-    return _stem_tokens(text)
+    return _stems(text)
 
 
 def _stem_tokens(text: str) -> tuple[str, ...]:
@@ -104,7 +122,8 @@ def _stem_tokens(text: str) -> tuple[str, ...]:
     return tuple(known(t) or stem(t) for t in tokenize(text))
 
 
-_stem_tokens_remembered = lru_cache(maxsize=8192)(_stem_tokens)
+_stems = PerText(_stem_tokens)
+_stem_tokens_remembered = _stems.memo
 
 
 def lexical_form(text: str) -> str:

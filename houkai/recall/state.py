@@ -65,15 +65,14 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..domain.text import (
     REDISEARCH_STOPWORDS,
-    STEM_CACHE_CHARS,
     STOP_WORDS,
+    PerText,
     query_terms,
     stem,
     stem_tokens,
@@ -136,8 +135,6 @@ PRONOUNS = frozenset("me us him her them he she his hers mine ours yours theirs"
 #: many it brings up (ADR 0088).
 PULL_REACH = 10
 PULL_MOST = 3
-#: Texts whose words, values and update words are remembered (the same memories recur).
-TEXT_MEMO = 8192
 _NAME_WORD = re.compile(r"\b[A-Z][\w]+\b")
 
 
@@ -260,13 +257,9 @@ def entity_penalty(
     return cover
 
 
-def _values(text: str) -> frozenset[str]:
+def _read_values(text: str) -> frozenset[str]:
     """The words of *text* that state a value: a name inside a sentence or a number
     ("Postgres 14", "Porto"); an update often repeats the value it replaces."""
-    return _values_remembered(text) if len(text) <= STEM_CACHE_CHARS else _read_values(text)
-
-
-def _read_values(text: str) -> frozenset[str]:
     out = {m[0].lower() for m in _NUMBER_WORD.finditer(text)}
     for m in _NAME_WORD.finditer(text):
         k = m.start() - 1
@@ -277,28 +270,20 @@ def _read_values(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def _words(text: str) -> frozenset[str]:
-    """The content words of *text* (no stop word, no single letter)."""
-    return _words_remembered(text) if len(text) <= STEM_CACHE_CHARS else _read_words(text)
-
-
 def _read_words(text: str) -> frozenset[str]:
+    """The content words of *text* (no stop word, no single letter)."""
     return frozenset(t for t in tokenize(text) if t not in _STOP and len(t) > 1)
 
 
-def says_update(text: str) -> bool:
-    """Does *text* say it replaces an earlier fact (:data:`UPDATE_WORDS`)?"""
-    return _says_update(text) if len(text) <= STEM_CACHE_CHARS else _read_update(text)
-
-
 def _read_update(text: str) -> bool:
+    """Does *text* say it replaces an earlier fact (:data:`UPDATE_WORDS`)?"""
     return UPDATE_WORDS.search(text) is not None
 
 
 # Remembered per text, as the stems are: the same memories recur across recalls.
-_says_update = lru_cache(maxsize=TEXT_MEMO)(_read_update)
-_values_remembered = lru_cache(maxsize=TEXT_MEMO)(_read_values)
-_words_remembered = lru_cache(maxsize=TEXT_MEMO)(_read_words)
+_values = PerText(_read_values)
+_words = PerText(_read_words)
+says_update = PerText(_read_update)
 
 
 def _content_words(text: str, asked: frozenset[str]) -> frozenset[str]:
@@ -342,7 +327,7 @@ def _groups(
         if vi is None or vj is None:
             return False
         newer = i if (ages[i], top[i].memory.id) > (ages[j], top[j].memory.id) else j
-        update = bool(updates) and updates[newer]
+        update = updates[newer]
         both = held[i] & held[j]
         asked = bool(both - named) or (update and bool(both))
         echo = bool(values[i] & values[j]) and (not terms or asked)
@@ -522,7 +507,8 @@ def _asked_for(
         naming = [i for i in by_age if point <= set(tokenize(top[i].memory.text))]
     if not point or not naming:
         return None
-    before = [i for i in answering if by_age.index(i) < by_age.index(naming[0])]
+    older = set(by_age[: by_age.index(naming[0])])
+    before = [i for i in answering if i in older]
     return before[-1] if before else None
 
 

@@ -30,14 +30,13 @@ import threading
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import redis
 
 from ..domain.text import (
     REDISEARCH_STOPWORDS,
-    STEM_CACHE_CHARS,
     STOP_WORDS,
+    PerText,
     tokenize,
     without_date_stamp,
 )
@@ -66,9 +65,7 @@ def words_of(text: str) -> tuple[frozenset[str], frozenset[str]]:
 
     Remembered per text up to ``STEM_CACHE_CHARS``, as its stems are: the same memories
     recur across recalls."""
-    if len(text) <= STEM_CACHE_CHARS:
-        return _words_of_remembered(text)
-    return _words_of(text)
+    return _words_of_per_text(text)
 
 
 def _words_of(text: str) -> tuple[frozenset[str], frozenset[str]]:
@@ -84,7 +81,7 @@ def _words_of(text: str) -> tuple[frozenset[str], frozenset[str]]:
     return names, words
 
 
-_words_of_remembered = lru_cache(maxsize=8192)(_words_of)
+_words_of_per_text = PerText(_words_of)
 
 
 def specificity(
