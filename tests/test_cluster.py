@@ -159,8 +159,9 @@ def test_cli_remember_recall_on_the_cluster(cluster_settings, embedder) -> None:
 
 def test_worker_task_embeds_a_queued_job(make_store, cluster_settings, embedder) -> None:
     """The worker path: a job queued through the outbox, then the Celery task run."""
+    from houkai.workers.tasks import embed_batch
+
     from houkai.pipeline.write import Pipeline
-    from workers.tasks import embed_batch
 
     store = make_store(spread(cluster_settings, 1, "wk")[0], settings=cluster_settings)
     sent: list[tuple[str, dict, str]] = []
@@ -188,7 +189,7 @@ def test_sessions_add_messages_on_the_cluster(make_store, cluster_settings, embe
 
 
 def test_a_cluster_without_its_own_broker_fails_in_one_sentence(cluster_settings) -> None:
-    from workers.app import broker_url
+    from houkai.workers.app import broker_url
 
     with pytest.raises(ValidationError, match="HOUKAI_BROKER_URL"):
         broker_url(cluster_settings.replace(broker_url=""))
@@ -396,6 +397,7 @@ def test_a_master_fails_over_and_no_acknowledged_write_is_lost(
 
     from houkai.app.errors import classify
     from houkai.app.replication import replicate
+    from houkai.db import cluster_client
 
     info = cluster.start(tmp_path / "ha", masters=3, replicas=1)
     try:
@@ -410,13 +412,17 @@ def test_a_master_fails_over_and_no_acknowledged_write_is_lost(
             [{"text": f"fact {i} about failover drills"} for i in range(10)]
         )
         ids = list(stored["ids"])
+        client = store.client
+        slot = client.keyslot(store.keys.tag)
+        # a client that read the map before the replica joined: the wait reads it again
+        client.nodes_manager.slots_cache[slot] = client.nodes_manager.slots_cache[slot][:1]
+        cluster_client._map_read_at.clear()
         for i in range(3):
             r = http.post("/memories", json={"text": f"door fact {i} on the rota", "wait": True})
             assert r.status_code == 201, r.get_json()
             ids.append(r.get_json()["id"])
         ids.append(service.dispatch("remember", {"text": "the drill ends at noon"})["id"])
-        client = store.client
-        slot = client.keyslot(store.keys.tag)
+        assert len(client.nodes_manager.slots_cache[slot]) == 2  # the map was read again
         port = cluster.owner_port(client, slot)
         master = next(n for n in info.nodes if n.port == port)
         replica = client.nodes_manager.slots_cache[slot][1]

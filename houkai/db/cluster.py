@@ -224,18 +224,19 @@ def _all_ok(info: ClusterInfo) -> bool:
 
 
 def _replicas_ok(info: ClusterInfo) -> bool:
-    """Every replica's link to its master is up and CLUSTER SLOTS names them all."""
+    """Every replica's link to its master is up and every node's CLUSTER SLOTS names them all."""
     for node in info.nodes:
         if node.role == "replica":
             repl = _client(node.port).info("replication")
             if repl.get("master_link_status") != "up":
                 return False
-    ranges = _client(info.nodes[0].port).execute_command("CLUSTER SLOTS")
-    entries = ranges.values() if isinstance(ranges, dict) else ranges
-    for entry in entries:
-        names = entry.get("replicas", []) if isinstance(entry, dict) else entry[3:]
-        if len(names) < info.replicas:
-            return False
+    for node in info.nodes:  # a client reads the map from whichever node it asks first
+        ranges = _client(node.port).execute_command("CLUSTER SLOTS")
+        entries = ranges.values() if isinstance(ranges, dict) else ranges
+        for entry in entries:
+            names = entry.get("replicas", []) if isinstance(entry, dict) else entry[3:]
+            if len(names) < info.replicas:
+                return False
     return True
 
 

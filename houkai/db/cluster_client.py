@@ -17,6 +17,8 @@ single-node shape back, so the store has one code path (ADR 0079):
 from __future__ import annotations
 
 import logging
+import time
+import weakref
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -305,6 +307,23 @@ def probe_cluster(url: str, timeout: float = 0.5) -> str | None:
 
 
 ACK_PROBE_TTL_MS = 60_000
+MAP_REFRESH_S = 30.0
+_map_read_at: weakref.WeakKeyDictionary[RedisCluster, float] = weakref.WeakKeyDictionary()
+
+
+def _owner_and_replicas(client: RedisCluster, probe: str) -> list[Any]:
+    """The nodes serving *probe*'s slot, master first. A map without a replica is read
+    again from the cluster (at most once per :data:`MAP_REFRESH_S` per client): a replica
+    attached after the client first read the map shows up only there, since no MOVED
+    reply ever tells the client about it."""
+    slot = client.keyslot(probe)
+    nodes = client.nodes_manager.slots_cache.get(slot) or []
+    now = time.monotonic()
+    if len(nodes) < 2 and now - _map_read_at.get(client, -MAP_REFRESH_S) >= MAP_REFRESH_S:
+        _map_read_at[client] = now
+        client.nodes_manager.initialize()
+        nodes = client.nodes_manager.slots_cache.get(slot) or []
+    return nodes
 
 
 def wait_replicated(client: Any, probe: str, timeout_ms: int, replicas: int = 1) -> int | None:
@@ -322,7 +341,7 @@ def wait_replicated(client: Any, probe: str, timeout_ms: int, replicas: int = 1)
     if timeout_ms <= 0 or not isinstance(client, RedisCluster):
         return None
     try:
-        nodes = client.nodes_manager.slots_cache.get(client.keyslot(probe)) or []
+        nodes = _owner_and_replicas(client, probe)
         if len(nodes) < 2:  # a master without replicas
             return None
         pipe = client.get_redis_connection(nodes[0]).pipeline(transaction=False)
