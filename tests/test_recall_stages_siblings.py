@@ -254,3 +254,79 @@ def test_an_update_that_tells_the_old_value_in_the_past_is_still_an_update(embed
         state.newest_first(cands, state.read(question, None), 0.65, 10, {}, 0.45)
         assert cands[1].score == 0.9, new
         assert cands[1].explain["stages"]["current_group"] == 2
+
+
+def test_an_update_of_an_update_takes_the_chain_s_slot(store: MemoryStore):
+    runtime, go, java, *_ = write_dated(
+        store,
+        [
+            ("Runtime for billing-api: Python 3.10.", 234),
+            ("billing-api now requires Go 1.21; Python 3.10 support was dropped.", 171),
+            ("Bumped billing-api from Go 1.21 to Java 17.", 112),
+            ("Formatter/linter in billing-api: black + flake8.", 164),
+            ("billing-api deploys to ECS Fargate.", 209),
+            ("billing-api listens on port 9090 locally.", 227),
+            *((text, 60 + i) for i, text in enumerate(OFFICE)),
+        ],
+    )
+    # Java 17 shares nothing with Python 3.10, but it names the Go 1.21 it replaced: the
+    # three are one chain, and its newest answers a present question
+    question = "Which language version does billing-api need?"
+    ranked = ranking(store, question, k=10)
+    ids = [mid for mid, _ in ranked]
+    assert {runtime, go, java} <= set(ids)
+    assert ids[0] == java
+    assert ranked[0][1]["stages"]["current_group"] == 3
+    # asked about the past, the chain's newest goes last among its members
+    past = [
+        mid
+        for mid, _ in ranking(
+            store, "Which language version did billing-api need originally?", k=10
+        )
+    ]
+    assert past.index(java) > past.index(runtime)
+
+
+def test_an_update_naming_the_value_it_replaces_may_word_the_attribute_its_own_way(
+    store: MemoryStore,
+):
+    chi, express, *_ = write_dated(
+        store,
+        [
+            ("The notification service uses chi for its web framework.", 176),
+            ("notify-service moved to Express; the chi app factory is gone.", 110),
+            ("Code owner for notify-service is Ravi.", 215),
+            ("notify-service listens on port 5173 locally.", 181),
+            ("Formatter/linter in notify-service: ruff.", 238),
+            ("Messaging for notify-service: Redis streams.", 192),
+            *((text, 60 + i) for i, text in enumerate(OFFICE)),
+        ],
+    )
+    # "framework" is not in the update, but "chi" is: it replaces the framework
+    question = "What framework does notify-service use?"
+    plain = [mid for mid, _ in ranking(store, question, stages=(), k=10)]
+    ranked = ranking(store, question, k=10)
+    ids = [mid for mid, _ in ranked]
+    assert plain.index(chi) < plain.index(express)
+    assert ids.index(express) < ids.index(chi)
+    assert dict(ranked)[express]["stages"]["current_group"] == 2
+
+
+def test_an_update_about_another_subject_does_not_replace_by_its_echo(store: MemoryStore):
+    etl, native, *_ = write_dated(
+        store,
+        [
+            ("Dropped Drone for the ETL repo, CI is on CircleCI now.", 180),
+            ("Dropped Drone for the React Native app, CI is on GitHub Actions now.", 40),
+            ("The ETL repo uses Express for its web framework.", 203),
+            ("Ingrid owns the ETL repo; ask them for reviews.", 196),
+            ("The React Native app is released every second Thursday.", 150),
+            *((text, 60 + i) for i, text in enumerate(OFFICE)),
+        ],
+    )
+    # both repeat "Drone", and the newer says it is an update; but it lacks the subject
+    # the question asks about ("ETL", "repo"), not only a word of the attribute
+    ranked = ranking(store, "Which CI system runs the ETL repo's builds?", k=10)
+    ids = [mid for mid, _ in ranked]
+    assert native in ids
+    assert ids[0] == etl

@@ -40,10 +40,14 @@ knows which is the newer or whose it is.
   repeat a value or rare word of it, share a word of the question with it and a cosine ≥
   ``current_shared`` join the grouping (ADR 0088).
 
-  Memories each linked to every other form a group. For a present question the group's
-  newest must be its update: it holds every question word another member holds (one may
-  be missing when it says it is an update; "closes at 6pm" beside "opens at 8am" is a
-  sibling), and it does not tell of an event ("the build was failing on CI") unless it
+  Memories each linked to every other form a group; an update that repeats a value of
+  the group's newest and links to it joins too (a chain of replacements: Python 3.10 →
+  Go 1.21 → Java 17, ADR 0089). For a present question the group's newest must be its
+  update: it holds every question word another member holds (one may be missing when it
+  says it is an update; "closes at 6pm" beside "opens at 8am" is a sibling; any number of
+  a topic's words when it says it is an update, names all the question names and repeats
+  the value it replaces: "notify-service moved to Express; the chi app factory is gone",
+  ADR 0089), and it does not tell of an event ("the build was failing on CI") unless it
   says it is an update or repeats the old value ("it was 10:00 until March"). When it
   fails, the rest still stand if their newest says it is an update (ADR 0088). The update
   takes the group's best score slot for a present question, its last for a past one; the
@@ -341,10 +345,17 @@ def _groups(
             return True
         return cos >= similarity and (update or not terms or bool(both & topical))
 
+    def extends(i: int, group: list[int]) -> bool:
+        """An update of the group's newest joins though it shares nothing with the older
+        members: Python 3.10 → Go 1.21 → Java 17 is one chain of replacements."""
+        head = max(group, key=lambda j: (ages[j], top[j].memory.id))
+        newer = (ages[i], top[i].memory.id) > (ages[head], top[head].memory.id)
+        return updates[i] and newer and bool(values[i] & values[head]) and linked(i, head)
+
     groups: list[list[int]] = []
     for i in range(len(top)):
         for group in groups:
-            if all(linked(i, j) for j in group):
+            if all(linked(i, j) for j in group) or extends(i, group):
                 group.append(i)
                 break
         else:
@@ -395,6 +406,9 @@ def _members_and_update(
     updates: Sequence[bool],
     ages: Sequence[float],
     intent: str,
+    values: Sequence[frozenset[str]],
+    topical: set[str],
+    subject: Sequence[bool],
 ) -> tuple[list[int], int]:
     """The group's members and its update (the newest), for a present question only where
     the update answers what the others answered (:func:`_answers_as_well`) and does not
@@ -402,7 +416,9 @@ def _members_and_update(
     Buildkite"; "it **was** 10:00 until March" repeats the old value, so it is one); an
     empty group when none does. A newest that fails is a sibling fact ("INV-0457 to
     Pemberton, €15,000" beside two due dates); the rest still stand when their newest says
-    it is an update ("Pemberton's due date is **now** 15 January")."""
+    it is an update ("Pemberton's due date is **now** 15 January"). *values*, *topical*:
+    as :func:`_groups` and :func:`topic_words` read them; *subject*: per candidate, does
+    it name all the question names (an update that does may reword the attribute)."""
 
     def newest(members: list[int]) -> int:
         return max(members, key=lambda i: (ages[i], top[i].memory.id))
@@ -417,8 +433,16 @@ def _members_and_update(
             if i != at and not _EVENT.search(top[i].memory.text)
         )
         event = not updates[at] and not echoes and _EVENT.search(top[at].memory.text)
+        if event:
+            return False
+        if updates[at] and subject[at] and any(values[at] & values[i] for i in members if i != at):
+            # it names the subject and the value it replaces ("notify-service moved to
+            # Express; the chi app factory is gone"): it may word the attribute its own way
+            lacks = set().union(*(held[i] for i in members)) - held[at]
+            if lacks <= topical:
+                return True
         slack = 1 if updates[at] else 0
-        return not event and _answers_as_well([held[i] for i in members], members.index(at), slack)
+        return _answers_as_well([held[i] for i in members], members.index(at), slack)
 
     at = newest(group)
     if intent != "present" or updates_the_rest(group, at):
@@ -563,8 +587,13 @@ def newest_first(
     updates = [says_update(c.memory.text) for c in top]
     named = frozenset(stem_tokens(" ".join(state.entities)))
     groups = _groups(top, similarity, cover, shared, values, held, terms, updates, ages, named)
+    topical = topic_words(held, named)
+    # names all the question names (it names something): the update's subject is known
+    subject = [bool(state.words) and cover.get(c.memory.id, 0.0) >= 1.0 - 1e-9 for c in top]
     for group in groups:
-        group, at = _members_and_update(group, top, held, updates, ages, state.intent)
+        group, at = _members_and_update(
+            group, top, held, updates, ages, state.intent, values, topical, subject
+        )
         if len(group) < 2:
             continue
         newest_two = sorted((ages[i] for i in group), reverse=True)[:2]
