@@ -229,3 +229,64 @@ def test_a_malformed_longmemeval_file_is_a_clear_error(bench, tmp_path: Path):
     )
     assert result.exit_code == 1
     assert "Error:" in result.output and "lacks" in result.output
+
+
+#: A set as a user might write it: numeric ids, no tags, no dates, no splits, its own kinds.
+USER_SET = {
+    "memories": [
+        {"id": 1, "text": "Billing-api runs on Postgres 14."},
+        {"id": 2, "text": "Migrated billing-api to Postgres 16 last weekend.", "supersedes": 1},
+        {"id": 3, "text": "Ana prefers tea in the afternoon."},
+        {"id": 4, "text": "The ledger worker reads from Kafka."},
+    ],
+    "queries": [
+        {"text": "Which database does billing-api use?", "relevant": [2]},
+        {"text": "What does Ana drink in the afternoon?", "relevant": ["3"], "kind": "preference"},
+    ],
+}
+
+
+def test_a_users_own_set_runs_with_only_ids_texts_and_relevant(bench, tmp_path: Path):
+    mine = tmp_path / "my-agent.json"
+    mine.write_text(json.dumps(USER_SET))
+    out = tmp_path / "suite.json"
+    result = bench(
+        "--sets", str(mine), "--no-locomo", "--split", "test", "--modes", "plain,defaults",
+        "--out", str(out),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    entry = json.loads(out.read_text())["sets"]["my-agent"]
+    assert entry["questions"] == 2 and entry["split"] == "all"  # no splits: asked whole
+    defaults = {m["mode"]: m for m in entry["modes"]}["defaults"]
+    assert list(defaults["by_kind"]) == ["general", "preference"]
+    assert defaults["recall@5"] == 1.0  # the superseded Postgres 14 is hidden, 16 answers
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda s: s["queries"][0].update(relevant=[9]), "names memories not in the set: [9]"),
+        (lambda s: s["memories"][1].update(id=1), "memory id '1' is used twice"),
+        (lambda s: s["memories"][2].pop("text"), "memory '3' needs a non-empty 'text'"),
+        (lambda s: s["memories"][0].update(days_ago="old"), "'days_ago' must be a number"),
+        (lambda s: s["queries"][1].update(split="dev"), "either every question has a 'split'"),
+        (lambda s: s["memories"][1].update(supersedes=7), "supersedes '7', which is not in"),
+        (lambda s: s.pop("queries"), "'queries' must be a non-empty list"),
+    ],
+)
+def test_a_malformed_set_is_one_clear_error(bench, tmp_path: Path, change, message):
+    broken = json.loads(json.dumps(USER_SET))
+    change(broken)
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(broken))
+    result = bench("--sets", str(path), "--no-locomo", "--modes", "plain")
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith("Error: agent-memory set") and message in result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_set_file_that_is_not_json_is_a_clear_error(bench, tmp_path: Path):
+    path = tmp_path / "notes.json"
+    path.write_text("memories: none")
+    result = bench("--sets", str(path), "--no-locomo", "--modes", "plain")
+    assert result.exit_code == 1 and "is not JSON" in result.output

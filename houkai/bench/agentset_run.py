@@ -11,13 +11,13 @@ no mode pays for the encoding).
 
 from __future__ import annotations
 
-import json
 import statistics
 import time
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from . import agentset_format
 from .agentsets.common import DATA, KINDS
 from .locomo import backdate, check_untouched
 
@@ -29,19 +29,29 @@ def path_of(name: str) -> Path:
 
 
 def load(name_or_path: str | Path) -> dict[str, Any]:
-    """A set by name (``coding``) or by the path of its JSON."""
+    """A set by name (``coding``) or by the path of its JSON, checked and completed
+    (:mod:`houkai.bench.agentset_format`)."""
     path = Path(name_or_path)
     if not path.suffix:
         path = path_of(str(name_or_path))
     if not path.exists():
         raise ValueError(f"no agent-memory set at {path}")
-    return json.loads(path.read_text())
+    return agentset_format.read(path)
 
 
 def questions(data: dict[str, Any], split: str) -> list[dict[str, Any]]:
+    """The questions of *split*; a set without splits is asked whole."""
     if split not in SPLITS:
         raise ValueError(f"split must be one of {', '.join(SPLITS)} — got {split!r}")
+    if agentset_format.unsplit(data):
+        return list(data["queries"])
     return [q for q in data["queries"] if split == "all" or q["split"] == split]
+
+
+def kinds_of(asked: list[dict[str, Any]]) -> list[str]:
+    """The kinds of *asked*: the bundled sets' order first, then as a set names them."""
+    named = list(dict.fromkeys(q["kind"] for q in asked))
+    return [k for k in KINDS if k in named] + [k for k in named if k not in KINDS]
 
 
 def ingest(store: Any, data: dict[str, Any], as_of: float) -> dict[str, str]:
@@ -109,7 +119,7 @@ def run(
             store.query_vector(q["text"])
         out = []
         for mode, options in modes.items():
-            rows: dict[str, list[tuple[float, float, float]]] = {kind: [] for kind in KINDS}
+            rows: dict[str, list[tuple[float, float, float]]] = {k: [] for k in kinds_of(asked)}
             seconds: list[float] = []
             missed: list[dict[str, Any]] = []
             for q in asked:
@@ -144,7 +154,7 @@ def run(
         store.drop()
     return {
         "benchmark": f"agent-{data['name']}",
-        "split": split,
+        "split": "all" if agentset_format.unsplit(data) else split,
         "memories": len(data["memories"]),
         "questions": len(asked),
         "modes": out,
