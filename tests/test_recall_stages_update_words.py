@@ -9,7 +9,8 @@ from __future__ import annotations
 from _dated import ranking, write_dated
 
 from houkai import MemoryStore
-from houkai.recall.state import UPDATE_WORDS, topic_words
+from houkai.recall.state import topic_words
+from houkai.recall.statements import UPDATE_WORDS
 
 OFFICE = [
     "Remember to send the monthly client health summary to Sanjay.",

@@ -21,9 +21,10 @@ knows which is the newer or whose it is.
 
   - their cosine is ≥ ``current_similarity`` and they share a *topic word* of the question
     (:func:`topic_words`: one few candidates hold, not part of a named thing), or the newer
-    says it is an update ("now", "moved", "no longer", :data:`UPDATE_WORDS`); sharing
-    only the named thing makes "CI for search-indexer is Buildkite" and "the search
-    indexer uses FastAPI" siblings, not one topic (ADR 0088);
+    says it is an update ("now", "moved", "no longer":
+    :data:`~houkai.recall.statements.UPDATE_WORDS`); sharing only the named thing makes
+    "CI for search-indexer is Buildkite" and "the search indexer uses FastAPI" siblings,
+    not one topic (ADR 0088);
   - or their cosine is ≥ ``current_shared`` and both repeat a value the question does not
     name (a name, a number, a word no third top candidate holds) while both hold a word
     the question asks (ADR 0085): one beyond its named things unless the newer says it is
@@ -74,9 +75,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..domain.text import (
-    REDISEARCH_STOPWORDS,
-    STOP_WORDS,
-    PerText,
     query_terms,
     stem,
     stem_tokens,
@@ -84,6 +82,7 @@ from ..domain.text import (
 )
 from .candidates import previous_turn
 from .query import question_names
+from .statements import STOP, content_words, says_update, stated_values
 
 if TYPE_CHECKING:
     from ..store.lexstats import TermStats
@@ -122,24 +121,14 @@ _CAPITALISED_RUN = re.compile(r"\b[A-Z][\w']*(?:\s+[A-Z][\w']*)*")
 _IDENTIFIER = re.compile(
     r"\b(?:[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)+|(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{4,})\b"
 )
-_STOP = STOP_WORDS | REDISEARCH_STOPWORDS
-_NUMBER_WORD = re.compile(r"\b\d[\w.:]*\b")
-#: How a memory says it replaces an earlier fact ("Sanjay is Tue–Thu **now**", "**moved**
-#: to Express", "**no longer** works", "**relocated** to Toronto"): an update, even when it
-#: words the topic differently from the fact it replaces (ADR 0086). "new" is not one of
-#: them: "the new clinic opens" states a fact, it does not replace one.
-UPDATE_WORDS = re.compile(
-    r"\b(now|no longer|any ?more|instead|switched|moved|changed|relocated|replaced|"
-    r"back to|back on|dropped|migrated|took over|handed over|upgraded|bumped|relaxed|lifted)\b",
-    re.I,
-)
+_STOP = STOP
+_values, _words = stated_values, content_words
 #: Who the question is for or from ("remind **me**", "work with **us**"): no topic.
 PRONOUNS = frozenset("me us him her them he she his hers mine ours yours theirs".split())
 #: How far below its top candidates the ``current`` stage looks for their updates, and how
 #: many it brings up (ADR 0088).
 PULL_REACH = 10
 PULL_MOST = 3
-_NAME_WORD = re.compile(r"\b[A-Z][\w]+\b")
 
 
 @dataclass
@@ -259,35 +248,6 @@ def entity_penalty(
         c.score -= cut
         c.explain.setdefault("stages", {})["entity"] = round(-cut, 6)
     return cover
-
-
-def _read_values(text: str) -> frozenset[str]:
-    """The words of *text* that state a value: a name inside a sentence or a number
-    ("Postgres 14", "Porto"); an update often repeats the value it replaces."""
-    out = {m[0].lower() for m in _NUMBER_WORD.finditer(text)}
-    for m in _NAME_WORD.finditer(text):
-        k = m.start() - 1
-        while k >= 0 and text[k].isspace():
-            k -= 1
-        if k >= 0 and text[k] not in ".!?:;(":
-            out.add(m[0].lower())
-    return frozenset(out)
-
-
-def _read_words(text: str) -> frozenset[str]:
-    """The content words of *text* (no stop word, no single letter)."""
-    return frozenset(t for t in tokenize(text) if t not in _STOP and len(t) > 1)
-
-
-def _read_update(text: str) -> bool:
-    """Does *text* say it replaces an earlier fact (:data:`UPDATE_WORDS`)?"""
-    return UPDATE_WORDS.search(text) is not None
-
-
-# Remembered per text, as the stems are: the same memories recur across recalls.
-_values = PerText(_read_values)
-_words = PerText(_read_words)
-says_update = PerText(_read_update)
 
 
 def _content_words(text: str, asked: frozenset[str]) -> frozenset[str]:

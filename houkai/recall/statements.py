@@ -1,0 +1,57 @@
+"""What a memory's text states, read once per text: its values, its content words, and
+whether it says it replaces an earlier fact.
+
+The ``current`` stage compares these between candidates (an update repeats the value it
+replaces, ADR 0085/0086) and ``bridge`` reads a memory's names (ADR 0089). Each reader is
+remembered per text (:class:`~houkai.domain.text.PerText`): the same memories recur
+across recalls.
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..domain.text import REDISEARCH_STOPWORDS, STOP_WORDS, PerText, tokenize
+
+#: Words no question asks for (the stop words of both lists).
+STOP = STOP_WORDS | REDISEARCH_STOPWORDS
+_NUMBER_WORD = re.compile(r"\b\d[\w.:]*\b")
+_NAME_WORD = re.compile(r"\b[A-Z][\w]+\b")
+#: How a memory says it replaces an earlier fact ("Sanjay is Tue–Thu **now**", "**moved**
+#: to Express", "**no longer** works", "**relocated** to Toronto"): an update, even when it
+#: words the topic differently from the fact it replaces (ADR 0086). "new" is not one of
+#: them: "the new clinic opens" states a fact, it does not replace one.
+UPDATE_WORDS = re.compile(
+    r"\b(now|no longer|any ?more|instead|switched|moved|changed|relocated|replaced|"
+    r"back to|back on|dropped|migrated|took over|handed over|upgraded|bumped|relaxed|lifted)\b",
+    re.I,
+)
+
+
+def _read_values(text: str) -> frozenset[str]:
+    """The words of *text* that state a value: a name inside a sentence or a number
+    ("Postgres 14", "Porto"); an update often repeats the value it replaces."""
+    out = {m[0].lower() for m in _NUMBER_WORD.finditer(text)}
+    for m in _NAME_WORD.finditer(text):
+        k = m.start() - 1
+        while k >= 0 and text[k].isspace():
+            k -= 1
+        if k >= 0 and text[k] not in ".!?:;(":
+            out.add(m[0].lower())
+    return frozenset(out)
+
+
+def _read_words(text: str) -> frozenset[str]:
+    """The content words of *text* (no stop word, no single letter)."""
+    return frozenset(t for t in tokenize(text) if t not in STOP and len(t) > 1)
+
+
+def _read_update(text: str) -> bool:
+    """Does *text* say it replaces an earlier fact (:data:`UPDATE_WORDS`)?"""
+    return UPDATE_WORDS.search(text) is not None
+
+
+#: The values *text* states, its content words, and whether it says it is an update.
+stated_values = PerText(_read_values)
+content_words = PerText(_read_words)
+says_update = PerText(_read_update)
