@@ -213,8 +213,7 @@ def test_prf_stage_is_explained_and_semantic_mode_is_untouched(store) -> None:
         "current",
         "entity",
         "aspect",
-        "bridge",
-    ]  # the defaults (ADR 0078, 0086, 0089)
+    ]  # the defaults (ADR 0078, 0086; bridge is opt-in, ADR 0089)
     semantic = store.recall("analytics events", k=3, explain=True, touch=False)
     assert all("stages" not in e for _, _, e in semantic)
 

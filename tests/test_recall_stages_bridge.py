@@ -9,7 +9,8 @@ from test_recall_stages_update_words import OFFICE
 from houkai import MemoryStore
 from houkai.recall.stages import default_names
 
-WITHOUT = tuple(s for s in default_names() if s != "bridge")
+WITHOUT = default_names()  # bridge is opt-in (ADR 0089)
+WITH = (*WITHOUT, "bridge")
 
 
 def test_the_memory_about_the_person_the_best_hit_names_comes_second(store: MemoryStore):
@@ -26,7 +27,7 @@ def test_the_memory_about_the_person_the_best_hit_names_comes_second(store: Memo
     )
     question = "What does Dana's partner do for work?"
     before = [mid for mid, _ in ranking(store, question, k=10, stages=WITHOUT)]
-    ranked = ranking(store, question, k=10)
+    ranked = ranking(store, question, k=10, stages=WITH)
     ids = [mid for mid, _ in ranked]
     assert before.index(nurse) > 1  # the question never names Ines
     assert ids.index(nurse) == 1  # right below "Dana's partner is called Ines."
@@ -47,7 +48,7 @@ def test_a_name_the_memory_only_mentions_in_passing_is_no_bridge(store: MemorySt
     # the best hit names Slack and lacks "prefer"; Marta's note holds both, but Slack is
     # what Marta uses, not whom the note is about
     question = "Which video tool does the Oakridge team prefer?"
-    ranked = ranking(store, question, k=10)
+    ranked = ranking(store, question, k=10, stages=WITH)
     assert slack in [mid for mid, _ in ranked]
     assert all("bridge" not in e.get("stages", {}) for _, e in ranked)
 
@@ -63,6 +64,6 @@ def test_turns_of_a_recorded_conversation_are_no_bridge(store: MemoryStore):
     ]
     written = store.remember_many(turns, sequence=True)  # each turn follows the one before
     # a chat names its people in every turn: a name shared by two turns is no second hop
-    ranked = ranking(store, "What does Dana's partner do for work?", k=10)
+    ranked = ranking(store, "What does Dana's partner do for work?", k=10, stages=WITH)
     assert written[1].id in [mid for mid, _ in ranked]
     assert all("bridge" not in e.get("stages", {}) for _, e in ranked)

@@ -14,7 +14,7 @@ one interface of :class:`houkai.recall.stages.base.Stage`:
 * ``entity``: a candidate missing the people/projects the question names drops.
 * ``aspect``: what the question asks about its subject, vectors centred on the best
   candidates' mean (ADR 0086).
-* ``bridge``: the second hop of a question about someone it does not name (ADR 0089).
+* ``bridge``: the second hop of a question about someone it does not name (opt-in, ADR 0089).
 * ``fitted``: the fusion weights per query kind (opt-in).
 
 Adding a stage: write its module with a ``STAGE`` object and add its line to
@@ -60,7 +60,7 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("current", True, "newest first on a topic, for a question about the present"),
     Entry("entity", True, "lower candidates about another person or project"),
     Entry("aspect", True, "what the question asks about its subject, not the subject"),
-    Entry("bridge", True, "the second hop of a question about someone it does not name"),
+    Entry("bridge", False, "the second hop of a question about someone it does not name"),
     Entry("fitted", False, "fusion weights per query kind"),
 )
 
