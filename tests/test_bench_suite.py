@@ -247,7 +247,7 @@ USER_SET = {
 
 
 def test_a_users_own_set_runs_with_only_ids_texts_and_relevant(bench, tmp_path: Path):
-    mine = tmp_path / "my-agent.json"
+    mine = tmp_path / "my agent.json"  # a name no collection may hold: it still runs
     mine.write_text(json.dumps(USER_SET))
     out = tmp_path / "suite.json"
     result = bench(
@@ -255,8 +255,9 @@ def test_a_users_own_set_runs_with_only_ids_texts_and_relevant(bench, tmp_path: 
         "--out", str(out),
     )  # fmt: skip
     assert result.exit_code == 0, result.output
-    entry = json.loads(out.read_text())["sets"]["my-agent"]
+    entry = json.loads(out.read_text())["sets"]["my agent"]
     assert entry["questions"] == 2 and entry["split"] == "all"  # no splits: asked whole
+    assert "| my agent (2 questions) |" in suite.summary(json.loads(out.read_text()))
     defaults = {m["mode"]: m for m in entry["modes"]}["defaults"]
     assert list(defaults["by_kind"]) == ["general", "preference"]
     assert defaults["recall@5"] == 1.0  # the superseded Postgres 14 is hidden, 16 answers
@@ -272,6 +273,13 @@ def test_a_users_own_set_runs_with_only_ids_texts_and_relevant(bench, tmp_path: 
         (lambda s: s["queries"][1].update(split="dev"), "either every question has a 'split'"),
         (lambda s: s["memories"][1].update(supersedes=7), "supersedes '7', which is not in"),
         (lambda s: s.pop("queries"), "'queries' must be a non-empty list"),
+        (lambda s: s["memories"][0].update(tags="ops"), "'tags' must be a list of strings"),
+        (lambda s: s["memories"][0].update(tags=["a,b"]), "tags must not contain commas"),
+        (lambda s: s["memories"][0].update(days_ago=float("nan")), "must be a number ≥ 0"),
+        (lambda s: s["memories"][0].update(supersedes=1), "memory '1' supersedes itself"),
+        (lambda s: s["memories"][0].update(supersedes=2), "in a loop of 'supersedes' links"),
+        (lambda s: s["memories"][2].update(supersedes=1), "memory '1' is superseded twice"),
+        (lambda s: s.update(name=["x"]), "'name' must be a non-empty string"),
     ],
 )
 def test_a_malformed_set_is_one_clear_error(bench, tmp_path: Path, change, message):
@@ -290,3 +298,14 @@ def test_a_set_file_that_is_not_json_is_a_clear_error(bench, tmp_path: Path):
     path.write_text("memories: none")
     result = bench("--sets", str(path), "--no-locomo", "--modes", "plain")
     assert result.exit_code == 1 and "is not JSON" in result.output
+
+
+def test_every_set_file_is_checked_before_the_first_set_runs(bench, tmp_path: Path):
+    good, bad = tmp_path / "good.json", tmp_path / "bad.json"
+    good.write_text(json.dumps(USER_SET))
+    bad.write_text(json.dumps({**USER_SET, "queries": []}))
+    out = tmp_path / "suite.json"
+    result = bench("--sets", f"{good},{bad}", "--no-locomo", "--modes", "plain", "--out", str(out))
+    assert result.exit_code == 1 and "'queries' must be a non-empty list" in result.output
+    assert "good" not in result.output.split("Error:")[0]  # nothing ran before the error
+    assert not out.exists()

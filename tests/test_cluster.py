@@ -416,7 +416,7 @@ def test_a_master_fails_over_and_no_acknowledged_write_is_lost(
         slot = client.keyslot(store.keys.tag)
         # a client that read the map before the replica joined: the wait reads it again
         client.nodes_manager.slots_cache[slot] = client.nodes_manager.slots_cache[slot][:1]
-        cluster_client._map_read_at.clear()
+        cluster_client._map_reread.clear()
         for i in range(3):
             r = http.post("/memories", json={"text": f"door fact {i} on the rota", "wait": True})
             assert r.status_code == 201, r.get_json()

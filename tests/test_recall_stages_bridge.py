@@ -67,3 +67,22 @@ def test_turns_of_a_recorded_conversation_are_no_bridge(store: MemoryStore):
     ranked = ranking(store, "What does Dana's partner do for work?", k=10, stages=WITH)
     assert written[1].id in [mid for mid, _ in ranked]
     assert all("bridge" not in e.get("stages", {}) for _, e in ranked)
+
+
+def test_the_question_s_own_name_is_no_bridge_even_as_a_possessive(store: MemoryStore):
+    partner, nurse, teacher, *_ = write_dated(
+        store,
+        [
+            ("Yesterday Dana's partner Ines started her new job.", 90),
+            ("Ines is a nurse at the city hospital and works night shifts.", 95),
+            ("Dana works as a teacher at the primary school.", 50),
+            ("Tom works at Spotify; he prefers email.", 80),
+            *((text, 100 + i) for i, text in enumerate(OFFICE[:6])),
+        ],
+    )
+    # the best hit names Dana (asked as "Dana's") and Ines; only Ines is a second hop
+    ranked = ranking(store, "What does Dana's partner do for work?", k=10, stages=WITH)
+    moved = [mid for mid, e in ranked if "bridge" in e.get("stages", {})]
+    assert ranked[0][0] == partner
+    assert teacher not in moved
+    assert [mid for mid, _ in ranked].index(nurse) == 1

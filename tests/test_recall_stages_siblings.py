@@ -324,9 +324,29 @@ def test_an_update_about_another_subject_does_not_replace_by_its_echo(store: Mem
             *((text, 60 + i) for i, text in enumerate(OFFICE)),
         ],
     )
-    # both repeat "Drone", and the newer says it is an update; but it lacks the subject
-    # the question asks about ("ETL", "repo"), not only a word of the attribute
+    # both repeat "Drone", and the newer says it is an update; but the question names no
+    # project the stage can check ("ETL" is a short acronym), so the reworded-update rule
+    # stays off and the newer, lacking "ETL" and "repo", is no update of the ETL note
     ranked = ranking(store, "Which CI system runs the ETL repo's builds?", k=10)
     ids = [mid for mid, _ in ranked]
     assert native in ids
     assert ids[0] == etl
+
+
+def test_a_chain_forms_whatever_order_its_links_rank_in(embedder):
+    # Java 17 ranks above the Go 1.21 it replaced and shares nothing with Python 3.10:
+    # the chain is read oldest link first, so Java still joins Python and Go
+    cands = _candidates(
+        embedder,
+        [
+            ("Runtime for billing-api: Python 3.10.", 234, 0.90),
+            ("Bumped billing-api from Go 1.21 to Java 17.", 112, 0.80),
+            ("billing-api now requires Go 1.21; Python 3.10 support was dropped.", 171, 0.70),
+            ("billing-api deploys to ECS Fargate.", 209, 0.60),
+        ],
+    )
+    read = state.read("Which language version does billing-api need?", None)
+    state.newest_first(cands, replace(read, entities=["billing-api"]), 0.65, 4, {}, 0.45)
+    assert max(cands, key=lambda c: c.score).memory.text.startswith("Bumped")
+    assert cands[1].explain["stages"]["current_group"] == 3
+    assert "current_group" not in cands[3].explain.get("stages", {})

@@ -23,10 +23,13 @@ CLI says ``Error: …`` instead of a traceback halfway through a run.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from ..domain.model import ValidationError, validate_tags, validate_text
 
 #: The splits a question may belong to.
 QUESTION_SPLITS: tuple[str, ...] = ("dev", "test")
@@ -39,11 +42,13 @@ Fail = Callable[[str], ValueError]
 def read(path: Path) -> dict[str, Any]:
     """The set at *path*, checked and completed (see the module docstring)."""
     try:
-        data = json.loads(path.read_text())
+        data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise ValueError(f"cannot read the agent-memory set {path}: {exc}") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path} is not JSON: {exc}") from None
+    except RecursionError:
+        raise ValueError(f"{path} nests too deep to be an agent-memory set") from None
     return normalise(data, path)
 
 
@@ -65,25 +70,24 @@ def normalise(data: Any, path: Path) -> dict[str, Any]:
         datetime.fromisoformat(str(as_of))
     except ValueError:
         raise fail(f"'as_of' must be an ISO date, got {as_of!r}") from None
-    name = data.get("name") or path.stem.removeprefix("agent-")
+    name = data.get("name", path.stem.removeprefix("agent-"))
+    if not isinstance(name, str) or not name.strip():
+        raise fail(f"'name' must be a non-empty string, got {name!r}")
     out_memories = [_memory(m, i, fail) for i, m in enumerate(memories)]
-    ids = [m["id"] for m in out_memories]
-    seen: set[str] = set()
-    for mid in ids:
-        if mid in seen:
-            raise fail(f"memory id {mid!r} is used twice")
-        seen.add(mid)
-    for m in out_memories:
-        if m.get("supersedes") is not None and m["supersedes"] not in seen:
-            old = m["supersedes"]
-            raise fail(f"memory {m['id']!r} supersedes {old!r}, which is not in the set")
+    first: dict[str, int] = {}
+    for i, m in enumerate(out_memories):
+        if m["id"] in first:
+            raise fail(f"memory id {m['id']!r} is used twice (#{first[m['id']] + 1} and #{i + 1})")
+        first[m["id"]] = i
+    seen = set(first)
+    _check_supersedes(out_memories, seen, fail)
     out_queries = [_question(q, i, seen, fail) for i, q in enumerate(queries)]
     split = [q for q in out_queries if q.get("split") is not None]
     if split and len(split) != len(out_queries):
         raise fail("either every question has a 'split' (dev or test) or none has")
     return {
         **data,
-        "name": str(name),
+        "name": name.strip(),
         "as_of": str(as_of),
         "memories": out_memories,
         "queries": out_queries,
@@ -93,6 +97,30 @@ def normalise(data: Any, path: Path) -> dict[str, Any]:
 def unsplit(data: dict[str, Any]) -> bool:
     """Do the set's questions carry no split (then every split asks them all)?"""
     return all(q.get("split") is None for q in data["queries"])
+
+
+def _check_supersedes(memories: list[dict[str, Any]], ids: set[str], fail: Fail) -> None:
+    """Each ``supersedes`` names another memory of the set, no memory is replaced twice,
+    and no chain of replacements comes back to where it started."""
+    replaces: dict[str, str] = {}
+    by: dict[str, str] = {}
+    for m in memories:
+        old = m.get("supersedes")
+        if old is None:
+            continue
+        if old not in ids:
+            raise fail(f"memory {m['id']!r} supersedes {old!r}, which is not in the set")
+        if old == m["id"]:
+            raise fail(f"memory {m['id']!r} supersedes itself")
+        if old in by:
+            raise fail(f"memory {old!r} is superseded twice (by {by[old]!r} and {m['id']!r})")
+        by[old], replaces[m["id"]] = m["id"], old
+    for start in replaces:
+        step, walked = start, 0
+        while step in replaces and walked <= len(replaces):
+            step, walked = replaces[step], walked + 1
+            if step == start:
+                raise fail(f"memory {start!r} is in a loop of 'supersedes' links")
 
 
 def _ident(value: Any) -> str | None:
@@ -112,10 +140,20 @@ def _memory(m: Any, i: int, fail: Fail) -> dict[str, Any]:
     if not isinstance(text, str) or not text.strip():
         raise fail(f"memory {mid!r} needs a non-empty 'text'")
     tags = m.get("tags", [])
-    if not isinstance(tags, list) or not all(isinstance(t, str) and t for t in tags):
-        raise fail(f"memory {mid!r}: 'tags' must be a list of non-empty strings")
+    if not isinstance(tags, list):
+        raise fail(f"memory {mid!r}: 'tags' must be a list of strings")
+    try:  # what remember() would refuse, refused here with the entry named
+        validate_text(text)
+        tags = validate_tags(tags)
+    except ValidationError as exc:
+        raise fail(f"memory {mid!r}: {exc}") from None
     days = m.get("days_ago", 0)
-    if isinstance(days, bool) or not isinstance(days, int | float) or days < 0:
+    if (
+        isinstance(days, bool)
+        or not isinstance(days, int | float)
+        or not math.isfinite(days)
+        or days < 0
+    ):
         raise fail(f"memory {mid!r}: 'days_ago' must be a number ≥ 0, got {days!r}")
     out = {**m, "id": mid, "text": text, "tags": tags, "days_ago": float(days)}
     if m.get("supersedes") is not None:

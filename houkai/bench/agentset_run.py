@@ -11,6 +11,7 @@ no mode pays for the encoding).
 
 from __future__ import annotations
 
+import re
 import statistics
 import time
 from datetime import datetime
@@ -37,6 +38,11 @@ def load(name_or_path: str | Path) -> dict[str, Any]:
     if not path.exists():
         raise ValueError(f"no agent-memory set at {path}")
     return agentset_format.read(path)
+
+
+def collection_part(name: str) -> str:
+    """*name* as a collection name may hold it ("my agent" → ``my-agent``)."""
+    return re.sub(r"[^A-Za-z0-9_.-]", "-", name)[:40].strip("-.") or "set"
 
 
 def questions(data: dict[str, Any], split: str) -> list[dict[str, Any]]:
@@ -110,7 +116,7 @@ def run(
     data = load(name)
     asked = questions(data, split)[:limit]
     as_of = datetime.fromisoformat(data["as_of"]).timestamp()
-    store = bench_store(f"bench-agent-{data['name']}", settings)
+    store = bench_store(f"bench-agent-{collection_part(data['name'])}", settings)
     store.nuke()
     try:
         ids = ingest(store, data, as_of)

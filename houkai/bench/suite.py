@@ -150,7 +150,11 @@ def run(
         "modes": list(chosen),
         "sets": {},
     }
-    for name in (s.strip() for s in sets.split(",") if s.strip()):
+    names = [s.strip() for s in sets.split(",") if s.strip()]
+    for name in names:  # a bad set file fails now, not after the sets before it
+        if name != "heldout":
+            agentset_run.load(name)
+    for name in names:
         if name == "heldout":  # the earlier held-out set: one split, never tuned on
             from . import heldout
 
@@ -207,6 +211,15 @@ def write(result: dict[str, Any], path: str | Path) -> None:
 SUMMARY_MODES = ("plain", "defaults", "rrf")
 
 
+def split_of(result: dict[str, Any], name: str) -> str:
+    """The questions set *name* was asked: the run's split, or ``all`` for the held-out set,
+    LoCoMo and a set whose questions carry no split."""
+    entry = result["sets"].get(name)
+    if entry is None or name == "heldout":
+        return "all"
+    return str(entry.get("split", result["split"]))
+
+
 def summary(result: dict[str, Any]) -> str:
     """The headline table: each set's R@5 / MRR for the plain blend, the defaults and RRF
     (LoCoMo whole and its categories 1–4), then the defaults on the peers' LoCoMo measures.
@@ -216,7 +229,7 @@ def summary(result: dict[str, Any]) -> str:
     for name, entry in scored_sets(result):
         by_mode = {m["mode"]: m for m in entry["modes"]}
         n = questions_of(entry)
-        split = result["split"] if name in result["sets"] and name != "heldout" else "all"
+        split = split_of(result, name)
         label = f"{name} {split} ({n} questions)" if split != "all" else f"{name} ({n} questions)"
         cells = [
             f"{by_mode[m]['recall@5']:.3f} / {by_mode[m]['mrr']:.3f}" if m in by_mode else "—"
@@ -261,7 +274,7 @@ def markdown(result: dict[str, Any]) -> str:
         modes = entry["modes"]
         parts = list(modes[0].get("by_kind") or modes[0].get("by_category") or {}) if modes else []
         peers = [p for p in ("any@5", "any@10", "session@5", "session@10") if p in modes[0]]
-        split = result["split"] if name in result["sets"] and name != "heldout" else "all"
+        split = split_of(result, name)
         n = questions_of(entry)
         lines += [f"**{name}** ({split}, {n} questions)", ""]
         head = ["mode", "R@5", "R@10", "MRR", *peers, "p50 ms", *(f"{p} R@5" for p in parts)]

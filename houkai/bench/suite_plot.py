@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .suite import split_of
+
 SHOWN = ("plain", "defaults", "rrf")
 
 
@@ -40,7 +42,7 @@ def plot(result: dict[str, Any], path: str | Path) -> None:
             [x + 0.4 - width / 2 for x in range(len(groups))], groups, fontsize=7, rotation=30
         )
         ax.set_ylim(0, 1.05)
-        split = result["split"] if name in result["sets"] and name != "heldout" else "all"
+        split = split_of(result, name)
         ax.set_title(f"{name} ({split}): R@5 per kind or category", fontsize=9)
         ax.legend(fontsize=7, loc="lower right")
     ax = axes[len(panels)]

@@ -227,11 +227,13 @@ def _replicas_ok(info: ClusterInfo) -> bool:
     """Every replica's link to its master is up and every node's CLUSTER SLOTS names them all."""
     for node in info.nodes:
         if node.role == "replica":
-            repl = _client(node.port).info("replication")
+            with _client(node.port) as c:
+                repl = c.info("replication")
             if repl.get("master_link_status") != "up":
                 return False
     for node in info.nodes:  # a client reads the map from whichever node it asks first
-        ranges = _client(node.port).execute_command("CLUSTER SLOTS")
+        with _client(node.port) as c:
+            ranges = c.execute_command("CLUSTER SLOTS")
         entries = ranges.values() if isinstance(ranges, dict) else ranges
         for entry in entries:
             names = entry.get("replicas", []) if isinstance(entry, dict) else entry[3:]

@@ -308,21 +308,31 @@ def probe_cluster(url: str, timeout: float = 0.5) -> str | None:
 
 ACK_PROBE_TTL_MS = 60_000
 MAP_REFRESH_S = 30.0
-_map_read_at: weakref.WeakKeyDictionary[RedisCluster, float] = weakref.WeakKeyDictionary()
+MAP_REFRESH_MOST_S = 600.0
+#: Per client: when its map may be read again, and the wait after that.
+_map_reread: weakref.WeakKeyDictionary[RedisCluster, tuple[float, float]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _owner_and_replicas(client: RedisCluster, probe: str) -> list[Any]:
     """The nodes serving *probe*'s slot, master first. A map without a replica is read
-    again from the cluster (at most once per :data:`MAP_REFRESH_S` per client): a replica
-    attached after the client first read the map shows up only there, since no MOVED
-    reply ever tells the client about it."""
+    again from the cluster: a replica attached after the client first read the map shows
+    up only there, since no MOVED reply ever tells the client about it. The first read
+    again comes at once, the next after :data:`MAP_REFRESH_S`, doubling up to
+    :data:`MAP_REFRESH_MOST_S` while the cluster still has no replica there (a cluster
+    without replicas pays one map read per ten minutes, not one per write)."""
     slot = client.keyslot(probe)
     nodes = client.nodes_manager.slots_cache.get(slot) or []
     now = time.monotonic()
-    if len(nodes) < 2 and now - _map_read_at.get(client, -MAP_REFRESH_S) >= MAP_REFRESH_S:
-        _map_read_at[client] = now
+    due, wait = _map_reread.get(client, (now, MAP_REFRESH_S))
+    if len(nodes) < 2 and now >= due:
         client.nodes_manager.initialize()
         nodes = client.nodes_manager.slots_cache.get(slot) or []
+        if len(nodes) < 2:
+            _map_reread[client] = (now + wait, min(wait * 2, MAP_REFRESH_MOST_S))
+        else:
+            _map_reread.pop(client, None)
     return nodes
 
 

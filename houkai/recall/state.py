@@ -121,8 +121,6 @@ _CAPITALISED_RUN = re.compile(r"\b[A-Z][\w']*(?:\s+[A-Z][\w']*)*")
 _IDENTIFIER = re.compile(
     r"\b(?:[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)+|(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{4,})\b"
 )
-_STOP = STOP
-_values, _words = stated_values, content_words
 #: Who the question is for or from ("remind **me**", "work with **us**"): no topic.
 PRONOUNS = frozenset("me us him her them he she his hers mine ours yours theirs".split())
 #: How far below its top candidates the ``current`` stage looks for their updates, and how
@@ -202,7 +200,7 @@ def read(
     for thing in named_things(text):
         capitalised = thing[:1].isupper() and "-" not in thing and "_" not in thing
         kept: dict[str, float] = {}
-        for word in (t for t in tokenize(thing) if t not in _STOP):
+        for word in (t for t in tokenize(thing) if t not in STOP):
             df = stats.df.get(word, 0)
             if df <= 0 or (capitalised and df > COMMON_NAME_SHARE * n):
                 continue
@@ -251,7 +249,7 @@ def entity_penalty(
 
 
 def _content_words(text: str, asked: frozenset[str]) -> frozenset[str]:
-    return _words(text) - asked
+    return content_words(text) - asked
 
 
 def _distinct(top: list[Candidate], asked: frozenset[str], most: int) -> list[set[str]]:
@@ -276,15 +274,18 @@ def _groups(
     updates: Sequence[bool],
     ages: Sequence[float],
     named: frozenset[str] = frozenset(),
+    topical: set[str] | None = None,
 ) -> list[list[int]]:
     """Groups of *top* (indices, best first) on one topic (the module docstring says when
     two are): *held* are the question's words (*terms*) each holds, *values* the values
     and rare words each names that the question does not, *updates* which say they are
-    one, *ages* their recency basis, *named* the words of the question's named things. A
+    one, *ages* their recency basis, *named* the words of the question's named things,
+    *topical* its topic words (:func:`topic_words`, read here when not given). A
     candidate joins the first group it fits whole. Two candidates holding a partial share
     of the named things link only by an echo ("the notification service" beside
     "notify-service")."""
-    topical = topic_words(held, named)
+    if topical is None:
+        topical = topic_words(held, named)
 
     def linked(i: int, j: int) -> bool:
         vi, vj = top[i].vector, top[j].vector
@@ -315,12 +316,22 @@ def _groups(
     groups: list[list[int]] = []
     for i in range(len(top)):
         for group in groups:
-            if all(linked(i, j) for j in group) or extends(i, group):
+            if all(linked(i, j) for j in group):
                 group.append(i)
                 break
         else:
             groups.append([i])
-    return [g for g in groups if len(g) > 1]
+    # then the chains, oldest link first, whatever the ranks: a candidate on its own joins
+    # the group whose newest it updates (Java 17 may rank above the Go 1.21 it replaced)
+    for i in sorted(range(len(top)), key=lambda j: (ages[j], top[j].memory.id)):
+        alone = next((g for g in groups if g == [i]), None)
+        if alone is None:
+            continue
+        home = next((g for g in groups if g is not alone and len(g) > 1 and extends(i, g)), None)
+        if home is not None:
+            home.append(i)
+            groups.remove(alone)
+    return [sorted(g) for g in groups if len(g) > 1]
 
 
 def topic_words(held: Sequence[frozenset[str]], named: frozenset[str]) -> set[str]:
@@ -386,9 +397,9 @@ def _members_and_update(
     def updates_the_rest(members: list[int], at: int) -> bool:
         # an update may tell the old value in the past ("it was 10:00 until March"): it
         # repeats a name or number of a member that states a fact, not of another event
-        said = _values(top[at].memory.text)
+        said = stated_values(top[at].memory.text)
         echoes = any(
-            said & _values(top[i].memory.text)
+            said & stated_values(top[i].memory.text)
             for i in members
             if i != at and not _EVENT.search(top[i].memory.text)
         )
@@ -454,7 +465,7 @@ def _later_updates(
         if not says_update(c.memory.text):
             continue
         text = c.memory.text
-        mine = (_values(text) - state.asked) | _content_words(text, state.asked)
+        mine = (stated_values(text) - state.asked) | _content_words(text, state.asked)
         asks = state.asked_terms & frozenset(stem_tokens(text))
         if any(mine & values[olds[j]] and asks & held[olds[j]] for j in np.flatnonzero(fits[row])):
             out.append(c)
@@ -533,7 +544,9 @@ def newest_first(
         """Per candidate: the values and rare words it names, the question words it holds,
         its age."""
         rare = _distinct(cands, asked, ECHO_MOST)
-        values = [(_values(c.memory.text) - asked) | d for c, d in zip(cands, rare, strict=True)]
+        values = [
+            (stated_values(c.memory.text) - asked) | d for c, d in zip(cands, rare, strict=True)
+        ]
         held = [terms & frozenset(stem_tokens(c.memory.text)) for c in cands]
         return values, held, [_when(c, state) for c in cands]
 
@@ -546,8 +559,10 @@ def newest_first(
         cover = {c.memory.id: coverage(c, state.words, state.stemmed) for c in top}
     updates = [says_update(c.memory.text) for c in top]
     named = frozenset(stem_tokens(" ".join(state.entities)))
-    groups = _groups(top, similarity, cover, shared, values, held, terms, updates, ages, named)
     topical = topic_words(held, named)
+    groups = _groups(
+        top, similarity, cover, shared, values, held, terms, updates, ages, named, topical
+    )
     # names all the question names (it names something): the update's subject is known
     subject = [bool(state.words) and cover.get(c.memory.id, 0.0) >= 1.0 - 1e-9 for c in top]
     for group in groups:

@@ -4,19 +4,22 @@
 answer, "Ines is a nurse at the city hospital and works night shifts", is about Ines,
 whom the question never names, so it ranks far down (tenth on the personal set's dev
 split). The stage reads the best candidate's names that the question does not hold
-(Ines) and the question's words it lacks (work); the best-scored candidate that opens
-with such a name (it is about Ines, not a tool it mentions in passing) and holds such a
-word moves to just below it. A best candidate that holds every question word, or none,
-bridges nowhere; turns of a recorded conversation (which name their speakers throughout)
-neither bridge nor are bridged to (ADR 0089).
+(Ines) and the question's words it lacks (work); of the candidates that open with such a
+name (it is about Ines, not a tool it mentions in passing), the one holding the most of
+those words (then the best-scored) moves to just below it. A best candidate that holds
+every question word, or none, bridges nowhere; turns that follow another in a recorded
+conversation (which name their speakers throughout) neither bridge nor are bridged to
+(ADR 0089).
 """
 
 from __future__ import annotations
 
-from ...domain.text import stem_tokens, tokenize
+import re
+
+from ...domain.text import PerText, stem, stem_tokens, tokenize
 from .. import state
 from ..candidates import Candidate, previous_turn
-from ..statements import STOP, content_words, stated_values
+from ..statements import STOP, stated_values
 from .base import Stage, StageContext, note
 
 #: The first words of a memory that say whom or what it is about.
@@ -28,8 +31,24 @@ def _names(text: str) -> frozenset[str]:
     return frozenset(v for v in stated_values(text) if not v[:1].isdigit())
 
 
+_POSSESSIVE = re.compile(r"['’]s\b")
+
+
+def _read_tokens(text: str) -> tuple[str, ...]:
+    """*text*'s tokens with possessives cut ("Ines's job" holds ``ines``, not ``iness``)."""
+    return tuple(tokenize(_POSSESSIVE.sub("", text)))
+
+
+# remembered per text, as the other stages' readings are
+_tokens = PerText(_read_tokens)
+
+
+def _holds(text: str) -> frozenset[str]:
+    return frozenset(_tokens(text))
+
+
 def _opening(text: str) -> frozenset[str]:
-    return frozenset(tokenize(text)[:OPENING])
+    return frozenset(_tokens(text)[:OPENING])
 
 
 def bridge(cands: list[Candidate], read: state.StateQuery) -> tuple[Candidate, Candidate] | None:
@@ -41,21 +60,21 @@ def bridge(cands: list[Candidate], read: state.StateQuery) -> tuple[Candidate, C
     text = hop.memory.text
     named = frozenset(stem_tokens(" ".join(read.entities)))
     words = {w for w in read.asked_terms if len(w) > 1} - STOP - named
-    names = _names(text) - read.asked
+    # the question's own names, possessive or not ("Dana's" asks about Dana)
+    names = {n for n in _names(text) - read.asked if stem(n) not in read.asked_terms}
     lacking = words - frozenset(stem_tokens(text))
     if not names or not lacking or lacking == words:
         return None
-    best: tuple[int, float, str, Candidate] | None = None
+    best: tuple[int, float, Candidate] | None = None
     for c in notes:
-        if c is hop or not names & content_words(c.memory.text):
+        if c is hop or not names & _holds(c.memory.text):
             continue
         if not names & _opening(c.memory.text):
             continue  # Slack in "Marta prefers async updates in Slack" is no subject
         gain = len(lacking & frozenset(stem_tokens(c.memory.text)))
-        key = (gain, c.score, c.memory.id)
-        if gain and (best is None or key[:2] > best[:2]):
-            best = (*key, c)
-    return (hop, best[3]) if best is not None else None
+        if gain and (best is None or (gain, c.score) > best[:2]):
+            best = (gain, c.score, c)
+    return (hop, best[2]) if best is not None else None
 
 
 class BridgeStage(Stage):

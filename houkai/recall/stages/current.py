@@ -2,8 +2,9 @@
 
 Among the best candidates, memories on one topic are ranked newest first for a question
 about the present and newest last for one about the past (:func:`houkai.recall.state.
-newest_first`, ADR 0078). It deals score slots out, so it runs last: it ranks what every
-other stage scored.
+newest_first`, ADR 0078). It deals score slots out, so it runs last of the default
+stages: it ranks what every other stage scored (the opt-in ``bridge`` moves one candidate
+after it).
 """
 
 from __future__ import annotations
