@@ -97,7 +97,7 @@ def summarise(rows: list[tuple[float, float, float]]) -> dict[str, float]:
 
 
 def run(
-    name: str,
+    name: str | dict[str, Any],
     modes: dict[str, dict[str, Any]],
     *,
     split: str = "dev",
@@ -106,14 +106,15 @@ def run(
     limit: int | None = None,
     misses: bool = False,
 ) -> dict[str, Any]:
-    """Score every mode (name → recall keyword arguments) on *split* of the set *name*.
+    """Score every mode (name → recall keyword arguments) on *split* of the set *name*
+    (a name or path, or a set :func:`load` already read).
 
     *limit*: only the first N questions (a quick run). *misses*: keep, per mode, the
     questions whose first relevant memory was not ranked first (for reading a dev run).
     """
     from .scratch import bench_store
 
-    data = load(name)
+    data = load(name) if not isinstance(name, dict) else name
     asked = questions(data, split)[:limit]
     as_of = datetime.fromisoformat(data["as_of"]).timestamp()
     store = bench_store(f"bench-agent-{collection_part(data['name'])}", settings)

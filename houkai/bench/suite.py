@@ -151,16 +151,17 @@ def run(
         "sets": {},
     }
     names = [s.strip() for s in sets.split(",") if s.strip()]
-    for name in names:  # a bad set file fails now, not after the sets before it
-        if name != "heldout":
-            agentset_run.load(name)
+    # every set read (and checked) before the first runs: a bad file fails now
+    loaded = {name: agentset_run.load(name) for name in names if name != "heldout"}
     for name in names:
         if name == "heldout":  # the earlier held-out set: one split, never tuned on
             from . import heldout
 
             result["sets"]["heldout"] = heldout.run(settings=settings, modes_options=chosen)
             continue
-        entry = agentset_run.run(name, chosen, split=split, settings=settings, misses=misses)
+        entry = agentset_run.run(
+            loaded[name], chosen, split=split, settings=settings, misses=misses
+        )
         result["sets"][entry["benchmark"].removeprefix("agent-")] = entry
     if locomo_path is not None:
         from . import locomo

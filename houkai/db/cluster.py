@@ -224,15 +224,13 @@ def _all_ok(info: ClusterInfo) -> bool:
 
 
 def _replicas_ok(info: ClusterInfo) -> bool:
-    """Every replica's link to its master is up and every node's CLUSTER SLOTS names them all."""
+    """Every replica's link to its master is up and every node's CLUSTER SLOTS names them
+    all (a client reads the map from whichever node it asks first)."""
     for node in info.nodes:
-        if node.role == "replica":
-            with _client(node.port) as c:
-                repl = c.info("replication")
-            if repl.get("master_link_status") != "up":
-                return False
-    for node in info.nodes:  # a client reads the map from whichever node it asks first
         with _client(node.port) as c:
+            replica = node.role == "replica"
+            if replica and c.info("replication").get("master_link_status") != "up":
+                return False
             ranges = c.execute_command("CLUSTER SLOTS")
         entries = ranges.values() if isinstance(ranges, dict) else ranges
         for entry in entries:

@@ -43,10 +43,6 @@ def _read_tokens(text: str) -> tuple[str, ...]:
 _tokens = PerText(_read_tokens)
 
 
-def _holds(text: str) -> frozenset[str]:
-    return frozenset(_tokens(text))
-
-
 def _opening(text: str) -> frozenset[str]:
     return frozenset(_tokens(text)[:OPENING])
 
@@ -67,9 +63,7 @@ def bridge(cands: list[Candidate], read: state.StateQuery) -> tuple[Candidate, C
         return None
     best: tuple[int, float, Candidate] | None = None
     for c in notes:
-        if c is hop or not names & _holds(c.memory.text):
-            continue
-        if not names & _opening(c.memory.text):
+        if c is hop or not names & _opening(c.memory.text):
             continue  # Slack in "Marta prefers async updates in Slack" is no subject
         gain = len(lacking & frozenset(stem_tokens(c.memory.text)))
         if gain and (best is None or (gain, c.score) > best[:2]):
