@@ -9,6 +9,7 @@ import pytest
 from houkai import MemoryStore
 from houkai.bench.locomo import backdate
 from houkai.recall.state import intent, named_things
+from houkai.recall.statements import is_code
 
 DAY = 86_400.0
 FILLER = [
@@ -39,6 +40,13 @@ def test_named_things_are_names_and_identifiers_not_reference_points_or_acronyms
     assert named_things("Which linter did Atlas use before Ruff?") == ["Atlas"]
     assert named_things("What CI does Atlas use?") == ["Atlas"]
     assert named_things("What does error E1042 mean?") == ["E1042"]
+    assert named_things("What did commit 2383888 change?") == ["2383888"]  # a record's number
+    assert named_things("What happened in 2022?") == []  # a year is no record
+
+
+def test_codes_are_identifiers_with_digits_not_measures():
+    assert all(is_code(t) for t in ("099b874", "INV-2026-0412", "E1042", "2383888", "hf-prod-01"))
+    assert not any(is_code(t) for t in ("checkout-web", "Grandma Rose", "1990s", "25k", "3pm"))
 
 
 def _write(store: MemoryStore, dated: list[tuple[str, float]]) -> list[str]:
@@ -139,6 +147,35 @@ def test_a_memory_about_another_project_that_shares_the_words_does_not_outrank_t
     assert by_id[other]["stages"]["entity"] < 0  # what the stage took, shown in explain
     assert by_id[right]["stages"]["question"]["entities"] == ["Atlas"]
     assert "entity" not in by_id[right]["stages"]
+
+
+def test_a_memory_without_the_identifier_asked_for_does_not_outrank_the_one_with_it(
+    store: MemoryStore,
+):
+    """A note that shares the question's other words and names rare things ("Conventional
+    Commits") outranked the one commit the question names; missing that identifier now
+    costs half a candidate's score."""
+    wanted, convention = (
+        m.id
+        for m in store.remember_many(
+            [
+                "Commit 099b874 in checkout-web: added select_related (N+1 queries).",
+                "Commit messages follow Conventional Commits (feat:, fix:, chore:).",
+            ]
+        )
+    )
+    store.remember_many(
+        [
+            f"Commit {h} in {s}: fixed a flaky test."
+            for h, s in (("4f1e2aa", "billing-api"), ("77c0d3b", "ledger-worker"))
+        ]
+        + FILLER
+    )
+    question = "What did commit 099b874 change?"
+    ranked = dict(_ranked(store, question))
+    assert list(ranked)[0] == wanted
+    assert ranked[convention]["stages"]["entity"] < 0
+    assert "entity" not in ranked[wanted]["stages"]
 
 
 @pytest.mark.parametrize("stages", [("current",), ("entity",)])

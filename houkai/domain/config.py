@@ -298,6 +298,10 @@ def load_settings(
         if key not in types:
             raise ValidationError(f"unknown setting {key!r}")
         values[key] = _coerce(value, types[key], key)
+    if not str(values.get("data_dir", "x")).strip():
+        # an empty data_dir (``HOUKAI_DATA_DIR=``) means the default, as an empty
+        # model_cache_dir does: not the working directory
+        del values["data_dir"]
     return Settings(**values)
 
 

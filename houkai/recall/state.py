@@ -82,7 +82,7 @@ from ..domain.text import (
 )
 from .candidates import previous_turn
 from .query import question_names
-from .statements import STOP, content_words, says_update, stated_values
+from .statements import STOP, content_words, is_code, says_update, stated_values
 
 if TYPE_CHECKING:
     from ..store.lexstats import TermStats
@@ -119,7 +119,8 @@ _POINT_VALUE = re.compile(r"\b(?:[A-Z][\w-]*|\d[\w.:]*)")
 _REFERENCE = re.compile(r"\b(?:before|after|instead of|rather than|other than|than)\b", re.I)
 _CAPITALISED_RUN = re.compile(r"\b[A-Z][\w']*(?:\s+[A-Z][\w']*)*")
 _IDENTIFIER = re.compile(
-    r"\b(?:[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)+|(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{4,})\b"
+    r"\b(?:[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)+|(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{4,}"
+    r"|\d{5,})\b"  # a number of five digits or more names a record: "commit 2383888"
 )
 #: Who the question is for or from ("remind **me**", "work with **us**"): no topic.
 PRONOUNS = frozenset("me us him her them he she his hers mine ours yours theirs".split())
@@ -220,29 +221,41 @@ def coverage(c: Candidate, things: list[dict[str, float]], stemmed: bool) -> flo
     total = sum(max(words.values()) for words in things)
     if total <= 0:
         return 1.0
-    text = " ".join([c.memory.text, *c.memory.tags])  # a tag says what it is about too
-    held = set(stem_tokens(text)) if stemmed else set(tokenize(text))
+    held = _held(c, stemmed)
     got = sum(
         max((w for word, w in words.items() if word in held), default=0.0) for words in things
     )
     return got / total
 
 
+def _held(c: Candidate, stemmed: bool) -> set[str]:
+    text = " ".join([c.memory.text, *c.memory.tags])  # a tag says what it is about too
+    return set(stem_tokens(text)) if stemmed else set(tokenize(text))
+
+
 def entity_penalty(
-    cands: Sequence[Candidate], state: StateQuery, weight: float
+    cands: Sequence[Candidate], state: StateQuery, weight: float, code: float = 0.0
 ) -> dict[str, float]:
-    """Lower the candidates that miss the question's named things; returns id → coverage."""
+    """Lower the candidates that miss the question's named things; returns id → coverage.
+    One that misses an identifier the question names (:func:`is_code`) which another
+    candidate holds loses at least ``code ×`` its score: "commit 099b874" asks for one."""
     if not state.words or weight <= 0 or not cands:
         return {}
     cover = {c.memory.id: coverage(c, state.words, state.stemmed) for c in cands}
     best = max(cover.values())
     if best <= 0:
         return cover
+    codes = [max(w, key=w.__getitem__) for t, w in zip(state.entities, state.words) if is_code(t)]
+    held = {c.memory.id: _held(c, state.stemmed) for c in cands} if codes and code > 0 else {}
+    codes = [w for w in codes if any(w in h for h in held.values())]
     for c in cands:
         gap = (best - cover[c.memory.id]) / best
-        if gap <= 0 or c.score <= 0:
+        share = weight * gap
+        if codes and not all(w in held[c.memory.id] for w in codes):
+            share = max(share, code)
+        if share <= 0 or c.score <= 0:
             continue
-        cut = c.score * weight * gap
+        cut = c.score * share
         c.score -= cut
         c.explain.setdefault("stages", {})["entity"] = round(-cut, 6)
     return cover

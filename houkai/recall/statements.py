@@ -28,6 +28,23 @@ UPDATE_WORDS = re.compile(
 )
 
 
+#: A count with its unit or a decade ("1990s", "3pm", "25k"): no identifier.
+_MEASURE = re.compile(r"\d+(?:s|st|nd|rd|th|am|pm|k|m|km|kg|h|x)", re.I)
+
+
+def is_code(thing: str) -> bool:
+    """Is *thing* an identifier with digits (``099b874``, ``INV-2026-0412``, ``E1524``,
+    a number of five digits or more)?
+    It names one record: a memory without it is about another one."""
+    if thing.isdigit():
+        return len(thing) >= 5
+    return (
+        any(ch.isdigit() for ch in thing)
+        and any(ch.isalpha() for ch in thing)
+        and not _MEASURE.fullmatch(thing)
+    )
+
+
 def _read_values(text: str) -> frozenset[str]:
     """The words of *text* that state a value: a name inside a sentence or a number
     ("Postgres 14", "Porto"); an update often repeats the value it replaces."""

@@ -20,7 +20,9 @@ class EntityStage(Stage):
     def adjust(self, ctx: StageContext, cands: list[Candidate]) -> None:
         read = ctx.query.state
         if read is not None:
-            ctx.notes["coverage"] = state.entity_penalty(cands, read, ctx.params.entity)
+            ctx.notes["coverage"] = state.entity_penalty(
+                cands, read, ctx.params.entity, ctx.params.entity_code
+            )
 
 
 STAGE = EntityStage()

@@ -43,6 +43,7 @@ class StageParams:
     rm3_limit: int = 20  # documents the expansion query may add
     rm3_weight: float = 0.2  # × the share of the expansion a candidate holds (ADR 0061)
     entity: float = 0.15  # × score × the share of the question's named things it misses (0078)
+    entity_code: float = 0.5  # × score when it misses an identifier the question names
     current_similarity: float = 0.65  # cosine that puts two candidates on one topic (0078)
     current_top: int = 10  # candidates the current stage groups by topic (ADR 0078)
     current_shared: float = 0.45  # cosine enough for one topic when the texts share a word
