@@ -173,7 +173,7 @@ def test_a_memory_without_the_identifier_asked_for_does_not_outrank_the_one_with
     )
     question = "What did commit 099b874 change?"
     ranked = dict(_ranked(store, question))
-    assert list(ranked)[0] == wanted
+    assert next(iter(ranked)) == wanted
     assert ranked[convention]["stages"]["entity"] < 0
     assert "entity" not in ranked[wanted]["stages"]
 

@@ -81,8 +81,9 @@ from ..domain.text import (
     tokenize,
 )
 from .candidates import previous_turn
+from .coverage import coverage
 from .query import question_names
-from .statements import STOP, content_words, is_code, says_update, stated_values
+from .statements import STOP, content_words, says_update, stated_values
 
 if TYPE_CHECKING:
     from ..store.lexstats import TermStats
@@ -210,55 +211,6 @@ def read(
             out.entities.append(thing)
             out.words.append(kept)
     return out
-
-
-def coverage(c: Candidate, things: list[dict[str, float]], stemmed: bool) -> float:
-    """How much of the question's named things the candidate's text or tags name (1
-    without any; a memory tagged ``checkout-web`` that says "the checkout frontend" is
-    about it, ADR 0085): per thing, its rarest word held counts in full and a commoner one in
-    proportion to its IDF ("the billing service" names ``billing-api`` nearly as well,
-    "Rose" ``Grandma Rose``); things weigh by their rarest word."""
-    total = sum(max(words.values()) for words in things)
-    if total <= 0:
-        return 1.0
-    held = _held(c, stemmed)
-    got = sum(
-        max((w for word, w in words.items() if word in held), default=0.0) for words in things
-    )
-    return got / total
-
-
-def _held(c: Candidate, stemmed: bool) -> set[str]:
-    text = " ".join([c.memory.text, *c.memory.tags])  # a tag says what it is about too
-    return set(stem_tokens(text)) if stemmed else set(tokenize(text))
-
-
-def entity_penalty(
-    cands: Sequence[Candidate], state: StateQuery, weight: float, code: float = 0.0
-) -> dict[str, float]:
-    """Lower the candidates that miss the question's named things; returns id → coverage.
-    One that misses an identifier the question names (:func:`is_code`) which another
-    candidate holds loses at least ``code ×`` its score: "commit 099b874" asks for one."""
-    if not state.words or weight <= 0 or not cands:
-        return {}
-    cover = {c.memory.id: coverage(c, state.words, state.stemmed) for c in cands}
-    best = max(cover.values())
-    if best <= 0:
-        return cover
-    codes = [max(w, key=w.__getitem__) for t, w in zip(state.entities, state.words) if is_code(t)]
-    held = {c.memory.id: _held(c, state.stemmed) for c in cands} if codes and code > 0 else {}
-    codes = [w for w in codes if any(w in h for h in held.values())]
-    for c in cands:
-        gap = (best - cover[c.memory.id]) / best
-        share = weight * gap
-        if codes and not all(w in held[c.memory.id] for w in codes):
-            share = max(share, code)
-        if share <= 0 or c.score <= 0:
-            continue
-        cut = c.score * share
-        c.score -= cut
-        c.explain.setdefault("stages", {})["entity"] = round(-cut, 6)
-    return cover
 
 
 def _content_words(text: str, asked: frozenset[str]) -> frozenset[str]:

@@ -1,14 +1,14 @@
 """The ``entity`` stage: a memory about another person or project drops (ADR 0078).
 
 A candidate that misses the people/projects the question names, which another candidate
-holds, loses ``entity ×`` its score × the share it misses (:func:`houkai.recall.state.
+holds, loses ``entity ×`` its score × the share it misses (:func:`houkai.recall.coverage.
 entity_penalty`). What it measured (each candidate's coverage of the named things) is
 left in ``ctx.notes["coverage"]`` for the ``current`` stage.
 """
 
 from __future__ import annotations
 
-from .. import state
+from .. import coverage
 from ..candidates import Candidate
 from .base import Stage, StageContext
 
@@ -20,7 +20,7 @@ class EntityStage(Stage):
     def adjust(self, ctx: StageContext, cands: list[Candidate]) -> None:
         read = ctx.query.state
         if read is not None:
-            ctx.notes["coverage"] = state.entity_penalty(
+            ctx.notes["coverage"] = coverage.entity_penalty(
                 cands, read, ctx.params.entity, ctx.params.entity_code
             )
 
