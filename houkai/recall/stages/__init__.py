@@ -8,6 +8,7 @@ one interface of :class:`houkai.recall.stages.base.Stage`:
 
 * ``query``: reads dates, recency cues, exact tokens and names (:mod:`.query`).
 * ``context``: the previous/next turns of the best candidates, and scoring with them.
+* ``lineage``: a superseded memory that matches the question lifts the one that replaced it.
 * ``prf``: pseudo-relevance feedback (a boost toward the top hits) and RM3 (a second keyword query).
 * ``specific``: a prior for memories that name something rare (ADR 0068).
 * ``current``: for a question about the present, the newest memory on a topic first.
@@ -55,6 +56,7 @@ class Entry:
 REGISTRY: tuple[Entry, ...] = (
     Entry("query", True, "read dates, recency, ids and names in the question"),
     Entry("context", True, "bring in and score with a turn's neighbours"),
+    Entry("lineage", True, "a replaced memory's match passes to the one that replaced it"),
     Entry("prf", True, "pseudo-relevance feedback: a boost toward the top hits, and RM3"),
     Entry("specific", True, "a prior for memories that name something rare"),
     Entry("current", True, "newest first on a topic, for a question about the present"),

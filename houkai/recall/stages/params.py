@@ -43,6 +43,8 @@ class StageParams:
     rm3_limit: int = 20  # documents the expansion query may add
     rm3_weight: float = 0.2  # × the share of the expansion a candidate holds (ADR 0061)
     entity: float = 0.15  # × score × the share of the question's named things it misses (0078)
+    lineage: float = 1.0  # × what a replaced memory matched beyond the one that replaced it
+    lineage_top: int = 3  # ... when it would have ranked among this many best candidates
     entity_code: float = 0.5  # × score when it misses an identifier the question names
     current_similarity: float = 0.65  # cosine that puts two candidates on one topic (0078)
     current_top: int = 10  # candidates the current stage groups by topic (ADR 0078)

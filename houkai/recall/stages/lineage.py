@@ -1,0 +1,140 @@
+"""The ``lineage`` stage: what a replaced memory matched passes to the one that replaced it.
+
+Default recall hides superseded memories, yet they are often the ones worded like the
+question. "We're switching time tracking from Harvest to Toggl Track" holds "time
+tracking"; the memory that replaced it, "Back to Harvest from November: Toggl couldn't
+push hours into Xero invoices", holds neither word, and "Which time tracking tool are we
+using at the moment?" never found it. One KNN over the superseded memories (under the
+recall's other filters) finds the replaced memories nearest the question; each passes
+its relevance (cosine and BM25, weighed as the blend weighs them) to the live memory at
+the end of its supersede chain, which joins the pool when it is missing:
+``+ lineage · max(0, relevance(replaced) − relevance(heir))``. Only a strong match passes
+on, one at least as relevant as the ``lineage_top``-th best candidate (ADR 0090: with the
+caller's k instead, heirs of weak matches crowded the answer out). A question about the
+past is left alone (what was replaced answers it), and so is a recall that includes
+superseded memories: they rank for themselves.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+
+import redis
+
+from ...db.filters import filter_expr
+from ...store.codec import from_hash
+from ...store.lexstats import bm25_scores
+from ..candidates import Candidate, Pool, cosine_to, vector_candidates
+from .base import Signals, Stage, StageContext
+from .context import admissible
+
+log = logging.getLogger(__name__)
+
+#: The superseded memories nearest the question that pass their match on.
+REPLACED_K = 10
+#: Supersede links followed from a replaced memory to the live one at the chain's end.
+HOPS = 4
+
+
+def _heir_memories(ctx: StageContext, pool: Pool, replaced: Pool) -> dict[str, list[str]]:
+    """Live heir id → the replaced memories (ids) whose chain ends at it; heirs not in
+    *pool* are fetched, checked against the recall's filters and added to it."""
+    core, known = ctx.core, {**replaced, **pool}
+    pending = {mid: c.memory.superseded_by for mid, c in replaced.items()}
+    heirs: dict[str, list[str]] = {}
+    for _ in range(HOPS):
+        missing = sorted({s for s in pending.values() if s and s not in known})
+        if missing:
+            pipe = core.client.pipeline(transaction=False)
+            for mid in missing:
+                pipe.hgetall(core.keys.memory(mid))
+            for mid, raw in zip(missing, pipe.execute(), strict=True):
+                if raw:
+                    fields = {k.decode(): v for k, v in raw.items()}
+                    vec = core.vector_from_blob(fields.get("vec"))
+                    known[mid] = Candidate(
+                        memory=from_hash(fields),
+                        cosine=cosine_to(vec, ctx.query.vector),
+                        has_vector=vec is not None,
+                        vector=vec,
+                    )
+        onward: dict[str, str] = {}
+        for mid, heir in pending.items():
+            found = known.get(heir)
+            if found is None:
+                continue
+            if found.memory.superseded_by:
+                onward[mid] = found.memory.superseded_by
+            elif heir in pool or admissible(found.memory, ctx.filters):
+                pool.setdefault(heir, found)
+                heirs.setdefault(heir, []).append(mid)
+        pending = onward
+        if not pending:
+            break
+    return heirs
+
+
+class LineageStage(Stage):
+    name = "lineage"
+    reads = frozenset({"state"})  # a question about the past is left alone
+
+    def search(self, ctx: StageContext, pool: Pool) -> list[str]:
+        q, core = ctx.query, ctx.core
+        if ctx.request.include_superseded or q.vector is None or ctx.params.lineage <= 0:
+            return []
+        if q.state is not None and q.state.intent == "past":
+            return []  # what was replaced answers a question about the past, not its heir
+        where = filter_expr(**{**ctx.filters, "include_superseded": True})
+        subset = "@sup:{1}" if where == "*" else f"{where} @sup:{{1}}"
+        try:
+            replaced = vector_candidates(core, q.vector, subset, REPLACED_K)
+        except redis.exceptions.ResponseError:
+            log.warning("lineage: the search of replaced memories failed", exc_info=True)
+            return []
+        replaced = {m: c for m, c in replaced.items() if c.memory.superseded_by}
+        if not replaced:
+            return []
+        before = set(pool)
+        heirs = _heir_memories(ctx, pool, replaced)
+        if not heirs:
+            return []
+        if q.terms and q.stats is not None:
+            texts = {mid: c.memory.text for mid, c in replaced.items()}
+            for mid, value in bm25_scores(
+                q.terms, texts, core.client, core.keys.lexstats, q.stats
+            ).items():
+                replaced[mid].bm25 = value
+        ctx.notes["lineage"] = {
+            heir: [replaced[mid] for mid in mids] for heir, mids in heirs.items()
+        }
+        return [mid for mid in heirs if mid not in before]
+
+    def signals(self, ctx: StageContext, cands: list[Candidate]) -> Signals:
+        heirs: Mapping[str, list[Candidate]] = ctx.notes.get("lineage") or {}
+        if not heirs:
+            return {}
+        w = ctx.weights
+        top = max((c.bm25 for c in cands), default=0.0)
+        lexical = w.lexical if ctx.lexical_active and top > 0 else 0.0
+
+        def relevance(c: Candidate) -> float:
+            return w.cosine * c.cosine + (lexical * min(1.0, c.bm25 / top) if lexical else 0.0)
+
+        # a replaced memory passes on only a strong match, one that would have ranked among
+        # the best ``lineage_top`` candidates: weaker ones lifting their heirs add noise
+        ranked = sorted((relevance(c) for c in cands), reverse=True)
+        bar = ranked[min(ctx.params.lineage_top, len(ranked)) - 1] if ranked else 0.0
+        values = []
+        for c in cands:
+            passed = [r for r in heirs.get(c.memory.id, ()) if relevance(r) >= bar]
+            if not passed:
+                values.append(0.0)
+                continue
+            values.append(max(0.0, max(relevance(r) for r in passed) - relevance(c)))
+            # explain shows which replaced memories passed their match on
+            c.explain.setdefault("stages", {})["replaces"] = [r.memory.id for r in passed]
+        return {"lineage": (ctx.params.lineage, values)}
+
+
+STAGE = LineageStage()

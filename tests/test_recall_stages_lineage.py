@@ -1,0 +1,124 @@
+"""The ``lineage`` stage: a superseded memory that matches the question passes its match
+to the live memory that replaced it. Small real-Redis collections, each larger than the
+stages' top candidates."""
+
+from __future__ import annotations
+
+from _dated import ranking, write_dated
+from test_recall_stages_update_words import OFFICE
+
+from houkai import MemoryStore
+from houkai.recall.stages import default_names
+
+WITH = default_names()
+WITHOUT = tuple(s for s in WITH if s != "lineage")
+QUESTION = "Which time tracking tool are we using at the moment?"
+NOISE = [
+    ("Timesheets are due every Friday by 17:00.", 30),
+    ("Client calls are scheduled in CET.", 25),
+    ("The new laptop tool bag is in the supply cupboard.", 20),
+]
+
+
+def _switch(store: MemoryStore, supersede: bool = True) -> tuple[str, str]:
+    old, new, *_ = write_dated(
+        store,
+        [
+            ("We're switching time tracking from Harvest to Toggl Track in July.", 150),
+            ("Back to Harvest from November: Toggl couldn't push hours into our invoices.", 40),
+            *NOISE,
+            *((text, 100 + i) for i, text in enumerate(OFFICE)),
+        ],
+    )
+    if supersede:
+        store.supersede(old, new)
+    return old, new
+
+
+def test_the_memory_that_replaced_one_worded_like_the_question_comes_first(
+    store: MemoryStore,
+):
+    old, new = _switch(store)
+    before = [mid for mid, _ in ranking(store, QUESTION, k=10, stages=WITHOUT)]
+    ranked = ranking(store, QUESTION, k=10, stages=WITH)
+    assert old not in before  # superseded: default recall hides it
+    assert before.index(new) > 0  # the update shares no word of the question
+    assert ranked[0][0] == new
+    stages = ranked[0][1]["stages"]
+    assert stages["lineage"] > 0
+    assert stages["replaces"] == [old]  # explain names what passed its match on
+    assert old not in dict(ranked)
+
+
+def test_the_heir_joins_the_pool_when_its_own_search_missed_it(store: MemoryStore):
+    _, new = _switch(store)
+    hits = store.recall(QUESTION, k=1, mode="hybrid", touch=False, stages=WITHOUT)
+    assert [m.id for m, _ in hits] != [new]
+    hits = store.recall(QUESTION, k=1, mode="hybrid", touch=False, stages=WITH)
+    assert [m.id for m, _ in hits] == [new]
+
+
+def test_a_chain_of_replacements_passes_to_its_live_end(store: MemoryStore):
+    first, second, third, *_ = write_dated(
+        store,
+        [
+            ("The staging database runs Postgres 13 on a VM.", 200),
+            ("Upgraded it to Postgres 15 last night.", 120),
+            ("We're on Aurora since the migration.", 30),
+            *NOISE,
+            *((text, 100 + i) for i, text in enumerate(OFFICE)),
+        ],
+    )
+    store.supersede(first, second)
+    store.supersede(second, third)
+    ranked = ranking(store, "What does the staging database run?", k=10, stages=WITH)
+    assert ranked[0][0] == third
+    assert first in ranked[0][1]["stages"]["replaces"]
+    assert {first, second}.isdisjoint(dict(ranked))
+
+
+def test_the_recalls_filters_hold_for_the_heir(store: MemoryStore):
+    old = store.remember("We're switching time tracking from Harvest to Toggl.", tags=["tools"])
+    new = store.remember("Back to Harvest from November: Toggl couldn't push hours.")
+    store.supersede(old.id, new.id)
+    store.remember_many([t for t, _ in NOISE] + OFFICE)
+    assert ranking(store, QUESTION, k=10, stages=WITH)[0][0] == new.id
+    ranked = ranking(store, QUESTION, k=10, stages=WITH, tag="tools")
+    assert new.id not in dict(ranked)  # the heir lacks the tag the recall asks for
+
+
+def test_nothing_passes_without_a_supersede_link_or_when_superseded_are_shown(
+    store: MemoryStore,
+):
+    old, new = _switch(store, supersede=False)
+    ranked = ranking(store, QUESTION, k=10, stages=WITH)
+    assert all("lineage" not in e["stages"] for _, e in ranked)
+    store.supersede(old, new)
+    ranked = ranking(store, QUESTION, k=10, stages=WITH, include_superseded=True)
+    assert old in dict(ranked)  # shown, it ranks for itself
+    assert all("lineage" not in e["stages"] for _, e in ranked)
+
+
+def test_a_question_about_the_past_is_left_alone(store: MemoryStore):
+    _switch(store)
+    ranked = ranking(store, "Which time tracking tool did we use originally?", k=10, stages=WITH)
+    assert all("lineage" not in e["stages"] for _, e in ranked)
+
+
+def test_a_weak_match_passes_nothing_on(store: MemoryStore):
+    """Only a replaced memory that would have ranked among the best three lifts its heir:
+    the ten superseded memories nearest any question are mostly noise for it."""
+    old, heir, *_ = write_dated(
+        store,
+        [
+            ("We're using a new tool for standups at the moment: Meet.", 90),
+            ("Back to Zoom: Meet kept dropping calls.", 30),
+            ("Time tracking: log hours daily in the time tracking tool.", 60),
+            ("The time tracking tool sends a reminder on Fridays.", 50),
+            ("Time tracking reports go to finance every month.", 40),
+            *((text, 100 + i) for i, text in enumerate(OFFICE)),
+        ],
+    )
+    store.supersede(old, heir)
+    ranked = dict(ranking(store, QUESTION, k=10, stages=WITH))
+    assert ranked.get(heir, {}).get("stages", {}).get("lineage", 0.0) == 0.0
