@@ -19,7 +19,7 @@ def stage_context(
     """A weighted hybrid recall's context for *question* (None: no parse), *active* on."""
     parse = parse_query(question, now) if question is not None else None
     query = ParsedQuery(text=question or "", now=now, parse=parse)
-    request = RecallRequest(question or "x", mode="hybrid", stages=active)
+    request = RecallRequest(question or "x", mode="hybrid", stages=active, explain=True)
     return StageContext(
         None,  # type: ignore[arg-type]  # the store: these stages read none of it
         request,

@@ -33,7 +33,9 @@ def notes(store: MemoryStore) -> MemoryStore:
 
 
 def _gather(store: MemoryStore, params=BASE) -> dict[str, Any]:
-    request = RecallRequest(QUERY, k=2, overfetch=2, mode="hybrid", stages=STAGES, touch=False)
+    request = RecallRequest(
+        QUERY, k=2, overfetch=2, mode="hybrid", stages=STAGES, touch=False, explain=True
+    )
     ctx = store.recaller.prepare(request, params=params)
     return store.recaller.gather(ctx)
 

@@ -40,7 +40,9 @@ def library(store: MemoryStore) -> MemoryStore:
 
 def _prepared(store: MemoryStore, stages: tuple[str, ...], params=BASE, size: int = 2):
     """A hybrid recall of QUERY set up and gathered through the public steps (pool = size)."""
-    request = RecallRequest(QUERY, k=size, overfetch=1, mode="hybrid", stages=stages, touch=False)
+    request = RecallRequest(
+        QUERY, k=size, overfetch=1, mode="hybrid", stages=stages, touch=False, explain=True
+    )
     ctx = store.recaller.prepare(request, params=params)
     return ctx, store.recaller.gather(ctx)
 

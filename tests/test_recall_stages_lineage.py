@@ -9,6 +9,7 @@ from test_recall_stages_update_words import OFFICE
 
 from houkai import MemoryStore
 from houkai.recall.stages import default_names
+from houkai.store.lexstats import term_stats
 
 WITH = default_names()
 WITHOUT = tuple(s for s in WITH if s != "lineage")
@@ -122,3 +123,30 @@ def test_a_weak_match_passes_nothing_on(store: MemoryStore):
     store.supersede(old, heir)
     ranked = dict(ranking(store, QUESTION, k=10, stages=WITH))
     assert ranked.get(heir, {}).get("stages", {}).get("lineage", 0.0) == 0.0
+
+
+def _flag(store: MemoryStore) -> bool | None:
+    return term_stats(store.core.client, store.core.keys.lexstats, []).superseded
+
+
+def test_a_collection_without_superseded_memories_is_searched_once(store: MemoryStore):
+    """The first recall finds none and says so in the statistics recall reads anyway; the
+    next recalls skip the search. A supersede turns it back on at once."""
+    old, new = _switch(store, supersede=False)
+    assert _flag(store) is None
+    ranking(store, QUESTION, stages=WITH)
+    assert _flag(store) is False
+    store.supersede(old, new)
+    assert _flag(store) is True
+    assert ranking(store, QUESTION, k=10, stages=WITH)[0][0] == new
+
+
+def test_a_memory_written_superseded_sets_the_flag(store: MemoryStore):
+    """An import or an undo writes the superseded state with the memory."""
+    old, new = _switch(store, supersede=False)
+    ranking(store, QUESTION, stages=WITH)
+    memory = store.get(old)
+    memory.superseded_by = new
+    store.core.write([memory], fields=["superseded_by"])
+    assert _flag(store) is True
+    assert ranking(store, QUESTION, k=10, stages=WITH)[0][0] == new

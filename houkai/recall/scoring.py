@@ -268,6 +268,8 @@ def apply_stages(ctx: StageContext, cands: list[Candidate], stages: list[Stage])
         s.adjust(ctx, cands)
     for s in stages:
         s.rank(ctx, cands)
+    if not ctx.request.explain:
+        return  # what the stages read and did is shown only to a caller who asks
     parse, read = ctx.query.parse, ctx.query.state
     parsed = parse.to_dict() if parse is not None else None
     question = read.to_dict() if read is not None else None

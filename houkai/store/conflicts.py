@@ -35,7 +35,7 @@ from ..domain.model import (
     validate_choice,
 )
 from ..domain.text import negation_diff
-from . import codec
+from . import codec, lexstats
 from .codec import F
 from .core import CoreStore
 from .export_rows import fetch_rows
@@ -149,6 +149,7 @@ class Conflicts:
         )
         if not written:
             raise MemoryNotFound(old_id)
+        lexstats.mark_superseded(self.core.client, self.core.keys.lexstats)
         self.graph.link_raw(new_id, old_id, "supersedes")
         self.core.count_call("supersede")
         self.core.journal_append(

@@ -359,6 +359,8 @@ class CoreStore:
             )
             for tag in memory.tags:
                 names[codec.value_key(tag)] = tag
+        if any(m.superseded_by for m in memories) and (allowed is None or codec.F.SUP in allowed):
+            lexstats.mark_superseded(pipe, self.keys.lexstats)  # an import, an undo
         if names:
             pipe.hset(self.keys.tag_names, mapping=names)
         if own:

@@ -248,6 +248,9 @@ def stemmed_stats(client: redis.Redis, stats_key: str) -> bool:
 CANDIDATE_POSTINGS = 10_000
 #: The statistics hash's field that counts the collection's memories.
 DOC_COUNT_FIELD = "__N"
+#: "1" once a memory of the collection was superseded (never cleared: at worst the
+#: ``lineage`` stage searches for none), "0" when a search found none, absent: unknown.
+SUPERSEDED_FIELD = "__sup"
 
 
 @dataclass(frozen=True)
@@ -263,6 +266,9 @@ class TermStats:
     total_len: int
     df: dict[str, int]
     stemmed: bool = False
+    #: does the collection hold superseded memories (None: not known yet,
+    #: :data:`SUPERSEDED_FIELD`)
+    superseded: bool | None = None
 
 
 def term_stats(
@@ -275,17 +281,32 @@ def term_stats(
         DOC_COUNT_FIELD,
         "__len",
         "__S",
+        SUPERSEDED_FIELD,
         *[f"t:{t}" for t in names],
         *[f"s:{stem(t)}" for t in names],
     ]
     raw = client.hmget(stats_key, fields)
     n_docs, stemmed_docs = int(raw[0] or 0), int(raw[2] or 0)
     counted = n_docs == stemmed_docs  # every memory has its stems counted
-    values = raw[3 + len(names) :] if counted else raw[3 : 3 + len(names)]
+    head = 4
+    values = raw[head + len(names) :] if counted else raw[head : head + len(names)]
     df = {term: max(0, int(v or 0)) for term, v in zip(names, values, strict=True)}
+    superseded = None if raw[3] in (None, b"", "") else raw[3] not in (b"0", "0")
     # Exact tokens on a stemmed collection keep the stem's frequency (an upper bound of
     # the token's): only plain collections still count plain terms.
-    return TermStats(n_docs, int(raw[1] or 0), df, stems and counted)
+    return TermStats(n_docs, int(raw[1] or 0), df, stems and counted, superseded)
+
+
+def mark_superseded(client: Any, stats_key: str) -> None:
+    """Record that the collection holds a superseded memory (recall's ``lineage`` stage
+    then searches them; queued on *client* when it is a pipeline)."""
+    client.hset(stats_key, SUPERSEDED_FIELD, "1")
+
+
+def note_none_superseded(client: redis.Redis, stats_key: str) -> None:
+    """Record that a search found no superseded memory, unless a supersede has been
+    recorded meanwhile (``HSETNX``: a concurrent :func:`mark_superseded` wins)."""
+    client.hsetnx(stats_key, SUPERSEDED_FIELD, "0")
 
 
 def candidate_terms(terms: list[str], stats: TermStats, budget: int | None = None) -> list[str]:

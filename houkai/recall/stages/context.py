@@ -102,13 +102,15 @@ def smooth_with_neighbours(cands: list[Candidate], weight: float, weight_next: f
     ``+ weight · score(previous)`` (halved unless the previous turn asked a
     question: an answer follows its question) ``+ weight_next · score(next)``.
     """
-    score = {c.memory.id: c.score for c in cands}
-    asked = {c.memory.id: asks(c) for c in cands}
     after: dict[str, str] = {}
     for c in cands:
         prev = previous_turn(c.memory)
         if prev is not None:
             after[prev] = c.memory.id
+    if not after:
+        return  # no candidate follows another: an agent's separate notes
+    score = {c.memory.id: c.score for c in cands}
+    asked = {c.memory.id: asks(c) for c in cands}
     for c in cands:
         prev = previous_turn(c.memory) or ""
         nxt = after.get(c.memory.id, "")

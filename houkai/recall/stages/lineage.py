@@ -12,7 +12,9 @@ the end of its supersede chain, which joins the pool when it is missing:
 on, one at least as relevant as the ``lineage_top``-th best candidate (ADR 0090: with the
 caller's k instead, heirs of weak matches crowded the answer out). A question about the
 past is left alone (what was replaced answers it), and so is a recall that includes
-superseded memories: they rank for themselves.
+superseded memories: they rank for themselves. A collection that never held a
+superseded memory costs no search: the flag recall's statistics read says so
+(:data:`~houkai.store.lexstats.SUPERSEDED_FIELD`).
 """
 
 from __future__ import annotations
@@ -24,17 +26,27 @@ import redis
 
 from ...db.filters import filter_expr
 from ...store.codec import from_hash
-from ...store.lexstats import bm25_scores
+from ...store.lexstats import bm25_scores, note_none_superseded
+from ...store.search import total
 from ..candidates import Candidate, Pool, cosine_to, vector_candidates
+from ..core import StoreCore
 from .base import Signals, Stage, StageContext
 from .context import admissible
 
 log = logging.getLogger(__name__)
 
+#: The superseded memories (their TAG field).
+SUPERSEDED = "@sup:{1}"
 #: The superseded memories nearest the question that pass their match on.
 REPLACED_K = 10
 #: Supersede links followed from a replaced memory to the live one at the chain's end.
 HOPS = 4
+
+
+def _holds_none(core: StoreCore) -> bool:
+    """Does the collection hold no superseded memory at all? (Asked once per collection,
+    when the flag is not yet set.)"""
+    return not total(core.client, core.keys.index, SUPERSEDED)
 
 
 def _heir_memories(ctx: StageContext, pool: Pool, replaced: Pool) -> dict[str, list[str]]:
@@ -85,10 +97,15 @@ class LineageStage(Stage):
             return []
         if q.state is not None and q.state.intent == "past":
             return []  # what was replaced answers a question about the past, not its heir
+        known = q.stats.superseded if q.stats is not None else None
+        if known is False:
+            return []  # the collection has never held a superseded memory: no search
         where = filter_expr(**{**ctx.filters, "include_superseded": True})
-        subset = "@sup:{1}" if where == "*" else f"{where} @sup:{{1}}"
+        subset = SUPERSEDED if where == "*" else f"{where} {SUPERSEDED}"
         try:
             replaced = vector_candidates(core, q.vector, subset, REPLACED_K)
+            if not replaced and known is None and _holds_none(core):
+                note_none_superseded(core.client, core.keys.lexstats)
         except redis.exceptions.ResponseError:
             log.warning("lineage: the search of replaced memories failed", exc_info=True)
             return []
