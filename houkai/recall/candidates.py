@@ -144,6 +144,18 @@ def knn_pool(core: StoreCore, hits: list[Hit], known: Pool | None = None) -> Poo
     return pool
 
 
+def fetched_candidate(core: StoreCore, raw: dict, qvec: np.ndarray | None) -> Candidate:
+    """The candidate of a memory hash read by id (``HGETALL``), cosine to *qvec*."""
+    fields = {as_text(k): v for k, v in raw.items()}
+    vec = core.vector_from_blob(fields.get("vec"))
+    return Candidate(
+        memory=from_hash(fields),
+        cosine=cosine_to(vec, qvec),
+        has_vector=vec is not None,
+        vector=vec,
+    )
+
+
 def vector_candidates(
     core: StoreCore,
     qvec: np.ndarray,

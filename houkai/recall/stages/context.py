@@ -16,8 +16,7 @@ import math
 from typing import Any
 
 from ...domain.model import Memory
-from ...store.codec import from_hash
-from ..candidates import FOLLOWS, Candidate, Pool, cosine_to, previous_turn
+from ..candidates import FOLLOWS, Candidate, Pool, fetched_candidate, previous_turn
 from .base import Stage, StageContext, note, provisional
 from .query import asks
 
@@ -80,18 +79,11 @@ def neighbours_round(ctx: StageContext, pool: Pool) -> list[str]:
     for mid, raw in fetched.items():
         if not raw or mid in pool:
             continue
-        fields = {k.decode(): v for k, v in raw.items()}
-        memory = from_hash(fields)
-        if not admissible(memory, ctx.filters):
+        cand = fetched_candidate(core, raw, qvec)
+        if not admissible(cand.memory, ctx.filters):
             continue
-        vec = core.vector_from_blob(fields.get("vec"))
-        pool[mid] = Candidate(
-            memory=memory,
-            cosine=cosine_to(vec, qvec),
-            has_vector=vec is not None,
-            vector=vec,
-            context=True,
-        )
+        cand.context = True
+        pool[mid] = cand
         added.append(mid)
     return added
 

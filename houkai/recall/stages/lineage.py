@@ -25,10 +25,9 @@ from collections.abc import Mapping
 import redis
 
 from ...db.filters import filter_expr
-from ...store.codec import from_hash
 from ...store.lexstats import bm25_scores, note_none_superseded
 from ...store.search import total
-from ..candidates import Candidate, Pool, cosine_to, vector_candidates
+from ..candidates import Candidate, Pool, fetched_candidate, vector_candidates
 from ..core import StoreCore
 from .base import Signals, Stage, StageContext
 from .context import admissible
@@ -63,14 +62,7 @@ def _heir_memories(ctx: StageContext, pool: Pool, replaced: Pool) -> dict[str, l
                 pipe.hgetall(core.keys.memory(mid))
             for mid, raw in zip(missing, pipe.execute(), strict=True):
                 if raw:
-                    fields = {k.decode(): v for k, v in raw.items()}
-                    vec = core.vector_from_blob(fields.get("vec"))
-                    known[mid] = Candidate(
-                        memory=from_hash(fields),
-                        cosine=cosine_to(vec, ctx.query.vector),
-                        has_vector=vec is not None,
-                        vector=vec,
-                    )
+                    known[mid] = fetched_candidate(core, raw, ctx.query.vector)
         onward: dict[str, str] = {}
         for mid, heir in pending.items():
             found = known.get(heir)
