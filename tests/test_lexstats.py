@@ -11,8 +11,9 @@ from houkai.store import lexstats
 
 
 def _stats(store: MemoryStore) -> dict[str, int]:
+    """The counts of the statistics hash (not the superseded flag recall keeps there)."""
     raw = store.client.hgetall(store.keys.lexstats)
-    return {k.decode(): int(v) for k, v in raw.items()}
+    return {k.decode(): int(v) for k, v in raw.items() if k != lexstats.SUPERSEDED_FIELD.encode()}
 
 
 def _expected(texts: list[str]) -> dict[str, int]:
