@@ -8,7 +8,7 @@ from _dated import ranking, write_dated
 from test_recall_stages_update_words import OFFICE
 
 from houkai import MemoryStore
-from houkai.recall.stages import default_names
+from houkai.recall.stages import default_names, lineage
 from houkai.store.lexstats import term_stats
 
 WITH = default_names()
@@ -129,13 +129,21 @@ def _flag(store: MemoryStore) -> bool | None:
     return term_stats(store.core.client, store.core.keys.lexstats, []).superseded
 
 
-def test_a_collection_without_superseded_memories_is_searched_once(store: MemoryStore):
+def test_a_collection_without_superseded_memories_is_searched_once(store: MemoryStore, monkeypatch):
     """The first recall finds none and says so in the statistics recall reads anyway; the
     next recalls skip the search. A supersede turns it back on at once."""
     old, new = _switch(store, supersede=False)
+    searched: list[str] = []
+    search = lineage.vector_candidates
+    monkeypatch.setattr(
+        lineage, "vector_candidates", lambda *a, **k: searched.append(a[2]) or search(*a, **k)
+    )
     assert _flag(store) is None
     ranking(store, QUESTION, stages=WITH)
     assert _flag(store) is False
+    assert len(searched) == 1
+    ranking(store, QUESTION, stages=WITH)
+    assert len(searched) == 1  # the flag says there is nothing to find
     store.supersede(old, new)
     assert _flag(store) is True
     assert ranking(store, QUESTION, k=10, stages=WITH)[0][0] == new

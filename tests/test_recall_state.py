@@ -46,7 +46,8 @@ def test_named_things_are_names_and_identifiers_not_reference_points_or_acronyms
 
 def test_codes_are_identifiers_with_digits_not_measures():
     assert all(is_code(t) for t in ("099b874", "INV-2026-0412", "E1042", "2383888", "hf-prod-01"))
-    assert not any(is_code(t) for t in ("checkout-web", "Grandma Rose", "1990s", "25k", "3pm"))
+    measures = ("1990s", "25k", "3pm", "300ms", "64GB", "1080p", "60fps", "5min")
+    assert not any(is_code(t) for t in ("checkout-web", "Grandma Rose", *measures))
 
 
 def _write(store: MemoryStore, dated: list[tuple[str, float]]) -> list[str]:

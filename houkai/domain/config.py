@@ -290,6 +290,10 @@ def load_settings(
             values[key] = _coerce(raw_value, types[key], name)
     for key, target in types.items():
         raw = source.get(ENV_PREFIX + key.upper())
+        if key == "data_dir" and raw is not None and not raw.strip():
+            # ``HOUKAI_DATA_DIR=`` is unset, as an empty model_cache_dir means its default:
+            # not the working directory
+            continue
         if raw is not None:
             values[key] = _coerce(raw, target, ENV_PREFIX + key.upper())
     for key, value in (overrides or {}).items():
@@ -298,10 +302,6 @@ def load_settings(
         if key not in types:
             raise ValidationError(f"unknown setting {key!r}")
         values[key] = _coerce(value, types[key], key)
-    if not str(values.get("data_dir", "x")).strip():
-        # an empty data_dir (``HOUKAI_DATA_DIR=``) means the default, as an empty
-        # model_cache_dir does: not the working directory
-        del values["data_dir"]
     return Settings(**values)
 
 

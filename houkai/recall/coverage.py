@@ -7,7 +7,7 @@ the named things are no one topic unless they echo each other.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..domain.text import stem_tokens, tokenize
@@ -18,42 +18,57 @@ if TYPE_CHECKING:
     from .state import StateQuery
 
 
-def coverage(c: Candidate, things: list[dict[str, float]], stemmed: bool) -> float:
+def coverage(c: Candidate, things: list[dict[str, float]], stemmed: bool, also: str = "") -> float:
     """How much of the question's named things the candidate's text or tags name (1
     without any; a memory tagged ``checkout-web`` that says "the checkout frontend" is
     about it, ADR 0085): per thing, its rarest word held counts in full and a commoner one in
     proportion to its IDF ("the billing service" names ``billing-api`` nearly as well,
-    "Rose" ``Grandma Rose``); things weigh by their rarest word."""
+    "Rose" ``Grandma Rose``); things weigh by their rarest word. *also*: more text the
+    candidate stands for (the memories it replaced: "Migrated it to Aurora" names what
+    "Atlas runs Postgres 13" named)."""
     total = sum(max(words.values()) for words in things)
     if total <= 0:
         return 1.0
-    held = _held(c, stemmed)
+    held = _held(c, stemmed, also)
     got = sum(
         max((w for word, w in words.items() if word in held), default=0.0) for words in things
     )
     return got / total
 
 
-def _held(c: Candidate, stemmed: bool) -> set[str]:
-    text = " ".join([c.memory.text, *c.memory.tags])  # a tag says what it is about too
+def _held(c: Candidate, stemmed: bool, also: str = "") -> set[str]:
+    text = " ".join([c.memory.text, *c.memory.tags, also])  # a tag says what it is about too
     return set(stem_tokens(text)) if stemmed else set(tokenize(text))
 
 
 def entity_penalty(
-    cands: Sequence[Candidate], state: StateQuery, weight: float, code: float = 0.0
+    cands: Sequence[Candidate],
+    state: StateQuery,
+    weight: float,
+    code: float = 0.0,
+    also: Mapping[str, str] | None = None,
 ) -> dict[str, float]:
     """Lower the candidates that miss the question's named things; returns id → coverage.
     One that misses an identifier the question names (:func:`is_code`) which another
-    candidate holds loses at least ``code ×`` its score: "commit 099b874" asks for one."""
+    candidate holds loses at least ``code ×`` its score: "commit 099b874" asks for one.
+    *also*: per candidate id, more text it stands for (:func:`coverage`)."""
     if not state.words or weight <= 0 or not cands:
         return {}
-    cover = {c.memory.id: coverage(c, state.words, state.stemmed) for c in cands}
+    extra = also or {}
+    cover = {
+        c.memory.id: coverage(c, state.words, state.stemmed, extra.get(c.memory.id, ""))
+        for c in cands
+    }
     best = max(cover.values())
     if best <= 0:
         return cover
     things = zip(state.entities, state.words, strict=True)
     codes = [max(w, key=w.__getitem__) for t, w in things if is_code(t)]
-    held = {c.memory.id: _held(c, state.stemmed) for c in cands} if codes and code > 0 else {}
+    held = (
+        {c.memory.id: _held(c, state.stemmed, extra.get(c.memory.id, "")) for c in cands}
+        if codes and code > 0
+        else {}
+    )
     codes = [w for w in codes if any(w in h for h in held.values())]
     for c in cands:
         gap = (best - cover[c.memory.id]) / best

@@ -28,8 +28,13 @@ UPDATE_WORDS = re.compile(
 )
 
 
-#: A count with its unit or a decade ("1990s", "3pm", "25k"): no identifier.
-_MEASURE = re.compile(r"\d+(?:s|st|nd|rd|th|am|pm|k|m|km|kg|h|x)", re.I)
+#: A count with its unit or a decade ("1990s", "3pm", "25k", "300ms", "64GB", "1080p"):
+#: no identifier.
+_MEASURE = re.compile(
+    r"\d+(?:s|st|nd|rd|th|am|pm|k|m|km|kg|g|mg|ml|h|hrs?|mins?|ms|x|p|px|fps|"
+    r"[kmgt]b|[kmg]bps|[kmg]hz)",
+    re.I,
+)
 
 
 def is_code(thing: str) -> bool:

@@ -20,8 +20,10 @@ class EntityStage(Stage):
     def adjust(self, ctx: StageContext, cands: list[Candidate]) -> None:
         read = ctx.query.state
         if read is not None:
+            replaced = ctx.notes.get("lineage") or {}  # an heir names what it replaced
+            also = {h: " ".join(r.memory.text for r in rs) for h, rs in replaced.items()}
             ctx.notes["coverage"] = coverage.entity_penalty(
-                cands, read, ctx.params.entity, ctx.params.entity_code
+                cands, read, ctx.params.entity, ctx.params.entity_code, also
             )
 
 

@@ -24,8 +24,10 @@ from collections.abc import Mapping
 
 import redis
 
+from ...db.decode import as_text
 from ...db.filters import filter_expr
-from ...store.lexstats import bm25_scores, note_none_superseded
+from ...db.schema import still_indexing
+from ...store.lexstats import bm25_scores, mark_superseded, note_none_superseded
 from ...store.search import total
 from ..candidates import Candidate, Pool, fetched_candidate, vector_candidates
 from ..core import StoreCore
@@ -38,14 +40,21 @@ log = logging.getLogger(__name__)
 SUPERSEDED = "@sup:{1}"
 #: The superseded memories nearest the question that pass their match on.
 REPLACED_K = 10
-#: Supersede links followed from a replaced memory to the live one at the chain's end.
-HOPS = 4
+#: Supersede links followed from a replaced memory to the live one at the chain's end
+#: (a fact updated weekly has a long chain; its oldest note may be the one worded like
+#: the question).
+HOPS = 64
 
 
 def _holds_none(core: StoreCore) -> bool:
     """Does the collection hold no superseded memory at all? (Asked once per collection,
-    when the flag is not yet set.)"""
-    return not total(core.client, core.keys.index, SUPERSEDED)
+    when the flag is not yet set.) Not known while the index is still being built: a
+    count of a half-scanned index would turn the stage off for good."""
+    if total(core.client, core.keys.index, SUPERSEDED):
+        return False
+    info = core.client.execute_command("FT.INFO", core.keys.index)
+    fields = {as_text(k): v for k, v in zip(info[::2], info[1::2], strict=False)}
+    return not still_indexing(fields)
 
 
 def _heir_memories(ctx: StageContext, pool: Pool, replaced: Pool) -> dict[str, list[str]]:
@@ -96,8 +105,11 @@ class LineageStage(Stage):
         subset = SUPERSEDED if where == "*" else f"{where} {SUPERSEDED}"
         try:
             replaced = vector_candidates(core, q.vector, subset, REPLACED_K)
-            if not replaced and known is None and _holds_none(core):
-                note_none_superseded(core.client, core.keys.lexstats)
+            if known is None:  # learn the flag once, where nothing has set it yet
+                if replaced:
+                    mark_superseded(core.client, core.keys.lexstats)
+                elif _holds_none(core):
+                    note_none_superseded(core.client, core.keys.lexstats)
         except redis.exceptions.ResponseError:
             log.warning("lineage: the search of replaced memories failed", exc_info=True)
             return []
@@ -133,7 +145,8 @@ class LineageStage(Stage):
         # a replaced memory passes on only a strong match, one that would have ranked among
         # the best ``lineage_top`` candidates: weaker ones lifting their heirs add noise
         ranked = sorted((relevance(c) for c in cands), reverse=True)
-        bar = ranked[min(ctx.params.lineage_top, len(ranked)) - 1] if ranked else 0.0
+        top_n = max(1, min(ctx.params.lineage_top, len(ranked)))
+        bar = ranked[top_n - 1] if ranked else 0.0
         values = []
         for c in cands:
             passed = [r for r in heirs.get(c.memory.id, ()) if relevance(r) >= bar]
