@@ -26,10 +26,14 @@ def coverage(c: Candidate, things: list[dict[str, float]], stemmed: bool, also: 
     "Rose" ``Grandma Rose``); things weigh by their rarest word. *also*: more text the
     candidate stands for (the memories it replaced: "Migrated it to Aurora" names what
     "Atlas runs Postgres 13" named)."""
+    return _share(_held(c, stemmed, also), things)
+
+
+def _share(held: set[str], things: list[dict[str, float]]) -> float:
+    """:func:`coverage` of the words *held*."""
     total = sum(max(words.values()) for words in things)
     if total <= 0:
         return 1.0
-    held = _held(c, stemmed, also)
     got = sum(
         max((w for word, w in words.items() if word in held), default=0.0) for words in things
     )
@@ -55,20 +59,13 @@ def entity_penalty(
     if not state.words or weight <= 0 or not cands:
         return {}
     extra = also or {}
-    cover = {
-        c.memory.id: coverage(c, state.words, state.stemmed, extra.get(c.memory.id, ""))
-        for c in cands
-    }
+    held = {c.memory.id: _held(c, state.stemmed, extra.get(c.memory.id, "")) for c in cands}
+    cover = {mid: _share(words, state.words) for mid, words in held.items()}
     best = max(cover.values())
     if best <= 0:
         return cover
     things = zip(state.entities, state.words, strict=True)
-    codes = [max(w, key=w.__getitem__) for t, w in things if is_code(t)]
-    held = (
-        {c.memory.id: _held(c, state.stemmed, extra.get(c.memory.id, "")) for c in cands}
-        if codes and code > 0
-        else {}
-    )
+    codes = [max(w, key=w.__getitem__) for t, w in things if is_code(t)] if code > 0 else []
     codes = [w for w in codes if any(w in h for h in held.values())]
     for c in cands:
         gap = (best - cover[c.memory.id]) / best

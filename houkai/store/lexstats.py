@@ -277,18 +277,12 @@ def term_stats(
     """Plain and stemmed frequencies in one round trip; the collection's form picks one
     (``stems=False``: the exact tokens, e.g. for a question that names nothing)."""
     names = list(dict.fromkeys(terms))
-    fields = [
-        DOC_COUNT_FIELD,
-        "__len",
-        "__S",
-        SUPERSEDED_FIELD,
-        *[f"t:{t}" for t in names],
-        *[f"s:{stem(t)}" for t in names],
-    ]
+    meta = (DOC_COUNT_FIELD, "__len", "__S", SUPERSEDED_FIELD)
+    fields = [*meta, *[f"t:{t}" for t in names], *[f"s:{stem(t)}" for t in names]]
     raw = client.hmget(stats_key, fields)
     n_docs, stemmed_docs = int(raw[0] or 0), int(raw[2] or 0)
     counted = n_docs == stemmed_docs  # every memory has its stems counted
-    head = 4
+    head = len(meta)
     values = raw[head + len(names) :] if counted else raw[head : head + len(names)]
     df = {term: max(0, int(v or 0)) for term, v in zip(names, values, strict=True)}
     superseded = None if raw[3] in (None, b"", "") else raw[3] not in (b"0", "0")

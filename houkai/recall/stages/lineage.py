@@ -24,14 +24,13 @@ from collections.abc import Mapping
 
 import redis
 
-from ...db.decode import as_text
 from ...db.filters import filter_expr
-from ...db.schema import still_indexing
+from ...db.schema import index_info, still_indexing
 from ...store.lexstats import bm25_scores, mark_superseded, note_none_superseded
 from ...store.search import total
 from ..candidates import Candidate, Pool, fetched_candidate, vector_candidates
 from ..core import StoreCore
-from .base import Signals, Stage, StageContext
+from .base import Signals, Stage, StageContext, provisional
 from .context import admissible
 
 log = logging.getLogger(__name__)
@@ -52,9 +51,7 @@ def _holds_none(core: StoreCore) -> bool:
     count of a half-scanned index would turn the stage off for good."""
     if total(core.client, core.keys.index, SUPERSEDED):
         return False
-    info = core.client.execute_command("FT.INFO", core.keys.index)
-    fields = {as_text(k): v for k, v in zip(info[::2], info[1::2], strict=False)}
-    return not still_indexing(fields)
+    return not still_indexing(index_info(core.client, core.keys.index))
 
 
 def _heir_memories(ctx: StageContext, pool: Pool, replaced: Pool) -> dict[str, list[str]]:
@@ -136,24 +133,23 @@ class LineageStage(Stage):
         if not heirs:
             return {}
         w = ctx.weights
-        top = max((c.bm25 for c in cands), default=0.0)
-        lexical = w.lexical if ctx.lexical_active and top > 0 else 0.0
-
-        def relevance(c: Candidate) -> float:
-            return w.cosine * c.cosine + (lexical * min(1.0, c.bm25 / top) if lexical else 0.0)
+        # the replaced memories' BM25 on the pool's scale (``lexical = bm25 / the pool's best``)
+        top = max((c.bm25 / c.lexical for c in cands if c.lexical > 0), default=0.0)
+        for replaced in (r for rs in heirs.values() for r in rs):  # each under one heir
+            replaced.lexical = min(1.0, replaced.bm25 / top) if top > 0 else 0.0
 
         # a replaced memory passes on only a strong match, one that would have ranked among
         # the best ``lineage_top`` candidates: weaker ones lifting their heirs add noise
-        ranked = sorted((relevance(c) for c in cands), reverse=True)
+        ranked = sorted((provisional(c, w) for c in cands), reverse=True)
         top_n = max(1, min(ctx.params.lineage_top, len(ranked)))
         bar = ranked[top_n - 1] if ranked else 0.0
         values = []
         for c in cands:
-            passed = [r for r in heirs.get(c.memory.id, ()) if relevance(r) >= bar]
+            passed = [r for r in heirs.get(c.memory.id, ()) if provisional(r, w) >= bar]
             if not passed:
                 values.append(0.0)
                 continue
-            values.append(max(0.0, max(relevance(r) for r in passed) - relevance(c)))
+            values.append(max(0.0, max(provisional(r, w) for r in passed) - provisional(c, w)))
             # explain shows which replaced memories passed their match on
             c.explain.setdefault("stages", {})["replaces"] = [r.memory.id for r in passed]
         return {"lineage": (ctx.params.lineage, values)}
