@@ -9,8 +9,12 @@ import time
 from _dated import ranking, write_dated
 
 from houkai import MemoryStore
+from houkai.domain.model import Memory
+from houkai.recall.candidates import Candidate
+from houkai.recall.coverage import tag_things
 from houkai.recall.query import parse_query
-from houkai.recall.state import named_things
+from houkai.recall.state import StateQuery, named_things
+from houkai.store.lexstats import TermStats
 
 SERVICE = [
     "Code owner for notify-service is Ravi.",
@@ -73,6 +77,8 @@ def test_a_short_acronym_is_no_name_of_the_question() -> None:
     parse = parse_query("Which CI builds the API of Atlas?", time.time())
     assert parse.names == ["Atlas"]
     assert parse_query("Who reviews the billing API?", time.time()).names == []
+    assert parse_query("Who reviews PRs on the data pipeline?", time.time()).names == []
+    assert parse_query("Which APIs does Atlas call?", time.time()).names == ["Atlas"]
     assert named_things("Which CI builds the API of Atlas?") == ["Atlas"]
 
 
@@ -107,6 +113,47 @@ def test_a_memory_tagged_with_the_project_is_about_it_whatever_it_calls_it(
     ranked = dict(ranking(store, "What's checkout-web's local port?", k=10))
     assert "entity" not in ranked[right]["stages"]
     assert ranked[mobile]["stages"]["entity"] < 0 and ranked[billing]["stages"]["entity"] < 0
+
+
+def test_a_tag_the_question_names_in_lower_case_is_a_named_thing() -> None:
+    """ "the billing API" names ``billing-api`` by its first word; the words many memories
+    use ("api") say nothing of which project. "web framework" does not name
+    ``checkout-web``: a slug's first word names it."""
+    stats = TermStats(n_docs=100, total_len=1000, df={"billing": 9, "api": 40, "web": 3})
+    tags = ("billing-api", "checkout-web", "web")
+    cands = [Candidate(Memory(id=tag, text="x", tags=[tag])) for tag in tags]
+
+    def things(question: str) -> list[str]:
+        state = StateQuery(question=question, asked=frozenset(question.lower().split()))
+        read = tag_things(state, cands, stats)
+        return [f"{e}:{sorted(w)}" for e, w in zip(read.entities, read.words, strict=True)]
+
+    assert things("which lint tool does the billing api use") == ["billing-api:['billing']"]
+    assert things("which web framework does it use") == []  # nor the one-word tag "web"
+    assert things("who owns it") == []
+
+
+def test_a_memory_about_another_project_drops_when_the_question_names_its_tag_in_lower_case(
+    store: MemoryStore,
+):
+    """Tagged ``billing-api`` and asked about "the billing API", the note on another
+    service's linter no longer outranks the billing notes on words alone."""
+    written = store.remember_many(
+        [
+            {"text": "billing-api: biome now, black + flake8 config deleted.",
+             "tags": ["billing-api"]},
+            {"text": "Formatter/linter in ledger-worker: golangci-lint.",
+             "tags": ["ledger-worker"]},
+            {"text": "billing-api uses Buildkite for CI.", "tags": ["billing-api"]},
+            {"text": "ledger-worker deploys with Argo CD.", "tags": ["ledger-worker"]},
+            *({"text": text} for text in SERVICE),
+        ]
+    )  # fmt: skip
+    billing, ledger = (m.id for m in written[:2])
+    ranked = dict(ranking(store, "Which lint tool does the billing API use?", k=10))
+    assert ranked[ledger]["stages"]["entity"] < 0
+    assert "entity" not in ranked[billing]["stages"]
+    assert "billing-api" in ranked[billing]["stages"]["question"]["entities"]
 
 
 def test_an_apostrophe_inside_words_quotes_no_phrase() -> None:

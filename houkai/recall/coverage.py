@@ -7,15 +7,67 @@ the named things are no one topic unless they echo each other.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..domain.text import stem_tokens, tokenize
-from .statements import is_code
+from .statements import STOP, is_code
 
 if TYPE_CHECKING:
+    from ..store.lexstats import TermStats
     from .candidates import Candidate
     from .state import StateQuery
+
+#: A capitalised name more memories than this share use names nobody in particular (a
+#: chat's two speakers); a project among a handful still counts.
+COMMON_NAME_SHARE = 0.25
+
+
+def thing_words(tokens: Iterable[str], stats: TermStats, common: bool = True) -> dict[str, float]:
+    """A named thing's words (*tokens*) that some memory uses, as the lexical leg counts
+    them (stems or words), each with its IDF; no stop word, and no word more than
+    :data:`COMMON_NAME_SHARE` of the memories use unless *common*."""
+    n = stats.n_docs
+    kept: dict[str, float] = {}
+    for word in tokens:
+        df = stats.df.get(word, 0)
+        if word in STOP or df <= 0 or (not common and df > COMMON_NAME_SHARE * n):
+            continue
+        form = stem_tokens(word) if stats.stemmed else ()
+        kept[form[0] if form else word] = math.log(1.0 + n / df)
+    return kept
+
+
+def tag_things(
+    state: StateQuery, cands: Sequence[Candidate], stats: TermStats | None
+) -> StateQuery:
+    """*state* with the tags of *cands* that the question names in lower case: "the
+    billing API" names ``billing-api``, "the ledger worker" ``ledger-worker``. Only a tag of
+    several words (a slug, the way agents tag a project) whose first word the question
+    holds ("web framework" does not name ``checkout-web``); the tag's words that few
+    memories use are what a memory about it holds (not "api", "service")."""
+    if stats is None or stats.n_docs <= 0:
+        return state
+    known = {w for words in state.words for w in words}
+    entities, words = list(state.entities), list(state.words)
+    seen: set[str] = set()
+    for tag in (t.lower() for c in cands for t in c.memory.tags):
+        if tag in seen:
+            continue
+        seen.add(tag)
+        parts = tokenize(tag)
+        if len(parts) < 2 or parts[0] not in state.asked:
+            continue
+        kept = thing_words([p for p in parts if p in state.asked], stats, common=False)
+        if kept and not known & kept.keys():
+            entities.append(tag)
+            words.append(kept)
+            known |= kept.keys()
+    if len(entities) == len(state.entities):
+        return state
+    return replace(state, entities=entities, words=words)
 
 
 def coverage(c: Candidate, things: list[dict[str, float]], stemmed: bool, also: str = "") -> float:

@@ -252,9 +252,11 @@ def _names(text: str) -> list[str]:
 
 
 def acronym(word: str) -> bool:
-    """A short all-capitals word ("CI", "PR", "API", "ETL"): a term of the trade many
-    memories share, not the name of someone or something in particular (ADR 0085), as
-    the ``entity`` stage reads it too."""
+    """A short all-capitals word ("CI", "PR", "API", "ETL", or a plural: "PRs", "APIs"):
+    a term of the trade many memories share, not the name of someone or something in
+    particular (ADR 0085), as the ``entity`` stage reads it too."""
+    if word.endswith("s") and len(word) > 2:
+        word = word[:-1]
     return word.isupper() and len(word) <= 3
 
 

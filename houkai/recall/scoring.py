@@ -88,13 +88,16 @@ def graph_spread(
     return [(a - lo) / (hi - lo) for a in activation]
 
 
-def rank_positions(values: list[float], cands: list[Candidate]) -> list[int]:
-    """0-based rank of each candidate for one signal (ties broken by id)."""
-    order = sorted(range(len(cands)), key=lambda i: (-values[i], cands[i].memory.id))
-    ranks = [0] * len(cands)
-    for rank, i in enumerate(order):
-        ranks[i] = rank
-    return ranks
+def rank_positions(values: list[float]) -> list[int]:
+    """0-based rank of each candidate for one signal; equal values share the best rank
+    among them (1, 1, 3), so a signal that does not tell two memories apart adds nothing
+    between them. Broken by memory id, ties made RRF's order depend on random ids: the
+    recency of a batch written at once decided its rank by chance."""
+    order = sorted(values, reverse=True)
+    first = {}
+    for rank, v in enumerate(order):
+        first.setdefault(v, rank)
+    return [first[v] for v in values]
 
 
 #: Weighted hybrid scores up to this stay as they are; above it they are folded into (KNEE, 1).
@@ -199,7 +202,7 @@ def add_rrf_signal(
 ) -> None:
     if weight <= 0:
         return
-    for c, rank in zip(cands, rank_positions(values, cands), strict=True):
+    for c, rank in zip(cands, rank_positions(values), strict=True):
         contribution = weight / (rrf_k + rank)
         c.score += contribution
         c.explain["signals"][name] = {"rank": rank, "contribution": round(contribution, 8)}
@@ -270,7 +273,7 @@ def apply_stages(ctx: StageContext, cands: list[Candidate], stages: list[Stage])
         s.rank(ctx, cands)
     if not ctx.request.explain:
         return  # what the stages read and did is shown only to a caller who asks
-    parse, read = ctx.query.parse, ctx.query.state
+    parse, read = ctx.query.parse, ctx.notes.get("state", ctx.query.state)
     parsed = parse.to_dict() if parse is not None else None
     question = read.to_dict() if read is not None else None
     for c in cands:

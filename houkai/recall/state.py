@@ -11,7 +11,10 @@ knows which is the newer or whose it is.
   candidate's *coverage* (:func:`coverage`): per thing, its rarest word held counts in
   full and a commoner one by its IDF; a candidate missing what the best-covering one
   holds loses ``score × entity · (best − coverage) / best``. Names most memories use (a
-  chat's speakers, more than :data:`COMMON_NAME_SHARE`) tell nothing and are left out.
+  chat's speakers, more than :data:`~houkai.recall.coverage.COMMON_NAME_SHARE`) tell
+  nothing and are left out. A tag of several words whose first word the question holds
+  in lower case ("the billing API" for ``billing-api``) is a named thing too
+  (:func:`~houkai.recall.coverage.tag_things`).
 * **current**: the question's intent: *present* (no past tense, or "now / currently /
   these days / latest"), *past* ("originally", "used to", "previous", "before …" with a
   past verb) or neither (a past-tense question, a time window). Among the
@@ -65,7 +68,6 @@ the candidate search returned.
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from collections.abc import Sequence
@@ -81,17 +83,14 @@ from ..domain.text import (
     tokenize,
 )
 from .candidates import previous_turn
-from .coverage import coverage
+from .coverage import coverage, thing_words
 from .query import question_names
-from .statements import STOP, content_words, says_update, stated_values
+from .statements import content_words, says_update, stated_values
 
 if TYPE_CHECKING:
     from ..store.lexstats import TermStats
     from .candidates import Candidate
 
-#: A capitalised name more memories than this share use names nobody in particular (a
-#: chat's two speakers); a project among a handful still counts.
-COMMON_NAME_SHARE = 0.25
 #: A word at most this many of the ``current`` stage's top candidates hold (and the
 #: question does not) is one an update repeats of the fact it replaces: the old fact and
 #: its update.
@@ -178,10 +177,6 @@ def named_things(text: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _form(token: str, stemmed: bool) -> str:
-    return stem_tokens(token)[0] if stemmed and stem_tokens(token) else token
-
-
 def read(
     text: str,
     stats: TermStats | None,
@@ -198,15 +193,9 @@ def read(
     if stats is None or stats.n_docs <= 0:
         return out
     out.stemmed = stats.stemmed
-    n = stats.n_docs
     for thing in named_things(text):
         capitalised = thing[:1].isupper() and "-" not in thing and "_" not in thing
-        kept: dict[str, float] = {}
-        for word in (t for t in tokenize(thing) if t not in STOP):
-            df = stats.df.get(word, 0)
-            if df <= 0 or (capitalised and df > COMMON_NAME_SHARE * n):
-                continue
-            kept[_form(word, stats.stemmed)] = math.log(1.0 + n / df)
+        kept = thing_words(tokenize(thing), stats, common=not capitalised)
         if kept:
             out.entities.append(thing)
             out.words.append(kept)
