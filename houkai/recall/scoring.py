@@ -88,16 +88,19 @@ def graph_spread(
     return [(a - lo) / (hi - lo) for a in activation]
 
 
-def rank_positions(values: list[float]) -> list[int]:
-    """0-based rank of each candidate for one signal; equal values share the best rank
-    among them (1, 1, 3), so a signal that does not tell two memories apart adds nothing
-    between them. Broken by memory id, ties made RRF's order depend on random ids: the
-    recency of a batch written at once decided its rank by chance."""
+def rank_positions(values: list[float]) -> list[float]:
+    """0-based rank of each candidate for one signal; equal values share the mean of the
+    ranks they span (0, 1.5, 1.5, 3), so a signal that does not tell two memories apart
+    adds nothing between them, and a block of ties (the many candidates without a BM25
+    match) sits where its members would on average. Broken by memory id, ties made RRF's
+    order depend on random ids: the recency of a batch written at once ranked it by chance."""
     order = sorted(values, reverse=True)
-    first = {}
+    first: dict[float, int] = {}
+    count: dict[float, int] = {}
     for rank, v in enumerate(order):
         first.setdefault(v, rank)
-    return [first[v] for v in values]
+        count[v] = count.get(v, 0) + 1
+    return [first[v] + (count[v] - 1) / 2 for v in values]
 
 
 #: Weighted hybrid scores up to this stay as they are; above it they are folded into (KNEE, 1).
