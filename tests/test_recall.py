@@ -115,11 +115,24 @@ def test_rrf_ties_share_a_rank_so_a_batch_order_is_not_by_chance(store):
     """One remember_many call gives every memory the same created_at: recency ties
     across the pool. Tied values share one rank, so recency adds the same to each and the
     order is cosine's alone (it was the random ids' before)."""
-    store.remember_many(["Deploys go out on Tuesdays.", "The deploy freeze starts Friday.",
-                         "Rollbacks need a second reviewer.", "Deploy notes live in the wiki."])
+    store.remember_many(
+        [
+            "Deploys go out on Tuesdays.",
+            "The deploy freeze starts Friday.",
+            "Rollbacks need a second reviewer.",
+            "Deploy notes live in the wiki.",
+        ]
+    )
     w = HybridWeights(cosine=0.7, lexical=0.0, recency=0.3, importance=0.0)
-    res = store.recall("when do deploys go out", k=4, mode="hybrid", fusion="rrf",
-                       weights=w, touch=False, explain=True)
+    res = store.recall(
+        "when do deploys go out",
+        k=4,
+        mode="hybrid",
+        fusion="rrf",
+        weights=w,
+        touch=False,
+        explain=True,
+    )
     assert len({e["signals"]["recency"]["rank"] for _, _, e in res}) == 1  # one shared rank
     cosine_ranks = [e["signals"]["cosine"]["rank"] for _, _, e in res]
     assert cosine_ranks == sorted(cosine_ranks)
