@@ -14,37 +14,12 @@ conversation (which name their speakers throughout) neither bridge nor are bridg
 
 from __future__ import annotations
 
-import re
-
-from ...domain.text import PerText, stem, stem_tokens, tokenize
+from ...domain.text import stem, stem_tokens
 from .. import state
 from ..candidates import Candidate, previous_turn
-from ..statements import STOP, stated_values
+from ..statements import STOP
+from ..subjects import opening, stated_names
 from .base import Stage, StageContext, note
-
-#: The first words of a memory that say whom or what it is about.
-OPENING = 5
-
-
-def _names(text: str) -> frozenset[str]:
-    """The names *text* states inside its sentences (lowercased; no number)."""
-    return frozenset(v for v in stated_values(text) if not v[:1].isdigit())
-
-
-_POSSESSIVE = re.compile(r"['’]s\b")
-
-
-def _read_tokens(text: str) -> tuple[str, ...]:
-    """*text*'s tokens with possessives cut ("Ines's job" holds ``ines``, not ``iness``)."""
-    return tuple(tokenize(_POSSESSIVE.sub("", text)))
-
-
-# remembered per text, as the other stages' readings are
-_tokens = PerText(_read_tokens)
-
-
-def _opening(text: str) -> frozenset[str]:
-    return frozenset(_tokens(text)[:OPENING])
 
 
 def bridge(cands: list[Candidate], read: state.StateQuery) -> tuple[Candidate, Candidate] | None:
@@ -57,13 +32,13 @@ def bridge(cands: list[Candidate], read: state.StateQuery) -> tuple[Candidate, C
     named = frozenset(stem_tokens(" ".join(read.entities)))
     words = {w for w in read.asked_terms if len(w) > 1} - STOP - named
     # the question's own names, possessive or not ("Dana's" asks about Dana)
-    names = {n for n in _names(text) - read.asked if stem(n) not in read.asked_terms}
+    names = {n for n in stated_names(text) - read.asked if stem(n) not in read.asked_terms}
     lacking = words - frozenset(stem_tokens(text))
     if not names or not lacking or lacking == words:
         return None
     best: tuple[int, float, Candidate] | None = None
     for c in notes:
-        if c is hop or not names & _opening(c.memory.text):
+        if c is hop or not names & opening(c.memory.text):
             continue  # Slack in "Marta prefers async updates in Slack" is no subject
         gain = len(lacking & frozenset(stem_tokens(c.memory.text)))
         if gain and (best is None or (gain, c.score) > best[:2]):

@@ -1,0 +1,78 @@
+"""Whom a memory is about, read from its text when the collection is not tagged by person
+(:mod:`houkai.recall.subjects`): the ``names`` boost for untagged memories."""
+
+from __future__ import annotations
+
+from _dated import ranking, write_dated
+
+from houkai import MemoryStore
+from houkai.domain.model import Memory
+from houkai.recall.candidates import Candidate
+from houkai.recall.stages.query import named_by
+from houkai.recall.subjects import about
+
+CONTACT = [
+    ("Tom prefers email now, not Signal.", 5),
+    ("Best way to reach Sam: Telegram.", 40),
+    ("Best way to reach Maya: WhatsApp.", 30),
+    ("Picked a birthday card design for Tom; not sent yet.", 20),
+    ("The team lunch moved to the Thai place on Fridays.", 60),
+    ("Parking passes renew every January.", 70),
+    ("Standup notes are posted in the team channel.", 80),
+]
+
+
+def _cands(*texts: str, tags: tuple[str, ...] = ()) -> list[Candidate]:
+    return [
+        Candidate(Memory(id=f"m{i}", text=t, tags=list(tags)), score=1.0 - i / 10)
+        for i, t in enumerate(texts)
+    ]
+
+
+def test_a_memory_is_about_whom_its_opening_names_not_whom_it_mentions() -> None:
+    cands = _cands(
+        "Tom prefers email now, not Signal.",
+        "Best way to reach Sam: Telegram.",
+        "Picked a birthday card design for Tom; not sent yet.",
+        "Tom's travel insurance policy number: 2DWWYJ.",  # his, as a tag would say
+    )
+    assert about(cands, {"tom"}) == [1.0, 0.0, 0.0, 1.0]
+    half = _cands("Jon Reyes (no relation to Joan) is our designer.", "Joan Reyes runs finance.")
+    assert about(half, {"joan", "reyes"}) == [0.5, 1.0]
+
+
+def test_the_second_hop_counts_unless_it_mentions_the_one_asked_about() -> None:
+    """Alma is whom Zoe's best friend note names; the note that opens with Alma and never
+    names Zoe is the second hop. One that names Zoe further in is about Alma, not Zoe."""
+    cands = _cands(
+        "Zoe's best friend at school is Alma.",
+        "Alma's mum is Teresa; she drives the Wednesday school run.",
+        "Alma's mum is Teresa; she once drove Zoe to the pool on a Friday.",
+        "Teresa runs the bakery on Elm Street.",
+    )
+    assert about(cands, {"zoe"}) == [1.0, 1.0, 0.0, 0.0]
+
+
+def test_a_note_that_opens_with_another_name_is_no_second_hop() -> None:
+    """ "Atlas uses Postgres 16" names Postgres; "Beacon uses Postgres 16" is about Beacon."""
+    cands = _cands("Atlas uses Postgres 16.", "Beacon uses Postgres 16.", "Postgres 16 is LTS.")
+    assert about(cands, {"atlas"}) == [1.0, 0.0, 1.0]
+
+
+def test_tags_win_over_the_text_when_any_candidate_carries_one() -> None:
+    tagged = _cands("Best way to reach Sam: Telegram.", tags=("Tom",))
+    assert named_by(tagged + _cands("Tom prefers email now."), {"tom"}) == [1.0, 0.0]
+    assert named_by(_cands("Tom prefers email now.", "Sam likes tea."), {"tom"}) == [1.0, 0.0]
+
+
+def test_in_an_untagged_collection_the_note_about_the_one_asked_about_comes_first(
+    store: MemoryStore,
+) -> None:
+    """Without tags, "How do I reach Tom?" ranked Sam's contact note first on the word
+    "reach"; Tom's own note now carries the boost a tag would give it."""
+    tom, sam, *_ = write_dated(store, CONTACT)
+    ranked = ranking(store, "How do I reach Tom?", k=5)
+    assert ranked[0][0] == tom
+    explain = dict(ranked)
+    assert explain[tom]["stages"]["names"] > 0
+    assert explain[sam]["stages"]["names"] == 0
