@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from houkai import ExpandSpec, HybridWeights, Memory
+from houkai.recall.scoring import rank_positions
 
 ORN_NOTES = (
     "Quarterly planning notes: the team reviewed the roadmap for the mobile app, "
@@ -111,10 +112,15 @@ def test_rrf_score_is_sum_of_contributions_plus_polarity_nudge(store):
     assert res[0][0].polarity == 1
 
 
-def test_rrf_ties_share_a_rank_so_a_batch_order_is_not_by_chance(store):
-    """One remember_many call gives every memory the same created_at: recency ties
-    across the pool. Tied values share one rank, so recency adds the same to each and the
-    order is cosine's alone (it was the random ids' before)."""
+def test_rrf_ties_share_the_mean_of_their_ranks():
+    assert rank_positions([3.0, 1.0, 1.0, 0.0]) == [0, 1.5, 1.5, 3]
+    assert rank_positions([0.5, 0.5, 0.5]) == [1, 1, 1]
+    assert all(type(r) is int for r in rank_positions([2.0, 1.0, 0.0]))
+
+
+def test_rrf_orders_memories_of_equal_importance_by_the_other_signals(store):
+    """Every memory at the default importance ties on that signal: the tie adds the same to
+    each, and the order is cosine's alone (it was the random ids' before)."""
     store.remember_many(
         [
             "Deploys go out on Tuesdays.",
@@ -123,7 +129,7 @@ def test_rrf_ties_share_a_rank_so_a_batch_order_is_not_by_chance(store):
             "Deploy notes live in the wiki.",
         ]
     )
-    w = HybridWeights(cosine=0.7, lexical=0.0, recency=0.3, importance=0.0)
+    w = HybridWeights(cosine=0.7, lexical=0.0, recency=0.0, importance=0.3)
     res = store.recall(
         "when do deploys go out",
         k=4,
@@ -133,7 +139,7 @@ def test_rrf_ties_share_a_rank_so_a_batch_order_is_not_by_chance(store):
         touch=False,
         explain=True,
     )
-    assert len({e["signals"]["recency"]["rank"] for _, _, e in res}) == 1  # one shared rank
+    assert {e["signals"]["importance"]["rank"] for _, _, e in res} == {1.5}  # 0..3 shared
     cosine_ranks = [e["signals"]["cosine"]["rank"] for _, _, e in res]
     assert cosine_ranks == sorted(cosine_ranks)
     assert len({s for _, s, _ in res}) == len(res)

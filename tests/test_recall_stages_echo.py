@@ -11,7 +11,7 @@ from _dated import ranking, write_dated
 from houkai import MemoryStore
 from houkai.domain.model import Memory
 from houkai.recall.candidates import Candidate
-from houkai.recall.coverage import tag_things
+from houkai.recall.coverage import entity_penalty, tag_things
 from houkai.recall.query import parse_query
 from houkai.recall.state import StateQuery, named_things
 from houkai.store.lexstats import TermStats
@@ -122,6 +122,7 @@ def test_a_tag_the_question_names_in_lower_case_is_a_named_thing() -> None:
     stats = TermStats(n_docs=100, total_len=1000, df={"billing": 9, "api": 40, "web": 3})
     tags = ("billing-api", "checkout-web", "web")
     cands = [Candidate(Memory(id=tag, text="x", tags=[tag])) for tag in tags]
+    typed = [Candidate(Memory(id="t", text="x", tags=["type:decision"]))]
 
     def things(question: str) -> list[str]:
         state = StateQuery(question=question, asked=frozenset(question.lower().split()))
@@ -129,8 +130,25 @@ def test_a_tag_the_question_names_in_lower_case_is_a_named_thing() -> None:
         return [f"{e}:{sorted(w)}" for e, w in zip(read.entities, read.words, strict=True)]
 
     assert things("which lint tool does the billing api use") == ["billing-api:['billing']"]
+    # a namespace tag names no project ("type:decision" for "what type of db")
+    assert tag_things(StateQuery(asked=frozenset({"type"})), typed, stats).entities == []
     assert things("which web framework does it use") == []  # nor the one-word tag "web"
     assert things("who owns it") == []
+
+
+def test_a_tag_with_digits_is_no_record_identifier() -> None:
+    """``s3-backups`` named as "the s3 backups" is a project: a memory without "s3" takes
+    the entity stage's share, not the half an identifier the question names costs."""
+    stats = TermStats(n_docs=100, total_len=1000, df={"s3": 5, "backups": 9, "nightly": 4})
+    cands = [
+        Candidate(Memory(id=i, text=t, tags=["s3-backups"] if i == "a" else []), score=1.0)
+        for i, t in (("a", "The s3 backups run nightly."), ("b", "Backups run nightly."))
+    ]
+    asked = frozenset({"when", "do", "the", "s3", "backups", "run"})
+    read = tag_things(StateQuery(asked=asked), cands, stats)
+    assert read.entities == ["s3-backups"] and read.from_tags == {"s3-backups"}
+    entity_penalty(cands, read, weight=0.15, code=0.5)
+    assert cands[0].score == 1.0 and 0.5 < cands[1].score < 1.0
 
 
 def test_a_memory_about_another_project_drops_when_the_question_names_its_tag_in_lower_case(

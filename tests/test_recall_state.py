@@ -139,11 +139,14 @@ def test_a_memory_about_another_project_that_shares_the_words_does_not_outrank_t
     )
     store.remember_many(ATLAS + BEACON + FILLER + NOTES)
     question = "Where is Atlas deployed?"
-    # untagged, the memories that open with "Atlas" are about it (houkai.recall.subjects)
     order = [mid for mid, _ in _ranked(store, question, stages=("query", "context", "prf"))]
+    assert order.index(other) < order.index(right)  # the words the Beacon note shares win
+    # untagged, the opt-in subjects stage reads that the notes opening with "Atlas" are
+    # about it (houkai.recall.subjects)
+    with_subjects = ("query", "context", "prf", "subjects")
+    order = [mid for mid, _ in _ranked(store, question, stages=with_subjects)]
     assert right in order and other not in order
-    hits = store.recall(question, k=20, mode="hybrid", touch=False, explain=True)
-    ranked = [(m.id, e) for m, _, e in hits]
+    ranked = _ranked(store, question)
     order = [mid for mid, _ in ranked]
     assert order.index(right) < order.index(other)
     by_id = dict(ranked)

@@ -1,5 +1,5 @@
 """Whom a memory is about, read from its text when the collection is not tagged by person
-(:mod:`houkai.recall.subjects`): the ``names`` boost for untagged memories."""
+(:mod:`houkai.recall.subjects`): the opt-in ``subjects`` stage."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from _dated import ranking, write_dated
 from houkai import MemoryStore
 from houkai.domain.model import Memory
 from houkai.recall.candidates import Candidate
-from houkai.recall.stages.query import named_by
+from houkai.recall.stages import default_names
+from houkai.recall.stages.subjects import STAGE
 from houkai.recall.subjects import about
 
 CONTACT = [
@@ -39,6 +40,9 @@ def test_a_memory_is_about_whom_its_opening_names_not_whom_it_mentions() -> None
     assert about(cands, {"tom"}) == [1.0, 0.0, 0.0, 1.0]
     half = _cands("Jon Reyes (no relation to Joan) is our designer.", "Joan Reyes runs finance.")
     assert about(half, {"joan", "reyes"}) == [0.5, 1.0]
+    # a name counts capitalised; a dated import's stamp is no part of the opening
+    go = _cands("Deploys go out on Tuesdays.", "[8 May 2023] Go 1.22 is the minimum now.")
+    assert about(go, {"go"}) == [0.0, 1.0]
 
 
 def test_the_second_hop_counts_unless_it_mentions_the_one_asked_about() -> None:
@@ -53,26 +57,43 @@ def test_the_second_hop_counts_unless_it_mentions_the_one_asked_about() -> None:
     assert about(cands, {"zoe"}) == [1.0, 1.0, 0.0, 0.0]
 
 
+def test_a_weekday_is_no_second_hop() -> None:
+    cands = _cands("Tom flies to Lisbon on Friday.", "Friday standup moves to 10:00.")
+    assert about(cands, {"tom"}) == [1.0, 0.0]
+
+
 def test_a_note_that_opens_with_another_name_is_no_second_hop() -> None:
     """ "Atlas uses Postgres 16" names Postgres; "Beacon uses Postgres 16" is about Beacon."""
     cands = _cands("Atlas uses Postgres 16.", "Beacon uses Postgres 16.", "Postgres 16 is LTS.")
     assert about(cands, {"atlas"}) == [1.0, 0.0, 1.0]
 
 
-def test_tags_win_over_the_text_when_any_candidate_carries_one() -> None:
+def test_the_stage_keeps_out_of_a_collection_tagged_by_person() -> None:
+    """The ``query`` stage's tag boost holds wherever a candidate carries the name as a tag."""
+    from types import SimpleNamespace
+
+    from houkai.recall.query import parse_query
+    from houkai.recall.stages.params import BASE
+
+    parse = parse_query("How do I reach Tom?", 0.0)
+    ctx = SimpleNamespace(query=SimpleNamespace(parse=parse), params=BASE)
     tagged = _cands("Best way to reach Sam: Telegram.", tags=("Tom",))
-    assert named_by(tagged + _cands("Tom prefers email now."), {"tom"}) == [1.0, 0.0]
-    assert named_by(_cands("Tom prefers email now.", "Sam likes tea."), {"tom"}) == [1.0, 0.0]
+    assert STAGE.signals(ctx, tagged + _cands("Tom prefers email now.")) == {}
+    weight, values = STAGE.signals(ctx, _cands("Tom prefers email now.", "Sam likes tea."))[
+        "subjects"
+    ]
+    assert weight == BASE.names and values == [1.0, 0.0]
 
 
 def test_in_an_untagged_collection_the_note_about_the_one_asked_about_comes_first(
     store: MemoryStore,
 ) -> None:
-    """Without tags, "How do I reach Tom?" ranked Sam's contact note first on the word
-    "reach"; Tom's own note now carries the boost a tag would give it."""
+    """Without tags, "How do I reach Tom?" ranks another's contact note first on the word
+    "reach"; with the opt-in stage, Tom's own note carries the boost a tag would give it."""
     tom, sam, *_ = write_dated(store, CONTACT)
-    ranked = ranking(store, "How do I reach Tom?", k=5)
+    assert ranking(store, "How do I reach Tom?", k=5)[0][0] != tom  # the default stages
+    ranked = ranking(store, "How do I reach Tom?", k=5, stages=(*default_names(), "subjects"))
     assert ranked[0][0] == tom
     explain = dict(ranked)
-    assert explain[tom]["stages"]["names"] > 0
-    assert explain[sam]["stages"]["names"] == 0
+    assert explain[tom]["stages"]["subjects"] > 0
+    assert explain[sam]["stages"]["subjects"] == 0

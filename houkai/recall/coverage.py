@@ -8,6 +8,7 @@ the named things are no one topic unless they echo each other.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -20,6 +21,8 @@ if TYPE_CHECKING:
     from .candidates import Candidate
     from .state import StateQuery
 
+_SLUG_PARTS = re.compile(r"[-_ ]+")
+_NAMESPACED = re.compile(r"[:/]")
 #: A capitalised name more memories than this share use names nobody in particular (a
 #: chat's two speakers); a project among a handful still counts.
 COMMON_NAME_SHARE = 0.25
@@ -57,17 +60,19 @@ def tag_things(
         if tag in seen:
             continue
         seen.add(tag)
-        parts = tokenize(tag)
-        if len(parts) < 2 or parts[0] not in state.asked:
-            continue
-        kept = thing_words([p for p in parts if p in state.asked], stats, common=False)
+        parts = _SLUG_PARTS.split(tag)
+        if len(parts) < 2 or parts[0] not in state.asked or _NAMESPACED.search(tag):
+            continue  # one word, another first word, or a namespace ("type:decision")
+        asked = [t for part in parts for t in tokenize(part) if t in state.asked]
+        kept = thing_words(asked, stats, common=False)
         if kept and not known & kept.keys():
             entities.append(tag)
             words.append(kept)
             known |= kept.keys()
     if len(entities) == len(state.entities):
         return state
-    return replace(state, entities=entities, words=words)
+    added = frozenset(entities[len(state.entities) :])
+    return replace(state, entities=entities, words=words, from_tags=state.from_tags | added)
 
 
 def coverage(c: Candidate, things: list[dict[str, float]], stemmed: bool, also: str = "") -> float:
@@ -117,7 +122,11 @@ def entity_penalty(
     if best <= 0:
         return cover
     things = zip(state.entities, state.words, strict=True)
-    codes = [max(w, key=w.__getitem__) for t, w in things if is_code(t)] if code > 0 else []
+    codes = [
+        max(w, key=w.__getitem__)
+        for t, w in things
+        if code > 0 and is_code(t) and t not in state.from_tags  # "s3-backups" is no record
+    ]
     codes = [w for w in codes if any(w in h for h in held.values())]
     for c in cands:
         gap = (best - cover[c.memory.id]) / best

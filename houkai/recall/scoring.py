@@ -92,15 +92,21 @@ def rank_positions(values: list[float]) -> list[float]:
     """0-based rank of each candidate for one signal; equal values share the mean of the
     ranks they span (0, 1.5, 1.5, 3), so a signal that does not tell two memories apart
     adds nothing between them, and a block of ties (the many candidates without a BM25
-    match) sits where its members would on average. Broken by memory id, ties made RRF's
-    order depend on random ids: the recency of a batch written at once ranked it by chance."""
+    match, every memory at the default importance) sits where its members would on
+    average. Broken by memory id, ties made RRF's order depend on random ids. A rank is an
+    ``int`` unless it falls between two."""
     order = sorted(values, reverse=True)
     first: dict[float, int] = {}
     count: dict[float, int] = {}
     for rank, v in enumerate(order):
         first.setdefault(v, rank)
         count[v] = count.get(v, 0) + 1
-    return [first[v] + (count[v] - 1) / 2 for v in values]
+    return [_mean_rank(first[v], count[v]) for v in values]
+
+
+def _mean_rank(first: int, count: int) -> float:
+    twice = 2 * first + count - 1
+    return twice // 2 if twice % 2 == 0 else twice / 2
 
 
 #: Weighted hybrid scores up to this stay as they are; above it they are folded into (KNEE, 1).
@@ -242,7 +248,9 @@ def apply_graph(cands: list[Candidate], w: HybridWeights, fusion: str, rrf_k: in
 def stage_rrf(
     cands: list[Candidate], name: str, weight: float, values: list[float], rrf_k: int
 ) -> None:
-    """A stage's signal as one more rank in the fusion (ties share a rank)."""
+    """A stage's signal as one more rank in the fusion (ties share the best rank of their
+    block, and a candidate the stage gave nothing gains nothing: unlike the blend's
+    signals, a stage speaks only for the candidates it lifts)."""
     order = sorted(set(values), reverse=True)
     rank_of = {v: r for r, v in enumerate(order)}
     for c, v in zip(cands, values, strict=True):
@@ -276,7 +284,7 @@ def apply_stages(ctx: StageContext, cands: list[Candidate], stages: list[Stage])
         s.rank(ctx, cands)
     if not ctx.request.explain:
         return  # what the stages read and did is shown only to a caller who asks
-    parse, read = ctx.query.parse, ctx.notes.get("state", ctx.query.state)
+    parse, read = ctx.query.parse, ctx.notes.get("entity_read", ctx.query.state)
     parsed = parse.to_dict() if parse is not None else None
     question = read.to_dict() if read is not None else None
     for c in cands:

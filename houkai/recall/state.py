@@ -136,6 +136,7 @@ class StateQuery:
 
     intent: str = ""  # "present", "past" or ""
     entities: list[str] = field(default_factory=list)  # the named things, as asked
+    from_tags: frozenset[str] = frozenset()  # those read from candidates' tags, not the text
     words: list[dict[str, float]] = field(default_factory=list)  # per thing: word → IDF
     stemmed: bool = False  # the words are stems (the collection counts stems)
     question: str = ""

@@ -22,7 +22,7 @@ class EntityStage(Stage):
         read = ctx.query.state
         if read is not None:
             read = coverage.tag_things(read, cands, ctx.query.stats)
-            ctx.notes["state"] = read  # explain shows the tags it read as named things
+            ctx.notes["entity_read"] = read  # explain shows the tags it read as named things
             replaced = ctx.notes.get("lineage") or {}  # an heir names what it replaced
             also = {h: " ".join(r.memory.text for r in rs) for h, rs in replaced.items()}
             ctx.notes["coverage"] = coverage.entity_penalty(

@@ -5,8 +5,8 @@ higher lexical weight (exact tokens, or names some memory mentions), a recency w
 for "latest", boosts for memories in or near a named time window, the oldest for
 "first time", those whose tags or source name someone the question names, memories
 that state a time for a "when" question, and a small penalty for memories that are
-themselves questions (ADR 0025, ADR 0043, ADR 0051). In a collection not tagged by person,
-a memory's opening words stand in for the tag (:mod:`houkai.recall.subjects`, ADR 0091).
+themselves questions (ADR 0025, ADR 0043, ADR 0051). The opt-in ``subjects`` stage reads
+whom an untagged memory is about from its text (ADR 0091).
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ...domain.model import HybridWeights
-from .. import subjects
 from ..candidates import Candidate
 from ..query import DAY, QueryParse, states_time, time_proximity
 from .base import Signals, Stage, StageContext, note
@@ -37,17 +36,15 @@ def understood_weights(w: HybridWeights, parse: QueryParse, p: StageParams) -> H
     return w
 
 
-def named_by(cands: list[Candidate], names: set[str]) -> list[float]:
+def tagged_names(cands: list[Candidate], names: set[str]) -> list[float]:
     """Per candidate, 1 when its tags or source name someone the question names (*names*,
-    lower-cased); when none does (the collection is not tagged by person), how much its
-    text is about them (:func:`houkai.recall.subjects.about`)."""
-    tagged = [
+    lower-cased), else 0."""
+    return [
         1.0
         if names & {t.lower() for t in c.memory.tags} or (c.memory.source or "").lower() in names
         else 0.0
         for c in cands
     ]
-    return tagged if any(tagged) else subjects.about(cands, names)
 
 
 def asks(c: Candidate) -> bool:
@@ -82,7 +79,7 @@ class QueryStage(Stage):
             span = hi - lo
             out["first"] = (p.first, [(hi - t) / span if span > 0 else 0.0 for t in created])
         if parse.names and p.names > 0:
-            out["names"] = (p.names, named_by(cands, {n.lower() for n in parse.names}))
+            out["names"] = (p.names, tagged_names(cands, {n.lower() for n in parse.names}))
         if parse.when_question and p.answer_time > 0:
             out["answer_time"] = (
                 p.answer_time,
