@@ -41,7 +41,7 @@ HOP_FROM = 3
 PREFIX = 256
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
-_POSSESSIVE = re.compile(r"['’]s$")
+_POSSESSIVE = re.compile(r"['’]s\b")
 #: Capitalised words that name no one: a weekday or month ("Friday standup moves").
 _CALENDAR = frozenset(n.lower() for n in (*calendar.day_name, *calendar.month_name) if n)
 
@@ -64,7 +64,7 @@ def _read_opening(text: str) -> tuple[frozenset[str], str]:
 
 def _read_mentions(text: str) -> frozenset[str]:
     """Every word of *text*, lower-cased, possessives cut ("Ines's job" holds ``ines``)."""
-    return frozenset(tokenize(re.sub(r"['’]s\b", "", text)))
+    return frozenset(tokenize(_POSSESSIVE.sub("", text)))
 
 
 _opening = PerText(_read_opening)
