@@ -174,6 +174,27 @@ def test_suite_runs_end_to_end_on_tiny_data(bench, tmp_path: Path):
     assert "| stage | default | tiny | locomo |" in suite.readme_block(data)
 
 
+def test_a_set_written_in_one_sitting_keeps_its_order_seconds_apart(bench, tmp_path: Path):
+    coding_set = agentset_run.load("coding")
+    sat = agentset_run.load("coding:sitting")
+    assert sat["name"] == "coding-sitting" and len(sat["memories"]) == len(coding_set["memories"])
+    order = lambda data: sorted(  # noqa: E731
+        range(len(data["memories"])), key=lambda i: -data["memories"][i]["days_ago"]
+    )
+    assert order(sat) == order(coding_set)  # the same history, in the same order
+    seconds = sorted(m["days_ago"] * 86_400 for m in sat["memories"])
+    assert seconds[0] == pytest.approx(agentset_run.SITTING_STEP)
+    assert seconds[-1] == pytest.approx(agentset_run.SITTING_STEP * len(seconds))
+    tiny = tmp_path / "tiny.json"
+    tiny.write_text(json.dumps(TINY_SET))
+    out = tmp_path / "suite.json"
+    result = bench(
+        "--sets", f"{tiny}:sitting", "--no-locomo", "--modes", "defaults", "--out", str(out)
+    )
+    assert result.exit_code == 0, result.output
+    assert list(json.loads(out.read_text())["sets"]) == ["tiny-sitting"]
+
+
 def test_misses_are_refused_on_the_test_split(bench):
     result = bench("--split", "test", "--misses", "--no-locomo")
     assert result.exit_code == 1

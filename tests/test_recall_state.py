@@ -92,6 +92,41 @@ def test_the_newer_of_two_memories_on_a_topic_ranks_first_for_what_it_is_now(
     assert ranked[0][1]["stages"]["question"]["intent"] == "past"
 
 
+def test_an_update_written_seconds_later_in_one_sitting_still_replaces(store: MemoryStore):
+    # an agent's session, or an import replaying a history: seconds apart, not hours
+    old, new = _write(
+        store,
+        [
+            ("The billing service stores its data in Postgres 14.", 30 / DAY),
+            ("Migrated the billing service to Postgres 16, Postgres 14 is read-only.", 10 / DAY),
+        ],
+    )
+    ranked = _ranked(store, "Which database does the billing service use?")
+    assert ranked[0][0] == new
+    assert ranked[0][1]["stages"]["current_group"] == 2
+    assert _ranked(store, "Which database did the billing service use before?")[0][0] == old
+
+
+@pytest.mark.parametrize(("apart_days", "replaces"), [(20.0, True), (600 / DAY, False)])
+def test_in_one_sitting_only_a_newer_note_that_says_so_is_an_update(
+    store: MemoryStore, apart_days: float, replaces: bool
+):
+    # "… is Postgres 16" says nothing of replacing: weeks later it is the state now, minutes
+    # after the other it is as likely a sibling written in the same session
+    _, new = _write(
+        store,
+        [
+            ("The billing service stores its data in Postgres 14.", apart_days + 1 / DAY),
+            ("The billing service database is Postgres 16.", 1 / DAY),
+        ],
+    )
+    ranked = _ranked(store, "Which database does the billing service use?")
+    grouped = [e["stages"].get("current_group") for _, e in ranked[:2]]
+    assert (grouped == [2, 2]) is replaces
+    if replaces:
+        assert ranked[0][0] == new
+
+
 def test_a_sibling_fact_is_not_taken_for_an_update(store: MemoryStore):
     opens, _ = _write(
         store,

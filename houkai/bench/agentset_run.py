@@ -23,6 +23,10 @@ from .agentsets.common import DATA, KINDS
 from .locomo import backdate, check_untouched
 
 SPLITS: tuple[str, ...] = ("dev", "test", "all")
+#: ``coding:sitting`` is the ``coding`` set written in one sitting (:func:`in_one_sitting`).
+SITTING = ":sitting"
+#: Seconds between two memories written in one sitting: one ``remember`` call each.
+SITTING_STEP = 0.02
 
 
 def path_of(name: str) -> Path:
@@ -31,13 +35,30 @@ def path_of(name: str) -> Path:
 
 def load(name_or_path: str | Path) -> dict[str, Any]:
     """A set by name (``coding``) or by the path of its JSON, checked and completed
-    (:mod:`houkai.bench.agentset_format`)."""
+    (:mod:`houkai.bench.agentset_format`); with ``:sitting`` after it, that set written in
+    one sitting (:func:`in_one_sitting`)."""
+    if isinstance(name_or_path, str) and name_or_path.endswith(SITTING):
+        return in_one_sitting(load(name_or_path.removesuffix(SITTING)))
     path = Path(name_or_path)
     if not path.suffix:
         path = path_of(str(name_or_path))
     if not path.exists():
         raise ValueError(f"no agent-memory set at {path}")
     return agentset_format.read(path)
+
+
+def in_one_sitting(data: dict[str, Any]) -> dict[str, Any]:
+    """*data* as an agent writes it in one session, or an import that replays its history:
+    the same memories in the same order, :data:`SITTING_STEP` seconds apart, ending at
+    ``as_of``. What was months apart is now seconds apart, so a stage that tells an
+    update from its sibling by the time between them must do it by their order and words
+    (ADR 0092). Named ``<name>-sitting``."""
+    items = data["memories"]
+    order = sorted(range(len(items)), key=lambda i: -float(items[i]["days_ago"]))  # stable
+    step_days = SITTING_STEP / 86_400
+    days = {i: (len(items) - pos) * step_days for pos, i in enumerate(order)}
+    memories = [{**m, "days_ago": days[i]} for i, m in enumerate(items)]
+    return {**data, "name": f"{data['name']}-sitting", "memories": memories}
 
 
 def collection_part(name: str) -> str:

@@ -27,7 +27,8 @@ from typing import Any
 from ..recall.stages import names, resolve_stages
 from . import agentset_run
 
-DEFAULT_SETS = "coding,personal,team,heldout"
+#: The agent sets as dated, the held-out set, and the agent sets written in one sitting.
+DEFAULT_SETS = "coding,personal,team,heldout,coding:sitting,personal:sitting,team:sitting"
 QUICK_LOCOMO = 1  # conversations in a --quick run
 #: A stage "holds" a set when turning it on costs at most one question's worth of R@5 and
 #: of MRR (1/n on a set of n questions), and never more than this floor on a large set.

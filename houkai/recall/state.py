@@ -40,7 +40,7 @@ knows which is the newer or whose it is.
   The stage also reaches below its top candidates (:data:`PULL_REACH`) for updates
   worded away from the question ("the ledger worker switched its linter to biome" for
   "what's ledger-worker's current formatter?"): up to :data:`PULL_MOST` memories that
-  say they are an update, are newer than a top candidate by ``current_gap`` or more,
+  say they are an update, are newer than a top candidate by ``current_together`` or more,
   repeat a value or rare word of it, share a word of the question with it and a cosine ≥
   ``current_shared`` join the grouping (ADR 0088).
 
@@ -53,9 +53,11 @@ knows which is the newer or whose it is.
   the value it replaces: "notify-service moved to Express; the chi app factory is gone",
   ADR 0089), and it does not tell of an event ("the build was failing on CI") unless it
   says it is an update or repeats the old value ("it was 10:00 until March"). When it
-  fails, the rest still stand if their newest says it is an update (ADR 0088). The update
-  takes the group's best score slot for a present question, its last for a past one; the
-  others keep their order in the slots left. A past question that says which member it
+  fails, the rest still stand if their newest says it is an update (ADR 0088). A newest
+  written within ``current_together`` seconds of the next (one call) updates nothing, and
+  one within ``current_gap`` (one sitting) only when it says it is an update (ADR 0092).
+  The update takes the group's best score slot for a present question, its last for a
+  past one; the others keep their order in the slots left. A past question that says which member it
   wants gets it first: the oldest for "originally", the one just before the member naming
   X for "before X" (ADR 0088). Other candidates keep their scores and ranks, and so do the
   turns of a recorded conversation (memories that ``follow`` another): a later turn on a
@@ -462,6 +464,18 @@ def _asked_for(
     return before[-1] if before else None
 
 
+def _written_after(apart: float, says_update: bool, together: float, gap: float) -> bool:
+    """Whether a memory written *apart* seconds after another on its topic may be its
+    update. Within *together* the two came from one call (a batch, an extraction): neither
+    replaces the other. Within *gap* (one sitting: an agent's session, an import that
+    replays a history) only one that says it is an update does ("the linter is biome
+    now"); a note written minutes after another is as likely its sibling. Beyond *gap*
+    the newer is the update when the topic rules say so (ADR 0092)."""
+    if apart < together:
+        return False
+    return apart >= gap or says_update
+
+
 def _deal(order: list[Candidate], size: int) -> None:
     """Give *order* the group's score slots, best first, and say so in ``explain``."""
     slots = sorted((c.score for c in order), reverse=True)
@@ -482,6 +496,7 @@ def newest_first(
     cover: dict[str, float],
     shared: float = 1.0,
     gap: float = 3600.0,
+    together: float = 0.05,
 ) -> None:
     """Deal each topic group's score slots out by age (see the module docstring)."""
     if state.intent not in ("present", "past") or top_n < 2 or len(cands) < 2:
@@ -506,7 +521,7 @@ def newest_first(
         return values, held, [_when(c, state) for c in cands]
 
     values, held, ages = features(top)
-    pulled = _later_updates(top, below, values, held, ages, state, shared, gap)
+    pulled = _later_updates(top, below, values, held, ages, state, shared, together)
     if pulled:
         top += pulled
         values, held, ages = features(top)
@@ -527,8 +542,8 @@ def newest_first(
         if len(group) < 2:
             continue
         newest_two = sorted((ages[i] for i in group), reverse=True)[:2]
-        if newest_two[0] - newest_two[1] < gap:
-            continue  # written together: no member is the update of another
+        if not _written_after(newest_two[0] - newest_two[1], updates[at], together, gap):
+            continue
         members, newest = [top[i] for i in group], top[at]
         rest = [
             c for c in sorted(members, key=lambda c: (-c.score, c.memory.id)) if c is not newest
