@@ -195,6 +195,12 @@ def test_a_set_written_in_one_sitting_keeps_its_order_seconds_apart(bench, tmp_p
     assert list(json.loads(out.read_text())["sets"]) == ["tiny-sitting"]
 
 
+def test_heldout_written_in_one_sitting_is_a_clear_error(bench):
+    result = bench("--sets", "coding,heldout:sitting", "--no-locomo")
+    assert result.exit_code == 1
+    assert "Error: heldout is no agent-memory set" in result.output
+
+
 def test_misses_are_refused_on_the_test_split(bench):
     result = bench("--split", "test", "--misses", "--no-locomo")
     assert result.exit_code == 1

@@ -40,7 +40,9 @@ def test_version_imports_nothing_but_click_and_the_config() -> None:
     assert out.startswith("houkai, version ") and heavy == []
 
 
-@pytest.mark.parametrize("args", [("--help",), ("recall", "--help"), ("jobs", "--help")])
+@pytest.mark.parametrize(
+    "args", [("--help",), ("recall", "--help"), ("jobs", "--help"), ("bench", "--help")]
+)
 def test_help_needs_the_registry_but_no_store(args: tuple[str, ...]) -> None:
     out, heavy = _imported(*args)
     assert "Usage: houkai" in out

@@ -8,6 +8,7 @@ import pytest
 
 from houkai import MemoryStore
 from houkai.bench.locomo import backdate
+from houkai.domain.model import HybridWeights
 from houkai.recall.state import intent, named_things
 from houkai.recall.statements import is_code
 
@@ -105,6 +106,21 @@ def test_an_update_written_seconds_later_in_one_sitting_still_replaces(store: Me
     assert ranked[0][0] == new
     assert ranked[0][1]["stages"]["current_group"] == 2
     assert _ranked(store, "Which database did the billing service use before?")[0][0] == old
+
+
+def test_read_seconds_apart_is_not_written_seconds_apart(store: MemoryStore):
+    # by last access (the caller's recency basis), two recent reads make no update
+    _write(
+        store,
+        [
+            ("The billing service stores its data in Postgres 14.", 30 / DAY),
+            ("Migrated the billing service to Postgres 16, Postgres 14 is read-only.", 10 / DAY),
+        ],
+    )
+    question = "Which database does the billing service use?"
+    assert _ranked(store, question)[0][1]["stages"]["current_group"] == 2  # by creation
+    by_reads = _ranked(store, question, weights=HybridWeights(recency_basis="accessed"))
+    assert all("current_group" not in e["stages"] for _, e in by_reads)
 
 
 @pytest.mark.parametrize(("apart_days", "replaces"), [(20.0, True), (600 / DAY, False)])
@@ -226,13 +242,20 @@ def test_each_new_stage_can_be_switched_alone(store: MemoryStore, stages):
     assert hits[0][2]["stages"]["active"] == list(stages)
 
 
-def test_memories_written_together_are_not_updates_of_each_other(store: MemoryStore):
-    store.remember_many(
+def test_memories_written_together_are_not_updates_of_each_other(store: MemoryStore, monkeypatch):
+    def slow_importance(text: str, type: str, tags: list[str]) -> float:
+        time.sleep(0.03)  # an LLM scoring each item: the call spans 300 ms
+        return 0.5
+
+    monkeypatch.setattr(store.core, "importance_fn", slow_importance)
+    written = store.remember_many(
         [
             "The billing service stores its data in Postgres 14.",
             "Migrated the billing service to Postgres 16, Postgres 14 is read-only.",
             *FILLER,
         ]
-    )  # one write: milliseconds apart, neither replaces the other
+    )  # one write, one instant: neither replaces the other
+    stamps = [m.created_at for m in written]
+    assert stamps == sorted(set(stamps)) and stamps[-1] - stamps[0] < 0.001  # in order
     ranked = _ranked(store, "Which database does the billing service use now?")
     assert all("current_group" not in e["stages"] for _, e in ranked)

@@ -26,9 +26,9 @@ from typing import Any
 
 from ..recall.stages import names, resolve_stages
 from . import agentset_run
+from .agentsets.common import SUITE_SETS
 
-#: The agent sets as dated, the held-out set, and the agent sets written in one sitting.
-DEFAULT_SETS = "coding,personal,team,heldout,coding:sitting,personal:sitting,team:sitting"
+DEFAULT_SETS = SUITE_SETS
 QUICK_LOCOMO = 1  # conversations in a --quick run
 #: A stage "holds" a set when turning it on costs at most one question's worth of R@5 and
 #: of MRR (1/n on a set of n questions), and never more than this floor on a large set.
@@ -152,6 +152,8 @@ def run(
         "sets": {},
     }
     names = [s.strip() for s in sets.split(",") if s.strip()]
+    if "heldout" + agentset_run.SITTING in names:
+        raise ValueError("heldout is no agent-memory set: ':sitting' applies to agent sets only")
     # every set read (and checked) before the first runs: a bad file fails now
     loaded = {name: agentset_run.load(name) for name in names if name != "heldout"}
     for name in names:

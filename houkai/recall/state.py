@@ -399,13 +399,14 @@ def _later_updates(
     ages: Sequence[float],
     state: StateQuery,
     shared: float,
-    gap: float,
+    together: float,
 ) -> list[Candidate]:
     """Up to :data:`PULL_MOST` candidates of *below* that say they update one of *top*
     ("Bumped billing-api from Go 1.21 to Java 17" below "billing-api now requires Go
-    1.21"): newer than it by *gap* or more, a cosine of *shared* or more to it, repeating
-    one of its values or rare words, and holding a question word it holds. An update worded
-    away from the question ranks low, yet it is the answer. *values*, *held*, *ages*: per
+    1.21"): not of its write call (newer than it by *together* or more), a cosine of
+    *shared* or more to it, repeating one of its values or rare words, and holding a
+    question word it holds. An update worded away from the question ranks low, yet it is
+    the answer. *values*, *held*, *ages*: per
     top candidate, as :func:`_groups` reads them. The cheap tests go first: one matrix
     product of cosines, the ages, the update's words."""
     old = [(i, v) for i, c in enumerate(top) if (v := c.vector) is not None]
@@ -415,7 +416,7 @@ def _later_updates(
     olds, news = [i for i, _ in old], [c for c, _ in new]
     cosines = np.stack([v for _, v in new]) @ np.stack([v for _, v in old]).T
     newer = np.array([_when(c, state) for c in news])[:, None] - np.array([ages[i] for i in olds])
-    fits = (cosines >= shared) & (newer >= gap)  # close to and newer than that top candidate
+    fits = (cosines >= shared) & (newer >= together)  # close to and newer than that candidate
     out: list[Candidate] = []
     for row in np.flatnonzero(fits.any(axis=1)):
         c = news[row]
@@ -466,7 +467,7 @@ def _asked_for(
 
 def _written_after(apart: float, says_update: bool, together: float, gap: float) -> bool:
     """Whether a memory written *apart* seconds after another on its topic may be its
-    update. Within *together* the two came from one call (a batch, an extraction): neither
+    update. Within *together* the two came from one call (a batch, a job): neither
     replaces the other. Within *gap* (one sitting: an agent's session, an import that
     replays a history) only one that says it is an update does ("the linter is biome
     now"); a note written minutes after another is as likely its sibling. Beyond *gap*
@@ -520,6 +521,8 @@ def newest_first(
         held = [terms & frozenset(stem_tokens(c.memory.text)) for c in cands]
         return values, held, [_when(c, state) for c in cands]
 
+    if state.accessed:  # ages are last reads: a recall seconds ago wrote nothing
+        together = max(together, gap)
     values, held, ages = features(top)
     pulled = _later_updates(top, below, values, held, ages, state, shared, together)
     if pulled:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ...bench import suite
+from ...bench.agentsets.common import SUITE_SETS
 from .. import Context, pass_ctx
 from ..output import Column, echo_json, output_options, print_rows, resolve_format
 from .bench_quality import DEFAULT_LOCOMO, require_matplotlib
@@ -24,7 +24,7 @@ DEFAULT_OUT = "docs/bench/suite.json"
 )
 @click.option(
     "--sets",
-    default=suite.DEFAULT_SETS,
+    default=SUITE_SETS,
     show_default=True,
     help="Agent-memory sets by name or JSON path; heldout is the earlier held-out set; "
     "NAME:sitting is a set written in one sitting, its memories seconds apart.",
@@ -89,6 +89,8 @@ def bench_suite(
     misses: bool,
 ) -> None:
     """Every yardstick, every stage on and off: R@5/MRR per set, kind and mode."""
+    from ...bench import suite
+
     if misses and split != "dev":
         raise click.ClickException("--misses reads the dev split only: test is never tuned on")
     locomo_path = None if no_locomo else data
