@@ -131,7 +131,7 @@ def test_one_jobs_memories_share_its_instant_in_order(store):
     job = p.submit([f"Runbook step {i}: check the queue depth" for i in range(6)], batch_size=2)
     stamps = [m.created_at for m in store.get_many(job.memory_ids).values()]
     assert len(stamps) == 6
-    assert max(stamps) - min(stamps) < 0.001 and len(set(stamps)) == 6
+    assert max(stamps) - min(stamps) < 0.01 and len(set(stamps)) == 6
     by_position = [store.get(i).created_at for i in job.memory_ids]
     assert by_position == sorted(by_position)  # the caller's order
 

@@ -25,7 +25,7 @@ from .locomo import backdate, check_untouched
 SPLITS: tuple[str, ...] = ("dev", "test", "all")
 #: ``coding:sitting`` is the ``coding`` set written in one sitting (:func:`in_one_sitting`).
 SITTING = ":sitting"
-#: Seconds between two memories written in one sitting: one ``remember`` call each.
+#: Seconds between two memories written in one sitting: a fast replay, one after another.
 SITTING_STEP = 0.02
 
 

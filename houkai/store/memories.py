@@ -47,15 +47,15 @@ from .options import coerce_remember_item
 from .search import search
 
 _UNSET: Any = object()  # "leave unchanged" where None is meaningful (edit's source)
-#: Seconds between two memories of one write call (:func:`stamp_one_write`).
-ONE_WRITE_STEP = 1e-6
+#: The most seconds between two memories of one write call (:func:`stamp_one_write`).
+ONE_WRITE_STEP = 1e-4
 
 
 def stamp_one_write(memory: Memory, started: float, position: int) -> None:
-    """Date *memory*, the *position*-th of one write call begun at *started*, at that
-    call's instant: a microsecond after the one before it, never later than it was built.
-    A stall between two builds (a slow importance function, a GC pause) then cannot make
-    one call look like two writes to recall's ``current`` stage (ADR 0092)."""
+    """Date *memory*, the *position*-th of one write call begun at *started*, no later
+    than :data:`ONE_WRITE_STEP` after the one before it (its own clock reading when that
+    is sooner). A stall between two builds (a slow importance function, a GC pause) then
+    cannot make one call look like two writes to recall's ``current`` stage (ADR 0092)."""
     when = min(memory.created_at, started + position * ONE_WRITE_STEP)
     memory.created_at = memory.last_accessed = when
 
