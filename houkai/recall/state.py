@@ -57,12 +57,13 @@ knows which is the newer or whose it is.
   written within ``current_together`` seconds of the next (one call) updates nothing, and
   one within ``current_gap`` (one sitting) only when it says it is an update (ADR 0092).
   The update takes the group's best score slot for a present question, its last for a
-  past one; the others keep their order in the slots left. A past question that says which member it
-  wants gets it first: the oldest for "originally", the one just before the member naming
-  X for "before X" (ADR 0088). Other candidates keep their scores and ranks, and so do the
-  turns of a recorded conversation (memories that ``follow`` another): a later turn on a
-  topic carries the talk on rather than replacing what was said. The question's pronouns
-  ("remind **me**", "work with **us**") are no question words.
+  past one; the others keep their order in the slots left. A past question that says
+  which member it wants gets it first: the oldest for "originally", the one just before
+  the member naming X for "before X" (ADR 0088). Other candidates keep their scores and
+  ranks, and so do the turns of a recorded conversation (memories that ``follow``
+  another): a later turn on a topic carries the talk on rather than replacing what was
+  said. The question's pronouns ("remind **me**", "work with **us**") are no question
+  words.
 
 Both cost no I/O: the words' frequencies are those the lexical leg read, the vectors those
 the candidate search returned.
@@ -406,9 +407,9 @@ def _later_updates(
     1.21"): not of its write call (newer than it by *together* or more), a cosine of
     *shared* or more to it, repeating one of its values or rare words, and holding a
     question word it holds. An update worded away from the question ranks low, yet it is
-    the answer. *values*, *held*, *ages*: per
-    top candidate, as :func:`_groups` reads them. The cheap tests go first: one matrix
-    product of cosines, the ages, the update's words."""
+    the answer. *values*, *held*, *ages*: per top candidate, as :func:`_groups` reads
+    them. The cheap tests go first: one matrix product of cosines, the ages, the update's
+    words."""
     old = [(i, v) for i, c in enumerate(top) if (v := c.vector) is not None]
     new = [(c, v) for c in below if (v := c.vector) is not None]
     if not old or not new:
