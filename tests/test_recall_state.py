@@ -141,6 +141,9 @@ def test_in_one_sitting_only_a_newer_note_that_says_so_is_an_update(
     assert (grouped == [2, 2]) is replaces
     if replaces:
         assert ranked[0][0] == new
+    else:  # explain says why the newer did not move up
+        left = {e["stages"].get("current_left") for _, e in ranked[:2]}
+        assert left == {"within the hour, no update word"}
 
 
 def test_a_sibling_fact_is_not_taken_for_an_update(store: MemoryStore):
@@ -259,3 +262,4 @@ def test_memories_written_together_are_not_updates_of_each_other(store: MemorySt
     assert stamps == sorted(set(stamps)) and stamps[-1] - stamps[0] < 0.01  # in order
     ranked = _ranked(store, "Which database does the billing service use now?")
     assert all("current_group" not in e["stages"] for _, e in ranked)
+    assert {e["stages"].get("current_left") for _, e in ranked[:2]} == {"one write"}

@@ -546,7 +546,11 @@ def newest_first(
         if len(group) < 2:
             continue
         newest_two = sorted((ages[i] for i in group), reverse=True)[:2]
-        if not _written_after(newest_two[0] - newest_two[1], updates[at], together, gap):
+        apart = newest_two[0] - newest_two[1]
+        if not _written_after(apart, updates[at], together, gap):
+            left = "one write" if apart < together else "within the hour, no update word"
+            for i in group:  # explain why an update the caller expected did not move
+                top[i].explain.setdefault("stages", {})["current_left"] = left
             continue
         members, newest = [top[i] for i in group], top[at]
         rest = [
