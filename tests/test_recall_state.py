@@ -121,6 +121,7 @@ def test_read_seconds_apart_is_not_written_seconds_apart(store: MemoryStore):
     assert _ranked(store, question)[0][1]["stages"]["current_group"] == 2  # by creation
     by_reads = _ranked(store, question, weights=HybridWeights(recency_basis="accessed"))
     assert all("current_group" not in e["stages"] for _, e in by_reads)
+    assert {e["stages"].get("current_left") for _, e in by_reads[:2]} == {"read within the hour"}
 
 
 @pytest.mark.parametrize(("apart_days", "replaces"), [(20.0, True), (600 / DAY, False)])

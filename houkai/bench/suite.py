@@ -28,7 +28,6 @@ from ..recall.stages import names, resolve_stages
 from . import agentset_run
 from .agentsets.common import SUITE_SETS
 
-DEFAULT_SETS = SUITE_SETS
 QUICK_LOCOMO = 1  # conversations in a --quick run
 #: A stage "holds" a set when turning it on costs at most one question's worth of R@5 and
 #: of MRR (1/n on a set of n questions), and never more than this floor on a large set.
@@ -122,7 +121,7 @@ def scored_sets(result: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
 
 def run(
     *,
-    sets: str = DEFAULT_SETS,
+    sets: str = SUITE_SETS,
     split: str = "dev",
     locomo_path: str | Path | None = None,
     quick: bool = False,

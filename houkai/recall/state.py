@@ -466,16 +466,23 @@ def _asked_for(
     return before[-1] if before else None
 
 
-def _written_after(apart: float, says_update: bool, together: float, gap: float) -> bool:
-    """Whether a memory written *apart* seconds after another on its topic may be its
-    update. Within *together* the two came from one call (a batch, a job): neither
-    replaces the other. Within *gap* (one sitting: an agent's session, an import that
-    replays a history) only one that says it is an update does ("the linter is biome
-    now"); a note written minutes after another is as likely its sibling. Beyond *gap*
-    the newer is the update when the topic rules say so (ADR 0092)."""
+def _left_alone(
+    apart: float, says_update: bool, together: float, gap: float, accessed: bool
+) -> str | None:
+    """Why a memory *apart* seconds newer than another on its topic is not its update, or
+    None when it may be. Within *together* the two came from one call (a batch, a job):
+    neither replaces the other. Within *gap* (one sitting: an agent's session, an import
+    that replays a history) only one that says it is an update does ("the linter is biome
+    now"); a note written minutes after another is as likely its sibling. By last access
+    (*accessed*) the ages are reads, and a read seconds ago wrote nothing: the whole *gap*
+    holds. Beyond *gap* the newer is the update when the topic rules say so (ADR 0092)."""
     if apart < together:
-        return False
-    return apart >= gap or says_update
+        return "one write"
+    if apart >= gap:
+        return None
+    if accessed:
+        return "read within the hour"
+    return None if says_update else "within the hour, no update word"
 
 
 def _deal(order: list[Candidate], size: int) -> None:
@@ -522,10 +529,9 @@ def newest_first(
         held = [terms & frozenset(stem_tokens(c.memory.text)) for c in cands]
         return values, held, [_when(c, state) for c in cands]
 
-    if state.accessed:  # ages are last reads: a recall seconds ago wrote nothing
-        together = max(together, gap)
     values, held, ages = features(top)
-    pulled = _later_updates(top, below, values, held, ages, state, shared, together)
+    newer_by = gap if state.accessed else together  # a read is no write (:func:`_left_alone`)
+    pulled = _later_updates(top, below, values, held, ages, state, shared, newer_by)
     if pulled:
         top += pulled
         values, held, ages = features(top)
@@ -546,9 +552,10 @@ def newest_first(
         if len(group) < 2:
             continue
         newest_two = sorted((ages[i] for i in group), reverse=True)[:2]
-        apart = newest_two[0] - newest_two[1]
-        if not _written_after(apart, updates[at], together, gap):
-            left = "one write" if apart < together else "within the hour, no update word"
+        left = _left_alone(
+            newest_two[0] - newest_two[1], updates[at], together, gap, state.accessed
+        )
+        if left is not None:
             for i in group:  # explain why an update the caller expected did not move
                 top[i].explain.setdefault("stages", {})["current_left"] = left
             continue
