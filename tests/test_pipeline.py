@@ -125,15 +125,12 @@ def test_inline_mode_embeds_before_returning(store):
     assert p.wait(job, timeout=0).state == "done"
 
 
-def test_one_jobs_memories_share_its_instant_in_order(store):
-    # inline, every chunk of two is embedded before the next is built: still one write
+def test_a_jobs_memories_are_dated_in_the_callers_order(store):
+    # recall's current stage reads a batch's order as its history (ADR 0093)
     p = Pipeline(store, mode="inline")
     job = p.submit([f"Runbook step {i}: check the queue depth" for i in range(6)], batch_size=2)
-    stamps = [m.created_at for m in store.get_many(job.memory_ids).values()]
-    assert len(stamps) == 6
-    assert max(stamps) - min(stamps) < 0.01 and len(set(stamps)) == 6
     by_position = [store.get(i).created_at for i in job.memory_ids]
-    assert by_position == sorted(by_position)  # the caller's order
+    assert len(by_position) == 6 and by_position == sorted(by_position)
 
 
 def test_wait_timeout_names_pending_memories(store):

@@ -246,21 +246,36 @@ def test_each_new_stage_can_be_switched_alone(store: MemoryStore, stages):
     assert hits[0][2]["stages"]["active"] == list(stages)
 
 
-def test_memories_written_together_are_not_updates_of_each_other(store: MemoryStore, monkeypatch):
-    def slow_importance(text: str, type: str, tags: list[str]) -> float:
-        time.sleep(0.03)  # an LLM scoring each item: the call spans 300 ms
-        return 0.5
+OLD_DB = "The billing service stores its data in Postgres 14."
+NEW_DB = "Migrated the billing service to Postgres 16, Postgres 14 is read-only."
+NOW_DB = "Which database does the billing service use now?"
 
-    monkeypatch.setattr(store.core, "importance_fn", slow_importance)
-    written = store.remember_many(
-        [
-            "The billing service stores its data in Postgres 14.",
-            "Migrated the billing service to Postgres 16, Postgres 14 is read-only.",
-            *FILLER,
-        ]
-    )  # one write, one instant: neither replaces the other
-    stamps = [m.created_at for m in written]
-    assert stamps == sorted(set(stamps)) and stamps[-1] - stamps[0] < 0.01  # in order
-    ranked = _ranked(store, "Which database does the billing service use now?")
+
+def test_one_batch_is_a_history_in_its_order(store: MemoryStore):
+    # an import replaying a history in one call: the call's order is the time order
+    old, new, *_ = store.remember_many([OLD_DB, NEW_DB, *FILLER])
+    ranked = _ranked(store, NOW_DB)
+    assert ranked[0][0] == new.id
+    assert ranked[0][1]["stages"]["current_group"] == 2
+    # a search returns the exact instant, as get does: a SORTABLE number comes back
+    # from the index rounded to 12 digits (10 ms), which would tie the whole batch
+    recalled = {m.id: m.created_at for m, _ in store.recall(NOW_DB, k=5, touch=False)}
+    assert recalled[old.id] == store.get(old.id).created_at < recalled[new.id]
+    listed = {m.id: m.created_at for m in store.list_recent(limit=20)}
+    assert listed[new.id] == store.get(new.id).created_at
+
+
+def test_a_batch_in_the_other_order_leaves_the_older_fact_alone(store: MemoryStore):
+    store.remember_many([NEW_DB, OLD_DB, *FILLER])  # the newest says nothing of an update
+    ranked = _ranked(store, NOW_DB)
     assert all("current_group" not in e["stages"] for _, e in ranked)
-    assert {e["stages"].get("current_left") for _, e in ranked[:2]} == {"one write"}
+    assert {e["stages"].get("current_left") for _, e in ranked[:2]} == {
+        "within the hour, no update word"
+    }
+
+
+def test_written_at_the_same_instant_neither_is_newer(store: MemoryStore):
+    old, new = _write(store, [(OLD_DB, 1.0), (NEW_DB, 1.0)])
+    ranked = _ranked(store, NOW_DB)
+    assert {i for i, _ in ranked[:2]} == {old, new}
+    assert {e["stages"].get("current_left") for _, e in ranked[:2]} == {"same instant"}

@@ -114,6 +114,17 @@ def test_hybrid_default_weights(store: MemoryStore) -> None:
     )
 
 
+def test_a_search_reads_the_exact_creation_time_and_old_hashes_the_indexed_one(
+    store: MemoryStore,
+) -> None:
+    exact, old = store.remember_many(["the staging host is stg-4", "the prod host is prd-9"])
+    store.client.hdel(store.keys.memory(old.id), "created")  # written before the copy
+    found = {m.id: m.created_at for m, _ in store.recall("host", k=5, touch=False)}
+    assert found[exact.id] == store.get(exact.id).created_at == exact.created_at
+    assert found[old.id] == pytest.approx(old.created_at, abs=0.01)  # 12 digits, not 0
+    assert store.get(old.id).created_at == old.created_at
+
+
 def test_filters_are_pushed_down(store: MemoryStore) -> None:
     old = store.remember(
         "deploy with the blue green script", type="procedural", importance=0.9, source="wiki"

@@ -58,6 +58,11 @@ MEMORY_FIELDS: tuple[str, ...] = (
     "msgids",
 )
 
+#: What a search RETURNs for a Memory: a SORTABLE field comes back from the index's sort
+#: copy, a number rounded to 12 significant digits (``created_at`` to about 10 ms, which
+#: ties the memories of one write call), so the hash's exact ``created`` comes too.
+SEARCH_FIELDS: tuple[str, ...] = (*MEMORY_FIELDS, "created")
+
 
 def validate_vector_type(value: object) -> str:
     name = str(value).strip().upper() if isinstance(value, str) else ""

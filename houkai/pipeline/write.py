@@ -40,7 +40,6 @@ from ..domain.model import (
 )
 from ..store.codec import F
 from ..store.core import coerce_remember_item
-from ..store.memories import stamp_one_write
 from ..store.search import batched, iter_keys
 from . import outbox
 from .batch import MAX_ERROR_CHARS as MAX_ERROR_CHARS
@@ -265,13 +264,11 @@ class Pipeline:
         chunk: list[Any] = []
         start = done_before
         previous: tuple[Any, Any] = (None, None)  # (memory, thread)
-        started = time.time()
         for position, item in enumerate(make_items()):  # pass 2: write pending, enqueue
             item, thread = thread_of(item)
             if position < done_before:
                 continue
             memory = self.store.build_memory(**coerce_remember_item(item))
-            stamp_one_write(memory, started, position)  # one call: one instant, in order
             if thread is not None and previous[0] is not None and previous[1] == thread:
                 # A document's chunks in order: recall's context stage reads these.
                 memory.links.append(Link(to=previous[0].id, rel="follows"))

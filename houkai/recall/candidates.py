@@ -16,7 +16,7 @@ import numpy as np
 import redis
 
 from ..db.decode import as_text
-from ..db.schema import MEMORY_FIELDS
+from ..db.schema import SEARCH_FIELDS
 from ..domain.model import Memory
 from ..domain.text import lexical_clause
 from ..store.codec import finite_cosine, from_hash
@@ -118,7 +118,7 @@ def knn_args(
         core.keys.index,
         query,
         params={"q": core.vector_blob(qvec)},
-        return_fields=(*MEMORY_FIELDS, "dist", "vec"),
+        return_fields=(*SEARCH_FIELDS, "dist", "vec"),
         sortby=("dist", "ASC"),
         limit=size,
         verbatim=verbatim,
@@ -197,7 +197,7 @@ def keyword_args(words: list[str], where: str, limit: int, index: str, verbatim:
     return search_args(
         index,
         keyword_query(words, where),
-        return_fields=(*MEMORY_FIELDS, "vec"),
+        return_fields=(*SEARCH_FIELDS, "vec"),
         limit=limit,
         verbatim=verbatim,
         scorer=KEYWORD_SCORER,

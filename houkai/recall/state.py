@@ -40,7 +40,7 @@ knows which is the newer or whose it is.
   The stage also reaches below its top candidates (:data:`PULL_REACH`) for updates
   worded away from the question ("the ledger worker switched its linter to biome" for
   "what's ledger-worker's current formatter?"): up to :data:`PULL_MOST` memories that
-  say they are an update, are newer than a top candidate by ``current_together`` or more,
+  say they are an update, are newer than a top candidate,
   repeat a value or rare word of it, share a word of the question with it and a cosine ≥
   ``current_shared`` join the grouping (ADR 0088).
 
@@ -54,8 +54,8 @@ knows which is the newer or whose it is.
   ADR 0089), and it does not tell of an event ("the build was failing on CI") unless it
   says it is an update or repeats the old value ("it was 10:00 until March"). When it
   fails, the rest still stand if their newest says it is an update (ADR 0088). A newest
-  written within ``current_together`` seconds of the next (one call) updates nothing, and
-  one within ``current_gap`` (one sitting) only when it says it is an update (ADR 0092).
+  written at the same instant as the next updates nothing, and one within ``current_gap``
+  (one sitting, one batch in its order) only when it says it is an update (ADR 0092, 0093).
   The update takes the group's best score slot for a present question, its last for a
   past one; the others keep their order in the slots left. A past question that says
   which member it wants gets it first: the oldest for "originally", the one just before
@@ -400,11 +400,11 @@ def _later_updates(
     ages: Sequence[float],
     state: StateQuery,
     shared: float,
-    together: float,
+    newer_by: float,
 ) -> list[Candidate]:
     """Up to :data:`PULL_MOST` candidates of *below* that say they update one of *top*
     ("Bumped billing-api from Go 1.21 to Java 17" below "billing-api now requires Go
-    1.21"): not of its write call (newer than it by *together* or more), a cosine of
+    1.21"): newer than it by more than *newer_by* seconds, a cosine of
     *shared* or more to it, repeating one of its values or rare words, and holding a
     question word it holds. An update worded away from the question ranks low, yet it is
     the answer. *values*, *held*, *ages*: per top candidate, as :func:`_groups` reads
@@ -417,7 +417,7 @@ def _later_updates(
     olds, news = [i for i, _ in old], [c for c, _ in new]
     cosines = np.stack([v for _, v in new]) @ np.stack([v for _, v in old]).T
     newer = np.array([_when(c, state) for c in news])[:, None] - np.array([ages[i] for i in olds])
-    fits = (cosines >= shared) & (newer >= together)  # close to and newer than that candidate
+    fits = (cosines >= shared) & (newer > newer_by)  # close to and newer than that candidate
     out: list[Candidate] = []
     for row in np.flatnonzero(fits.any(axis=1)):
         c = news[row]
@@ -466,18 +466,16 @@ def _asked_for(
     return before[-1] if before else None
 
 
-def _left_alone(
-    apart: float, says_update: bool, together: float, gap: float, accessed: bool
-) -> str | None:
+def _left_alone(apart: float, says_update: bool, gap: float, accessed: bool) -> str | None:
     """Why a memory *apart* seconds newer than another on its topic is not its update, or
-    None when it may be. Within *together* the two came from one call (a batch, a job):
-    neither replaces the other. Within *gap* (one sitting: an agent's session, an import
-    that replays a history) only one that says it is an update does ("the linter is biome
-    now"); a note written minutes after another is as likely its sibling. By last access
-    (*accessed*) the ages are reads, and a read seconds ago wrote nothing: the whole *gap*
-    holds. Beyond *gap* the newer is the update when the topic rules say so (ADR 0092)."""
-    if apart < together:
-        return "one write"
+    None when it may be. Written at the same instant, neither is newer. Within *gap* (one
+    sitting: an agent's session, a batch or an import that replays a history in its
+    order) only one that says it is an update does ("the linter is biome now"); a note
+    written minutes after another is as likely its sibling. By last access (*accessed*)
+    the ages are reads, and a read seconds ago wrote nothing: the whole *gap* holds.
+    Beyond *gap* the newer is the update when the topic rules say so (ADR 0092, 0093)."""
+    if apart <= 0:
+        return "same instant"
     if apart >= gap:
         return None
     if accessed:
@@ -505,7 +503,6 @@ def newest_first(
     cover: dict[str, float],
     shared: float = 1.0,
     gap: float = 3600.0,
-    together: float = 0.05,
 ) -> None:
     """Deal each topic group's score slots out by age (see the module docstring)."""
     if state.intent not in ("present", "past") or top_n < 2 or len(cands) < 2:
@@ -530,7 +527,7 @@ def newest_first(
         return values, held, [_when(c, state) for c in cands]
 
     values, held, ages = features(top)
-    newer_by = gap if state.accessed else together  # a read is no write (:func:`_left_alone`)
+    newer_by = gap if state.accessed else 0.0  # a read is no write (:func:`_left_alone`)
     pulled = _later_updates(top, below, values, held, ages, state, shared, newer_by)
     if pulled:
         top += pulled
@@ -552,9 +549,7 @@ def newest_first(
         if len(group) < 2:
             continue
         newest_two = sorted((ages[i] for i in group), reverse=True)[:2]
-        left = _left_alone(
-            newest_two[0] - newest_two[1], updates[at], together, gap, state.accessed
-        )
+        left = _left_alone(newest_two[0] - newest_two[1], updates[at], gap, state.accessed)
         if left is not None:
             for i in group:  # explain why an update the caller expected did not move
                 top[i].explain.setdefault("stages", {})["current_left"] = left

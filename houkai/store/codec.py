@@ -29,6 +29,7 @@ class F:
     TAGK = "tagk"  # hashed tags (TAG field)
     IMPORTANCE = "importance"
     CREATED_AT = "created_at"
+    CREATED = "created"  # created_at as written: a search returns SORTABLE numbers rounded
     LAST_ACCESSED = "last_accessed"
     ACCESS_COUNT = "access_count"
     SOURCE = "source"
@@ -145,6 +146,7 @@ def to_hash(
         F.TAGK: ",".join(value_key(t) for t in memory.tags),
         F.IMPORTANCE: repr(float(memory.importance)),
         F.CREATED_AT: repr(float(memory.created_at)),
+        F.CREATED: repr(float(memory.created_at)),
         F.LAST_ACCESSED: repr(float(memory.last_accessed)),
         F.ACCESS_COUNT: str(int(memory.access_count)),
         F.SOURCE: memory.source or "",
@@ -219,6 +221,7 @@ def sparse_hash(
 _FIELD_MAP: dict[str, tuple[str, ...]] = {
     "text": (F.TEXT, F.LEX, F.CHASH),
     "content_hash": (F.CHASH,),
+    "created_at": (F.CREATED_AT, F.CREATED),
     "tags": (F.TAGS, F.TAGK),
     "source": (F.SOURCE, F.SRCK),
     "superseded_by": (F.SUPERSEDED_BY, F.SUP),
@@ -264,7 +267,7 @@ def from_hash(
         type=as_text(fields.get(F.TYPE), "semantic"),
         tags=tags,
         importance=as_float(fields.get(F.IMPORTANCE), 0.5),
-        created_at=as_float(fields.get(F.CREATED_AT)),
+        created_at=as_float(fields.get(F.CREATED) or fields.get(F.CREATED_AT)),
         last_accessed=as_float(fields.get(F.LAST_ACCESSED)),
         access_count=int(as_float(fields.get(F.ACCESS_COUNT))),
         source=as_text(fields.get(F.SOURCE)) or None,

@@ -502,6 +502,8 @@ class CoreStore:
         pipe = self.client.pipeline(transaction=False)
         for memory_id, mapping in updates.items():
             keys = [self.keys.memory(memory_id), self.keys.access_doc(memory_id)]
+            if codec.F.CREATED_AT in mapping:  # the exact copy searches return stays in step
+                mapping = {**mapping, codec.F.CREATED: mapping[codec.F.CREATED_AT]}
             args = list(itertools.chain.from_iterable(mapping.items()))
             self.scripts.set_fields(keys=keys, args=args, client=pipe)
         pipe.execute()

@@ -16,7 +16,7 @@ from typing import Any
 from ..db.decode import as_text
 from ..db.filters import filter_expr
 from ..db.keys import Keys
-from ..db.schema import MEMORY_FIELDS, drop_index
+from ..db.schema import SEARCH_FIELDS, drop_index
 from ..domain.model import (
     CONFLICT_POLICIES,
     LIST_SORTS,
@@ -47,17 +47,6 @@ from .options import coerce_remember_item
 from .search import search
 
 _UNSET: Any = object()  # "leave unchanged" where None is meaningful (edit's source)
-#: The most seconds between two memories of one write call (:func:`stamp_one_write`).
-ONE_WRITE_STEP = 1e-4
-
-
-def stamp_one_write(memory: Memory, started: float, position: int) -> None:
-    """Date *memory*, the *position*-th of one write call begun at *started*, no later
-    than :data:`ONE_WRITE_STEP` after the one before it (its own clock reading when that
-    is sooner). A stall between two builds (a slow importance function, a GC pause) then
-    cannot make one call look like two writes to recall's ``current`` stage (ADR 0092)."""
-    when = min(memory.created_at, started + position * ONE_WRITE_STEP)
-    memory.created_at = memory.last_accessed = when
 
 
 class Memories:
@@ -198,8 +187,6 @@ class Memories:
                 "ill-defined; use remember() per item"
             )
         built = [self.build_memory(**coerce_remember_item(item)) for item in items]
-        for position, memory in enumerate(built):
-            stamp_one_write(memory, built[0].created_at, position)
         if sequence:
             for before, memory in itertools.pairwise(built):
                 memory.links.append(Link(to=before.id, rel="follows"))
@@ -382,7 +369,7 @@ class Memories:
             self.core.client,
             index,
             query,
-            return_fields=MEMORY_FIELDS,
+            return_fields=SEARCH_FIELDS,
             sortby=(LIST_SORTS[sort], "DESC"),
             limit=limit,
         )

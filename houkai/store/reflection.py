@@ -34,7 +34,7 @@ import redis
 
 from ..db.decode import as_text
 from ..db.filters import filter_expr
-from ..db.schema import MEMORY_FIELDS
+from ..db.schema import SEARCH_FIELDS
 from ..domain.model import MAX_TAGS, Memory, MemoryNotFound, ValidationError, new_id
 from ..engines.summarizers import Summarizer, build_summarizer, extractive_summarizer
 from . import codec
@@ -215,7 +215,7 @@ class ReflectionEngine:
     def _page_args(self, query: str, seed: Memory, offset: int) -> list:
         full, params = self._range_query(query, seed)
         args: list = ["FT.SEARCH", self.store.keys.index, full]
-        args += ["RETURN", len(MEMORY_FIELDS) + 1, *MEMORY_FIELDS, "dist"]
+        args += ["RETURN", len(SEARCH_FIELDS) + 1, *SEARCH_FIELDS, "dist"]
         args += ["SORTBY", "dist", "ASC", "LIMIT", offset, NEIGHBOUR_PAGE]
         args += ["PARAMS", 2 * len(params)]
         for name, value in params.items():
@@ -264,7 +264,7 @@ class ReflectionEngine:
                 self.store.keys.index,
                 full,
                 params=params,
-                return_fields=(*MEMORY_FIELDS, "dist"),
+                return_fields=(*SEARCH_FIELDS, "dist"),
                 sortby=("dist", "ASC"),
                 offset=offset,
                 limit=NEIGHBOUR_PAGE,

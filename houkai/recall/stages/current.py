@@ -28,7 +28,7 @@ class CurrentStage(Stage):
         read = replace(read, accessed=ctx.weights.recency_basis == "accessed")
         state.newest_first(
             cands, read, p.current_similarity, p.current_top, ctx.notes.get("coverage", {}),
-            p.current_shared, p.current_gap, p.current_together,
+            p.current_shared, p.current_gap,
         )  # fmt: skip
 
 

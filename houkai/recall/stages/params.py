@@ -50,7 +50,6 @@ class StageParams:
     current_top: int = 10  # candidates the current stage groups by topic (ADR 0078)
     current_shared: float = 0.45  # cosine enough for one topic when the texts share a word
     current_gap: float = 3600.0  # seconds within which a group's newest must say it updates
-    current_together: float = 0.05  # seconds within which memories came from one write (0092)
     aspect: float = 1.2  # × shared × (q − μ)·(m − μ), μ the best candidates' mean (0086)
     aspect_top: int = 20  # the best candidates (by cosine) whose mean vector is the centre
 
