@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import time
+from types import SimpleNamespace
 
 import pytest
 
@@ -279,3 +281,17 @@ def test_written_at_the_same_instant_neither_is_newer(store: MemoryStore):
     ranked = _ranked(store, NOW_DB)
     assert {i for i, _ in ranked[:2]} == {old, new}
     assert {e["stages"].get("current_left") for _, e in ranked[:2]} == {"same instant"}
+    by_reads = _ranked(store, NOW_DB, weights=HybridWeights(recency_basis="accessed"))
+    assert {e["stages"].get("current_left") for _, e in by_reads[:2]} == {"read within the hour"}
+
+
+def test_a_clock_that_stands_still_or_steps_back_keeps_a_batchs_order(
+    store: MemoryStore, monkeypatch
+):
+    ticks = iter([100.0, 100.0, 99.0])  # then 100.0 for ever
+    clock = SimpleNamespace(time=lambda: next(ticks, 100.0))
+    monkeypatch.setattr("houkai.store.memories.time", clock)  # what build_memory reads
+    written = store.remember_many([OLD_DB, NEW_DB, "Billing runs nightly.", *FILLER])
+    stamps = [m.created_at for m in written]
+    assert all(b - a >= 1e-5 for a, b in itertools.pairwise(stamps))
+    assert [store.get(m.id).created_at for m in written] == stamps

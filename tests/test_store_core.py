@@ -20,6 +20,7 @@ from houkai import (
     MemoryStore,
     RememberItem,
 )
+from houkai.store import codec
 
 TICKET_MEMORY = (
     "Retro notes from the payments sync: the nightly settlement batch was slow again, two "
@@ -123,6 +124,15 @@ def test_a_search_reads_the_exact_creation_time_and_old_hashes_the_indexed_one(
     assert found[exact.id] == store.get(exact.id).created_at == exact.created_at
     assert found[old.id] == pytest.approx(old.created_at, abs=0.01)  # 12 digits, not 0
     assert store.get(old.id).created_at == old.created_at
+
+
+def test_a_stale_exact_copy_gives_way_to_the_indexed_creation_time() -> None:
+    # an older houkai that rewrote created_at left the copy behind
+    fields = {"created_at": b"1796425880.13", "created": b"1796425880.133422"}
+    assert codec.created_at(fields) == 1796425880.133422  # a search's rounded value
+    assert codec.created_at({**fields, "created_at": b"1796000000.5"}) == 1796000000.5
+    assert codec.created_at({"created_at": b"1796425880.13"}) == 1796425880.13
+    assert codec.created_at({"created_at": b"1000.0", "created": b"1000.0"}) == 1000.0
 
 
 def test_filters_are_pushed_down(store: MemoryStore) -> None:

@@ -32,7 +32,7 @@ META_SCHEMA_VERSION = 2
 VECTOR_TYPES: dict[str, int] = {"FLOAT32": 4, "FLOAT16": 2, "BFLOAT16": 2}
 LEGACY_VECTOR_TYPE = "FLOAT32"
 
-# Fields returned by searches that build Memory objects (everything but the vector).
+# The hash fields of a Memory (everything but the vector); a search returns SEARCH_FIELDS.
 MEMORY_FIELDS: tuple[str, ...] = (
     "id",
     "text",

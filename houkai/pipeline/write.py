@@ -40,6 +40,7 @@ from ..domain.model import (
 )
 from ..store.codec import F
 from ..store.core import coerce_remember_item
+from ..store.memories import date_after
 from ..store.search import batched, iter_keys
 from . import outbox
 from .batch import MAX_ERROR_CHARS as MAX_ERROR_CHARS
@@ -269,6 +270,8 @@ class Pipeline:
             if position < done_before:
                 continue
             memory = self.store.build_memory(**coerce_remember_item(item))
+            if previous[0] is not None:  # the job's order is its history (ADR 0093)
+                date_after(memory, previous[0].created_at)
             if thread is not None and previous[0] is not None and previous[1] == thread:
                 # A document's chunks in order: recall's context stage reads these.
                 memory.links.append(Link(to=previous[0].id, rel="follows"))

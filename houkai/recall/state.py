@@ -400,11 +400,12 @@ def _later_updates(
     ages: Sequence[float],
     state: StateQuery,
     shared: float,
-    newer_by: float,
+    gap: float,
 ) -> list[Candidate]:
     """Up to :data:`PULL_MOST` candidates of *below* that say they update one of *top*
     ("Bumped billing-api from Go 1.21 to Java 17" below "billing-api now requires Go
-    1.21"): newer than it by more than *newer_by* seconds, a cosine of
+    1.21"): newer than it (by *gap* or more when ages are last reads, as
+    :func:`_left_alone` has it), a cosine of
     *shared* or more to it, repeating one of its values or rare words, and holding a
     question word it holds. An update worded away from the question ranks low, yet it is
     the answer. *values*, *held*, *ages*: per top candidate, as :func:`_groups` reads
@@ -417,7 +418,8 @@ def _later_updates(
     olds, news = [i for i, _ in old], [c for c, _ in new]
     cosines = np.stack([v for _, v in new]) @ np.stack([v for _, v in old]).T
     newer = np.array([_when(c, state) for c in news])[:, None] - np.array([ages[i] for i in olds])
-    fits = (cosines >= shared) & (newer > newer_by)  # close to and newer than that candidate
+    later = newer >= gap if state.accessed else newer > 0  # a read is no write
+    fits = (cosines >= shared) & later  # close to and newer than that candidate
     out: list[Candidate] = []
     for row in np.flatnonzero(fits.any(axis=1)):
         c = news[row]
@@ -474,12 +476,12 @@ def _left_alone(apart: float, says_update: bool, gap: float, accessed: bool) -> 
     written minutes after another is as likely its sibling. By last access (*accessed*)
     the ages are reads, and a read seconds ago wrote nothing: the whole *gap* holds.
     Beyond *gap* the newer is the update when the topic rules say so (ADR 0092, 0093)."""
-    if apart <= 0:
-        return "same instant"
     if apart >= gap:
         return None
     if accessed:
         return "read within the hour"
+    if apart <= 0:
+        return "same instant"
     return None if says_update else "within the hour, no update word"
 
 
@@ -527,8 +529,7 @@ def newest_first(
         return values, held, [_when(c, state) for c in cands]
 
     values, held, ages = features(top)
-    newer_by = gap if state.accessed else 0.0  # a read is no write (:func:`_left_alone`)
-    pulled = _later_updates(top, below, values, held, ages, state, shared, newer_by)
+    pulled = _later_updates(top, below, values, held, ages, state, shared, gap)
     if pulled:
         top += pulled
         values, held, ages = features(top)

@@ -239,6 +239,19 @@ def hash_fields(attributes: Iterable[str]) -> set[str]:
     return out
 
 
+def created_at(fields: dict[str, bytes]) -> float:
+    """A memory's exact creation time: the hash's copy (``created``) when it agrees with
+    ``created_at`` to the 12 digits a search returns that with, else ``created_at``. A
+    hash written before the copy has none, and an older houkai that rewrote ``created_at``
+    left the copy behind: the indexed value is then the true one (ADR 0093)."""
+    indexed = as_float(fields.get(F.CREATED_AT))
+    raw = fields.get(F.CREATED)
+    if not raw:
+        return indexed
+    exact = as_float(raw)
+    return exact if abs(exact - indexed) <= 1e-11 * max(abs(indexed), 1.0) else indexed
+
+
 def from_hash(
     fields: dict[str, bytes],
     *,
@@ -267,7 +280,7 @@ def from_hash(
         type=as_text(fields.get(F.TYPE), "semantic"),
         tags=tags,
         importance=as_float(fields.get(F.IMPORTANCE), 0.5),
-        created_at=as_float(fields.get(F.CREATED) or fields.get(F.CREATED_AT)),
+        created_at=created_at(fields),
         last_accessed=as_float(fields.get(F.LAST_ACCESSED)),
         access_count=int(as_float(fields.get(F.ACCESS_COUNT))),
         source=as_text(fields.get(F.SOURCE)) or None,

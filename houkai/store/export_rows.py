@@ -267,8 +267,8 @@ _type = _Cached(lambda raw: _jstr(raw, b'"semantic"'))
 _state = _Cached(lambda raw: _jstr(raw, b'"ready"'))
 _coll = _Cached(_jstr)
 
-# The hash fields a row is written from, in the order encode_row unpacks them: the
-# fields a search returns for a Memory (``schema.MEMORY_FIELDS``, checked by a test).
+# The hash fields a row is written from, in the order encode_row unpacks them: a
+# Memory's hash fields (``schema.MEMORY_FIELDS``, checked by a test), read exactly.
 ROW_FIELDS = (
     "id", "text", "type", "tags", "importance", "created_at", "last_accessed",
     "access_count", "source", "links", "superseded_by", "superseded_at", "polarity",

@@ -47,6 +47,17 @@ from .options import coerce_remember_item
 from .search import search
 
 _UNSET: Any = object()  # "leave unchanged" where None is meaningful (edit's source)
+#: The least time between two memories of one write call (:func:`date_after`): more than
+#: the whole microsecond the dashboard pages by.
+CALL_ORDER_STEP = 1e-5
+
+
+def date_after(memory: Memory, before: float) -> None:
+    """Date *memory* at least :data:`CALL_ORDER_STEP` after *before*, the memory ahead of
+    it in its write call. The call's order is its history to recall's ``current`` stage
+    (ADR 0093): a clock that steps back or ticks coarsely must not tie or reverse it."""
+    if memory.created_at < before + CALL_ORDER_STEP:
+        memory.created_at = memory.last_accessed = before + CALL_ORDER_STEP
 
 
 class Memories:
@@ -187,6 +198,8 @@ class Memories:
                 "ill-defined; use remember() per item"
             )
         built = [self.build_memory(**coerce_remember_item(item)) for item in items]
+        for before, memory in itertools.pairwise(built):
+            date_after(memory, before.created_at)
         if sequence:
             for before, memory in itertools.pairwise(built):
                 memory.links.append(Link(to=before.id, rel="follows"))
