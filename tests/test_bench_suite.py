@@ -13,13 +13,16 @@ from test_bench_locomo import SAMPLE
 
 from houkai.bench import agentset_run, suite
 from houkai.bench.agentsets import coding, personal
-from houkai.bench.agentsets.common import KINDS
+from houkai.bench.agentsets.common import KINDS, SUITE_SETS
+from houkai.recall.statements import says_update
 
 
-@pytest.mark.parametrize("module", [coding, personal])
-def test_each_committed_set_is_what_its_generator_writes(module):
+@pytest.mark.parametrize(
+    "build", [coding.build, personal.build, lambda: personal.build(restate=True)]
+)
+def test_each_committed_set_is_what_its_generator_writes(build):
     """The JSON is the generator's output for its seed: nobody edits a set by hand."""
-    built = module.build().document()
+    built = build().document()
     committed = json.loads(agentset_run.path_of(built["name"]).read_text())
     assert committed == built
     ids = {m["id"] for m in committed["memories"]}
@@ -36,6 +39,17 @@ def test_each_committed_set_is_what_its_generator_writes(module):
     assert {s for v in splits.values() for s in v} == {"dev", "test"}
     linked = [m for m in committed["memories"] if m.get("supersedes")]
     assert linked and all(m["supersedes"] in ids for m in linked)
+
+
+def test_the_restated_set_says_nothing_of_replacing():
+    # its updates read as first statements ("Zoe's home is in Austin."): the shape an
+    # extractor that states facts writes; the same people and slots as personal
+    data = agentset_run.load("personal-restated")
+    texts = {m["id"]: m["text"] for m in data["memories"]}
+    answers = [texts[r] for q in data["queries"] if q["kind"] == "current" for r in q["relevant"]]
+    assert len(answers) >= 20
+    assert not [t for t in answers if says_update(t)]
+    assert "personal-restated" in SUITE_SETS.split(",")
 
 
 def test_suite_modes_toggle_each_stage_against_the_defaults():

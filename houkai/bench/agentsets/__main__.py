@@ -8,3 +8,4 @@ if __name__ == "__main__":
     for module in (coding, personal, team):
         path = module.write()
         print(f"wrote {path}")
+    print(f"wrote {personal.write(restate=True)}")

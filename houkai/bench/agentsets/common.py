@@ -18,9 +18,12 @@ from typing import Any
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 KINDS: tuple[str, ...] = ("current", "past", "distractor", "paraphrase", "keyword", "multi-hop")
-#: What ``houkai bench suite`` runs by default: the agent sets as dated, the held-out set,
-#: and the agent sets written in one sitting (``NAME:sitting``, ADR 0092).
-SUITE_SETS = "coding,personal,team,heldout,coding:sitting,personal:sitting,team:sitting"
+#: What ``houkai bench suite`` runs by default: the agent sets as dated, the personal set
+#: with its updates restated (ADR 0094), the held-out set, and the agent sets written in
+#: one sitting (``NAME:sitting``, ADR 0092).
+SUITE_SETS = (
+    "coding,personal,team,personal-restated,heldout,coding:sitting,personal:sitting,team:sitting"
+)
 RULE = (
     "Written before any recall stage was tuned on it. Decide on the dev split only; "
     "the test split confirms once and is never tuned on."

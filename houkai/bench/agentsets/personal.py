@@ -8,6 +8,7 @@ and day-to-day notes. See :mod:`houkai.bench.agentsets` for the never-tune-on-te
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from .common import Builder, Entity, Slot
@@ -478,17 +479,28 @@ CHORES = [
 ]
 
 
-def build() -> Builder:
-    b = Builder(name="personal", seed=SEED, as_of=AS_OF, prefix="p")
+def restated(slots: list[Slot]) -> list[Slot]:
+    """*slots* whose updates read like first statements ("Bob works at Datadog." after
+    "Bob works at Stripe."): what an extractor that states facts writes (ADR 0094)."""
+    return [replace(s, updates=list(s.states)) if s.updates else s for s in slots]
+
+
+def build(restate: bool = False) -> Builder:
+    """The personal set; with *restate*, its updates say nothing of replacing
+    (``personal-restated``, a seed of its own)."""
+    name, seed = ("personal-restated", SEED + 1) if restate else ("personal", SEED)
+    person_slots = restated(PERSON_SLOTS) if restate else PERSON_SLOTS
+    user_slots = restated(USER_SLOTS) if restate else USER_SLOTS
+    b = Builder(name=name, seed=seed, as_of=AS_OF, prefix="r" if restate else "p")
     rng = b.rng
     for person in PEOPLE:
-        for slot in rng.sample(PERSON_SLOTS, 6):
+        for slot in rng.sample(person_slots, 6):
             changes = rng.choices([0, 1, 2], weights=[0.5, 0.38, 0.12])[0] if slot.mutable else 0
             values = rng.sample(slot.values, changes + 1)
             linked = changes > 0 and rng.random() < 0.4
             ids = b.chain(person, slot, values, rng.uniform(150, 240), linked, [person.key])
             b.ask_chain(person, slot, values, ids, linked)
-    for slot in USER_SLOTS:
+    for slot in user_slots:
         changes = rng.choices([1, 2], weights=[0.6, 0.4])[0]
         values = rng.sample(slot.values, changes + 1)
         linked = rng.random() < 0.4
@@ -583,5 +595,5 @@ def _chores(b: Builder) -> None:
         b.memory(text, rng.uniform(1, 240), ["notes"])
 
 
-def write() -> Path:
-    return build().write()
+def write(restate: bool = False) -> Path:
+    return build(restate).write()
