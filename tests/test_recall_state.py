@@ -53,6 +53,11 @@ def test_codes_are_identifiers_with_digits_not_measures():
     assert not any(is_code(t) for t in ("checkout-web", "Grandma Rose", *measures))
 
 
+OLD_DB = "The billing service stores its data in Postgres 14."
+NEW_DB = "Migrated the billing service to Postgres 16, Postgres 14 is read-only."
+NOW_DB = "Which database does the billing service use now?"
+
+
 def _write(store: MemoryStore, dated: list[tuple[str, float]]) -> list[str]:
     """Write *dated* (text, days ago) and the filler; return the dated memories' ids."""
     now = time.time()
@@ -72,8 +77,8 @@ def test_the_newer_of_two_memories_on_a_topic_ranks_first_for_what_it_is_now(
     old, new = _write(
         store,
         [
-            ("The billing service stores its data in Postgres 14.", 200),
-            ("Migrated the billing service to Postgres 16, Postgres 14 is read-only.", 30),
+            (OLD_DB, 200),
+            (NEW_DB, 30),
         ],
     )
     for question in (
@@ -100,8 +105,8 @@ def test_an_update_written_seconds_later_in_one_sitting_still_replaces(store: Me
     old, new = _write(
         store,
         [
-            ("The billing service stores its data in Postgres 14.", 30 / DAY),
-            ("Migrated the billing service to Postgres 16, Postgres 14 is read-only.", 10 / DAY),
+            (OLD_DB, 30 / DAY),
+            (NEW_DB, 10 / DAY),
         ],
     )
     ranked = _ranked(store, "Which database does the billing service use?")
@@ -115,8 +120,8 @@ def test_read_seconds_apart_is_not_written_seconds_apart(store: MemoryStore):
     _write(
         store,
         [
-            ("The billing service stores its data in Postgres 14.", 30 / DAY),
-            ("Migrated the billing service to Postgres 16, Postgres 14 is read-only.", 10 / DAY),
+            (OLD_DB, 30 / DAY),
+            (NEW_DB, 10 / DAY),
         ],
     )
     question = "Which database does the billing service use?"
@@ -135,7 +140,7 @@ def test_in_one_sitting_only_a_newer_note_that_says_so_is_an_update(
     _, new = _write(
         store,
         [
-            ("The billing service stores its data in Postgres 14.", apart_days + 1 / DAY),
+            (OLD_DB, apart_days + 1 / DAY),
             ("The billing service database is Postgres 16.", 1 / DAY),
         ],
     )
@@ -246,11 +251,6 @@ def test_each_new_stage_can_be_switched_alone(store: MemoryStore, stages):
     _write(store, [("Atlas ships through Argo CD.", 5)])
     hits = store.recall("How does Atlas ship?", k=1, mode="hybrid", stages=stages, explain=True)
     assert hits[0][2]["stages"]["active"] == list(stages)
-
-
-OLD_DB = "The billing service stores its data in Postgres 14."
-NEW_DB = "Migrated the billing service to Postgres 16, Postgres 14 is read-only."
-NOW_DB = "Which database does the billing service use now?"
 
 
 def test_one_batch_is_a_history_in_its_order(store: MemoryStore):

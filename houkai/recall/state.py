@@ -405,12 +405,11 @@ def _later_updates(
     """Up to :data:`PULL_MOST` candidates of *below* that say they update one of *top*
     ("Bumped billing-api from Go 1.21 to Java 17" below "billing-api now requires Go
     1.21"): newer than it (by *gap* or more when ages are last reads, as
-    :func:`_left_alone` has it), a cosine of
-    *shared* or more to it, repeating one of its values or rare words, and holding a
-    question word it holds. An update worded away from the question ranks low, yet it is
-    the answer. *values*, *held*, *ages*: per top candidate, as :func:`_groups` reads
-    them. The cheap tests go first: one matrix product of cosines, the ages, the update's
-    words."""
+    :func:`_left_alone` has it), a cosine of *shared* or more to it, repeating one of its
+    values or rare words, and holding a question word it holds. An update worded away from
+    the question ranks low, yet it is the answer. *values*, *held*, *ages*: per top
+    candidate, as :func:`_groups` reads them. The cheap tests go first: one matrix product
+    of cosines, the ages, the update's words."""
     old = [(i, v) for i, c in enumerate(top) if (v := c.vector) is not None]
     new = [(c, v) for c in below if (v := c.vector) is not None]
     if not old or not new:

@@ -137,6 +137,7 @@ def to_hash(
     sits here too: a poisoned number raises ``ValueError`` before anything is sent.
     """
     check_memory(memory)
+    created = repr(float(memory.created_at))
     fields: dict[str, bytes | str] = {
         F.ID: memory.id,
         F.TEXT: memory.text,
@@ -145,8 +146,8 @@ def to_hash(
         F.TAGS: json.dumps(memory.tags, ensure_ascii=False),
         F.TAGK: ",".join(value_key(t) for t in memory.tags),
         F.IMPORTANCE: repr(float(memory.importance)),
-        F.CREATED_AT: repr(float(memory.created_at)),
-        F.CREATED: repr(float(memory.created_at)),
+        F.CREATED_AT: created,
+        F.CREATED: created,
         F.LAST_ACCESSED: repr(float(memory.last_accessed)),
         F.ACCESS_COUNT: str(int(memory.access_count)),
         F.SOURCE: memory.source or "",
