@@ -6,8 +6,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import numpy as np
+
 from houkai import MemoryStore
 from houkai.bench.locomo import backdate
+from houkai.domain.model import Memory
+from houkai.recall.candidates import Candidate
 
 DAY = 86_400.0
 
@@ -26,3 +30,18 @@ def ranking(
     """A hybrid recall's ``(id, explain)`` pairs, best first (read-only)."""
     hits = store.recall(question, k=k, mode="hybrid", touch=False, explain=True, **options)
     return [(m.id, e) for m, _, e in hits]
+
+
+def scored_candidates(embedder: Any, dated: list[tuple[str, float, float]]) -> list[Candidate]:
+    """Candidates of ``(text, days ago, blend score)`` with the model's real vectors."""
+    vectors = embedder.encode([t for t, _, _ in dated])
+    now = time.time()
+    return [
+        Candidate(
+            memory=Memory(id=f"m{i}", text=text, created_at=now - days * DAY),
+            score=score,
+            vector=np.asarray(vector),
+            has_vector=True,
+        )
+        for i, ((text, days, score), vector) in enumerate(zip(dated, vectors, strict=True))
+    ]

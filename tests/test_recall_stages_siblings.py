@@ -8,17 +8,13 @@ the model's real vectors where a test needs exact blend scores."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 
-import numpy as np
-from _dated import DAY, ranking, write_dated
+from _dated import ranking, scored_candidates, write_dated
 from test_recall_stages_update_words import OFFICE
 
 from houkai import MemoryStore
-from houkai.domain.model import Memory
 from houkai.recall import state
-from houkai.recall.candidates import Candidate
 from houkai.recall.state import _asked_terms
 
 
@@ -140,26 +136,11 @@ def test_a_repeated_word_links_two_notes_on_a_name_only_when_the_newer_updates(
     assert "current_group" not in stages[born]
 
 
-def _candidates(embedder, dated: list[tuple[str, float, float]]) -> list[Candidate]:
-    """Candidates of ``(text, days ago, blend score)`` with the model's real vectors."""
-    vectors = embedder.encode([t for t, _, _ in dated])
-    now = time.time()
-    return [
-        Candidate(
-            memory=Memory(id=f"m{i}", text=text, created_at=now - days * DAY),
-            score=score,
-            vector=np.asarray(vector),
-            has_vector=True,
-        )
-        for i, ((text, days, score), vector) in enumerate(zip(dated, vectors, strict=True))
-    ]
-
-
 def test_an_update_ranked_below_the_top_joins_the_fact_it_replaces(embedder):
     # the update is worded away from the question ("switched its linter"), so the blend
     # ranks it below the stage's top candidates; it repeats nothing but says it replaces
     # "Formatter/linter in ledger-worker: golangci-lint" — by its word "linter"
-    cands = _candidates(
+    cands = scored_candidates(
         embedder,
         [
             ("Formatter/linter in ledger-worker: golangci-lint.", 150, 0.90),
@@ -180,7 +161,7 @@ def test_an_update_ranked_below_the_top_joins_the_fact_it_replaces(embedder):
     # the other topic's update replaces its own old fact, in that fact's slot, not higher
     assert (cands[3].score, cands[2].score) == (0.65, 0.30)
     # a past question gets the old fact first, from the same group the pull made
-    cands = _candidates(
+    cands = scored_candidates(
         embedder,
         [
             ("Formatter/linter in ledger-worker: golangci-lint.", 150, 0.9),
@@ -204,7 +185,7 @@ def test_a_past_question_gets_the_member_it_asks_for(embedder):
     ]
 
     def first(question: str) -> str:
-        cands = _candidates(embedder, ports)
+        cands = scored_candidates(embedder, ports)
         read = replace(state.read(question, None), entities=["ledger-worker"])
         state.newest_first(cands, read, 0.65, 10, {}, 0.45)
         best = max(cands, key=lambda c: c.score)
@@ -221,7 +202,7 @@ def test_a_past_question_gets_the_member_it_asks_for(embedder):
 
 
 def test_originally_asks_for_the_oldest_state(embedder):
-    cands = _candidates(
+    cands = scored_candidates(
         embedder,
         [
             ("Local port for the ledger worker: 8000.", 200, 0.80),
@@ -247,7 +228,7 @@ def test_an_update_that_tells_the_old_value_in_the_past_is_still_an_update(embed
             "Postgres 16 is used by billing-api since the March upgrade.",
         ),
     ]:
-        cands = _candidates(embedder, [(old, 200, 0.9), (new, 20, 0.8)])
+        cands = scored_candidates(embedder, [(old, 200, 0.9), (new, 20, 0.8)])
         question = (
             "When is standup?" if "Standup" in old else "Which database does billing-api use?"
         )
@@ -336,7 +317,7 @@ def test_an_update_about_another_subject_does_not_replace_by_its_echo(store: Mem
 def test_a_chain_forms_whatever_order_its_links_rank_in(embedder):
     # Java 17 ranks above the Go 1.21 it replaced and shares nothing with Python 3.10:
     # the chain is read oldest link first, so Java still joins Python and Go
-    cands = _candidates(
+    cands = scored_candidates(
         embedder,
         [
             ("Runtime for billing-api: Python 3.10.", 234, 0.90),

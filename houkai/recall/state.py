@@ -88,6 +88,7 @@ from ..domain.text import (
 from .candidates import previous_turn
 from .coverage import coverage, thing_words
 from .query import question_names
+from .reference import naming, state_before
 from .statements import content_words, says_update, stated_values
 
 if TYPE_CHECKING:
@@ -115,10 +116,6 @@ _PAST_TENSE = re.compile(r"\b(did|was|were|had|used)\b", re.I)
 _EVENT = re.compile(r"\b(?:did|was|were|had)\b", re.I)
 #: A past question asking for the first state ("What was its original port?").
 _ORIGINAL = re.compile(r"\b(?:originally|original|at first|initially)\b", re.I)
-#: A past question's reference point that names the state after the one it wants.
-_BEFORE_POINT = re.compile(r"\b(?:before|instead of)\b", re.I)
-#: A reference point's values: names and numbers ("before **Ravi**", "before **8081**").
-_POINT_VALUE = re.compile(r"\b(?:[A-Z][\w-]*|\d[\w.:]*)")
 _REFERENCE = re.compile(r"\b(?:before|after|instead of|rather than|other than|than)\b", re.I)
 _CAPITALISED_RUN = re.compile(r"\b[A-Z][\w']*(?:\s+[A-Z][\w']*)*")
 _IDENTIFIER = re.compile(
@@ -451,18 +448,10 @@ def _asked_for(
     answering = [i for i in by_age if _answers_as_well([held[j] for j in group], group.index(i), 1)]
     if _ORIGINAL.search(question):
         return answering[0] if answering else None
-    parts = _BEFORE_POINT.split(question, maxsplit=1)
-    if len(parts) < 2:
+    named = naming(question, [top[i].memory.text for i in by_age])
+    if not named:
         return None
-    point = {m[0].lower() for m in _POINT_VALUE.finditer(parts[1])}
-    if not point:  # no name or number: its words, as stems
-        point = {stem(t) for t in query_terms(parts[1])}
-        naming = [i for i in by_age if point <= set(stem_tokens(top[i].memory.text))]
-    else:
-        naming = [i for i in by_age if point <= set(tokenize(top[i].memory.text))]
-    if not point or not naming:
-        return None
-    older = set(by_age[: by_age.index(naming[0])])
+    older = set(by_age[: named[0]])
     before = [i for i in answering if i in older]
     return before[-1] if before else None
 
@@ -542,6 +531,7 @@ def newest_first(
     )
     # names all the question names (it names something): the update's subject is known
     subject = [bool(state.words) and cover.get(c.memory.id, 0.0) >= 1.0 - 1e-9 for c in top]
+    answered = False  # a group gave the past question the member it asks for
     for group in groups:
         group, at = _members_and_update(
             group, top, held, updates, ages, state.intent, values, topical, subject
@@ -562,5 +552,16 @@ def newest_first(
         if state.intent == "past":
             was = _asked_for(group, top, held, ages, state.question)
             if was is not None:
+                answered = True
                 order = [top[was], *(c for c in order if c is not top[was])]
         _deal(order, len(members))
+    if state.intent == "past" and not answered:
+        found = state_before(top, ages, subject, state.question, similarity, shared)
+        if found is not None:
+            was, point = top[found[0]], top[found[1][0]]
+            rest = sorted(
+                (top[i] for i in found[1] if top[i] is not was),
+                key=lambda c: (-c.score, c.memory.id),
+            )
+            _deal([was, *rest], len(found[1]))
+            was.explain.setdefault("stages", {})["current_point"] = point.memory.id

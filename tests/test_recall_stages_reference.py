@@ -1,0 +1,112 @@
+"""A past question's reference point (ADR 0095): "before X" names the memory that replaced
+the answer, and the ``current`` stage ranks the state written just before it first, even
+when the two share no word of the question ("Where did Maya live before Toronto?" beside
+"Maya is based in Toronto." and "My sister Maya is based in Denver."). Candidate pools
+with the model's real vectors, and one recall through a real-Redis collection."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from _dated import ranking, scored_candidates, write_dated
+from test_recall_state import FILLER
+
+from houkai import MemoryStore
+from houkai.recall import state
+from houkai.recall.reference import naming
+
+MAYA = [
+    ("Maya (sister) is based in Toronto.", 40, 0.95),
+    ("My sister Maya prefers email.", 200, 0.90),
+    ("My sister Maya is based in Denver.", 300, 0.85),
+    ("Birthday: Maya, 3 March.", 250, 0.80),
+    ("Tim next door is based in Denver.", 100, 0.75),
+]
+
+ERRANDS = [
+    "The car is due for its MOT in May.",
+    "Recycling goes out on Tuesday evenings.",
+    "The boiler was serviced last autumn.",
+    "Library books are due back on the 12th.",
+]
+
+
+def _first(embedder, dated, question: str, names: list[str]) -> tuple[str, dict]:
+    """The best candidate's text and explain after the stage, the question naming *names*."""
+    cands = scored_candidates(embedder, dated)
+    read = state.read(question, None)
+    words = [{w: 1.0 for w in n.lower().split()} for n in names]
+    state.newest_first(cands, replace(read, entities=names, words=words), 0.65, 10, {}, 0.45)
+    best = max(cands, key=lambda c: c.score)
+    return best.memory.text, best.explain.get("stages", {})
+
+
+def test_before_x_ranks_the_state_just_before_the_memory_naming_x(embedder):
+    text, stages = _first(embedder, MAYA, "Where did Maya live before Toronto?", ["Maya"])
+    assert text == "My sister Maya is based in Denver."
+    assert stages["current_point"] == "m0"  # the memory naming Toronto
+    assert stages["current_group"] == 2
+    # without a reference point, the blend's order stands
+    text, stages = _first(embedder, MAYA, "Where did Maya live originally?", ["Maya"])
+    assert text == "Maya (sister) is based in Toronto."
+    assert "current_point" not in stages
+
+
+def test_of_a_chain_the_one_just_before_is_asked_for_not_the_oldest(embedder):
+    cities = [
+        ("Zoe (daughter)'s home is in Austin.", 20, 0.95),
+        ("Zoe (daughter)'s home is in Montreal.", 400, 0.92),
+        ("Zoe (daughter) is based in Toronto.", 150, 0.90),
+        ("Zoe is employed by a climbing gym.", 90, 0.70),
+    ]
+    question = "Which city was Zoe in before Austin?"
+    assert _first(embedder, cities, question, ["Zoe"])[0] == "Zoe (daughter) is based in Toronto."
+    question = "Which city was Zoe in before Toronto?"
+    assert _first(embedder, cities, question, ["Zoe"])[0] == "Zoe (daughter)'s home is in Montreal."
+
+
+def test_a_point_without_names_is_read_by_the_words_memories_hold(embedder):
+    diet = [
+        ("Food note for Tom: low-sodium.", 30, 0.95),
+        ("Tom eats vegetarian — plan meals around it.", 200, 0.90),
+        ("Tom (brother-in-law) collects watercolour sets.", 150, 0.85),
+    ]
+    question = "What diet was Tom on before going low-sodium?"  # no memory holds "going"
+    text, stages = _first(embedder, diet, question, ["Tom"])
+    assert text == "Tom eats vegetarian — plan meals around it."
+    assert stages["current_point"] == "m0"
+    assert naming(question, [t for t, _, _ in diet]) == [0]
+    assert naming("Where does Tom live?", [t for t, _, _ in diet]) is None
+    assert naming("What was it before going abroad?", [t for t, _, _ in diet]) is None
+
+
+def test_what_is_not_the_subjects_older_state_is_left_alone(embedder):
+    question = "Where did Maya live before Toronto?"
+    # another person's older note, however close, is not Maya's state
+    others = [MAYA[0], ("Tim next door is based in Denver.", 300, 0.90), MAYA[3]]
+    assert _first(embedder, others, question, ["Maya"])[0] == MAYA[0][0]
+    # a note newer than the point is no state before it
+    newer = [MAYA[0], ("My sister Maya is based in Denver.", 10, 0.85)]
+    assert _first(embedder, newer, question, ["Maya"])[0] == MAYA[0][0]
+    # an older note on another topic of hers is too far from the point's memory
+    far = [MAYA[0], ("Birthday: Maya, 3 March.", 250, 0.85)]
+    assert _first(embedder, far, question, ["Maya"])[0] == MAYA[0][0]
+    # a question that names nobody: whose state it asks is not known
+    assert _first(embedder, MAYA, "Where did I live before Toronto?", [])[0] == MAYA[0][0]
+    # a question about the present is no question about the state before
+    text, stages = _first(embedder, MAYA, "Where does Maya live, Toronto?", ["Maya"])
+    assert "current_point" not in stages
+
+
+def test_recall_ranks_the_state_before_the_point_first(store: MemoryStore):
+    # with notes on other things: a name most memories use tells nothing
+    other = [*FILLER, *ERRANDS]
+    ids = write_dated(store, [(t, days) for t, days, _ in MAYA] + [(t, 500) for t in other])
+    toronto, denver = ids[0], ids[2]
+    ranked = ranking(store, "Where did Maya live before Toronto?")
+    assert ranked[0][0] == denver
+    assert ranked[0][1]["stages"]["current_point"] == toronto
+    assert ranked[0][1]["stages"]["question"]["intent"] == "past"
+    # without the stage, the memory naming the point ranks first
+    without = ranking(store, "Where did Maya live before Toronto?", stages=("query", "entity"))
+    assert without[0][0] == toronto
