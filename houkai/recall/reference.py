@@ -77,15 +77,17 @@ def state_before(
     if not named:
         return None
     anchors = [i for i in named if subject[i]]
-    if len(anchors) != 1 or top[anchors[0]].vector is None:
+    if len(anchors) != 1:
         return None  # several notes on the subject name it: an event ("before launch")
     at = anchors[0]
     anchor = top[at].vector
+    if anchor is None:
+        return None
     cosines = {
         i: float(np.dot(c.vector, anchor))
         for i, c in enumerate(top)
         if c.vector is not None and subject[i] and i not in named
-    }  # fmt: skip
+    }
     close = max(cosines.values(), default=0.0)
     floor = min(similarity, close - CLOSE_MARGIN)
     topic = [i for i, cos in cosines.items() if cos >= floor]

@@ -59,8 +59,11 @@ knows which is the newer or whose it is.
   The update takes the group's best score slot for a present question, its last for a
   past one; the others keep their order in the slots left. A past question that says
   which member it wants gets it first: the oldest for "originally", the one just before
-  the member naming X for "before X" (ADR 0088). Other candidates keep their scores and
-  ranks, and so do the turns of a recorded conversation (memories that ``follow``
+  the member naming X for "before X" (ADR 0088). When no group holds the memory naming X
+  ("Maya is based in Toronto." and "My sister Maya is based in Denver." share no word of
+  "Where did Maya live before Toronto?"), the point pairs them itself
+  (:func:`~houkai.recall.reference.state_before`, ADR 0095). Other candidates keep their
+  scores and ranks, and so do the turns of a recorded conversation (memories that ``follow``
   another): a later turn on a topic carries the talk on rather than replacing what was
   said. The question's pronouns ("remind **me**", "work with **us**") are no question
   words.
@@ -485,6 +488,31 @@ def _deal(order: list[Candidate], size: int) -> None:
             info["current"] = round(shift, 6)
 
 
+def _state_before_first(
+    top: list[Candidate],
+    ages: Sequence[float],
+    subject: Sequence[bool],
+    state: StateQuery,
+    similarity: float,
+    shared: float,
+    gap: float,
+) -> None:
+    """For a past question no group answered: the state just before the memory naming its
+    reference point first, the rest of that topic after it (:func:`~houkai.recall.
+    reference.state_before`)."""
+    found = state_before(top, ages, subject, state.question, similarity, shared)
+    if found is None:
+        return
+    was, topic = found
+    at = topic[0]
+    # the question says the point replaced a state; by last access, a read is no write
+    if _left_alone(ages[at] - ages[was], True, gap, state.accessed) is not None:
+        return
+    rest = sorted((top[i] for i in topic if i != was), key=lambda c: (-c.score, c.memory.id))
+    _deal([top[was], *rest], len(topic))
+    top[was].explain.setdefault("stages", {})["current_point"] = top[at].memory.id
+
+
 def newest_first(
     cands: list[Candidate],
     state: StateQuery,
@@ -556,12 +584,4 @@ def newest_first(
                 order = [top[was], *(c for c in order if c is not top[was])]
         _deal(order, len(members))
     if state.intent == "past" and not answered:
-        found = state_before(top, ages, subject, state.question, similarity, shared)
-        if found is not None:
-            was, point = top[found[0]], top[found[1][0]]
-            rest = sorted(
-                (top[i] for i in found[1] if top[i] is not was),
-                key=lambda c: (-c.score, c.memory.id),
-            )
-            _deal([was, *rest], len(found[1]))
-            was.explain.setdefault("stages", {})["current_point"] = point.memory.id
+        _state_before_first(top, ages, subject, state, similarity, shared, gap)
