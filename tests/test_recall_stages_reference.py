@@ -15,6 +15,7 @@ from houkai import MemoryStore
 from houkai.domain.model import HybridWeights
 from houkai.recall import state
 from houkai.recall.reference import naming
+from houkai.recall.slots import deal
 
 MAYA = [
     ("Maya (sister) is based in Toronto.", 40, 0.95),
@@ -76,9 +77,17 @@ def test_a_point_without_names_is_read_by_the_words_memories_hold(embedder):
     text, stages = _first(embedder, diet, question, ["Tom"])
     assert text == "Tom eats vegetarian — plan meals around it."
     assert stages["current_point"] == "m0"
-    assert naming(question, [t for t, _, _ in diet]) == [0]
-    assert naming("Where does Tom live?", [t for t, _, _ in diet]) is None
-    assert naming("What was it before going abroad?", [t for t, _, _ in diet]) is None
+    texts = [t for t, _, _ in diet]
+    assert naming(question, texts) == [0]
+    assert naming("Where does Tom live?", texts) is None
+    assert naming("What was it before going abroad?", texts) is None
+    # a generic word left alone of the point tells nothing: "new" is no "new editor"
+    notes = ["Switched the team to a new keyboard layout.", "The editor theme is dark."]
+    assert naming("What did we use before the new vim setup?", notes) is None
+    assert naming("What did we use before the new editor?", notes) == []  # none holds both
+    # "I" is no name: "before I quit" is read by its words
+    coffee = ["I drink black filter coffee.", "Quit coffee in March; herbal tea now."]
+    assert naming("What did I drink before I quit coffee?", coffee) == [1]
 
 
 def test_what_is_not_the_subjects_older_state_is_left_alone(embedder):
@@ -89,15 +98,41 @@ def test_what_is_not_the_subjects_older_state_is_left_alone(embedder):
     # a note newer than the point is no state before it
     newer = [MAYA[0], ("My sister Maya is based in Denver.", 10, 0.85)]
     assert _first(embedder, newer, question, ["Maya"])[0] == MAYA[0][0]
-    # an older note on another topic of hers is too far from the point's memory
-    far = [MAYA[0], ("Birthday: Maya, 3 March.", 250, 0.85)]
-    assert _first(embedder, far, question, ["Maya"])[0] == MAYA[0][0]
+    # a lone older note of hers below current_similarity: nothing to stand out from
+    lone = [MAYA[0], ("Birthday: Maya, 3 March.", 250, 0.85)]
+    assert _first(embedder, lone, question, ["Maya"])[0] == MAYA[0][0]
     # a question that names nobody: whose state it asks is not known
     assert _first(embedder, MAYA, "Where did I live before Toronto?", [])[0] == MAYA[0][0]
     # a question about the present is no question about the state before
     question = "Where does Maya live now, instead of Toronto?"
     assert state.intent(question) == "present"
     assert "current_point" not in _first(embedder, MAYA, question, ["Maya"])[1]
+
+
+def test_no_note_standing_out_or_a_point_many_notes_name_moves_nothing(embedder):
+    # three notes on Tim, about equally close to the dairy-free one: none is its topic
+    tim = [
+        ("Food note for Tim next door: dairy-free.", 30, 0.95),
+        ("Neighbour Tim collects single-origin coffee.", 200, 0.90),
+        ("Tim is pescatarian.", 250, 0.85),
+        ("Tim next door is employed by the city hospital.", 150, 0.80),
+    ]
+    question = "What diet was Tim on before going dairy-free?"
+    text, stages = _first(embedder, tim, question, ["Tim"])
+    assert text == tim[0][0]
+    assert "current_point" not in stages
+    # "launch" is an event several notes tell of, not the value of a state
+    launch = [
+        ("Birchway goes to a monthly call after launch.", 20, 0.95),
+        ("Birchway go-live night: cut-over at 21:00, no incidents.", 40, 0.92),
+        ("Birchway has to launch by 31 October.", 150, 0.90),
+        ("Birchway sync every second Monday, 11:00.", 200, 0.85),
+    ]
+    question = "How often did we have the Birchway call before launch?"
+    cands = scored_candidates(embedder, launch)
+    read = replace(state.read(question, None), entities=["Birchway"], words=[{"birchway": 1}])
+    state.newest_first(cands, read, 0.65, 10, {}, 0.45)
+    assert all("current_point" not in c.explain.get("stages", {}) for c in cands)
 
 
 def test_recall_ranks_the_state_before_the_point_first(store: MemoryStore):
@@ -129,3 +164,15 @@ def test_written_seconds_apart_the_order_holds_read_seconds_apart_it_does_not(
     by_reads = ranking(store, question, weights=HybridWeights(recency_basis="accessed"))
     assert by_reads[0][0] == toronto
     assert all("current_point" not in e["stages"] for _, e in by_reads)
+
+
+def test_a_second_deal_adds_to_what_explain_shows_of_the_first(embedder):
+    a, b, c = scored_candidates(embedder, [("one", 1, 0.9), ("two", 2, 0.8), ("three", 3, 0.7)])
+    deal([b, a], 2)  # a group puts b first
+    assert (a.score, b.score) == (0.8, 0.9)
+    deal([a, c, b], 3)  # then a topic puts a first and c second
+    assert (a.score, c.score, b.score) == (0.9, 0.8, 0.7)
+    assert "current" not in a.explain["stages"]  # down 0.1, then up 0.1: where it began
+    assert b.explain["stages"]["current"] == -0.1
+    assert c.explain["stages"]["current"] == 0.1
+    assert c.explain["stages"]["current_group"] == 3

@@ -59,7 +59,7 @@ knows which is the newer or whose it is.
   The update takes the group's best score slot for a present question, its last for a
   past one; the others keep their order in the slots left. A past question that says
   which member it wants gets it first: the oldest for "originally", the one just before
-  the member naming X for "before X" (ADR 0088). When no group holds the memory naming X
+  the member naming X for "before X" (ADR 0088). When no group ranked the memory naming X
   ("Maya is based in Toronto." and "My sister Maya is based in Denver." share no word of
   "Where did Maya live before Toronto?"), the point pairs them itself
   (:func:`~houkai.recall.reference.state_before`, ADR 0095). Other candidates keep their
@@ -91,7 +91,8 @@ from ..domain.text import (
 from .candidates import previous_turn
 from .coverage import coverage, thing_words
 from .query import question_names
-from .reference import naming, state_before
+from .reference import naming, rank_state_before
+from .slots import deal
 from .statements import content_words, says_update, stated_values
 
 if TYPE_CHECKING:
@@ -476,43 +477,6 @@ def _left_alone(apart: float, says_update: bool, gap: float, accessed: bool) -> 
     return None if says_update else "within the hour, no update word"
 
 
-def _deal(order: list[Candidate], size: int) -> None:
-    """Give *order* the group's score slots, best first, and say so in ``explain``."""
-    slots = sorted((c.score for c in order), reverse=True)
-    for c, slot in zip(order, slots, strict=True):
-        shift = slot - c.score
-        c.score = slot
-        info = c.explain.setdefault("stages", {})
-        info["current_group"] = size
-        if shift:
-            info["current"] = round(shift, 6)
-
-
-def _state_before_first(
-    top: list[Candidate],
-    ages: Sequence[float],
-    subject: Sequence[bool],
-    state: StateQuery,
-    similarity: float,
-    shared: float,
-    gap: float,
-) -> None:
-    """For a past question no group answered: the state just before the memory naming its
-    reference point first, the rest of that topic after it (:func:`~houkai.recall.
-    reference.state_before`)."""
-    found = state_before(top, ages, subject, state.question, similarity, shared)
-    if found is None:
-        return
-    was, topic = found
-    at = topic[0]
-    # the question says the point replaced a state; by last access, a read is no write
-    if _left_alone(ages[at] - ages[was], True, gap, state.accessed) is not None:
-        return
-    rest = sorted((top[i] for i in topic if i != was), key=lambda c: (-c.score, c.memory.id))
-    _deal([top[was], *rest], len(topic))
-    top[was].explain.setdefault("stages", {})["current_point"] = top[at].memory.id
-
-
 def newest_first(
     cands: list[Candidate],
     state: StateQuery,
@@ -560,6 +524,7 @@ def newest_first(
     # names all the question names (it names something): the update's subject is known
     subject = [bool(state.words) and cover.get(c.memory.id, 0.0) >= 1.0 - 1e-9 for c in top]
     answered = False  # a group gave the past question the member it asks for
+    dealt: set[int] = set()  # the candidates groups ranked
     for group in groups:
         group, at = _members_and_update(
             group, top, held, updates, ages, state.intent, values, topical, subject
@@ -582,6 +547,10 @@ def newest_first(
             if was is not None:
                 answered = True
                 order = [top[was], *(c for c in order if c is not top[was])]
-        _deal(order, len(members))
+        deal(order, len(members))
+        dealt.update(group)
     if state.intent == "past" and not answered:
-        _state_before_first(top, ages, subject, state, similarity, shared, gap)
+        rank_state_before(
+            top, ages, subject, state.question, state.accessed, (similarity, shared, gap),
+            frozenset(dealt),
+        )  # fmt: skip
