@@ -168,9 +168,9 @@ def test_written_seconds_apart_the_order_holds_read_seconds_apart_it_does_not(
 
 def test_a_second_deal_adds_to_what_explain_shows_of_the_first(embedder):
     a, b, c = scored_candidates(embedder, [("one", 1, 0.9), ("two", 2, 0.8), ("three", 3, 0.7)])
-    deal([b, a], 2)  # a group puts b first
+    deal([b, a])  # a group puts b first
     assert (a.score, b.score) == (0.8, 0.9)
-    deal([a, c, b], 3)  # then a topic puts a first and c second
+    deal([a, c, b])  # then a topic puts a first and c second
     assert (a.score, c.score, b.score) == (0.9, 0.8, 0.7)
     assert "current" not in a.explain["stages"]  # down 0.1, then up 0.1: where it began
     assert b.explain["stages"]["current"] == -0.1

@@ -110,30 +110,9 @@ def state_before(
     return max(older, key=lambda i: (ages[i], top[i].memory.id)), [at, *topic]
 
 
-def rank_state_before(
-    top: list[Candidate],
-    ages: Sequence[float],
-    subject: Sequence[bool],
-    question: str,
-    accessed: bool,
-    limits: tuple[float, float, float],
-    dealt: frozenset[int],
-) -> None:
-    """For a past question no topic group answered: the state just before the memory
-    naming its reference point first, the rest of that topic after it
-    (:func:`state_before`). *accessed*: the ages are last reads; *limits*: the stage's
-    ``current_similarity``, ``current_shared`` and ``current_gap``; *dealt*: the
-    candidates groups already ranked."""
-    similarity, shared, gap = limits
-    found = state_before(top, ages, subject, question, similarity, shared, dealt)
-    if found is None:
-        return
-    was, topic = found
-    at = topic[0]
-    # the question says the point replaced a state, so any time apart will do; but by
-    # last access the ages are reads, and reads within the hour tell no order
-    if accessed and ages[at] - ages[was] < gap:
-        return
+def put_first(top: list[Candidate], was: int, topic: list[int]) -> None:
+    """Deal *topic*'s score slots (:func:`state_before`'s answer: the point's memory first)
+    to the state *was* first and the rest in their order, and mark it in ``explain``."""
     rest = sorted((top[i] for i in topic if i != was), key=lambda c: (-c.score, c.memory.id))
-    deal([top[was], *rest], len(topic))
-    top[was].explain.setdefault("stages", {})["current_point"] = top[at].memory.id
+    deal([top[was], *rest])
+    top[was].explain.setdefault("stages", {})["current_point"] = top[topic[0]].memory.id

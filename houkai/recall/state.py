@@ -91,7 +91,7 @@ from ..domain.text import (
 from .candidates import previous_turn
 from .coverage import coverage, thing_words
 from .query import question_names
-from .reference import naming, rank_state_before
+from .reference import naming, put_first, state_before
 from .slots import deal
 from .statements import content_words, says_update, stated_values
 
@@ -547,10 +547,15 @@ def newest_first(
             if was is not None:
                 answered = True
                 order = [top[was], *(c for c in order if c is not top[was])]
-        deal(order, len(members))
+        deal(order)
         dealt.update(group)
     if state.intent == "past" and not answered:
-        rank_state_before(
-            top, ages, subject, state.question, state.accessed, (similarity, shared, gap),
-            frozenset(dealt),
-        )  # fmt: skip
+        found = state_before(
+            top, ages, subject, state.question, similarity, shared, frozenset(dealt)
+        )
+        # the question says the point replaced the state, so any time apart will do,
+        # unless the ages are last reads
+        if found is not None:
+            was, topic = found
+            if _left_alone(ages[topic[0]] - ages[was], True, gap, state.accessed) is None:
+                put_first(top, was, topic)
