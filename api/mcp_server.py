@@ -457,6 +457,9 @@ def serve(
     port: int | None = None,
     tokens: str | None = None,
 ) -> None:
+    from houkai.recall.synonyms import vocabulary
+
+    vocabulary(_settings().recall_synonyms)  # a bad synonyms file stops here, not at a recall
     if transport == "stdio":
         serve_stdio()
     elif transport == "http":

@@ -36,6 +36,7 @@ from houkai.db.keys import validate_collection
 from houkai.domain.config import Settings, get_settings
 from houkai.domain.errors import BadRequest, HoukaiError
 from houkai.domain.model import ConflictError
+from houkai.recall.synonyms import vocabulary
 
 from .auth import TokenGrant, authenticate, load_tokens
 from .routes import ROUTES, Call, Download, Route
@@ -356,6 +357,7 @@ def create_app(
     settings = settings or (service.settings if service is not None else get_settings())
     service = service or MemoryService(settings, actor="http")
     token_list = load_tokens(settings.http_tokens if tokens is None else tokens)
+    vocabulary(settings.recall_synonyms)  # a bad synonyms file stops here, not at a recall
 
     app = Flask("houkai.api", static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = settings.http_max_body

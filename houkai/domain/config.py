@@ -83,6 +83,9 @@ class Settings:
     # hybrid recall's stages (registry: houkai/recall/stages/__init__.py); "default" = the
     # ones on by default there; "" turns them all off; "default,fitted" adds an opt-in one
     recall_stages: str = "default"
+    # a file of more synonym groups for the `synonyms` stage, one group per line
+    # ("k8s kubernetes"), beside the built-in ones; empty: the built-in ones only
+    recall_synonyms: str = ""
     # --- library defaults ----------------------------------------------------
     default_type: str = "semantic"
     default_importance: float = 0.5

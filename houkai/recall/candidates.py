@@ -9,6 +9,7 @@ function here tokenises the question or reads its statistics again.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -64,7 +65,13 @@ def previous_turn(memory: Memory) -> str | None:
     return next((x.to for x in memory.links if x.rel == FOLLOWS), None)
 
 
-def term_stats(core: StoreCore, terms: list[str], names: list[str], stems_cue: bool) -> TermStats:
+def term_stats(
+    core: StoreCore,
+    terms: list[str],
+    names: list[str],
+    stems_cue: bool,
+    synonyms: Sequence[str] = (),
+) -> TermStats:
     """The statistics of the question's *terms* (one ``HMGET``), read once per recall for
     the lexical pass, the rescoring of later candidates and the stages.
 
@@ -72,9 +79,9 @@ def term_stats(core: StoreCore, terms: list[str], names: list[str], stems_cue: b
     ``HMGET``: only a name some memory's text mentions makes the question "name
     something" (stems, ADR 0056); "the pre-production DB" in a collection that never
     says "DB" is a paraphrase, matched over exact tokens (ADR 0061). *stems_cue*: the
-    question holds exact tokens.
+    question holds exact tokens. The terms' *synonyms* are read in the same ``HMGET``.
     """
-    stats = read_term_stats(core.client, core.keys.lexstats, [*terms, *names])
+    stats = read_term_stats(core.client, core.keys.lexstats, [*terms, *synonyms, *names])
     # A one-word query is a keyword lookup ("backup" means "Backups" too); no
     # benchmark question has a single term, so ADR 0056's measured gate is unchanged.
     stems = len(terms) == 1 or stems_cue or any(name_seen(n, stats) for n in names)
@@ -310,6 +317,17 @@ def widen_semantic(
     )  # fmt: skip
 
 
+def synonym_words(terms: list[str], related: Mapping[str, Sequence[str]] | None) -> list[str]:
+    """The synonyms (*related*) of *terms* that are not terms themselves, once each."""
+    extra = (w for words in (related or {}).values() for w in words if w not in terms)
+    return list(dict.fromkeys(extra))
+
+
+def with_synonyms(terms: list[str], related: Mapping[str, Sequence[str]] | None) -> list[str]:
+    """*terms*, then their synonyms: the words the keyword leg searches."""
+    return [*terms, *synonym_words(terms, related)] if related else terms
+
+
 def normalise_lexical(pool: Pool) -> bool:
     """``lexical`` = BM25 / the pool's best; True if any BM25 > 0."""
     top = max((c.bm25 for c in pool.values()), default=0.0)
@@ -326,12 +344,14 @@ def add_lexical(
     where: str,
     size: int,
     qvec: np.ndarray | None,
+    related: Mapping[str, Sequence[str]] | None = None,
 ) -> bool:
     """Add BM25 to the pool and pull in keyword-only hits; True if any BM25 > 0.
 
     The inverted index finds keyword candidates corpus-wide with the filters
     pushed down; their BM25 comes from houkai's exact corpus statistics
     (see ``lexstats``), since RediSearch's own drift on updates and deletes.
+    *related*: each term's synonyms, searched too and folded into the term's BM25.
     """
     if not terms:
         return False
@@ -343,14 +363,14 @@ def add_lexical(
     keyword_candidates(
         core,
         pool,
-        candidate_terms(terms, stats),
+        candidate_terms(with_synonyms(terms, related), stats),
         where,
         size * 2,
         qvec,
         verbatim=not stats.stemmed,
     )
     texts = {mid: c.memory.text for mid, c in pool.items()}
-    scores = bm25_scores(terms, texts, core.client, core.keys.lexstats, stats)
+    scores = bm25_scores(terms, texts, core.client, core.keys.lexstats, stats, related=related)
     for mid, cand in pool.items():
         cand.bm25 = scores.get(mid, 0.0)
     return normalise_lexical(pool)
@@ -362,6 +382,7 @@ def rescore_lexical(
     terms: list[str],
     stats: TermStats | None,
     added: list[str],
+    related: Mapping[str, Sequence[str]] | None = None,
 ) -> bool:
     """BM25 for candidates added after the lexical pass, then re-normalise the pool."""
     if not terms or stats is None:
@@ -372,6 +393,7 @@ def rescore_lexical(
         core.client,
         core.keys.lexstats,
         stats,
+        related=related,
     )
     for mid, value in scores.items():
         pool[mid].bm25 = value

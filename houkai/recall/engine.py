@@ -44,6 +44,7 @@ from .selection import Result, append_expansion, merge_expansion, mmr_select, re
 from .stages import pipeline, resolve_stages
 from .stages.base import StageContext
 from .stages.params import StageParams
+from .synonyms import vocabulary
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +121,7 @@ class Recall:
             parse="parse" in reads,
             state_read="state" in reads,
             widen=widen,
+            synonyms=vocabulary(core.settings.recall_synonyms) if "synonyms" in reads else None,
         )
         own_weights = request.weights is None and self.weights is None
         ctx = StageContext(
@@ -197,7 +199,7 @@ class Recall:
         ctx.lexical_active = False
         if hybrid and q.stats is not None:
             ctx.lexical_active = add_lexical(
-                core, pool, q.terms, q.stats, ctx.where, ctx.pool_size, q.vector
+                core, pool, q.terms, q.stats, ctx.where, ctx.pool_size, q.vector, q.related
             )
         steps = pipeline(ctx.active)
         if pool and steps:
@@ -210,7 +212,8 @@ class Recall:
                 s.gathered(ctx, pool)
             if added:
                 ctx.lexical_active = (
-                    rescore_lexical(core, pool, q.terms, q.stats, added) or ctx.lexical_active
+                    rescore_lexical(core, pool, q.terms, q.stats, added, q.related)
+                    or ctx.lexical_active
                 )
         return pool
 

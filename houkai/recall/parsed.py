@@ -17,9 +17,10 @@ import numpy as np
 from ..domain.text import terms_of, tokenize
 from ..store.lexstats import TermStats
 from . import state
-from .candidates import term_stats
+from .candidates import synonym_words, term_stats
 from .core import StoreCore
 from .query import QueryParse, has_exact_tokens, name_seen, parse_query, question_names
+from .synonyms import Vocabulary
 
 
 @dataclass
@@ -30,6 +31,8 @@ class ParsedQuery:
     now: float  # the clock the question is asked at (``as_of``, default: now)
     tokens: list[str] = field(default_factory=list)
     terms: list[str] = field(default_factory=list)  # distinct, stop words out (the lexical leg)
+    #: a term's synonyms (the ``synonyms`` stage): BM25 folds them into the term
+    related: dict[str, tuple[str, ...]] = field(default_factory=dict)
     stats: TermStats | None = None  # the terms' (and names') corpus statistics
     parse: QueryParse | None = None  # dates, recency, exact tokens, names (``query`` stage)
     state: state.StateQuery | None = None  # intent and named things (``current``, ``entity``)
@@ -45,17 +48,22 @@ def read_query(
     parse: bool = False,
     state_read: bool = False,
     widen: bool = False,
+    synonyms: Vocabulary | None = None,
 ) -> ParsedQuery:
     """Read *text* once. *hybrid*: the lexical leg runs (statistics are read); *parse*:
     a stage reads the parse; *state_read*: a stage reads intent and named things;
-    *widen*: semantic recall widens its pool by keyword (it needs the statistics too)."""
+    *widen*: semantic recall widens its pool by keyword (it needs the statistics too);
+    *synonyms*: the ``synonyms`` stage's vocabulary (hybrid only)."""
     out = ParsedQuery(text=text, now=now)
     out.tokens = tokenize(text)
     out.terms = terms_of(out.tokens)
     vector = core.query_vector(text) if text.strip() else None
+    if hybrid and synonyms is not None:
+        out.related = synonyms.related(out.terms)
     if out.terms and (hybrid or (widen and vector is not None)):
         names = [n.lower() for n in question_names(text)]
-        out.stats = term_stats(core, out.terms, names, has_exact_tokens(text))
+        extra = synonym_words(out.terms, out.related)
+        out.stats = term_stats(core, out.terms, names, has_exact_tokens(text), extra)
     reading = parse_query(text, now) if parse or state_read else None
     if parse and reading is not None:
         out.parse = reading

@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -334,27 +334,42 @@ def bm25_scores(
     stats_key: str,
     stats: TermStats | None = None,
     stems: bool = True,
+    related: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, float]:
     """BM25 (k1=1.2, b=0.75) of each text for the query terms, with corpus-wide df and N
     (*stats* when the caller already read them, else one ``HMGET``).
 
     Over stems when the collection's statistics are stemmed ("book" scores "books"),
-    over exact tokens for a collection not yet upgraded (:func:`upgrade`).
+    over exact tokens for a collection not yet upgraded (:func:`upgrade`). *related*
+    folds a term's synonyms into it: a text holding any of them counts for the term,
+    whose document frequency is the sum of theirs (capped at N), so a synonym never
+    scores more than the word asked.
     """
     terms = list(dict.fromkeys(query_terms))
     if not terms or not texts:
         return {key: 0.0 for key in texts}
-    if stats is None or any(t not in stats.df for t in terms):
-        stats = term_stats(client, stats_key, terms, stems)
+    related = related or {}
+    wanted = [*terms, *(w for t in terms for w in related.get(t, ()))]
+    if stats is None or any(t not in stats.df for t in wanted):
+        stats = term_stats(client, stats_key, list(dict.fromkeys(wanted)), stems)
     n_docs = max(1, stats.n_docs)
     avgdl = max(1.0, stats.total_len / n_docs)
+
+    def form(word: str) -> str:
+        return stem(word) if stats.stemmed else word
+
     idf: dict[str, float] = {}
+    forms: dict[str, frozenset[str]] = {}
     for term in terms:
-        form = stem(term) if stats.stemmed else term
-        if form in idf:
+        own = form(term)
+        if own in idf:
             continue  # "book" and "books" in one question count once
-        df = stats.df[term]
-        idf[form] = math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
+        group = {own: stats.df[term]}
+        for word in related.get(term, ()):
+            group.setdefault(form(word), stats.df[word])  # a stem's df counts once
+        df = min(sum(group.values()), n_docs)
+        forms[own] = frozenset(group)
+        idf[own] = math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
     split = stem_tokens if stats.stemmed else tokenize
     scores: dict[str, float] = {}
     for key, text in texts.items():
@@ -362,8 +377,8 @@ def bm25_scores(
         counts = Counter(tokens)
         dl = len(tokens)
         score = 0.0
-        for form, weight in idf.items():
-            tf = counts.get(form, 0)
+        for own, weight in idf.items():
+            tf = sum(counts.get(f, 0) for f in forms[own])
             if tf:
                 score += weight * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
         scores[key] = score

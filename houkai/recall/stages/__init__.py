@@ -7,6 +7,7 @@ object in its own module, ``houkai/recall/stages/<name>.py`` (its ``STAGE``), wi
 one interface of :class:`houkai.recall.stages.base.Stage`:
 
 * ``query``: reads dates, recency cues, exact tokens and names (:mod:`.query`).
+* ``synonyms``: a question word also finds the words that mean the same (ADR 0096).
 * ``context``: the previous/next turns of the best candidates, and scoring with them.
 * ``lineage``: a superseded memory that matches the question lifts the one that replaced it.
 * ``prf``: pseudo-relevance feedback (a boost toward the top hits) and RM3 (a second keyword query).
@@ -57,6 +58,7 @@ class Entry:
 
 REGISTRY: tuple[Entry, ...] = (
     Entry("query", True, "read dates, recency, ids and names in the question"),
+    Entry("synonyms", True, "a question word finds its synonyms too: 'style checker', 'linter'"),
     Entry("context", True, "bring in and score with a turn's neighbours"),
     Entry("lineage", True, "a replaced memory's match passes to the one that replaced it"),
     Entry("prf", True, "pseudo-relevance feedback: a boost toward the top hits, and RM3"),

@@ -74,7 +74,8 @@ class Stage:
 
     #: the switch that turns it on (``recall(stages=...)``), as registered
     name: ClassVar[str] = ""
-    #: what of the question it reads: ``"parse"`` (dates, names…), ``"state"`` (intent)
+    #: what of the question it reads: ``"parse"`` (dates, names…), ``"state"`` (intent),
+    #: ``"synonyms"`` (its terms' synonyms)
     reads: ClassVar[frozenset[str]] = frozenset()
 
     def tune(self, ctx: StageContext) -> None:

@@ -120,7 +120,7 @@ class LineageStage(Stage):
         if q.terms and q.stats is not None:
             texts = {mid: c.memory.text for mid, c in replaced.items()}
             for mid, value in bm25_scores(
-                q.terms, texts, core.client, core.keys.lexstats, q.stats
+                q.terms, texts, core.client, core.keys.lexstats, q.stats, related=q.related
             ).items():
                 replaced[mid].bm25 = value
         ctx.notes["lineage"] = {

@@ -1,0 +1,199 @@
+"""The ``synonyms`` stage (ADR 0096): a question word also finds the words that mean the
+same thing ("style checker" → "Formatter/linter"), folded into one BM25 term so a
+synonym never scores more than the word asked; a user's file adds groups. Parsing and
+BM25 need no Redis; the recalls run through a real-Redis collection."""
+
+from __future__ import annotations
+
+import math
+import os
+
+import pytest
+
+from houkai.domain.config import set_settings
+from houkai.domain.model import ValidationError
+from houkai.domain.text import stem_tokens
+from houkai.recall import candidates
+from houkai.recall.parsed import read_query
+from houkai.recall.stages import default_names
+from houkai.recall.synonyms import Vocabulary, parse_groups, vocabulary
+from houkai.store.lexstats import TermStats, bm25_scores
+
+LINT = "Formatter/linter in notify-service: ruff."
+NOTES = [
+    LINT,
+    "notify-service listens on port 5173 locally.",
+    "notify-service ships to AWS Lambda with the release workflow.",
+    "Code owner for notify-service is Ravi.",
+    "notify-service consumes jobs from NATS.",
+]
+
+
+def _without(name: str) -> tuple[str, ...]:
+    return tuple(s for s in default_names() if s != name)
+
+
+# ------------------------------------------------------------------ the vocabulary
+def test_groups_read_one_per_line_with_commas_and_comments() -> None:
+    groups = parse_groups("# ours\nk8s kubernetes, kube  # the cluster\n\nPR, MR\n")
+    assert groups == [("k8s", "kubernetes", "kube"), ("pr", "mr")]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("pull-request pr", "line 1: 'pull-request' is not one word as the index splits"),
+        ("k8s kubernetes\nit infra", "line 2: 'it' is a stop word"),
+        ("kubernetes", "line 1: a group needs two words or more"),
+    ],
+)
+def test_a_bad_group_is_refused_with_its_line(text: str, message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        parse_groups(text, "mine.txt")
+
+
+def test_related_gives_each_term_its_group_by_word_or_stem() -> None:
+    vocab = Vocabulary.of([("linter", "lint", "formatter"), ("gift", "present")])
+    # "checks" is no group word; "linting" finds the group by its stem ("lint")
+    assert vocab.related(["style", "linting", "checks"]) == {
+        "linting": ("linter", "lint", "formatter")
+    }
+    # a group word the question holds itself is not its own synonym
+    assert vocab.related(["lint", "formatter"]) == {
+        "lint": ("linter",),
+        "formatter": ("linter",),
+    }
+    assert vocab.related(["budget"]) == {}
+
+
+def test_a_word_of_the_same_stem_but_another_meaning_finds_no_group() -> None:
+    vocab = vocabulary()
+    assert "gift" in vocab.related(["presents"])["presents"]  # an inflection of "present"
+    assert "allergic" in vocab.related(["reactions"])["reactions"]
+    # one stem, another word: a presentation is no gift, React no reaction
+    assert vocab.related(["presentation", "react", "product", "formation"]) == {}
+    # and a group word's stem is not a form of it: "base" is no "based (in)"
+    assert "base" not in vocab.related(["base"]) and vocab.related(["based"])
+
+
+def test_the_built_in_groups_parse_and_a_file_adds_to_them(tmp_path) -> None:
+    built_in = vocabulary()
+    assert "linter" in built_in.related(["style"])["style"]
+    path = tmp_path / "synonyms.txt"
+    path.write_text("k8s kubernetes\n", encoding="utf-8")
+    mine = vocabulary(str(path))
+    assert mine.related(["kubernetes"]) == {"kubernetes": ("k8s",)}
+    assert mine.related(["style"]) == built_in.related(["style"])  # the built-in stay
+    path.write_text("k8s kubernetes kube\n", encoding="utf-8")
+    os.utime(path, (1, 1))  # another modification time: the file is read again
+    assert vocabulary(str(path)).related(["kubernetes"]) == {"kubernetes": ("k8s", "kube")}
+    with pytest.raises(ValidationError, match="recall_synonyms: cannot read"):
+        vocabulary(str(tmp_path / "missing.txt"))
+
+
+# ------------------------------------------------------------------ BM25 folding
+def _stats(df: dict[str, int], n: int = 100) -> TermStats:
+    return TermStats(n_docs=n, total_len=8 * n, df=df, stemmed=True)
+
+
+def test_bm25_folds_a_synonym_into_the_term_it_stands_for() -> None:
+    stats = _stats({"style": 2, "checker": 1, "linter": 6, "formatter": 6})
+    texts = {"lint": LINT, "other": "The checkout frontend uses Sass."}
+    plain = bm25_scores(["style", "checker"], texts, None, "k", stats)  # type: ignore[arg-type]
+    assert plain == {"lint": 0.0, "other": 0.0}
+    related = {"checker": ("linter", "formatter")}
+    folded = bm25_scores(["style", "checker"], texts, None, "k", stats, related=related)  # type: ignore[arg-type]
+    # one term whose df is the group's (1 + 6 + 6): "linter" and "formatter" in one
+    # text are two occurrences of it
+    idf = math.log(1 + (100 - 13 + 0.5) / (13 + 0.5))
+    dl = len(stem_tokens(LINT))
+    expected = idf * 2 * 2.2 / (2 + 1.2 * (1 - 0.75 + 0.75 * dl / 8))
+    assert folded == {"lint": pytest.approx(expected), "other": 0.0}
+
+
+def test_a_synonym_weighs_what_the_word_asked_weighs_in_its_group() -> None:
+    stats = _stats({"checker": 1, "linter": 6})
+    texts = {"asked": "checker ruff", "synonym": "linter ruff"}
+    alone = bm25_scores(["checker"], texts, None, "k", stats)  # type: ignore[arg-type]
+    folded = bm25_scores(["checker"], texts, None, "k", stats, related={"checker": ("linter",)})  # type: ignore[arg-type]
+    assert folded["asked"] > 0
+    assert folded["asked"] == pytest.approx(folded["synonym"])
+    # the group is as common as its words together: less weight than the rare word alone
+    assert folded["asked"] < alone["asked"]
+
+
+# ------------------------------------------------------------------ recall
+def test_a_paraphrase_finds_the_note_through_its_synonym(store) -> None:
+    store.remember_many([{"text": t, "tags": ["notify-service"]} for t in NOTES])
+    question = "What style checker do I run on notify-service?"
+    hits = store.recall(question, k=5, mode="hybrid", touch=False, explain=True)
+    by_text = {m.text: info for m, _, info in hits}
+    assert hits[0][0].text == LINT
+    info = by_text[LINT]
+    # the best BM25 of the pool alone, through "linter" and "formatter"
+    assert info["lexical"] > max(i["lexical"] for t, i in by_text.items() if t != LINT)
+    assert "linter" in info["query"]["synonyms"]["checker"]
+    # the stage off: the note holds no word of the question but the service's name
+    off = store.recall(
+        question, k=5, mode="hybrid", touch=False, explain=True, stages=_without("synonyms")
+    )
+    info = next(i for m, _, i in off if m.text == LINT)
+    assert "synonyms" not in info.get("query", {})
+    assert info["lexical"] <= max(i["lexical"] for m, _, i in off if m.text != LINT)
+
+
+def test_a_note_holding_only_a_synonym_joins_the_candidates(store) -> None:
+    store.remember_many(["LEGO sets are a good gift idea.", "Lunch is at noon."])
+    read = read_query(store, "What present could I buy?", 0.0, hybrid=True)
+    assert read.terms == ["present", "buy"]
+    pool: dict = {}
+    assert not candidates.add_lexical(store, pool, read.terms, read.stats, "*", 10, None)
+    assert pool == {}  # no memory holds a word of the question
+    read = read_query(store, "What present could I buy?", 0.0, hybrid=True, synonyms=vocabulary())
+    assert candidates.add_lexical(store, pool, read.terms, read.stats, "*", 10, None, read.related)
+    assert [c.memory.text for c in pool.values()] == ["LEGO sets are a good gift idea."]
+
+
+def test_a_users_file_adds_its_groups_through_the_setting(make_store, settings, tmp_path) -> None:
+    path = tmp_path / "ours.txt"
+    path.write_text("# cluster names\nk8s kubernetes\n", encoding="utf-8")
+    store = make_store(settings=settings.replace(recall_synonyms=str(path)))
+    store.remember_many(
+        ["ledger-worker deploys to the prod k8s cluster via Argo CD.", "Lunch is at noon."]
+    )
+    question = "Which kubernetes cluster runs ledger-worker?"
+    hits = store.recall(question, k=2, mode="hybrid", explain=True)
+    info = next(i for m, _, i in hits if "k8s" in m.text)
+    assert info["lexical"] > 0 and info["query"]["synonyms"]["kubernetes"] == ["k8s"]
+    bad = tmp_path / "bad.txt"
+    bad.write_text("pull-request, pr\n", encoding="utf-8")
+    broken = make_store(
+        collection=store.collection_name, settings=settings.replace(recall_synonyms=str(bad))
+    )
+    with pytest.raises(ValidationError, match=r"bad\.txt, line 1: 'pull-request' is not one word"):
+        broken.recall(question, k=2, mode="hybrid")
+
+
+def test_a_file_edited_into_a_bad_state_keeps_the_groups_read_before(tmp_path, caplog) -> None:
+    path = tmp_path / "ours.txt"
+    path.write_text("k8s kubernetes\n", encoding="utf-8")
+    assert vocabulary(str(path)).related(["kubernetes"]) == {"kubernetes": ("k8s",)}
+    path.write_text("k8s kubernetes\nkubernetes\n", encoding="utf-8")
+    os.utime(path, (2, 2))
+    with caplog.at_level("ERROR", logger="houkai.recall.synonyms"):
+        kept = vocabulary(str(path))
+    assert kept.related(["kubernetes"]) == {"kubernetes": ("k8s",)}
+    assert "line 2: a group needs two words or more" in caplog.text
+
+
+def test_the_servers_refuse_to_start_on_a_bad_synonyms_file(settings, tmp_path) -> None:
+    from api.mcp_server import serve
+    from api.rest import create_app
+
+    bad = tmp_path / "bad.txt"
+    bad.write_text("# ours\nit infra\n", encoding="utf-8")
+    with pytest.raises(ValidationError, match=r"bad\.txt, line 2: 'it' is a stop word"):
+        create_app(settings.replace(recall_synonyms=str(bad)))
+    set_settings(settings.replace(recall_synonyms=str(bad)))
+    with pytest.raises(ValidationError, match="'it' is a stop word"):
+        serve("stdio")
