@@ -457,9 +457,10 @@ def serve(
     port: int | None = None,
     tokens: str | None = None,
 ) -> None:
-    from houkai.recall.synonyms import vocabulary
+    from houkai.recall.synonyms import check_setting
 
-    vocabulary(_settings().recall_synonyms)  # a bad synonyms file stops here, not at a recall
+    settings = _settings()
+    check_setting(settings.recall_stages, settings.recall_synonyms)  # a bad file stops here
     if transport == "stdio":
         serve_stdio()
     elif transport == "http":

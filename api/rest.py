@@ -36,7 +36,7 @@ from houkai.db.keys import validate_collection
 from houkai.domain.config import Settings, get_settings
 from houkai.domain.errors import BadRequest, HoukaiError
 from houkai.domain.model import ConflictError
-from houkai.recall.synonyms import vocabulary
+from houkai.recall.synonyms import check_setting
 
 from .auth import TokenGrant, authenticate, load_tokens
 from .routes import ROUTES, Call, Download, Route
@@ -357,7 +357,7 @@ def create_app(
     settings = settings or (service.settings if service is not None else get_settings())
     service = service or MemoryService(settings, actor="http")
     token_list = load_tokens(settings.http_tokens if tokens is None else tokens)
-    vocabulary(settings.recall_synonyms)  # a bad synonyms file stops here, not at a recall
+    check_setting(settings.recall_stages, settings.recall_synonyms)  # a bad file stops here
 
     app = Flask("houkai.api", static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = settings.http_max_body

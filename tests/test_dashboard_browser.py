@@ -46,6 +46,7 @@ if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
 webdriver = pytest.importorskip("selenium.webdriver")
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.expected_conditions import staleness_of  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 
@@ -202,17 +203,33 @@ def _wait(driver, condition, timeout: float = 30):
     return WebDriverWait(driver, timeout, poll_frequency=0.1).until(condition)
 
 
-def _view(driver, name: str, timeout: float = 30):
-    """Wait for the view *name* to finish rendering; fail with its error if it could not."""
+def _view(driver, name: str, timeout: float = 30, after=None):
+    """Wait for the view *name* to finish rendering; fail with its error if it could not.
+
+    *after*: the view's root before the action that re-renders it (a search, a filter, a
+    new hash), which stays ready until the router replaces it: wait for that first, or
+    the old root is found ready and goes stale under the caller."""
+    if after is not None:
+        _wait(driver, staleness_of(after), timeout)
 
     def ready(d):
-        roots = d.find_elements(By.CSS_SELECTOR, f"#view > [data-view='{name}'][data-ready='1']")
-        return roots[0] if roots else False
+        found = d.execute_script(
+            "const r = document.querySelector(arguments[0]);"
+            "if (!r) return null;"
+            "const e = r.querySelector('#view-error');"
+            "return [r, e ? e.textContent : null];",
+            f"#view > [data-view='{name}'][data-ready='1']",
+        )
+        return found or False
 
-    root = _wait(driver, ready, timeout)
-    errors = root.find_elements(By.ID, "view-error")
-    assert not errors, errors[0].text
+    root, error = _wait(driver, ready, timeout)
+    assert error is None, error
     return root
+
+
+def _root(driver):
+    """The view's current root element (None before the first view)."""
+    return driver.execute_script("return document.querySelector('#view > div')")
 
 
 def _text_of(driver, element_id: str) -> str | None:
@@ -224,8 +241,10 @@ def _text_of(driver, element_id: str) -> str | None:
 
 
 def _go(driver, hash_: str, name: str):
+    before = _root(driver)
+    moves = driver.execute_script("return location.hash") != hash_
     driver.execute_script("location.hash = arguments[0]", hash_)
-    return _view(driver, name)
+    return _view(driver, name, after=before if moves else None)
 
 
 def _login(driver, live: Live, token: str) -> None:
@@ -257,8 +276,9 @@ def test_login_search_open_a_memory_and_see_links_and_history(live, browser):
     ]
     assert live.collection in options
     browser.find_element(By.ID, "q").send_keys("postgres pgbouncer")
+    before = _root(browser)
     browser.find_element(By.ID, "search-button").click()
-    root = _view(browser, "search")
+    root = _view(browser, "search", after=before)
     first = root.find_element(By.CSS_SELECTOR, "#results li.result")
     assert first.get_attribute("data-id") == live.ids["db"]
     assert first.find_elements(By.CSS_SELECTOR, ".explain .fill"), "no explain bars"
@@ -282,13 +302,14 @@ def test_login_search_open_a_memory_and_see_links_and_history(live, browser):
     assert ops[0] == "edit" and "remember" in ops
     _shot(browser, "memory")
     # Clicking a graph node opens that memory.
+    before = _root(browser)
     browser.execute_script(
         "document.querySelector(`#link-graph .node[data-id='${arguments[0]}']`)"
         ".dispatchEvent(new MouseEvent('click', {bubbles: true}))",
         live.ids["flags"],
     )
     _wait(browser, lambda d: live.ids["flags"] in d.current_url)
-    root = _view(browser, "m")
+    root = _view(browser, "m", after=before)
     assert root.find_element(By.ID, "memory-text").text.startswith("Use feature flags")
 
 
@@ -323,9 +344,10 @@ def test_browse_health_and_narrow_screen(live, browser):
     rows = root.find_elements(By.CSS_SELECTOR, "#browse-list li.result")
     assert len(rows) == 6
     facet = "//div[@id='type-facets']/a[starts-with(., 'procedural')]"
+    before = _root(browser)
     _wait(browser, lambda d: d.find_elements(By.XPATH, facet))[0].click()
     _wait(browser, lambda d: "type=procedural" in d.current_url)
-    root = _view(browser, "browse")
+    root = _view(browser, "browse", after=before)
     kinds = {
         r.find_element(By.CSS_SELECTOR, ".badge").text
         for r in root.find_elements(By.CSS_SELECTOR, "#browse-list li.result")

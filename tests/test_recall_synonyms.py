@@ -11,13 +11,16 @@ import os
 import pytest
 
 from houkai.domain.config import set_settings
-from houkai.domain.model import ValidationError
+from houkai.domain.model import HybridWeights, Memory, ValidationError
 from houkai.domain.text import stem_tokens
 from houkai.recall import candidates
-from houkai.recall.parsed import read_query
+from houkai.recall.candidates import Candidate
+from houkai.recall.parsed import ParsedQuery, read_query
 from houkai.recall.stages import default_names
+from houkai.recall.stages.base import StageContext
+from houkai.recall.stages.prf import rm3_plan
 from houkai.recall.synonyms import Vocabulary, parse_groups, vocabulary
-from houkai.store.lexstats import TermStats, bm25_scores
+from houkai.store.lexstats import TermStats, bm25_scores, candidate_terms
 
 LINT = "Formatter/linter in notify-service: ruff."
 NOTES = [
@@ -52,16 +55,17 @@ def test_a_bad_group_is_refused_with_its_line(text: str, message: str) -> None:
         parse_groups(text, "mine.txt")
 
 
-def test_related_gives_each_term_its_group_by_word_or_stem() -> None:
+def test_related_gives_each_term_its_group_by_word_or_inflection() -> None:
     vocab = Vocabulary.of([("linter", "lint", "formatter"), ("gift", "present")])
-    # "checks" is no group word; "linting" finds the group by its stem ("lint")
+    # "checks" is no group word; "linting" is an inflection of "lint"
     assert vocab.related(["style", "linting", "checks"]) == {
         "linting": ("linter", "lint", "formatter")
     }
-    # a group word the question holds itself is not its own synonym
+    # two question words of one group each fold the other: a note saying both weighs
+    # no less than one saying a synonym
     assert vocab.related(["lint", "formatter"]) == {
-        "lint": ("linter",),
-        "formatter": ("linter",),
+        "lint": ("linter", "formatter"),
+        "formatter": ("linter", "lint"),
     }
     assert vocab.related(["budget"]) == {}
 
@@ -122,6 +126,73 @@ def test_a_synonym_weighs_what_the_word_asked_weighs_in_its_group() -> None:
     assert folded["asked"] < alone["asked"]
 
 
+def test_two_question_words_of_one_group_never_let_a_synonym_outscore_them() -> None:
+    stats = _stats({w: 10 for w in ("style", "checker", "linter", "lint", "formatter", "format")})
+    related = vocabulary().related(["style", "checker"])
+    texts = {"asked": "style checker notes", "one": "style notes", "synonym": "linter notes"}
+    scores = bm25_scores(["style", "checker"], texts, None, "k", stats, related=related)  # type: ignore[arg-type]
+    assert scores["asked"] > scores["synonym"] > 0
+    assert scores["one"] == pytest.approx(scores["synonym"])
+
+
+def test_over_exact_tokens_a_stems_frequency_counts_once() -> None:
+    # a question that names nothing is matched over exact tokens, but a stemmed
+    # collection's frequencies are its stems': "test", "tests", "testing" are one
+    stats = TermStats(n_docs=100, total_len=800, df={"tested": 50, "test": 50, "tests": 50,
+                      "testing": 50}, stemmed=False, counted=True)  # fmt: skip
+    related = {"tested": ("test", "tests", "testing")}
+    folded = bm25_scores(["tested"], {"t": "tests pass"}, None, "k", stats, related=related)  # type: ignore[arg-type]
+    idf = math.log(1 + (100 - 50 + 0.5) / (50 + 0.5))
+    assert folded["t"] == pytest.approx(idf * 2.2 / (1 + 1.2 * (1 - 0.75 + 0.75 * 2 / 8)))
+
+
+def test_a_synonym_matches_by_word_or_inflection_not_by_stem() -> None:
+    # Snowball's stem of "production" is "product": a note on a product is no deployment
+    stats = _stats({"deployed": 5, "production": 5})
+    related = {"deployed": ("production",)}
+    texts = {"product": "billing-api product owner is Ana", "prod": "ships to production"}
+    scores = bm25_scores(["deployed"], texts, None, "k", stats, related=related)  # type: ignore[arg-type]
+    assert scores["product"] == 0.0 and scores["prod"] > 0
+    # an inflection of a synonym counts; a word of the term's own stem counts once
+    stats = _stats({"deployed": 5, "deploys": 5, "linter": 5})
+    related = {"deployed": ("deploys", "linter")}
+    texts = {"one": "deploys nightly", "inflected": "linters nightly", "none": "lint nightly"}
+    scores = bm25_scores(["deployed"], texts, None, "k", stats, related=related)  # type: ignore[arg-type]
+    assert scores["one"] == pytest.approx(scores["inflected"])
+    assert scores["one"] > 0 == scores["none"]
+
+
+def test_synonyms_are_searched_only_with_the_postings_the_words_asked_leave() -> None:
+    stats = _stats({"deploy": 6000, "billing": 3000, "ship": 2000, "prod": 500}, n=50_000)
+    searched = candidate_terms(["deploy", "billing"], stats, 10_000, synonyms=["ship", "prod"])
+    assert searched == ["deploy", "billing", "prod"]  # the words asked, then what fits
+    assert candidate_terms(["deploy"], stats, 1000, synonyms=["prod"]) == ["deploy"]
+    # and never more than a quarter of the budget, however much the words asked leave
+    stats = _stats({"billing": 3000, "ship": 2000, "prod": 500, "deployment": 1500}, n=50_000)
+    searched = candidate_terms(["billing"], stats, 10_000, ["ship", "prod", "deployment"])
+    assert searched == ["billing", "prod", "deployment"]
+
+
+def test_rm3_leaves_out_the_synonyms_already_searched() -> None:
+    texts = [
+        "Formatter/linter in notify-service: ruff, pinned in pyproject.",
+        "The linter config for notify-service lives in pyproject.",
+    ]
+    pool = {
+        str(i): Candidate(Memory(id=str(i), text=t), cosine=0.5, lexical=1.0)
+        for i, t in enumerate(texts)
+    }
+    query = ParsedQuery(text="What style checker does notify-service run?", now=0.0)
+    query.terms = ["style", "checker", "notify", "service", "run"]
+    query.related = vocabulary().related(query.terms)
+    query.stats = _stats({t: 3 for t in query.terms})
+    ctx = StageContext(None, None, query, (), HybridWeights(), True)  # type: ignore[arg-type]
+    plan = rm3_plan(ctx, pool)
+    assert plan is not None and plan.stems
+    assert not {"linter", "formatt"} & set(plan.stems)
+    assert "pyproject" in plan.stems  # what the top hits hold beyond the question
+
+
 # ------------------------------------------------------------------ recall
 def test_a_paraphrase_finds_the_note_through_its_synonym(store) -> None:
     store.remember_many([{"text": t, "tags": ["notify-service"]} for t in NOTES])
@@ -158,13 +229,13 @@ def test_a_users_file_adds_its_groups_through_the_setting(make_store, settings, 
     path = tmp_path / "ours.txt"
     path.write_text("# cluster names\nk8s kubernetes\n", encoding="utf-8")
     store = make_store(settings=settings.replace(recall_synonyms=str(path)))
-    store.remember_many(
-        ["ledger-worker deploys to the prod k8s cluster via Argo CD.", "Lunch is at noon."]
-    )
-    question = "Which kubernetes cluster runs ledger-worker?"
+    store.remember_many(["We run on k8s since March.", "Lunch is at noon."])
+    question = "Is kubernetes what we use?"
     hits = store.recall(question, k=2, mode="hybrid", explain=True)
     info = next(i for m, _, i in hits if "k8s" in m.text)
-    assert info["lexical"] > 0 and info["query"]["synonyms"]["kubernetes"] == ["k8s"]
+    assert info["lexical"] == 1.0 and info["query"]["synonyms"]["kubernetes"] == ["k8s"]
+    off = store.recall(question, k=2, mode="hybrid", explain=True, stages=_without("synonyms"))
+    assert all(i["lexical"] == 0 for _, _, i in off)  # no note holds a word of the question
     bad = tmp_path / "bad.txt"
     bad.write_text("pull-request, pr\n", encoding="utf-8")
     broken = make_store(
@@ -182,8 +253,23 @@ def test_a_file_edited_into_a_bad_state_keeps_the_groups_read_before(tmp_path, c
     os.utime(path, (2, 2))
     with caplog.at_level("ERROR", logger="houkai.recall.synonyms"):
         kept = vocabulary(str(path))
-    assert kept.related(["kubernetes"]) == {"kubernetes": ("k8s",)}
-    assert "line 2: a group needs two words or more" in caplog.text
+        again = vocabulary(str(path))  # the same bad file: neither read nor logged again
+    assert kept.related(["kubernetes"]) == {"kubernetes": ("k8s",)} == again.related(["kubernetes"])
+    assert caplog.text.count("line 2: a group needs two words or more") == 1
+
+
+def test_a_synonyms_path_must_name_a_small_file(tmp_path, monkeypatch) -> None:
+    with pytest.raises(ValidationError, match="is not a file"):
+        vocabulary(str(tmp_path))
+    big = tmp_path / "big.txt"
+    big.write_text("k8s kubernetes\n" * 80_000, encoding="utf-8")
+    with pytest.raises(ValidationError, match="bytes, over"):
+        vocabulary(str(big))
+    with pytest.raises(ValidationError, match="cannot read"):
+        vocabulary("bad\0path")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    (tmp_path / "ours.txt").write_text("k8s kubernetes\n", encoding="utf-8")
+    assert vocabulary("~/ours.txt").related(["k8s"]) == {"k8s": ("kubernetes",)}
 
 
 def test_the_servers_refuse_to_start_on_a_bad_synonyms_file(settings, tmp_path) -> None:
@@ -197,3 +283,5 @@ def test_the_servers_refuse_to_start_on_a_bad_synonyms_file(settings, tmp_path) 
     set_settings(settings.replace(recall_synonyms=str(bad)))
     with pytest.raises(ValidationError, match="'it' is a stop word"):
         serve("stdio")
+    # with the stage off, the file is never read
+    assert create_app(settings.replace(recall_synonyms=str(bad), recall_stages="query"))

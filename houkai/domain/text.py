@@ -11,6 +11,7 @@ cannot carry RediSearch syntax, so user text never reaches the query parser raw.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
 from typing import Generic, TypeVar
@@ -124,6 +125,33 @@ def _stem_tokens(text: str) -> tuple[str, ...]:
 
 _stems = PerText(_stem_tokens)
 _stem_tokens_remembered = _stems.memo
+
+#: :func:`tokenize` as a tuple, remembered per text like :func:`stem_tokens` (BM25 reads a
+#: pool's exact tokens beside their stems when the question has synonyms, ADR 0096).
+exact_tokens: PerText[tuple[str, ...]] = PerText(lambda text: tuple(tokenize(text)))
+#: How often each exact token occurs in a text (read only: it is shared), remembered alike.
+exact_counts: PerText[Counter[str]] = PerText(lambda text: Counter(exact_tokens(text)))
+
+
+#: The endings of an inflection: "linting" is "lint" + "ing", "warned" is "warn" + "ed".
+_ENDINGS = ("s", "es", "d", "ed", "ing")
+
+
+def inflects(term: str, word: str) -> bool:
+    """Is *term* an inflection of *word* ("reviewed" of "review", "shipping" of "ship" by
+    its doubled consonant, "deleting" of "delete")? Not the other way round: "base" is
+    no form of "based in"."""
+    if len(term) <= len(word) or stem(term) != stem(word):
+        return False
+    if term.startswith(word):
+        rest = term[len(word) :]
+    elif word.endswith("e") and term.startswith(word[:-1]):
+        rest = term[len(word) - 1 :]  # "deleting" of "delete"
+    else:
+        return False
+    if len(rest) > 1 and rest[0] == word[-1]:
+        rest = rest[1:]  # "shipping" of "ship"
+    return rest in _ENDINGS
 
 
 def lexical_form(text: str) -> str:

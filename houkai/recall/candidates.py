@@ -323,11 +323,6 @@ def synonym_words(terms: list[str], related: Mapping[str, Sequence[str]] | None)
     return list(dict.fromkeys(extra))
 
 
-def with_synonyms(terms: list[str], related: Mapping[str, Sequence[str]] | None) -> list[str]:
-    """*terms*, then their synonyms: the words the keyword leg searches."""
-    return [*terms, *synonym_words(terms, related)] if related else terms
-
-
 def normalise_lexical(pool: Pool) -> bool:
     """``lexical`` = BM25 / the pool's best; True if any BM25 > 0."""
     top = max((c.bm25 for c in pool.values()), default=0.0)
@@ -363,7 +358,7 @@ def add_lexical(
     keyword_candidates(
         core,
         pool,
-        candidate_terms(with_synonyms(terms, related), stats),
+        candidate_terms(terms, stats, synonyms=synonym_words(terms, related)),
         where,
         size * 2,
         qvec,

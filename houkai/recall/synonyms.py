@@ -4,11 +4,12 @@ An agent writes "Formatter/linter in notify-service: ruff." and is later asked "
 style checker do I run on the notification service?": the two share no word, and a
 small embedding model barely links them. The ``synonyms`` stage folds each question
 word with the other words of its groups (:data:`BUILT_IN`, plus the file the
-``recall_synonyms`` setting names) into one BM25 term: a memory holding any of them
-counts for that word, and the term's document frequency is the sum of theirs, so a
-common group weighs what a common word weighs (a synonym never scores more than the
-word asked; ADR 0096). The synonyms are also searched, so a memory that holds only a
-synonym joins the candidates.
+``recall_synonyms`` setting names) into one BM25 term (:class:`houkai.store.lexstats.Fold`):
+a memory holding any of them, or an inflection of one, counts for that word, and the
+term's document frequency is the sum of theirs, so a common group weighs what a common
+word weighs and a synonym never scores more than the word asked (ADR 0096). The synonyms
+are also searched, within the postings the question's own words leave, so a memory that
+holds only a synonym joins the candidates.
 
 A group is one line of words separated by spaces or commas; ``#`` starts a comment.
 Each entry is one word as the index splits text ("heads-up" is two: write ``heads``).
@@ -18,12 +19,13 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..domain.model import ValidationError
-from ..domain.text import REDISEARCH_STOPWORDS, STOP_WORDS, stem, tokenize
+from ..domain.text import REDISEARCH_STOPWORDS, STOP_WORDS, inflects, stem, tokenize
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +91,7 @@ def parse_groups(text: str, origin: str = "synonyms") -> list[tuple[str, ...]]:
             continue
         words: list[str] = []
         for entry in body:
-            tokens = tokenize(entry)
+            tokens = list(dict.fromkeys(tokenize(entry)))  # a CJK pair is its own bigram
             if len(tokens) != 1:
                 raise ValidationError(
                     f"{origin}, line {number}: {entry!r} is not one word as the index "
@@ -135,87 +137,104 @@ class Vocabulary:
         )
 
     def related(self, terms: Sequence[str]) -> dict[str, tuple[str, ...]]:
-        """For each of the question's *terms* in a group, the group's other words (not
-        the term, nor another of the question's terms), at most :data:`MAX_PER_WORD`.
+        """For each of the question's *terms* in a group, the group's other words, at most
+        :data:`MAX_PER_WORD` (another of the question's words among them: "style" and
+        "checker" each count the other, so a note saying "style checker" weighs no less
+        than one saying "linter").
 
         A term is in a group when it is one of its words or an inflection of one
         ("linting" of "lint"), not merely a word of the same stem: "presentation" and
         "present" share the stem "present", yet a presentation is no gift."""
-        asked = set(terms)
         out: dict[str, tuple[str, ...]] = {}
         for term in terms:
             found = self._index.get(term, ())
             if not found:
-                word = next(
-                    (w for w in self._by_stem.get(stem(term), ()) if _inflects(term, w)), ""
-                )
+                word = next((w for w in self._by_stem.get(stem(term), ()) if inflects(term, w)), "")
                 found = self._index.get(word, ())
-            others = [w for w in found if w not in asked][:MAX_PER_WORD]
+            others = [w for w in found if w != term][:MAX_PER_WORD]
             if others:
                 out[term] = tuple(others)
         return out
 
 
-#: The endings of an inflection: "linting" is "lint" + "ing", "warned" is "warn" + "ed".
-_ENDINGS = ("s", "es", "d", "ed", "ing")
+#: The largest synonyms file read (a vocabulary, not a corpus).
+MAX_FILE_BYTES = 1 << 20
+
+#: One read of a file: its path and stamp (modification time, size, inode), and the
+#: vocabulary it gave or the error it raised.
+_Read = tuple[tuple[str, tuple[int, int, int]], "Vocabulary | ValidationError"]
+
+_last_read: dict[str, _Read] = {}  # by path: the latest read
+_last_good: dict[str, Vocabulary] = {}  # by path: the latest vocabulary a read gave
 
 
-def _inflects(term: str, word: str) -> bool:
-    """Is *term* an inflection of *word* ("reviewed" of "review", "shipping" of "ship" by
-    its doubled consonant, "deleting" of "delete")? Not the other way round: "base" is
-    no form of "based in"."""
-    if len(term) <= len(word) or stem(term) != stem(word):
-        return False
-    if term.startswith(word):
-        rest = term[len(word) :]
-    elif word.endswith("e") and term.startswith(word[:-1]):
-        rest = term[len(word) - 1 :]  # "deleting" of "delete"
-    else:
-        return False
-    if len(rest) > 1 and rest[0] == word[-1]:
-        rest = rest[1:]  # "shipping" of "ship"
-    return rest in _ENDINGS
-
-
-@lru_cache(maxsize=8)
-def _load(path: str, stamp: float) -> Vocabulary:
-    del stamp  # part of the cache key only: an edited file is read again
+def _read(path: str, stamp: tuple[int, int, int]) -> Vocabulary:
+    if stamp[1] > MAX_FILE_BYTES:
+        raise ValidationError(
+            f"recall_synonyms: {path} holds {stamp[1]:,} bytes, over {MAX_FILE_BYTES:,}"
+        )
     try:
         with open(path, encoding="utf-8") as fh:
-            text = fh.read()
+            text = fh.read(MAX_FILE_BYTES + 1)
     except (OSError, UnicodeDecodeError) as exc:
-        raise ValidationError(f"recall_synonyms: cannot read {path}: {exc}") from exc
+        raise ValidationError(f"recall_synonyms: cannot read {path}: {exc}") from None
     return Vocabulary.of([*parse_groups(BUILT_IN, "built-in"), *parse_groups(text, path)])
 
 
-#: The last vocabulary each file gave: a file edited into a bad state while a server runs
-#: keeps serving the groups it had (the error is logged), instead of failing every recall.
-_last_good: dict[str, Vocabulary] = {}
+def _stamp(path: str) -> tuple[int, int, int]:
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError) as exc:
+        raise ValidationError(f"recall_synonyms: cannot read {path}: {exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise ValidationError(f"recall_synonyms: {path} is not a file")
+    return info.st_mtime_ns, info.st_size, info.st_ino
 
 
 def vocabulary(path: str = "") -> Vocabulary:
     """The built-in groups, and the groups of the file at *path* when one is given (the
-    ``recall_synonyms`` setting), read again when the file changes.
+    ``recall_synonyms`` setting; ``~`` is the home directory), read again when the file
+    changes (its modification time, size or inode).
 
     Raises :class:`ValidationError` when the file cannot be read or holds a bad line,
     unless an earlier read of it succeeded: then that vocabulary stays, and the error is
-    logged."""
+    logged once per change of the file."""
     if not path:
         return _built_in()
+    path = os.path.expanduser(path)
+    found: Vocabulary | ValidationError
     try:
-        found = _load(path, os.stat(path).st_mtime)
-    except (OSError, ValidationError) as exc:
-        error = (
-            exc
-            if isinstance(exc, ValidationError)
-            else ValidationError(f"recall_synonyms: cannot read {path}: {exc}")
-        )
-        if path not in _last_good:
-            raise error from None
-        log.error("%s; recall keeps the synonyms read before", error)
-        return _last_good[path]
-    _last_good[path] = found
-    return found
+        key = (path, _stamp(path))
+    except ValidationError as exc:
+        key, found = (path, (0, -1, 0)), exc  # gone or no file: no read to repeat
+    else:
+        last = _last_read.get(path)
+        if last is not None and last[0] == key:
+            found = last[1]
+        else:
+            try:
+                found = _read(*key)
+            except ValidationError as exc:
+                found = exc
+    fresh = _last_read.get(path, (None, None))[0] != key
+    _last_read[path] = (key, found)
+    if isinstance(found, Vocabulary):
+        _last_good[path] = found
+        return found
+    if path not in _last_good:
+        raise found
+    if fresh:
+        log.error("%s; recall keeps the synonyms read before", found)
+    return _last_good[path]
+
+
+def check_setting(recall_stages: str, path: str) -> None:
+    """Read the ``recall_synonyms`` file when the settings' stages hold ``synonyms``: a
+    server calls it as it starts, so a bad file stops it there rather than at a recall."""
+    from .stages import resolve_stages
+
+    if "synonyms" in resolve_stages(None, recall_stages):
+        vocabulary(path)
 
 
 @lru_cache(maxsize=1)

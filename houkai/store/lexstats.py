@@ -29,7 +29,7 @@ from typing import Any
 import redis
 
 from ..db.decode import as_text
-from ..domain.text import stem, stem_tokens, tokenize
+from ..domain.text import exact_counts, exact_tokens, inflects, stem, stem_tokens, tokenize
 from .access import mirror_lua
 
 log = logging.getLogger(__name__)
@@ -246,6 +246,9 @@ def stemmed_stats(client: redis.Redis, stats_key: str) -> bool:
 # scores every document of the union to pick its top hits, about 1.2 µs each on this
 # machine: a 16k-document union cost 20 ms at 100k memories and grows with N (ADR 0053).
 CANDIDATE_POSTINGS = 10_000
+# Postings a question's synonyms may add to the keyword-candidate query (the ``synonyms``
+# recall stage, ADR 0096), within what its own words leave: a quarter, as RM3's.
+SYNONYM_POSTINGS = CANDIDATE_POSTINGS // 4
 #: The statistics hash's field that counts the collection's memories.
 DOC_COUNT_FIELD = "__N"
 #: "1" once a memory of the collection was superseded (never cleared: at worst the
@@ -269,6 +272,9 @@ class TermStats:
     #: does the collection hold superseded memories (None: not known yet,
     #: :data:`SUPERSEDED_FIELD`)
     superseded: bool | None = None
+    #: ``df`` holds stems' frequencies (every memory has its stems counted), even when
+    #: texts are matched over exact tokens: two words of one stem share one frequency
+    counted: bool = False
 
 
 def term_stats(
@@ -288,7 +294,7 @@ def term_stats(
     superseded = None if raw[3] in (None, b"", "") else raw[3] not in (b"0", "0")
     # Exact tokens on a stemmed collection keep the stem's frequency (an upper bound of
     # the token's): only plain collections still count plain terms.
-    return TermStats(n_docs, int(raw[1] or 0), df, stems and counted, superseded)
+    return TermStats(n_docs, int(raw[1] or 0), df, stems and counted, superseded, counted)
 
 
 def mark_superseded(client: Any, stats_key: str) -> None:
@@ -303,9 +309,17 @@ def note_none_superseded(client: redis.Redis, stats_key: str) -> None:
     client.hsetnx(stats_key, SUPERSEDED_FIELD, "0")
 
 
-def candidate_terms(terms: list[str], stats: TermStats, budget: int | None = None) -> list[str]:
+def candidate_terms(
+    terms: list[str],
+    stats: TermStats,
+    budget: int | None = None,
+    synonyms: Sequence[str] = (),
+) -> list[str]:
     """The query terms that find keyword candidates: all of them while their postings
     fit *budget*; past it the rarest ones that fit (always at least the rarest one).
+    Then the terms' *synonyms*, rarest first, while the postings left fit, and at most
+    :data:`SYNONYM_POSTINGS` of them: a synonym never takes the place of a word the
+    question asks, and costs a recall at most a quarter of the keyword query's walk.
 
     Only which documents join the pool changes: every pooled document is still
     scored over all *terms*. The common terms left out carry the least IDF, and a
@@ -313,18 +327,28 @@ def candidate_terms(terms: list[str], stats: TermStats, budget: int | None = Non
     collection under about 10k memories) the query is exactly the full one.
     """
     budget = CANDIDATE_POSTINGS if budget is None else budget
-    if sum(stats.df.get(t, 0) for t in terms) <= budget:
-        return terms
-    order = sorted(range(len(terms)), key=lambda i: (stats.df.get(terms[i], 0), i))
+    kept = _within(terms, stats, budget, at_least_one=True)
+    used = sum(stats.df.get(t, 0) for t in kept)
+    extra = [w for w in synonyms if w not in kept]
+    room = min(budget - used, SYNONYM_POSTINGS * budget // CANDIDATE_POSTINGS)
+    return [*kept, *_within(extra, stats, room, at_least_one=False)]
+
+
+def _within(words: list[str], stats: TermStats, budget: int, *, at_least_one: bool) -> list[str]:
+    """*words* whose postings fit *budget*, all of them if they do, else the rarest first
+    (the rarest one always, *at_least_one*), in their order."""
+    if sum(stats.df.get(t, 0) for t in words) <= budget:
+        return words
+    order = sorted(range(len(words)), key=lambda i: (stats.df.get(words[i], 0), i))
     keep: set[int] = set()
     used = 0
     for i in order:
-        df = stats.df.get(terms[i], 0)
-        if keep and used + df > budget:
+        df = stats.df.get(words[i], 0)
+        if used + df > budget and (keep or not at_least_one):
             break
         keep.add(i)
         used += df
-    return [terms[i] for i in sorted(keep)]
+    return [words[i] for i in sorted(keep)]
 
 
 def bm25_scores(
@@ -341,9 +365,7 @@ def bm25_scores(
 
     Over stems when the collection's statistics are stemmed ("book" scores "books"),
     over exact tokens for a collection not yet upgraded (:func:`upgrade`). *related*
-    folds a term's synonyms into it: a text holding any of them counts for the term,
-    whose document frequency is the sum of theirs (capped at N), so a synonym never
-    scores more than the word asked.
+    folds a term's synonyms into it (:class:`Fold`).
     """
     terms = list(dict.fromkeys(query_terms))
     if not terms or not texts:
@@ -354,32 +376,82 @@ def bm25_scores(
         stats = term_stats(client, stats_key, list(dict.fromkeys(wanted)), stems)
     n_docs = max(1, stats.n_docs)
     avgdl = max(1.0, stats.total_len / n_docs)
-
-    def form(word: str) -> str:
-        return stem(word) if stats.stemmed else word
-
     idf: dict[str, float] = {}
-    forms: dict[str, frozenset[str]] = {}
+    folds: dict[str, Fold] = {}
     for term in terms:
-        own = form(term)
+        own = stem(term) if stats.stemmed else term
         if own in idf:
             continue  # "book" and "books" in one question count once
-        group = {own: stats.df[term]}
-        for word in related.get(term, ()):
-            group.setdefault(form(word), stats.df[word])  # a stem's df counts once
-        df = min(sum(group.values()), n_docs)
-        forms[own] = frozenset(group)
+        df = stats.df[term]
+        synonyms = related.get(term, ())
+        if synonyms:
+            folds[own] = Fold(own, tuple(synonyms), stats.stemmed)
+            df = folds[own].df(term, stats)
         idf[own] = math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
-    split = stem_tokens if stats.stemmed else tokenize
+    split = stem_tokens if stats.stemmed else exact_tokens
+    if folds:
+        pool_words = set().union(*(exact_tokens(text) for text in texts.values()))
+        for fold in folds.values():
+            fold.learn(pool_words)
     scores: dict[str, float] = {}
     for key, text in texts.items():
         tokens = split(text)
         counts = Counter(tokens)
         dl = len(tokens)
+        exact = exact_counts(text) if folds else counts
         score = 0.0
         for own, weight in idf.items():
-            tf = sum(counts.get(f, 0) for f in forms[own])
+            tf = folds[own].count(exact, counts) if own in folds else counts.get(own, 0)
             if tf:
                 score += weight * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
         scores[key] = score
     return scores
+
+
+@dataclass
+class Fold:
+    """A question term with its synonyms, counted as one BM25 term (the ``synonyms``
+    recall stage, ADR 0096).
+
+    A text's occurrences of the term are its tokens of the term's own form (*own*: its
+    stem over stems) and those that are a synonym or an inflection of one ("linters" of
+    "linter"), each token once. Synonyms match by word, not by stem: Snowball's stem of
+    "production" is "product", and a note on a product is no deployment. The term's
+    document frequency is the sum of the term's and its synonyms' (a stem's once, when
+    the frequencies are stems'), capped at N: a common group weighs what a common word
+    weighs, and a synonym never more than the word asked."""
+
+    own: str
+    synonyms: tuple[str, ...]
+    stemmed: bool = False  # *own* is a stem: texts are matched over stems
+    #: the words of the texts scored that count as a synonym (:meth:`learn`)
+    words: frozenset[str] = frozenset()
+
+    def df(self, term: str, stats: TermStats) -> int:
+        def key(word: str) -> str:
+            return stem(word) if stats.counted else word
+
+        counted = {key(term): stats.df[term]}
+        for word in self.synonyms:
+            counted.setdefault(key(word), stats.df[word])
+        return min(sum(counted.values()), max(1, stats.n_docs))
+
+    def learn(self, vocabulary: Iterable[str]) -> None:
+        """Read which of *vocabulary* (the distinct words of the texts to score) count as a
+        synonym, once per scoring rather than once per text; a word of the term's own
+        form is counted as the term already."""
+        stems = {stem(s) for s in self.synonyms}
+        found = set()
+        for word in vocabulary:
+            if (stem(word) if self.stemmed else word) == self.own:
+                continue
+            if word in self.synonyms or (
+                stem(word) in stems and any(inflects(word, s) for s in self.synonyms)
+            ):
+                found.add(word)
+        self.words = frozenset(found)
+
+    def count(self, exact: Mapping[str, int], forms: Mapping[str, int]) -> int:
+        """The term's occurrences in a text, from the counts of its *exact* tokens and of
+        the *forms* BM25 matches them by (their stems over stems)."""
+        return forms.get(self.own, 0) + sum(exact.get(w, 0) for w in self.words)

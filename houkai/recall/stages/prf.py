@@ -30,6 +30,7 @@ from ..candidates import (
     keyword_args,
     knn_args,
     knn_pool,
+    synonym_words,
     together,
 )
 from .base import Signals, Stage, StageContext, provisional
@@ -91,11 +92,12 @@ def rm3_plan(ctx: StageContext, pool: Pool) -> lexical_feedback.Plan | None:
     if not top:
         return None
     top_tags = {t for c in top for t in c.memory.tags}
+    searched = synonym_words(ctx.query.terms, ctx.query.related)  # already searched
     return lexical_feedback.plan(
         ctx.query.terms,
         [c.memory.text for c in top],
         p.rm3_terms,
-        exclude={t.lower() for tag in top_tags for t in tag.split()},
+        exclude={t.lower() for tag in top_tags for t in tag.split()} | set(searched),
     )
 
 
