@@ -459,8 +459,7 @@ def serve(
 ) -> None:
     from houkai.recall.synonyms import check_setting
 
-    settings = _settings()
-    check_setting(settings.recall_stages, settings.recall_synonyms)  # a bad file stops here
+    check_setting(_settings().recall_synonyms)  # a bad synonyms file stops the server here
     if transport == "stdio":
         serve_stdio()
     elif transport == "http":

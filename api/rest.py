@@ -357,7 +357,7 @@ def create_app(
     settings = settings or (service.settings if service is not None else get_settings())
     service = service or MemoryService(settings, actor="http")
     token_list = load_tokens(settings.http_tokens if tokens is None else tokens)
-    check_setting(settings.recall_stages, settings.recall_synonyms)  # a bad file stops here
+    check_setting(settings.recall_synonyms)  # a bad synonyms file stops the server here
 
     app = Flask("houkai.api", static_folder=None)
     app.config["MAX_CONTENT_LENGTH"] = settings.http_max_body

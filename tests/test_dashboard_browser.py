@@ -242,9 +242,11 @@ def _text_of(driver, element_id: str) -> str | None:
 
 def _go(driver, hash_: str, name: str):
     before = _root(driver)
-    moves = driver.execute_script("return location.hash") != hash_
-    driver.execute_script("location.hash = arguments[0]", hash_)
-    return _view(driver, name, after=before if moves else None)
+    moved = driver.execute_script(  # as the browser encodes it: only a new hash re-renders
+        "const b = location.hash; location.hash = arguments[0]; return location.hash !== b;",
+        hash_,
+    )
+    return _view(driver, name, after=before if moved else None)
 
 
 def _login(driver, live: Live, token: str) -> None:

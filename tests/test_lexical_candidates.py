@@ -50,7 +50,7 @@ def _lexical_clauses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     real = candidates.search_args  # the keyword queries (the lexical leg and RM3) start there
 
     def spy(index: str, query: str, **kwargs: Any) -> Any:
-        if query.startswith("@lex:"):
+        if query.lstrip("(").startswith("@lex:"):  # with synonyms: ((@lex:(…))|(…))
             seen.append(query.split(")")[0])  # the terms, not the filters (they hold the time)
         return real(index, query, **kwargs)
 

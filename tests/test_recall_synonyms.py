@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import math
 import os
+import time
+import traceback
 
 import pytest
 
+from houkai.db.filters import filter_expr
 from houkai.domain.config import set_settings
 from houkai.domain.model import HybridWeights, Memory, ValidationError
 from houkai.domain.text import stem_tokens
@@ -162,6 +165,26 @@ def test_a_synonym_matches_by_word_or_inflection_not_by_stem() -> None:
     assert scores["one"] > 0 == scores["none"]
 
 
+def test_two_question_words_of_one_stem_keep_their_synonyms_in_either_order() -> None:
+    # "host" has no group, "hosting" has; one stem, one BM25 term, whichever came first
+    texts = {"t": "deployed on friday"}
+    for terms in (["host", "hosting"], ["hosting", "host"]):
+        related = vocabulary().related(terms)
+        stats = _stats({w: 5 for w in [*terms, *related["hosting"]]})
+        assert "host" not in related and "deployed" in related["hosting"]
+        scores = bm25_scores(terms, texts, None, "k", stats, related=related)  # type: ignore[arg-type]
+        assert scores["t"] > 0, terms
+
+
+def test_over_exact_tokens_the_asked_word_inflects_as_its_synonyms_do() -> None:
+    stats = TermStats(n_docs=100, total_len=800, df={"approve": 5, "review": 5},
+                      stemmed=False, counted=True)  # fmt: skip
+    texts = {"own": "we approved the plan", "synonym": "we reviewed the plan"}
+    scores = bm25_scores(["approve"], texts, None, "k", stats, related={"approve": ("review",)})  # type: ignore[arg-type]
+    assert scores["own"] == pytest.approx(scores["synonym"])
+    assert scores["own"] > 0
+
+
 def test_synonyms_are_searched_only_with_the_postings_the_words_asked_leave() -> None:
     stats = _stats({"deploy": 6000, "billing": 3000, "ship": 2000, "prod": 500}, n=50_000)
     searched = candidate_terms(["deploy", "billing"], stats, 10_000, synonyms=["ship", "prod"])
@@ -225,6 +248,24 @@ def test_a_note_holding_only_a_synonym_joins_the_candidates(store) -> None:
     assert [c.memory.text for c in pool.values()] == ["LEGO sets are a good gift idea."]
 
 
+def test_the_recalls_filter_binds_the_synonyms_too(store) -> None:
+    store.remember_many(
+        [
+            {"text": "LEGO sets are a good gift idea.", "tags": ["tim"]},
+            {"text": "A gift card works for anyone.", "tags": ["other"]},
+            {"text": "Buy a present for the team party.", "tags": ["other"]},
+        ]
+    )
+    question = "What present could I buy?"
+    read = read_query(store, question, 0.0, hybrid=True, synonyms=vocabulary())
+    pool: dict = {}
+    where = filter_expr(tag="tim", now=time.time())
+    assert candidates.add_lexical(
+        store, pool, read.terms, read.stats, where, 10, None, read.related
+    )
+    assert {c.memory.text for c in pool.values()} == {"LEGO sets are a good gift idea."}
+
+
 def test_a_users_file_adds_its_groups_through_the_setting(make_store, settings, tmp_path) -> None:
     path = tmp_path / "ours.txt"
     path.write_text("# cluster names\nk8s kubernetes\n", encoding="utf-8")
@@ -258,6 +299,17 @@ def test_a_file_edited_into_a_bad_state_keeps_the_groups_read_before(tmp_path, c
     assert caplog.text.count("line 2: a group needs two words or more") == 1
 
 
+def test_a_bad_file_raises_a_fresh_error_each_time(tmp_path) -> None:
+    bad = tmp_path / "bad.txt"
+    bad.write_text("kubernetes\n", encoding="utf-8")
+    depths = []
+    for _ in range(3):
+        with pytest.raises(ValidationError, match="a group needs two words") as caught:
+            vocabulary(str(bad))
+        depths.append(len(traceback.extract_tb(caught.value.__traceback__)))
+    assert len(set(depths)) == 1  # one raise each time, not one error raised again
+
+
 def test_a_synonyms_path_must_name_a_small_file(tmp_path, monkeypatch) -> None:
     with pytest.raises(ValidationError, match="is not a file"):
         vocabulary(str(tmp_path))
@@ -283,5 +335,6 @@ def test_the_servers_refuse_to_start_on_a_bad_synonyms_file(settings, tmp_path) 
     set_settings(settings.replace(recall_synonyms=str(bad)))
     with pytest.raises(ValidationError, match="'it' is a stop word"):
         serve("stdio")
-    # with the stage off, the file is never read
-    assert create_app(settings.replace(recall_synonyms=str(bad), recall_stages="query"))
+    # with the stage off too: a caller may turn it on per recall
+    with pytest.raises(ValidationError, match="'it' is a stop word"):
+        create_app(settings.replace(recall_synonyms=str(bad), recall_stages="query"))

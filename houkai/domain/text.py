@@ -101,9 +101,9 @@ class PerText(Generic[T]):
     document is read each time rather than held in memory. ``memo`` is the
     :func:`functools.lru_cache` behind it."""
 
-    def __init__(self, read: Callable[[str], T]) -> None:
+    def __init__(self, read: Callable[[str], T], size: int = TEXT_MEMO) -> None:
         self.read = read
-        self.memo = lru_cache(maxsize=TEXT_MEMO)(read)
+        self.memo = lru_cache(maxsize=size)(read)
 
     def __call__(self, text: str) -> T:
         return self.memo(text) if len(text) <= STEM_CACHE_CHARS else self.read(text)
@@ -126,11 +126,11 @@ def _stem_tokens(text: str) -> tuple[str, ...]:
 _stems = PerText(_stem_tokens)
 _stem_tokens_remembered = _stems.memo
 
-#: :func:`tokenize` as a tuple, remembered per text like :func:`stem_tokens` (BM25 reads a
-#: pool's exact tokens beside their stems when the question has synonyms, ADR 0096).
-exact_tokens: PerText[tuple[str, ...]] = PerText(lambda text: tuple(tokenize(text)))
-#: How often each exact token occurs in a text (read only: it is shared), remembered alike.
-exact_counts: PerText[Counter[str]] = PerText(lambda text: Counter(exact_tokens(text)))
+#: How often each of :func:`tokenize`'s tokens occurs in a text (read only: it is shared),
+#: remembered per text like :func:`stem_tokens` but for a quarter as many texts, since
+#: each holds its own strings (at most about 14 MB): BM25 over exact tokens reads it, and
+#: over stems it when the question has synonyms (ADR 0096).
+exact_counts: PerText[Counter[str]] = PerText(lambda text: Counter(tokenize(text)), TEXT_MEMO // 4)
 
 
 #: The endings of an inflection: "linting" is "lint" + "ing", "warned" is "warn" + "ed".

@@ -34,6 +34,8 @@ log = logging.getLogger(__name__)
 # here, every server keeps the candidates the stages were measured with (BM25STD cost
 # 0.4 points of LoCoMo R@5, ADR 0064).
 KEYWORD_SCORER = "TFIDF"
+#: The weight of a question's synonyms in the keyword query's ranking (ADR 0096).
+SYNONYM_WEIGHT = 0.5
 
 
 @dataclass
@@ -181,14 +183,20 @@ def vector_candidates(
     return knn_pool(core, hits, known)
 
 
-def keyword_query(words: list[str], where: str) -> str:
-    """The keyword candidate query: any of *words*, under the recall's filter *where*.
+def keyword_query(words: list[str], where: str, synonyms: Sequence[str] = ()) -> str:
+    """The keyword candidate query: any of *words*, or of their *synonyms* weighed at
+    :data:`SYNONYM_WEIGHT`, under the recall's filter *where*.
 
     The filter is a zero-weight clause. Intersected plainly, the "live" clauses every
     recall carries changed RediSearch's TFIDF scores so much that a memory matching every
     word of the query fell out of the first 20 hits: 7 of 200 facts, 18 of 150 at 100k
-    (0 of each with weight 0; ADR 0069)."""
+    (0 of each with weight 0; ADR 0069). A synonym is rarer than the word asked as often
+    as not: at full weight, memories holding only a synonym would take the query's
+    places from those holding the words asked (ADR 0096)."""
     clause = lexical_clause(words)
+    if synonyms:
+        weak = f"({lexical_clause(list(synonyms))})=>{{$weight: {SYNONYM_WEIGHT}}}"
+        clause = f"(({clause})|({weak}))"  # one clause: the filter below binds to it all
     return clause if where == "*" else f"{clause} ({where})=>{{$weight: 0.0}}"
 
 
@@ -199,11 +207,18 @@ def cosine_to(vec: np.ndarray | None, qvec: np.ndarray | None) -> float:
     return finite_cosine(float(np.dot(vec, qvec)))
 
 
-def keyword_args(words: list[str], where: str, limit: int, index: str, verbatim: bool) -> list:
+def keyword_args(
+    words: list[str],
+    where: str,
+    limit: int,
+    index: str,
+    verbatim: bool,
+    synonyms: Sequence[str] = (),
+) -> list:
     """The ``FT.SEARCH`` of :func:`keyword_candidates` (to queue on a pipeline)."""
     return search_args(
         index,
-        keyword_query(words, where),
+        keyword_query(words, where, synonyms),
         return_fields=(*SEARCH_FIELDS, "vec"),
         limit=limit,
         verbatim=verbatim,
@@ -249,12 +264,13 @@ def keyword_candidates(
     *,
     verbatim: bool = False,
     rm3: tuple[str, ...] = (),
+    synonyms: Sequence[str] = (),
 ) -> list[str]:
-    """Search *words* as one keyword query under the recall's filter *where* and add
-    the memories not yet in *pool* as candidates (cosine to *qvec*); returns their
-    ids. A failing query adds nothing: a lexical bonus is never worth failing the
-    recall."""
-    args = keyword_args(words, where, limit, core.keys.index, verbatim)
+    """Search *words* (and their *synonyms*, weighed less) as one keyword query under
+    the recall's filter *where* and add the memories not yet in *pool* as candidates
+    (cosine to *qvec*); returns their ids. A failing query adds nothing: a lexical
+    bonus is never worth failing the recall."""
+    args = keyword_args(words, where, limit, core.keys.index, verbatim, synonyms)
     try:
         _, hits = parse_search(core.client.execute_command(*args))
     except redis.exceptions.ResponseError:
@@ -355,14 +371,17 @@ def add_lexical(
     # found only through a stem ("+serv" for "served") would score nothing for that
     # term, and walking the expansion cost several times the postings the budget
     # counts (ADR 0060).
+    searched = candidate_terms(terms, stats, synonyms=synonym_words(terms, related))
+    asked = [w for w in searched if w in terms]
     keyword_candidates(
         core,
         pool,
-        candidate_terms(terms, stats, synonyms=synonym_words(terms, related)),
+        asked,
         where,
         size * 2,
         qvec,
         verbatim=not stats.stemmed,
+        synonyms=searched[len(asked) :],
     )
     texts = {mid: c.memory.text for mid, c in pool.items()}
     scores = bm25_scores(terms, texts, core.client, core.keys.lexstats, stats, related=related)

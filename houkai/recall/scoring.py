@@ -286,7 +286,7 @@ def apply_stages(ctx: StageContext, cands: list[Candidate], stages: list[Stage])
         return  # what the stages read and did is shown only to a caller who asks
     parse, read = ctx.query.parse, ctx.notes.get("entity_read", ctx.query.state)
     parsed = parse.to_dict() if parse is not None else None
-    if ctx.query.related:  # the synonyms the lexical leg searched (the ``synonyms`` stage)
+    if ctx.query.related:  # each term's synonyms, which BM25 counts as it (``synonyms``)
         parsed = {**(parsed or {}), "synonyms": {t: list(w) for t, w in ctx.query.related.items()}}
     question = read.to_dict() if read is not None else None
     for c in cands:

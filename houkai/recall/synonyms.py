@@ -161,8 +161,9 @@ class Vocabulary:
 MAX_FILE_BYTES = 1 << 20
 
 #: One read of a file: its path and stamp (modification time, size, inode), and the
-#: vocabulary it gave or the error it raised.
-_Read = tuple[tuple[str, tuple[int, int, int]], "Vocabulary | ValidationError"]
+#: vocabulary it gave or the message of the error it raised (a message, not the error:
+#: raising one object again and again would grow its traceback with every recall).
+_Read = tuple[tuple[str, tuple[int, int, int]], "Vocabulary | str"]
 
 _last_read: dict[str, _Read] = {}  # by path: the latest read
 _last_good: dict[str, Vocabulary] = {}  # by path: the latest vocabulary a read gave
@@ -202,11 +203,11 @@ def vocabulary(path: str = "") -> Vocabulary:
     if not path:
         return _built_in()
     path = os.path.expanduser(path)
-    found: Vocabulary | ValidationError
+    found: Vocabulary | str
     try:
         key = (path, _stamp(path))
     except ValidationError as exc:
-        key, found = (path, (0, -1, 0)), exc  # gone or no file: no read to repeat
+        key, found = (path, (0, -1, 0)), str(exc)  # gone or no file: no read to repeat
     else:
         last = _last_read.get(path)
         if last is not None and last[0] == key:
@@ -215,25 +216,24 @@ def vocabulary(path: str = "") -> Vocabulary:
             try:
                 found = _read(*key)
             except ValidationError as exc:
-                found = exc
+                found = str(exc)
     fresh = _last_read.get(path, (None, None))[0] != key
     _last_read[path] = (key, found)
     if isinstance(found, Vocabulary):
         _last_good[path] = found
         return found
     if path not in _last_good:
-        raise found
+        raise ValidationError(found)
     if fresh:
         log.error("%s; recall keeps the synonyms read before", found)
     return _last_good[path]
 
 
-def check_setting(recall_stages: str, path: str) -> None:
-    """Read the ``recall_synonyms`` file when the settings' stages hold ``synonyms``: a
-    server calls it as it starts, so a bad file stops it there rather than at a recall."""
-    from .stages import resolve_stages
-
-    if "synonyms" in resolve_stages(None, recall_stages):
+def check_setting(path: str) -> None:
+    """Read the ``recall_synonyms`` file, when one is set: a server calls it as it starts,
+    so a bad file stops it there rather than at a recall (a caller may turn the stage on
+    per recall, whatever the ``recall_stages`` setting says)."""
+    if path:
         vocabulary(path)
 
 

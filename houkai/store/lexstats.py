@@ -29,7 +29,7 @@ from typing import Any
 import redis
 
 from ..db.decode import as_text
-from ..domain.text import exact_counts, exact_tokens, inflects, stem, stem_tokens, tokenize
+from ..domain.text import exact_counts, inflects, stem, stem_tokens, tokenize
 from .access import mirror_lua
 
 log = logging.getLogger(__name__)
@@ -376,29 +376,35 @@ def bm25_scores(
         stats = term_stats(client, stats_key, list(dict.fromkeys(wanted)), stems)
     n_docs = max(1, stats.n_docs)
     avgdl = max(1.0, stats.total_len / n_docs)
-    idf: dict[str, float] = {}
-    folds: dict[str, Fold] = {}
+    # one BM25 term per form: "book" and "books" in one question count once, and so do
+    # their synonyms, whichever of the two came first ("host", "hosting")
+    firsts: dict[str, str] = {}
+    synonyms: dict[str, list[str]] = {}
     for term in terms:
         own = stem(term) if stats.stemmed else term
-        if own in idf:
-            continue  # "book" and "books" in one question count once
+        firsts.setdefault(own, term)
+        synonyms.setdefault(own, []).extend(related.get(term, ()))
+    idf: dict[str, float] = {}
+    folds: dict[str, Fold] = {}
+    for own, term in firsts.items():
         df = stats.df[term]
-        synonyms = related.get(term, ())
-        if synonyms:
-            folds[own] = Fold(own, tuple(synonyms), stats.stemmed)
+        if synonyms[own]:
+            folds[own] = Fold(own, tuple(dict.fromkeys(synonyms[own])), stats.stemmed)
             df = folds[own].df(term, stats)
         idf[own] = math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
-    split = stem_tokens if stats.stemmed else exact_tokens
     if folds:
-        pool_words = set().union(*(exact_tokens(text) for text in texts.values()))
+        pool_words = set().union(*(exact_counts(text) for text in texts.values()))
         for fold in folds.values():
             fold.learn(pool_words)
     scores: dict[str, float] = {}
     for key, text in texts.items():
-        tokens = split(text)
-        counts = Counter(tokens)
-        dl = len(tokens)
-        exact = exact_counts(text) if folds else counts
+        if stats.stemmed:
+            tokens = stem_tokens(text)
+            counts, dl = Counter(tokens), len(tokens)
+            exact = exact_counts(text) if folds else counts
+        else:
+            counts = exact = exact_counts(text)
+            dl = sum(counts.values())
         score = 0.0
         for own, weight in idf.items():
             tf = folds[own].count(exact, counts) if own in folds else counts.get(own, 0)
@@ -438,15 +444,21 @@ class Fold:
 
     def learn(self, vocabulary: Iterable[str]) -> None:
         """Read which of *vocabulary* (the distinct words of the texts to score) count as a
-        synonym, once per scoring rather than once per text; a word of the term's own
-        form is counted as the term already."""
+        synonym, once per scoring rather than once per text. A word of the term's own
+        form is counted as the term already; over exact tokens, an inflection of the
+        term counts too ("approved" for "approve"), as an inflection of a synonym does:
+        a synonym never counts where the word asked would not."""
         stems = {stem(s) for s in self.synonyms}
+        own_stem = stem(self.own)
         found = set()
         for word in vocabulary:
-            if (stem(word) if self.stemmed else word) == self.own:
+            form = stem(word)
+            if (self.stemmed and form == self.own) or word == self.own:
                 continue
-            if word in self.synonyms or (
-                stem(word) in stems and any(inflects(word, s) for s in self.synonyms)
+            if (
+                word in self.synonyms
+                or (form in stems and any(inflects(word, s) for s in self.synonyms))
+                or (not self.stemmed and form == own_stem and inflects(word, self.own))
             ):
                 found.add(word)
         self.words = frozenset(found)
