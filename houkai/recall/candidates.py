@@ -372,16 +372,15 @@ def add_lexical(
     # term, and walking the expansion cost several times the postings the budget
     # counts (ADR 0060).
     searched = candidate_terms(terms, stats, synonyms=synonym_words(terms, related))
-    asked = [w for w in searched if w in terms]
     keyword_candidates(
         core,
         pool,
-        asked,
+        [w for w in searched if w in terms],
         where,
         size * 2,
         qvec,
         verbatim=not stats.stemmed,
-        synonyms=searched[len(asked) :],
+        synonyms=[w for w in searched if w not in terms],
     )
     texts = {mid: c.memory.text for mid, c in pool.items()}
     scores = bm25_scores(terms, texts, core.client, core.keys.lexstats, stats, related=related)

@@ -179,7 +179,7 @@ def _read(path: str, stamp: tuple[int, int, int]) -> Vocabulary:
             text = fh.read(MAX_FILE_BYTES + 1)
     except (OSError, UnicodeDecodeError) as exc:
         raise ValidationError(f"recall_synonyms: cannot read {path}: {exc}") from None
-    return Vocabulary.of([*parse_groups(BUILT_IN, "built-in"), *parse_groups(text, path)])
+    return Vocabulary.of([*_built_in().groups, *parse_groups(text, path)])
 
 
 def _stamp(path: str) -> tuple[int, int, int]:
