@@ -126,6 +126,22 @@ def test_context_stage_ranks_the_answer_turn_with_its_question(store) -> None:
     assert explained[answer.id]["score"] == pytest.approx(before[answer.id] + lift, rel=1e-3)
 
 
+@pytest.mark.parametrize("fusion", ["weighted", "rrf"])
+def test_explain_changes_no_rank_and_no_score(store, fusion: str) -> None:
+    """The parts of each score are built only for a caller who asks for them; asking
+    must not move a hit nor change its score."""
+    store.remember_many(FILLER + COOKING)
+    store.remember_many(EXCHANGE, sequence=True)
+    now = datetime.now(UTC).timestamp()  # recency measured from one clock for both
+    for stages in ((), None):
+        ask = {"k": 12, "mode": "hybrid", "stages": stages, "touch": False, "fusion": fusion}
+        ask["as_of"] = now
+        quiet = store.recall(QUERY, **ask)
+        told = store.recall(QUERY, explain=True, **ask)
+        assert [(m.id, s) for m, s in quiet] == [(m.id, s) for m, s, _ in told]
+        assert all("score" in e for _, _, e in told)
+
+
 def test_context_stage_brings_neighbours_into_the_pool(store) -> None:
     store.remember_many(FILLER + COOKING)
     _, answer = store.remember_many(EXCHANGE, sequence=True)

@@ -143,8 +143,14 @@ def score_semantic(cands: list[Candidate], w: HybridWeights) -> None:
 
 
 def score_weighted(
-    cands: list[Candidate], w: HybridWeights, now: float, lexical_active: bool
+    cands: list[Candidate],
+    w: HybridWeights,
+    now: float,
+    lexical_active: bool,
+    explain: bool = True,
 ) -> None:
+    """The weighted blend; the parts of each score go to ``explain`` only for a caller
+    who asks (building them for every candidate of every recall cost more than a stage)."""
     wc, wl, wr, wi = w.cosine, w.lexical, w.recency, w.importance
     if not lexical_active and wl > 0:
         rest = wc + wr + wi
@@ -160,6 +166,9 @@ def score_weighted(
             + wi * c.memory.importance
             + w.polarity_weight * c.memory.polarity
         )
+        if not explain:
+            c.explain = {}
+            continue
         c.explain = {
             "mode": "hybrid",
             "fusion": "weighted",
@@ -266,7 +275,7 @@ def apply_stages(ctx: StageContext, cands: list[Candidate], stages: list[Stage])
     what they read and did, in ``explain``."""
     if not cands:
         return
-    fusion, rrf_k = ctx.fusion, ctx.rrf_k
+    fusion, rrf_k, explain = ctx.fusion, ctx.rrf_k, ctx.request.explain
     signals = [s.signals(ctx, cands) for s in stages]
     for found in signals:
         for name, (weight, values) in found.items():
@@ -275,7 +284,8 @@ def apply_stages(ctx: StageContext, cands: list[Candidate], stages: list[Stage])
                 continue
             for c, v in zip(cands, values, strict=True):
                 c.score += weight * v
-                c.explain.setdefault("stages", {})[name] = round(weight * v, 6)
+                if explain:
+                    c.explain.setdefault("stages", {})[name] = round(weight * v, 6)
     for s in stages:
         s.smooth(ctx, cands)
     for s in stages:
@@ -311,7 +321,7 @@ def score_pool(ctx: StageContext, cands: list[Candidate]) -> list[Candidate]:
         if ctx.fusion == "rrf":
             score_rrf(cands, w, now, ctx.rrf_k, ctx.lexical_active)
         else:
-            score_weighted(cands, w, now, ctx.lexical_active)
+            score_weighted(cands, w, now, ctx.lexical_active, ctx.request.explain)
         if ctx.active:
             apply_stages(ctx, cands, pipeline(ctx.active))
         if w.graph > 0:
