@@ -12,7 +12,12 @@ Each set is a module here that writes one committed JSON file under
   by hand line by line rather than from templates (so it shares no sentence pattern
   with the two generated sets): people with look-alike names, six projects with
   parallel facts (owner, deadline, budget, stack, status, cadence), decisions and their
-  reversals, changing preferences, identifiers, and day-to-day notes as noise.
+  reversals, changing preferences, identifiers, and day-to-day notes as noise;
+* :mod:`.assistant`: a general chat assistant's memories about one user over six months
+  (work as a product manager, family, home, pets, health, money, travel), written by hand
+  and blind to how recall works: facts restated as they change (a third with a
+  ``supersedes`` link), look-alike colleagues, two children and two pets with parallel
+  facts, identifiers, loose or missing tags, and everyday noise.
 
 The first two come from templates filled by a seeded generator. All hold a few hundred
 short memories dated over months (``days_ago`` before the set's ``as_of``), facts that
@@ -35,4 +40,4 @@ set is a new set version, measured anew.
 
 from __future__ import annotations
 
-SETS: tuple[str, ...] = ("coding", "personal", "team")
+SETS: tuple[str, ...] = ("coding", "personal", "team", "assistant")

@@ -37,10 +37,13 @@ def topic_of(key: str) -> str:
     return head if head and tail.isdigit() else key
 
 
-def parse_memories() -> list[dict[str, Any]]:
-    """Every memory line as a dict (key, supersedes key, days, tags, text), file order."""
+def parse_memories(
+    blocks: tuple[str, ...] = (PROJECTS, PEOPLE, DECISIONS, IDENTIFIERS, NOTES, WORK),
+) -> list[dict[str, Any]]:
+    """Every memory line of *blocks* (this set's by default) as a dict (key, supersedes
+    key, days, tags, text), in file order."""
     rows: list[dict[str, Any]] = []
-    for block in (PROJECTS, PEOPLE, DECISIONS, IDENTIFIERS, NOTES, WORK):
+    for block in blocks:
         for line in block.strip().splitlines():
             key, days, tags, text = (part.strip() for part in line.split("|", 3))
             key, _, older = key.partition(">")
@@ -56,9 +59,10 @@ def parse_memories() -> list[dict[str, Any]]:
     return rows
 
 
-def parse_questions() -> list[dict[str, Any]]:
+def parse_questions(block: str = QUESTIONS) -> list[dict[str, Any]]:
+    """Every question line of *block* (this set's by default) as a dict."""
     rows = []
-    for line in QUESTIONS.strip().splitlines():
+    for line in block.strip().splitlines():
         kind, keys, topic, text = (part.strip() for part in line.split("|", 3))
         relevant = [k.strip() for k in keys.split(",")]
         rows.append(
@@ -67,39 +71,55 @@ def parse_questions() -> list[dict[str, Any]]:
     return rows
 
 
-def check(memories: list[dict[str, Any]], questions: list[dict[str, Any]]) -> None:
+def check(
+    memories: list[dict[str, Any]], questions: list[dict[str, Any]], name: str = "team"
+) -> None:
     """The labels' own rules: unique keys, links to older statements, each question's
     answers existing; a current answer has an older statement on its topic, a past
-    question asks about an older one on a topic with no supersede link."""
+    question asks about an older one on a topic with no supersede link. Errors name
+    the set *name*."""
     by_key = {m["key"]: m for m in memories if m["key"]}
     if len(by_key) != sum(1 for m in memories if m["key"]):
-        raise ValueError("team set: a memory key is used twice")
+        raise ValueError(f"{name} set: a memory key is used twice")
     linked = {topic_of(m["key"]) for m in memories if m["older"]}
     for m in memories:
         if m["older"]:
             older = by_key[m["older"]]
             if older["days"] <= m["days"]:
-                raise ValueError(f"team set: {m['key']} supersedes a newer memory")
+                raise ValueError(f"{name} set: {m['key']} supersedes a newer memory")
     for q in questions:
         if q["kind"] not in KINDS:
-            raise ValueError(f"team set: unknown kind {q['kind']!r}")
+            raise ValueError(f"{name} set: unknown kind {q['kind']!r}")
         missing = [k for k in q["keys"] if k not in by_key]
         if missing:
-            raise ValueError(f"team set: {q['text']!r} names unknown memories {missing}")
+            raise ValueError(f"{name} set: {q['text']!r} names unknown memories {missing}")
         key = q["keys"][0]
         same = [m for m in by_key.values() if topic_of(m["key"]) == topic_of(key)]
         newest = min(same, key=lambda m: m["days"])
         if q["kind"] == "current" and (len(same) < 2 or newest["key"] != key):
-            raise ValueError(f"team set: current question {q['text']!r} is not on an update")
+            raise ValueError(f"{name} set: current question {q['text']!r} is not on an update")
         if q["kind"] == "past" and (newest["key"] == key or topic_of(key) in linked):
-            raise ValueError(f"team set: past question {q['text']!r} asks a hidden or new fact")
+            raise ValueError(f"{name} set: past question {q['text']!r} asks a hidden or new fact")
 
 
 def build() -> Builder:
     memories = parse_memories()
     questions = parse_questions()
     check(memories, questions)
-    b = Builder(name="team", seed=SEED, as_of=AS_OF, prefix="t")
+    return assemble("team", SEED, AS_OF, "t", memories, questions)
+
+
+def assemble(
+    name: str,
+    seed: int,
+    as_of: str,
+    prefix: str,
+    memories: list[dict[str, Any]],
+    questions: list[dict[str, Any]],
+) -> Builder:
+    """The set *name* built from checked memory and question rows: each memory given an
+    hour of the working day, written oldest first, then the questions."""
+    b = Builder(name=name, seed=seed, as_of=as_of, prefix=prefix)
     ids: dict[str, str] = {}
     for n, m in enumerate(memories):  # written between 08:00 and 17:00 (as_of is noon)
         m["days"] += (12 - 8 - (n * 7) % 10) / 24

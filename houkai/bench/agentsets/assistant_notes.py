@@ -1,0 +1,163 @@
+# ruff: noqa: E501  (hand-written data tables)
+"""The ``assistant`` set's day-to-day memories: what a chat assistant also keeps, asked about by no one.
+
+One-off events, moods, small tasks and passing remarks over six months. Same line format
+as :mod:`.assistant_work`; every line is ``-`` (no question's answer).
+"""
+
+from __future__ import annotations
+
+WORK_NOTES = """
+- | 189 | | User asked for help rewriting a PRD intro so it reads less like a sales pitch.
+- | 186 | work | User finds Monday planning meetings draining; prefers to batch meetings on office days.
+- | 184 | | User wanted a template for a customer interview script (finance teams, 30 minutes).
+- | 182 | pelican | Pelican kickoff went well; Dev worried about Textract costs at scale.
+- | 179 | | User is annoyed that expense reports from the March sales kickoff still aren't reimbursed.
+- | 177 | | Asked for a summary of the differences between Lithic and Marqeta card issuing APIs.
+- | 175 | work | Drafted a Slack message to Gregor asking for a second designer. He said maybe in Q4.
+- | 173 | | User is reading "Escaping the Build Trap" again for a team book club at work.
+- | 171 | | Drafted interview questions for a senior PM candidate.
+- | 169 | pelican | "I'm so behind on Pelican interview notes" — wants a quick synthesis format.
+- | 167 | work | Company offsite at the Stanley Hotel in Estes Park, June 18–19.
+- | 164 | work | Wrote a one-pager on why receipt matching fails for hotel folios.
+- | 161 | mateo | User had a tense meeting with Mateo about a custom feature for one enterprise prospect.
+- | 158 | | Helped user prepare a 10-minute roadmap update for the all-hands.
+- | 156 | pelican | Customer interview with a hospital group's AP team: they photograph 3,000 receipts a month.
+- | 154 | | Asked how to say no to a VP request politely. Went with "not this quarter, here's why".
+- | 148 | | User's standup ran 25 minutes today; wants ideas to keep it under 15.
+- | 145 | pelican, ideas | User sketched a pricing idea for Pelican as a paid add-on; parked for now.
+- | 143 | work | Laptop keyboard double-typing the letter e. IT ticket filed.
+- | 139 | | Asked for SQL to count receipts per customer per week from the events table.
+- | 136 | work | Dev and Devon disagree about the receipt review screen. User will decide by Friday.
+- | 134 | | User wants to get better at saying less in exec reviews.
+- | 131 | osprey | Sat in on an Osprey design crit; the card freeze toggle is buried too deep.
+- | 129 | work, kids | Tandemly summer party at Coors Field, Aug 1 — bringing the kids.
+- | 127 | | Migration of old Confluence pages to Notion: user is doing the Pelican ones herself.
+- | 124 | pelican | Helped draft the Pelican beta feedback survey (8 questions).
+- | 120 | | User feels the Payments Experience team is stretched thin.
+- | 117 | work | Asked for a comparison of Google Document AI, Azure Document Intelligence and Textract pricing.
+- | 114 | | Booked a conference room for the Pelican beta retro.
+- | 109 | | User took Friday off to unpack boxes.
+- | 104 | work | Rumours of a reorg at Tandemly. User is nervous about who she'll report to.
+- | 97 | work | Reorg announced at the all-hands. Gregor is moving to lead the Payroll product line.
+- | 93 | | User's first Card Platform planning session: too many priorities, needs to cut half.
+- | 89 | osprey | Asked for help writing a kind message to Tamsin about the Osprey handover.
+- | 86 | amara | Drafted the Q4 roadmap slide for Amara. Three themes: activation, control, trust.
+- | 83 | work | Linear migration: user set up the Card Platform workspace views.
+- | 78 | | User wrote a blog post draft on the Pelican Document AI switch for the eng blog.
+- | 74 | | Asked how to run a good pre-mortem for Osprey.
+- | 72 | hiring | Hiring: user interviewed two PM candidates; liked the one from Brex.
+- | 69 | | User spent the afternoon on a Mixpanel funnel for Pelican beta accounts.
+- | 65 | tern | Ollie asked the user for feedback on the Tern rollout plan.
+- | 64 | work | Promotion announced! User says she's excited and a bit terrified.
+- | 59 | | Asked for a first-90-days plan as a Group PM.
+- | 55 | osprey | Call with Lithic about certification timing; they apologised again.
+- | 53 | japan-trip | User is out of office for the Japan trip Oct 9–19; Ollie covers Card Platform questions.
+- | 39 | work | Back from Japan: 400 unread Slack messages. Asked for a triage plan.
+- | 37 | | Pelican demo to the sales team went really well; Mateo wants a customer-facing deck.
+- | 34 | | User drafted the summit talk outline: problem, what failed, Document AI, results.
+- | 32 | chicago | Rehearsed the Chicago talk; it runs 28 minutes, needs to be 20.
+- | 24 | work | The Chicago talk went well. About 120 people; three customers asked for demos.
+- | 23 | | Asked how to write a launch announcement for Pelican GA that isn't boring.
+- | 19 | marigold | Hugo's first Marigold review: user thinks he's doing great.
+- | 15 | | User wants to block Friday mornings for deep work.
+- | 13 | pelican | Pelican GA day. Team celebrated with donuts from Voodoo.
+- | 11 | work | Performance calibration next week; user needs to write Ollie's and Hugo's reviews.
+- | 9 | | Asked for a template for year-end peer feedback.
+- | 7 | tern | Tern pilot prep: Ollie nervous about the EUR bug.
+- | 5 | work | User is tired; a lot of meetings this week before the holiday.
+- | 3 | | Asked for a list of things to wrap up before the December code freeze.
+- | 1 | osprey | Wants a weekly plan for next week with focus blocks for the Osprey launch checklist.
+"""
+
+HOME_NOTES = """
+- | 189 | food | User asked for a week of vegetarian-friendly dinners that kids will eat.
+- | 187 | family | Nora lost her first molar this week; tooth fairy rate is $2 in this house.
+- | 185 | | User is trying to get back into reading fiction before bed.
+- | 183 | baking | Made a sourdough starter; named it Doughtzilla.
+- | 181 | | Theo's school year ends June 4.
+- | 180 | travel | Asked for a packing list for a camping weekend at Golden Gate Canyon.
+- | 178 | biscuit | Biscuit dug up the neighbors' tulips. Again.
+- | 176 | | User's car needed new wiper blades.
+- | 174 | kids | Summer camp for Nora: Denver Zoo camp, June 16–20.
+- | 173 | elliot | Elliot has a loose tooth and is very proud of it.
+- | 160 | | Looking for a birthday gift for Jess — she likes ceramics and gin.
+- | 170 | baking | User baked the first loaf from the starter; a bit dense.
+- | 168 | | Theo has a cold.
+- | 166 | | Went to a Rockies game with the kids; Elliot fell asleep in the 6th inning.
+- | 165 | home | Asked what to do about a leaking kitchen faucet in the apartment; the landlord is slow.
+- | 163 | money | Wants to understand how HSA contributions work before open enrollment.
+- | 178 | elliot | Elliot's preschool graduation on Friday at 10am. He's wearing a tiny cap.
+- | 161 | | The family watched Spirited Away; Nora loved it, Elliot got scared of No-Face.
+- | 159 | | Elliot's summer camp: Bright Acorn summer session, mornings.
+- | 157 | nora | User asked how to talk to a 9-year-old about moving house.
+- | 155 | biscuit | Biscuit's annual shots are due in July.
+- | 153 | mochi | Mochi threw up on the rug; probably a hairball.
+- | 151 | house hunt | Started looking at houses in Park Hill and Hale. Budget up to $800k.
+- | 149 | house hunt | Walked through a house on Krameria Street; loved the backyard and the big maple.
+- | 147 | | Asked for questions to ask a home inspector.
+- | 144 | home | Home inspection: the sewer line needs a scope; the furnace is 18 years old.
+- | 141 | money | User is stressed about the down payment; moving money from the Ally savings account.
+- | 138 | nora | Nora's swim meet on Saturday — she got 2nd in 25m backstroke.
+- | 137 | gina | Gina is having a hard third trimester; user calls her on Sunday nights.
+- | 135 | | Asked for a moving checklist with kids and pets.
+- | 133 | | Theo is painting the kids' rooms at the new house this weekend: Nora chose teal.
+- | 131 | move | Booked movers: Two Men and a Truck, August 10, 8am.
+- | 129 | parents | User's parents listed the Scranton house; an open house is on Sunday.
+- | 126 | | Asked for a simple recipe with zucchini — the garden box overflowing.
+- | 122 | | Theo's grandma turned 95. Family call on FaceTime.
+- | 119 | move | Mochi hid under the bed all day when the movers' boxes arrived.
+- | 116 | | Forwarded mail to the new address with USPS.
+- | 115 | | Apartment walkthrough with the landlord on August 12 for the deposit.
+- | 113 | move, biscuit | Moving day was chaos. Biscuit escaped once and was found two houses down.
+- | 110 | | Kids' first night in the new house — Elliot slept in Nora's room.
+- | 108 | | Found a great taco truck on Colfax near the new house.
+- | 105 | school | Nora is nervous about the new school; made a first-day playlist with her.
+- | 103 | money | User got the apartment deposit back minus $150 for a carpet stain.
+- | 101 | | User wants to plant tulips in the front yard this fall.
+- | 103 | school | First day of school photos on the porch. Elliot refused to smile.
+- | 94 | | Theo started back at school; he's dreading the first staff meeting.
+- | 92 | elliot | Asked for ideas for a 5th birthday party for Elliot — dinosaur theme.
+- | 90 | elliot, party | Elliot's birthday party at the house: 12 kids, one broken lamp.
+- | 87 | | Asked how to get rid of fruit flies in the kitchen.
+- | 91 | car | Test drove a Mazda CX-50 and a Honda CR-V Hybrid. Liked the Mazda's seats better.
+- | 83 | home | User is tired of the old kitchen's lack of counter space; thinking about a remodel.
+- | 81 | | Mom and Dad are exhausted from packing but excited about Arizona.
+- | 77 | japan-trip | Asked for a Japan itinerary with downtime for the kids; no more than two sights a day.
+- | 76 | japan | Nora wants to see the deer in Nara; added a day trip from Kyoto.
+- | 73 | | Bought a portable Wi-Fi hotspot for Japan.
+- | 71 | mochi, health | Mochi's bloodwork is back; thyroid numbers are better.
+- | 69 | | User is learning some Japanese phrases on Duolingo; 40-day streak.
+- | 67 | | Theo's parents visited for a long weekend. Walter fixed the gate latch.
+- | 64 | biscuit | Biscuit got into the trash and ate a corn cob; emergency vet visit, he's fine.
+- | 62 | | Asked how to pack for two weeks in Japan with a carry-on each.
+- | 59 | japan-trip | Pet sitter for Japan: Jess will check on Mochi twice a day; Biscuit goes to Camp Bow Wow.
+- | 56 | japan | User bought JR Pass vouchers for the family (7 days).
+- | 54 | japan-trip | Packing day. Elliot packed six stuffed animals.
+- | 52 | japan-trip | Landed at Haneda. Everyone is a zombie.
+- | 50 | japan-trip | Tokyo: the kids loved the teamLab exhibit; Theo loved the depachika food halls.
+- | 47 | | Hakone: the ryokan onsen was a hit. Rain all day though.
+- | 45 | japan-trip | Kyoto: Fushimi Inari at 7am to beat the crowds. Worth it.
+- | 44 | | Nara day trip: Nora fed the deer, Elliot ran away from them.
+- | 43 | | Bought a cast-iron teapot in Kyoto for Noor.
+- | 42 | | Flying home tomorrow; Nora wants to move to Japan.
+- | 38 | | Jet lag is brutal; the kids were up at 3am.
+- | 36 | | Asked for a good beginner ramen recipe to recreate what they ate in Tokyo.
+- | 34 | nora, school | Nora's parent-teacher conference went great; Mr. Dubois says she reads above grade level.
+- | 31 | kids | Halloween: Nora was a ninja, Elliot a triceratops.
+- | 33 | | User carved the pumpkins with the kids; Biscuit ate a piece of one.
+- | 26 | | User's back is sore after the long run.
+- | 24 | remodel | The kitchen remodel permit was submitted to the city.
+- | 23 | | Race day tomorrow. Nervous, laid out the gear.
+- | 21 | | Post-race: legs dead, very happy.
+- | 18 | thanksgiving | Asked for a Thanksgiving menu for 11 people with a vegetarian main.
+- | 16 | thanksgiving | Theo is in charge of the turkey; user does the mushroom Wellington.
+- | 14 | | Bought a folding table for Thanksgiving; the dining table seats only eight.
+- | 12 | thanksgiving | Gina and Rafael are bringing Luca; need to borrow a travel crib.
+- | 10 | health | Elliot has a cough. Keeping him home tomorrow.
+- | 8 | | Asked for a timeline for Thanksgiving day cooking.
+- | 6 | | Nora's school has no classes Wednesday through Friday for Thanksgiving.
+- | 4 | | Thanksgiving was lovely. Dad cried at the toast.
+- | 2 | | Mom and Dad flew back to Tucson this morning.
+- | 1 | dad | User wants ideas for Dad's 70th birthday: maybe a family trip to Sedona.
+"""

@@ -1,0 +1,146 @@
+"""The hand-written, blind ``assistant`` agent-memory set: it loads, its labels hold.
+
+No recall runs here: the set was written without looking at how recall ranks it, and its
+tests check only the labels and the shape of the data.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+
+import pytest
+
+from houkai.bench import agentset_run
+from houkai.bench.agentsets import SETS, assistant
+from houkai.bench.agentsets.common import KINDS
+
+
+@pytest.fixture(scope="module")
+def data():
+    return agentset_run.load("assistant")
+
+
+def test_the_committed_json_is_what_the_module_builds(data):
+    """Nobody edits the JSON by hand; the module's text is the set."""
+    assert data == json.loads(json.dumps(assistant.build().document()))
+    assert "assistant" in SETS
+    assert data["name"] == "assistant" and data["as_of"] == assistant.AS_OF
+
+
+def test_ids_resolve_and_every_answer_exists(data):
+    ids = [m["id"] for m in data["memories"]]
+    assert len(ids) == len(set(ids)) and 350 <= len(ids) <= 450
+    assert all(i.startswith("a") for i in ids)
+    assert 100 <= len(data["queries"]) <= 150
+    by_id = {m["id"]: m for m in data["memories"]}
+    for q in data["queries"]:
+        assert q["relevant"] and set(q["relevant"]) <= set(by_id), q
+        assert q["kind"] in KINDS and q["split"] in ("dev", "test")
+    for m in data["memories"]:
+        if "supersedes" in m:  # a link always points at an older statement
+            assert by_id[m["supersedes"]]["days_ago"] > m["days_ago"], m
+        assert 0 < m["days_ago"] < 200 and m["text"].strip()
+
+
+def test_every_kind_is_asked_in_realistic_proportions(data):
+    kinds = Counter(q["kind"] for q in data["queries"])
+    assert set(kinds) == set(KINDS)
+    n = sum(kinds.values())
+    assert kinds["current"] / n >= 0.2 and kinds["distractor"] / n >= 0.15
+    assert kinds["paraphrase"] / n >= 0.15
+    assert kinds["multi-hop"] >= 10 and kinds["past"] >= 10 and kinds["keyword"] >= 10
+    for q in data["queries"]:
+        if q["kind"] == "multi-hop":  # two memories, the topic named on its own
+            assert len(q["relevant"]) >= 2 and q["topic"].startswith("mh."), q["text"]
+
+
+def test_tags_are_loose_and_often_missing(data):
+    """What an extractor writes: at least 40% of memories carry no tag at all, the rest
+    one or two."""
+    untagged = sum(1 for m in data["memories"] if not m["tags"])
+    assert untagged / len(data["memories"]) >= 0.4
+    assert all(len(m["tags"]) <= 2 for m in data["memories"])
+
+
+def test_a_good_share_is_noise(data):
+    """Day-to-day notes on no question's topic: roughly a third or more of the set."""
+    asked = {r for q in data["queries"] for r in q["relevant"]}
+    topics = {m.get("topic") for m in data["memories"] if m["id"] in asked}
+    noise = [m for m in data["memories"] if m.get("topic") not in topics]
+    assert len(noise) / len(data["memories"]) >= 0.33
+
+
+def test_a_current_answer_is_the_newest_of_several_statements(data):
+    by_id = {m["id"]: m for m in data["memories"]}
+    for q in data["queries"]:
+        if q["kind"] != "current":
+            continue
+        answer = by_id[q["relevant"][0]]
+        same = [m for m in data["memories"] if m.get("topic") == answer["topic"]]
+        assert len(same) >= 2, q["text"]  # the older value exists
+        assert min(same, key=lambda m: m["days_ago"])["id"] == answer["id"], q["text"]
+
+
+def test_updates_are_mostly_restated_without_a_link(data):
+    """About a third of the updates carry a ``supersedes`` link; the rest are restated."""
+    by_topic = Counter(m["topic"] for m in data["memories"] if m.get("topic"))
+    updates = sum(n - 1 for n in by_topic.values() if n > 1)
+    linked = sum(1 for m in data["memories"] if "supersedes" in m)
+    assert updates >= 50 and 0.2 <= linked / updates <= 0.45
+
+
+def test_past_questions_are_not_on_linked_topics(data):
+    """A past answer is an older statement on a topic whose update has no link (a link
+    would let default recall hide the answer)."""
+    by_id = {m["id"]: m for m in data["memories"]}
+    linked = {by_id[m["supersedes"]]["topic"] for m in data["memories"] if "supersedes" in m}
+    for q in data["queries"]:
+        if q["kind"] != "past":
+            continue
+        answer = by_id[q["relevant"][0]]
+        same = [m for m in data["memories"] if m.get("topic") == answer["topic"]]
+        assert answer["topic"] not in linked, q["text"]
+        assert min(same, key=lambda m: m["days_ago"])["id"] != answer["id"], q["text"]
+
+
+def test_the_split_is_disjoint_by_topic_and_about_half(data):
+    splits: dict[str, set[str]] = {}
+    for q in data["queries"]:
+        splits.setdefault(q["topic"], set()).add(q["split"])
+    assert all(len(s) == 1 for s in splits.values())
+    dev = sum(1 for q in data["queries"] if q["split"] == "dev")
+    assert 0.4 <= dev / len(data["queries"]) <= 0.6
+    assert agentset_run.questions(data, "dev") and agentset_run.questions(data, "test")
+
+
+def test_no_sentence_is_shared_with_the_other_sets(data):
+    """Written fresh: no run of five words in common with the coding, personal or team set."""
+
+    def runs(text: str) -> set[tuple[str, ...]]:
+        words = re.findall(r"[a-z0-9']+", text.lower())
+        return {tuple(words[i : i + 5]) for i in range(len(words) - 4)}
+
+    others: set[tuple[str, ...]] = set()
+    for name in ("coding", "personal", "team"):
+        other = agentset_run.load(name)
+        for item in other["memories"] + other["queries"]:
+            others |= runs(item["text"])
+    shared = [i["text"] for i in data["memories"] + data["queries"] if runs(i["text"]) & others]
+    assert shared == []
+
+
+def test_the_label_checks_refuse_a_wrong_label():
+    memories = assistant.parse_memories()
+    questions = assistant.parse_questions()
+    assistant.check(memories, questions)
+    stale = [dict(q, keys=["job.title.1"]) if q["kind"] == "current" else q for q in questions]
+    with pytest.raises(ValueError, match=r"assistant set: current question .* not on an update"):
+        assistant.check(memories, stale)
+    hidden = [dict(q, keys=["wifi.1"]) if q["kind"] == "past" else q for q in questions]
+    with pytest.raises(ValueError, match="hidden or new"):
+        assistant.check(memories, hidden)
+    unknown = [*questions, {"kind": "keyword", "keys": ["nope"], "topic": "x", "text": "?"}]
+    with pytest.raises(ValueError, match="unknown memories"):
+        assistant.check(memories, unknown)
