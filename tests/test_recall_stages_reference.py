@@ -16,6 +16,7 @@ from houkai.domain.model import HybridWeights
 from houkai.recall import state
 from houkai.recall.reference import naming
 from houkai.recall.slots import deal
+from houkai.recall.stages import resolve_stages
 
 MAYA = [
     ("Maya (sister) is based in Toronto.", 40, 0.95),
@@ -161,9 +162,15 @@ def test_written_seconds_apart_the_order_holds_read_seconds_apart_it_does_not(
     toronto, denver = ids[0], ids[2]
     question = "Where did Maya live before Toronto?"
     assert ranking(store, question)[0][0] == denver
-    by_reads = ranking(store, question, weights=HybridWeights(recency_basis="accessed"))
-    assert by_reads[0][0] == toronto
+    accessed = HybridWeights(recency_basis="accessed")
+    by_reads = ranking(store, question, weights=accessed)
     assert all("current_point" not in e["stages"] for _, e in by_reads)
+    # the stage leaves the order as the others made it: as if it were off
+    off = tuple(s for s in resolve_stages(None) if s != "current")
+    assert [i for i, _ in by_reads] == [
+        i for i, _ in ranking(store, question, weights=accessed, stages=off)
+    ]
+    assert toronto in [i for i, _ in by_reads[:2]]
 
 
 def test_a_second_deal_adds_to_what_explain_shows_of_the_first(embedder):

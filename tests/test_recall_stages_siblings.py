@@ -86,6 +86,27 @@ def test_a_newer_note_of_an_event_is_no_new_state(store: MemoryStore):
     assert ranked[0][0] == moved
 
 
+def test_a_newer_note_of_what_happened_today_is_no_new_state(store: MemoryStore):
+    """ "The standup ran 25 minutes today" tells of one day, not of the standup's time."""
+    daily, moves, ran, *_ = write_dated(
+        store,
+        [
+            ("Squad standup is daily at 9:30am MT on Zoom.", 152),
+            (
+                "Standup moves to 9:15 starting tomorrow so Dev can make his 9:45 staff meeting.",
+                151,
+            ),
+            ("User's standup ran 25 minutes today; wants ideas to keep it under 15.", 148),
+            ("Matteo works out of the New York office, so no meetings after 3pm.", 170),
+            *((text, 60 + i) for i, text in enumerate(OFFICE)),
+        ],
+    )
+    store.supersede(daily, moves)
+    ranked = ranking(store, "What time is our daily standup?")
+    assert ranked[0][0] == moves
+    assert dict(ranked)[ran]["stages"].get("current", 0) <= 0
+
+
 def test_the_questions_pronouns_are_no_words_an_update_must_hold(store: MemoryStore):
     assert "me" not in _asked_terms("How far ahead should you remind me about invoices?")
     assert "us" not in _asked_terms("Which days does Sanjay Rao work with us?")

@@ -109,12 +109,17 @@ def test_update_words() -> None:
         "`cargo nextest run` no longer works.",
         "They relocated to Toronto.",
         "Back to Harvest from November.",
+        "Standup moves to 9:15 starting tomorrow.",
+        "The team is switching to Linear next sprint.",
+        "Hugo takes over Marigold from Devon.",
     ):
         assert UPDATE_WORDS.search(text), text
     for text in (
         "Birchway has to launch by 31 October — their new clinic opens 1 Nov.",
         "Tim collects LEGO sets.",
         "Knowledge is power.",
+        "Nice dance moves at the party.",
+        "Changes to the cardholder agreement go through legal.",
     ):
         assert not UPDATE_WORDS.search(text), text
 

@@ -67,6 +67,14 @@ def previous_turn(memory: Memory) -> str | None:
     return next((x.to for x in memory.links if x.rel == FOLLOWS), None)
 
 
+def recorded(cands: Sequence[Candidate]) -> bool:
+    """Does the pool hold turns of a recorded exchange (memories that ``follow`` another)?
+    Only there is an episode a session of talk; notes an agent wrote on one day are not
+    about one thing because they share a day (ADR 0086). The whole pool is then read as
+    talk: a session's first turn follows nothing, and leaving it out cost LoCoMo."""
+    return any(previous_turn(c.memory) is not None for c in cands)
+
+
 def term_stats(
     core: StoreCore,
     terms: list[str],

@@ -52,7 +52,8 @@ knows which is the newer or whose it is.
   a topic's words when it says it is an update, names all the question names and repeats
   the value it replaces: "notify-service moved to Express; the chi app factory is gone",
   ADR 0089), and it does not tell of an event ("the build was failing on CI") unless it
-  says it is an update or repeats the old value ("it was 10:00 until March"). When it
+  says it is an update or repeats the old value ("it was 10:00 until March"); a note of
+  one day ("ran 25 minutes today") tells of an event too (ADR 0097). When it
   fails, the rest still stand if their newest says it is an update (ADR 0088). A newest
   written at the same instant as the next updates nothing, and one within ``current_gap``
   (one sitting, one batch in its order) only when it says it is an update (ADR 0092, 0093).
@@ -116,8 +117,13 @@ _PAST = re.compile(
 )
 _BEFORE = re.compile(r"\bbefore\b", re.I)
 _PAST_TENSE = re.compile(r"\b(did|was|were|had|used)\b", re.I)
-#: How a memory tells of an event rather than a state ("the build **was** failing …").
-_EVENT = re.compile(r"\b(?:did|was|were|had)\b", re.I)
+#: How a memory tells of an event rather than a state ("the build **was** failing …",
+#: "standup ran 25 minutes **today**", ADR 0097).
+_EVENT = re.compile(
+    r"\b(?:did|was|were|had|today|yesterday|tonight|last night"
+    r"|this (?:morning|afternoon|evening))\b",
+    re.I,
+)
 #: A past question asking for the first state ("What was its original port?").
 _ORIGINAL = re.compile(r"\b(?:originally|original|at first|initially)\b", re.I)
 _REFERENCE = re.compile(r"\b(?:before|after|instead of|rather than|other than|than)\b", re.I)

@@ -20,10 +20,14 @@ _NAME_WORD = re.compile(r"\b[A-Z][\w]+\b")
 #: How a memory says it replaces an earlier fact ("Sanjay is Tue–Thu **now**", "**moved**
 #: to Express", "**no longer** works", "**relocated** to Toronto"): an update, even when it
 #: words the topic differently from the fact it replaces (ADR 0086). "new" is not one of
-#: them: "the new clinic opens" states a fact, it does not replace one.
+#: them: "the new clinic opens" states a fact, it does not replace one. A change told in
+#: the present ("standup **moves to** 9:15 **starting** tomorrow", "**switching to**
+#: Linear") is one too; "changes to the agreement" is a noun (ADR 0097).
 UPDATE_WORDS = re.compile(
     r"\b(now|no longer|any ?more|instead|switched|moved|changed|relocated|replaced|"
-    r"back to|back on|dropped|migrated|took over|handed over|upgraded|bumped|relaxed|lifted)\b",
+    r"back to|back on|dropped|migrated|took over|handed over|upgraded|bumped|relaxed|lifted"
+    r"|(?:switch(?:es|ing)|mov(?:es|ing)|changing|relocat(?:es|ing)|migrat(?:es|ing)"
+    r"|upgrad(?:es|ing)) to|(?:takes|taking) over|(?:hands|handing) over|starting)\b",
     re.I,
 )
 

@@ -16,17 +16,9 @@ import math
 from typing import Any
 
 from ...domain.model import Memory
-from ..candidates import FOLLOWS, Candidate, Pool, fetched_candidate, previous_turn
+from ..candidates import FOLLOWS, Candidate, Pool, fetched_candidate, previous_turn, recorded
 from .base import Stage, StageContext, note, provisional
 from .query import asks
-
-
-def recorded(cands: list[Candidate]) -> bool:
-    """Does the pool hold turns of a recorded exchange (memories that ``follow`` another)?
-    Only there is an episode a session of talk; notes an agent wrote on one day are not
-    about one thing because they share a day (ADR 0086). The whole pool is then read as
-    talk: a session's first turn follows nothing, and leaving it out cost LoCoMo."""
-    return any(previous_turn(c.memory) is not None for c in cands)
 
 
 def admissible(memory: Memory, f: dict[str, Any]) -> bool:

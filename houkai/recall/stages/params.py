@@ -25,6 +25,7 @@ class StageParams:
     recency: float = 0.30  # recency weight when the question asks for the latest
     first: float = 0.30  # oldest-first boost for "first time / originally"
     names: float = 0.50  # candidate's tag/source names someone in the question (ADR 0051)
+    names_text: float = 0.5  # × names, for a note whose text, not tag, says so (ADR 0097)
     context: float = 0.30  # × the previous turn's score when it asked a question (half otherwise)
     context_next: float = 0.10  # × the next turn's score
     context_top: int = 10  # neighbours fetched for this many best candidates

@@ -5,8 +5,16 @@ higher lexical weight (exact tokens, or names some memory mentions), a recency w
 for "latest", boosts for memories in or near a named time window, the oldest for
 "first time", those whose tags or source name someone the question names, memories
 that state a time for a "when" question, and a small penalty for memories that are
-themselves questions (ADR 0025, ADR 0043, ADR 0051). The opt-in ``subjects`` stage reads
-whom an untagged memory is about from its text (ADR 0091).
+themselves questions (ADR 0025, ADR 0043, ADR 0051).
+
+Agents tag unevenly: "Dog walker: Ellie Navarro" tagged ``biscuit``, months later
+"Trent Olsen walks Biscuit Tuesday to Thursday" with no tag at all. A boost for the tag
+alone ranks every tagged note on Biscuit, a dug-up tulip bed included, above the untagged
+answer. Among an agent's separate notes (not a recorded exchange, whose speakers are its
+tags), a note not tagged so gets :attr:`~.params.StageParams.names_text` of the boost for
+what its text says it is about (:func:`houkai.recall.subjects.about`: its opening names
+them, or it is the second hop of one that does; ADR 0097). The opt-in ``subjects`` stage
+raises that to the full boost in a collection that tags no one (ADR 0091).
 """
 
 from __future__ import annotations
@@ -14,7 +22,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ...domain.model import HybridWeights
-from ..candidates import Candidate
+from .. import subjects
+from ..candidates import Candidate, recorded
 from ..query import DAY, QueryParse, states_time, time_proximity
 from .base import Signals, Stage, StageContext, note
 from .params import StageParams
@@ -45,6 +54,17 @@ def tagged_names(cands: list[Candidate], names: set[str]) -> list[float]:
         else 0.0
         for c in cands
     ]
+
+
+def named_shares(cands: list[Candidate], names: set[str], text_share: float) -> list[float]:
+    """Per candidate, how much it is about someone the question names (*names*,
+    lower-cased): 1 when its tags or source name them; else, among separate notes,
+    *text_share* × what its text says (:func:`houkai.recall.subjects.about`)."""
+    tagged = tagged_names(cands, names)
+    if text_share <= 0 or recorded(cands):
+        return tagged
+    said = subjects.about(cands, names)
+    return [max(t, text_share * s) for t, s in zip(tagged, said, strict=True)]
 
 
 def asks(c: Candidate) -> bool:
@@ -79,7 +99,8 @@ class QueryStage(Stage):
             span = hi - lo
             out["first"] = (p.first, [(hi - t) / span if span > 0 else 0.0 for t in created])
         if parse.names and p.names > 0:
-            out["names"] = (p.names, tagged_names(cands, {n.lower() for n in parse.names}))
+            names = {n.lower() for n in parse.names}
+            out["names"] = (p.names, named_shares(cands, names, p.names_text))
         if parse.when_question and p.answer_time > 0:
             out["answer_time"] = (
                 p.answer_time,

@@ -6,13 +6,15 @@ the question asks about. When no candidate carries such a tag, this stage gives 
 boost (``names`` of the stage knobs) to the memories whose opening names them and to their
 second hops. It is off by default: on the dev splits it lifted the untagged copies of the
 personal and team sets (team R@5 0.836 → 0.893), but on the team set's test split it cost
-MRR 0.662 → 0.623 (tagged) and 0.637 → 0.602 (untagged).
+MRR 0.662 → 0.623 (tagged) and 0.637 → 0.602 (untagged). The ``query`` stage gives such
+notes :attr:`~.params.StageParams.names_text` of the boost by default (ADR 0097); this
+stage adds the rest.
 """
 
 from __future__ import annotations
 
 from .. import subjects
-from ..candidates import Candidate
+from ..candidates import Candidate, recorded
 from .base import Signals, Stage, StageContext
 from .query import tagged_names
 
@@ -28,7 +30,12 @@ class SubjectsStage(Stage):
         names = {n.lower() for n in parse.names}
         if any(tagged_names(cands, names)):
             return {}  # the collection tags by person: the query stage's boost holds
-        return {"subjects": (p.names, subjects.about(cands, names))}
+        weight = p.names
+        if "query" in ctx.active and not recorded(cands):
+            weight -= p.names * p.names_text  # the query stage gave that share already
+        if weight <= 0:
+            return {}
+        return {"subjects": (weight, subjects.about(cands, names))}
 
 
 STAGE = SubjectsStage()
