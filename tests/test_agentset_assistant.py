@@ -14,7 +14,7 @@ import pytest
 
 from houkai.bench import agentset_run
 from houkai.bench.agentsets import SETS, assistant
-from houkai.bench.agentsets.common import KINDS
+from houkai.bench.agentsets.common import KINDS, SUITE_SETS
 
 
 @pytest.fixture(scope="module")
@@ -26,6 +26,7 @@ def test_the_committed_json_is_what_the_module_builds(data):
     """Nobody edits the JSON by hand; the module's text is the set."""
     assert data == json.loads(json.dumps(assistant.build().document()))
     assert "assistant" in SETS
+    assert {"assistant", "assistant:sitting"} <= set(SUITE_SETS.split(","))  # in every run
     assert data["name"] == "assistant" and data["as_of"] == assistant.AS_OF
 
 
