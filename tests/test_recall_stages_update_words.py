@@ -6,10 +6,10 @@ real-Redis collections."""
 
 from __future__ import annotations
 
-from _dated import ranking, write_dated
+from _dated import ranking, scored_candidates, write_dated
 
 from houkai import MemoryStore
-from houkai.recall.state import topic_words
+from houkai.recall.state import ECHO_MOST, _distinct, topic_words
 from houkai.recall.statements import UPDATE_WORDS
 
 OFFICE = [
@@ -100,6 +100,23 @@ def test_an_update_on_another_attribute_of_the_same_person_stays_where_it_is(
     ranked = ranking(store, "Where does Mia work?")
     assert ranked[0][0] == job
     assert "current_group" not in dict(ranked)[diet].get("stages", {})
+
+
+def test_two_updates_of_different_facts_are_no_echo_of_each_other(embedder):
+    """Both say "moved": a word of change is no value an update repeats of the fact it
+    replaces, so it cannot make "Tamsin moved to the Payroll team" and "Osprey launch moved
+    to January 12" one topic; what they state still can."""
+    cands = scored_candidates(
+        embedder,
+        [
+            ("Osprey launch moved to January 12; the certification slot slipped.", 81, 0.9),
+            ("User has taken over Osprey as PM; Tamsin moved to the Payroll team.", 40, 0.8),
+            ("Lithic account manager for Osprey is Paige Whitfield.", 120, 0.7),
+        ],
+    )
+    launch, owner, _ = _distinct(cands, frozenset({"osprey", "launch"}), ECHO_MOST)
+    assert "moved" not in launch | owner
+    assert {"january", "certification"} <= launch and {"tamsin", "payroll"} <= owner
 
 
 def test_update_words() -> None:

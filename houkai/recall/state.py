@@ -94,7 +94,7 @@ from .coverage import coverage, thing_words
 from .query import question_names
 from .reference import naming, put_first, state_before
 from .slots import deal
-from .statements import content_words, says_update, stated_values
+from .statements import UPDATE_WORDS, content_words, says_update, stated_values
 
 if TYPE_CHECKING:
     from ..store.lexstats import TermStats
@@ -222,10 +222,11 @@ def _distinct(top: list[Candidate], asked: frozenset[str], most: int) -> list[se
     question does not: what an update repeats of the fact it replaces ("chi" in "moved
     to Express; the chi app factory is gone" beside "uses chi for its web framework").
     A candidate brought up from below counts as a holder like any other: a word three of
-    them hold is no echo, whichever ranked where."""
+    them hold is no echo, whichever ranked where. Nor is a word of change: two updates of
+    different facts both say "moved" (ADR 0097)."""
     words = [_content_words(c.memory.text, asked) for c in top]
     holders = Counter(w for ws in words for w in ws)
-    return [{w for w in ws if holders[w] <= most} for ws in words]
+    return [{w for w in ws if holders[w] <= most and not UPDATE_WORDS.fullmatch(w)} for ws in words]
 
 
 def _groups(
