@@ -2,10 +2,11 @@
 by person or project (the opt-in ``subjects`` stage, ADR 0091).
 
 The ``names`` boost of the ``query`` stage lifts the memories whose tag (or source) is a
-name the question asks about (ADR 0051). An agent that does not tag its memories so gets
-nothing from it: with their tags stripped, the team set's dev split falls from R@5 0.893
-to 0.836. When no candidate of a recall's pool carries a question name as its tag or
-source, the text stands in for the tag:
+name the question asks about (ADR 0051). An agent that does not tag its memories so got
+nothing from it: with their tags stripped, the team set's dev split fell from R@5 0.893
+to 0.836. Here the text stands in for the tag: the ``query`` stage gives a note not tagged
+so half the boost for it (ADR 0097), and the opt-in ``subjects`` stage the rest when no
+candidate of a recall's pool carries a question name as its tag or source:
 
 * a memory that names them, capitalised, in its first :data:`OPENING` words is about them
   ("Zoe prefers a call now", "Pemberton's due date is now 15 January", "Best way to reach
