@@ -94,7 +94,7 @@ from .coverage import coverage, thing_words
 from .query import question_names
 from .reference import naming, put_first, state_before
 from .slots import deal
-from .statements import UPDATE_WORDS, content_words, says_update, stated_values
+from .statements import CHANGE_WORDS, content_words, says_update, stated_values
 
 if TYPE_CHECKING:
     from ..store.lexstats import TermStats
@@ -226,7 +226,7 @@ def _distinct(top: list[Candidate], asked: frozenset[str], most: int) -> list[se
     different facts both say "moved" (ADR 0097)."""
     words = [_content_words(c.memory.text, asked) for c in top]
     holders = Counter(w for ws in words for w in ws)
-    return [{w for w in ws if holders[w] <= most and not UPDATE_WORDS.fullmatch(w)} for ws in words]
+    return [{w for w in ws if holders[w] <= most and w not in CHANGE_WORDS} for ws in words]
 
 
 def _groups(

@@ -21,14 +21,27 @@ _NAME_WORD = re.compile(r"\b[A-Z][\w]+\b")
 #: to Express", "**no longer** works", "**relocated** to Toronto"): an update, even when it
 #: words the topic differently from the fact it replaces (ADR 0086). "new" is not one of
 #: them: "the new clinic opens" states a fact, it does not replace one. A change told in
-#: the present ("standup **moves to** 9:15 **starting** tomorrow", "**switching to**
-#: Linear") is one too; "changes to the agreement" is a noun (ADR 0097).
+#: the present is one too ("standup **moves to** 9:15 **starting tomorrow**", "**switches
+#: to** Linear", ADR 0097), but not a plan or a routine: "looked at moving to Teams",
+#: "the rota hands over every Monday", "takes over 30s", "changes to the agreement".
+_CALENDAR_WORD = (
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|may|june|july"
+    r"|august|september|october|november|december"
+)
 UPDATE_WORDS = re.compile(
     r"\b(now|no longer|any ?more|instead|switched|moved|changed|relocated|replaced|"
-    r"back to|back on|dropped|migrated|took over|handed over|upgraded|bumped|relaxed|lifted"
-    r"|(?:switch(?:es|ing)|mov(?:es|ing)|changing|relocat(?:es|ing)|migrat(?:es|ing)"
-    r"|upgrad(?:es|ing)) to|(?:takes|taking) over|(?:hands|handing) over|starting)\b",
+    r"back to|back on|dropped|migrated|handed over|upgraded|bumped|relaxed|lifted"
+    r"|(?:switches|moves|relocates|migrates|upgrades) to"
+    r"|(?:took|takes) over(?!\s+(?:\d|an?\b|half))"
+    rf"|starting (?:today|tomorrow|tonight|next|this|on|from|in|\d|{_CALENDAR_WORD}))\b",
     re.I,
+)
+#: The single words of :data:`UPDATE_WORDS`: they say a fact changed, never what it is
+#: (two updates of different facts both "moved"; ADR 0097).
+CHANGE_WORDS = frozenset(
+    "now longer anymore instead switched moved changed relocated replaced back dropped "
+    "migrated handed upgraded bumped relaxed lifted switches moves relocates migrates "
+    "upgrades took takes starting".split()
 )
 
 

@@ -1,5 +1,6 @@
 """Whom a memory is about, read from its text: for collections that do not tag memories
-by person or project (the opt-in ``subjects`` stage, ADR 0091).
+by person or project, or tag them unevenly (the ``query`` stage's share of the names
+boost, ADR 0097, and the opt-in ``subjects`` stage, ADR 0091).
 
 The ``names`` boost of the ``query`` stage lifts the memories whose tag (or source) is a
 name the question asks about (ADR 0051). An agent that does not tag its memories so got
@@ -94,6 +95,13 @@ def _hop_from(text: str, hops: dict[str, float], names: set[str]) -> float:
     if not names.isdisjoint(_mentions(text)):
         return 0.0
     return max(found)
+
+
+def readable(names: set[str], unseen: Sequence[str] = ()) -> set[str]:
+    """The question's *names* (lower-cased) a memory's opening can be about: not those no
+    memory mentions (*unseen*), nor a weekday or month ("Nora's calendar for Saturday" is
+    about Nora)."""
+    return names - {u.lower() for u in unseen} - _CALENDAR
 
 
 def about(cands: Sequence[Candidate], names: set[str]) -> list[float]:

@@ -32,8 +32,8 @@ THE RULE: these sets were written before any recall stage was tuned on them. Sta
 decisions are made on the ``dev`` split only; the ``test`` split is run once to
 confirm a decision and is NEVER tuned on (no weight, threshold, word list or
 phrasing may be chosen by looking at test results). Do not edit the generators to
-make a stage look better (nor the hand-written lines of :mod:`.team`): a change to a
-set is a new set version, measured anew.
+make a stage look better (nor the hand-written lines of :mod:`.team` and
+:mod:`.assistant`): a change to a set is a new set version, measured anew.
 
 ``python -m houkai.bench.agentsets`` rewrites every set's JSON deterministically.
 """

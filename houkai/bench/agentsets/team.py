@@ -84,6 +84,8 @@ def check(
     linked = {topic_of(m["key"]) for m in memories if m["older"]}
     for m in memories:
         if m["older"]:
+            if m["older"] not in by_key:
+                raise ValueError(f"{name} set: {m['key']} supersedes unknown {m['older']}")
             older = by_key[m["older"]]
             if older["days"] <= m["days"]:
                 raise ValueError(f"{name} set: {m['key']} supersedes a newer memory")
@@ -123,6 +125,7 @@ def assemble(
     ids: dict[str, str] = {}
     for n, m in enumerate(memories):  # written between 08:00 and 17:00 (as_of is noon)
         m["days"] += (12 - 8 - (n * 7) % 10) / 24
+    check(memories, questions, name)  # the hours must not swap a fact and its update
     for m in sorted(memories, key=lambda m: -m["days"]):  # oldest first, as written
         mid = b.memory(
             m["text"],

@@ -56,15 +56,27 @@ def tagged_names(cands: list[Candidate], names: set[str]) -> list[float]:
     ]
 
 
-def named_shares(cands: list[Candidate], names: set[str], text_share: float) -> list[float]:
+def text_share(ctx: StageContext, cands: list[Candidate]) -> float:
+    """The share of the names boost the ``query`` stage gives a note not tagged so, for
+    what its text says: :attr:`~.params.StageParams.names_text` among an agent's separate
+    notes, none in a recorded exchange (whose tags name its speakers) or without the
+    stage (the opt-in ``subjects`` stage adds the rest, ADR 0097)."""
+    if "query" not in ctx.active or recorded(cands):
+        return 0.0
+    return ctx.params.names_text
+
+
+def named_shares(
+    cands: list[Candidate], names: set[str], read: set[str], share: float
+) -> list[float]:
     """Per candidate, how much it is about someone the question names (*names*,
-    lower-cased): 1 when its tags or source name them; else, among separate notes,
-    *text_share* × what its text says (:func:`houkai.recall.subjects.about`)."""
+    lower-cased): 1 when its tags or source name them; else *share* × what its text says
+    of *read*, the names some memory mentions (:func:`houkai.recall.subjects.about`)."""
     tagged = tagged_names(cands, names)
-    if text_share <= 0 or recorded(cands):
+    if share <= 0 or not read:
         return tagged
-    said = subjects.about(cands, names)
-    return [max(t, text_share * s) for t, s in zip(tagged, said, strict=True)]
+    said = subjects.about(cands, read)
+    return [max(t, share * s) for t, s in zip(tagged, said, strict=True)]
 
 
 def asks(c: Candidate) -> bool:
@@ -100,7 +112,8 @@ class QueryStage(Stage):
             out["first"] = (p.first, [(hi - t) / span if span > 0 else 0.0 for t in created])
         if parse.names and p.names > 0:
             names = {n.lower() for n in parse.names}
-            out["names"] = (p.names, named_shares(cands, names, p.names_text))
+            read = subjects.readable(names, parse.unseen)
+            out["names"] = (p.names, named_shares(cands, names, read, text_share(ctx, cands)))
         if parse.when_question and p.answer_time > 0:
             out["answer_time"] = (
                 p.answer_time,

@@ -14,9 +14,9 @@ stage adds the rest.
 from __future__ import annotations
 
 from .. import subjects
-from ..candidates import Candidate, recorded
+from ..candidates import Candidate
 from .base import Signals, Stage, StageContext
-from .query import tagged_names
+from .query import tagged_names, text_share
 
 
 class SubjectsStage(Stage):
@@ -30,12 +30,11 @@ class SubjectsStage(Stage):
         names = {n.lower() for n in parse.names}
         if any(tagged_names(cands, names)):
             return {}  # the collection tags by person: the query stage's boost holds
-        weight = p.names
-        if "query" in ctx.active and not recorded(cands):
-            weight -= p.names * p.names_text  # the query stage gave that share already
-        if weight <= 0:
+        weight = p.names * (1.0 - text_share(ctx, cands))  # the rest of what a tag gives
+        read = subjects.readable(names, parse.unseen)
+        if weight <= 0 or not read:
             return {}
-        return {"subjects": (weight, subjects.about(cands, names))}
+        return {"subjects": (weight, subjects.about(cands, read))}
 
 
 STAGE = SubjectsStage()
