@@ -7,10 +7,15 @@ tests check only the labels and the shape of the data.
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 
 import pytest
+from _agentset_checks import (
+    assert_current_answers_are_newest,
+    assert_ids_resolve,
+    assert_split_by_topic,
+    borrowed,
+)
 
 from houkai.bench import agentset_run
 from houkai.bench.agentsets import SETS, assistant
@@ -31,18 +36,8 @@ def test_the_committed_json_is_what_the_module_builds(data):
 
 
 def test_ids_resolve_and_every_answer_exists(data):
-    ids = [m["id"] for m in data["memories"]]
-    assert len(ids) == len(set(ids)) and 350 <= len(ids) <= 450
-    assert all(i.startswith("a") for i in ids)
-    assert 100 <= len(data["queries"]) <= 150
-    by_id = {m["id"]: m for m in data["memories"]}
-    for q in data["queries"]:
-        assert q["relevant"] and set(q["relevant"]) <= set(by_id), q
-        assert q["kind"] in KINDS and q["split"] in ("dev", "test")
-    for m in data["memories"]:
-        if "supersedes" in m:  # a link always points at an older statement
-            assert by_id[m["supersedes"]]["days_ago"] > m["days_ago"], m
-        assert 0 < m["days_ago"] < 200 and m["text"].strip()
+    assert_ids_resolve(data)
+    assert all(m["id"].startswith("a") for m in data["memories"])
 
 
 def test_every_kind_is_asked_in_realistic_proportions(data):
@@ -74,14 +69,7 @@ def test_a_good_share_is_noise(data):
 
 
 def test_a_current_answer_is_the_newest_of_several_statements(data):
-    by_id = {m["id"]: m for m in data["memories"]}
-    for q in data["queries"]:
-        if q["kind"] != "current":
-            continue
-        answer = by_id[q["relevant"][0]]
-        same = [m for m in data["memories"] if m.get("topic") == answer["topic"]]
-        assert len(same) >= 2, q["text"]  # the older value exists
-        assert min(same, key=lambda m: m["days_ago"])["id"] == answer["id"], q["text"]
+    assert_current_answers_are_newest(data)
 
 
 def test_updates_are_mostly_restated_without_a_link(data):
@@ -107,29 +95,12 @@ def test_past_questions_are_not_on_linked_topics(data):
 
 
 def test_the_split_is_disjoint_by_topic_and_about_half(data):
-    splits: dict[str, set[str]] = {}
-    for q in data["queries"]:
-        splits.setdefault(q["topic"], set()).add(q["split"])
-    assert all(len(s) == 1 for s in splits.values())
-    dev = sum(1 for q in data["queries"] if q["split"] == "dev")
-    assert 0.4 <= dev / len(data["queries"]) <= 0.6
-    assert agentset_run.questions(data, "dev") and agentset_run.questions(data, "test")
+    assert_split_by_topic(data)
 
 
 def test_no_sentence_is_shared_with_the_other_sets(data):
     """Written fresh: no run of five words in common with the coding, personal or team set."""
-
-    def runs(text: str) -> set[tuple[str, ...]]:
-        words = re.findall(r"[a-z0-9']+", text.lower())
-        return {tuple(words[i : i + 5]) for i in range(len(words) - 4)}
-
-    others: set[tuple[str, ...]] = set()
-    for name in ("coding", "personal", "team"):
-        other = agentset_run.load(name)
-        for item in other["memories"] + other["queries"]:
-            others |= runs(item["text"])
-    shared = [i["text"] for i in data["memories"] + data["queries"] if runs(i["text"]) & others]
-    assert shared == []
+    assert borrowed(data, ("coding", "personal", "team")) == []
 
 
 def test_the_label_checks_refuse_a_wrong_label():
