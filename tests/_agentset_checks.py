@@ -4,11 +4,21 @@ statement of its topic, the split is by topic, no sentence is borrowed from anot
 
 from __future__ import annotations
 
+import json
 import re
+from types import ModuleType
 from typing import Any
 
 from houkai.bench import agentset_run
+from houkai.bench.agentsets import SETS
 from houkai.bench.agentsets.common import KINDS
+
+
+def assert_committed(data: dict[str, Any], module: ModuleType) -> None:
+    """Nobody edits the JSON by hand: the committed file is what *module* builds, and the
+    set is one the suite knows."""
+    assert data == json.loads(json.dumps(module.build().document()))
+    assert data["name"] in SETS
 
 
 def assert_ids_resolve(data: dict[str, Any]) -> None:
