@@ -350,3 +350,14 @@ def test_every_set_file_is_checked_before_the_first_set_runs(bench, tmp_path: Pa
     assert result.exit_code == 1 and "'queries' must be a non-empty list" in result.output
     assert "good" not in result.output.split("Error:")[0]  # nothing ran before the error
     assert not out.exists()
+
+
+def test_the_plot_draws_the_committed_suite(tmp_path):
+    """``--plot``: one panel per set and the stages' panel, from the JSON the suite wrote."""
+    pytest.importorskip("matplotlib")
+    from houkai.bench import suite_plot
+
+    committed = Path(__file__).resolve().parent.parent / "docs" / "bench" / "suite.json"
+    out = tmp_path / "suite.png"
+    suite_plot.plot(json.loads(committed.read_text()), out)
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 50_000

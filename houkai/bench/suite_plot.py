@@ -50,14 +50,22 @@ def plot(result: dict[str, Any], path: str | Path) -> None:
     stages = list(dict.fromkeys(v["stage"] for v in verdicts))
     sets = list(dict.fromkeys(v["set"] for v in verdicts))
     width = 0.8 / max(1, len(sets))
+    palette = plt.get_cmap("tab20")  # one colour per set: the default cycle repeats after ten
     for i, s in enumerate(sets):
         values = [
             next((v["delta_r5"] for v in verdicts if v["stage"] == st and v["set"] == s), 0.0)
             for st in stages
         ]
-        ax.bar([x + i * width for x in range(len(stages))], values, width, label=s)
+        ax.bar(
+            [x + i * width for x in range(len(stages))],
+            values,
+            width,
+            label=s,
+            color=palette(i % palette.N),
+        )
     ax.axhline(0, color="black", linewidth=0.6)
-    ax.set_xticks([x + 0.4 - width / 2 for x in range(len(stages))], stages, fontsize=8)
+    ticks = [x + 0.4 - width / 2 for x in range(len(stages))]
+    ax.set_xticks(ticks, stages, fontsize=8, rotation=45, ha="right")
     ax.set_title("Each stage: R@5 on − off", fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
