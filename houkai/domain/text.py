@@ -10,6 +10,7 @@ cannot carry RediSearch syntax, so user text never reaches the query parser raw.
 
 from __future__ import annotations
 
+import calendar
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -131,6 +132,11 @@ _stem_tokens_remembered = _stems.memo
 #: each holds its own strings (at most about 14 MB): BM25 over exact tokens reads it, and
 #: over stems it when the question has synonyms (ADR 0096).
 exact_counts: PerText[Counter[str]] = PerText(lambda text: Counter(tokenize(text)), TEXT_MEMO // 4)
+
+
+#: The weekdays and months, lower-cased: capitalised words that name no one and no thing
+#: ("Friday standup moves"), and the times a change can start from ("starting Monday").
+CALENDAR_WORDS = frozenset(n.lower() for n in (*calendar.day_name, *calendar.month_name) if n)
 
 
 #: The endings of an inflection: "linting" is "lint" + "ing", "warned" is "warn" + "ed".

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from ..domain.text import REDISEARCH_STOPWORDS, STOP_WORDS, PerText, tokenize
+from ..domain.text import CALENDAR_WORDS, REDISEARCH_STOPWORDS, STOP_WORDS, PerText, tokenize
 
 #: Words no question asks for (the stop words of both lists).
 STOP = STOP_WORDS | REDISEARCH_STOPWORDS
@@ -24,10 +24,7 @@ _NAME_WORD = re.compile(r"\b[A-Z][\w]+\b")
 #: the present is one too ("standup **moves to** 9:15 **starting tomorrow**", "**switches
 #: to** Linear", ADR 0097), but not a plan or a routine: "looked at moving to Teams",
 #: "the rota hands over every Monday", "takes over 30s", "changes to the agreement".
-_CALENDAR_WORD = (
-    r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|january|february|march|april|may|june|july"
-    r"|august|september|october|november|december"
-)
+_CALENDAR_WORD = "|".join(sorted(CALENDAR_WORDS, key=lambda w: (-len(w), w)))
 UPDATE_WORDS = re.compile(
     r"\b(now|no longer|any ?more|instead|switched|moved|changed|relocated|replaced|"
     r"back to|back on|dropped|migrated|handed over|upgraded|bumped|relaxed|lifted"

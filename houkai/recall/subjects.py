@@ -27,11 +27,10 @@ first :data:`PREFIX` characters and are remembered per text.
 
 from __future__ import annotations
 
-import calendar
 import re
 from collections.abc import Sequence
 
-from ..domain.text import PerText, tokenize, without_date_stamp
+from ..domain.text import CALENDAR_WORDS, PerText, tokenize, without_date_stamp
 from .candidates import Candidate
 from .statements import STOP, stated_values
 
@@ -44,8 +43,6 @@ PREFIX = 256
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)*")
 _POSSESSIVE = re.compile(r"['’]s\b")
-#: Capitalised words that name no one: a weekday or month ("Friday standup moves").
-_CALENDAR = frozenset(n.lower() for n in (*calendar.day_name, *calendar.month_name) if n)
 
 
 def _read_opening(text: str) -> tuple[frozenset[str], str]:
@@ -81,7 +78,7 @@ def opening(text: str) -> frozenset[str]:
 def stated_names(text: str) -> frozenset[str]:
     """The names *text* states inside its sentences (lower-cased; no number, weekday or
     month)."""
-    return frozenset(v for v in stated_values(text) if not v[:1].isdigit()) - _CALENDAR
+    return frozenset(v for v in stated_values(text) if not v[:1].isdigit()) - CALENDAR_WORDS
 
 
 def _hop_from(text: str, hops: dict[str, float], names: set[str]) -> float:
@@ -101,7 +98,7 @@ def readable(names: set[str], unseen: Sequence[str] = ()) -> set[str]:
     """The question's *names* (lower-cased) a memory's opening can be about: not those no
     memory mentions (*unseen*), nor a weekday or month ("Nora's calendar for Saturday" is
     about Nora)."""
-    return names - {u.lower() for u in unseen} - _CALENDAR
+    return names - {u.lower() for u in unseen} - CALENDAR_WORDS
 
 
 def about(cands: Sequence[Candidate], names: set[str]) -> list[float]:

@@ -24,7 +24,6 @@ has not seen lately.
 
 from __future__ import annotations
 
-import calendar
 import re
 import threading
 import time
@@ -34,6 +33,7 @@ from dataclasses import dataclass, field
 import redis
 
 from ..domain.text import (
+    CALENDAR_WORDS,
     REDISEARCH_STOPWORDS,
     STOP_WORDS,
     PerText,
@@ -55,7 +55,6 @@ FREQUENCIES_MAX_WORDS = 50_000
 FREQUENCIES_MAX_COLLECTIONS = 256
 
 _STOP = STOP_WORDS | REDISEARCH_STOPWORDS
-_TIME_WORDS = frozenset(name.lower() for name in (*calendar.month_name, *calendar.day_name) if name)
 # A capitalised word that does not open the text or a sentence (nor follow "Name: ").
 _INNER_CAPITALISED = re.compile(r"(?<![.!?:]\s)(?<![.!?:])\b([A-Z][a-z]+)")
 
@@ -75,7 +74,7 @@ def _words_of(text: str) -> tuple[frozenset[str], frozenset[str]]:
         word
         for match in _INNER_CAPITALISED.finditer(body)
         if match.start() > 0
-        and (word := match.group(1).lower()) not in _TIME_WORDS
+        and (word := match.group(1).lower()) not in CALENDAR_WORDS
         and word not in _STOP
     )
     return names, words
