@@ -9,13 +9,6 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from _agentset_checks import (
-    assert_committed,
-    assert_current_answers_are_newest,
-    assert_ids_resolve,
-    assert_split_by_topic,
-    borrowed,
-)
 
 from houkai.bench import agentset_run
 from houkai.bench.agentsets import assistant
@@ -27,15 +20,10 @@ def data():
     return agentset_run.load("assistant")
 
 
-def test_the_committed_json_is_what_the_module_builds(data):
-    """Nobody edits the JSON by hand; the module's text is the set."""
-    assert_committed(data, assistant)
-    assert {"assistant", "assistant:sitting"} <= set(SUITE_SETS.split(","))  # in every run
+def test_the_set_is_in_every_suite_run(data):
+    """The blind set and its one-sitting copy run in every ``houkai bench suite``."""
+    assert {"assistant", "assistant:sitting"} <= set(SUITE_SETS.split(","))
     assert data["name"] == "assistant" and data["as_of"] == assistant.AS_OF
-
-
-def test_ids_resolve_and_every_answer_exists(data):
-    assert_ids_resolve(data)
     assert all(m["id"].startswith("a") for m in data["memories"])
 
 
@@ -67,10 +55,6 @@ def test_a_good_share_is_noise(data):
     assert len(noise) / len(data["memories"]) >= 0.33
 
 
-def test_a_current_answer_is_the_newest_of_several_statements(data):
-    assert_current_answers_are_newest(data)
-
-
 def test_updates_are_mostly_restated_without_a_link(data):
     """About a third of the updates carry a ``supersedes`` link; the rest are restated."""
     by_topic = Counter(m["topic"] for m in data["memories"] if m.get("topic"))
@@ -91,15 +75,6 @@ def test_past_questions_are_not_on_linked_topics(data):
         same = [m for m in data["memories"] if m.get("topic") == answer["topic"]]
         assert answer["topic"] not in linked, q["text"]
         assert min(same, key=lambda m: m["days_ago"])["id"] != answer["id"], q["text"]
-
-
-def test_the_split_is_disjoint_by_topic_and_about_half(data):
-    assert_split_by_topic(data)
-
-
-def test_no_sentence_is_shared_with_the_other_sets(data):
-    """Written fresh: no run of five words in common with the coding, personal or team set."""
-    assert borrowed(data, ("coding", "personal", "team")) == []
 
 
 def test_the_label_checks_refuse_a_wrong_label():
