@@ -1,7 +1,7 @@
-"""What every hand-written agent-memory set (``team``, ``assistant``) must hold: the
-committed JSON is its module's, ids resolve, a current answer is the newest statement of
-its topic, the split is by topic, and no sentence is borrowed from another set. Each
-set's own rules are in its ``test_agentset_<name>.py``."""
+"""What every hand-written agent-memory set (``team``, ``assistant``, ``engineer``) must
+hold: the committed JSON is its module's, ids resolve, a current answer is the newest
+statement of its topic, the split is by topic, and no sentence is borrowed from another
+set. Each set's own rules are in its ``test_agentset_<name>.py``."""
 
 from __future__ import annotations
 
@@ -13,13 +13,14 @@ from typing import Any
 import pytest
 
 from houkai.bench import agentset_run
-from houkai.bench.agentsets import SETS, assistant, team
+from houkai.bench.agentsets import SETS, assistant, engineer, team
 from houkai.bench.agentsets.common import KINDS
 
 #: Each set, its module, and the sets it must borrow no sentence from (written before it).
 HANDWRITTEN: tuple[tuple[ModuleType, tuple[str, ...]], ...] = (
     (team, ("coding", "personal")),
     (assistant, ("coding", "personal", "team")),
+    (engineer, ("coding", "personal", "team", "assistant")),
 )
 
 

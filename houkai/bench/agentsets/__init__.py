@@ -17,7 +17,13 @@ Each set is a module here that writes one committed JSON file under
   (work as a product manager, family, home, pets, health, money, travel), written by hand
   and blind to how recall works: facts restated as they change (a third with a
   ``supersedes`` link), look-alike colleagues, two children and two pets with parallel
-  facts, identifiers, loose or missing tags, and everyday noise.
+  facts, identifiers, loose or missing tags, and everyday noise;
+* :mod:`.engineer`: a coding agent's memories of one software engineer's monorepo and
+  three other repositories over six months, written by hand and blind to how recall
+  works: terse commands and observations, preferences, decisions with reasons, seven
+  services with parallel facts (test command, port, database, owner, deploy target,
+  language version), look-alike colleagues, tickets, flags and env vars, updates mostly
+  restated without a link, loose or missing tags, and session noise.
 
 The first two come from templates filled by a seeded generator. All hold a few hundred
 short memories dated over months (``days_ago`` before the set's ``as_of``), facts that
@@ -32,12 +38,12 @@ THE RULE: these sets were written before any recall stage was tuned on them. Sta
 decisions are made on the ``dev`` split only; the ``test`` split is run once to
 confirm a decision and is NEVER tuned on (no weight, threshold, word list or
 phrasing may be chosen by looking at test results). Do not edit the generators to
-make a stage look better (nor the hand-written lines of :mod:`.team` and
-:mod:`.assistant`): a change to a set is a new set version, measured anew.
+make a stage look better (nor the hand-written lines of :mod:`.team`, :mod:`.assistant`
+and :mod:`.engineer`): a change to a set is a new set version, measured anew.
 
 ``python -m houkai.bench.agentsets`` rewrites every set's JSON deterministically.
 """
 
 from __future__ import annotations
 
-SETS: tuple[str, ...] = ("coding", "personal", "team", "assistant")
+SETS: tuple[str, ...] = ("coding", "personal", "team", "assistant", "engineer")

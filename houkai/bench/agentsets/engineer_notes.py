@@ -1,0 +1,205 @@
+# ruff: noqa: E501  (hand-written data tables)
+"""The ``engineer`` set's day-to-day notes no question asks about, written by hand.
+
+One line per memory: ``key | days_ago | tags | text``; every key here is ``-``: session
+scratch notes, small fixes, absences, reminders and half-finished thoughts, the bulk an
+agent keeps that no later question needs. See :mod:`.engineer`.
+"""
+
+from __future__ import annotations
+
+WORKLOG = """
+- | 195 | | First session with User. Cloned core, ran the bootstrap script, it failed on a missing `libpq` headers package; `brew install libpq` fixed it.
+- | 194 | | User asked for a tour of services/billing-api. Walked through the routers, the PSP adapter and the ledger posting code.
+- | 194 | setup | Added the repo's `.editorconfig` settings to memory: 4 spaces for Python, 2 for TS and YAML.
+- | 193 | | Fixed the typo in the onboarding email template ("recieve") in services/notifier/templates.
+- | 192 | | User's first PR at Quayside got merged: a docstring cleanup in the refunds module.
+- | 191 | | pre-commit was not installed in User's clone; ran `pre-commit install`.
+- | 190 | | Explained the difference between payment intents and charges for the Stripe adapter; User took notes for the team wiki.
+- | 189 | | User was out Friday (moving apartments).
+- | 188 | | Spent the session reading the refunds state machine. The states are draft, pending, settled, failed, reversed.
+- | 187 | | Dependabot has 23 open PRs on core. User says ignore them, Platform batches them monthly.
+- | 186 | | Generated a sequence diagram of invoice creation for User's onboarding doc (mermaid, pasted in the PR description).
+- | 185 | ci | A Jenkins build died with "no space left on device"; not our problem, reported in #platform-help.
+- | 184 | | User likes the grep output summarised rather than pasted in full.
+- | 183 | | Scratch: the `Money` type in billing is an int of minor units plus an ISO currency code. Never floats.
+- | 182 | | Wrote a small script to list unused feature flags in billing; User will raise it at the next team meeting.
+- | 181 | | Renamed `calc_tax` to `compute_tax` across billing, 9 call sites, no behaviour change.
+- | 180 | | User's GitHub handle is @noorh.
+- | 179 | | Looked into slow test collection in billing: conftest imports the whole app at module level. Left a note, not fixing now.
+- | 178 | | User had a dentist appointment in the afternoon; short session.
+- | 177 | | Helped User write the design notes for partial refunds. Open question: can a partial refund exceed the captured amount after FX?
+- | 176 | | Added type hints to `billing/psp/stripe_adapter.py`; mypy found two real bugs (None not handled on `charge.customer`).
+- | 175 | | User said the team's Jira boards are a mess and not to rely on ticket statuses.
+- | 174 | | The README for billing still describes the 2022 architecture. User wants to rewrite it "someday".
+- | 173 | | Fixed a broken link in CONTRIBUTING.md to the style guide.
+- | 172 | | Session scratch: reproducing a 500 on `GET /v1/invoices?status=void`; turned out the enum was missing `void`. Added it plus a test.
+- | 171 | | User is reading "Designing Data-Intensive Applications" again for the reading group.
+- | 170 | | Pairing session with Marcus on the ledger posting code; User mostly listened.
+- | 169 | | Asked about Decimal vs int for tax rates: User says keep rates as Decimal strings in config, amounts as ints.
+- | 168 | | Wrote a one-off SQL query counting refunds stuck in pending for more than 7 days: 41 rows. Sent to Marcus.
+- | 167 | | Cleaned up three unused imports ruff flagged in services/billing-api/billing/api/webhooks.py.
+- | 166 | | User's standing desk broke; worked from the couch, short session.
+- | 165 | | Explained Go's context cancellation to User while reading auth-service code for the token work.
+- | 164 | | Drafted a Slack message for User asking Platform about log retention. User rewrote it to be shorter.
+- | 163 | | Snapshot tests for invoice emails are brittle; User wants them replaced with a few targeted assertions eventually.
+- | 162 | | Two PRs merged today: the enum fix and the missing index on `refunds.payment_id`.
+- | 161 | | User asked how `asyncio.TaskGroup` differs from gather; wrote a short comparison.
+- | 160 | | Paired on a tricky rebase; the alembic history had two heads. Merged them with `alembic merge heads`.
+- | 159 | | User is skeptical of adding another queue; wants to see the numbers first.
+- | 158 | | Hack week ideas User mentioned: a CLI for replaying PSP webhooks, and a refund simulator.
+- | 157 | | The `invoices` table has 180M rows; any migration touching it needs a concurrent index and a plan.
+- | 156 | | User was off sick today.
+- | 155 | | Long session on currency rounding. Banker's rounding only for JPY display, never for ledger amounts.
+- | 154 | | Closed four stale branches of User's on origin.
+- | 153 | | Fixed the flaky timestamp formatting in the invoice CSV export (it used the server's local timezone).
+- | 152 | | Payments' architecture review happens monthly, first Thursday, 15:00 ET.
+- | 151 | | User asked to stop suggesting emojis in commit messages.
+- | 150 | | Reviewed Lucas's PR on the tax module for User; left three comments as questions.
+- | 149 | | User wants a weekly summary of what was merged in billing, Friday afternoons.
+- | 148 | | Scratch: `refund.amount` can legitimately be zero for goodwill credits; don't add a positive-amount check.
+- | 147 | | The Grafana alert for 5xx rate on billing fired twice overnight; both were a PSP outage, nothing to do.
+- | 146 | | User mentioned the company offsite in Porto in the autumn.
+- | 145 | | Wrote a bash one-liner to find every place that reads `settings.PSP_TIMEOUT`.
+- | 144 | | Replaced `assert` statements used for validation in billing request parsing with proper 422 errors.
+- | 143 | | User doesn't care about 100% test coverage for CLI scripts under `scripts/`.
+- | 142 | | Helped User put together slides for her idempotency talk at the backend guild (10 min slot).
+- | 141 | | The docs site build for billing's API reference fails on a Redoc version; ignored for now.
+- | 140 | | User was on vacation the whole week (Azores).
+- | 138 | | Something about the tax service being rewritten next year; User wasn't sure, so don't plan around it.
+- | 135 | | Back from vacation; caught User up on 17 merged PRs in billing.
+- | 134 | | Investigated a memory leak report in invoicing-worker: it was Celery prefetch with huge payloads, not a leak.
+- | 133 | | User asked for the difference between `SELECT FOR UPDATE` and `SKIP LOCKED`; explained with the refunds example.
+- | 132 | | Refactored the PSP adapter interface into a Protocol so Stripe and a future PSP can share tests.
+- | 131 | | Lint fix: ruff B008 on FastAPI dependency defaults; added it to the per-file ignores for routers.
+- | 130 | | User was annoyed at a 2,000-line PR from another team; wants a comment template for "please split this".
+- | 128 | | Scratch: reproduce steps for the refund double-credit. 1) create refund 2) kill the worker mid-call 3) PSP retries.
+- | 127 | | Noted that the shipments team's API returns weights in grams, not kilos. Relevant for the freight surcharge calc.
+- | 126 | | User asked to summarise the RFC for multi-currency wallets. Done, two paragraphs.
+- | 125 | | User's sister is visiting next week; expect shorter days.
+- | 124 | | A GitHub Actions runner image update broke the Postgres service container; pinned the image in our workflow until Platform fixes it.
+- | 123 | | Fixed the copy on the "card declined" error in the dashboard; Jon approved in ten minutes.
+- | 122 | | The invoice numbering is per merchant, gapless, with a sequence table. Never use a Postgres sequence for it.
+- | 120 | | Wrote the migration for `refunds.psp_reference` with a concurrent index.
+- | 120 | | Billing's local stack in one go: compose up postgres and redis, export `.env.local`, run uvicorn, then seed, or the dashboard shows nothing.
+- | 118 | | Set up OrbStack: it imported the Docker contexts fine, and the billing image builds in half the time.
+- | 117 | | User likes seeing the `git log --oneline` of a branch before pushing.
+- | 116 | | Long debugging session: a Pydantic v2 validator ran in the wrong mode. Switched to `mode="before"`.
+- | 115 | | Tried uv on billing alone first; the lock resolved in 9 seconds. User was convinced.
+- | 113 | | Regenerated the OpenAPI client for the dashboard after adding `refund_reason`.
+- | 111 | | User asked which FastAPI lifespan pattern to use; suggested the asynccontextmanager one.
+- | 109 | | The Adyen sandbox credentials arrived; stored in 1Password under "Adyen test".
+- | 107 | | Made a checklist for the Adyen cutover in the epic description.
+- | 105 | | User gave a thumbs-up to the new Makefile help target.
+- | 103 | | Rebased the Adyen branch onto main; conflicts in `psp/__init__.py` only.
+- | 100 | | User was out Friday.
+- | 97 | | User seems to like short function names in billing code but long descriptive test names.
+- | 98 | | Started a glossary of Adyen terms for User: PSP reference, merchant account, capture delay.
+- | 97 | | Noted: Adyen amounts are minor units too, but the currency exponent table differs from ours for a few currencies (CLF, ISK).
+- | 94 | | Helped User read a pprof flame graph from auth-service; most time in bcrypt, which is expected.
+- | 92 | | User wants the agent to ask before running migrations, even locally.
+- | 89 | | Wrote tests for Adyen webhook signature validation with recorded fixtures.
+- | 86 | | User's laptop crashed mid-rebase; recovered the branch from the reflog.
+- | 83 | | Deleted the `~/.aws/credentials` static keys section for the old profile at User's request.
+- | 80 | | User asked for a regex to match Jira keys in branch names; gave `^[A-Z]+-\\d+`.
+- | 76 | | Helped Markus with the Helm values for billing: resources, HPA between 3 and 12 replicas.
+- | 69 | | User spent the day in interviews (two backend candidates); no coding.
+- | 67 | | Reorg announced today. Payments becomes part of Money Movement.
+- | 63 | | Updated the PR template to include a rollback section.
+- | 61 | | Audit evidence: exported the list of merged billing PRs with approvers for Q3.
+- | 57 | | Lunch-and-learn on Tilt next Thursday; User might go.
+- | 56 | | User had a rough on-call week: three pages, all PSP timeouts at night.
+- | 53 | | Wrote a runbook entry for "PSP is down": flip `billing.psp_failover`? No such flag exists; User said to write "page Marcus" for now.
+- | 51 | | Helped Lucía set up her laptop; she hit the same libpq problem User did.
+- | 48 | | Removed the last `requests` import from billing-api.
+- | 45 | | User wanted a checklist for taking billing-api over from Marcus; made one with 9 items.
+- | 43 | | Cleaned up the CODEOWNERS comment headers; no rule changes.
+- | 40 | | Postmortem for INC-2291 done; three action items, one on billing (idempotency key on email sends).
+- | 37 | | Black Friday load test planned for next week with Platform.
+- | 35 | | User's birthday; Lucía brought pastéis de nata to the Lisbon office, User joined on video.
+- | 33 | | Load test: billing held 3x last year's peak; the DB CPU sat at 55%.
+- | 31 | | Scratch: the v2 billing API differs from v1 mostly in money fields (objects instead of bare ints) and cursor pagination.
+- | 29 | | User wants a reminder to renew the Adyen test certificates in January.
+- | 27 | | Wrote a small CLI `scripts/replay_webhook.py` (the hack week idea) for local debugging.
+- | 17 | | Rebuilt the local venv after the ledgerkit bump; `uv sync --reinstall-package ledgerkit`.
+- | 21 | | User asked to draft the Q1 planning notes for Payments: finish US Adyen rollout, decommission pg-billing-01, wallets spike.
+- | 18 | | Slow session: GitHub was partially down for an hour.
+- | 16 | | User is going to KubeCon? No, decided against it, too close to the freeze.
+- | 14 | | Reviewed the last Stripe code paths still reachable; only refunds of old charges use them.
+- | 12 | | Freeze prep: tagged the last release candidate for billing and wrote the change summary for Beatriz.
+- | 9 | | User was out Monday.
+- | 7 | | Black Friday week: User asked to keep sessions to read-only investigation unless there's a P1.
+- | 4 | | Watched the Black Friday dashboards with User; no incidents on billing.
+- | 3 | | User wants a list of tech debt to pitch for January; drafted 12 items ranked by pain.
+- | 2 | | Scratch: the flaky PDF test might just need a per-worker font cache dir. Try `FONTCONFIG_CACHE` per xdist worker.
+- | 1 | | The freeze ends in two days; User wants the rate limit config cleanup queued for right after.
+"""
+
+SESSIONS = """
+- | 193 | git | User's git config has `pull.rebase = true`; don't suggest merge commits when syncing.
+- | 190 | | User asked what "PSP" stands for in the codebase: payment service provider.
+- | 187 | | Looked up why `make lint` is slow: mypy cache was in a temp dir. Pointed it at `.mypy_cache`.
+- | 183 | | User prefers examples with real data from the seed merchants, not foo/bar.
+- | 179 | ci | A Jenkins job for the dashboard timed out on `pnpm install`; rerun passed.
+- | 174 | | Started a notes file `~/notes/billing.md` for User; she keeps it outside the repo.
+- | 171 | | Read through the webhook handler with User; she wants it split per PSP later.
+- | 166 | | Helped User write her self-review for the probation check-in.
+- | 162 | | Noted the seed merchant names: Acme Freight, Northwind Haulage, Tidewater Logistics.
+- | 158 | | User asked how to find who last touched a line across renames: `git log -L` and `git blame -C -C`.
+- | 155 | billing | Invoice line items have a `kind`: base, surcharge, tax, discount. Discounts are negative amounts.
+- | 153 | | Tried to reproduce a timezone bug in scheduled invoices; couldn't, closed as cannot-reproduce.
+- | 149 | | Session aborted: VPN dropped repeatedly. User said to try again tomorrow.
+- | 145 | | User wants diffs shown unified, never side by side.
+- | 142 | | Scratch: the tax service is called synchronously from invoice creation; maybe cache rates per country per day.
+- | 138 | | User's manager asked for a one-page summary of Payments tech debt; drafted it with User.
+- | 136 | | User asked for a Makefile target that prints all the other targets; added `make help`.
+- | 132 | | Explained `pytest --lf` and `--sw` to Lucas (the intern) on User's behalf.
+- | 129 | | GitHub Actions cache for uv isn't hit on forks; fine, nobody forks core.
+- | 126 | | Found an old cron in infra that emails a CSV of failed payments to an address that bounces. Asked User; she'll raise it.
+- | 121 | | Dockerfile for billing now uses a multi-stage build; image went from 1.1 GB to 310 MB.
+- | 119 | | User wants new Makefile targets documented in the `help` output.
+- | 116 | | Noted that the staging Stripe webhook secret differs per environment; don't copy them between .env files.
+- | 113 | | User asked whether to use `TypedDict` or dataclasses for PSP payloads; went with Pydantic models for validation.
+- | 110 | | Spent an hour on a pyproject merge conflict after the uv switch; resolved by regenerating the lock.
+- | 106 | | User had a migraine; session cut short.
+- | 104 | | The Adyen API client is generated from their OpenAPI spec; we wrap it, never call it directly.
+- | 102 | | Set up LazyVim's python LSP for User with basedpyright and ruff-lsp.
+- | 99 | | A ruff upgrade flagged 60 new warnings in billing; fixed the real ones, ignored PLR2004 in tests.
+- | 95 | | User asked which Go debugger to use for auth-service; delve, via `dlv test`.
+- | 93 | | Reminder User set: check in with Sam before the Adyen card-data PRs go out.
+- | 91 | | The billing Grafana dashboard has a panel per PSP now.
+- | 88 | | Helped User prepare her mid-year review notes: Adyen epic, refund fix, onboarding Lucía (upcoming).
+- | 85 | | User asked for an explanation of Kafka consumer group rebalancing for the notifier discussion.
+- | 82 | | A dashboard e2e test (Playwright) is slow on CI; not User's area, mentioned it to Jon.
+- | 79 | | Helped User make a spreadsheet of EU merchants by volume for the rollout steps.
+- | 77 | | User wants the agent to always show the exact command before running anything destructive.
+- | 74 | | Ran `kubectl get pods -n billing` with User for the first time after the move; everything green.
+- | 71 | | User asked how to pin a Terraform provider version; explained the `required_providers` block.
+- | 68 | | User and Marcus argued about event sourcing for the ledger rewrite; User is against it for now.
+- | 64 | | Spent the session on a Vitest config: `environment: "jsdom"` was missing after the Jest removal.
+- | 62 | | Old Jenkins job links in the runbooks are dead; updated the billing runbook.
+- | 58 | | Tailscale needs the `tag:eng` ACL; User was missing it, Platform added it.
+- | 55 | | User asked about the rules for on-call comp days; pointed her to the HR wiki page.
+- | 52 | | Tried running the PDF tests with `-n 0`; no flakes in 30 runs, so it's the parallel runs.
+- | 50 | | Drafted Lucía's first-week plan: read the refunds code, fix a good-first-issue, shadow on-call.
+- | 47 | | Celebrated with User: EU Adyen rollout finished without an incident.
+- | 44 | | User asked to set up a billing-api ownership doc: runbooks, dashboards, alerts, SLOs.
+- | 42 | | User prefers `rg` and `fd` over grep and find in suggested commands.
+- | 39 | | Helped Adil's team with a Django migration question, since User knows the shipments schema a bit.
+- | 36 | | Wrote the load test scenario for the rate limit change with k6.
+- | 34 | | Handed over the INC-2291 action item on email idempotency to notifier's new owner.
+- | 32 | | User asked to stop adding "Co-authored-by" trailers to commits.
+- | 30 | | Canary analysis for billing uses the error rate and p99 over 10 minutes; explained to Lucía.
+- | 28 | | Fixed `datetime.utcnow()` calls in 11 billing tests after the interpreter bump.
+- | 25 | | User asked to summarise the ledger rewrite design doc from Marcus; three pages into half a page.
+- | 22 | | User asked which ledgerkit 3.0 changes break us; listed the Journal API rename and the dropped py3.9.
+- | 20 | | The freeze list is in Beatriz's Notion page; billing has two exceptions approved.
+- | 17 | | Wrote the deprecation notice for the v1 billing API; User will post it to the partner newsletter.
+- | 15 | | Scratch: US Adyen rollout plan is 1% → 10% → 50% → 100% over four weeks after the freeze.
+- | 13 | | User asked how to find slow queries on Aurora; Performance Insights, filtered by the billing user.
+- | 11 | | Code freeze started; only read-only work this week.
+- | 10 | | User took the afternoon off for a parent-teacher meeting. Correction: it was a doctor's appointment, she said.
+- | 8 | | User asked how many invoices went out last month; ran the read-replica query: 1.94M.
+- | 6 | | Noted User's holiday plans: off Dec 22 – Jan 2.
+- | 4 | | User wants a summary of what changed in billing this half, for her promotion packet.
+"""
