@@ -12,7 +12,7 @@ import pytest
 
 from houkai.bench import agentset_run
 from houkai.bench.agentsets import SETS, engineer
-from houkai.bench.agentsets.common import KINDS
+from houkai.bench.agentsets.common import KINDS, SUITE_SETS
 
 
 @pytest.fixture(scope="module")
@@ -20,9 +20,10 @@ def data():
     return agentset_run.load("engineer")
 
 
-def test_the_set_is_known(data):
-    """The blind set is one of the agent sets (not yet in the default suite run)."""
+def test_the_set_is_in_every_suite_run(data):
+    """The blind set and its one-sitting copy run in every ``houkai bench suite``."""
     assert "engineer" in SETS
+    assert {"engineer", "engineer:sitting"} <= set(SUITE_SETS.split(","))
     assert data["name"] == "engineer" and data["as_of"] == engineer.AS_OF
     assert all(m["id"].startswith("e") for m in data["memories"])
 

@@ -38,7 +38,7 @@ UPDATE_WORDS = re.compile(
 CHANGE_WORDS = frozenset(
     "now longer anymore instead switched moved changed relocated replaced back dropped "
     "migrated handed upgraded bumped relaxed lifted switches moves relocates migrates "
-    "upgrades took takes starting".split()
+    "upgrades took takes starting more".split()
 )
 
 
