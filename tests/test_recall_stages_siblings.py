@@ -16,6 +16,7 @@ from test_recall_stages_update_words import OFFICE
 from houkai import MemoryStore
 from houkai.recall import state
 from houkai.recall.state import _asked_terms
+from houkai.recall.statements import opening_code_name
 
 
 def test_the_newest_sibling_steps_aside_for_the_update_behind_it(store: MemoryStore):
@@ -352,3 +353,37 @@ def test_a_chain_forms_whatever_order_its_links_rank_in(embedder):
     assert max(cands, key=lambda c: c.score).memory.text.startswith("Bumped")
     assert cands[1].explain["stages"]["current_group"] == 3
     assert "current_group" not in cands[3].explain.get("stages", {})
+
+
+def test_two_services_facts_written_alike_are_no_fact_and_its_update(store: MemoryStore):
+    """A coding agent writes a service's facts opening with its name in lower case; the
+    newer "shipments-api … now" shares the older's values (EKS, Argo CD) and says it is an
+    update, but it is another service's fact (ADR 0098)."""
+    notifier, shipments, *_ = write_dated(
+        store,
+        [
+            ("notifier deploys to EKS, namespace `notifier`, Argo CD app `notifier-prod`.", 157),
+            ("shipments-api deploys to EKS now, namespace `shipments`, same Argo CD setup.", 40),
+            ("notifier consumes from the SQS queue `notifications-prod`.", 170),
+            ("notifier is built with Go 1.22.", 160),
+            ("shipments-api runs Python 3.12 with Django 5.0.", 150),
+            *((text, 60 + i) for i, text in enumerate(OFFICE)),
+        ],
+    )
+    ranked = ranking(store, "Where does notifier get deployed?", k=10)
+    ids = [mid for mid, _ in ranked]
+    assert shipments in ids
+    assert ids[0] == notifier
+    assert "current" not in dict(ranked)[shipments].get("stages", {})  # no slot dealt
+    # the same two notes about one service are a fact and its update
+    assert opening_code_name("notifier deploys to EKS now.") == opening_code_name(
+        "notifier deploys to ECS."
+    )
+
+
+def test_a_code_name_is_read_only_where_a_note_opens_with_it():
+    assert opening_code_name("billing-api is on Python 3.10.") == "bill"
+    assert opening_code_name("`notifier` deploys to EKS.") == opening_code_name("notifier")
+    assert opening_code_name("Migrated mobile-app to DynamoDB.") == ""  # a verb, capitalised
+    assert opening_code_name("the standup moved to 10:00.") == ""  # a stop word
+    assert opening_code_name("") == ""

@@ -36,6 +36,9 @@ knows which is the newer or whose it is.
 
   Two candidates holding different shares of the named things ("the notification
   service" beside "notify-service") link only the second way, and only when both hold some.
+  Nor do two that open with different code names, one the question asks and the other
+  never says ("notifier deploys to EKS" beside "shipments-api deploys to EKS now", ADR
+  0098): a service written in lower case is no named thing, yet it is the subject.
 
   The stage also reaches below its top candidates (:data:`PULL_REACH`) for updates
   worded away from the question ("the ledger worker switched its linter to biome" for
@@ -94,7 +97,13 @@ from .coverage import coverage, thing_words
 from .query import question_names
 from .reference import naming, put_first, state_before
 from .slots import deal
-from .statements import CHANGE_WORDS, content_words, says_update, stated_values
+from .statements import (
+    CHANGE_WORDS,
+    content_words,
+    opening_code_name,
+    says_update,
+    stated_values,
+)
 
 if TYPE_CHECKING:
     from ..store.lexstats import TermStats
@@ -252,10 +261,20 @@ def _groups(
     "notify-service")."""
     if topical is None:
         topical = topic_words(held, named)
+    leads = [opening_code_name(c.memory.text) for c in top]
+
+    def other_subject(i: int, j: int) -> bool:
+        """*i* opens with a code name the question asks and *j* never says, *j* with one
+        it does not ask: "notifier deploys to EKS" and "shipments-api deploys to EKS now"
+        are two services' facts, not a fact and its update (ADR 0098)."""
+        li, lj = leads[i], leads[j]
+        return bool(li and lj) and li in terms and li not in held[j] and lj not in terms
 
     def linked(i: int, j: int) -> bool:
         vi, vj = top[i].vector, top[j].vector
         if vi is None or vj is None:
+            return False
+        if other_subject(i, j) or other_subject(j, i):
             return False
         newer = i if (ages[i], top[i].memory.id) > (ages[j], top[j].memory.id) else j
         update = updates[newer]

@@ -11,7 +11,14 @@ from __future__ import annotations
 
 import re
 
-from ..domain.text import CALENDAR_WORDS, REDISEARCH_STOPWORDS, STOP_WORDS, PerText, tokenize
+from ..domain.text import (
+    CALENDAR_WORDS,
+    REDISEARCH_STOPWORDS,
+    STOP_WORDS,
+    PerText,
+    stem_tokens,
+    tokenize,
+)
 
 #: Words no question asks for (the stop words of both lists).
 STOP = STOP_WORDS | REDISEARCH_STOPWORDS
@@ -91,3 +98,19 @@ def _read_update(text: str) -> bool:
 stated_values = PerText(_read_values)
 content_words = PerText(_read_words)
 says_update = PerText(_read_update)
+
+
+def opening_code_name(text: str) -> str:
+    """The stem of the code name *text* opens with ("notifier deploys…", "billing-api is
+    on…": a first word written in lower case or with a dash or underscore), or "" when it
+    opens with a capitalised word or a stop word. Agents write a service's facts that
+    way; the name in lower case is no named thing to the question, yet it is the subject
+    (ADR 0098)."""
+    first = text.lstrip("`'\"(").split(maxsplit=1)
+    if not first:
+        return ""
+    word = first[0]
+    if not (word[:1].islower() or "-" in word or "_" in word):
+        return ""
+    stems = stem_tokens(word)
+    return stems[0] if stems and stems[0] not in STOP else ""
