@@ -161,6 +161,7 @@ def test_update_words() -> None:
         "The team switches to Linear next sprint.",
         "Hugo takes over Marigold from Devon.",
         "New rota starting Monday.",
+        "Halden calls go fortnightly from now on.",
     ):
         assert UPDATE_WORDS.search(text), text
     for text in (
@@ -174,6 +175,8 @@ def test_update_words() -> None:
         "Timeouts when the upstream takes over 30s.",
         "Emma is starting kindergarten.",
         "Starting salary was 90k.",
+        "The docs build fails on a Redoc version; ignored for now.",  # a stance for a while
+        "User sketched a pricing idea for Pelican; parked for now.",
     ):
         assert not UPDATE_WORDS.search(text), text
 

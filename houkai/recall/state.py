@@ -264,11 +264,14 @@ def _groups(
     leads = [opening_code_name(c.memory.text) for c in top]
 
     def other_subject(i: int, j: int) -> bool:
-        """*i* opens with a code name the question asks and *j* never says, *j* with one
-        it does not ask: "notifier deploys to EKS" and "shipments-api deploys to EKS now"
-        are two services' facts, not a fact and its update (ADR 0098)."""
-        li, lj = leads[i], leads[j]
-        return bool(li and lj) and li in terms and li not in held[j] and lj not in terms
+        """*i* opens with a code name the question asks, *j* with another one it does not
+        ask (neither name part of the other: "web-dashboard" is "the dashboard"):
+        "notifier deploys to EKS" and "shipments-api deploys to EKS now" are two services'
+        facts, not a fact and its update (ADR 0098)."""
+        ni, nj = leads[i], leads[j]
+        if not ni or not nj or not ni <= terms or nj <= terms:
+            return False
+        return not (ni <= nj or nj <= ni)
 
     def linked(i: int, j: int) -> bool:
         vi, vj = top[i].vector, top[j].vector

@@ -33,7 +33,7 @@ _NAME_WORD = re.compile(r"\b[A-Z][\w]+\b")
 #: "the rota hands over every Monday", "takes over 30s", "changes to the agreement".
 _CALENDAR_WORD = "|".join(sorted(CALENDAR_WORDS, key=lambda w: (-len(w), w)))
 UPDATE_WORDS = re.compile(
-    r"\b(now|no longer|any ?more|instead|switched|moved|changed|relocated|replaced|"
+    r"\b((?<!for )now|no longer|any ?more|instead|switched|moved|changed|relocated|replaced|"
     r"back to|back on|dropped|migrated|handed over|upgraded|bumped|relaxed|lifted"
     r"|(?:switches|moves|relocates|migrates|upgrades) to"
     r"|(?:took|takes) over(?!\s+(?:\d|an?\b|half))"
@@ -100,17 +100,19 @@ content_words = PerText(_read_words)
 says_update = PerText(_read_update)
 
 
-def opening_code_name(text: str) -> str:
-    """The stem of the code name *text* opens with ("notifier deploys…", "billing-api is
-    on…": a first word written in lower case or with a dash or underscore), or "" when it
-    opens with a capitalised word or a stop word. Agents write a service's facts that
-    way; the name in lower case is no named thing to the question, yet it is the subject
-    (ADR 0098)."""
+def opening_code_name(text: str) -> frozenset[str]:
+    """The stems of the code name *text* opens with ("notifier deploys…" → notifi,
+    "billing-api is on…" → bill, api: a first word written in lower case or with a dash or
+    underscore), or none when it opens with a capitalised word or a stop word. Agents write
+    a service's facts that way; the name in lower case is no named thing to the question,
+    yet it is the subject (ADR 0098)."""
     first = text.lstrip("`'\"(").split(maxsplit=1)
     if not first:
-        return ""
+        return frozenset()
     word = first[0]
     if not (word[:1].islower() or "-" in word or "_" in word):
-        return ""
+        return frozenset()
     stems = stem_tokens(word)
-    return stems[0] if stems and stems[0] not in STOP else ""
+    if not stems or stems[0] in STOP:
+        return frozenset()
+    return frozenset(stems)
