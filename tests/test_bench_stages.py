@@ -10,7 +10,7 @@ import uuid
 import pytest
 from _childenv import bench_cli
 
-from houkai.bench import stage_cost
+from houkai.bench import findable, stage_cost
 from houkai.bench.seed_client import SeedDriver, SeedUnavailable
 from houkai.bench.stage_cost_report import (
     DEFAULTS,
@@ -23,6 +23,7 @@ from houkai.bench.stage_cost_report import (
     stage_sets,
     verdicts,
 )
+from houkai.corpora.clustered import asked_about, worded_question
 from houkai.domain.config import Settings
 from houkai.domain.model import ValidationError
 
@@ -222,3 +223,47 @@ def test_cli_errors_and_json(settings: Settings, embedder, tmp_path) -> None:
     )  # fmt: skip
     assert again.exit_code == 0, again.output
     assert table.read_text().startswith("| N | stages |") and "| 40 | plain |" in table.read_text()
+
+
+def test_a_clustered_corpus_is_timed_on_questions_worded_from_its_lines(
+    settings: Settings, embedder
+) -> None:
+    """``--corpus chat``: the collection holds the chat corpus (not the uniform one), each
+    pass asks questions worded from its lines, and the seed is refused, not skipped."""
+    prefix = f"tc-{uuid.uuid4().hex[:8]}"
+    result = stage_cost.run(
+        settings, [80], n_queries=6, rounds=1, collection_prefix=prefix, corpus="chat", keep=True
+    )
+    assert result.config["corpus"] == "chat" and "chat corpus" in "\n".join(result.lines())
+    assert all(s.n == 6 and s.cache_misses + s.cache_hits == 6 for s in result.samples)
+    from houkai.bench.scratch import bench_store
+
+    store = bench_store(f"{prefix}-chat-80", settings)
+    try:
+        lines = findable.make_corpus("chat", 80, 7)
+        assert store.count() == 80
+        assert {m.text for m in store.list_recent(limit=100)} == set(lines.texts)
+    finally:
+        store.nuke()
+    with pytest.raises(ValidationError, match="uniform corpus only"):
+        stage_cost.run(settings, [80], corpus="logs", seed_python="/usr/bin/python3")
+    with pytest.raises(ValidationError, match="corpus must be one of"):
+        stage_cost.run(settings, [80], corpus="tickets")
+
+
+def test_questions_worded_from_a_corpus_drop_what_they_ask_for() -> None:
+    assert worded_question("Log entry 12: service search reported p95 latency of 523 ms") == (
+        "service search reported latency of ms"
+    )
+    assert worded_question("Frank: can we move this to tomorrow?") == "can we move this to tomorrow"
+    assert worded_question("The demo API gateway listens on port 40371") == (
+        "The demo API gateway listens on port"
+    )
+    corpus = findable.make_corpus("logs", 3000, 7)  # 20 facts, then log lines
+    asked = asked_about(corpus, 24, 7)
+    assert len(asked) == len(set(asked)) == 24
+    facts = {worded_question(corpus.texts[i]) for i in corpus.fact_indexes}
+    # half about the facts; the log lines word only a few templates, facts fill the rest
+    assert 12 < sum(q in facts for q in asked) < 24
+    assert asked == asked_about(corpus, 24, 7)  # deterministic for a seed
+    assert len(asked_about(corpus, 100, 7)) < 100  # no more than the corpus words

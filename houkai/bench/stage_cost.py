@@ -29,10 +29,13 @@ import urllib.parse
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..corpora.clustered import asked_about
 from ..domain.config import Settings
 from ..domain.model import ValidationError
 from ..engines.embeddings import QueryCache, backend_label
 from ..recall.stages import resolve_stages
+from . import findable
+from .findable import CORPORA
 from .recall import drop_collections, load_corpus, loadavg, machine_facts, percentiles
 from .recall_corpus import Query, corpus_vectors, generate, queries
 from .seed_client import SeedDriver, SeedUnavailable
@@ -270,9 +273,13 @@ def run(
     seed_size: int = SEED_SIZE,
     seed_threads: int = 0,
     interleave: bool = False,
+    corpus: str = "uniform",
     progress: Progress | None = None,
 ) -> StageCostResult:
-    """Run the benchmark (see the module docstring) at every size in *sizes*."""
+    """Run the benchmark (see the module docstring) at every size in *sizes*, on the
+    ``bench recall`` corpus (*corpus* ``uniform``) or a clustered one (``logs``, ``chat``:
+    :mod:`houkai.corpora.clustered`, written as ``bench findable`` writes it, asked
+    :func:`~houkai.corpora.clustered.asked_about` questions; the seed is not asked)."""
     from ..db.keys import validate_collection
     from ..db.server import resolve_url
     from ..engines.embeddings import get_embedder
@@ -280,6 +287,12 @@ def run(
 
     sizes = list(sizes)
     _validate(sizes, n_queries, k, rounds)
+    if corpus not in CORPORA:
+        raise ValidationError(f"corpus must be one of {', '.join(CORPORA)} — got {corpus!r}")
+    if corpus != "uniform":
+        if seed_python:
+            raise ValidationError(f"the seed is timed on the uniform corpus only, not {corpus}")
+        collection_prefix = f"{collection_prefix}-{corpus}"
     for n in sizes:
         validate_collection(f"{collection_prefix}-{n}")
     say = progress or (lambda _m: None)
@@ -306,8 +319,13 @@ def run(
             name = f"{collection_prefix}-{n}"
             store = bench_store(name, settings, embedder)
             try:
-                say(f"N={n}: loading corpus into {name}")
-                load_corpus(store, n, seed=seed, progress=progress)
+                say(f"N={n}: loading the {corpus} corpus into {name}")
+                if corpus == "uniform":
+                    load_corpus(store, n, seed=seed, progress=progress)
+                else:
+                    lines = findable.make_corpus(corpus, n, seed)
+                    findable.load(store, lines, seed, say)
+                    qset = [Query(q, "", "") for q in asked_about(lines, n_queries, seed)]
                 with_seed = driver is not None and n == seed_size
                 if with_seed and driver is not None:
                     say(f"N={n}: loading the corpus into the seed")
@@ -358,6 +376,7 @@ def run(
         "rest": rest,
         "touch": touch,
         "seed": seed,
+        "corpus": corpus,
         "embedder": backend_label(embedder),
         "recall_stages": ",".join(defaults),
         "stage_sets": {s.name: ",".join(s.stages) for s in sets},

@@ -260,6 +260,7 @@ class StageCostResult:
             f"{m.get('loadavg_start')} → {m.get('loadavg_end')}; "
             f"{self.config.get('queries')} queries, {self.config.get('rounds')} rounds"
             + (", interleaved" if self.config.get("interleave") else "")
+            + f", {self.config.get('corpus', 'uniform')} corpus"
         )
         return "\n".join(out) + "\n"
 
@@ -276,7 +277,10 @@ class StageCostResult:
                 f"{r.size:>7}  {r.system:<6}  {r.surface:<7}  {r.stage_set:<10}  {r.phase:<5}  "
                 f"{r.p50_ms:>7.2f}  {r.p95_ms:>7.2f}  {ratio}  {per:<22}  {r.load1:>5.2f}"
             )
-        out.append(f"(medians over {rounds} rounds; ×plain = median same-round p50 ratio)")
+        out.append(
+            f"({self.config.get('corpus', 'uniform')} corpus; medians over {rounds} rounds; "
+            "×plain = median same-round p50 ratio)"
+        )
         for size, ratios in sorted(seed_ratios(self.samples).items()):
             out.append(
                 f"N={size}: houkai defaults cold p50 / seed cold p50 per round: "

@@ -9,12 +9,14 @@ seed, so a benchmark or a test can name exactly what it stored.
 * :func:`facts`: distinct facts (preferences, settings, dates, people), no two alike;
 * :func:`log_lines`: near-identical log lines in one of :data:`LOG_FORMATS` formats;
 * :func:`logs_corpus`: facts first, then the bulk of log lines (the reported shape);
-* :func:`chat_corpus`: chat turns about recurring small talk, facts strewn among them.
+* :func:`chat_corpus`: chat turns about recurring small talk, facts strewn among them;
+* :func:`asked_about`: questions worded from a corpus's lines, to time recall on it.
 """
 
 from __future__ import annotations
 
 import random
+import re
 import string
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -226,3 +228,33 @@ def chat_corpus(n: int, n_facts: int = 20, seed: int = 0) -> Corpus:
         texts.insert(at, fact)
         flags.insert(at, True)
     return Corpus("chat", texts, flags)
+
+
+_NUMBERED = re.compile(r"^(?:log entry|entry|line)\s+\d+:\s*", re.I)
+_SPEAKER = re.compile(r"^[A-Z][a-z]+:\s+")
+
+
+def worded_question(text: str, most: int = 8) -> str:
+    """A question worded from a stored line, as someone who half remembers it types it:
+    its words without the numbers (the value asked for) and without a log line's counter
+    or a chat turn's speaker, at most *most* of them."""
+    body = _SPEAKER.sub("", _NUMBERED.sub("", text))
+    words = [w for w in body.replace("?", " ").split() if not any(ch.isdigit() for ch in w)]
+    return " ".join(words[:most]) or text
+
+
+def asked_about(corpus: Corpus, n: int, seed: int = 0) -> list[str]:
+    """Up to *n* distinct questions about *corpus*, each :func:`worded_question` of one of
+    its lines: half about its facts, the rest about its bulk, and more facts when the bulk
+    words too few distinct ones (log lines without their numbers are a few templates)."""
+    rng = random.Random(f"asked-{corpus.name}-{seed}")
+    facts, bulk = corpus.fact_indexes, [i for i, f in enumerate(corpus.fact) if not f]
+    rng.shuffle(facts)
+    rng.shuffle(bulk)
+    out: dict[str, None] = {}
+    for lines, most in ((facts, n // 2), (bulk, n), (facts, n)):
+        for i in lines:
+            if len(out) >= most:
+                break
+            out.setdefault(worded_question(corpus.texts[i]), None)
+    return list(out)

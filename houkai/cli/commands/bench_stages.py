@@ -79,6 +79,15 @@ from .bench_recall import int_list
     show_default=True,
     help="Benchmark collections are named PREFIX-N.",
 )
+@click.option(
+    "--corpus",
+    type=click.Choice(["uniform", "logs", "chat"]),
+    default="uniform",
+    show_default=True,
+    help="uniform: the bench recall corpus (the seed is timed on it); logs: distinct facts "
+    "then near-identical log lines; chat: small-talk turns with facts strewn in (questions "
+    "worded from their lines).",
+)
 @click.option("--seed", type=int, default=7, show_default=True, help="Corpus and query seed.")
 @click.option("--keep", is_flag=True, help="Keep the collections (a later run reuses them).")
 @click.option(
@@ -108,6 +117,7 @@ def bench_stages(
     seed_size: int,
     seed_threads: int,
     collection_prefix: str,
+    corpus: str,
     seed: int,
     keep: bool,
     save_path: str | None,
@@ -146,6 +156,7 @@ def bench_stages(
         seed_size=seed_size,
         seed_threads=seed_threads,
         interleave=interleave,
+        corpus=corpus,
         progress=progress,
     )
     if show:
