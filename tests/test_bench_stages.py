@@ -10,7 +10,10 @@ import uuid
 import pytest
 from _childenv import bench_cli
 
+from houkai import MemoryStore
 from houkai.bench import findable, stage_cost
+from houkai.bench.recall import drop_collections
+from houkai.bench.scratch import bench_store
 from houkai.bench.seed_client import SeedDriver, SeedUnavailable
 from houkai.bench.stage_cost_report import (
     DEFAULTS,
@@ -226,29 +229,56 @@ def test_cli_errors_and_json(settings: Settings, embedder, tmp_path) -> None:
 
 
 def test_a_clustered_corpus_is_timed_on_questions_worded_from_its_lines(
-    settings: Settings, embedder
+    settings: Settings, embedder, monkeypatch
 ) -> None:
-    """``--corpus chat``: the collection holds the chat corpus (not the uniform one), each
-    pass asks questions worded from its lines, and the seed is refused, not skipped."""
+    """``--corpus chat``: the collection holds the chat corpus (not the uniform one), every
+    pass asks the questions worded from its lines, the report says how many, and the seed
+    is refused, not skipped."""
+    asked: list[str] = []
+
+    def recording(corpus, n, seed=0):
+        asked.extend(asked_about(corpus, n, seed))
+        return list(asked)
+
+    monkeypatch.setattr(stage_cost, "asked_about", recording)
+    timed: list[str] = []
+    real_recall = MemoryStore.recall
+
+    def spy(self, query, *args, **kwargs):
+        timed.append(query)
+        return real_recall(self, query, *args, **kwargs)
+
     prefix = f"tc-{uuid.uuid4().hex[:8]}"
+    monkeypatch.setattr(MemoryStore, "recall", spy)
     result = stage_cost.run(
         settings, [80], n_queries=6, rounds=1, collection_prefix=prefix, corpus="chat", keep=True
     )
-    assert result.config["corpus"] == "chat" and "chat corpus" in "\n".join(result.lines())
+    monkeypatch.setattr(MemoryStore, "recall", real_recall)
+    assert len(asked) == 6 and set(timed) == set(asked)  # the warm-up asks them too
+    assert result.config["corpus"] == "chat" and result.config["queries_asked"] == {80: 6}
+    assert "chat corpus, 6 queries" in "\n".join(result.lines())
     assert all(s.n == 6 and s.cache_misses + s.cache_hits == 6 for s in result.samples)
-    from houkai.bench.scratch import bench_store
-
     store = bench_store(f"{prefix}-chat-80", settings)
-    try:
-        lines = findable.make_corpus("chat", 80, 7)
-        assert store.count() == 80
-        assert {m.text for m in store.list_recent(limit=100)} == set(lines.texts)
-    finally:
-        store.nuke()
+    assert store.count() == 80
+    assert {m.text for m in store.list_recent(limit=100)} == set(
+        findable.make_corpus("chat", 80, 7).texts
+    )
+    drop_collections(settings, [80], f"{prefix}-chat")
+    assert bench_store(f"{prefix}-chat-80", settings).count() == 0
+    # without --keep the run drops its own collection, under the corpus's name
+    stage_cost.run(settings, [60], n_queries=2, rounds=1, collection_prefix=prefix, corpus="logs")
+    assert bench_store(f"{prefix}-logs-60", settings).count() == 0
+
+
+def test_a_clustered_corpus_refuses_what_it_cannot_measure(settings: Settings) -> None:
     with pytest.raises(ValidationError, match="uniform corpus only"):
         stage_cost.run(settings, [80], corpus="logs", seed_python="/usr/bin/python3")
     with pytest.raises(ValidationError, match="corpus must be one of"):
         stage_cost.run(settings, [80], corpus="tickets")
+    with pytest.raises(ValidationError, match=r"sizes of 40 or more .* \[30\]"):
+        stage_cost.run(settings, [80, 30], corpus="chat")
+    with pytest.raises(ValidationError, match="ends like a clustered corpus"):
+        stage_cost.run(settings, [80], collection_prefix="bench-stages-chat")
 
 
 def test_questions_worded_from_a_corpus_drop_what_they_ask_for() -> None:

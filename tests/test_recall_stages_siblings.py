@@ -16,7 +16,7 @@ from test_recall_stages_update_words import OFFICE
 from houkai import MemoryStore
 from houkai.recall import state
 from houkai.recall.state import _asked_terms
-from houkai.recall.statements import opening_code_name
+from houkai.recall.statements import NO_CODE_NAME, opening_code_name
 
 
 def test_the_newest_sibling_steps_aside_for_the_update_behind_it(store: MemoryStore):
@@ -375,15 +375,40 @@ def test_two_services_facts_written_alike_are_no_fact_and_its_update(store: Memo
     assert shipments in ids
     assert ids[0] == notifier
     assert "current" not in dict(ranked)[shipments].get("stages", {})  # no slot dealt
-    # the same two notes about one service are a fact and its update
-    assert opening_code_name("notifier deploys to EKS now.") == opening_code_name(
-        "notifier deploys to ECS."
+
+
+def test_a_services_update_written_in_lower_case_still_takes_the_first_slot(
+    store: MemoryStore,
+):
+    """The code-name rule keeps two services apart, never a service and its update, even
+    one that opens with a verb in lower case."""
+    old, new, *_ = write_dated(
+        store,
+        [
+            ("notifier deploys to ECS, cluster `prod-eu1`, service `notifier`.", 170),
+            ("moved notifier to EKS: namespace `notifier`, Argo CD app `notifier-prod`.", 40),
+            ("shipments-api deploys to ECS, cluster `prod-eu1`.", 160),
+            ("notifier is built with Go 1.22.", 150),
+            *((text, 60 + i) for i, text in enumerate(OFFICE)),
+        ],
     )
+    ranked = ranking(store, "Where does notifier get deployed?", k=10)
+    ids = [mid for mid, _ in ranked]
+    assert ids[0] == new and old in ids
+    assert dict(ranked)[new]["stages"]["current_group"] >= 2
 
 
 def test_a_code_name_is_read_only_where_a_note_opens_with_it():
-    assert opening_code_name("billing-api is on Python 3.10.") == {"bill", "api"}
-    assert opening_code_name("`notifier` deploys to EKS.") == opening_code_name("notifier")
-    assert not opening_code_name("Migrated mobile-app to DynamoDB.")  # a verb, capitalised
-    assert not opening_code_name("the standup moved to 10:00.")  # a stop word
-    assert not opening_code_name("")
+    assert opening_code_name("billing-api is on Python 3.10.") == ({"bill", "api"}, True)
+    assert opening_code_name("`notifier` deploys to EKS.") == ({"notifi"}, False)
+    assert opening_code_name("  [8 May 2023] notifier deploys.") == ({"notifi"}, False)
+    assert opening_code_name("sign-in-api is up.").stems == {"sign", "api"}  # "in": a stop word
+    assert opening_code_name("LEDGER_BATCH_SIZE is 500.").identifier
+    for text in (
+        "Migrated mobile-app to DynamoDB.",  # a capitalised word: the sentence's
+        "moved notifier to EKS.",  # a word of change
+        "the standup moved to 10:00.",  # a stop word
+        "2024-01-05: deploy freeze.",  # a date
+        "",
+    ):
+        assert opening_code_name(text) == NO_CODE_NAME, text

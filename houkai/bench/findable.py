@@ -41,7 +41,7 @@ from .recall_corpus import EPOCH, corpus_vectors, generate
 log = logging.getLogger(__name__)
 
 Progress = Callable[[str], None]
-CORPORA = ("logs", "chat", "uniform")
+CORPORA = (*clustered.NAMES, "uniform")
 DEFAULT_EF_SWEEP = (64, 128, 256)
 #: Distinct facts per corpus: the issue's 20 at 5,000 memories, 0.4 % above.
 FACT_SHARE = 0.004

@@ -1,10 +1,12 @@
 """``houkai bench stages``: what hybrid recall's stages cost in latency, and houkai vs the seed.
 
 On the ``bench recall`` corpus (the same texts, queries and cached vectors, loaded
-through :func:`.recall.load_corpus`) at each size, every round times hybrid
-``store.recall`` over the query set for each stage set: the plain blend
-(``stages=""``), the defaults (the ``recall_stages`` setting) and the defaults with
-each stage alone turned off. Each set runs a cold pass (a fresh query-embedding
+through :func:`.recall.load_corpus`), or on a clustered one (``corpus`` ``logs`` or
+``chat``: :mod:`houkai.corpora.clustered` as ``bench findable`` writes it, asked
+questions worded from its lines, :func:`~houkai.corpora.clustered.asked_about`), at each
+size, every round times hybrid ``store.recall`` over the query set for each stage set: the
+plain blend (``stages=""``), the defaults (the ``recall_stages`` setting) and the defaults
+with each stage alone turned off. Each set runs a cold pass (a fresh query-embedding
 cache: every query is embedded) and then a warm pass (every query a cache hit).
 The sets' order flips every round, and the report gives the median over rounds of
 each same-round ratio against the plain blend (:mod:`.stage_cost_report`): on a
@@ -15,7 +17,7 @@ the same corpus (texts, metadata and the very vectors houkai stores) at ``seed_s
 and answers the same queries in hybrid mode once per round, before houkai's sets in
 even rounds and after them in odd ones (:mod:`.seed_client`); with ``interleave`` it
 answers each query in the cold rotation instead, between houkai's sets. The seed has no
-query cache, so its every recall is cold.
+query cache, so its every recall is cold; it is timed on the uniform corpus only.
 """
 
 from __future__ import annotations
@@ -257,6 +259,29 @@ def _validate(sizes: Sequence[int], n_queries: int, k: int, rounds: int) -> None
             raise ValidationError(f"{name} must be an integer in [{low}, {high}] — got {value!r}")
 
 
+def _validate_corpus(
+    corpus: str, sizes: Sequence[int], collection_prefix: str, seed_python: str | None
+) -> None:
+    if corpus not in CORPORA:
+        raise ValidationError(f"corpus must be one of {', '.join(CORPORA)} — got {corpus!r}")
+    clustered_names = tuple(c for c in CORPORA if c != "uniform")
+    if corpus == "uniform":
+        if collection_prefix.endswith(tuple(f"-{c}" for c in clustered_names)):
+            raise ValidationError(
+                f"collection prefix {collection_prefix!r} ends like a clustered corpus's "
+                "collections (PREFIX-logs, PREFIX-chat): choose another"
+            )
+        return
+    if seed_python:
+        raise ValidationError(f"the seed is timed on the uniform corpus only, not {corpus}")
+    small = [n for n in sizes if n < 2 * findable.n_facts_for(n)]
+    if small:
+        raise ValidationError(
+            f"a {corpus} corpus needs sizes of {2 * findable.n_facts_for(1)} or more (its "
+            f"distinct facts and as many lines again) — got {small}"
+        )
+
+
 def run(
     settings: Settings,
     sizes: Sequence[int] = DEFAULT_SIZES,
@@ -287,11 +312,8 @@ def run(
 
     sizes = list(sizes)
     _validate(sizes, n_queries, k, rounds)
-    if corpus not in CORPORA:
-        raise ValidationError(f"corpus must be one of {', '.join(CORPORA)} — got {corpus!r}")
-    if corpus != "uniform":
-        if seed_python:
-            raise ValidationError(f"the seed is timed on the uniform corpus only, not {corpus}")
+    _validate_corpus(corpus, sizes, collection_prefix, seed_python)
+    if corpus != "uniform":  # its own collections: a kept uniform one is never reused
         collection_prefix = f"{collection_prefix}-{corpus}"
     for n in sizes:
         validate_collection(f"{collection_prefix}-{n}")
@@ -301,7 +323,8 @@ def run(
     started = time.perf_counter()
     machine = machine_facts()
     embedder = get_embedder(settings.embedder)
-    qset = queries(n_queries, seed)
+    qset = queries(n_queries, seed) if corpus == "uniform" else []
+    asked: dict[int, int] = {}
     defaults = resolve_stages(None, settings.recall_stages)
     sets = stage_sets(defaults)
     seed_info: dict[str, Any] = {"status": "not asked", "reason": "no --seed-python given"}
@@ -326,6 +349,9 @@ def run(
                     lines = findable.make_corpus(corpus, n, seed)
                     findable.load(store, lines, seed, say)
                     qset = [Query(q, "", "") for q in asked_about(lines, n_queries, seed)]
+                    if len(qset) < n_queries:
+                        say(f"N={n}: the {corpus} corpus words {len(qset)} distinct questions")
+                asked[n] = len(qset)
                 with_seed = driver is not None and n == seed_size
                 if with_seed and driver is not None:
                     say(f"N={n}: loading the corpus into the seed")
@@ -377,6 +403,7 @@ def run(
         "touch": touch,
         "seed": seed,
         "corpus": corpus,
+        "queries_asked": asked,  # per size: fewer than asked when a corpus words fewer
         "embedder": backend_label(embedder),
         "recall_stages": ",".join(defaults),
         "stage_sets": {s.name: ",".join(s.stages) for s in sets},

@@ -258,11 +258,19 @@ class StageCostResult:
         out.append(
             f"- machine: {m.get('cpu')} × {m.get('nproc')} cores, 1-minute load "
             f"{m.get('loadavg_start')} → {m.get('loadavg_end')}; "
-            f"{self.config.get('queries')} queries, {self.config.get('rounds')} rounds"
+            f"{self._queries()} queries, {self.config.get('rounds')} rounds"
             + (", interleaved" if self.config.get("interleave") else "")
             + f", {self.config.get('corpus', 'uniform')} corpus"
         )
         return "\n".join(out) + "\n"
+
+    def _queries(self) -> str:
+        """The queries asked: per size when a corpus worded fewer than ``--queries``."""
+        asked = {int(n): q for n, q in (self.config.get("queries_asked") or {}).items()}
+        wanted = self.config.get("queries")
+        if not asked or all(q == wanted for q in asked.values()):
+            return str(wanted)
+        return ", ".join(f"{q} at {n:,}" for n, q in sorted(asked.items()))
 
     def lines(self) -> list[str]:
         rounds = self.config.get("rounds", "?")
@@ -278,8 +286,8 @@ class StageCostResult:
                 f"{r.p50_ms:>7.2f}  {r.p95_ms:>7.2f}  {ratio}  {per:<22}  {r.load1:>5.2f}"
             )
         out.append(
-            f"({self.config.get('corpus', 'uniform')} corpus; medians over {rounds} rounds; "
-            "×plain = median same-round p50 ratio)"
+            f"({self.config.get('corpus', 'uniform')} corpus, {self._queries()} queries; "
+            f"medians over {rounds} rounds; ×plain = median same-round p50 ratio)"
         )
         for size, ratios in sorted(seed_ratios(self.samples).items()):
             out.append(

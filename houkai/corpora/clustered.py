@@ -198,6 +198,10 @@ def chat_turns(n: int, seed: int = 0) -> list[str]:
     return _distinct(n, turn)
 
 
+#: The clustered corpora by name (``bench findable`` adds the uniform recall corpus).
+NAMES: tuple[str, ...] = ("logs", "chat")
+
+
 @dataclass(frozen=True)
 class Corpus:
     """Texts in write order; ``fact`` marks the distinct facts among them."""

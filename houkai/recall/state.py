@@ -36,9 +36,10 @@ knows which is the newer or whose it is.
 
   Two candidates holding different shares of the named things ("the notification
   service" beside "notify-service") link only the second way, and only when both hold some.
-  Nor do two that open with different code names, one the question asks and the other
-  never says ("notifier deploys to EKS" beside "shipments-api deploys to EKS now", ADR
-  0098): a service written in lower case is no named thing, yet it is the subject.
+  Nor do two that open with different code names, one the question asks and the other an
+  identifier it does not ask ("notifier deploys to EKS" beside "shipments-api deploys to
+  EKS now, same Argo CD setup as billing", ADR 0098): a service written in lower case is
+  no named thing, yet it is the subject.
 
   The stage also reaches below its top candidates (:data:`PULL_REACH`) for updates
   worded away from the question ("the ledger worker switched its linter to biome" for
@@ -264,12 +265,12 @@ def _groups(
     leads = [opening_code_name(c.memory.text) for c in top]
 
     def other_subject(i: int, j: int) -> bool:
-        """*i* opens with a code name the question asks, *j* with another one it does not
+        """*i* opens with a code name the question asks, *j* with an identifier it does not
         ask (neither name part of the other: "web-dashboard" is "the dashboard"):
-        "notifier deploys to EKS" and "shipments-api deploys to EKS now" are two services'
-        facts, not a fact and its update (ADR 0098)."""
-        ni, nj = leads[i], leads[j]
-        if not ni or not nj or not ni <= terms or nj <= terms:
+        "notifier deploys to EKS" and "shipments-api deploys to EKS now, same Argo CD setup
+        as billing" are two services' facts, not a fact and its update (ADR 0098)."""
+        (ni, _), (nj, identifier) = leads[i], leads[j]
+        if not ni or not identifier or not ni <= terms or nj <= terms:
             return False
         return not (ni <= nj or nj <= ni)
 

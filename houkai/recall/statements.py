@@ -2,7 +2,8 @@
 whether it says it replaces an earlier fact.
 
 The ``current`` stage compares these between candidates (an update repeats the value it
-replaces, ADR 0085/0086) and ``bridge`` reads a memory's names (ADR 0089). Each reader is
+replaces, ADR 0085/0086; the code name a note opens with is its subject, ADR 0098) and
+``bridge`` reads a memory's names (ADR 0089). Each reader is
 remembered per text (:class:`~houkai.domain.text.PerText`): the same memories recur
 across recalls.
 """
@@ -10,14 +11,16 @@ across recalls.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
 from ..domain.text import (
     CALENDAR_WORDS,
     REDISEARCH_STOPWORDS,
     STOP_WORDS,
     PerText,
-    stem_tokens,
+    stem,
     tokenize,
+    without_date_stamp,
 )
 
 #: Words no question asks for (the stop words of both lists).
@@ -33,7 +36,8 @@ _NAME_WORD = re.compile(r"\b[A-Z][\w]+\b")
 #: "the rota hands over every Monday", "takes over 30s", "changes to the agreement".
 _CALENDAR_WORD = "|".join(sorted(CALENDAR_WORDS, key=lambda w: (-len(w), w)))
 UPDATE_WORDS = re.compile(
-    r"\b((?<!for )now|no longer|any ?more|instead|switched|moved|changed|relocated|replaced|"
+    r"\b((?<!\bfor\s)(?<!\bfor\s\s)now|no longer|any ?more|instead|switched|moved|changed|"
+    r"relocated|replaced|"
     r"back to|back on|dropped|migrated|handed over|upgraded|bumped|relaxed|lifted"
     r"|(?:switches|moves|relocates|migrates|upgrades) to"
     r"|(?:took|takes) over(?!\s+(?:\d|an?\b|half))"
@@ -47,6 +51,17 @@ CHANGE_WORDS = frozenset(
     "migrated handed upgraded bumped relaxed lifted switches moves relocates migrates "
     "upgrades took takes starting more".split()
 )
+
+
+class CodeName(NamedTuple):
+    """The code name a note opens with (:func:`opening_code_name`): its words' stems, and
+    whether it is written as an identifier (a dash, underscore, dot or digits in it)."""
+
+    stems: frozenset[str]
+    identifier: bool
+
+
+NO_CODE_NAME = CodeName(frozenset(), False)
 
 
 #: A count with its unit or a decade ("1990s", "3pm", "25k", "300ms", "64GB", "1080p"):
@@ -100,19 +115,32 @@ content_words = PerText(_read_words)
 says_update = PerText(_read_update)
 
 
-def opening_code_name(text: str) -> frozenset[str]:
-    """The stems of the code name *text* opens with ("notifier deploys…" → notifi,
-    "billing-api is on…" → bill, api: a first word written in lower case or with a dash or
-    underscore), or none when it opens with a capitalised word or a stop word. Agents write
-    a service's facts that way; the name in lower case is no named thing to the question,
-    yet it is the subject (ADR 0098)."""
-    first = text.lstrip("`'\"(").split(maxsplit=1)
+#: A word written as an identifier: a dash, underscore or dot inside, or digits after letters.
+_IDENTIFIER_LIKE = re.compile(r"[A-Za-z]\w*(?:(?:[-_.]\w+)+|(?<=[A-Za-z])\d\w*)")
+
+
+def opening_code_name(text: str) -> CodeName:
+    """The code name *text* opens with, or :data:`NO_CODE_NAME`: a first word that starts
+    with a letter and is written in lower case ("notifier deploys…") or as an identifier
+    ("billing-api is on…", "LEDGER_BATCH_SIZE", "s3bucket"); not a capitalised word (the
+    sentence's), a stop word, a word of change ("moved notifier to EKS" is about the
+    notifier) or a date. Agents write a service's facts that way; the name in lower case is
+    no named thing to the question, yet it is the subject (ADR 0098)."""
+    return _opening_code_name(text)
+
+
+def _read_code_name(text: str) -> CodeName:
+    first = without_date_stamp(text).lstrip().lstrip("`'\"(*[").split(maxsplit=1)
     if not first:
-        return frozenset()
-    word = first[0]
-    if not (word[:1].islower() or "-" in word or "_" in word):
-        return frozenset()
-    stems = stem_tokens(word)
-    if not stems or stems[0] in STOP:
-        return frozenset()
-    return frozenset(stems)
+        return NO_CODE_NAME
+    word = first[0].rstrip("`'\"),:;.!?*]")
+    tokens = [t for t in tokenize(word) if t not in STOP]
+    if not word[:1].isalpha() or not tokens or tokenize(word)[0] in STOP:
+        return NO_CODE_NAME
+    identifier = bool(_IDENTIFIER_LIKE.fullmatch(word))
+    if not (identifier or word[:1].islower()) or (not identifier and tokens[0] in CHANGE_WORDS):
+        return NO_CODE_NAME
+    return CodeName(frozenset(stem(t) for t in tokens), identifier)
+
+
+_opening_code_name = PerText(_read_code_name)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from ...corpora import clustered
 from .. import Context, pass_ctx
 from ..output import output_options, resolve_format
 from .bench_recall import int_list
@@ -56,7 +57,7 @@ from .bench_recall import int_list
     "--seed-python",
     type=click.Path(dir_okay=False),
     help="A Python with the seed (ai-houkai==0.16.0) installed: its hybrid recall is timed "
-    "on the same corpus and queries between houkai's rounds.",
+    "on the same corpus and queries between houkai's rounds (the uniform corpus only).",
 )
 @click.option(
     "--seed-size",
@@ -81,7 +82,7 @@ from .bench_recall import int_list
 )
 @click.option(
     "--corpus",
-    type=click.Choice(["uniform", "logs", "chat"]),
+    type=click.Choice(["uniform", *clustered.NAMES]),
     default="uniform",
     show_default=True,
     help="uniform: the bench recall corpus (the seed is timed on it); logs: distinct facts "
