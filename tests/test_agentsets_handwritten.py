@@ -1,12 +1,17 @@
 """What every hand-written agent-memory set (``team``, ``assistant``, ``engineer``) must
 hold: the committed JSON is its module's, ids resolve, a current answer is the newest
 statement of its topic, the split is by topic, and no sentence is borrowed from another
-set. Each set's own rules are in its ``test_agentset_<name>.py``."""
+set; and what the two written blind (``assistant``, ``engineer``) hold besides: they run in
+every suite, ask every kind in realistic proportions, are tagged loosely, mostly restate
+their updates and hold a good share of noise. No recall runs here: the blind sets were
+written without looking at how recall ranks them. The team set's own rules are in
+``test_agentset_team.py``."""
 
 from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from types import ModuleType
 from typing import Any
 
@@ -14,7 +19,8 @@ import pytest
 
 from houkai.bench import agentset_run
 from houkai.bench.agentsets import SETS, assistant, engineer, team
-from houkai.bench.agentsets.common import KINDS
+from houkai.bench.agentsets.common import KINDS, SUITE_SETS
+from houkai.bench.agentsets.team import topic_of
 
 #: Each set, its module, and the sets it must borrow no sentence from (written before it).
 HANDWRITTEN: tuple[tuple[ModuleType, tuple[str, ...]], ...] = (
@@ -22,6 +28,8 @@ HANDWRITTEN: tuple[tuple[ModuleType, tuple[str, ...]], ...] = (
     (assistant, ("coding", "personal", "team")),
     (engineer, ("coding", "personal", "team", "assistant")),
 )
+#: The sets written blind, and how many updates each holds at least.
+BLIND: tuple[tuple[ModuleType, int], ...] = ((assistant, 50), (engineer, 55))
 
 
 @pytest.fixture(
@@ -93,3 +101,104 @@ def test_no_sentence_is_borrowed_from_another_set(written):
             theirs |= runs(item["text"])
     shared = [i["text"] for i in data["memories"] + data["queries"] if runs(i["text"]) & theirs]
     assert shared == []
+
+
+@pytest.fixture(scope="module", params=BLIND, ids=[m.__name__.rsplit(".", 1)[1] for m, _ in BLIND])
+def blind(request) -> tuple[ModuleType, int, dict[str, Any]]:
+    module, updates = request.param
+    return module, updates, agentset_run.load(module.__name__.rsplit(".", 1)[1])
+
+
+def test_a_blind_set_runs_in_every_suite(blind):
+    """The set and its one-sitting copy run in every ``houkai bench suite``."""
+    module, _, data = blind
+    assert {module.NAME, f"{module.NAME}:sitting"} <= set(SUITE_SETS.split(","))
+    assert data["name"] == module.NAME and data["as_of"] == module.AS_OF
+    assert all(m["id"].startswith(module.SET.prefix) for m in data["memories"])
+
+
+def test_a_blind_set_asks_every_kind_in_realistic_proportions(blind):
+    _, _, data = blind
+    kinds = Counter(q["kind"] for q in data["queries"])
+    assert set(kinds) == set(KINDS)
+    n = sum(kinds.values())
+    assert kinds["current"] / n >= 0.2 and kinds["distractor"] / n >= 0.15
+    assert kinds["paraphrase"] / n >= 0.15
+    assert kinds["multi-hop"] >= 10 and kinds["past"] >= 10 and kinds["keyword"] >= 10
+    for q in data["queries"]:
+        if q["kind"] == "multi-hop":  # two memories, the topic named on its own
+            assert len(q["relevant"]) >= 2 and q["topic"].startswith("mh."), q["text"]
+
+
+def test_a_blind_set_is_tagged_loosely_and_often_not(blind):
+    """What an extractor writes: at least 40% of memories carry no tag at all, the rest
+    one or two, in lower case."""
+    _, _, data = blind
+    untagged = sum(1 for m in data["memories"] if not m["tags"])
+    assert untagged / len(data["memories"]) >= 0.4
+    assert all(len(m["tags"]) <= 2 for m in data["memories"])
+    assert all(t == t.lower() for m in data["memories"] for t in m["tags"])
+
+
+def test_a_good_share_of_a_blind_set_is_noise(blind):
+    """Day-to-day notes on no question's topic: a third or more of the set."""
+    _, _, data = blind
+    asked = {r for q in data["queries"] for r in q["relevant"]}
+    topics = {m.get("topic") for m in data["memories"] if m["id"] in asked}
+    noise = [m for m in data["memories"] if m.get("topic") not in topics]
+    assert len(noise) / len(data["memories"]) >= 0.33
+
+
+def test_a_blind_set_mostly_restates_its_updates(blind):
+    """Between a fifth and 45% of the updates carry a ``supersedes`` link; the rest are
+    restated."""
+    _, least, data = blind
+    by_topic = Counter(m["topic"] for m in data["memories"] if m.get("topic"))
+    updates = sum(n - 1 for n in by_topic.values() if n > 1)
+    linked = sum(1 for m in data["memories"] if "supersedes" in m)
+    assert updates >= least and 0.2 <= linked / updates <= 0.45
+
+
+def test_a_past_question_is_on_a_topic_without_a_link(blind):
+    """A past answer is an older statement on a topic whose update has no link (a link
+    would let default recall hide the answer)."""
+    _, _, data = blind
+    by_id = {m["id"]: m for m in data["memories"]}
+    linked = {by_id[m["supersedes"]]["topic"] for m in data["memories"] if "supersedes" in m}
+    for q in data["queries"]:
+        if q["kind"] != "past":
+            continue
+        answer = by_id[q["relevant"][0]]
+        same = [m for m in data["memories"] if m.get("topic") == answer["topic"]]
+        assert answer["topic"] not in linked, q["text"]
+        assert min(same, key=lambda m: m["days_ago"])["id"] != answer["id"], q["text"]
+
+
+def test_the_label_checks_refuse_a_wrong_label(blind):
+    """A current question on an old statement, a past one on a linked topic or on the
+    newest statement, and a question on an unknown memory are refused, naming the set."""
+    module, _, _ = blind
+    written = module.SET
+    memories, questions = written.parse_memories(), written.parse_questions()
+    written.check(memories, questions)
+    topics: dict[str, list[dict[str, Any]]] = {}
+    for m in memories:
+        if m["key"]:
+            topics.setdefault(topic_of(m["key"]), []).append(m)
+    linked = {topic_of(m["key"]) for m in memories if m["older"]}
+    changed = {t: sorted(ms, key=lambda m: -m["days"]) for t, ms in topics.items() if len(ms) > 1}
+    oldest = next(ms[0]["key"] for ms in changed.values())
+    on_a_link = next(ms[0]["key"] for t, ms in changed.items() if t in linked)
+    newest = next(ms[-1]["key"] for t, ms in changed.items() if t not in linked)
+
+    def relabel(kind: str, key: str) -> list[dict[str, Any]]:
+        return [dict(q, keys=[key]) if q["kind"] == kind else q for q in questions]
+
+    with pytest.raises(ValueError, match=rf"{module.NAME} set: current question .* not on an"):
+        written.check(memories, relabel("current", oldest))
+    for key in (on_a_link, newest):
+        with pytest.raises(ValueError, match="hidden or new"):
+            written.check(memories, relabel("past", key))
+    unknown = [*questions, {"kind": "keyword", "keys": ["nope"], "topic": "x", "text": "?"}]
+    with pytest.raises(ValueError, match="unknown memories"):
+        written.check(memories, unknown)

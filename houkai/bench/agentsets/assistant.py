@@ -29,44 +29,16 @@ Questions are split into ``dev`` and ``test`` by topic. THE RULE of
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 from . import team
 from .assistant_home import FAMILY, HOME, LIFE
 from .assistant_notes import HOME_NOTES, WORK_NOTES
 from .assistant_questions import QUESTIONS
 from .assistant_work import JOB, PROJECTS
-from .common import Builder
 
 NAME = "assistant"
 SEED = 4702
 AS_OF = "2026-11-30T12:00:00+00:00"
 BLOCKS = (JOB, PROJECTS, FAMILY, HOME, LIFE, WORK_NOTES, HOME_NOTES)
 
-topic_of = team.topic_of
-
-
-def parse_memories() -> list[dict[str, Any]]:
-    """Every memory line of the set as a dict (key, supersedes key, days, tags, text)."""
-    return team.parse_memories(BLOCKS)
-
-
-def parse_questions() -> list[dict[str, Any]]:
-    return team.parse_questions(QUESTIONS)
-
-
-def check(memories: list[dict[str, Any]], questions: list[dict[str, Any]]) -> None:
-    """The labels' own rules, as for :mod:`.team` (see :func:`.team.check`)."""
-    team.check(memories, questions, NAME)
-
-
-def build() -> Builder:
-    memories = parse_memories()
-    questions = parse_questions()
-    check(memories, questions)
-    return team.assemble(NAME, SEED, AS_OF, "a", memories, questions)
-
-
-def write() -> Path:
-    return build().write()
+SET = team.HandWritten(NAME, SEED, AS_OF, "a", BLOCKS, QUESTIONS)
+build, write = SET.build, SET.write  # as every set module has them

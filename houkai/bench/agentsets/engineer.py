@@ -29,11 +29,7 @@ Questions are split into ``dev`` and ``test`` by topic. THE RULE of
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 from . import team
-from .common import Builder
 from .engineer_notes import SESSIONS, WORKLOG
 from .engineer_people import PEOPLE
 from .engineer_questions import QUESTIONS
@@ -45,29 +41,5 @@ SEED = 5303
 AS_OF = "2026-12-01T12:00:00+00:00"
 BLOCKS = (SERVICES, PAYMENTS, REPO, ENV, PREFS, PEOPLE, WORKLOG, SESSIONS)
 
-topic_of = team.topic_of
-
-
-def parse_memories() -> list[dict[str, Any]]:
-    """Every memory line of the set as a dict (key, supersedes key, days, tags, text)."""
-    return team.parse_memories(BLOCKS)
-
-
-def parse_questions() -> list[dict[str, Any]]:
-    return team.parse_questions(QUESTIONS)
-
-
-def check(memories: list[dict[str, Any]], questions: list[dict[str, Any]]) -> None:
-    """The labels' own rules, as for :mod:`.team` (see :func:`.team.check`)."""
-    team.check(memories, questions, NAME)
-
-
-def build() -> Builder:
-    memories = parse_memories()
-    questions = parse_questions()
-    check(memories, questions)
-    return team.assemble(NAME, SEED, AS_OF, "e", memories, questions)
-
-
-def write() -> Path:
-    return build().write()
+SET = team.HandWritten(NAME, SEED, AS_OF, "e", BLOCKS, QUESTIONS)
+build, write = SET.build, SET.write  # as every set module has them

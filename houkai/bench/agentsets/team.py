@@ -18,6 +18,7 @@ of the other sets. Questions are split into ``dev`` and ``test`` by topic. THE R
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -143,3 +144,36 @@ def assemble(
 
 def write() -> Path:
     return build().write()
+
+
+@dataclass(frozen=True)
+class HandWritten:
+    """A set written by hand in this module's line format (``key | days | tags | text``
+    memories, ``kind | keys | topic | text`` questions), checked and assembled as the team
+    set is: the one declaration each such set module makes."""
+
+    name: str
+    seed: int
+    as_of: str
+    prefix: str  # of the memory ids ("a001")
+    blocks: tuple[str, ...]
+    questions: str
+
+    def parse_memories(self) -> list[dict[str, Any]]:
+        """Every memory line of the set as a dict (key, supersedes key, days, tags, text)."""
+        return parse_memories(self.blocks)
+
+    def parse_questions(self) -> list[dict[str, Any]]:
+        return parse_questions(self.questions)
+
+    def check(self, memories: list[dict[str, Any]], questions: list[dict[str, Any]]) -> None:
+        """The labels' own rules (see :func:`check`), errors naming the set."""
+        check(memories, questions, self.name)
+
+    def build(self) -> Builder:
+        memories, questions = self.parse_memories(), self.parse_questions()
+        self.check(memories, questions)
+        return assemble(self.name, self.seed, self.as_of, self.prefix, memories, questions)
+
+    def write(self) -> Path:
+        return self.build().write()
