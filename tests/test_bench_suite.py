@@ -352,12 +352,25 @@ def test_every_set_file_is_checked_before_the_first_set_runs(bench, tmp_path: Pa
     assert not out.exists()
 
 
-def test_the_plot_draws_the_committed_suite(tmp_path):
+def test_the_plot_draws_the_committed_suite(tmp_path, monkeypatch):
     """``--plot``: one panel per set and the stages' panel, from the JSON the suite wrote."""
     pytest.importorskip("matplotlib")
     from houkai.bench import suite_plot
 
     committed = Path(__file__).resolve().parent.parent / "docs" / "bench" / "suite.json"
     out = tmp_path / "suite.png"
-    suite_plot.plot(json.loads(committed.read_text()), out)
+    import matplotlib.pyplot as plt
+
+    drawn = []
+    close = plt.close
+    monkeypatch.setattr(plt, "close", lambda fig: (drawn.append(fig), close(fig)))
+    result = json.loads(committed.read_text())
+    suite_plot.plot(result, out)
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 50_000
+    # the sets' key of the stages' panel sits in the spare cell, not over the bars
+    axes = drawn[0].axes
+    stages = next(ax for ax in axes if ax.get_title().startswith("Each stage"))
+    keyed = [ax for ax in axes if ax.get_legend() is not None and not ax.axison]
+    assert stages.get_legend() is None and len(keyed) == 1
+    labels = [t.get_text() for t in keyed[0].get_legend().get_texts()]
+    assert "engineer" in labels and "locomo" in labels

@@ -67,7 +67,12 @@ def plot(result: dict[str, Any], path: str | Path) -> None:
     ticks = [x + 0.4 - width / 2 for x in range(len(stages))]
     ax.set_xticks(ticks, stages, fontsize=8, rotation=45, ha="right")
     ax.set_title("Each stage: R@5 on − off", fontsize=9)
-    ax.legend(fontsize=7)
+    handles, labels = ax.get_legend_handles_labels()
+    spare = axes[len(panels) + 1] if len(axes) > len(panels) + 1 else None
+    if spare is not None:  # the sets' key beside the bars, not over them
+        spare.legend(handles, labels, fontsize=8, loc="center left", title="sets (stage panel)")
+    else:
+        ax.legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
