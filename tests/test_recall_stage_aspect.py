@@ -3,6 +3,8 @@ question's vector points at the aspect it asks about, not at its subject."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from houkai import MemoryStore
@@ -52,6 +54,22 @@ def test_centring_takes_out_the_subject_every_candidate_shares():
     cands.append(Candidate(memory=Memory(id="lex", text="lexical only")))
     assert centred_products(cands, q, top=3)[3] == 0.0
     assert centred_products(cands[:2], q, top=3) == [0.0, 0.0]
+
+
+def test_a_broken_vector_gets_nothing_and_poisons_no_score():
+    """A stored vector with a NaN in it (a corrupted write) below the best candidates gets
+    no share, not a NaN that would sort anywhere; numpy's floating-point flags raise no
+    warning from the library."""
+    subject, asked, wording, other, _ = np.eye(5, dtype=np.float32)
+    q = _unit(subject + 0.5 * asked + 0.5 * wording)
+    good = [_unit(subject + w * asked + (1 - w) * other) for w in (0.6, 0.4, 0.2)]
+    broken = np.array([np.nan, 0.1, 0.0, 0.0, 0.0], dtype=np.float32)
+    cands = [*(_cand(str(i), v, q) for i, v in enumerate(good)), _cand("broken", broken, q)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        centred = centred_products(cands, q, top=3)
+    assert centred[3] == 0.0 and all(np.isfinite(centred))
+    assert centred[0] > centred[2]
 
 
 def _rank(store: MemoryStore, question: str, wanted: str, stages: str | None) -> tuple[int, dict]:

@@ -53,7 +53,9 @@ def centred_products(cands: list[Candidate], qvec: np.ndarray, top: int) -> list
     if not shared > 0:  # unrelated (or NaN): centring would only add noise
         return out
     residual = np.asarray(qvec, dtype=np.float32) - centre
-    products = (vectors - centre) @ residual
+    with np.errstate(invalid="ignore", over="ignore"):  # a broken vector counts as none
+        products = (vectors - centre) @ residual
+    products = np.where(np.isfinite(products), products, 0.0)
     for i, value in zip(held, products.tolist(), strict=True):
         out[i] = float(value) * shared
     return out
