@@ -1,11 +1,11 @@
 """What every hand-written agent-memory set (``team``, ``assistant``, ``engineer``) must
 hold: the committed JSON is its module's, ids resolve, a current answer is the newest
-statement of its topic, the split is by topic, and no sentence is borrowed from another
-set; and what the two written blind (``assistant``, ``engineer``) hold besides: they run in
-every suite, ask every kind in realistic proportions, are tagged loosely, mostly restate
-their updates and hold a good share of noise. No recall runs here: the blind sets were
-written without looking at how recall ranks them. The team set's own rules are in
-``test_agentset_team.py``."""
+statement of its topic, every kind is asked in realistic proportions, the split is by
+topic, no sentence is borrowed from another set, and its label checks refuse a wrong
+label; and what the two written blind (``assistant``, ``engineer``) hold besides: they run
+in every suite, are tagged loosely, mostly restate their updates and hold a good share of
+noise. No recall runs here: the blind sets were written without looking at how recall
+ranks them."""
 
 from __future__ import annotations
 
@@ -75,6 +75,19 @@ def test_a_current_answer_is_the_newest_of_several_statements(written):
         assert min(same, key=lambda m: m["days_ago"])["id"] == answer["id"], q["text"]
 
 
+def test_every_kind_is_asked_in_realistic_proportions(written):
+    _, _, data = written
+    kinds = Counter(q["kind"] for q in data["queries"])
+    assert set(kinds) == set(KINDS)
+    n = sum(kinds.values())
+    assert kinds["current"] / n >= 0.2 and kinds["distractor"] / n >= 0.15
+    assert kinds["paraphrase"] / n >= 0.15
+    assert kinds["multi-hop"] >= 10 and kinds["past"] >= 10 and kinds["keyword"] >= 10
+    for q in data["queries"]:
+        if q["kind"] == "multi-hop":  # two memories, the topic named on its own
+            assert len(q["relevant"]) >= 2 and q["topic"].startswith("mh."), q["text"]
+
+
 def test_the_split_is_disjoint_by_topic_and_about_half(written):
     _, _, data = written
     splits: dict[str, set[str]] = {}
@@ -115,19 +128,6 @@ def test_a_blind_set_runs_in_every_suite(blind):
     assert {module.NAME, f"{module.NAME}:sitting"} <= set(SUITE_SETS.split(","))
     assert data["name"] == module.NAME and data["as_of"] == module.AS_OF
     assert all(m["id"].startswith(module.SET.prefix) for m in data["memories"])
-
-
-def test_a_blind_set_asks_every_kind_in_realistic_proportions(blind):
-    _, _, data = blind
-    kinds = Counter(q["kind"] for q in data["queries"])
-    assert set(kinds) == set(KINDS)
-    n = sum(kinds.values())
-    assert kinds["current"] / n >= 0.2 and kinds["distractor"] / n >= 0.15
-    assert kinds["paraphrase"] / n >= 0.15
-    assert kinds["multi-hop"] >= 10 and kinds["past"] >= 10 and kinds["keyword"] >= 10
-    for q in data["queries"]:
-        if q["kind"] == "multi-hop":  # two memories, the topic named on its own
-            assert len(q["relevant"]) >= 2 and q["topic"].startswith("mh."), q["text"]
 
 
 def test_a_blind_set_is_tagged_loosely_and_often_not(blind):
@@ -174,13 +174,13 @@ def test_a_past_question_is_on_a_topic_without_a_link(blind):
         assert min(same, key=lambda m: m["days_ago"])["id"] != answer["id"], q["text"]
 
 
-def test_the_label_checks_refuse_a_wrong_label(blind):
+def test_the_label_checks_refuse_a_wrong_label(written):
     """A current question on an old statement, a past one on a linked topic or on the
     newest statement, and a question on an unknown memory are refused, naming the set."""
-    module, _, _ = blind
-    written = module.SET
-    memories, questions = written.parse_memories(), written.parse_questions()
-    written.check(memories, questions)
+    module, _, _ = written
+    declared = module.SET
+    memories, questions = declared.parse_memories(), declared.parse_questions()
+    declared.check(memories, questions)
     topics: dict[str, list[dict[str, Any]]] = {}
     for m in memories:
         if m["key"]:
@@ -194,11 +194,11 @@ def test_the_label_checks_refuse_a_wrong_label(blind):
     def relabel(kind: str, key: str) -> list[dict[str, Any]]:
         return [dict(q, keys=[key]) if q["kind"] == kind else q for q in questions]
 
-    with pytest.raises(ValueError, match=rf"{module.NAME} set: current question .* not on an"):
-        written.check(memories, relabel("current", oldest))
+    with pytest.raises(ValueError, match=rf"{declared.name} set: current question .* not on an"):
+        declared.check(memories, relabel("current", oldest))
     for key in (on_a_link, newest):
         with pytest.raises(ValueError, match="hidden or new"):
-            written.check(memories, relabel("past", key))
+            declared.check(memories, relabel("past", key))
     unknown = [*questions, {"kind": "keyword", "keys": ["nope"], "topic": "x", "text": "?"}]
     with pytest.raises(ValueError, match="unknown memories"):
-        written.check(memories, unknown)
+        declared.check(memories, unknown)

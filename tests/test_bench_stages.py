@@ -26,6 +26,7 @@ from houkai.bench.stage_cost_report import (
     stage_sets,
     verdicts,
 )
+from houkai.corpora import clustered
 from houkai.corpora.clustered import asked_about, worded_question
 from houkai.domain.config import Settings
 from houkai.domain.model import ValidationError
@@ -240,7 +241,7 @@ def test_a_clustered_corpus_is_timed_on_questions_worded_from_its_lines(
         asked.extend(asked_about(corpus, n, seed))
         return list(asked)
 
-    monkeypatch.setattr(stage_cost, "asked_about", recording)
+    monkeypatch.setattr(clustered, "asked_about", recording)
     timed: list[str] = []
     real_recall = MemoryStore.recall
 

@@ -31,13 +31,12 @@ import urllib.parse
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..corpora.clustered import asked_about
+from ..corpora import clustered
 from ..domain.config import Settings
 from ..domain.model import ValidationError
 from ..engines.embeddings import QueryCache, backend_label
 from ..recall.stages import resolve_stages
 from . import findable
-from .findable import CORPORA
 from .recall import drop_collections, load_corpus, loadavg, machine_facts, percentiles
 from .recall_corpus import Query, corpus_vectors, generate, queries
 from .seed_client import SeedDriver, SeedUnavailable
@@ -262,11 +261,12 @@ def _validate(sizes: Sequence[int], n_queries: int, k: int, rounds: int) -> None
 def _validate_corpus(
     corpus: str, sizes: Sequence[int], collection_prefix: str, seed_python: str | None
 ) -> None:
-    if corpus not in CORPORA:
-        raise ValidationError(f"corpus must be one of {', '.join(CORPORA)} — got {corpus!r}")
-    clustered_names = tuple(c for c in CORPORA if c != "uniform")
+    if corpus not in findable.CORPORA:
+        raise ValidationError(
+            f"corpus must be one of {', '.join(findable.CORPORA)} — got {corpus!r}"
+        )
     if corpus == "uniform":
-        if collection_prefix.endswith(tuple(f"-{c}" for c in clustered_names)):
+        if collection_prefix.endswith(tuple(f"-{c}" for c in clustered.NAMES)):
             raise ValidationError(
                 f"collection prefix {collection_prefix!r} ends like a clustered corpus's "
                 "collections (PREFIX-logs, PREFIX-chat): choose another"
@@ -348,7 +348,7 @@ def run(
                 else:
                     lines = findable.make_corpus(corpus, n, seed)
                     findable.load(store, lines, seed, say)
-                    qset = [Query(q, "", "") for q in asked_about(lines, n_queries, seed)]
+                    qset = [Query(q, "", "") for q in clustered.asked_about(lines, n_queries, seed)]
                     if len(qset) < n_queries:
                         say(f"N={n}: the {corpus} corpus words {len(qset)} distinct questions")
                 asked[n] = len(qset)

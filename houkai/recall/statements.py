@@ -134,8 +134,9 @@ def _read_code_name(text: str) -> CodeName:
     if not first:
         return NO_CODE_NAME
     word = first[0].rstrip("`'\"),:;.!?*]")
-    tokens = [t for t in tokenize(word) if t not in STOP]
-    if not word[:1].isalpha() or not tokens or tokenize(word)[0] in STOP:
+    words = tokenize(word)
+    tokens = [t for t in words if t not in STOP]
+    if not word[:1].isalpha() or not tokens or words[0] in STOP:
         return NO_CODE_NAME
     identifier = bool(_IDENTIFIER_LIKE.fullmatch(word))
     if not (identifier or word[:1].islower()) or (not identifier and tokens[0] in CHANGE_WORDS):

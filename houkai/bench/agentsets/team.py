@@ -38,11 +38,9 @@ def topic_of(key: str) -> str:
     return head if head and tail.isdigit() else key
 
 
-def parse_memories(
-    blocks: tuple[str, ...] = (PROJECTS, PEOPLE, DECISIONS, IDENTIFIERS, NOTES, WORK),
-) -> list[dict[str, Any]]:
-    """Every memory line of *blocks* (this set's by default) as a dict (key, supersedes
-    key, days, tags, text), in file order."""
+def parse_memories(blocks: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Every memory line of *blocks* as a dict (key, supersedes key, days, tags, text), in
+    file order."""
     rows: list[dict[str, Any]] = []
     for block in blocks:
         for line in block.strip().splitlines():
@@ -60,8 +58,8 @@ def parse_memories(
     return rows
 
 
-def parse_questions(block: str = QUESTIONS) -> list[dict[str, Any]]:
-    """Every question line of *block* (this set's by default) as a dict."""
+def parse_questions(block: str) -> list[dict[str, Any]]:
+    """Every question line of *block* as a dict."""
     rows = []
     for line in block.strip().splitlines():
         kind, keys, topic, text = (part.strip() for part in line.split("|", 3))
@@ -72,9 +70,7 @@ def parse_questions(block: str = QUESTIONS) -> list[dict[str, Any]]:
     return rows
 
 
-def check(
-    memories: list[dict[str, Any]], questions: list[dict[str, Any]], name: str = "team"
-) -> None:
+def check(memories: list[dict[str, Any]], questions: list[dict[str, Any]], name: str) -> None:
     """The labels' own rules: unique keys, links to older statements, each question's
     answers existing; a current answer has an older statement on its topic, a past
     question asks about an older one on a topic with no supersede link. Errors name
@@ -105,13 +101,6 @@ def check(
             raise ValueError(f"{name} set: past question {q['text']!r} asks a hidden or new fact")
 
 
-def build() -> Builder:
-    memories = parse_memories()
-    questions = parse_questions()
-    check(memories, questions)
-    return assemble("team", SEED, AS_OF, "t", memories, questions)
-
-
 def assemble(
     name: str,
     seed: int,
@@ -140,10 +129,6 @@ def assemble(
     for q in questions:
         b.question(q["text"], q["kind"], [ids[k] for k in q["keys"]], q["topic"])
     return b
-
-
-def write() -> Path:
-    return build().write()
 
 
 @dataclass(frozen=True)
@@ -177,3 +162,9 @@ class HandWritten:
 
     def write(self) -> Path:
         return self.build().write()
+
+
+SET = HandWritten(
+    "team", SEED, AS_OF, "t", (PROJECTS, PEOPLE, DECISIONS, IDENTIFIERS, NOTES, WORK), QUESTIONS
+)
+build, write = SET.build, SET.write  # as every set module has them
