@@ -10,10 +10,10 @@ from _dated import ranking, write_dated
 
 from houkai import MemoryStore
 from houkai.domain.model import Memory
+from houkai.recall.asking import StateQuery, named_things
 from houkai.recall.candidates import Candidate
 from houkai.recall.coverage import entity_penalty, tag_things
 from houkai.recall.query import parse_query
-from houkai.recall.state import StateQuery, named_things
 from houkai.store.lexstats import TermStats
 
 SERVICE = [

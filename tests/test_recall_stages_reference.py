@@ -13,7 +13,7 @@ from test_recall_state import FILLER
 
 from houkai import MemoryStore
 from houkai.domain.model import HybridWeights
-from houkai.recall import state
+from houkai.recall import asking, state
 from houkai.recall.reference import naming
 from houkai.recall.slots import deal
 from houkai.recall.stages import resolve_stages
@@ -37,7 +37,7 @@ ERRANDS = [
 def _first(embedder, dated, question: str, names: list[str]) -> tuple[str, dict]:
     """The best candidate's text and explain after the stage, the question naming *names*."""
     cands = scored_candidates(embedder, dated)
-    read = state.read(question, None)
+    read = asking.read(question, None)
     words = [{w: 1.0 for w in n.lower().split()} for n in names]
     state.newest_first(cands, replace(read, entities=names, words=words), 0.65, 10, {}, 0.45)
     best = max(cands, key=lambda c: c.score)
@@ -106,7 +106,7 @@ def test_what_is_not_the_subjects_older_state_is_left_alone(embedder):
     assert _first(embedder, MAYA, "Where did I live before Toronto?", [])[0] == MAYA[0][0]
     # a question about the present is no question about the state before
     question = "Where does Maya live now, instead of Toronto?"
-    assert state.intent(question) == "present"
+    assert asking.intent(question) == "present"
     assert "current_point" not in _first(embedder, MAYA, question, ["Maya"])[1]
 
 
@@ -131,7 +131,7 @@ def test_no_note_standing_out_or_a_point_many_notes_name_moves_nothing(embedder)
     ]
     question = "How often did we have the Birchway call before launch?"
     cands = scored_candidates(embedder, launch)
-    read = replace(state.read(question, None), entities=["Birchway"], words=[{"birchway": 1}])
+    read = replace(asking.read(question, None), entities=["Birchway"], words=[{"birchway": 1}])
     state.newest_first(cands, read, 0.65, 10, {}, 0.45)
     assert all("current_point" not in c.explain.get("stages", {}) for c in cands)
 

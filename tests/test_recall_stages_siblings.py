@@ -14,8 +14,8 @@ from _dated import ranking, scored_candidates, write_dated
 from test_recall_stages_update_words import OFFICE
 
 from houkai import MemoryStore
-from houkai.recall import state
-from houkai.recall.state import _asked_terms
+from houkai.recall import asking, state
+from houkai.recall.asking import asked_terms
 from houkai.recall.statements import NO_CODE_NAME, opening_code_name
 
 
@@ -109,8 +109,8 @@ def test_a_newer_note_of_what_happened_today_is_no_new_state(store: MemoryStore)
 
 
 def test_the_questions_pronouns_are_no_words_an_update_must_hold(store: MemoryStore):
-    assert "me" not in _asked_terms("How far ahead should you remind me about invoices?")
-    assert "us" not in _asked_terms("Which days does Sanjay Rao work with us?")
+    assert "me" not in asked_terms("How far ahead should you remind me about invoices?")
+    assert "us" not in asked_terms("Which days does Sanjay Rao work with us?")
     old, new, *_ = write_dated(
         store,
         [
@@ -173,7 +173,7 @@ def test_an_update_ranked_below_the_top_joins_the_fact_it_replaces(embedder):
         ],
     )
     question = "What's ledger-worker's current formatter?"
-    read = state.read(question, None)
+    read = asking.read(question, None)
     read = replace(read, entities=["ledger-worker"])
     state.newest_first(cands, read, 0.65, 3, {}, shared=0.45)
     ranked = sorted(cands, key=lambda c: -c.score)
@@ -192,7 +192,7 @@ def test_an_update_ranked_below_the_top_joins_the_fact_it_replaces(embedder):
             ("The ledger worker switched its linter to biome.", 60, 0.4),
         ],
     )
-    past = state.read("What did ledger-worker format with originally?", None)
+    past = asking.read("What did ledger-worker format with originally?", None)
     state.newest_first(cands, replace(past, entities=["ledger-worker"]), 0.65, 3, {}, 0.45)
     assert max(cands, key=lambda c: c.score).memory.text.startswith("Formatter/linter")
     assert cands[3].explain["stages"]["current_group"] == 2
@@ -208,7 +208,7 @@ def test_a_past_question_gets_the_member_it_asks_for(embedder):
 
     def first(question: str) -> str:
         cands = scored_candidates(embedder, ports)
-        read = replace(state.read(question, None), entities=["ledger-worker"])
+        read = replace(asking.read(question, None), entities=["ledger-worker"])
         state.newest_first(cands, read, 0.65, 10, {}, 0.45)
         best = max(cands, key=lambda c: c.score)
         assert best.explain["stages"]["current_group"] == 3
@@ -232,7 +232,7 @@ def test_originally_asks_for_the_oldest_state(embedder):
             ("ledger-worker moved to port 8081 (clashed with another service on 4000).", 30, 0.85),
         ],
     )
-    read = replace(state.read("What was ledger-worker's original port?", None), entities=[])
+    read = replace(asking.read("What was ledger-worker's original port?", None), entities=[])
     state.newest_first(cands, read, 0.65, 10, {}, 0.45)
     assert max(cands, key=lambda c: c.score).memory.text.startswith("Local port")
 
@@ -254,7 +254,7 @@ def test_an_update_that_tells_the_old_value_in_the_past_is_still_an_update(embed
         question = (
             "When is standup?" if "Standup" in old else "Which database does billing-api use?"
         )
-        state.newest_first(cands, state.read(question, None), 0.65, 10, {}, 0.45)
+        state.newest_first(cands, asking.read(question, None), 0.65, 10, {}, 0.45)
         assert cands[1].score == 0.9, new
         assert cands[1].explain["stages"]["current_group"] == 2
 
@@ -348,7 +348,7 @@ def test_a_chain_forms_whatever_order_its_links_rank_in(embedder):
             ("billing-api deploys to ECS Fargate.", 209, 0.60),
         ],
     )
-    read = state.read("Which language version does billing-api need?", None)
+    read = asking.read("Which language version does billing-api need?", None)
     state.newest_first(cands, replace(read, entities=["billing-api"]), 0.65, 4, {}, 0.45)
     assert max(cands, key=lambda c: c.score).memory.text.startswith("Bumped")
     assert cands[1].explain["stages"]["current_group"] == 3

@@ -11,7 +11,7 @@ import pytest
 from houkai import MemoryStore
 from houkai.bench.locomo import backdate
 from houkai.domain.model import HybridWeights
-from houkai.recall.state import intent, named_things
+from houkai.recall.asking import intent, named_things
 from houkai.recall.statements import is_code
 
 DAY = 86_400.0
@@ -135,13 +135,14 @@ def test_read_seconds_apart_is_not_written_seconds_apart(store: MemoryStore):
 def test_in_one_sitting_only_a_newer_note_that_says_so_is_an_update(
     store: MemoryStore, apart_days: float, replaces: bool
 ):
-    # "… is Postgres 16" says nothing of replacing: weeks later it is the state now, minutes
-    # after the other it is as likely a sibling written in the same session
+    # "… is Aurora Postgres" says nothing of replacing, nor gives Postgres a new version:
+    # weeks later it is the state now, minutes after the other it is as likely a sibling
+    # written in the same session ("Postgres 16" would be a new value: ADR 0099)
     _, new = _write(
         store,
         [
             (OLD_DB, apart_days + 1 / DAY),
-            ("The billing service database is Postgres 16.", 1 / DAY),
+            ("The billing service database is Aurora Postgres.", 1 / DAY),
         ],
     )
     ranked = _ranked(store, "Which database does the billing service use?")

@@ -18,8 +18,8 @@ from .statements import STOP, is_code
 
 if TYPE_CHECKING:
     from ..store.lexstats import TermStats
+    from .asking import StateQuery
     from .candidates import Candidate
-    from .state import StateQuery
 
 _SLUG_PARTS = re.compile(r"[-_ ]+")
 _NAMESPACED = re.compile(r"[:/]")

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..domain.text import terms_of, tokenize
 from ..store.lexstats import TermStats
-from . import state
+from . import asking
 from .candidates import synonym_words, term_stats
 from .core import StoreCore
 from .query import QueryParse, has_exact_tokens, name_seen, parse_query, question_names
@@ -35,7 +35,7 @@ class ParsedQuery:
     related: dict[str, tuple[str, ...]] = field(default_factory=dict)
     stats: TermStats | None = None  # the terms' (and names') corpus statistics
     parse: QueryParse | None = None  # dates, recency, exact tokens, names (``query`` stage)
-    state: state.StateQuery | None = None  # intent and named things (``current``, ``entity``)
+    state: asking.StateQuery | None = None  # intent and named things (``current``, ``entity``)
     vector: np.ndarray | None = None
 
 
@@ -73,7 +73,7 @@ def read_query(
             reading.stems = stats.stemmed
     out.vector = vector
     if state_read and reading is not None:
-        out.state = state.read(
+        out.state = asking.read(
             text, out.stats, reading.window is not None, tokens=out.tokens, terms=out.terms
         )
     return out

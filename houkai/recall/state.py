@@ -25,7 +25,10 @@ knows which is the newer or whose it is.
   - their cosine is ≥ ``current_similarity`` and they share a *topic word* of the question
     (:func:`topic_words`: one few candidates hold, not part of a named thing), or the newer
     says it is an update ("now", "moved", "no longer":
-    :data:`~houkai.recall.statements.UPDATE_WORDS`); sharing only the named thing makes
+    :data:`~houkai.recall.statements.UPDATE_WORDS`) or gives a new value of what the older
+    gave, under the same opening words ("quayside/infra: Terraform 1.7.4" after
+    "quayside/infra uses Terraform 1.5.7": :func:`~houkai.recall.statements.restates`,
+    ADR 0099); sharing only the named thing makes
     "CI for search-indexer is Buildkite" and "the search indexer uses FastAPI" siblings,
     not one topic (ADR 0088);
   - or their cosine is ≥ ``current_shared`` and both repeat a value the question does not
@@ -52,15 +55,17 @@ knows which is the newer or whose it is.
   the group's newest and links to it joins too (a chain of replacements: Python 3.10 →
   Go 1.21 → Java 17, ADR 0089). For a present question the group's newest must be its
   update: it holds every question word another member holds (one may be missing when it
-  says it is an update; "closes at 6pm" beside "opens at 8am" is a sibling; any number of
-  a topic's words when it says it is an update, names all the question names and repeats
+  says it is an update or restates a member's value; "closes at 6pm" beside "opens at
+  8am" is a sibling; any number of a topic's words when it says it is an update, names all
+  the question names and repeats
   the value it replaces: "notify-service moved to Express; the chi app factory is gone",
   ADR 0089), and it does not tell of an event ("the build was failing on CI") unless it
   says it is an update or repeats the old value ("it was 10:00 until March"); a note of
   one day ("ran 25 minutes today") tells of an event too (ADR 0097). When it
   fails, the rest still stand if their newest says it is an update (ADR 0088). A newest
   written at the same instant as the next updates nothing, and one within ``current_gap``
-  (one sitting, one batch in its order) only when it says it is an update (ADR 0092, 0093).
+  (one sitting, one batch in its order) only when it says it is an update or restates a
+  member's value (ADR 0092, 0093, 0099).
   The update takes the group's best score slot for a present question, its last for a
   past one; the others keep their order in the slots left. A past question that says
   which member it wants gets it first: the oldest for "originally", the one just before
@@ -82,32 +87,26 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..domain.text import (
-    query_terms,
-    stem,
-    stem_tokens,
-    tokenize,
-)
+from ..domain.text import stem_tokens
+from .asking import StateQuery
 from .candidates import previous_turn
-from .coverage import coverage, thing_words
-from .query import question_names
+from .coverage import coverage
 from .reference import naming, put_first, state_before
 from .slots import deal
 from .statements import (
     CHANGE_WORDS,
     content_words,
     opening_code_name,
+    restates,
     says_update,
     stated_values,
 )
 
 if TYPE_CHECKING:
-    from ..store.lexstats import TermStats
     from .candidates import Candidate
 
 #: A word at most this many of the ``current`` stage's top candidates hold (and the
@@ -115,18 +114,6 @@ if TYPE_CHECKING:
 #: its update.
 ECHO_MOST = 2
 
-_NOW = re.compile(
-    r"\b(now|currently|current|these days|nowadays|at the moment|latest|most recent|"
-    r"right now|still|any ?more|today)\b",
-    re.I,
-)
-_PAST = re.compile(
-    r"\b(originally|original|used to|previous(?:ly)?|formerly|at first|initially|"
-    r"earlier|(?<!how )old|older|prior|back then|before that|first)\b",
-    re.I,
-)
-_BEFORE = re.compile(r"\bbefore\b", re.I)
-_PAST_TENSE = re.compile(r"\b(did|was|were|had|used)\b", re.I)
 #: How a memory tells of an event rather than a state ("the build **was** failing …",
 #: "standup ran 25 minutes **today**", ADR 0097).
 _EVENT = re.compile(
@@ -136,91 +123,10 @@ _EVENT = re.compile(
 )
 #: A past question asking for the first state ("What was its original port?").
 _ORIGINAL = re.compile(r"\b(?:originally|original|at first|initially)\b", re.I)
-_REFERENCE = re.compile(r"\b(?:before|after|instead of|rather than|other than|than)\b", re.I)
-_CAPITALISED_RUN = re.compile(r"\b[A-Z][\w']*(?:\s+[A-Z][\w']*)*")
-_IDENTIFIER = re.compile(
-    r"\b(?:[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)+|(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{4,}"
-    r"|\d{5,})\b"  # a number of five digits or more names a record: "commit 2383888"
-)
-#: Who the question is for or from ("remind **me**", "work with **us**"): no topic.
-PRONOUNS = frozenset("me us him her them he she his hers mine ours yours theirs".split())
 #: How far below its top candidates the ``current`` stage looks for their updates, and how
 #: many it brings up (ADR 0088).
 PULL_REACH = 10
 PULL_MOST = 3
-
-
-@dataclass
-class StateQuery:
-    """What the two stages read from the question (shown in ``explain``)."""
-
-    intent: str = ""  # "present", "past" or ""
-    entities: list[str] = field(default_factory=list)  # the named things, as asked
-    from_tags: frozenset[str] = frozenset()  # those read from candidates' tags, not the text
-    words: list[dict[str, float]] = field(default_factory=list)  # per thing: word → IDF
-    stemmed: bool = False  # the words are stems (the collection counts stems)
-    question: str = ""
-    accessed: bool = False  # "newest" by last access: the caller's recency basis says so
-    asked: frozenset[str] = frozenset()  # the question's tokens
-    asked_terms: frozenset[str] = frozenset()  # its words' stems, without its reference point
-
-    def to_dict(self) -> dict[str, object]:
-        out: dict[str, object] = {}
-        if self.intent:
-            out["intent"] = self.intent
-        if self.entities:
-            out["entities"] = list(self.entities)
-        return out
-
-
-def intent(text: str, window: bool = False) -> str:
-    """``present``, ``past`` or "" (a past-tense question or a time window: neither)."""
-    if _PAST.search(text) or (_BEFORE.search(text) and _PAST_TENSE.search(text)):
-        return "past"
-    if _NOW.search(text):
-        return "present"
-    if window or _PAST_TENSE.search(text):
-        return ""
-    return "present"
-
-
-def named_things(text: str) -> list[str]:
-    """Capitalised names and identifiers (``checkout-web``, ``LEDGER_BATCH_SIZE``) the
-    question is about: not what follows "before"/"instead of" (a reference point: "which
-    linter did we use before Ruff?") nor a short acronym ("CI", "DB", "PR")."""
-    text = _REFERENCE.split(text, maxsplit=1)[0]
-    found = [m[0] for m in _IDENTIFIER.finditer(text)]
-    for run in _CAPITALISED_RUN.finditer(text):  # "Grandma Rose" is one name
-        words = question_names(run[0])  # no short acronym ("CI", "DB", "PR")
-        words = [n for n in words if not any(n.lower() in tokenize(f) for f in found)]
-        if words:
-            found.append(" ".join(words))
-    return list(dict.fromkeys(found))
-
-
-def read(
-    text: str,
-    stats: TermStats | None,
-    window: bool = False,
-    tokens: list[str] | None = None,
-    terms: list[str] | None = None,
-) -> StateQuery:
-    """The question's intent and its named things' words with their IDF (from *stats*,
-    the lexical leg's frequencies of the question's terms). *tokens* / *terms*: the
-    question's tokens and query terms, when the caller has them (read once per recall)."""
-    out = StateQuery(intent=intent(text, window), question=text)
-    out.asked = frozenset(tokenize(text) if tokens is None else tokens)
-    out.asked_terms = _asked_terms(text, terms)
-    if stats is None or stats.n_docs <= 0:
-        return out
-    out.stemmed = stats.stemmed
-    for thing in named_things(text):
-        capitalised = thing[:1].isupper() and "-" not in thing and "_" not in thing
-        kept = thing_words(tokenize(thing), stats, common=not capitalised)
-        if kept:
-            out.entities.append(thing)
-            out.words.append(kept)
-    return out
 
 
 def _content_words(text: str, asked: frozenset[str]) -> frozenset[str]:
@@ -293,7 +199,11 @@ def _groups(
         cos = float(np.dot(vi, vj))
         if cos >= shared and echo:
             return True
-        return cos >= similarity and (update or not terms or bool(both & topical))
+        if cos < similarity:
+            return False
+        older = j if newer == i else i
+        restated = restates(top[newer].memory.text, top[older].memory.text)
+        return update or restated or not terms or bool(both & topical)
 
     def extends(i: int, group: list[int]) -> bool:
         """An update of the group's newest joins though it shares nothing with the older
@@ -336,17 +246,6 @@ def topic_words(held: Sequence[frozenset[str]], named: frozenset[str]) -> set[st
     if len(naming) > 1:
         topical -= naming[0].intersection(*naming[1:])
     return topical
-
-
-def _asked_terms(question: str, terms: list[str] | None = None) -> frozenset[str]:
-    """The stems of the question's words, without its reference point ("before X") nor
-    its pronouns written as such ("with **us**", not "the **US** region"); *terms*: the
-    whole question's query terms, used when it has no reference point."""
-    head = _REFERENCE.split(question, 1)[0]
-    if terms is None or head != question:
-        terms = query_terms(head)
-    said = {t for t in PRONOUNS & set(terms) if re.search(rf"\b{t}\b", head)}
-    return frozenset(stem(t) for t in terms if t not in said)
 
 
 def _answers_as_well(held: Sequence[frozenset[str]], newest: int, slack: int = 0) -> bool:
@@ -401,7 +300,7 @@ def _members_and_update(
             lacks = set().union(*(held[i] for i in members)) - held[at]
             if lacks <= topical:
                 return True
-        slack = 1 if updates[at] else 0
+        slack = 1 if updates[at] or _restated(top, members, at) else 0
         return _answers_as_well([held[i] for i in members], members.index(at), slack)
 
     at = newest(group)
@@ -416,6 +315,13 @@ def _members_and_update(
             return rest, at
         rest = [i for i in rest if i != at]
     return [], at
+
+
+def _restated(top: list[Candidate], members: list[int], at: int) -> bool:
+    """Does member *at* give a new value of what another member gave
+    (:func:`~houkai.recall.statements.restates`)?"""
+    text = top[at].memory.text
+    return any(restates(text, top[i].memory.text) for i in members if i != at)
 
 
 def _when(c: Candidate, state: StateQuery) -> float:
@@ -562,7 +468,8 @@ def newest_first(
         if len(group) < 2:
             continue
         newest_two = sorted((ages[i] for i in group), reverse=True)[:2]
-        left = _left_alone(newest_two[0] - newest_two[1], updates[at], gap, state.accessed)
+        said = updates[at] or _restated(top, group, at)
+        left = _left_alone(newest_two[0] - newest_two[1], said, gap, state.accessed)
         if left is not None:
             for i in group:  # explain why an update the caller expected did not move
                 top[i].explain.setdefault("stages", {})["current_left"] = left

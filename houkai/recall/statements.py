@@ -145,3 +145,66 @@ def _read_code_name(text: str) -> CodeName:
 
 
 _opening_code_name = PerText(_read_code_name)
+
+
+#: Words between a value and what it is the value of ("Python **is** 3.12", "p99 **on** …:
+#: 240 ms", "`.nvmrc` **says** 18.19.0"): skipped when reading a value's anchor.
+_VALUE_FILLER = frozenset(
+    "is are was were be on at to of from in by now still about around roughly approx "
+    "approximately says said set v version ver".split()
+)
+_SLOT_TOKEN = re.compile(r"\d[\d.,:]*[A-Za-z%]*|[A-Za-z][\w+#]*")
+
+
+def value_slots(text: str) -> frozenset[tuple[str, str]]:
+    """What each number of *text* is the value of: ``(anchor, number)`` pairs, the anchor
+    the nearest content word before the number ("Python 3.12", "Terraform 1.7.4 in …",
+    "standup is at 9:45"), a count's unit left off ("310ms" is 310). Two notes giving one
+    anchor different numbers restate one fact with a new value (:func:`restates`); a unit
+    is no anchor: "p50 is 40 ms" and "p99 is 240 ms" are two facts."""
+    return _value_slots(text)
+
+
+def _read_slots(text: str) -> frozenset[tuple[str, str]]:
+    tokens = _SLOT_TOKEN.findall(without_date_stamp(text))
+    out: set[tuple[str, str]] = set()
+    for at, token in enumerate(tokens):
+        if not token[:1].isdigit():
+            continue
+        number = token.rstrip(".,:")
+        digits = number.rstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ%")
+        for back in range(at - 1, max(at - 4, -1), -1):
+            word = tokens[back].lower()
+            if word[:1].isdigit() or word in STOP or word in _VALUE_FILLER:
+                continue
+            out.add((stem(word), digits))
+            break
+    return frozenset(out)
+
+
+_value_slots = PerText(_read_slots)
+
+
+def _read_opening(text: str) -> tuple[str, ...]:
+    """The stems of *text*'s first two words that are no stop words."""
+    tokens = [t for t in tokenize(without_date_stamp(text))[:6] if t not in STOP]
+    return tuple(stem(t) for t in tokens[:2])
+
+
+_opening_word = PerText(_read_opening)
+
+
+def restates(newer: str, older: str) -> bool:
+    """Does *newer* give a value *older* gave a different one ("quayside/infra: Terraform
+    1.7.4" after "quayside/infra uses Terraform 1.5.7")? Both open with the same word (their
+    subject: "Tim's desk is 4" is no new value of "Tom's desk is 2") and, of one anchor,
+    their numbers have none in common: a new value of the same thing, said without a word
+    of change. Whether the two are on one topic is the caller's to say."""
+    if _opening_word(newer) != _opening_word(older) or not _opening_word(newer):
+        return False
+    mine, theirs = value_slots(newer), value_slots(older)
+    anchors = {a for a, _ in mine} & {a for a, _ in theirs}
+    return any(
+        not ({n for a, n in mine if a == anchor} & {n for a, n in theirs if a == anchor})
+        for anchor in anchors
+    )

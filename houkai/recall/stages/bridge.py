@@ -15,14 +15,14 @@ conversation (which name their speakers throughout) neither bridge nor are bridg
 from __future__ import annotations
 
 from ...domain.text import stem, stem_tokens
-from .. import state
+from .. import asking
 from ..candidates import Candidate, previous_turn
 from ..statements import STOP
 from ..subjects import opening, stated_names
 from .base import Stage, StageContext, note
 
 
-def bridge(cands: list[Candidate], read: state.StateQuery) -> tuple[Candidate, Candidate] | None:
+def bridge(cands: list[Candidate], read: asking.StateQuery) -> tuple[Candidate, Candidate] | None:
     """The best candidate and its second hop, or None (see the module docstring)."""
     notes = [c for c in cands if previous_turn(c.memory) is None]
     if len(notes) < 2:

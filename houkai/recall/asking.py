@@ -1,0 +1,124 @@
+"""What a question asks of the ``current`` and ``entity`` stages (ADR 0078): whether it
+is about the present or the past, the things it names, and its words.
+
+Read once per recall (:func:`read`, from the query the lexical leg already counted) and
+shown in ``explain``; :mod:`houkai.recall.state` ranks the candidates by it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..domain.text import query_terms, stem, tokenize
+from .coverage import thing_words
+from .query import question_names
+
+if TYPE_CHECKING:
+    from ..store.lexstats import TermStats
+
+_NOW = re.compile(
+    r"\b(now|currently|current|these days|nowadays|at the moment|latest|most recent|"
+    r"right now|still|any ?more|today)\b",
+    re.I,
+)
+_PAST = re.compile(
+    r"\b(originally|original|used to|previous(?:ly)?|formerly|at first|initially|"
+    r"earlier|(?<!how )old|older|prior|back then|before that|first)\b",
+    re.I,
+)
+_BEFORE = re.compile(r"\bbefore\b", re.I)
+_PAST_TENSE = re.compile(r"\b(did|was|were|had|used)\b", re.I)
+_REFERENCE = re.compile(r"\b(?:before|after|instead of|rather than|other than|than)\b", re.I)
+_CAPITALISED_RUN = re.compile(r"\b[A-Z][\w']*(?:\s+[A-Z][\w']*)*")
+_IDENTIFIER = re.compile(
+    r"\b(?:[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)+|(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{4,}"
+    r"|\d{5,})\b"  # a number of five digits or more names a record: "commit 2383888"
+)
+#: Who the question is for or from ("remind **me**", "work with **us**"): no topic.
+PRONOUNS = frozenset("me us him her them he she his hers mine ours yours theirs".split())
+
+
+@dataclass
+class StateQuery:
+    """What the two stages read from the question (shown in ``explain``)."""
+
+    intent: str = ""  # "present", "past" or ""
+    entities: list[str] = field(default_factory=list)  # the named things, as asked
+    from_tags: frozenset[str] = frozenset()  # those read from candidates' tags, not the text
+    words: list[dict[str, float]] = field(default_factory=list)  # per thing: word → IDF
+    stemmed: bool = False  # the words are stems (the collection counts stems)
+    question: str = ""
+    accessed: bool = False  # "newest" by last access: the caller's recency basis says so
+    asked: frozenset[str] = frozenset()  # the question's tokens
+    asked_terms: frozenset[str] = frozenset()  # its words' stems, without its reference point
+
+    def to_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {}
+        if self.intent:
+            out["intent"] = self.intent
+        if self.entities:
+            out["entities"] = list(self.entities)
+        return out
+
+
+def intent(text: str, window: bool = False) -> str:
+    """``present``, ``past`` or "" (a past-tense question or a time window: neither)."""
+    if _PAST.search(text) or (_BEFORE.search(text) and _PAST_TENSE.search(text)):
+        return "past"
+    if _NOW.search(text):
+        return "present"
+    if window or _PAST_TENSE.search(text):
+        return ""
+    return "present"
+
+
+def named_things(text: str) -> list[str]:
+    """Capitalised names and identifiers (``checkout-web``, ``LEDGER_BATCH_SIZE``) the
+    question is about: not what follows "before"/"instead of" (a reference point: "which
+    linter did we use before Ruff?") nor a short acronym ("CI", "DB", "PR")."""
+    text = _REFERENCE.split(text, maxsplit=1)[0]
+    found = [m[0] for m in _IDENTIFIER.finditer(text)]
+    for run in _CAPITALISED_RUN.finditer(text):  # "Grandma Rose" is one name
+        words = question_names(run[0])  # no short acronym ("CI", "DB", "PR")
+        words = [n for n in words if not any(n.lower() in tokenize(f) for f in found)]
+        if words:
+            found.append(" ".join(words))
+    return list(dict.fromkeys(found))
+
+
+def read(
+    text: str,
+    stats: TermStats | None,
+    window: bool = False,
+    tokens: list[str] | None = None,
+    terms: list[str] | None = None,
+) -> StateQuery:
+    """The question's intent and its named things' words with their IDF (from *stats*,
+    the lexical leg's frequencies of the question's terms). *tokens* / *terms*: the
+    question's tokens and query terms, when the caller has them (read once per recall)."""
+    out = StateQuery(intent=intent(text, window), question=text)
+    out.asked = frozenset(tokenize(text) if tokens is None else tokens)
+    out.asked_terms = asked_terms(text, terms)
+    if stats is None or stats.n_docs <= 0:
+        return out
+    out.stemmed = stats.stemmed
+    for thing in named_things(text):
+        capitalised = thing[:1].isupper() and "-" not in thing and "_" not in thing
+        kept = thing_words(tokenize(thing), stats, common=not capitalised)
+        if kept:
+            out.entities.append(thing)
+            out.words.append(kept)
+    return out
+
+
+def asked_terms(question: str, terms: list[str] | None = None) -> frozenset[str]:
+    """The stems of the question's words, without its reference point ("before X") nor
+    its pronouns written as such ("with **us**", not "the **US** region"); *terms*: the
+    whole question's query terms, used when it has no reference point."""
+    head = _REFERENCE.split(question, 1)[0]
+    if terms is None or head != question:
+        terms = query_terms(head)
+    said = {t for t in PRONOUNS & set(terms) if re.search(rf"\b{t}\b", head)}
+    return frozenset(stem(t) for t in terms if t not in said)
