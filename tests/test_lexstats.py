@@ -11,9 +11,10 @@ from houkai.store import lexstats
 
 
 def _stats(store: MemoryStore) -> dict[str, int]:
-    """The counts of the statistics hash (not the superseded flag recall keeps there)."""
+    """The counts of the statistics hash (not the flags recall keeps there)."""
     raw = store.client.hgetall(store.keys.lexstats)
-    return {k.decode(): int(v) for k, v in raw.items() if k != lexstats.SUPERSEDED_FIELD.encode()}
+    flags = {lexstats.SUPERSEDED_FIELD.encode(), lexstats.FOLLOWS_FIELD.encode()}
+    return {k.decode(): int(v) for k, v in raw.items() if k not in flags}
 
 
 def _expected(texts: list[str]) -> dict[str, int]:

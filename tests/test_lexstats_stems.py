@@ -5,14 +5,11 @@ from __future__ import annotations
 
 from collections import Counter
 
+from test_lexstats import _stats
+
 from houkai import MemoryStore
 from houkai.domain.text import stem_tokens, tokenize
 from houkai.store import lexstats
-
-
-def _stats(store: MemoryStore) -> dict[str, int]:
-    raw = store.client.hgetall(store.keys.lexstats)
-    return {k.decode(): int(v) for k, v in raw.items()}
 
 
 def _counts(texts: list[str], split, prefix: str) -> dict[str, int]:

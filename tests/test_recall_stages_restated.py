@@ -14,7 +14,7 @@ from test_recall_stages_update_words import OFFICE
 from houkai import MemoryStore
 from houkai.bench.locomo import backdate
 from houkai.recall.stages import default_names
-from houkai.recall.statements import restates, value_slots
+from houkai.recall.statements import restates, restates_plainly, value_slots
 
 
 def test_a_number_is_read_with_what_it_is_the_value_of():
@@ -28,6 +28,25 @@ def test_a_number_is_read_with_what_it_is_the_value_of():
     assert value_slots("p99 is 240 ms.") == {("p99", "240")}
     assert not restates("billing-api p50 is 40 ms.", "billing-api p99 is 240 ms.")
     assert value_slots("No numbers here.") == frozenset()
+
+
+def test_a_value_behind_a_word_of_circumstance_has_no_anchor():
+    # "has", "until": the number is no value of the word before them
+    assert value_slots("billing-api has 3 replicas.") == frozenset()
+    assert value_slots("billing-api: deploy freeze until 20 Dec.") == frozenset()
+    assert not restates("billing-api has 12 endpoints.", "billing-api has 3 replicas.")
+    # an anchor is read within the value's clause, never across a sentence or a bracket
+    assert value_slots("Runs on Kafka. 12 partitions.") == frozenset()
+    assert value_slots("Postgres (16) in prod.") == frozenset()
+    # "v18" is a value; "/v1/" in a path is not; "10am" and "10pm" differ
+    assert value_slots("Node v18 is required.") == {("node", "18")}
+    assert value_slots("POST /v1/invoices is 240 ms.") == {("invoic", "240")}
+    assert restates("Standup at 10pm.", "Standup at 10am.")
+    # a date a note opens with is no subject: these are two services' facts
+    assert not restates(
+        "2024-05-01: billing-api on Python 3.12.", "2024-04-01: notifier on Python 3.11."
+    )
+    assert restates("Node 20 is required for web.", "Node 18 is required for web.")
 
 
 def test_two_notes_restate_one_fact_when_an_anchor_gets_a_new_number():
@@ -65,6 +84,54 @@ def test_a_new_value_said_without_a_word_of_change_takes_the_first_slot(store: M
     # a question about the past still gets the old value first
     past = [m for m, _ in ranking(store, "what terraform version did the infra repo use before?")]
     assert past.index(old) < past.index(new)
+
+
+def test_a_long_note_with_a_new_value_joins_the_chain_it_updates(store: MemoryStore):
+    """A restated note that goes on about something else is further from the old fact in
+    meaning (cosine under ``current_similarity``); the new value under the same opening
+    words links it at ``current_shared``, as an echo would."""
+    oldest, older, new, *_ = write_dated(
+        store,
+        [
+            ("billing-api is on Python 3.10.", 170),
+            ("billing-api runs on Python 3.11 (bumped in PAY-1377; the Dockerfile base is "
+             "`python:3.11-slim`).", 120),
+            ("billing-api runs on Python 3.12. DeprecationWarnings are errors in its pytest "
+             "config, so `datetime.utcnow()` anywhere breaks the suite.", 20),
+            ("shipments-api runs Python 3.12 with Django 5.0.", 30),
+            ("Use httpx, not requests, in new Python code.", 100),
+            *((text, 90 + i) for i, text in enumerate(OFFICE)),
+        ],
+    )  # fmt: skip
+    ranked = ranking(store, "What Python version is billing-api on now?", k=10)
+    ids = [mid for mid, _ in ranked]
+    assert ids[0] == new and {older, oldest} <= set(ids)
+    assert dict(ranked)[new]["stages"]["current_group"] == 3
+
+
+def test_a_new_value_of_another_thing_of_the_subject_is_no_update(store: MemoryStore):
+    """ "billing-api replica is Postgres 16" gives Postgres a new number under the same
+    opening words, but says it is of the replica: it lacks "database", which the older
+    note and the question hold, and may not (it restates, but not plainly)."""
+    database, replica, *_ = write_dated(
+        store,
+        [
+            ("billing-api database is Postgres 14, on pg-shared-01.", 170),
+            ("billing-api replica is Postgres 16, read-only, for reports.", 20),
+            ("billing-api listens on port 8000.", 150),
+            *((text, 90 + i) for i, text in enumerate(OFFICE)),
+        ],
+    )
+    assert restates_plainly(
+        "quayside/infra: Terraform 1.7.4.", "quayside/infra uses Terraform 1.5.7."
+    )
+    assert not restates_plainly(
+        "billing-api replica is Postgres 16.", "billing-api database is Postgres 14."
+    )
+    ranked = ranking(store, "Which Postgres version does the billing-api database run?", k=10)
+    ids = [mid for mid, _ in ranked]
+    assert ids.index(database) < ids.index(replica)
+    assert "current" not in dict(ranked)[replica].get("stages", {})
 
 
 def test_the_same_value_shape_about_other_people_moves_nothing(store: MemoryStore):

@@ -25,17 +25,17 @@ knows which is the newer or whose it is.
   - their cosine is ≥ ``current_similarity`` and they share a *topic word* of the question
     (:func:`topic_words`: one few candidates hold, not part of a named thing), or the newer
     says it is an update ("now", "moved", "no longer":
-    :data:`~houkai.recall.statements.UPDATE_WORDS`) or gives a new value of what the older
-    gave, under the same opening words ("quayside/infra: Terraform 1.7.4" after
-    "quayside/infra uses Terraform 1.5.7": :func:`~houkai.recall.statements.restates`,
-    ADR 0099); sharing only the named thing makes
+    :data:`~houkai.recall.statements.UPDATE_WORDS`); sharing only the named thing makes
     "CI for search-indexer is Buildkite" and "the search indexer uses FastAPI" siblings,
     not one topic (ADR 0088);
   - or their cosine is ≥ ``current_shared`` and both repeat a value the question does not
     name (a name, a number, a word no third top candidate holds) while both hold a word
     the question asks (ADR 0085): one beyond its named things unless the newer says it is
     an update ("card" in two notes on Grandma Rose is no topic, ADR 0088); or the newer
-    says it is an update and both hold a topic word (ADR 0086).
+    says it is an update and both hold a topic word (ADR 0086); or the newer gives a new
+    value of what the older gave, under the same opening words ("quayside/infra:
+    Terraform 1.7.4" after "quayside/infra uses Terraform 1.5.7":
+    :func:`~houkai.recall.statements.restates`, ADR 0099).
 
   Two candidates holding different shares of the named things ("the notification
   service" beside "notify-service") link only the second way, and only when both hold some.
@@ -55,10 +55,11 @@ knows which is the newer or whose it is.
   the group's newest and links to it joins too (a chain of replacements: Python 3.10 →
   Go 1.21 → Java 17, ADR 0089). For a present question the group's newest must be its
   update: it holds every question word another member holds (one may be missing when it
-  says it is an update or restates a member's value; "closes at 6pm" beside "opens at
+  says it is an update or plainly restates a member's value,
+  :func:`~houkai.recall.statements.restates_plainly`; "closes at 6pm" beside "opens at
   8am" is a sibling; any number of a topic's words when it says it is an update, names all
-  the question names and repeats
-  the value it replaces: "notify-service moved to Express; the chi app factory is gone",
+  the question names and repeats the value it replaces: "notify-service moved to Express;
+  the chi app factory is gone",
   ADR 0089), and it does not tell of an event ("the build was failing on CI") unless it
   says it is an update or repeats the old value ("it was 10:00 until March"); a note of
   one day ("ran 25 minutes today") tells of an event too (ADR 0097). When it
@@ -102,6 +103,7 @@ from .statements import (
     content_words,
     opening_code_name,
     restates,
+    restates_plainly,
     says_update,
     stated_values,
 )
@@ -199,11 +201,10 @@ def _groups(
         cos = float(np.dot(vi, vj))
         if cos >= shared and echo:
             return True
-        if cos < similarity:
-            return False
         older = j if newer == i else i
-        restated = restates(top[newer].memory.text, top[older].memory.text)
-        return update or restated or not terms or bool(both & topical)
+        if cos >= shared and restates(top[newer].memory.text, top[older].memory.text):
+            return True
+        return cos >= similarity and (update or not terms or bool(both & topical))
 
     def extends(i: int, group: list[int]) -> bool:
         """An update of the group's newest joins though it shares nothing with the older
@@ -300,7 +301,7 @@ def _members_and_update(
             lacks = set().union(*(held[i] for i in members)) - held[at]
             if lacks <= topical:
                 return True
-        slack = 1 if updates[at] or _restated(top, members, at) else 0
+        slack = 1 if updates[at] or _restated(top, members, at, plainly=True) else 0
         return _answers_as_well([held[i] for i in members], members.index(at), slack)
 
     at = newest(group)
@@ -317,11 +318,13 @@ def _members_and_update(
     return [], at
 
 
-def _restated(top: list[Candidate], members: list[int], at: int) -> bool:
+def _restated(top: list[Candidate], members: list[int], at: int, plainly: bool = False) -> bool:
     """Does member *at* give a new value of what another member gave
-    (:func:`~houkai.recall.statements.restates`)?"""
+    (:func:`~houkai.recall.statements.restates`; *plainly*: saying nothing new of what the
+    value is of, :func:`~houkai.recall.statements.restates_plainly`)?"""
+    said = restates_plainly if plainly else restates
     text = top[at].memory.text
-    return any(restates(text, top[i].memory.text) for i in members if i != at)
+    return any(said(text, top[i].memory.text) for i in members if i != at)
 
 
 def _when(c: Candidate, state: StateQuery) -> float:

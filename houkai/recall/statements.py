@@ -19,6 +19,7 @@ from ..domain.text import (
     STOP_WORDS,
     PerText,
     stem,
+    stem_tokens,
     tokenize,
     without_date_stamp,
 )
@@ -150,35 +151,57 @@ _opening_code_name = PerText(_read_code_name)
 #: Words between a value and what it is the value of ("Python **is** 3.12", "p99 **on** …:
 #: 240 ms", "`.nvmrc` **says** 18.19.0"): skipped when reading a value's anchor.
 _VALUE_FILLER = frozenset(
-    "is are was were be on at to of from in by now still about around roughly approx "
-    "approximately says said set v version ver".split()
+    "is are was were be on at to of in now about around roughly approx approximately "
+    "says said set version ver".split()
 )
-_SLOT_TOKEN = re.compile(r"\d[\d.,:]*[A-Za-z%]*|[A-Za-z][\w+#]*")
+#: Words that open a circumstance of their own ("until 20 Dec", "since 3.10", "every 2
+#: weeks", "has 3 replicas"): a value behind one has no anchor, as behind any stop word.
+_VALUE_BARRIER = frozenset("until since after before every per over than by from".split())
+#: Where a clause ends: an anchor is read within the value's own clause.
+_CLAUSE = re.compile(r"[;()\[\]]|[.!?](?=\s|$)")
+_SLOT_TOKEN = re.compile(
+    r"(?P<number>(?<![/\w])v\d[\d.]*|\d[\d.,:]*[A-Za-z%]*)|(?P<word>[A-Za-z][\w+#]*)"
+)
+_UNIT_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ%"
 
 
 def value_slots(text: str) -> frozenset[tuple[str, str]]:
     """What each number of *text* is the value of: ``(anchor, number)`` pairs, the anchor
-    the nearest content word before the number ("Python 3.12", "Terraform 1.7.4 in …",
-    "standup is at 9:45"), a count's unit left off ("310ms" is 310). Two notes giving one
-    anchor different numbers restate one fact with a new value (:func:`restates`); a unit
-    is no anchor: "p50 is 40 ms" and "p99 is 240 ms" are two facts."""
+    the nearest content word before the number in its clause ("Python 3.12", "Terraform
+    1.7.4 in …", "standup is at 9:45", "Node v18"), skipping a few words that stand
+    between a thing and its value (:data:`_VALUE_FILLER`); a stop word or a word of
+    circumstance before it (:data:`_VALUE_BARRIER`: "has 3 replicas", "until 20 Dec")
+    leaves it no anchor. A count's unit is left off ("310ms" is 310; "10am" and "10pm"
+    stay apart). Two notes giving one anchor different numbers restate one fact with a
+    new value (:func:`restates`); a unit is no anchor: "p50 is 40 ms" and "p99 is 240 ms"
+    are two facts."""
     return _value_slots(text)
 
 
+def _number(token: str) -> str:
+    """*token*'s value: a leading "v" and a trailing unit left off, "am"/"pm" kept."""
+    number = token.rstrip(".,:").removeprefix("v")
+    digits = number.rstrip(_UNIT_LETTERS)
+    suffix = number[len(digits) :].lower()
+    return digits + suffix if suffix in ("am", "pm") else digits
+
+
 def _read_slots(text: str) -> frozenset[tuple[str, str]]:
-    tokens = _SLOT_TOKEN.findall(without_date_stamp(text))
     out: set[tuple[str, str]] = set()
-    for at, token in enumerate(tokens):
-        if not token[:1].isdigit():
-            continue
-        number = token.rstrip(".,:")
-        digits = number.rstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ%")
-        for back in range(at - 1, max(at - 4, -1), -1):
-            word = tokens[back].lower()
-            if word[:1].isdigit() or word in STOP or word in _VALUE_FILLER:
+    for clause in _CLAUSE.split(without_date_stamp(text)):
+        tokens = [(m["number"], m[0]) for m in _SLOT_TOKEN.finditer(clause)]
+        for at, (number, token) in enumerate(tokens):
+            if not number:
                 continue
-            out.add((stem(word), digits))
-            break
+            for back in range(at - 1, max(at - 4, -1), -1):
+                if tokens[back][0]:
+                    continue  # another number: "from 8080 to 8081"
+                word = tokens[back][1].lower()
+                if word in _VALUE_FILLER:
+                    continue
+                if word not in STOP and word not in _VALUE_BARRIER:
+                    out.add((stem(word), _number(token)))
+                break
     return frozenset(out)
 
 
@@ -186,8 +209,10 @@ _value_slots = PerText(_read_slots)
 
 
 def _read_opening(text: str) -> tuple[str, ...]:
-    """The stems of *text*'s first two words that are no stop words."""
-    tokens = [t for t in tokenize(without_date_stamp(text))[:6] if t not in STOP]
+    """The stems of *text*'s first two words that are no stop words nor numbers (a date
+    that opens a note is no subject)."""
+    words = tokenize(without_date_stamp(text))[:8]
+    tokens = [t for t in words if t not in STOP and not t[:1].isdigit()]
     return tuple(stem(t) for t in tokens[:2])
 
 
@@ -196,15 +221,39 @@ _opening_word = PerText(_read_opening)
 
 def restates(newer: str, older: str) -> bool:
     """Does *newer* give a value *older* gave a different one ("quayside/infra: Terraform
-    1.7.4" after "quayside/infra uses Terraform 1.5.7")? Both open with the same word (their
-    subject: "Tim's desk is 4" is no new value of "Tom's desk is 2") and, of one anchor,
-    their numbers have none in common: a new value of the same thing, said without a word
-    of change. Whether the two are on one topic is the caller's to say."""
+    1.7.4" after "quayside/infra uses Terraform 1.5.7")? Both open with the same two words
+    (their subject: "Tim's desk is 4" is no new value of "Tom's desk is 2") and, of one
+    anchor, their numbers have none in common: a new value of the same thing, said without
+    a word of change. Symmetric: which is the newer, and whether the two are on one topic,
+    is the caller's to say."""
+    return bool(_restated_anchors(newer, older))
+
+
+def restates_plainly(newer: str, older: str) -> bool:
+    """:func:`restates`, and *newer* says nothing the older did not of what the value is
+    of: its words before an anchor it gives a new value are all words of *older*
+    ("quayside/infra: Terraform 1.7.4" after "quayside/infra uses Terraform 1.5.7"; not
+    "billing-api replica is Postgres 16" after "billing-api database is Postgres 14", a
+    fact of another thing). Such a note may word the rest of the fact its own way."""
+    said = set(stem_tokens(older))
+    for anchor in _restated_anchors(newer, older):
+        before = []
+        for token in stem_tokens(without_date_stamp(newer)):
+            if token == anchor:
+                break
+            before.append(token)
+        if all(t in said or t in STOP for t in before):
+            return True
+    return False
+
+
+def _restated_anchors(newer: str, older: str) -> set[str]:
     if _opening_word(newer) != _opening_word(older) or not _opening_word(newer):
-        return False
+        return set()
     mine, theirs = value_slots(newer), value_slots(older)
     anchors = {a for a, _ in mine} & {a for a, _ in theirs}
-    return any(
-        not ({n for a, n in mine if a == anchor} & {n for a, n in theirs if a == anchor})
+    return {
+        anchor
         for anchor in anchors
-    )
+        if not ({n for a, n in mine if a == anchor} & {n for a, n in theirs if a == anchor})
+    }

@@ -75,7 +75,12 @@ class Graph:
         keys = self.core.keys
         result = int(
             self.core.scripts.link(
-                keys=[keys.memory(src_id), keys.memory(dst_id), keys.incoming(dst_id)],
+                keys=[
+                    keys.memory(src_id),
+                    keys.memory(dst_id),
+                    keys.incoming(dst_id),
+                    keys.lexstats,
+                ],
                 args=[dst_id, rel, f"{src_id}|{rel}"],
             )
         )

@@ -96,6 +96,7 @@ local old = redis.call('HGET', KEYS[1], 'lexterms')
 local olds = redis.call('HGET', KEYS[1], 'lexstems')
 local oldlen = tonumber(redis.call('HGET', KEYS[1], 'lexlen') or '0') or 0
 local n = tonumber(redis.call('HGET', KEYS[2], '__N') or '0') or 0
+if n == 0 then redis.call('HSETNX', KEYS[2], '__fol', '0') end
 local s = tonumber(redis.call('HGET', KEYS[2], '__S') or '0') or 0
 local mine = 0
 if (old or olds) and not olds then mine = 1 end
@@ -121,6 +122,11 @@ if not (old or olds) then redis.call('HINCRBY', KEYS[2], '__N', 1) end
 redis.call('HINCRBY', KEYS[2], '__len', tonumber(ARGV[3]) - oldlen)
 local fields = {}
 for i = 5, #ARGV - 1 do fields[#fields + 1] = ARGV[i] end
+for i = 5, #ARGV - 2, 2 do
+  if ARGV[i] == 'links' and string.find(ARGV[i + 1], '"follows"', 1, true) then
+    redis.call('HSET', KEYS[2], '__fol', '1')
+  end
+end
 if ARGV[4] ~= '' and (old or olds or redis.call('EXISTS', KEYS[1]) == 1) then
   for name in string.gmatch(ARGV[4], '%S+') do
     if redis.call('HEXISTS', KEYS[1], name) == 1 then
@@ -254,6 +260,12 @@ DOC_COUNT_FIELD = "__N"
 #: "1" once a memory of the collection was superseded (never cleared: at worst the
 #: ``lineage`` stage searches for none), "0" when a search found none, absent: unknown.
 SUPERSEDED_FIELD = "__sup"
+#: "1" once a memory of the collection follows another (a ``follows`` link: a sequence, a
+#: session's turns, a document's chunks, ``link``; never cleared), "0" from a write into
+#: a collection that holds no memory while none does (:data:`WRITE_LUA` writes both),
+#: absent: unknown, a collection written before the field and never emptied since. The
+#: ``context`` stage reads no neighbours where none can follow.
+FOLLOWS_FIELD = "__fol"
 
 
 @dataclass(frozen=True)
@@ -272,6 +284,9 @@ class TermStats:
     #: does the collection hold superseded memories (None: not known yet,
     #: :data:`SUPERSEDED_FIELD`)
     superseded: bool | None = None
+    #: does a memory of the collection follow another (None: not known,
+    #: :data:`FOLLOWS_FIELD`)
+    follows: bool | None = None
     #: ``df`` holds stems' frequencies (every memory has its stems counted), even when
     #: texts are matched over exact tokens: two words of one stem share one frequency
     counted: bool = False
@@ -283,7 +298,7 @@ def term_stats(
     """Plain and stemmed frequencies in one round trip; the collection's form picks one
     (``stems=False``: the exact tokens, e.g. for a question that names nothing)."""
     names = list(dict.fromkeys(terms))
-    meta = (DOC_COUNT_FIELD, "__len", "__S", SUPERSEDED_FIELD)
+    meta = (DOC_COUNT_FIELD, "__len", "__S", SUPERSEDED_FIELD, FOLLOWS_FIELD)
     fields = [*meta, *[f"t:{t}" for t in names], *[f"s:{stem(t)}" for t in names]]
     raw = client.hmget(stats_key, fields)
     n_docs, stemmed_docs = int(raw[0] or 0), int(raw[2] or 0)
@@ -291,10 +306,23 @@ def term_stats(
     head = len(meta)
     values = raw[head + len(names) :] if counted else raw[head : head + len(names)]
     df = {term: max(0, int(v or 0)) for term, v in zip(names, values, strict=True)}
-    superseded = None if raw[3] in (None, b"", "") else raw[3] not in (b"0", "0")
+    superseded, follows = (_flag(raw[3]), _flag(raw[4]))
     # Exact tokens on a stemmed collection keep the stem's frequency (an upper bound of
     # the token's): only plain collections still count plain terms.
-    return TermStats(n_docs, int(raw[1] or 0), df, stems and counted, superseded, counted)
+    return TermStats(
+        n_docs,
+        int(raw[1] or 0),
+        df,
+        stems and counted,
+        superseded=superseded,
+        counted=counted,
+        follows=follows,
+    )
+
+
+def _flag(raw: bytes | str | None) -> bool | None:
+    """A statistics flag: None when absent (not known), else whether it is set."""
+    return None if raw in (None, b"", "") else raw not in (b"0", "0")
 
 
 def mark_superseded(client: Any, stats_key: str) -> None:

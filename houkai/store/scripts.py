@@ -65,11 +65,13 @@ def delete_memory_lua(
     )
 
 
-# KEYS: src hash, dst hash, incoming(dst) set.  ARGV: dst_id, rel, "src|rel".
-# Returns 1 (added), 0 (already there), -1 (no src), -2 (no dst).
+# KEYS: src hash, dst hash, incoming(dst) set, the collection's statistics.  ARGV: dst_id,
+# rel, "src|rel". Returns 1 (added), 0 (already there), -1 (no src), -2 (no dst). A
+# ``follows`` edge sets the statistics' flag (lexstats.FOLLOWS_FIELD).
 LINK_LUA = """
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 if redis.call('EXISTS', KEYS[2]) == 0 then return -2 end
+if ARGV[2] == 'follows' then redis.call('HSET', KEYS[4], '__fol', '1') end
 local raw = redis.call('HGET', KEYS[1], 'links')
 local links = {}
 if raw and raw ~= '' then

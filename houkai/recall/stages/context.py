@@ -2,12 +2,14 @@
 
 Memories written in sequence carry a ``follows`` link. The previous/next turns of the
 best candidates join the pool (one pipelined round trip over the top candidates, two
-when neighbours are found), each candidate is scored with its neighbours (``+ context ·
-score(previous)``, full when the previous turn asked a question, half otherwise, ``+
-context_next · score(next)``), and for a question that names someone the candidates
-written in one episode (no gap over ``episode_gap``) share their best member's standing:
-``+ episode · (episode's best − overall best)`` (ADR 0051), when the pool holds turns of a
-recorded exchange (ADR 0086): a pool of an agent's separate notes keeps its scores.
+when neighbours are found; none in a collection where no memory follows another, as
+its statistics say: :data:`~houkai.store.lexstats.FOLLOWS_FIELD`), each candidate is
+scored with its neighbours (``+ context · score(previous)``, full when the previous turn
+asked a question, half otherwise, ``+ context_next · score(next)``), and for a question
+that names someone the candidates written in one episode (no gap over ``episode_gap``)
+share their best member's standing: ``+ episode · (episode's best − overall best)`` (ADR
+0051), when the pool holds turns of a recorded exchange (ADR 0086): a pool of an agent's
+separate notes keeps its scores.
 """
 
 from __future__ import annotations
@@ -45,8 +47,9 @@ def admissible(memory: Memory, f: dict[str, Any]) -> bool:
 def neighbours_round(ctx: StageContext, pool: Pool) -> list[str]:
     """Bring in the previous and next turns of the best candidates; returns the new ids."""
     p, core, qvec = ctx.params, ctx.core, ctx.query.vector
-    if p.context <= 0:
-        return []
+    stats = ctx.query.stats
+    if p.context <= 0 or (stats is not None and stats.follows is False):
+        return []  # no memory of the collection follows another: no neighbour to read
     top = sorted(pool.values(), key=lambda c: -provisional(c, ctx.weights))[: p.context_top]
     wanted = [mid for c in top if (mid := previous_turn(c.memory)) and mid not in pool]
     pipe = core.client.pipeline(transaction=False)
