@@ -216,7 +216,7 @@ def _read_opening(text: str) -> tuple[str, ...]:
     return tuple(stem(t) for t in tokens[:2])
 
 
-_opening_word = PerText(_read_opening)
+_opening_words = PerText(_read_opening)
 
 
 def restates(newer: str, older: str) -> bool:
@@ -248,7 +248,7 @@ def restates_plainly(newer: str, older: str) -> bool:
 
 
 def _restated_anchors(newer: str, older: str) -> set[str]:
-    if _opening_word(newer) != _opening_word(older) or not _opening_word(newer):
+    if _opening_words(newer) != _opening_words(older) or not _opening_words(newer):
         return set()
     mine, theirs = value_slots(newer), value_slots(older)
     anchors = {a for a, _ in mine} & {a for a, _ in theirs}
