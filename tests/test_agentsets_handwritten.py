@@ -32,12 +32,10 @@ HANDWRITTEN: tuple[tuple[ModuleType, tuple[str, ...]], ...] = (
 BLIND: tuple[tuple[ModuleType, int], ...] = ((assistant, 50), (engineer, 55))
 
 
-@pytest.fixture(
-    scope="module", params=HANDWRITTEN, ids=[m.__name__.rsplit(".", 1)[1] for m, _ in HANDWRITTEN]
-)
+@pytest.fixture(scope="module", params=HANDWRITTEN, ids=[m.SET.name for m, _ in HANDWRITTEN])
 def written(request) -> tuple[ModuleType, tuple[str, ...], dict[str, Any]]:
     module, others = request.param
-    data = agentset_run.load(module.__name__.rsplit(".", 1)[1])
+    data = agentset_run.load(module.SET.name)
     return module, others, data
 
 
@@ -116,10 +114,10 @@ def test_no_sentence_is_borrowed_from_another_set(written):
     assert shared == []
 
 
-@pytest.fixture(scope="module", params=BLIND, ids=[m.__name__.rsplit(".", 1)[1] for m, _ in BLIND])
+@pytest.fixture(scope="module", params=BLIND, ids=[m.SET.name for m, _ in BLIND])
 def blind(request) -> tuple[ModuleType, int, dict[str, Any]]:
     module, updates = request.param
-    return module, updates, agentset_run.load(module.__name__.rsplit(".", 1)[1])
+    return module, updates, agentset_run.load(module.SET.name)
 
 
 def test_a_blind_set_runs_in_every_suite(blind):

@@ -59,15 +59,13 @@ knows which is the newer or whose it is.
   :func:`~houkai.recall.statements.restates_plainly`; "closes at 6pm" beside "opens at
   8am" is a sibling; any number of a topic's words when it says it is an update, names all
   the question names and repeats the value it replaces: "notify-service moved to Express;
-  the chi app factory is gone",
-  ADR 0089), and it does not tell of an event ("the build was failing on CI") unless it
-  says it is an update or repeats the old value ("it was 10:00 until March"); a note of
-  one day ("ran 25 minutes today") tells of an event too (ADR 0097). When it
-  fails, the rest still stand if their newest says it is an update (ADR 0088). A newest
-  written at the same instant as the next updates nothing, and one within ``current_gap``
-  (one sitting, one batch in its order) only when it says it is an update or restates a
-  member's value (ADR 0092, 0093, 0099).
-  The update takes the group's best score slot for a present question, its last for a
+  the chi app factory is gone", ADR 0089), and it does not tell of an event ("the build
+  was failing on CI") unless it says it is an update or repeats the old value ("it was
+  10:00 until March"); a note of one day ("ran 25 minutes today") tells of an event too
+  (ADR 0097). When it fails, the rest still stand if their newest says it is an update
+  (ADR 0088). A newest written at the same instant as the next updates nothing, and one
+  within ``current_gap`` (one sitting, one batch in its order) only when it says it is an
+  update or restates a member's value (ADR 0092, 0093, 0099). The update takes the group's best score slot for a present question, its last for a
   past one; the others keep their order in the slots left. A past question that says
   which member it wants gets it first: the oldest for "originally", the one just before
   the member naming X for "before X" (ADR 0088). When no group ranked the memory naming X

@@ -11,6 +11,7 @@ across recalls.
 from __future__ import annotations
 
 import re
+import string
 from typing import NamedTuple
 
 from ..domain.text import (
@@ -162,7 +163,7 @@ _CLAUSE = re.compile(r"[;()\[\]]|[.!?](?=\s|$)")
 _SLOT_TOKEN = re.compile(
     r"(?P<number>(?<![/\w])v\d[\d.]*|\d[\d.,:]*[A-Za-z%]*)|(?P<word>[A-Za-z][\w+#]*)"
 )
-_UNIT_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ%"
+_UNIT_LETTERS = string.ascii_letters + "%"
 
 
 def value_slots(text: str) -> frozenset[tuple[str, str]]:
