@@ -65,8 +65,9 @@ knows which is the newer or whose it is.
   (ADR 0097). When it fails, the rest still stand if their newest says it is an update
   (ADR 0088). A newest written at the same instant as the next updates nothing, and one
   within ``current_gap`` (one sitting, one batch in its order) only when it says it is an
-  update or restates a member's value (ADR 0092, 0093, 0099). The update takes the group's best score slot for a present question, its last for a
-  past one; the others keep their order in the slots left. A past question that says
+  update or restates a member's value (ADR 0092, 0093, 0099). The update takes the
+  group's best score slot for a present question, its last for a past one; the others
+  keep their order in the slots left. A past question that says
   which member it wants gets it first: the oldest for "originally", the one just before
   the member naming X for "before X" (ADR 0088). When no group ranked the memory naming X
   ("Maya is based in Toronto." and "My sister Maya is based in Denver." share no word of
