@@ -394,6 +394,24 @@ def test_collections_create_copy_list_delete(houkai, settings):
     assert_one_error_line(houkai("collections", "delete", "no-such-coll", "--yes"), "no collection")
 
 
+def test_collections_migrate_brings_old_statistics_up_to_date(houkai, settings):
+    """The one-off pass for a collection an earlier release wrote: with the collection's
+    own vector type only the statistics change, and the output says what it found."""
+    from houkai.db.connection import connect
+    from houkai.db.keys import Keys
+    from houkai.store.lexstats import FOLLOWS_FIELD
+
+    remember(houkai, "Deploys go out on Tuesdays")
+    client = connect(settings.redis_url, None)
+    stats = Keys(settings.key_prefix, houkai.collection).lexstats
+    client.hdel(stats, FOLLOWS_FIELD)  # as a release before the flag left it
+    vtype = settings.vector_type.upper()
+    out = ok(houkai("collections", "migrate", houkai.collection, "--vector-type", vtype, "--yes"))
+    assert f"already holds {vtype} vectors" in out.stdout
+    assert "0 memories given stems; no memory follows another" in out.stdout
+    assert client.hget(stats, FOLLOWS_FIELD) == b"0"
+
+
 def test_config_show_and_path(houkai, settings):
     shown = as_json(houkai("config", "show", "--json"))
     assert shown["key_prefix"] == {"value": settings.key_prefix, "source": "env HOUKAI_KEY_PREFIX"}

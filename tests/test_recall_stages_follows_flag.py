@@ -11,7 +11,7 @@ from test_recall_stages import COOKING, EXCHANGE, FILLER, QUERY
 
 from houkai import MemoryStore
 from houkai.recall.stages import context
-from houkai.store.lexstats import FOLLOWS_FIELD, term_stats
+from houkai.store.lexstats import FOLLOWS_FIELD, learn_follows, term_stats
 
 
 def _follows(store: MemoryStore) -> bool | None:
@@ -102,3 +102,56 @@ def test_an_import_of_turns_sets_the_flag(store: MemoryStore, make_store, tmp_pa
     fresh = make_store()
     fresh.import_(path)
     assert _follows(fresh) is True
+
+
+def _forget_flag(store: MemoryStore) -> None:
+    """The statistics as a release before the flag left them."""
+    store.client.hdel(store.keys.lexstats, FOLLOWS_FIELD)
+    assert _follows(store) is None
+
+
+def _learn(store: MemoryStore, batch: int = 500) -> bool:
+    return learn_follows(store.client, store.keys.incoming_prefix, store.keys.lexstats, batch)
+
+
+def test_a_collection_written_before_the_flag_learns_none_follows(store: MemoryStore, monkeypatch):
+    question, answer = store.remember_many(FILLER + COOKING)[:2]
+    store.link(question.id, answer.id, "related")  # a reverse-link set, of another kind
+    _forget_flag(store)
+    assert _learn(store) is False
+    assert _follows(store) is False
+    assert _neighbour_reads(store, monkeypatch) == []
+
+
+def test_a_collection_written_before_the_flag_learns_a_sequence(store: MemoryStore, monkeypatch):
+    store.remember_many(FILLER + COOKING)
+    for i, first in enumerate(store.remember_many([f"note {n} about tea" for n in range(12)])):
+        store.link(first.id, store.remember(f"an aside {i}").id, "related")
+    store.remember_many(EXCHANGE, sequence=True)
+    _forget_flag(store)
+    assert _learn(store, batch=3) is True  # found past the first batches of link sets
+    assert _follows(store) is True
+    assert _neighbour_reads(store, monkeypatch) != []
+
+
+def test_a_flag_already_set_is_not_learned_again(store: MemoryStore, monkeypatch):
+    store.remember_many(EXCHANGE, sequence=True)
+    scanned: list[str] = []
+    real = store.client.scan_iter
+    monkeypatch.setattr(
+        store.client, "scan_iter", lambda *a, **k: scanned.append("scan") or real(*a, **k)
+    )
+    assert _learn(store) is True
+    assert scanned == []
+
+
+def test_collections_migrate_learns_the_flag(settings, make_store):
+    from houkai.app.service import MemoryService
+
+    store = make_store()
+    store.remember_many(FILLER + COOKING)
+    _forget_flag(store)
+    service = MemoryService(settings, actor="cli")
+    result = service.collection_migrate(name=store.collection_name, vector_type=store.vector_type)
+    assert result["follows"] is False and result["changed"] is False
+    assert _follows(store) is False

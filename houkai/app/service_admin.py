@@ -94,7 +94,9 @@ class AdminOps(ServiceBase):
 
     @operation("collection_migrate")
     def collection_migrate(self, p: params.CollectionMigrate) -> dict[str, Any]:
-        """Re-write a collection's vectors in another element type, in place (resumable)."""
+        """Re-write a collection's vectors in another element type, in place (resumable),
+        and bring the statistics an earlier release wrote up to date: stems (ADR 0056) and
+        the flag that says whether a memory follows another (ADR 0099)."""
         from ..db.connection import connect
         from ..store import lexstats
         from ..store.migrate import migrate_vectors
@@ -108,7 +110,9 @@ class AdminOps(ServiceBase):
         result = migrate_vectors(client, keys, p.vector_type, batch_size=p.batch_size)
         # the same one-off pass gives memories written before ADR 0056 their stems
         stems = lexstats.upgrade(client, keys.memory_prefix, keys.lexstats, p.batch_size)
-        return {**result.to_dict(), "stems_upgraded": stems}
+        # and those written before ADR 0099 the flag that spares recall a neighbour lookup
+        follows = lexstats.learn_follows(client, keys.incoming_prefix, keys.lexstats, p.batch_size)
+        return {**result.to_dict(), "stems_upgraded": stems, "follows": follows}
 
     def collections(self) -> list[dict[str, Any]]:
         """Every collection under this key prefix with its memory count."""

@@ -263,7 +263,8 @@ SUPERSEDED_FIELD = "__sup"
 #: "1" once a memory of the collection follows another (a ``follows`` link: a sequence, a
 #: session's turns, a document's chunks, ``link``; never cleared), "0" from a write into
 #: a collection that holds no memory while none does (:data:`WRITE_LUA` writes both),
-#: absent: unknown, a collection written before the field and never emptied since. The
+#: absent: unknown, a collection written before the field and never emptied nor migrated
+#: since (:func:`learn_follows`). The
 #: ``context`` stage reads no neighbours where none can follow.
 FOLLOWS_FIELD = "__fol"
 
@@ -335,6 +336,42 @@ def note_none_superseded(client: redis.Redis, stats_key: str) -> None:
     """Record that a search found no superseded memory, unless a supersede has been
     recorded meanwhile (``HSETNX``: a concurrent :func:`mark_superseded` wins)."""
     client.hsetnx(stats_key, SUPERSEDED_FIELD, "0")
+
+
+def learn_follows(
+    client: redis.Redis, incoming_prefix: str, stats_key: str, batch: int = 500
+) -> bool:
+    """Set :data:`FOLLOWS_FIELD` of a collection written before it: "1" when a memory
+    follows another (a reverse-link set under *incoming_prefix* holds a ``follows``
+    link), else "0". Returns the flag; nothing is scanned when it is already set.
+
+    The one-off pass for collections an earlier release wrote (``collections migrate``
+    runs it): the reverse-link sets are scanned, not the memories, and the scan stops at
+    the first ``follows``. A write of a sequence during the scan sets "1" itself, and
+    "0" is written with ``HSETNX``, so it never overwrites that."""
+    known = _flag(client.hget(stats_key, FOLLOWS_FIELD))
+    if known is not None:
+        return known
+    found, keys = False, []
+    for key in client.scan_iter(match=incoming_prefix + "*", count=batch):
+        keys.append(key)
+        if len(keys) >= batch:
+            found, keys = _any_follows(client, keys), []
+            if found:
+                break
+    if found or (keys and _any_follows(client, keys)):
+        client.hset(stats_key, FOLLOWS_FIELD, "1")
+        return True
+    client.hsetnx(stats_key, FOLLOWS_FIELD, "0")
+    return bool(_flag(client.hget(stats_key, FOLLOWS_FIELD)))
+
+
+def _any_follows(client: redis.Redis, keys: list[bytes]) -> bool:
+    """Does one of the reverse-link sets *keys* hold a ``follows`` link (``src|follows``)?"""
+    pipe = client.pipeline(transaction=False)
+    for key in keys:
+        pipe.smembers(key)
+    return any(as_text(m).endswith("|follows") for members in pipe.execute() for m in members)
 
 
 def candidate_terms(

@@ -51,7 +51,8 @@ CLI_OPERATIONS: tuple[Operation, ...] = (
     ),
     Operation(
         "collection_migrate",
-        "Re-write a collection's vectors in another type, in place (resumable).",
+        "Re-write a collection's vectors in another type, in place (resumable); bring the "
+        "statistics an earlier release wrote up to date.",
         p.CollectionMigrate,
         scope="global",
         writes=True,

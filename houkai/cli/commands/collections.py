@@ -113,8 +113,10 @@ def register(cli: click.Group) -> None:
 @pass_ctx
 def migrate(ctx: Context, name: str, yes: bool, **values: Any) -> None:
     """Re-write a collection's vectors in another type, in place (resumable: run it again
-    after an interruption). Search is off until it ends and the index rebuilds in the
-    background; stop workers and the API first, so nothing writes old-type vectors."""
+    after an interruption), and bring the statistics an earlier release wrote up to date
+    (with the collection's own type, only that). Search is off until it ends and the index
+    rebuilds in the background; stop workers and the API first, so nothing writes
+    old-type vectors."""
     given = arguments(values)
     given["vector_type"] = str(given.get("vector_type", "FLOAT16")).upper()
     confirm(f"Re-write the vectors of {name!r} as {given['vector_type']}?", yes=yes)
@@ -125,5 +127,8 @@ def migrate(ctx: Context, name: str, yes: bool, **values: Any) -> None:
         else f"Migrated {name!r} from {result['source']} to {result['target']}: "
         f"{result['converted']} vectors re-written in {result['seconds']:.1f}s; "
         "the index is rebuilding in the background."
+    ) + (
+        f" Statistics: {result['stems_upgraded']} memories given stems; "
+        f"{'a memory follows another' if result['follows'] else 'no memory follows another'}."
     )
     report(ctx.fmt, result, text)
