@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from test_recall_stages import COOKING, EXCHANGE, FILLER, QUERY
 
 from houkai import MemoryStore
 from houkai.recall.stages import context
+from houkai.store import lexstats
 from houkai.store.lexstats import FOLLOWS_FIELD, learn_follows, term_stats
 
 
@@ -123,15 +125,35 @@ def test_a_collection_written_before_the_flag_learns_none_follows(store: MemoryS
     assert _neighbour_reads(store, monkeypatch) == []
 
 
-def test_a_collection_written_before_the_flag_learns_a_sequence(store: MemoryStore, monkeypatch):
+@pytest.mark.parametrize("batch", [1, 500])  # a full batch each key; one partial batch
+def test_a_collection_written_before_the_flag_learns_a_sequence(
+    store: MemoryStore, monkeypatch, batch: int
+):
     store.remember_many(FILLER + COOKING)
     for i, first in enumerate(store.remember_many([f"note {n} about tea" for n in range(12)])):
         store.link(first.id, store.remember(f"an aside {i}").id, "related")
     store.remember_many(EXCHANGE, sequence=True)
     _forget_flag(store)
-    assert _learn(store, batch=3) is True  # found past the first batches of link sets
+    assert _learn(store, batch=batch) is True
     assert _follows(store) is True
     assert _neighbour_reads(store, monkeypatch) != []
+
+
+def test_a_sequence_written_during_the_scan_is_not_overwritten(store: MemoryStore, monkeypatch):
+    """The scan finds no turn, but a current writer records one while it runs: its "1"
+    stands ("0" is written only where nothing was written meanwhile)."""
+    store.remember_many(FILLER + COOKING)
+    _forget_flag(store)
+    real = lexstats._any_follows
+
+    def meanwhile(client, keys):
+        store.remember_many(EXCHANGE, sequence=True)  # sets the flag as it writes
+        return real(client, keys[:0])
+
+    monkeypatch.setattr(lexstats, "_any_follows", meanwhile)
+    store.link(store.remember("a").id, store.remember("b").id, "related")  # one set to scan
+    assert _learn(store) is True
+    assert _follows(store) is True
 
 
 def test_a_flag_already_set_is_not_learned_again(store: MemoryStore, monkeypatch):

@@ -29,6 +29,7 @@ from typing import Any
 import redis
 
 from ..db.decode import as_text
+from ..db.keys import prefix_pattern
 from ..domain.text import exact_counts, inflects, stem, stem_tokens, tokenize
 from .access import mirror_lua
 
@@ -212,7 +213,7 @@ def upgrade(client: redis.Redis, memory_prefix: str, stats_key: str, batch: int 
         if phase is drop and not stemmed_stats(client, stats_key):
             break  # a memory is still missing (written meanwhile by an old client)
         keys: list[bytes] = []
-        for key in client.scan_iter(match=memory_prefix + "*", count=batch):
+        for key in client.scan_iter(match=prefix_pattern(memory_prefix), count=batch):
             keys.append(key)
             if len(keys) >= batch:
                 upgraded += _upgrade_batch(client, phase, keys, stats_key)
@@ -346,14 +347,14 @@ def learn_follows(
     link), else "0". Returns the flag; nothing is scanned when it is already set.
 
     The one-off pass for collections an earlier release wrote (``collections migrate``
-    runs it): the reverse-link sets are scanned, not the memories, and the scan stops at
-    the first ``follows``. A write of a sequence during the scan sets "1" itself, and
+    runs it): only the reverse-link sets are read, not the memories, and the scan stops
+    at the first ``follows``. A write of a sequence during the scan sets "1" itself, and
     "0" is written with ``HSETNX``, so it never overwrites that."""
     known = _flag(client.hget(stats_key, FOLLOWS_FIELD))
     if known is not None:
         return known
     found, keys = False, []
-    for key in client.scan_iter(match=incoming_prefix + "*", count=batch):
+    for key in client.scan_iter(match=prefix_pattern(incoming_prefix), count=batch):
         keys.append(key)
         if len(keys) >= batch:
             found, keys = _any_follows(client, keys), []
