@@ -23,7 +23,13 @@ Each set is a module here that writes one committed JSON file under
   works: terse commands and observations, preferences, decisions with reasons, seven
   services with parallel facts (test command, port, database, owner, deploy target,
   language version), look-alike colleagues, tickets, flags and env vars, updates mostly
-  restated without a link, loose or missing tags, and session noise.
+  restated without a link, loose or missing tags, and session noise;
+* :mod:`.support`: a customer-success assistant's memories for one account manager over
+  six months, written by hand and blind to how recall works: ten customer accounts with
+  parallel facts (plan, seats, renewal date, contacts, SLA tier, health score, meeting
+  slot), look-alike contact names across accounts, the user's preferences, colleagues
+  who change, decisions and reversals, identifiers, updates mostly restated without a
+  link, loose or missing tags, and everyday noise.
 
 The first two come from templates filled by a seeded generator. All hold a few hundred
 short memories dated over months (``days_ago`` before the set's ``as_of``), facts that
@@ -38,12 +44,12 @@ THE RULE: these sets were written before any recall stage was tuned on them. Sta
 decisions are made on the ``dev`` split only; the ``test`` split is run once to
 confirm a decision and is NEVER tuned on (no weight, threshold, word list or
 phrasing may be chosen by looking at test results). Do not edit the generators to
-make a stage look better (nor the hand-written lines of :mod:`.team`, :mod:`.assistant`
-and :mod:`.engineer`): a change to a set is a new set version, measured anew.
+make a stage look better (nor the hand-written lines of :mod:`.team`, :mod:`.assistant`,
+:mod:`.engineer` and :mod:`.support`): a change to a set is a new set version, measured anew.
 
 ``python -m houkai.bench.agentsets`` rewrites every set's JSON deterministically.
 """
 
 from __future__ import annotations
 
-SETS: tuple[str, ...] = ("coding", "personal", "team", "assistant", "engineer")
+SETS: tuple[str, ...] = ("coding", "personal", "team", "assistant", "engineer", "support")

@@ -1,0 +1,189 @@
+# ruff: noqa: E501  (hand-written data tables)
+"""The ``support`` set's day-to-day notes no question asks about, written by hand.
+
+One line per memory: ``key | days_ago | tags | text``; every key here is ``-``: call
+notes, reminders, drafts, scratch, small talk the agent kept, the bulk of what an
+assistant stores for an account manager that no later question needs. See :mod:`.support`.
+"""
+
+from __future__ import annotations
+
+NOTES = """
+- | 195 | | First session with Dana. She wants me to keep her accounts, contacts and renewals straight so she stops digging through Salesforce tabs.
+- | 195 | | Dana pasted her account list; working through it one account at a time over the next few days.
+- | 194 | | Dana's dog is a corgi named Biscuit. He barks at the mail carrier during calls, she apologises every time.
+- | 194 | personal | Dana prefers "Dana" to "Ms. Whitfield" even in first emails to execs.
+- | 193 | | Reminder set: intro call with Chris Delgado on Thursday.
+- | 192 | | Drafted the intro email to Rachel Brandt. Dana cut two paragraphs out of it.
+- | 191 | | Kestrel kickoff notes: three terminals, mostly LTL, dispatchers miss nothing about the old whiteboard. Action: send the route template guide.
+- | 190 | | Sent Kestrel the route template guide PDF.
+- | 189 | | Dana asked me to stop calling customers "clients". Customers.
+- | 188 | | Northgate intro: Katherine Moss asked for 12 months of uptime. Pulled it from the status page, 99.96%.
+- | 188 | | Katherine wants every answer in writing after calls, even the small ones.
+- | 187 | | Dana wants customer quotes kept word for word in call notes, never paraphrased.
+- | 187 | todo | Todo: find the old Kestrel onboarding plan Greg mentioned. It's in the team drive under 2024.
+- | 186 | feedback | Bramble & Vine call: Sam wants shorter driver onboarding videos. Logged in the feedback board.
+- | 185 | | Dana moved her 1:1 with Greg to Thursday; dentist on Wednesday.
+- | 184 | | Looked up how seats are counted: dispatchers and drivers count, read-only viewers are free.
+- | 183 | | Priscilla at B&V asked whether invoices can go to a shared inbox. Yes, added ap@ to the billing profile.
+- | 182 | | Tallow Creek intro: family business, 14 trucks, dairy and cheese to grocers around the Chippewa Valley.
+- | 181 | | Jordan Pike asked about offline mode in rural areas. Sent the offline mode help article.
+- | 180 | tallow | Dana said the Tallow Creek folks are the nicest people in her book.
+- | 179 | | Reminder: send Ruth the W-9 she asked for.
+- | 179 | | Jordan Pike prefers phone over video; bad bandwidth out at the creamery.
+- | 178 | | Sent Ruth Engstrom the W-9.
+- | 177 | | Pinecrest intro with Derek: they dispatch HVAC and plumbing techs across metro Atlanta, summer is peak.
+- | 176 | | Derek complained that the ServiceTitan connector docs are out of date. Forwarded to the docs team.
+- | 176 | | Dana took the afternoon off, kid's school recital.
+- | 175 | | Angela Pruitt is skeptical of software spend in general; Derek is the one who sold it internally.
+- | 174 | | Meridian kickoff prep: read last year's QBR deck, they run 9 sort centers across Texas and Oklahoma.
+- | 173 | | Priyanka Shah prefers agendas 24 hours ahead of any call.
+- | 172 | | Luis Carmona sent a wish list: bulk route edit, better map zoom, dark mode. Logged all three.
+- | 171 | | Dana called Evelyn Grant "the decider" at Meridian. Everything big goes through her.
+- | 171 | meridian | Meridian's sort centers run three shifts; Luis is on the early one, don't book him after 2pm CT.
+- | 170 | | Note from Dana: never mention the 2025 outage to Meridian unless they bring it up.
+- | 169 | | Oakhurst intro call: Nadia runs 6 warehouses, deliveries to bars and restaurants, Friday is their heaviest day.
+- | 168 | | Nadia asked about keg returns as a stop type. Not supported; logged as feature feedback.
+- | 167 | | Tom Reinholt wasn't on the Oakhurst call; Nadia says he only shows up for renewals.
+- | 166 | | Dana wants a running list of every feature request per account in Notion.
+- | 166 | | Dana reads email at 7am and 4pm; anything in between she might miss.
+- | 165 | | Started the feature request list in Notion.
+- | 164 | | Saltmarsh intro: marine parts, 2 warehouses plus deliveries to marinas along the coast.
+- | 163 | | Samantha Odell asked whether boats count as vehicles for the telematics add-on. They don't; only trucks with a tracker.
+- | 162 | | Dana mentioned she's training for the Denver half marathon in October.
+- | 161 | | Halden intro: Elin's English is perfect, she prefers video on. 40 trucks, Gothenburg to Oslo and Copenhagen runs.
+- | 160 | | Magnus Holm asked about GDPR and driver location data retention. Sent the DPA and the retention settings page.
+- | 159 | halden | Halden wants invoices with their VAT number on them. Asked Leo to add it.
+- | 158 | | Leo added Halden's VAT number to the billing profile.
+- | 158 | | Swedish holidays to remember for Halden: Midsummer in June, most of July off.
+- | 157 | | Cobalt intro was in person at their office. Jordan Price showed Dana the crew yard.
+- | 156 | | Cobalt crews do power line repairs; jobs get rescheduled a lot after storms.
+- | 155 | cobalt | Dana: remind me about Cobalt's storm season, that's when they need us most.
+- | 154 | | Reminder set for Cobalt storm season check-in in August.
+- | 153 | | Dana wanted every renewal in the next 12 months, sorted by date. Sent it.
+- | 152 | | Weekly renewals post drafted for #cs-renewals; Dana edited and posted it.
+- | 151 | todo | Todo for Dana: update the Kestrel success plan before the escalation call.
+- | 150 | | Chris Delgado sent screenshots of the ETA drift. Attached them to the Kestrel ticket.
+- | 149 | | Joined the engineering bridge for the Kestrel ETA issue with Dana; Yusuf is on it.
+- | 148 | | Dana asked for a one-line status for Greg on Kestrel every evening until it's fixed.
+- | 147 | | Kestrel evening status: repro confirmed, fix in progress.
+- | 146 | kestrel | Kestrel evening status: fix in QA.
+- | 145 | | Dana says July is slow for Bramble: fewer grocery orders in summer, people travel.
+- | 144 | | Dana asked me to remember she doesn't want to be cc'd on support ticket emails, only escalations.
+- | 144 | | Rachel Brandt found that the ETA drift only hits routes with more than 12 stops. Passed to Yusuf.
+- | 143 | | Drafted thanks to Rachel Brandt for staying late to test the hotfix candidate.
+- | 142 | | Dana's QBR prep list: usage trends, tickets, roadmap slide, renewal slide, asks.
+- | 141 | | Northgate reported scan gaps in the audit trail. Dana on a call with Katherine within the hour.
+- | 140 | | Dana asked for the Northgate org chart. Built a rough one from LinkedIn and call notes.
+- | 139 | | Katherine Moss sent a formal letter about the audit trail gaps. Dana forwarded to legal just in case.
+- | 138 | | Dana wants a daily Northgate update too while ESC-2307 is open.
+- | 137 | northgate | Northgate daily update: root cause is the offline queue dropping scans when the app is backgrounded.
+- | 136 | | Dana said she hasn't slept properly in a week with Kestrel and Northgate both burning.
+- | 135 | | Bramble & Vine asked for a refresher training for their new dispatch hires. Booked with support for next Tuesday.
+- | 134 | | Tallow Creek asked how to print route sheets. Sent the print view steps.
+- | 133 | | Dana at an offsite today and tomorrow, no calls.
+- | 132 | | Drafted Kestrel's incident summary for Martin Hale. Dana toned it down.
+- | 131 | | Dana is reading "Never Split the Difference" for the renewal season.
+- | 129 | | Greg wants a churn risk list every month. Dana's first pass: Pinecrest and Bramble & Vine.
+- | 128 | meridian | Meridian asked for the SOC 2 report. Sent the trust center link with NDA.
+- | 127 | | Dana's sister visiting this weekend; she's off Friday.
+- | 126 | | Helped Dana rewrite the Bramble usage email so it doesn't sound like blame.
+- | 125 | | Saltmarsh call: quiet, everything fine, Samantha wants a tip sheet for new drivers.
+- | 124 | | Sent Saltmarsh the driver tip sheet.
+- | 123 | | Reminder: Cobalt storm season check-in next week.
+- | 122 | | Oakhurst asked whether we can split one route across two trucks mid-day. Not yet; logged.
+- | 121 | personal | Biscuit the corgi had surgery on his paw; Dana working from home all week.
+- | 120 | | Dana's half marathon training: 10 miles on Saturday. She asked me to stop reminding her about it.
+- | 119 | pinecrest | Pinecrest July was their busiest month ever, 11k jobs. Nice data point for the QBR.
+- | 118 | | Indianapolis terminal opens Aug 10; Chris wants drivers trained the week before.
+- | 117 | | Kestrel QBR deck drafted. Dana wants fewer charts, bigger numbers.
+- | 116 | | Kestrel QBR went fine; Martin Hale asked about an Enterprise quote. Told Hannah.
+- | 115 | | Hannah sent the first Kestrel Enterprise quote; Dana thinks it's too high for a first number.
+- | 114 | | Dana out Monday, Owen has nothing to cover that day.
+- | 113 | cobalt | Cobalt storm check-in: two storms in July, rescheduling worked, Jordan happy.
+- | 111 | | Meridian asked for API docs for the label endpoint; sent them to Luis.
+- | 110 | | Oakhurst Reno warehouse trainings booked for three Mondays in a row.
+- | 109 | | Dana says Ben Ashford is great in front of customers but slow on email.
+- | 107 | | Halden asked for Swedish language in the driver app. Already supported; sent the setting.
+- | 106 | | Lunch-and-learn on Gainsight next Tuesday; Dana signed up.
+- | 105 | | Bramble & Vine churn risk email from Dana to Sam: offered a usage workshop.
+- | 103 | bramble | B&V usage workshop booked for Aug 27.
+- | 102 | | Dana asked me to keep a separate list of things customers praised. Started it: Kestrel ETA fix, Northgate scan fix.
+- | 101 | | Tallow Creek asked about proof-of-delivery photos. That's a Growth feature; Dana will pitch the upgrade.
+"""
+
+WORK = """
+- | 99 | | Walked Dana through the Gainsight migration checklist; she has to map her accounts by Friday.
+- | 98 | | Mapped Dana's ten accounts in Gainsight. Two contacts were missing emails, fixed.
+- | 98 | | B&V usage workshop prep: pulled inactive drivers per depot.
+- | 97 | | Dana's PTO: Aug 31 to Sep 4, camping in the San Juans. Owen doesn't start covering until later, so Hana covers.
+- | 96 | todo | Todo: send Tallow Creek the Growth order form once Hannah approves it.
+- | 94 | | Tallow Creek upgrade call went well; Ruth asked good questions about seat counts.
+- | 93 | | Oakhurst Q3 QBR: Nadia wants quarterly delivery accuracy reports. Dana said yes.
+- | 92 | oakhurst | Drafted the Oakhurst delivery accuracy report template.
+- | 91 | | B&V workshop done. 9 of 12 inactive drivers back on the app.
+- | 90 | | Dana back to the office Tuesday and Thursday; other days remote.
+- | 89 | | Dana back from PTO Monday. Hana's handoff note: nothing urgent, Saltmarsh ticket open.
+- | 87 | | Lorraine Abbott introduced herself to Dana's accounts by email. Dana wants to read it first next time.
+- | 86 | | Dana's first 1:1 with Lorraine: she wants churn risk with dollar amounts, not adjectives.
+- | 85 | | Churn risk list for Lorraine: Pinecrest $98k, Saltmarsh $31k, Bramble & Vine renewing.
+- | 85 | | Angela Pruitt asked for references from other home services customers. Dana is asking around the CS team.
+- | 83 | pinecrest | Reached out to Tanya Brooks at Pinecrest with an intro note. Dana added a line about Derek.
+- | 81 | | Dana said she'll miss Derek, he was one of her favorite customers.
+- | 79 | | Bramble renewal call prep: Helen Barros will attend, keep it short and about money.
+- | 78 | | Bramble & Vine renewal call done; Helen wanted a multi-year price lock.
+- | 77 | | Dana bought cupcakes for the team after the Bramble renewal.
+- | 75 | | Kestrel Enterprise quote round two sent. Alicia asked for payment terms net 45.
+- | 74 | | Hannah says net 45 is fine for Kestrel at that size.
+- | 72 | | Dana finished the half marathon in 1:58. She wanted that remembered.
+- | 69 | kestrel | Kestrel upgrade order form sent through Hannah for approval.
+- | 68 | | Chris Delgado sent a thank-you note for the upgrade process. Saved it to the praise list.
+- | 66 | | Dana's Q4 QBR calendar: Kestrel, Meridian, Northgate, Oakhurst, Pinecrest, Halden. Smaller three in January.
+- | 65 | | Asked Ben to join the Kestrel Enterprise onboarding kickoff.
+- | 63 | | Bramble & Vine driver app crashing for a few drivers; asked Sam for device models.
+- | 61 | | Sam sent device models: all Samsung and Pixel on Android 15.
+- | 59 | | Owen Strickland met Dana for coffee to go over her accounts.
+- | 57 | | Dana asked me to keep reminders short: one line, no emoji.
+- | 56 | | Reminder: Oakhurst SFTP cutover this week. Check the first real-time orders on Tuesday.
+- | 54 | | First day of Oakhurst real-time orders: 2 failed on a missing unit code, Nadia fixed the mapping.
+- | 53 | kestrel | Kestrel Enterprise onboarding: SSO set up, Alicia's team added.
+- | 52 | todo | Todo: close the Halden overdue task in Gainsight.
+- | 51 | | Dana's one-pager format works; she asked to add the last NPS response.
+- | 49 | | Northgate QBR drafted for Dev Malhotra's first meeting with us.
+- | 46 | | Northgate QBR done. Dev asked for a walkthrough of the admin console next week.
+- | 45 | | Dana's Halloween costume idea: a route map. She was joking, I think.
+- | 43 | | Meridian peak prep call: 30% more volume expected from Black Friday to Christmas.
+- | 42 | | Meridian label API errors started this morning; Luis sent logs.
+- | 38 | kestrel | Kestrel's December volume forecast is up 15%; they may need more dispatch seats in Q1.
+- | 37 | | Engineering says the label queueing fix needs two sprints.
+- | 35 | | Ben says the Pinecrest first-time fix dashboard is about a week of work.
+- | 34 | | Dana's forecast for Q4: Meridian at risk of slipping into January, everything else on time.
+- | 31 | | Tallow Creek renewal prep: Ruth wants the same price per seat as last year.
+- | 28 | | Halden QBR in English, slides in English too. Elin asked for the usage numbers in kilometres.
+- | 27 | todo | Todo: Saltmarsh onboarding sessions need dates before Thanksgiving.
+- | 26 | | Booked the first Saltmarsh onboarding session for Nov 12.
+- | 24 | saltmarsh | Saltmarsh call with Samantha and Marcy Quinn, her deputy. Marcy will be cc'd on everything from here.
+- | 23 | | Samantha had been out after a boating accident. She's fine. Dana sent flowers.
+- | 21 | | Meridian renewal call prep: Walt Becker joins, Evelyn Grant too.
+- | 19 | | Dana asked whether Hannah can sign off on the Meridian extension without Lorraine. She can, under 60 days.
+- | 18 | | Meridian renewal call: Evelyn wants a 2-year deal if the label issue is fixed by mid-December.
+- | 17 | | Drafted Meridian's 2-year proposal. Hannah reviewing.
+- | 16 | | Dana asked for the Meridian proposal in plain language, no legalese in the summary.
+- | 15 | pinecrest | Pinecrest asked for a custom dashboard of first-time fix rate. Ben will scope it.
+- | 14 | | Saltmarsh onboarding session 1 done; Marcy ran it on their side, 8 dispatchers joined.
+- | 13 | | Thanksgiving week: Dana off Thursday and Friday.
+- | 12 | | Cobalt lunch at the Mexican place on Colfax. Jordan Price got promoted to director of field ops.
+- | 11 | | Kestrel asked for two more dispatcher trainings. Booked for December.
+- | 10 | | Dana asked for a year-in-review summary of her book for Lorraine. Draft due Dec 5.
+- | 10 | | Meridian peak is on: label volume double last week, no 429s since the limit went up.
+- | 9 | | Year-in-review draft: 10 accounts, 2 upgrades, 3 renewals closed, no churn so far.
+- | 8 | bramble | Bramble & Vine wants holiday hours in the route planner. Sent the calendar settings article.
+- | 7 | | Northgate: Dev Malhotra says Katherine is doing well, baby girl born in November.
+- | 6 | | Saltmarsh logins back up about 40% since the onboarding sessions.
+- | 5 | | Dana's secret Santa is Owen. She wants gift ideas under $30.
+- | 4 | | Halden asked for invoices in Swedish kronor next year. Asked Leo whether that's possible.
+- | 3 | | Leo says SEK invoicing needs a new contract addendum. Told Dana.
+- | 3 | todo | Todo: send Priyanka the Dec 7 staging test plan by Friday.
+- | 2 | | Priyanka confirmed she'll test the ESC-2399 fix in staging on Dec 7.
+- | 1 | | Dana wants everything due in the first week of December in one list.
+"""
