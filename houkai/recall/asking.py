@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..domain.text import query_terms, stem, tokenize
 from .coverage import thing_words
-from .query import question_names
+from .query import asks_when, question_names
 
 if TYPE_CHECKING:
     from ..store.lexstats import TermStats
@@ -53,6 +53,7 @@ class StateQuery:
     accessed: bool = False  # "newest" by last access: the caller's recency basis says so
     asked: frozenset[str] = frozenset()  # the question's tokens
     asked_terms: frozenset[str] = frozenset()  # its words' stems, without its reference point
+    when: bool = False  # it asks when: its answer states a time
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {}
@@ -98,7 +99,7 @@ def read(
     """The question's intent and its named things' words with their IDF (from *stats*,
     the lexical leg's frequencies of the question's terms). *tokens* / *terms*: the
     question's tokens and query terms, when the caller has them (read once per recall)."""
-    out = StateQuery(intent=intent(text, window), question=text)
+    out = StateQuery(intent=intent(text, window), question=text, when=asks_when(text))
     out.asked = frozenset(tokenize(text) if tokens is None else tokens)
     out.asked_terms = asked_terms(text, terms)
     if stats is None or stats.n_docs <= 0:

@@ -283,7 +283,7 @@ def parse_query(text: str, now: float) -> QueryParse:
         parse.recency = "latest"
     parse.exact = _exact_tokens(text)
     parse.names = _names(text)
-    parse.when_question = bool(_WHEN.search(text))
+    parse.when_question = asks_when(text)
     if parse.exact:
         parse.kind = "keyword"
     elif parse.window is not None or parse.when_question:
@@ -303,6 +303,11 @@ _STATES_TIME = re.compile(
     r"just (?:got|finished|started|had|went|did|made))\b",
     re.I,
 )
+
+
+def asks_when(text: str) -> bool:
+    """Does the question ask when ("When is …", "what date …", "how long ago …")?"""
+    return _WHEN.search(text) is not None
 
 
 def states_time(text: str) -> bool:

@@ -95,10 +95,12 @@ from ..domain.text import stem_tokens
 from .asking import StateQuery
 from .candidates import previous_turn
 from .coverage import coverage
+from .query import states_time
 from .reference import naming, put_first, state_before
 from .slots import deal
 from .statements import (
     CHANGE_WORDS,
+    change_speaks_of,
     content_words,
     opening_code_name,
     restates,
@@ -268,6 +270,7 @@ def _members_and_update(
     values: Sequence[frozenset[str]],
     topical: set[str],
     subject: Sequence[bool],
+    when: bool = False,
 ) -> tuple[list[int], int]:
     """The group's members and its update (the newest), for a present question only where
     the update answers what the others answered (:func:`_answers_as_well`) and does not
@@ -300,7 +303,15 @@ def _members_and_update(
             lacks = set().union(*(held[i] for i in members)) - held[at]
             if lacks <= topical:
                 return True
-        slack = 1 if updates[at] or _restated(top, members, at, plainly=True) else 0
+        if when and _timeless_among_times(top, members, at):
+            return False  # "SLA tier: Priority, thrown into the renewal" beside two dates
+        # its word of change counts for the members holding a question word it lacks only
+        # where it speaks of them (ADR 0101)
+        lacked = [i for i in members if i != at and held[i] - held[at]]
+        changed = updates[at] and all(
+            change_speaks_of(top[at].memory.text, content_words(top[i].memory.text)) for i in lacked
+        )
+        slack = 1 if changed or _restated(top, members, at, plainly=True) else 0
         return _answers_as_well([held[i] for i in members], members.index(at), slack)
 
     at = newest(group)
@@ -315,6 +326,14 @@ def _members_and_update(
             return rest, at
         rest = [i for i in rest if i != at]
     return [], at
+
+
+def _timeless_among_times(top: list[Candidate], members: list[int], at: int) -> bool:
+    """Does member *at* state no time while another member does? For a question that asks
+    when, such a newest is a sibling fact on the topic, not its new date (ADR 0101)."""
+    if states_time(top[at].memory.text):
+        return False
+    return any(states_time(top[i].memory.text) for i in members if i != at)
 
 
 def _restated(top: list[Candidate], members: list[int], at: int, plainly: bool = False) -> bool:
@@ -465,7 +484,7 @@ def newest_first(
     dealt: set[int] = set()  # the candidates groups ranked
     for group in groups:
         group, at = _members_and_update(
-            group, top, held, updates, ages, state.intent, values, topical, subject
+            group, top, held, updates, ages, state.intent, values, topical, subject, state.when
         )
         if len(group) < 2:
             continue

@@ -117,6 +117,28 @@ content_words = PerText(_read_words)
 says_update = PerText(_read_update)
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+_CAPITALISED = re.compile(r"\b[A-Z][a-z]+")
+
+
+def change_speaks_of(text: str, others: frozenset[str]) -> bool:
+    """Does a word of change in *text* speak of what *others* (the content words of the
+    notes it would update) speak of? Its sentence shares a word with them, or names no
+    subject of its own: "Birchway launched 29 Oct. **Now** in support & maintenance." goes
+    on about Birchway; in "Escalations for Dana's accounts go to Tomás Ferreira. Priya Nair
+    **moved** over to Support Ops." the change is Priya's, not one of the solutions
+    engineer's note beside it (ADR 0101)."""
+    for sentence in _SENTENCE_END.split(text):
+        if UPDATE_WORDS.search(sentence) is None:
+            continue
+        if (_read_words(sentence) - CHANGE_WORDS) & others:
+            return True
+        names = {w.lower() for w in _CAPITALISED.findall(sentence)} - CHANGE_WORDS - STOP
+        if not names or names & others:
+            return True
+    return False
+
+
 #: A word written as an identifier: a dash, underscore or dot inside, or digits after letters.
 _IDENTIFIER_LIKE = re.compile(r"[A-Za-z]\w*(?:(?:[-_.]\w+)+|(?<=[A-Za-z])\d\w*)")
 

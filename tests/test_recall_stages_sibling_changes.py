@@ -1,0 +1,79 @@
+"""Two siblings the ``current`` stage no longer takes for an update (ADR 0101): a note whose
+word of change speaks of someone else ("… Joanna Wells **moved** over to Support Ops"
+beside the solutions engineer's note), and, for a question that asks when, a newest note
+that states no time beside notes that do. Shapes of the blind ``support`` set, in words of
+their own; each collection is larger than the stage's ten top candidates."""
+
+from __future__ import annotations
+
+from _dated import ranking, write_dated
+from test_recall_stages_update_words import OFFICE
+
+from houkai import MemoryStore
+from houkai.recall.asking import read
+from houkai.recall.statements import change_speaks_of, content_words
+
+
+def _words(*texts: str) -> frozenset[str]:
+    return frozenset().union(*(content_words(t) for t in texts))
+
+
+def test_a_word_of_change_speaks_of_its_own_sentence():
+    se = "Ravi Menon is the solutions engineer for Ana's accounts. Lena Park went to the APAC pod."
+    moved = (
+        "Escalations for Ana's accounts go to Omar Haddad. Joanna Wells moved over to Support Ops."
+    )
+    assert not change_speaks_of(moved, _words(se))  # Joanna's move, not the engineer's
+    # a sentence that names no subject of its own goes on about the note's
+    go_live = "Wrenfield go-live night: cut-over 21:00, no incidents."
+    assert change_speaks_of("Wrenfield launched 3 Nov, early! Now in maintenance.", _words(go_live))
+    # one that shares a word with the notes it would update speaks of them
+    old = "Database for the mobile app: Aurora Postgres."
+    assert change_speaks_of(
+        "Migrated the mobile app from Aurora Postgres to DynamoDB.", _words(old)
+    )
+    assert change_speaks_of(
+        "Joanna Wells moved to Support Ops.", _words("Joanna Wells leads support.")
+    )
+    assert not change_speaks_of("Escalations go to Omar Haddad.", _words(se))  # no word of change
+
+
+def test_a_change_told_of_someone_else_does_not_take_the_first_slot(store: MemoryStore):
+    lead, engineer, escalations, *_ = write_dated(
+        store,
+        [
+            ("Support lead for Ana's accounts is Joanna Wells; escalations go to her first.", 190),
+            ("Ravi Menon is the SE for Ana's accounts. Lena Park went to the APAC pod.", 100),
+            ("Escalations for Ana's accounts go to Omar Haddad. Joanna Wells moved over to "
+             "Support Ops.", 50),
+            ("SE on Ana's pod: Lena Park. Book her for integration work.", 192),
+            *((text, 90 + i) for i, text in enumerate(OFFICE)),
+        ],
+    )  # fmt: skip
+    ranked = ranking(store, "who's the SE on my accounts currently", k=10)
+    ids = [mid for mid, _ in ranked]
+    assert ids.index(engineer) < ids.index(escalations)
+    # where the change is the one asked about, it still is the update
+    ranked = ranking(store, "who handles escalations for my accounts now?", k=10)
+    assert ranked[0][0] == escalations and lead in [mid for mid, _ in ranked]
+
+
+def test_a_when_question_gets_the_newest_date_not_a_newer_note_without_one(store: MemoryStore):
+    """The support tier was settled with the renewal, minutes later: it holds every word of
+    the question and echoes the term, but states no date, so it is no new renewal date."""
+    assert read("When is Corvid & Vane up for renewal?", None).when
+    assert not read("Which support tier is Corvid & Vane on?", None).when
+    first, renewed, tier, *_ = write_dated(
+        store,
+        [
+            ("Corvid & Vane Outfitters renews on March 3, 2026.", 180),
+            ("Corvid & Vane renewed! 2-year term on OF-5521, next renewal 3/3/2028.", 70),
+            ("Corvid & Vane Outfitters SLA tier: Priority, included in the renewal at no extra "
+             "cost to win the 2-year term.", 69.7),
+            ("Corvid & Vane Outfitters is on the Growth plan.", 182),
+            ("Corvid & Vane renewal call done; their CFO wanted a multi-year price lock.", 70.8),
+            *((text, 90 + i) for i, text in enumerate(OFFICE)),
+        ],
+    )  # fmt: skip
+    ids = [mid for mid, _ in ranking(store, "When is Corvid & Vane up for renewal?", k=10)]
+    assert ids[0] == renewed and ids.index(tier) > ids.index(first)
