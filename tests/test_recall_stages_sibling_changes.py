@@ -18,7 +18,7 @@ def _words(*texts: str) -> frozenset[str]:
     return frozenset().union(*(content_words(t) for t in texts))
 
 
-def test_a_word_of_change_speaks_of_its_own_sentence():
+def test_a_word_of_change_speaks_of_its_own_sentence() -> None:
     se = "Ravi Menon is the solutions engineer for Ana's accounts. Lena Park went to the APAC pod."
     moved = (
         "Escalations for Ana's accounts go to Omar Haddad. Joanna Wells moved over to Support Ops."
@@ -36,9 +36,16 @@ def test_a_word_of_change_speaks_of_its_own_sentence():
         "Joanna Wells moved to Support Ops.", _words("Joanna Wells leads support.")
     )
     assert not change_speaks_of("Escalations go to Omar Haddad.", _words(se))  # no word of change
+    # the subject is what a sentence names before its word of change, in any script; a
+    # capitalised new value, or a pronoun, names none
+    assert change_speaks_of("Moved to Express.", frozenset())
+    assert change_speaks_of("Now on Linear.", frozenset())
+    assert change_speaks_of("She moved to Ops.", frozenset())
+    assert not change_speaks_of("Tomás moved to Billing.", _words(se))
+    assert not change_speaks_of("Élodie Brun moved to Billing.", _words(se))
 
 
-def test_a_change_told_of_someone_else_does_not_take_the_first_slot(store: MemoryStore):
+def test_a_change_told_of_someone_else_does_not_take_the_first_slot(store: MemoryStore) -> None:
     lead, engineer, escalations, *_ = write_dated(
         store,
         [
@@ -58,11 +65,17 @@ def test_a_change_told_of_someone_else_does_not_take_the_first_slot(store: Memor
     assert ranked[0][0] == escalations and lead in [mid for mid, _ in ranked]
 
 
-def test_a_when_question_gets_the_newest_date_not_a_newer_note_without_one(store: MemoryStore):
+def test_a_when_question_gets_the_newest_date_not_a_newer_note_without_one(
+    store: MemoryStore,
+) -> None:
     """The support tier was settled with the renewal, minutes later: it holds every word of
-    the question and echoes the term, but states no date, so it is no new renewal date."""
+    the question and echoes the term, but states no date, so it is no new renewal date. The
+    group then has no update (the renewal says no word of change), and the renewal ranks
+    first on its own score."""
     assert read("When is Corvid & Vane up for renewal?", None).when
+    assert read("what date does Corvid & Vane renew?", None).when
     assert not read("Which support tier is Corvid & Vane on?", None).when
+    assert not read("And when is it due?", None).when  # only the opening words are read
     first, renewed, tier, *_ = write_dated(
         store,
         [
@@ -77,3 +90,21 @@ def test_a_when_question_gets_the_newest_date_not_a_newer_note_without_one(store
     )  # fmt: skip
     ids = [mid for mid, _ in ranking(store, "When is Corvid & Vane up for renewal?", k=10)]
     assert ids[0] == renewed and ids.index(tier) > ids.index(first)
+
+
+def test_an_update_keeps_its_place_when_its_date_is_one_not_read_as_a_time(
+    store: MemoryStore,
+) -> None:
+    """ "Sept 15" is no time `states_time` reads, but the note says it moved: it stays the
+    update for a question that asks when."""
+    old, moved, *_ = write_dated(
+        store,
+        [
+            ("Corvid & Vane Outfitters renews on March 3, 2026.", 180),
+            ("Corvid & Vane renewal moved to Sept 15, procurement asked for time.", 20),
+            ("Corvid & Vane Outfitters is on the Growth plan.", 182),
+            *((text, 90 + i) for i, text in enumerate(OFFICE)),
+        ],
+    )
+    ranked = ranking(store, "When is Corvid & Vane up for renewal?", k=10)
+    assert ranked[0][0] == moved and old in [mid for mid, _ in ranked]

@@ -61,6 +61,8 @@ class StateQuery:
             out["intent"] = self.intent
         if self.entities:
             out["entities"] = list(self.entities)
+        if self.when:
+            out["when"] = True
         return out
 
 

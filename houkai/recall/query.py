@@ -306,7 +306,9 @@ _STATES_TIME = re.compile(
 
 
 def asks_when(text: str) -> bool:
-    """Does the question ask when ("When is …", "what date …", "how long ago …")?"""
+    """Does the question open by asking when ("When is …", "What date …", "How long ago
+    …")? Only its opening words are read: "When I joined, who was my SE?" asks when by this
+    test, and "And when is it due?" does not."""
     return _WHEN.search(text) is not None
 
 

@@ -303,8 +303,11 @@ def _members_and_update(
             lacks = set().union(*(held[i] for i in members)) - held[at]
             if lacks <= topical:
                 return True
-        if when and _timeless_among_times(top, members, at):
-            return False  # "SLA tier: Priority, thrown into the renewal" beside two dates
+        if when and not updates[at] and _timeless_among_times(top, members, at):
+            # "SLA tier: Priority, thrown into the renewal" beside two dates; one that says
+            # it is an update keeps its place ("Renewal moved to Sept 15": a date in words
+            # `states_time` does not read)
+            return False
         # its word of change counts for the members holding a question word it lacks only
         # where it speaks of them (ADR 0101)
         lacked = [i for i in members if i != at and held[i] - held[at]]

@@ -117,24 +117,37 @@ content_words = PerText(_read_words)
 says_update = PerText(_read_update)
 
 
+#: Where a note's sentences end (a semicolon ends one too). "Dr." and "e.g." end one as
+#: well: a sentence cut short only makes a word of change speak for less.
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
-_CAPITALISED = re.compile(r"\b[A-Z][a-z]+")
+#: A word of any script, for the capitalised words a sentence opens with ("Tomás", "Élodie").
+_LETTERS = re.compile(r"[^\W\d_][\w'’-]*")
+#: Capitalised, they open a sentence without naming a subject of their own.
+_PRONOUN_SUBJECTS = frozenset("i we you he she they it this that there".split())
+
+
+def _subject_names(head: str) -> set[str]:
+    """The capitalised words of *head*, what a sentence says before its word of change
+    ("**Priya Nair** moved over to …"): the subject it names, if any."""
+    capitalised = {w.lower() for w in _LETTERS.findall(head) if w[0].isupper()}
+    return capitalised - STOP - CHANGE_WORDS - _PRONOUN_SUBJECTS
 
 
 def change_speaks_of(text: str, others: frozenset[str]) -> bool:
     """Does a word of change in *text* speak of what *others* (the content words of the
     notes it would update) speak of? Its sentence shares a word with them, or names no
-    subject of its own: "Birchway launched 29 Oct. **Now** in support & maintenance." goes
-    on about Birchway; in "Escalations for Dana's accounts go to Tomás Ferreira. Priya Nair
-    **moved** over to Support Ops." the change is Priya's, not one of the solutions
-    engineer's note beside it (ADR 0101)."""
+    subject of its own before the word of change: "Birchway launched 29 Oct. **Now** in
+    support & maintenance." and "Moved to Express." go on about the note's subject; in
+    "Escalations for Dana's accounts go to Tomás Ferreira. Priya Nair **moved** over to
+    Support Ops." the change is Priya's, not one of the solutions engineer's note beside it
+    (ADR 0101). False when *text* says no word of change."""
     for sentence in _SENTENCE_END.split(text):
-        if UPDATE_WORDS.search(sentence) is None:
+        change = UPDATE_WORDS.search(sentence)
+        if change is None:
             continue
         if (_read_words(sentence) - CHANGE_WORDS) & others:
             return True
-        names = {w.lower() for w in _CAPITALISED.findall(sentence)} - CHANGE_WORDS - STOP
-        if not names or names & others:
+        if not _subject_names(sentence[: change.start()]):
             return True
     return False
 
