@@ -47,6 +47,9 @@ STOP_WORDS: frozenset[str] = frozenset(
     where who which why not just now also than only any all each""".split()
 )
 
+#: The stop words of both lists: words no question asks for and no memory is found by.
+ANY_STOP_WORDS: frozenset[str] = STOP_WORDS | REDISEARCH_STOPWORDS
+
 MAX_QUERY_TERMS = 32
 
 

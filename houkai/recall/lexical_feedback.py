@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 import redis
 
-from ..domain.text import REDISEARCH_STOPWORDS, STOP_WORDS, stem, tokenize, without_date_stamp
+from ..domain.text import ANY_STOP_WORDS, stem, tokenize, without_date_stamp
 from ..store.lexstats import CANDIDATE_POSTINGS
 
 # Postings the expansion query may walk: a quarter of the first keyword query's budget
@@ -59,7 +59,7 @@ def _words(text: str) -> list[str]:
     return [
         t
         for t in tokenize(without_date_stamp(text))
-        if len(t) > 2 and _WORD.match(t) and t not in STOP_WORDS and t not in REDISEARCH_STOPWORDS
+        if len(t) > 2 and _WORD.match(t) and t not in ANY_STOP_WORDS
     ]
 
 

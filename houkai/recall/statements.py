@@ -15,9 +15,8 @@ import string
 from typing import NamedTuple
 
 from ..domain.text import (
+    ANY_STOP_WORDS,
     CALENDAR_WORDS,
-    REDISEARCH_STOPWORDS,
-    STOP_WORDS,
     PerText,
     stem,
     stem_tokens,
@@ -26,7 +25,7 @@ from ..domain.text import (
 )
 
 #: Words no question asks for (the stop words of both lists).
-STOP = STOP_WORDS | REDISEARCH_STOPWORDS
+STOP = ANY_STOP_WORDS
 _NUMBER_WORD = re.compile(r"\b\d[\w.:]*\b")
 _NAME_WORD = re.compile(r"\b[A-Z][\w]+\b")
 #: How a memory says it replaces an earlier fact ("Sanjay is Tue–Thu **now**", "**moved**

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..domain.model import ValidationError
-from ..domain.text import REDISEARCH_STOPWORDS, STOP_WORDS, inflects, stem, tokenize
+from ..domain.text import ANY_STOP_WORDS, inflects, stem, tokenize
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +98,7 @@ def parse_groups(text: str, origin: str = "synonyms") -> list[tuple[str, ...]]:
                     f"splits text ({' '.join(tokens) or 'no word'}); write one of them"
                 )
             word = tokens[0]
-            if word in STOP_WORDS or word in REDISEARCH_STOPWORDS:
+            if word in ANY_STOP_WORDS:
                 raise ValidationError(
                     f"{origin}, line {number}: {word!r} is a stop word; recall never searches it"
                 )

@@ -33,9 +33,8 @@ from dataclasses import dataclass, field
 import redis
 
 from ..domain.text import (
+    ANY_STOP_WORDS,
     CALENDAR_WORDS,
-    REDISEARCH_STOPWORDS,
-    STOP_WORDS,
     PerText,
     tokenize,
     without_date_stamp,
@@ -54,7 +53,7 @@ FREQUENCIES_TTL = 60.0
 FREQUENCIES_MAX_WORDS = 50_000
 FREQUENCIES_MAX_COLLECTIONS = 256
 
-_STOP = STOP_WORDS | REDISEARCH_STOPWORDS
+_STOP = ANY_STOP_WORDS
 # A capitalised word that does not open the text or a sentence (nor follow "Name: ").
 _INNER_CAPITALISED = re.compile(r"(?<![.!?:]\s)(?<![.!?:])\b([A-Z][a-z]+)")
 
