@@ -68,7 +68,7 @@ def test_a_change_told_of_someone_else_does_not_take_the_first_slot(store: Memor
 def test_a_when_question_gets_the_newest_date_not_a_newer_note_without_one(
     store: MemoryStore,
 ) -> None:
-    """The support tier was settled with the renewal, minutes later: it holds every word of
+    """The support tier was settled with the renewal, hours later: it holds every word of
     the question and echoes the term, but states no date, so it is no new renewal date. The
     group then has no update (the renewal says no word of change), and the renewal ranks
     first on its own score."""

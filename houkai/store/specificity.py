@@ -53,7 +53,6 @@ FREQUENCIES_TTL = 60.0
 FREQUENCIES_MAX_WORDS = 50_000
 FREQUENCIES_MAX_COLLECTIONS = 256
 
-_STOP = ANY_STOP_WORDS
 # A capitalised word that does not open the text or a sentence (nor follow "Name: ").
 _INNER_CAPITALISED = re.compile(r"(?<![.!?:]\s)(?<![.!?:])\b([A-Z][a-z]+)")
 
@@ -68,13 +67,15 @@ def words_of(text: str) -> tuple[frozenset[str], frozenset[str]]:
 
 def _words_of(text: str) -> tuple[frozenset[str], frozenset[str]]:
     body = without_date_stamp(text)
-    words = frozenset(w for w in tokenize(body) if len(w) > 2 and w.isalpha() and w not in _STOP)
+    words = frozenset(
+        w for w in tokenize(body) if len(w) > 2 and w.isalpha() and w not in ANY_STOP_WORDS
+    )
     names = frozenset(
         word
         for match in _INNER_CAPITALISED.finditer(body)
         if match.start() > 0
         and (word := match.group(1).lower()) not in CALENDAR_WORDS
-        and word not in _STOP
+        and word not in ANY_STOP_WORDS
     )
     return names, words
 
