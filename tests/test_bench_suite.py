@@ -209,10 +209,22 @@ def test_a_set_written_in_one_sitting_keeps_its_order_seconds_apart(bench, tmp_p
     assert list(json.loads(out.read_text())["sets"]) == ["tiny-sitting"]
 
 
+def test_a_set_asked_as_typed_keeps_its_memories_and_lowers_its_questions():
+    typed = agentset_run.load("personal:typed")
+    written = agentset_run.load("personal")
+    assert typed["name"] == "personal-typed" and typed["memories"] == written["memories"]
+    pairs = list(zip(written["queries"], typed["queries"], strict=True))
+    assert all(t["text"] == q["text"].lower().rstrip("?").rstrip() for q, t in pairs)
+    assert all({**t, "text": q["text"]} == q for q, t in pairs)  # kinds, splits, answers kept
+    assert "Where does Mia work?" in {q["text"] for q, _ in pairs}
+    assert "where does mia work" in {t["text"] for _, t in pairs}
+
+
 def test_heldout_written_in_one_sitting_is_a_clear_error(bench):
-    result = bench("--sets", "coding,heldout:sitting", "--no-locomo")
-    assert result.exit_code == 1
-    assert "Error: heldout is no agent-memory set" in result.output
+    for variant in ("sitting", "typed"):
+        result = bench("--sets", f"coding,heldout:{variant}", "--no-locomo")
+        assert result.exit_code == 1
+        assert "Error: heldout is no agent-memory set" in result.output
 
 
 def test_misses_are_refused_on_the_test_split(bench):

@@ -6,6 +6,7 @@ import math
 from collections import Counter
 
 from houkai import MemoryStore
+from houkai.domain.casing import name_marks
 from houkai.domain.text import stem_tokens
 from houkai.store import lexstats
 
@@ -13,7 +14,8 @@ from houkai.store import lexstats
 def _stats(store: MemoryStore) -> dict[str, int]:
     """The counts of the statistics hash (not the flags recall keeps there)."""
     raw = store.client.hgetall(store.keys.lexstats)
-    flags = {lexstats.SUPERSEDED_FIELD.encode(), lexstats.FOLLOWS_FIELD.encode()}
+    fields = (lexstats.SUPERSEDED_FIELD, lexstats.FOLLOWS_FIELD, lexstats.NAMES_FIELD)
+    flags = {f.encode() for f in fields}
     return {k.decode(): int(v) for k, v in raw.items() if k not in flags}
 
 
@@ -23,7 +25,7 @@ def _expected(texts: list[str]) -> dict[str, int]:
     for text in texts:
         tokens = stem_tokens(text)
         total += len(tokens)
-        df.update(set(tokens))
+        df.update(set(tokens) | set(name_marks(text)))  # "^orn"-like marks count as stems
     out = {f"s:{term}": n for term, n in df.items()}
     out["__N"] = out["__S"] = len(texts)
     out["__len"] = total

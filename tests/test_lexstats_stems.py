@@ -8,6 +8,7 @@ from collections import Counter
 from test_lexstats import _stats
 
 from houkai import MemoryStore
+from houkai.domain.casing import name_marks
 from houkai.domain.text import stem_tokens, tokenize
 from houkai.store import lexstats
 
@@ -87,7 +88,7 @@ def test_stemmed_statistics_exact_across_edits_and_deletes(store: MemoryStore) -
     store.forget(mems[2].id)
     store.delete([store.get(mems[3].id)])
     texts = _texts(store)
-    want = _counts(texts, stem_tokens, "s:")
+    want = _counts(texts, lambda t: [*stem_tokens(t), *name_marks(t)], "s:")
     want |= {"__N": len(texts), "__S": len(texts), "__len": sum(len(tokenize(t)) for t in texts)}
     assert _stats(store) == want
     assert want["s:paint"] == 2
@@ -114,7 +115,7 @@ def test_a_collection_without_stems_scores_plain_until_upgraded(store: MemorySto
     assert lexstats.upgrade(store.client, store.keys.memory_prefix, store.keys.lexstats) == 0
     stats = _stats(store)
     assert not [k for k in stats if k.startswith("t:")]  # plain terms taken back
-    want = _counts(texts, stem_tokens, "s:")
+    want = _counts(texts, lambda t: [*stem_tokens(t), *name_marks(t)], "s:")
     assert {k: v for k, v in stats.items() if k.startswith("s:")} == want
     assert stats["__N"] == stats["__S"] == 4
     after = _lexical(store, "Which books did Tim read")

@@ -112,7 +112,15 @@ class AdminOps(ServiceBase):
         stems = lexstats.upgrade(client, keys.memory_prefix, keys.lexstats, p.batch_size)
         # and those written before ADR 0099 the flag that spares recall a neighbour lookup
         follows = lexstats.learn_follows(client, keys.incoming_prefix, keys.lexstats, p.batch_size)
-        return {**result.to_dict(), "stems_upgraded": stems, "follows": follows}
+        # and those written before ADR 0102 the marks that tell a question typed in lower
+        # case which of its words are names
+        names = lexstats.learn_names(client, keys.memory_prefix, keys.lexstats, p.batch_size)
+        return {
+            **result.to_dict(),
+            "stems_upgraded": stems,
+            "follows": follows,
+            "names_marked": names,
+        }
 
     def collections(self) -> list[dict[str, Any]]:
         """Every collection under this key prefix with its memory count."""

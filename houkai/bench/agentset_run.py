@@ -27,6 +27,9 @@ SPLITS: tuple[str, ...] = ("dev", "test", "all")
 SITTING = ":sitting"
 #: Seconds between two memories written in one sitting: a fast replay, one after another.
 SITTING_STEP = 0.02
+#: ``support:typed`` is the ``support`` set asked as people type in a chat box
+#: (:func:`as_typed`).
+TYPED = ":typed"
 
 
 def path_of(name: str) -> Path:
@@ -39,6 +42,8 @@ def load(name_or_path: str | Path) -> dict[str, Any]:
     one sitting (:func:`in_one_sitting`)."""
     if isinstance(name_or_path, str) and name_or_path.endswith(SITTING):
         return in_one_sitting(load(name_or_path.removesuffix(SITTING)))
+    if isinstance(name_or_path, str) and name_or_path.endswith(TYPED):
+        return as_typed(load(name_or_path.removesuffix(TYPED)))
     path = Path(name_or_path)
     if not path.suffix:
         path = path_of(str(name_or_path))
@@ -59,6 +64,17 @@ def in_one_sitting(data: dict[str, Any]) -> dict[str, Any]:
     days = {i: (len(items) - pos) * step_days for pos, i in enumerate(order)}
     memories = [{**m, "days_ago": days[i]} for i, m in enumerate(items)]
     return {**data, "name": f"{data['name']}-sitting", "memories": memories}
+
+
+def as_typed(data: dict[str, Any]) -> dict[str, Any]:
+    """*data* asked as people type into a chat box: every question in lower case, without
+    its closing question mark ("northgate renewal date", "who's running marigold"). The
+    memories are unchanged, so a name the question no longer capitalises must still be
+    known as one. Named ``<name>-typed``."""
+    asked = [
+        {**q, "text": q["text"].lower().rstrip().rstrip("?").rstrip()} for q in data["queries"]
+    ]
+    return {**data, "name": f"{data['name']}-typed", "queries": asked}
 
 
 def collection_part(name: str) -> str:

@@ -151,8 +151,11 @@ def run(
         "sets": {},
     }
     names = [s.strip() for s in sets.split(",") if s.strip()]
-    if "heldout" + agentset_run.SITTING in names:
-        raise ValueError("heldout is no agent-memory set: ':sitting' applies to agent sets only")
+    variants = (agentset_run.SITTING, agentset_run.TYPED)
+    if any(name == "heldout" + v for name in names for v in variants):
+        raise ValueError(
+            "heldout is no agent-memory set: ':sitting' and ':typed' apply to agent sets only"
+        )
     # every set read (and checked) before the first runs: a bad file fails now
     loaded = {name: agentset_run.load(name) for name in names if name != "heldout"}
     for name in names:

@@ -81,6 +81,7 @@ def term_stats(
     names: list[str],
     stems_cue: bool,
     synonyms: Sequence[str] = (),
+    marks: Sequence[str] = (),
 ) -> TermStats:
     """The statistics of the question's *terms* (one ``HMGET``), read once per recall for
     the lexical pass, the rescoring of later candidates and the stages.
@@ -89,12 +90,18 @@ def term_stats(
     ``HMGET``: only a name some memory's text mentions makes the question "name
     something" (stems, ADR 0056); "the pre-production DB" in a collection that never
     says "DB" is a paraphrase, matched over exact tokens (ADR 0061). *stems_cue*: the
-    question holds exact tokens. The terms' *synonyms* are read in the same ``HMGET``.
+    question holds exact tokens. The terms' *synonyms* are read in the same ``HMGET``, and
+    whether the collection writes the words *marks* as names (a question typed in lower
+    case: :mod:`houkai.domain.casing`); such a name is a name the question mentions.
     """
-    stats = read_term_stats(core.client, core.keys.lexstats, [*terms, *synonyms, *names])
+    stats = read_term_stats(
+        core.client, core.keys.lexstats, [*terms, *synonyms, *names], marks=marks
+    )
     # A one-word query is a keyword lookup ("backup" means "Backups" too); no
     # benchmark question has a single term, so ADR 0056's measured gate is unchanged.
-    stems = len(terms) == 1 or stems_cue or any(name_seen(n, stats) for n in names)
+    stems = (
+        len(terms) == 1 or stems_cue or bool(stats.named) or any(name_seen(n, stats) for n in names)
+    )
     return replace(stats, stemmed=stats.stemmed and stems)
 
 

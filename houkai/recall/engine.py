@@ -122,6 +122,7 @@ class Recall:
             state_read="state" in reads,
             widen=widen,
             synonyms=vocabulary(core.settings.recall_synonyms) if "synonyms" in reads else None,
+            casing="casing" in reads,
         )
         own_weights = request.weights is None and self.weights is None
         ctx = StageContext(

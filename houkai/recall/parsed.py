@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..domain.casing import askable, truecase, uncased
 from ..domain.text import terms_of, tokenize
 from ..store.lexstats import TermStats
 from . import asking
@@ -37,6 +38,10 @@ class ParsedQuery:
     parse: QueryParse | None = None  # dates, recency, exact tokens, names (``query`` stage)
     state: asking.StateQuery | None = None  # intent and named things (``current``, ``entity``)
     vector: np.ndarray | None = None
+    #: the question with the names it typed in lower case capitalised, as the stages read
+    #: it (the ``casing`` stage; "" when it was typed with case or names nothing the
+    #: collection writes as a name)
+    cased: str = ""
 
 
 def read_query(
@@ -49,11 +54,15 @@ def read_query(
     state_read: bool = False,
     widen: bool = False,
     synonyms: Vocabulary | None = None,
+    casing: bool = False,
 ) -> ParsedQuery:
     """Read *text* once. *hybrid*: the lexical leg runs (statistics are read); *parse*:
     a stage reads the parse; *state_read*: a stage reads intent and named things;
     *widen*: semantic recall widens its pool by keyword (it needs the statistics too);
-    *synonyms*: the ``synonyms`` stage's vocabulary (hybrid only)."""
+    *synonyms*: the ``synonyms`` stage's vocabulary (hybrid only); *casing*: a question
+    typed in lower case is read with the words the collection writes as names
+    capitalised (the ``casing`` stage, :mod:`houkai.domain.casing`), in the same
+    ``HMGET`` as the statistics."""
     out = ParsedQuery(text=text, now=now)
     out.tokens = tokenize(text)
     out.terms = terms_of(out.tokens)
@@ -63,7 +72,10 @@ def read_query(
     if out.terms and (hybrid or (widen and vector is not None)):
         names = [n.lower() for n in question_names(text)]
         extra = synonym_words(out.terms, out.related)
-        out.stats = term_stats(core, out.terms, names, has_exact_tokens(text), extra)
+        marks = askable(text) if casing and uncased(text) else []
+        out.stats = term_stats(core, out.terms, names, has_exact_tokens(text), extra, marks)
+        if out.stats.named:  # typed in lower case: its names as the collection writes them
+            text = out.cased = truecase(text, out.stats.named.__contains__)
     reading = parse_query(text, now) if parse or state_read else None
     if parse and reading is not None:
         out.parse = reading
@@ -71,6 +83,7 @@ def read_query(
             stats = out.stats
             reading.unseen = [n for n in reading.names if not name_seen(n.lower(), stats)]
             reading.stems = stats.stemmed
+            reading.cased = out.cased
     out.vector = vector
     if state_read and reading is not None:
         out.state = asking.read(

@@ -120,6 +120,7 @@ class QueryParse:
     when_question: bool = False
     unseen: list[str] = field(default_factory=list)  # names no memory's text mentions (ADR 0061)
     stems: bool = False  # the lexical leg scored this recall over stems (recall sets it)
+    cased: str = ""  # the question as the ``casing`` stage read it, when it capitalised a name
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind}
@@ -140,6 +141,8 @@ class QueryParse:
             out["when_question"] = True
         if self.unseen:
             out["names_unseen"] = list(self.unseen)
+        if self.cased:
+            out["cased"] = self.cased
         if self.stems:
             out["stems"] = True  # the lexical leg matched stems (ADR 0056): the question
             # names something the collection mentions, and the collection counts stems

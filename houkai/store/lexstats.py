@@ -30,6 +30,7 @@ import redis
 
 from ..db.decode import as_text
 from ..db.keys import prefix_pattern
+from ..domain.casing import MID_MARK, NAME_MARK, is_name, name_marks
 from ..domain.text import exact_counts, inflects, stem, stem_tokens, tokenize
 from .access import mirror_lua
 
@@ -97,7 +98,10 @@ local old = redis.call('HGET', KEYS[1], 'lexterms')
 local olds = redis.call('HGET', KEYS[1], 'lexstems')
 local oldlen = tonumber(redis.call('HGET', KEYS[1], 'lexlen') or '0') or 0
 local n = tonumber(redis.call('HGET', KEYS[2], '__N') or '0') or 0
-if n == 0 then redis.call('HSETNX', KEYS[2], '__fol', '0') end
+if n == 0 then
+  redis.call('HSETNX', KEYS[2], '__fol', '0')
+  redis.call('HSETNX', KEYS[2], '__nam', '1')
+end
 local s = tonumber(redis.call('HGET', KEYS[2], '__S') or '0') or 0
 local mine = 0
 if (old or olds) and not olds then mine = 1 end
@@ -165,6 +169,23 @@ return 1
 """
 )
 
+# KEYS: memory, stats. ARGV: the memory's text as read, its stems with name marks. The
+# recount of a memory written before its stems carried name marks: only while its text is
+# still the one read (a write meanwhile counted its own), and only when they differ.
+# Returns 1 when the memory was recounted.
+RECOUNT_LUA = (
+    """
+local olds = redis.call('HGET', KEYS[1], 'lexstems')
+if not olds or olds == ARGV[2] then return 0 end
+if redis.call('HGET', KEYS[1], 'text') ~= ARGV[1] then return 0 end
+"""
+    + _decrement("olds", "KEYS[2]", "s:")
+    + _increment("ARGV[2]", "KEYS[2]", "s:")
+    + """redis.call('HSET', KEYS[1], 'lexstems', ARGV[2])
+return 1
+"""
+)
+
 # KEYS: memory, stats. Once every memory has stems, its plain terms count for
 # nothing: take them back (idempotent; the second phase of the upgrade).
 DROP_PLAIN_LUA = (
@@ -192,9 +213,16 @@ def write_args(
 
 
 def doc_terms(text: str, stemmed: bool = False) -> tuple[str, int]:
-    """The distinct terms (or stems) a text contributes (space-joined, sorted) and its length."""
+    """The distinct terms (or stems) a text contributes (space-joined, sorted) and its length.
+
+    The stems come with the text's name marks (:func:`~houkai.domain.casing.name_marks`):
+    counted like stems, they tell recall which words the collection writes as names
+    (``s:^kestrel``), so a question typed in lower case still names Kestrel."""
     tokens = stem_tokens(text) if stemmed else tokenize(text)
-    return " ".join(sorted(set(tokens))), len(tokens)
+    distinct = sorted(set(tokens))
+    if stemmed:
+        distinct += name_marks(text)
+    return " ".join(distinct), len(tokens)
 
 
 def upgrade(client: redis.Redis, memory_prefix: str, stats_key: str, batch: int = 500) -> int:
@@ -243,6 +271,47 @@ def _upgrade_batch(client: redis.Redis, script: Any, keys: list[bytes], stats_ke
     return sum(int(x or 0) for x in pipe.execute())
 
 
+def learn_names(client: redis.Redis, memory_prefix: str, stats_key: str, batch: int = 500) -> int:
+    """Count the name marks of memories written before them (:data:`NAMES_FIELD` unset);
+    returns how many memories were recounted. The one-off pass ``collections migrate``
+    runs: resumable and safe beside live writes (each memory is recounted by one atomic
+    script, only while its text is the one read), then the flag is set and the pass is
+    never run again. Until then a question typed in lower case reads the names of the
+    memories counted so far."""
+    if _flag(client.hget(stats_key, NAMES_FIELD)):
+        return 0
+    script = client.register_script(RECOUNT_LUA)
+    recounted = 0
+    keys: list[bytes] = []
+    for key in client.scan_iter(match=prefix_pattern(memory_prefix), count=batch):
+        keys.append(key)
+        if len(keys) >= batch:
+            recounted += _recount_batch(client, script, keys, stats_key)
+            keys = []
+    if keys:
+        recounted += _recount_batch(client, script, keys, stats_key)
+    client.hset(stats_key, NAMES_FIELD, "1")
+    log.info("lexical statistics: %d memories given name marks", recounted)
+    return recounted
+
+
+def _recount_batch(client: redis.Redis, script: Any, keys: list[bytes], stats_key: str) -> int:
+    pipe = client.pipeline(transaction=False)
+    for key in keys:
+        pipe.hmget(key, ["text", "lexstems"])
+    rows = pipe.execute()
+    pipe = client.pipeline(transaction=False)
+    sent = 0
+    for key, (text, stems) in zip(keys, rows, strict=True):
+        if text is None or stems is None:
+            continue  # gone, or not an upgraded memory (``upgrade`` counts its stems)
+        counted, _ = doc_terms(as_text(text), stemmed=True)
+        if counted != as_text(stems):
+            script(keys=[key, stats_key], args=[text, counted], client=pipe)
+            sent += 1
+    return sum(int(x or 0) for x in pipe.execute()) if sent else 0
+
+
 def stemmed_stats(client: redis.Redis, stats_key: str) -> bool:
     """True when every memory of the collection has its stems counted (``__S == __N``)."""
     n, s = client.hmget(stats_key, ["__N", "__S"])
@@ -268,6 +337,10 @@ SUPERSEDED_FIELD = "__sup"
 #: since (:func:`learn_follows`). The
 #: ``context`` stage reads no neighbours where none can follow.
 FOLLOWS_FIELD = "__fol"
+#: "1" once every memory of the collection has its name marks counted
+#: (:func:`~houkai.domain.casing.name_marks`): set by the first write into an empty
+#: collection and by :func:`learn_names`; absent in a collection an earlier release wrote.
+NAMES_FIELD = "__nam"
 
 
 @dataclass(frozen=True)
@@ -292,17 +365,35 @@ class TermStats:
     #: ``df`` holds stems' frequencies (every memory has its stems counted), even when
     #: texts are matched over exact tokens: two words of one stem share one frequency
     counted: bool = False
+    #: of the words asked whether they are names (``marks``), those the collection
+    #: writes as names (:func:`~houkai.domain.casing.is_name`)
+    named: frozenset[str] = frozenset()
 
 
 def term_stats(
-    client: redis.Redis, stats_key: str, terms: Iterable[str], stems: bool = True
+    client: redis.Redis,
+    stats_key: str,
+    terms: Iterable[str],
+    stems: bool = True,
+    marks: Sequence[str] = (),
 ) -> TermStats:
     """Plain and stemmed frequencies in one round trip; the collection's form picks one
-    (``stems=False``: the exact tokens, e.g. for a question that names nothing)."""
+    (``stems=False``: the exact tokens, e.g. for a question that names nothing).
+    *marks*: words (tokens) to learn, in the same round trip, whether the collection
+    writes them as names (``named``)."""
     names = list(dict.fromkeys(terms))
     meta = (DOC_COUNT_FIELD, "__len", "__S", SUPERSEDED_FIELD, FOLLOWS_FIELD)
     fields = [*meta, *[f"t:{t}" for t in names], *[f"s:{stem(t)}" for t in names]]
+    for word in marks:
+        fields += [f"s:{NAME_MARK}{word}", f"s:{MID_MARK}{word}", f"s:{stem(word)}"]
     raw = client.hmget(stats_key, fields)
+    marked = raw[len(fields) - 3 * len(marks) :]
+    named = frozenset(
+        word
+        for i, word in enumerate(marks)
+        if is_name(*(int(v or 0) for v in marked[3 * i : 3 * i + 3]))
+    )
+    raw = raw[: len(fields) - 3 * len(marks)]
     n_docs, stemmed_docs = int(raw[0] or 0), int(raw[2] or 0)
     counted = n_docs == stemmed_docs  # every memory has its stems counted
     head = len(meta)
@@ -319,6 +410,7 @@ def term_stats(
         superseded=superseded,
         counted=counted,
         follows=follows,
+        named=named if counted else frozenset(),
     )
 
 

@@ -20,12 +20,14 @@ DATA = Path(__file__).resolve().parent.parent / "data"
 KINDS: tuple[str, ...] = ("current", "past", "distractor", "paraphrase", "keyword", "multi-hop")
 #: What ``houkai bench suite`` runs by default: the agent sets as dated, the personal set
 #: with its updates restated (ADR 0094), the held-out set, and the agent sets written in
-#: one sitting (``NAME:sitting``, ADR 0092). ``assistant``, ``engineer`` and ``support``
-#: were written blind to how recall works (ADR 0097, 0098, 0101).
+#: one sitting (``NAME:sitting``, ADR 0092), and those whose questions are written with
+#: case asked as typed into a chat box (``NAME:typed``, ADR 0102: ``support`` is asked so
+#: already). ``assistant``, ``engineer`` and ``support`` were written blind to how recall
+#: works (ADR 0097, 0098, 0101).
 SUITE_SETS = (
     "coding,personal,team,assistant,engineer,support,personal-restated,heldout,"
     "coding:sitting,personal:sitting,team:sitting,assistant:sitting,engineer:sitting,"
-    "support:sitting"
+    "support:sitting,coding:typed,personal:typed,team:typed,assistant:typed,engineer:typed"
 )
 RULE = (
     "Written before any recall stage was tuned on it. Decide on the dev split only; "

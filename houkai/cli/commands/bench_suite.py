@@ -27,7 +27,8 @@ DEFAULT_OUT = "docs/bench/suite.json"
     default=SUITE_SETS,
     show_default=True,
     help="Agent-memory sets by name or JSON path; heldout is the earlier held-out set; "
-    "NAME:sitting is a set written in one sitting, its memories seconds apart.",
+    "NAME:sitting is a set written in one sitting, its memories seconds apart; "
+    "NAME:typed is a set asked in lower case, as typed into a chat box.",
 )
 @click.option(
     "--data",

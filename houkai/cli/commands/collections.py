@@ -128,7 +128,8 @@ def migrate(ctx: Context, name: str, yes: bool, **values: Any) -> None:
         f"{result['converted']} vectors re-written in {result['seconds']:.1f}s; "
         "the index is rebuilding in the background."
     ) + (
-        f" Statistics: {result['stems_upgraded']} memories given stems; "
+        f" Statistics: {result['stems_upgraded']} memories given stems, "
+        f"{result['names_marked']} given name marks; "
         f"{'a memory follows another' if result['follows'] else 'no memory follows another'}."
     )
     report(ctx.fmt, result, text)

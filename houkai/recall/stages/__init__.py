@@ -17,6 +17,8 @@ one interface of :class:`houkai.recall.stages.base.Stage`:
 * ``aspect``: what the question asks about its subject, vectors centred on the best
   candidates' mean (ADR 0086).
 * ``bridge``: the second hop of a question about someone it does not name (opt-in, ADR 0089).
+* ``casing``: a question typed in lower case ("how do i reach tim") names what the
+  collection's memories write as names (opt-in, ADR 0102).
 * ``subjects``: in a collection not tagged by person, whom a memory's opening names is
   whom it is about, for the ``names`` boost (opt-in, ADR 0091).
 * ``fitted``: the fusion weights per query kind (opt-in).
@@ -67,6 +69,7 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("entity", True, "lower candidates about another person or project"),
     Entry("aspect", True, "what the question asks about its subject, not the subject"),
     Entry("bridge", False, "the second hop of a question about someone it does not name"),
+    Entry("casing", False, "a question typed in lower case names what the memories capitalise"),
     Entry("subjects", False, "untagged memories: whom the opening names is whom it is about"),
     Entry("fitted", False, "fusion weights per query kind"),
 )

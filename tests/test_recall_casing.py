@@ -1,0 +1,112 @@
+"""A question typed in lower case still names someone (the opt-in ``casing`` stage,
+ADR 0102): every write counts the words a memory writes as names beside its stems
+(``s:^tim``), recall reads them in its one ``HMGET``, and ``collections migrate`` gives a
+collection an earlier release wrote its marks."""
+
+from __future__ import annotations
+
+from test_lexstats import _expected, _live_texts, _stats
+
+from houkai import MemoryStore
+from houkai.domain.casing import askable, is_name, name_marks, truecase, uncased
+from houkai.store import lexstats
+from houkai.store.lexstats import NAMES_FIELD, learn_names, term_stats
+
+NOTES = [
+    "Best way to reach Tom: email, he rarely checks his phone.",
+    "Tom's birthday is March 3; he likes board games.",
+    "Tim next door prefers Signal and never answers calls.",
+    "Asked Tim about the shared fence; he is fine with a hedge.",
+    "Tom from work lives in Leeds with two cats.",
+    "the reach of the new wifi router covers the garden",
+]
+
+
+def test_a_memory_marks_the_words_it_writes_only_as_names() -> None:
+    marks = name_marks("Reminder: call Tim about Kestrel's renewal. The SLA is fine; tim agreed.")
+    # Kestrel inside a sentence; "Reminder" opens one; Tim is also written in lower case;
+    # "The" is a stop word and "SLA" an acronym
+    assert marks == ["^^kestrel", "^kestrel", "^reminder"]
+    assert name_marks("[8 May 2023] Caroline: I went to the support group with Mel.") == [
+        "^^mel",
+        "^caroline",
+        "^mel",
+    ]  # a dated import's stamp opens no sentence of the memory
+
+
+def test_a_question_is_uncased_when_nothing_inside_a_sentence_is_capitalised() -> None:
+    assert uncased("northgate renewal date?")
+    assert uncased("How do I reach tim?")  # its first word and "I" say nothing
+    assert uncased("who covers me when I'm on PTO")  # nor an acronym
+    assert not uncased("Where does Mia work?")
+    assert askable("who's the SE at northgate's office") == ["northgate", "office"]
+    assert truecase("how do i reach tim's sister", {"tim"}.__contains__) == (
+        "how do i reach Tim's sister"
+    )
+    assert truecase("Where does mia work with Tom?", {"mia"}.__contains__) == (
+        "Where does mia work with Tom?"  # typed with case: read as written
+    )
+
+
+def test_a_word_is_a_name_when_most_memories_and_some_sentence_write_it_so() -> None:
+    assert is_name(written_as_name=5, inside=2, holding=6)
+    assert not is_name(written_as_name=5, inside=0, holding=5)  # "Gift idea for …" only
+    assert not is_name(written_as_name=2, inside=1, holding=4)  # "Half" beside "half a can"
+    assert not is_name(written_as_name=2, inside=2, holding=5)  # most write it in lower case
+
+
+def test_the_statistics_count_the_marks_and_take_them_back(store: MemoryStore) -> None:
+    mems = store.remember_many(NOTES)
+    stats = _stats(store)
+    assert stats["s:^tim"] == 2 and stats["s:^^tim"] == 1  # "Asked Tim …" inside
+    store.edit(mems[3].id, text="asked tim about the fence")
+    store.forget(mems[2].id)
+    assert _stats(store) == _expected(_live_texts(store))
+    assert "s:^tim" not in _stats(store)
+    read = term_stats(store.client, store.keys.lexstats, [], marks=["tom", "reach"])
+    assert read.named == {"tom"}  # "reach" is written in lower case too
+
+
+def test_the_casing_stage_reads_a_typed_question_as_its_cased_form(store: MemoryStore) -> None:
+    store.remember_many(NOTES)
+
+    def order(question: str, stages: str) -> list[str]:
+        hits = store.recall(question, k=3, mode="hybrid", stages=stages, touch=False)
+        return [m.text for m, _ in hits]
+
+    cased = order("How do I reach Tim?", "default,casing")
+    assert cased[:2] == [NOTES[2], NOTES[3]]
+    assert order("how do i reach tim", "default,casing") == cased
+    # without the stage the typed question names no one: Tom's note climbs past Tim's
+    assert order("how do i reach tim", "default")[1] == NOTES[0]
+    hits = store.recall(
+        "how do i reach tim", k=1, mode="hybrid", stages="default,casing", explain=True
+    )
+    assert hits[0][2]["query"]["cased"] == "how do i reach Tim"
+    assert hits[0][2]["query"]["names"] == ["Tim"]
+    plain = store.recall("How do I reach Tim?", k=1, mode="hybrid", explain=True)
+    assert "cased" not in plain[0][2]["query"]
+
+
+def test_migrate_gives_an_older_collection_its_marks(store: MemoryStore) -> None:
+    store.remember_many(NOTES)
+    client, key = store.client, store.keys.lexstats
+    assert client.hget(key, NAMES_FIELD) == b"1"  # the first write into an empty collection
+    # as an earlier release left it: stems without marks, no flag
+    for batch in store.iter_memories():
+        for m in batch:
+            stems = " ".join(sorted(set(lexstats.stem_tokens(m.text))))
+            client.hset(store.keys.memory(m.id), "lexstems", stems)
+    client.hdel(key, NAMES_FIELD, *[f for f in _stats(store) if f.startswith("s:^")])
+    assert not term_stats(client, key, [], marks=["tim"]).named
+    # a recount sent for a text edited meanwhile changes nothing
+    first = next(iter(store.iter_memories()))[0]
+    script = client.register_script(lexstats.RECOUNT_LUA)
+    stale = script(keys=[store.keys.memory(first.id), key], args=["an older text", "x ^x"])
+    assert stale == 0
+    recounted = learn_names(client, store.keys.memory_prefix, key, batch=2)
+    assert recounted == len(NOTES) - 1  # the wifi note writes no name: nothing to recount
+    assert _stats(store) == _expected(_live_texts(store))
+    assert client.hget(key, NAMES_FIELD) == b"1"
+    assert learn_names(client, store.keys.memory_prefix, key) == 0  # the flag: no pass
+    assert term_stats(client, key, [], marks=["tim"]).named == {"tim"}
