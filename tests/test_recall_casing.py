@@ -9,6 +9,7 @@ from test_lexstats import _expected, _live_texts, _stats
 
 from houkai import MemoryStore
 from houkai.domain.casing import askable, is_name, name_marks, truecase, uncased
+from houkai.domain.text import stem_tokens
 from houkai.store import lexstats
 from houkai.store.lexstats import NAMES_FIELD, learn_names, term_stats
 
@@ -32,6 +33,19 @@ def test_a_memory_marks_the_words_it_writes_only_as_names() -> None:
         "^caroline",
         "^mel",
     ]  # a dated import's stamp opens no sentence of the memory
+    # "I'll" is no name, nor a weekday; a stop word is none even inside a sentence ("The
+    # Hague"); each part of "Jean-Luc" counts; a list's bullet opens a sentence
+    assert name_marks("I'll ask Jean-Luc on Friday.\n- Call Bob in The Hague") == [
+        "^^bob",
+        "^^hague",
+        "^^jean",
+        "^^luc",
+        "^bob",
+        "^call",
+        "^hague",
+        "^jean",
+        "^luc",
+    ]
 
 
 def test_a_question_is_uncased_when_nothing_inside_a_sentence_is_capitalised() -> None:
@@ -39,7 +53,11 @@ def test_a_question_is_uncased_when_nothing_inside_a_sentence_is_capitalised() -
     assert uncased("How do I reach tim?")  # its first word and "I" say nothing
     assert uncased("who covers me when I'm on PTO")  # nor an acronym
     assert not uncased("Where does Mia work?")
+    assert not uncased("where does Jean-Luc work")  # a hyphenated name is a capital too
+    assert uncased("  I'll ask tim")
     assert askable("who's the SE at northgate's office") == ["northgate", "office"]
+    assert askable("what's on in march with tim") == ["tim"]  # a month names no one
+    assert len(askable(" ".join(f"word{n}x" for n in range(100)))) == 32  # as terms are
     assert truecase("how do i reach tim's sister", {"tim"}.__contains__) == (
         "how do i reach Tim's sister"
     )
@@ -63,8 +81,9 @@ def test_the_statistics_count_the_marks_and_take_them_back(store: MemoryStore) -
     store.forget(mems[2].id)
     assert _stats(store) == _expected(_live_texts(store))
     assert "s:^tim" not in _stats(store)
-    read = term_stats(store.client, store.keys.lexstats, [], marks=["tom", "reach"])
+    read = term_stats(store.client, store.keys.lexstats, ["reach", "tom"], marks=["tom", "reach"])
     assert read.named == {"tom"}  # "reach" is written in lower case too
+    assert read.df == {"reach": 2, "tom": 3}  # the terms' frequencies read beside the marks
 
 
 def test_the_casing_stage_reads_a_typed_question_as_its_cased_form(store: MemoryStore) -> None:
@@ -74,18 +93,22 @@ def test_the_casing_stage_reads_a_typed_question_as_its_cased_form(store: Memory
         hits = store.recall(question, k=3, mode="hybrid", stages=stages, touch=False)
         return [m.text for m, _ in hits]
 
+    def read(question: str, stages: str = "default,casing") -> dict:
+        hits = store.recall(question, k=1, mode="hybrid", stages=stages, explain=True)
+        return hits[0][2]["query"]
+
     cased = order("How do I reach Tim?", "default,casing")
     assert cased[:2] == [NOTES[2], NOTES[3]]
     assert order("how do i reach tim", "default,casing") == cased
-    # without the stage the typed question names no one: Tom's note climbs past Tim's
-    assert order("how do i reach tim", "default")[1] == NOTES[0]
-    hits = store.recall(
-        "how do i reach tim", k=1, mode="hybrid", stages="default,casing", explain=True
-    )
-    assert hits[0][2]["query"]["cased"] == "how do i reach Tim"
-    assert hits[0][2]["query"]["names"] == ["Tim"]
-    plain = store.recall("How do I reach Tim?", k=1, mode="hybrid", explain=True)
-    assert "cased" not in plain[0][2]["query"]
+    assert read("how do i reach tim")["cased"] == "how do i reach Tim"
+    assert read("how do i reach tim")["names"] == ["Tim"]
+    assert "names" not in read("how do i reach tim", "default")  # without: no one named
+    assert "cased" not in read("How do I reach Tim?")  # typed with case: read as written
+    assert "cased" not in read("how do i reach the garden")  # nothing to capitalise
+    # a possessive name is seen as the one the collection writes ("toms" is no token)
+    possessive = read("when is tom's birthday")
+    assert possessive["names"] == ["Tom"] and "names_unseen" not in possessive
+    assert "stems" not in read("which games are on in march")  # a month is no name
 
 
 def test_migrate_gives_an_older_collection_its_marks(store: MemoryStore) -> None:
@@ -95,15 +118,16 @@ def test_migrate_gives_an_older_collection_its_marks(store: MemoryStore) -> None
     # as an earlier release left it: stems without marks, no flag
     for batch in store.iter_memories():
         for m in batch:
-            stems = " ".join(sorted(set(lexstats.stem_tokens(m.text))))
+            stems = " ".join(sorted(set(stem_tokens(m.text))))
             client.hset(store.keys.memory(m.id), "lexstems", stems)
     client.hdel(key, NAMES_FIELD, *[f for f in _stats(store) if f.startswith("s:^")])
     assert not term_stats(client, key, [], marks=["tim"]).named
     # a recount sent for a text edited meanwhile changes nothing
     first = next(iter(store.iter_memories()))[0]
     script = client.register_script(lexstats.RECOUNT_LUA)
+    before = _stats(store)
     stale = script(keys=[store.keys.memory(first.id), key], args=["an older text", "x ^x"])
-    assert stale == 0
+    assert stale == 0 and _stats(store) == before
     recounted = learn_names(client, store.keys.memory_prefix, key, batch=2)
     assert recounted == len(NOTES) - 1  # the wifi note writes no name: nothing to recount
     assert _stats(store) == _expected(_live_texts(store))

@@ -8,11 +8,12 @@ the words it writes only as a name (:func:`name_marks`), and a question with no 
 inside a sentence (:func:`uncased`) has its words capitalised where the collection
 writes them as names (:func:`truecase`).
 
-A word counts as a name of the collection when most memories holding it write it
-capitalised and never in lower case (:data:`NAME_SHARE`), and no fewer write it so inside
-a sentence than write it in lower case (:func:`is_name`): "Gift idea for Mia" opens many
-notes, yet no note writes "Gift" mid-sentence. A word in capitals ("SLA", "PTO") is an
-acronym, never a name here.
+A word counts as a name of the collection (:func:`is_name`) when at least half the
+memories holding it write it capitalised and never in lower case (:data:`NAME_SHARE`), at
+least one writes it so inside a sentence, and no fewer do so than write it in lower case:
+"Gift idea for Mia" opens many notes, yet no note writes "Gift" mid-sentence. A word in
+capitals ("SLA", "PTO") is an acronym, the pronoun "I" ("I'll") no name, and a weekday
+or month names a date, never someone.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from .text import ANY_STOP_WORDS, tokenize, without_date_stamp
+from .text import ANY_STOP_WORDS, CALENDAR_WORDS, MAX_QUERY_TERMS, tokenize, without_date_stamp
 
 #: Prefix of the stem-statistics entry that counts memories writing a word only as a name.
 NAME_MARK = "^"
@@ -32,21 +33,30 @@ NAME_SHARE = 0.5
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 _POSSESSIVE = re.compile(r"['’]s$")
 #: What precedes a sentence's first word: the start, an end of sentence, a colon or
-#: semicolon ("Reminder: Kestrel …"), a line break, an opening quote or bracket.
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*|[\"“(\[]\s*)")
+#: semicolon ("Reminder: Kestrel …"), a line break or a list's bullet ("- Call Tim"), an
+#: opening quote or bracket.
+_SENTENCE_START = re.compile(r"(?:^\s*|[.!?:;]\s+|\n\s*)(?:[-*•]\s+)?|[\"“(\[]\s*")
 #: The pronoun "I" and its contractions, capitalised wherever they stand.
 _PRONOUN_I = re.compile(r"^I(?:['’](?:m|d|ll|ve))?$")
 
 
-def _words(text: str) -> Iterator[tuple[int, str, str, bool]]:
-    """(start, word as written, its one token, opens a sentence) for each word of *text*
-    that is one token once a possessive is dropped ("Tom's" → ``tom``)."""
+def _words(text: str) -> Iterator[tuple[int, str, list[str], bool]]:
+    """(start, word as written, its tokens, opens a sentence) for each word of *text*, a
+    possessive dropped ("Tom's" → ``tom``; "Jean-Luc" is two tokens). The pronoun "I" and
+    its contractions are left out: capitalised wherever they stand, they say nothing."""
     opening = {m.end() for m in _SENTENCE_START.finditer(text)}
     for m in _WORD.finditer(text):
         written = m.group(0)
+        if _PRONOUN_I.match(written):
+            continue
         tokens = tokenize(_POSSESSIVE.sub("", written))
-        if len(tokens) == 1:
-            yield m.start(), written, tokens[0], m.start() in opening
+        if tokens:
+            yield m.start(), written, tokens, m.start() in opening
+
+
+def _may_name(token: str) -> bool:
+    """Can *token* be a name at all: two letters or more, no stop word, no weekday or month."""
+    return len(token) > 1 and token not in ANY_STOP_WORDS and token not in CALENDAR_WORDS
 
 
 def _titled(written: str) -> bool:
@@ -56,50 +66,51 @@ def _titled(written: str) -> bool:
 
 def name_marks(text: str) -> list[str]:
     """The entries *text* adds to the stem statistics: :data:`NAME_MARK` + token for each
-    word it writes capitalised and never in lower case (no stop word), and
-    :data:`MID_MARK` + token for those among them written so inside a sentence."""
+    word it writes capitalised and never in lower case (that may name someone:
+    :func:`_may_name`), and :data:`MID_MARK` + token for those among them it writes so
+    inside a sentence."""
     named: set[str] = set()
     inside: set[str] = set()
     lower: set[str] = set()
-    for _, written, token, opens in _words(without_date_stamp(text)):
+    for _, written, tokens, opens in _words(without_date_stamp(text)):
         if _titled(written):
-            named.add(token)
+            named.update(tokens)
             if not opens:
-                inside.add(token)
+                inside.update(tokens)
         elif not written[:1].isupper():
-            lower.add(token)
-    named -= lower | ANY_STOP_WORDS  # "The" opens sentences; no question asks for it
-    return sorted([NAME_MARK + t for t in named] + [MID_MARK + t for t in inside - lower])
+            lower.update(tokens)
+    named = {t for t in named - lower if _may_name(t)}  # "The" opens sentences: no name
+    return sorted([NAME_MARK + t for t in named] + [MID_MARK + t for t in inside & named])
 
 
 def uncased(question: str) -> bool:
     """Was *question* typed without case: no capitalised word inside a sentence (the
     pronoun "I" and words in capitals aside: "who covers me when I'm on PTO")?"""
-    for _, written, _token, opens in _words(question):
-        if _titled(written) and not opens and not _PRONOUN_I.match(written):
-            return False
-    return True
+    return not any(_titled(w) and not opens for _, w, _t, opens in _words(question))
+
+
+def _askable_words(question: str) -> Iterator[tuple[int, str, str]]:
+    """(start, word as written, its token) for each word of *question* typed in lower
+    case that may be a name: one token (:func:`_may_name`)."""
+    for start, written, tokens, _opens in _words(question):
+        if len(tokens) == 1 and not written.isupper() and _may_name(tokens[0]):
+            yield start, written, tokens[0]
 
 
 def askable(question: str) -> list[str]:
-    """The tokens of *question* that may be names: written in lower case, no stop word,
-    two letters or more (the entries :func:`truecase` reads)."""
-    out = [
-        token
-        for _, written, token, _opens in _words(question)
-        if not written.isupper() and len(token) > 1 and token not in ANY_STOP_WORDS
-    ]
-    return list(dict.fromkeys(out))
+    """The tokens of *question* that may be names (the entries :func:`truecase` reads),
+    at most :data:`~houkai.domain.text.MAX_QUERY_TERMS` of them, as the question's terms."""
+    return list(dict.fromkeys(t for _, _, t in _askable_words(question)))[:MAX_QUERY_TERMS]
 
 
 def is_name(written_as_name: int, inside: int, holding: int) -> bool:
-    """A word of the collection is a name when most of the *holding* memories write it as
-    one (*written_as_name*), and no fewer write it so inside a sentence (*inside*) than
-    write it in lower case: "Half marathon target" opens a note and "Mile High Harvest
-    Half" names a race, yet two notes say "half" in lower case."""
+    """A word of the collection is a name when at least half the *holding* memories write
+    it as one (*written_as_name*), and some, no fewer than write it in lower case, write
+    it so inside a sentence (*inside*): "Half marathon target" opens a note and "Mile High
+    Harvest Half" names a race, yet two notes say "half" in lower case."""
     lower = holding - written_as_name
-    most = written_as_name >= NAME_SHARE * holding
-    return holding > 0 and inside > 0 and most and inside >= lower
+    half = written_as_name >= NAME_SHARE * holding
+    return holding > 0 and inside > 0 and half and inside >= lower
 
 
 def truecase(question: str, name: Callable[[str], bool]) -> str:
@@ -108,7 +119,7 @@ def truecase(question: str, name: Callable[[str], bool]) -> str:
     if not uncased(question):
         return question
     out = list(question)
-    for start, written, token, _opens in _words(question):
-        if not written.isupper() and len(token) > 1 and token not in ANY_STOP_WORDS and name(token):
+    for start, written, token in _askable_words(question):
+        if name(token):
             out[start] = written[0].upper()
     return "".join(out)

@@ -38,10 +38,6 @@ class ParsedQuery:
     parse: QueryParse | None = None  # dates, recency, exact tokens, names (``query`` stage)
     state: asking.StateQuery | None = None  # intent and named things (``current``, ``entity``)
     vector: np.ndarray | None = None
-    #: the question with the names it typed in lower case capitalised, as the stages read
-    #: it (the ``casing`` stage; "" when it was typed with case or names nothing the
-    #: collection writes as a name)
-    cased: str = ""
 
 
 def read_query(
@@ -75,15 +71,20 @@ def read_query(
         marks = askable(text) if casing and uncased(text) else []
         out.stats = term_stats(core, out.terms, names, has_exact_tokens(text), extra, marks)
         if out.stats.named:  # typed in lower case: its names as the collection writes them
-            text = out.cased = truecase(text, out.stats.named.__contains__)
+            text = truecase(text, out.stats.named.__contains__)
     reading = parse_query(text, now) if parse or state_read else None
     if parse and reading is not None:
         out.parse = reading
         if out.stats is not None:
             stats = out.stats
-            reading.unseen = [n for n in reading.names if not name_seen(n.lower(), stats)]
+            # a name the statistics say the collection writes is seen ("tom's" → Tom)
+            reading.unseen = [
+                n
+                for n in reading.names
+                if not name_seen(n.lower(), stats) and n.lower() not in stats.named
+            ]
             reading.stems = stats.stemmed
-            reading.cased = out.cased
+            reading.cased = text if text != out.text else ""
     out.vector = vector
     if state_read and reading is not None:
         out.state = asking.read(

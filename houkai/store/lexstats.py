@@ -15,6 +15,9 @@ Since ADR 0056 the statistics count English stems (``s:<stem>``, ``lexstems``,
 ``__S`` memories with stems) and recall scores over them once every memory has
 them; a collection written before keeps its plain ``t:`` counts exact (its
 writes count both forms) until :func:`upgrade` has given every memory its stems.
+Since ADR 0102 ``lexstems`` also carries the memory's name marks (``^tim``, ``^^tim``:
+:func:`~houkai.domain.casing.name_marks`), counted and taken back as stems are; no
+stem starts with ``^``, so BM25 never reads one.
 """
 
 from __future__ import annotations
@@ -99,8 +102,8 @@ local olds = redis.call('HGET', KEYS[1], 'lexstems')
 local oldlen = tonumber(redis.call('HGET', KEYS[1], 'lexlen') or '0') or 0
 local n = tonumber(redis.call('HGET', KEYS[2], '__N') or '0') or 0
 if n == 0 then
-  redis.call('HSETNX', KEYS[2], '__fol', '0')
-  redis.call('HSETNX', KEYS[2], '__nam', '1')
+  redis.call('HSETNX', KEYS[2], '__fol', '0')  -- FOLLOWS_FIELD: no memory follows yet
+  redis.call('HSETNX', KEYS[2], '__nam', '1')  -- NAMES_FIELD: every write marks names
 end
 local s = tonumber(redis.call('HGET', KEYS[2], '__S') or '0') or 0
 local mine = 0
@@ -277,7 +280,10 @@ def learn_names(client: redis.Redis, memory_prefix: str, stats_key: str, batch: 
     runs: resumable and safe beside live writes (each memory is recounted by one atomic
     script, only while its text is the one read), then the flag is set and the pass is
     never run again. Until then a question typed in lower case reads the names of the
-    memories counted so far."""
+    memories counted so far. Each memory that writes a name is written once, and
+    RediSearch re-indexes a hash on any write (390-1,000 memories/s at 1M, ADR 0060):
+    budget the pass like the vector migration. During a rolling upgrade, upgrade the
+    writers first: a memory an older release writes after the flag carries no marks."""
     if _flag(client.hget(stats_key, NAMES_FIELD)):
         return 0
     script = client.register_script(RECOUNT_LUA)
@@ -291,11 +297,13 @@ def learn_names(client: redis.Redis, memory_prefix: str, stats_key: str, batch: 
     if keys:
         recounted += _recount_batch(client, script, keys, stats_key)
     client.hset(stats_key, NAMES_FIELD, "1")
-    log.info("lexical statistics: %d memories given name marks", recounted)
+    log.info("lexical statistics: %d memories recounted with their name marks", recounted)
     return recounted
 
 
 def _recount_batch(client: redis.Redis, script: Any, keys: list[bytes], stats_key: str) -> int:
+    """One round of :data:`RECOUNT_LUA` over *keys*: the texts and counted stems are read
+    in one pipelined trip, and only a memory whose count differs is sent the script."""
     pipe = client.pipeline(transaction=False)
     for key in keys:
         pipe.hmget(key, ["text", "lexstems"])
@@ -384,16 +392,13 @@ def term_stats(
     names = list(dict.fromkeys(terms))
     meta = (DOC_COUNT_FIELD, "__len", "__S", SUPERSEDED_FIELD, FOLLOWS_FIELD)
     fields = [*meta, *[f"t:{t}" for t in names], *[f"s:{stem(t)}" for t in names]]
+    base = len(fields)
     for word in marks:
         fields += [f"s:{NAME_MARK}{word}", f"s:{MID_MARK}{word}", f"s:{stem(word)}"]
     raw = client.hmget(stats_key, fields)
-    marked = raw[len(fields) - 3 * len(marks) :]
-    named = frozenset(
-        word
-        for i, word in enumerate(marks)
-        if is_name(*(int(v or 0) for v in marked[3 * i : 3 * i + 3]))
-    )
-    raw = raw[: len(fields) - 3 * len(marks)]
+    marked = [max(0, int(v or 0)) for v in raw[base:]]
+    named = frozenset(w for i, w in enumerate(marks) if is_name(*marked[3 * i : 3 * i + 3]))
+    raw = raw[:base]
     n_docs, stemmed_docs = int(raw[0] or 0), int(raw[2] or 0)
     counted = n_docs == stemmed_docs  # every memory has its stems counted
     head = len(meta)

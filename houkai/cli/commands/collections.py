@@ -114,7 +114,8 @@ def register(cli: click.Group) -> None:
 def migrate(ctx: Context, name: str, yes: bool, **values: Any) -> None:
     """Re-write a collection's vectors in another type, in place (resumable: run it again
     after an interruption), and bring the statistics an earlier release wrote up to date
-    (with the collection's own type, only that). Search is off until it ends and the index
+    (with the collection's own type, only that: each memory missing its stems or name
+    marks is written once more, and re-indexed). Search is off until it ends and the index
     rebuilds in the background; stop workers and the API first, so nothing writes
     old-type vectors."""
     given = arguments(values)
