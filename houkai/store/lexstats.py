@@ -25,7 +25,7 @@ from __future__ import annotations
 import logging
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -243,16 +243,22 @@ def upgrade(client: redis.Redis, memory_prefix: str, stats_key: str, batch: int 
     for phase in (up, drop):
         if phase is drop and not stemmed_stats(client, stats_key):
             break  # a memory is still missing (written meanwhile by an old client)
-        keys: list[bytes] = []
-        for key in client.scan_iter(match=prefix_pattern(memory_prefix), count=batch):
-            keys.append(key)
-            if len(keys) >= batch:
-                upgraded += _upgrade_batch(client, phase, keys, stats_key)
-                keys = []
-        if keys:
+        for keys in _key_batches(client, memory_prefix, batch):
             upgraded += _upgrade_batch(client, phase, keys, stats_key)
     log.info("lexical statistics: %d memories given stems", upgraded)
     return upgraded
+
+
+def _key_batches(client: redis.Redis, prefix: str, batch: int) -> Iterator[list[bytes]]:
+    """The keys under *prefix*, *batch* at a time (a ``SCAN``: live writes go on)."""
+    keys: list[bytes] = []
+    for key in client.scan_iter(match=prefix_pattern(prefix), count=batch):
+        keys.append(key)
+        if len(keys) >= batch:
+            yield keys
+            keys = []
+    if keys:
+        yield keys
 
 
 def _upgrade_batch(client: redis.Redis, script: Any, keys: list[bytes], stats_key: str) -> int:
@@ -287,15 +293,10 @@ def learn_names(client: redis.Redis, memory_prefix: str, stats_key: str, batch: 
     if _flag(client.hget(stats_key, NAMES_FIELD)):
         return 0
     script = client.register_script(RECOUNT_LUA)
-    recounted = 0
-    keys: list[bytes] = []
-    for key in client.scan_iter(match=prefix_pattern(memory_prefix), count=batch):
-        keys.append(key)
-        if len(keys) >= batch:
-            recounted += _recount_batch(client, script, keys, stats_key)
-            keys = []
-    if keys:
-        recounted += _recount_batch(client, script, keys, stats_key)
+    recounted = sum(
+        _recount_batch(client, script, keys, stats_key)
+        for keys in _key_batches(client, memory_prefix, batch)
+    )
     client.hset(stats_key, NAMES_FIELD, "1")
     log.info("lexical statistics: %d memories recounted with their name marks", recounted)
     return recounted
@@ -450,14 +451,8 @@ def learn_follows(
     known = _flag(client.hget(stats_key, FOLLOWS_FIELD))
     if known is not None:
         return known
-    found, keys = False, []
-    for key in client.scan_iter(match=prefix_pattern(incoming_prefix), count=batch):
-        keys.append(key)
-        if len(keys) >= batch:
-            found, keys = _any_follows(client, keys), []
-            if found:
-                break
-    if found or (keys and _any_follows(client, keys)):
+    found = any(_any_follows(client, keys) for keys in _key_batches(client, incoming_prefix, batch))
+    if found:  # ``any`` stops the scan at the first batch holding one
         client.hset(stats_key, FOLLOWS_FIELD, "1")
         return True
     client.hsetnx(stats_key, FOLLOWS_FIELD, "0")
