@@ -36,6 +36,7 @@ from ..db.keys import prefix_pattern
 from ..domain.casing import MID_MARK, NAME_MARK, is_name, name_marks
 from ..domain.text import exact_counts, inflects, stem, stem_tokens, tokenize
 from .access import mirror_lua
+from .search import batched
 
 log = logging.getLogger(__name__)
 
@@ -251,14 +252,7 @@ def upgrade(client: redis.Redis, memory_prefix: str, stats_key: str, batch: int 
 
 def _key_batches(client: redis.Redis, prefix: str, batch: int) -> Iterator[list[bytes]]:
     """The keys under *prefix*, *batch* at a time (a ``SCAN``: live writes go on)."""
-    keys: list[bytes] = []
-    for key in client.scan_iter(match=prefix_pattern(prefix), count=batch):
-        keys.append(key)
-        if len(keys) >= batch:
-            yield keys
-            keys = []
-    if keys:
-        yield keys
+    return batched(client.scan_iter(match=prefix_pattern(prefix), count=batch), batch)
 
 
 def _upgrade_batch(client: redis.Redis, script: Any, keys: list[bytes], stats_key: str) -> int:
