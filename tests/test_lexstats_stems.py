@@ -10,7 +10,7 @@ from test_lexstats import _stats
 from houkai import MemoryStore
 from houkai.domain.casing import name_marks
 from houkai.domain.text import stem_tokens, tokenize
-from houkai.store import lexstats
+from houkai.store import lexmigrate, lexstats
 
 
 def _counts(texts: list[str], split, prefix: str) -> dict[str, int]:
@@ -97,7 +97,7 @@ def test_stemmed_statistics_exact_across_edits_and_deletes(store: MemoryStore) -
 def test_a_collection_without_stems_scores_plain_until_upgraded(store: MemoryStore) -> None:
     store.remember_many(["Tim read books", "a book about whales", "nothing here"])
     _make_legacy(store)
-    assert not lexstats.stemmed_stats(store.client, store.keys.lexstats)
+    assert not lexmigrate.stemmed_stats(store.client, store.keys.lexstats)
     before = _lexical(store, "Which books did Tim read")
     assert before["a book about whales"] == 0.0  # exact tokens: "books" is not "book"
     explained = store.recall("Which books did Tim read", k=1, mode="hybrid", explain=True)
@@ -111,8 +111,8 @@ def test_a_collection_without_stems_scores_plain_until_upgraded(store: MemorySto
     assert {k: v for k, v in stats.items() if k.startswith("t:")} == _counts(texts, tokenize, "t:")
     assert stats["__N"] == 4 and stats["__S"] == 1
     # the upgrade is resumable: run it twice, the second pass changes nothing
-    assert lexstats.upgrade(store.client, store.keys.memory_prefix, store.keys.lexstats) == 3
-    assert lexstats.upgrade(store.client, store.keys.memory_prefix, store.keys.lexstats) == 0
+    assert lexmigrate.upgrade(store.client, store.keys.memory_prefix, store.keys.lexstats) == 3
+    assert lexmigrate.upgrade(store.client, store.keys.memory_prefix, store.keys.lexstats) == 0
     stats = _stats(store)
     assert not [k for k in stats if k.startswith("t:")]  # plain terms taken back
     want = _counts(texts, lambda t: [*stem_tokens(t), *name_marks(t)], "s:")
@@ -133,7 +133,7 @@ def test_collections_migrate_upgrades_a_collection_without_stems(settings, make_
     service = MemoryService(settings, actor="cli")
     result = service.collection_migrate(name=store.collection_name, vector_type=store.vector_type)
     assert result["stems_upgraded"] == 2 and result["changed"] is False
-    assert lexstats.stemmed_stats(store.client, store.keys.lexstats)
+    assert lexmigrate.stemmed_stats(store.client, store.keys.lexstats)
     assert _lexical(store, "Ann garden")["old note about gardens"] > 0
 
 

@@ -1,7 +1,7 @@
-"""A question typed in lower case still names someone (the opt-in ``casing`` stage,
-ADR 0102): every write counts the words a memory writes as names beside its stems
-(``s:^tim``), recall reads them in its one ``HMGET``, and ``collections migrate`` gives a
-collection an earlier release wrote its marks."""
+"""A question typed in lower case still names someone (the ``casing`` stage, ADR 0102):
+every write counts the words a memory writes as names beside its stems (``s:^tim``),
+recall reads them in its one ``HMGET``, and ``collections migrate`` gives a collection an
+earlier release wrote its marks."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from test_lexstats import _expected, _live_texts, _stats
 from houkai import MemoryStore
 from houkai.domain.casing import askable, is_name, name_marks, truecase, uncased
 from houkai.domain.text import stem_tokens
-from houkai.store import lexstats
-from houkai.store.lexstats import NAMES_FIELD, learn_names, term_stats
+from houkai.recall.stages import default_names
+from houkai.store.lexmigrate import RECOUNT_LUA, learn_names
+from houkai.store.lexstats import NAMES_FIELD, term_stats
 
 NOTES = [
     "Best way to reach Tom: email, he rarely checks his phone.",
@@ -93,16 +94,18 @@ def test_the_casing_stage_reads_a_typed_question_as_its_cased_form(store: Memory
         hits = store.recall(question, k=3, mode="hybrid", stages=stages, touch=False)
         return [m.text for m, _ in hits]
 
-    def read(question: str, stages: str = "default,casing") -> dict:
+    typed_as_is = ",".join(s for s in default_names() if s != "casing")
+
+    def read(question: str, stages: str = "default") -> dict:
         hits = store.recall(question, k=1, mode="hybrid", stages=stages, explain=True)
         return hits[0][2]["query"]
 
-    cased = order("How do I reach Tim?", "default,casing")
+    cased = order("How do I reach Tim?", "default")
     assert cased[:2] == [NOTES[2], NOTES[3]]
-    assert order("how do i reach tim", "default,casing") == cased
+    assert order("how do i reach tim", "default") == cased
     assert read("how do i reach tim")["cased"] == "how do i reach Tim"
     assert read("how do i reach tim")["names"] == ["Tim"]
-    assert "names" not in read("how do i reach tim", "default")  # without: no one named
+    assert "names" not in read("how do i reach tim", typed_as_is)  # without: no one named
     assert "cased" not in read("How do I reach Tim?")  # typed with case: read as written
     assert "cased" not in read("how do i reach the garden")  # nothing to capitalise
     # a possessive name is seen as the one the collection writes ("toms" is no token)
@@ -124,7 +127,7 @@ def test_migrate_gives_an_older_collection_its_marks(store: MemoryStore) -> None
     assert not term_stats(client, key, [], marks=["tim"]).named
     # a recount sent for a text edited meanwhile changes nothing
     first = next(iter(store.iter_memories()))[0]
-    script = client.register_script(lexstats.RECOUNT_LUA)
+    script = client.register_script(RECOUNT_LUA)
     before = _stats(store)
     stale = script(keys=[store.keys.memory(first.id), key], args=["an older text", "x ^x"])
     assert stale == 0 and _stats(store) == before

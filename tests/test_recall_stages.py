@@ -231,7 +231,8 @@ def test_prf_stage_is_explained_and_semantic_mode_is_untouched(store) -> None:
         "current",
         "entity",
         "aspect",
-    ]  # the defaults (ADR 0078, 0086, 0090, 0096; bridge is opt-in, ADR 0089)
+        "casing",
+    ]  # the defaults (ADR 0078, 0086, 0090, 0096, 0102; bridge is opt-in, ADR 0089)
     semantic = store.recall("analytics events", k=3, explain=True, touch=False)
     assert all("stages" not in e for _, _, e in semantic)
 

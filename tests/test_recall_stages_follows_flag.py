@@ -12,8 +12,9 @@ from test_recall_stages import COOKING, EXCHANGE, FILLER, QUERY
 
 from houkai import MemoryStore
 from houkai.recall.stages import context
-from houkai.store import lexstats
-from houkai.store.lexstats import FOLLOWS_FIELD, learn_follows, term_stats
+from houkai.store import lexmigrate
+from houkai.store.lexmigrate import learn_follows
+from houkai.store.lexstats import FOLLOWS_FIELD, term_stats
 
 
 def _follows(store: MemoryStore) -> bool | None:
@@ -144,13 +145,13 @@ def test_a_sequence_written_during_the_scan_is_not_overwritten(store: MemoryStor
     stands ("0" is written only where nothing was written meanwhile)."""
     store.remember_many(FILLER + COOKING)
     _forget_flag(store)
-    real = lexstats._any_follows
+    real = lexmigrate._any_follows
 
     def meanwhile(client, keys):
         store.remember_many(EXCHANGE, sequence=True)  # sets the flag as it writes
         return real(client, keys[:0])
 
-    monkeypatch.setattr(lexstats, "_any_follows", meanwhile)
+    monkeypatch.setattr(lexmigrate, "_any_follows", meanwhile)
     store.link(store.remember("a").id, store.remember("b").id, "related")  # one set to scan
     assert _learn(store) is True
     assert _follows(store) is True

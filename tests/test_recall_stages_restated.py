@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 
+import pytest
 from _dated import ranking, write_dated
 from test_recall_stages_update_words import OFFICE
 
@@ -149,9 +150,20 @@ def test_the_same_value_shape_about_other_people_moves_nothing(store: MemoryStor
     assert "current_group" not in dict(ranked)[tim].get("stages", {})
 
 
-def test_in_one_sitting_a_new_value_counts_as_saying_it_is_an_update(store: MemoryStore):
+@pytest.mark.parametrize(
+    "question",
+    [
+        "what node version do I need for the dashboard?",
+        # named: the update never says "Node", yet restates the anchor (ADR 0102)
+        "What Node version do I need for the dashboard?",
+    ],
+)
+def test_in_one_sitting_a_new_value_counts_as_saying_it_is_an_update(
+    store: MemoryStore, question: str
+):
     """Within the hour only a note that says it is an update replaces one (ADR 0093): a new
-    value of the same anchor, written under the same subject, says so too."""
+    value of the same anchor, written under the same subject, says so too, whether or not
+    it repeats the name the question asks about."""
     texts = [
         "web-dashboard needs Node 18 (`.nvmrc` says 18.19.0).",
         "web-dashboard staging is the Vercel deployment of main.",
@@ -163,6 +175,6 @@ def test_in_one_sitting_a_new_value_counts_as_saying_it_is_an_update(store: Memo
     now = time.time()
     backdate(store, {m.id: now - 3000 + 60 * i for i, m in enumerate(written)})
     old, new = written[0].id, written[2].id
-    ranked = ranking(store, "what node version do I need for the dashboard?", k=10)
+    ranked = ranking(store, question, k=10)
     ids = [mid for mid, _ in ranked]
     assert ids[0] == new and old in ids

@@ -98,7 +98,7 @@ class AdminOps(ServiceBase):
         and bring the statistics an earlier release wrote up to date: stems (ADR 0056) and
         the flag that says whether a memory follows another (ADR 0099)."""
         from ..db.connection import connect
-        from ..store import lexstats
+        from ..store import lexmigrate
         from ..store.migrate import migrate_vectors
 
         s = self.settings
@@ -109,12 +109,14 @@ class AdminOps(ServiceBase):
         keys = Keys(s.key_prefix, p.name)
         result = migrate_vectors(client, keys, p.vector_type, batch_size=p.batch_size)
         # the same one-off pass gives memories written before ADR 0056 their stems
-        stems = lexstats.upgrade(client, keys.memory_prefix, keys.lexstats, p.batch_size)
+        stems = lexmigrate.upgrade(client, keys.memory_prefix, keys.lexstats, p.batch_size)
         # and those written before ADR 0099 the flag that spares recall a neighbour lookup
-        follows = lexstats.learn_follows(client, keys.incoming_prefix, keys.lexstats, p.batch_size)
+        follows = lexmigrate.learn_follows(
+            client, keys.incoming_prefix, keys.lexstats, p.batch_size
+        )
         # and those written before ADR 0102 the marks that tell a question typed in lower
         # case which of its words are names
-        names = lexstats.learn_names(client, keys.memory_prefix, keys.lexstats, p.batch_size)
+        names = lexmigrate.learn_names(client, keys.memory_prefix, keys.lexstats, p.batch_size)
         return {
             **result.to_dict(),
             "stems_upgraded": stems,

@@ -316,12 +316,12 @@ def _collect_garbage(store: Any) -> None:
 def upgrade_stems(store: Any) -> None:
     """A kept collection ingested before ADR 0056 gets its stems (else BM25 scores plain),
     and one ingested before ADR 0102 its name marks (the ``casing`` stage reads them)."""
-    from ..store import lexstats
+    from ..store import lexmigrate
 
     keys = store.keys
-    if not lexstats.stemmed_stats(store.client, keys.lexstats):
-        lexstats.upgrade(store.client, keys.memory_prefix, keys.lexstats)
-    lexstats.learn_names(store.client, keys.memory_prefix, keys.lexstats)  # once: a flag
+    if not lexmigrate.stemmed_stats(store.client, keys.lexstats):
+        lexmigrate.upgrade(store.client, keys.memory_prefix, keys.lexstats)
+    lexmigrate.learn_names(store.client, keys.memory_prefix, keys.lexstats)  # once: a flag
 
 
 def _open(collection: str, settings: Any, embedder: Any) -> Any:

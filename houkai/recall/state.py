@@ -38,7 +38,10 @@ knows which is the newer or whose it is.
     :func:`~houkai.recall.statements.restates`, ADR 0099).
 
   Two candidates holding different shares of the named things ("the notification
-  service" beside "notify-service") link only the second way, and only when both hold some.
+  service" beside "notify-service") link only the second way, and only when both hold some,
+  or when the newer holds none and restates the older's value ("web-dashboard: `.nvmrc` is
+  20.11.1" after "web-dashboard needs Node 18 (`.nvmrc` says 18.19.0)" for "What Node
+  version do I need for the dashboard?", ADR 0102).
   Nor do two that open with different code names, one the question asks and the other an
   identifier it does not ask ("notifier deploys to EKS" beside "shipments-api deploys to
   EKS now, same Argo CD setup as billing", ADR 0098): a service written in lower case is
@@ -196,14 +199,16 @@ def _groups(
         echo = bool(values[i] & values[j]) and (not terms or asked)
         if not echo:
             echo = update and bool(both & topical)
+        older = j if newer == i else i
+        restated = restates(top[newer].memory.text, top[older].memory.text)
         ci, cj = cover.get(top[i].memory.id, 1.0), cover.get(top[j].memory.id, 1.0)
-        if abs(ci - cj) > 1e-9 and not (echo and ci > 0 and cj > 0):
+        silent = restated and (ci if newer == i else cj) == 0  # restates, names none
+        if abs(ci - cj) > 1e-9 and not (echo and ci > 0 and cj > 0) and not silent:
             return False
         cos = float(np.dot(vi, vj))
         if cos >= shared and echo:
             return True
-        older = j if newer == i else i
-        if cos >= shared and restates(top[newer].memory.text, top[older].memory.text):
+        if cos >= shared and restated:
             return True
         return cos >= similarity and (update or not terms or bool(both & topical))
 

@@ -14,7 +14,8 @@ nothing, and a delete subtracts exactly what was added.
 Since ADR 0056 the statistics count English stems (``s:<stem>``, ``lexstems``,
 ``__S`` memories with stems) and recall scores over them once every memory has
 them; a collection written before keeps its plain ``t:`` counts exact (its
-writes count both forms) until :func:`upgrade` has given every memory its stems.
+writes count both forms) until :func:`~houkai.store.lexmigrate.upgrade` has given every
+memory its stems.
 Since ADR 0102 ``lexstems`` also carries the memory's name marks (``^tim``, ``^^tim``:
 :func:`~houkai.domain.casing.name_marks`), counted and taken back as stems are; no
 stem starts with ``^``, so BM25 never reads one.
@@ -25,18 +26,15 @@ from __future__ import annotations
 import logging
 import math
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import redis
 
-from ..db.decode import as_text
-from ..db.keys import prefix_pattern
 from ..domain.casing import MID_MARK, NAME_MARK, is_name, name_marks
 from ..domain.text import exact_counts, inflects, stem, stem_tokens, tokenize
 from .access import mirror_lua
-from .search import batched
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +42,7 @@ K1 = 1.2
 B = 0.75
 
 
-def _decrement(terms: str, stats: str, prefix: str = "t:") -> str:
+def decrement_lua(terms: str, stats: str, prefix: str = "t:") -> str:
     """Lua: one document fewer for each term in the Lua string *terms* (space-separated)."""
     return f"""
 for term in string.gmatch({terms}, '%S+') do
@@ -55,7 +53,7 @@ end
 """
 
 
-def _increment(terms: str, stats: str, prefix: str) -> str:
+def increment_lua(terms: str, stats: str, prefix: str) -> str:
     return f"""
 for term in string.gmatch({terms}, '%S+') do
   redis.call('HINCRBY', {stats}, '{prefix}' .. term, 1)
@@ -73,9 +71,9 @@ def uncount_lua(memory: str, stats: str) -> str:
     return (
         f"local counted = redis.call('HGET', {memory}, 'lexterms')\n"
         f"local counted_stems = redis.call('HGET', {memory}, 'lexstems')\n"
-        "if counted then" + _decrement("counted", stats) + "end\n"
+        "if counted then" + decrement_lua("counted", stats) + "end\n"
         "if counted_stems then"
-        + _decrement("counted_stems", stats, "s:")
+        + decrement_lua("counted_stems", stats, "s:")
         + f"  redis.call('HINCRBY', {stats}, '__S', -1)\n"
         "end\n"
         "if counted or counted_stems then\n"
@@ -113,19 +111,19 @@ local plain = false
 if n - s - mine > 0 then plain = ARGV[1] end
 if old ~= plain then
   if old then"""
-    + _decrement("old", "KEYS[2]")
+    + decrement_lua("old", "KEYS[2]")
     + """  end
   if plain then"""
-    + _increment("plain", "KEYS[2]", "t:")
+    + increment_lua("plain", "KEYS[2]", "t:")
     + """  end
 end
 if olds ~= ARGV[2] then
   if olds then"""
-    + _decrement("olds", "KEYS[2]", "s:")
+    + decrement_lua("olds", "KEYS[2]", "s:")
     + """  else
     redis.call('HINCRBY', KEYS[2], '__S', 1)
   end"""
-    + _increment("ARGV[2]", "KEYS[2]", "s:")
+    + increment_lua("ARGV[2]", "KEYS[2]", "s:")
     + """end
 if not (old or olds) then redis.call('HINCRBY', KEYS[2], '__N', 1) end
 redis.call('HINCRBY', KEYS[2], '__len', tonumber(ARGV[3]) - oldlen)
@@ -157,53 +155,6 @@ redis.call('HSET', KEYS[1], 'lexstems', ARGV[2], 'lexlen', ARGV[3], unpack(field
 UPDATE_LUA = "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end\n" + WRITE_LUA
 
 
-# KEYS: memory, stats. ARGV: stems, length. The upgrade of one memory written before
-# ADR 0056: count its stems (its plain terms stay counted until the collection is
-# scored over stems). Idempotent: a memory that has stems, or is gone, is skipped.
-# Returns 1 when the memory was upgraded.
-UPGRADE_LUA = (
-    """
-if redis.call('HEXISTS', KEYS[1], 'lexstems') == 1 then return 0 end
-if redis.call('HEXISTS', KEYS[1], 'lexterms') == 0 then return 0 end
-"""
-    + _increment("ARGV[1]", "KEYS[2]", "s:")
-    + """redis.call('HINCRBY', KEYS[2], '__S', 1)
-redis.call('HSET', KEYS[1], 'lexstems', ARGV[1])
-return 1
-"""
-)
-
-# KEYS: memory, stats. ARGV: the memory's text as read, its stems with name marks. The
-# recount of a memory written before its stems carried name marks: only while its text is
-# still the one read (a write meanwhile counted its own), and only when they differ.
-# Returns 1 when the memory was recounted.
-RECOUNT_LUA = (
-    """
-local olds = redis.call('HGET', KEYS[1], 'lexstems')
-if not olds or olds == ARGV[2] then return 0 end
-if redis.call('HGET', KEYS[1], 'text') ~= ARGV[1] then return 0 end
-"""
-    + _decrement("olds", "KEYS[2]", "s:")
-    + _increment("ARGV[2]", "KEYS[2]", "s:")
-    + """redis.call('HSET', KEYS[1], 'lexstems', ARGV[2])
-return 1
-"""
-)
-
-# KEYS: memory, stats. Once every memory has stems, its plain terms count for
-# nothing: take them back (idempotent; the second phase of the upgrade).
-DROP_PLAIN_LUA = (
-    """
-local old = redis.call('HGET', KEYS[1], 'lexterms')
-if not old or redis.call('HEXISTS', KEYS[1], 'lexstems') == 0 then return 0 end
-"""
-    + _decrement("old", "KEYS[2]")
-    + """redis.call('HDEL', KEYS[1], 'lexterms')
-return 1
-"""
-)
-
-
 def write_args(
     text: str, mapping: Mapping[str, Any], cleared: Iterable[str] = (), *, reset: bool = True
 ) -> list[Any]:
@@ -229,98 +180,6 @@ def doc_terms(text: str, stemmed: bool = False) -> tuple[str, int]:
     return " ".join(distinct), len(tokens)
 
 
-def upgrade(client: redis.Redis, memory_prefix: str, stats_key: str, batch: int = 500) -> int:
-    """Give every memory written before ADR 0056 its stems; returns how many were upgraded.
-
-    Resumable and safe beside live writes: each memory is upgraded by one atomic,
-    idempotent script, so an interrupted run simply runs again. Until the last
-    memory has stems, recall keeps scoring over the exact plain statistics; once
-    every memory has them (``__S == __N``) it scores over stems, and a second pass
-    takes the plain terms back.
-    """
-    up = client.register_script(UPGRADE_LUA)
-    drop = client.register_script(DROP_PLAIN_LUA)
-    upgraded = 0
-    for phase in (up, drop):
-        if phase is drop and not stemmed_stats(client, stats_key):
-            break  # a memory is still missing (written meanwhile by an old client)
-        for keys in _key_batches(client, memory_prefix, batch):
-            upgraded += _upgrade_batch(client, phase, keys, stats_key)
-    log.info("lexical statistics: %d memories given stems", upgraded)
-    return upgraded
-
-
-def _key_batches(client: redis.Redis, prefix: str, batch: int) -> Iterator[list[bytes]]:
-    """The keys under *prefix*, *batch* at a time (a ``SCAN``: live writes go on)."""
-    return batched(client.scan_iter(match=prefix_pattern(prefix), count=batch), batch)
-
-
-def _upgrade_batch(client: redis.Redis, script: Any, keys: list[bytes], stats_key: str) -> int:
-    """One pipelined round of *script* over *keys*; the upgrade reads the texts first."""
-    pipe = client.pipeline(transaction=False)
-    if script.script == DROP_PLAIN_LUA:
-        for key in keys:
-            script(keys=[key, stats_key], client=pipe)
-        pipe.execute()
-        return 0
-    for key in keys:
-        pipe.hget(key, "text")
-    texts = pipe.execute()
-    pipe = client.pipeline(transaction=False)
-    for key, text in zip(keys, texts, strict=True):
-        if text is not None:
-            stems, _ = doc_terms(as_text(text), stemmed=True)
-            script(keys=[key, stats_key], args=[stems], client=pipe)
-    return sum(int(x or 0) for x in pipe.execute())
-
-
-def learn_names(client: redis.Redis, memory_prefix: str, stats_key: str, batch: int = 500) -> int:
-    """Count the name marks of memories written before them (:data:`NAMES_FIELD` unset);
-    returns how many memories were recounted. The one-off pass ``collections migrate``
-    runs: resumable and safe beside live writes (each memory is recounted by one atomic
-    script, only while its text is the one read), then the flag is set and the pass is
-    never run again. Until then a question typed in lower case reads the names of the
-    memories counted so far. Each memory that writes a name is written once, and
-    RediSearch re-indexes a hash on any write (390-1,000 memories/s at 1M, ADR 0060):
-    budget the pass like the vector migration. During a rolling upgrade, upgrade the
-    writers first: a memory an older release writes after the flag carries no marks."""
-    if _flag(client.hget(stats_key, NAMES_FIELD)):
-        return 0
-    script = client.register_script(RECOUNT_LUA)
-    recounted = sum(
-        _recount_batch(client, script, keys, stats_key)
-        for keys in _key_batches(client, memory_prefix, batch)
-    )
-    client.hset(stats_key, NAMES_FIELD, "1")
-    log.info("lexical statistics: %d memories recounted with their name marks", recounted)
-    return recounted
-
-
-def _recount_batch(client: redis.Redis, script: Any, keys: list[bytes], stats_key: str) -> int:
-    """One round of :data:`RECOUNT_LUA` over *keys*: the texts and counted stems are read
-    in one pipelined trip, and only a memory whose count differs is sent the script."""
-    pipe = client.pipeline(transaction=False)
-    for key in keys:
-        pipe.hmget(key, ["text", "lexstems"])
-    rows = pipe.execute()
-    pipe = client.pipeline(transaction=False)
-    sent = 0
-    for key, (text, stems) in zip(keys, rows, strict=True):
-        if text is None or stems is None:
-            continue  # gone, or not an upgraded memory (``upgrade`` counts its stems)
-        counted, _ = doc_terms(as_text(text), stemmed=True)
-        if counted != as_text(stems):
-            script(keys=[key, stats_key], args=[text, counted], client=pipe)
-            sent += 1
-    return sum(int(x or 0) for x in pipe.execute()) if sent else 0
-
-
-def stemmed_stats(client: redis.Redis, stats_key: str) -> bool:
-    """True when every memory of the collection has its stems counted (``__S == __N``)."""
-    n, s = client.hmget(stats_key, ["__N", "__S"])
-    return int(n or 0) == int(s or 0)
-
-
 # Postings (summed document frequencies) the keyword-candidate query may walk. RediSearch
 # scores every document of the union to pick its top hits, about 1.2 µs each on this
 # machine: a 16k-document union cost 20 ms at 100k memories and grows with N (ADR 0053).
@@ -337,12 +196,13 @@ SUPERSEDED_FIELD = "__sup"
 #: session's turns, a document's chunks, ``link``; never cleared), "0" from a write into
 #: a collection that holds no memory while none does (:data:`WRITE_LUA` writes both),
 #: absent: unknown, a collection written before the field and never emptied nor migrated
-#: since (:func:`learn_follows`). The
+#: since (:func:`~houkai.store.lexmigrate.learn_follows`). The
 #: ``context`` stage reads no neighbours where none can follow.
 FOLLOWS_FIELD = "__fol"
 #: "1" once every memory of the collection has its name marks counted
 #: (:func:`~houkai.domain.casing.name_marks`): set by the first write into an empty
-#: collection and by :func:`learn_names`; absent in a collection an earlier release wrote.
+#: collection and by :func:`~houkai.store.lexmigrate.learn_names`; absent in a collection
+#: an earlier release wrote.
 NAMES_FIELD = "__nam"
 
 
@@ -399,7 +259,7 @@ def term_stats(
     head = len(meta)
     values = raw[head + len(names) :] if counted else raw[head : head + len(names)]
     df = {term: max(0, int(v or 0)) for term, v in zip(names, values, strict=True)}
-    superseded, follows = (_flag(raw[3]), _flag(raw[4]))
+    superseded, follows = (read_flag(raw[3]), read_flag(raw[4]))
     # Exact tokens on a stemmed collection keep the stem's frequency (an upper bound of
     # the token's): only plain collections still count plain terms.
     return TermStats(
@@ -414,7 +274,7 @@ def term_stats(
     )
 
 
-def _flag(raw: bytes | str | None) -> bool | None:
+def read_flag(raw: bytes | str | None) -> bool | None:
     """A statistics flag: None when absent (not known), else whether it is set."""
     return None if raw in (None, b"", "") else raw not in (b"0", "0")
 
@@ -429,36 +289,6 @@ def note_none_superseded(client: redis.Redis, stats_key: str) -> None:
     """Record that a search found no superseded memory, unless a supersede has been
     recorded meanwhile (``HSETNX``: a concurrent :func:`mark_superseded` wins)."""
     client.hsetnx(stats_key, SUPERSEDED_FIELD, "0")
-
-
-def learn_follows(
-    client: redis.Redis, incoming_prefix: str, stats_key: str, batch: int = 500
-) -> bool:
-    """Set :data:`FOLLOWS_FIELD` of a collection written before it: "1" when a memory
-    follows another (a reverse-link set under *incoming_prefix* holds a ``follows``
-    link), else "0". Returns the flag; nothing is scanned when it is already set.
-
-    The one-off pass for collections an earlier release wrote (``collections migrate``
-    runs it): only the reverse-link sets are read, not the memories, and the scan stops
-    at the first ``follows``. A write of a sequence during the scan sets "1" itself, and
-    "0" is written with ``HSETNX``, so it never overwrites that."""
-    known = _flag(client.hget(stats_key, FOLLOWS_FIELD))
-    if known is not None:
-        return known
-    found = any(_any_follows(client, keys) for keys in _key_batches(client, incoming_prefix, batch))
-    if found:  # ``any`` stops the scan at the first batch holding one
-        client.hset(stats_key, FOLLOWS_FIELD, "1")
-        return True
-    client.hsetnx(stats_key, FOLLOWS_FIELD, "0")
-    return bool(_flag(client.hget(stats_key, FOLLOWS_FIELD)))
-
-
-def _any_follows(client: redis.Redis, keys: list[bytes]) -> bool:
-    """Does one of the reverse-link sets *keys* hold a ``follows`` link (``src|follows``)?"""
-    pipe = client.pipeline(transaction=False)
-    for key in keys:
-        pipe.smembers(key)
-    return any(as_text(m).endswith("|follows") for members in pipe.execute() for m in members)
 
 
 def candidate_terms(
@@ -516,7 +346,8 @@ def bm25_scores(
     (*stats* when the caller already read them, else one ``HMGET``).
 
     Over stems when the collection's statistics are stemmed ("book" scores "books"),
-    over exact tokens for a collection not yet upgraded (:func:`upgrade`). *related*
+    over exact tokens for a collection not yet upgraded
+    (:func:`~houkai.store.lexmigrate.upgrade`). *related*
     folds a term's synonyms into it (:class:`Fold`).
     """
     terms = list(dict.fromkeys(query_terms))

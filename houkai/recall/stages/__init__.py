@@ -16,9 +16,9 @@ one interface of :class:`houkai.recall.stages.base.Stage`:
 * ``entity``: a candidate missing the people/projects the question names drops.
 * ``aspect``: what the question asks about its subject, vectors centred on the best
   candidates' mean (ADR 0086).
-* ``bridge``: the second hop of a question about someone it does not name (opt-in, ADR 0089).
 * ``casing``: a question typed in lower case ("how do i reach tim") names what the
-  collection's memories write as names (opt-in, ADR 0102).
+  collection's memories write as names (ADR 0102).
+* ``bridge``: the second hop of a question about someone it does not name (opt-in, ADR 0089).
 * ``subjects``: in a collection not tagged by person, whom a memory's opening names is
   whom it is about, for the ``names`` boost (opt-in, ADR 0091).
 * ``fitted``: the fusion weights per query kind (opt-in).
@@ -68,8 +68,8 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("current", True, "newest first on a topic, for a question about the present"),
     Entry("entity", True, "lower candidates about another person or project"),
     Entry("aspect", True, "what the question asks about its subject, not the subject"),
+    Entry("casing", True, "a question typed in lower case names what the memories capitalise"),
     Entry("bridge", False, "the second hop of a question about someone it does not name"),
-    Entry("casing", False, "a question typed in lower case names what the memories capitalise"),
     Entry("subjects", False, "untagged memories: whom the opening names is whom it is about"),
     Entry("fitted", False, "fusion weights per query kind"),
 )
