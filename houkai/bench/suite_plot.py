@@ -22,7 +22,7 @@ def plot(result: dict[str, Any], path: str | Path) -> None:
 
     panels = scored_sets(result)
     cols = min(3, len(panels) + 1)
-    rows = -(-(len(panels) + 1) // cols)
+    rows = -(-(len(panels) + 2) // cols)  # a spare cell for the stages' key
     fig, grid = plt.subplots(rows, cols, figsize=(5.2 * cols, 4.2 * rows), squeeze=False)
     axes = [ax for row in grid for ax in row]
     for ax in axes[len(panels) + 1 :]:
@@ -50,7 +50,8 @@ def plot(result: dict[str, Any], path: str | Path) -> None:
     stages = list(dict.fromkeys(v["stage"] for v in verdicts))
     sets = list(dict.fromkeys(v["set"] for v in verdicts))
     width = 0.8 / max(1, len(sets))
-    palette = plt.get_cmap("tab20")  # one colour per set: the default cycle repeats after ten
+    # one colour per set: the default cycle repeats after ten, tab20 after twenty
+    palette = [plt.get_cmap(name)(i) for name in ("tab20", "tab20b") for i in range(20)]
     for i, s in enumerate(sets):
         values = [
             next((v["delta_r5"] for v in verdicts if v["stage"] == st and v["set"] == s), 0.0)
@@ -61,7 +62,7 @@ def plot(result: dict[str, Any], path: str | Path) -> None:
             values,
             width,
             label=s,
-            color=palette(i % palette.N),
+            color=palette[i % len(palette)],
         )
     ax.axhline(0, color="black", linewidth=0.6)
     ticks = [x + 0.4 - width / 2 for x in range(len(stages))]
