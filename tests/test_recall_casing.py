@@ -111,7 +111,28 @@ def test_the_casing_stage_reads_a_typed_question_as_its_cased_form(store: Memory
     # a possessive name is seen as the one the collection writes ("toms" is no token)
     possessive = read("when is tom's birthday")
     assert possessive["names"] == ["Tom"] and "names_unseen" not in possessive
+
     assert "stems" not in read("which games are on in march")  # a month is no name
+
+
+def test_a_typed_possessive_name_is_a_named_thing_as_written(store: MemoryStore) -> None:
+    """ "tim's" is the token ``tims``: the named-things reading (``entity``, ``current``)
+    weighs the name by its own frequency, read in the same ``HMGET``."""
+    store.remember_many(
+        [
+            *NOTES,
+            "the garden shed needs a new roof",
+            "buy milk and eggs on the way home",
+            "the car is due for a service in May",
+            "book club meets on the first Thursday",
+        ]
+    )
+
+    def entities(question: str) -> list[str]:
+        hits = store.recall(question, k=1, mode="hybrid", explain=True)
+        return hits[0][2]["stages"].get("question", {}).get("entities", [])
+
+    assert entities("when is tim's birthday") == entities("When is Tim's birthday?") == ["Tim"]
 
 
 def test_migrate_gives_an_older_collection_its_marks(store: MemoryStore) -> None:

@@ -178,3 +178,21 @@ def test_in_one_sitting_a_new_value_counts_as_saying_it_is_an_update(
     ranked = ranking(store, question, k=10)
     ids = [mid for mid, _ in ranked]
     assert ids[0] == new and old in ids
+
+
+def test_a_new_value_about_someone_else_under_a_shared_prefix_is_no_update(
+    store: MemoryStore,
+):
+    """A newer note that names none of the question's names links to the older one only
+    when it restates the value plainly (ADR 0102): "Office seating: Ben's desk is now in
+    room 14" opens like "Office seating: Anna's desk is in room 12" but is Ben's."""
+    anna, _ben, *_ = write_dated(
+        store,
+        [
+            ("Office seating: Anna's desk is in room 12.", 120),
+            ("Office seating: Ben's desk is now in room 14.", 20),
+            *((text, 90 + i) for i, text in enumerate(OFFICE)),
+        ],
+    )
+    ranked = ranking(store, "Which room is Anna's desk in?", k=10)
+    assert ranked[0][0] == anna

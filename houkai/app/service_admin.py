@@ -95,8 +95,9 @@ class AdminOps(ServiceBase):
     @operation("collection_migrate")
     def collection_migrate(self, p: params.CollectionMigrate) -> dict[str, Any]:
         """Re-write a collection's vectors in another element type, in place (resumable),
-        and bring the statistics an earlier release wrote up to date: stems (ADR 0056) and
-        the flag that says whether a memory follows another (ADR 0099)."""
+        and bring the statistics an earlier release wrote up to date: stems (ADR 0056),
+        the flag that says whether a memory follows another (ADR 0099) and the name marks
+        (ADR 0102)."""
         from ..db.connection import connect
         from ..store import lexmigrate
         from ..store.migrate import migrate_vectors

@@ -22,7 +22,7 @@ def plot(result: dict[str, Any], path: str | Path) -> None:
 
     panels = scored_sets(result)
     cols = min(3, len(panels) + 1)
-    rows = -(-(len(panels) + 2) // cols)  # a spare cell for the stages' key
+    rows = -(-(len(panels) + 2) // cols)  # a spare cell for the sets' key of the stages
     fig, grid = plt.subplots(rows, cols, figsize=(5.2 * cols, 4.2 * rows), squeeze=False)
     axes = [ax for row in grid for ax in row]
     for ax in axes[len(panels) + 1 :]:
@@ -68,12 +68,10 @@ def plot(result: dict[str, Any], path: str | Path) -> None:
     ticks = [x + 0.4 - width / 2 for x in range(len(stages))]
     ax.set_xticks(ticks, stages, fontsize=8, rotation=45, ha="right")
     ax.set_title("Each stage: R@5 on − off", fontsize=9)
-    handles, labels = ax.get_legend_handles_labels()
-    spare = axes[len(panels) + 1] if len(axes) > len(panels) + 1 else None
-    if spare is not None:  # the sets' key beside the bars, not over them
-        spare.legend(handles, labels, fontsize=8, loc="center left", title="sets (stage panel)")
-    else:
-        ax.legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    handles, labels = ax.get_legend_handles_labels()  # the key in the spare cell, not over the bars
+    axes[len(panels) + 1].legend(
+        handles, labels, fontsize=8, loc="center left", title="sets (stage panel)"
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)

@@ -39,9 +39,9 @@ knows which is the newer or whose it is.
 
   Two candidates holding different shares of the named things ("the notification
   service" beside "notify-service") link only the second way, and only when both hold some,
-  or when the newer holds none and restates the older's value ("web-dashboard: `.nvmrc` is
-  20.11.1" after "web-dashboard needs Node 18 (`.nvmrc` says 18.19.0)" for "What Node
-  version do I need for the dashboard?", ADR 0102).
+  or when the newer holds none and plainly restates the older's value ("web-dashboard:
+  `.nvmrc` is 20.11.1" after "web-dashboard needs Node 18 (`.nvmrc` says 18.19.0)" for
+  "What Node version do I need for the dashboard?", ADR 0102).
   Nor do two that open with different code names, one the question asks and the other an
   identifier it does not ask ("notifier deploys to EKS" beside "shipments-api deploys to
   EKS now, same Argo CD setup as billing", ADR 0098): a service written in lower case is
@@ -171,7 +171,8 @@ def _groups(
     *topical* its topic words (:func:`topic_words`, read here when not given). A
     candidate joins the first group it fits whole. Two candidates holding a partial share
     of the named things link only by an echo ("the notification service" beside
-    "notify-service")."""
+    "notify-service"), or when the newer holds none of them and plainly restates the
+    older's value."""
     if topical is None:
         topical = topic_words(held, named)
     leads = [opening_code_name(c.memory.text) for c in top]
@@ -202,7 +203,13 @@ def _groups(
         older = j if newer == i else i
         restated = restates(top[newer].memory.text, top[older].memory.text)
         ci, cj = cover.get(top[i].memory.id, 1.0), cover.get(top[j].memory.id, 1.0)
-        silent = restated and (ci if newer == i else cj) == 0  # restates, names none
+        # names none of what the question names, and restates the older's value plainly:
+        # "Office seating: Ben's desk is now in room 14" is no update of Anna's desk
+        silent = (
+            restated
+            and (ci if newer == i else cj) == 0
+            and restates_plainly(top[newer].memory.text, top[older].memory.text)
+        )
         if abs(ci - cj) > 1e-9 and not (echo and ci > 0 and cj > 0) and not silent:
             return False
         cos = float(np.dot(vi, vj))

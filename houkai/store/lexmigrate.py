@@ -3,8 +3,9 @@
 A collection an earlier release wrote lacks what later releases count beside every write
 (:mod:`houkai.store.lexstats`): stems (ADR 0056), the flag that says whether a memory
 follows another (ADR 0099) and the name marks (ADR 0102). ``collections migrate`` runs
-these passes; each is resumable, safe beside live writes (one atomic script per memory)
-and, once done, flagged so it never scans again.
+these passes; each is resumable and safe beside live writes (a memory's counts change in
+one atomic script; the follows flag is learnt from a scan of the reverse-link sets) and,
+once done, leaves a flag so it never scans again.
 """
 
 from __future__ import annotations

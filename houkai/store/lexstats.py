@@ -23,7 +23,6 @@ stem starts with ``^``, so BM25 never reads one.
 
 from __future__ import annotations
 
-import logging
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -35,8 +34,6 @@ import redis
 from ..domain.casing import MID_MARK, NAME_MARK, is_name, name_marks
 from ..domain.text import exact_counts, inflects, stem, stem_tokens, tokenize
 from .access import mirror_lua
-
-log = logging.getLogger(__name__)
 
 K1 = 1.2
 B = 0.75
