@@ -220,7 +220,7 @@ def test_a_set_asked_as_typed_keeps_its_memories_and_lowers_its_questions():
     assert "where does mia work" in {t["text"] for _, t in pairs}
 
 
-def test_heldout_written_in_one_sitting_is_a_clear_error(bench):
+def test_heldout_in_one_sitting_or_typed_is_a_clear_error(bench):
     for variant in ("sitting", "typed"):
         result = bench("--sets", f"coding,heldout:{variant}", "--no-locomo")
         assert result.exit_code == 1

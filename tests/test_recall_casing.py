@@ -82,7 +82,9 @@ def test_the_statistics_count_the_marks_and_take_them_back(store: MemoryStore) -
     store.forget(mems[2].id)
     assert _stats(store) == _expected(_live_texts(store))
     assert "s:^tim" not in _stats(store)
-    read = term_stats(store.client, store.keys.lexstats, ["reach", "tom"], marks=["tom", "reach"])
+    read = term_stats(
+        store.client, store.keys.lexstats, ["reach", "tom"], maybe_names=["tom", "reach"]
+    )
     assert read.named == {"tom"}  # "reach" is written in lower case too
     assert read.df == {"reach": 2, "tom": 3}  # the terms' frequencies read beside the marks
 
@@ -101,7 +103,7 @@ def test_the_casing_stage_reads_a_typed_question_as_its_cased_form(store: Memory
         return hits[0][2]["query"]
 
     cased = order("How do I reach Tim?", "default")
-    assert cased[:2] == [NOTES[2], NOTES[3]]
+    assert set(cased[:2]) == {NOTES[2], NOTES[3]}  # Tim's notes above Tom's
     assert order("how do i reach tim", "default") == cased
     assert read("how do i reach tim")["cased"] == "how do i reach Tim"
     assert read("how do i reach tim")["names"] == ["Tim"]
@@ -145,7 +147,7 @@ def test_migrate_gives_an_older_collection_its_marks(store: MemoryStore) -> None
             stems = " ".join(sorted(set(stem_tokens(m.text))))
             client.hset(store.keys.memory(m.id), "lexstems", stems)
     client.hdel(key, NAMES_FIELD, *[f for f in _stats(store) if f.startswith("s:^")])
-    assert not term_stats(client, key, [], marks=["tim"]).named
+    assert not term_stats(client, key, [], maybe_names=["tim"]).named
     # a recount sent for a text edited meanwhile changes nothing
     first = next(iter(store.iter_memories()))[0]
     script = client.register_script(RECOUNT_LUA)
@@ -157,4 +159,4 @@ def test_migrate_gives_an_older_collection_its_marks(store: MemoryStore) -> None
     assert _stats(store) == _expected(_live_texts(store))
     assert client.hget(key, NAMES_FIELD) == b"1"
     assert learn_names(client, store.keys.memory_prefix, key) == 0  # the flag: no pass
-    assert term_stats(client, key, [], marks=["tim"]).named == {"tim"}
+    assert term_stats(client, key, [], maybe_names=["tim"]).named == {"tim"}

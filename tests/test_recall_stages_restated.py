@@ -151,15 +151,20 @@ def test_the_same_value_shape_about_other_people_moves_nothing(store: MemoryStor
 
 
 @pytest.mark.parametrize(
-    "question",
+    ("question", "stages"),
     [
-        "what node version do I need for the dashboard?",
-        # named: the update never says "Node", yet restates the anchor (ADR 0102)
-        "What Node version do I need for the dashboard?",
+        # read as typed: the question names nothing
+        (
+            "what node version do I need for the dashboard?",
+            tuple(s for s in default_names() if s != "casing"),
+        ),
+        # named (so is the typed question with ``casing``): the update never says "Node",
+        # yet restates the anchor plainly (ADR 0102)
+        ("What Node version do I need for the dashboard?", default_names()),
     ],
 )
 def test_in_one_sitting_a_new_value_counts_as_saying_it_is_an_update(
-    store: MemoryStore, question: str
+    store: MemoryStore, question: str, stages: tuple[str, ...]
 ):
     """Within the hour only a note that says it is an update replaces one (ADR 0093): a new
     value of the same anchor, written under the same subject, says so too, whether or not
@@ -175,7 +180,7 @@ def test_in_one_sitting_a_new_value_counts_as_saying_it_is_an_update(
     now = time.time()
     backdate(store, {m.id: now - 3000 + 60 * i for i, m in enumerate(written)})
     old, new = written[0].id, written[2].id
-    ranked = ranking(store, question, k=10)
+    ranked = ranking(store, question, k=10, stages=stages)
     ids = [mid for mid, _ in ranked]
     assert ids[0] == new and old in ids
 

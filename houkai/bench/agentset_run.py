@@ -27,7 +27,7 @@ SPLITS: tuple[str, ...] = ("dev", "test", "all")
 SITTING = ":sitting"
 #: Seconds between two memories written in one sitting: a fast replay, one after another.
 SITTING_STEP = 0.02
-#: ``support:typed`` is the ``support`` set asked as people type in a chat box
+#: ``personal:typed`` is the ``personal`` set asked as people type in a chat box
 #: (:func:`as_typed`).
 TYPED = ":typed"
 
@@ -39,7 +39,7 @@ def path_of(name: str) -> Path:
 def load(name_or_path: str | Path) -> dict[str, Any]:
     """A set by name (``coding``) or by the path of its JSON, checked and completed
     (:mod:`houkai.bench.agentset_format`); with ``:sitting`` after it, that set written in
-    one sitting (:func:`in_one_sitting`)."""
+    one sitting (:func:`in_one_sitting`); with ``:typed``, asked as typed (:func:`as_typed`)."""
     if isinstance(name_or_path, str) and name_or_path.endswith(SITTING):
         return in_one_sitting(load(name_or_path.removesuffix(SITTING)))
     if isinstance(name_or_path, str) and name_or_path.endswith(TYPED):

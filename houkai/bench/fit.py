@@ -127,7 +127,7 @@ def run(path: str | Path, *, conversations: str = "0-4", settings=None) -> dict[
         if not locomo.ingested(store, conv, captions=False):
             store.nuke()
             locomo.ingest_conversation(store, conv)
-        locomo.upgrade_stems(store)
+        locomo.bring_stats_up_to_date(store)
         items += collect(store, conv)
     by_kind: dict[str, list[Item]] = {}
     for it in items:

@@ -313,7 +313,7 @@ def _collect_garbage(store: Any) -> None:
         log.info("FT.DEBUG GC_FORCEINVOKE unavailable (%s): scoring before the GC ran", exc)
 
 
-def upgrade_stems(store: Any) -> None:
+def bring_stats_up_to_date(store: Any) -> None:
     """A kept collection ingested before ADR 0056 gets its stems (else BM25 scores plain),
     and one ingested before ADR 0102 its name marks (the ``casing`` stage reads them)."""
     from ..store import lexmigrate
@@ -397,7 +397,7 @@ def run(
         if not (reuse and ingested(store, conv, captions)):
             store.nuke()
             ingest_conversation(store, conv, captions)
-        upgrade_stems(store)
+        bring_stats_up_to_date(store)
         ingest_seconds += time.perf_counter() - started
         n_turns += len(conv.turns)
         as_of = max((t.when for t in conv.turns), default=time.time()) + 86_400

@@ -9,7 +9,7 @@ inside a sentence (:func:`uncased`) has its words capitalised where the collecti
 writes them as names (:func:`truecase`).
 
 A word counts as a name of the collection (:func:`is_name`) when at least half the
-memories holding it write it capitalised and never in lower case (:data:`NAME_SHARE`), at
+memories holding it write it capitalised and never in lower case (:data:`CAPITALISED_SHARE`), at
 least one writes it so inside a sentence, and no fewer do so than write it in lower case:
 "Gift idea for Mia" opens many notes, yet no note writes "Gift" mid-sentence. A word in
 capitals ("SLA", "PTO") is an acronym, the pronoun "I" ("I'll") no name, and a weekday
@@ -28,7 +28,7 @@ NAME_MARK = "^"
 #: Prefix of the entry that counts those writing it so inside a sentence.
 MID_MARK = "^^"
 #: The share of the memories holding a word that must write it as a name.
-NAME_SHARE = 0.5
+CAPITALISED_SHARE = 0.5
 
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 _POSSESSIVE = re.compile(r"['’]s$")
@@ -109,7 +109,7 @@ def is_name(written_as_name: int, inside: int, holding: int) -> bool:
     it so inside a sentence (*inside*): "Half marathon target" opens a note and "Mile High
     Harvest Half" names a race, yet two notes say "half" in lower case."""
     lower = holding - written_as_name
-    half = written_as_name >= NAME_SHARE * holding
+    half = written_as_name >= CAPITALISED_SHARE * holding
     return holding > 0 and inside > 0 and half and inside >= lower
 
 

@@ -81,7 +81,7 @@ def term_stats(
     names: list[str],
     stems_cue: bool,
     synonyms: Sequence[str] = (),
-    marks: Sequence[str] = (),
+    maybe_names: Sequence[str] = (),
 ) -> TermStats:
     """The statistics of the question's *terms* (one ``HMGET``), read once per recall for
     the lexical pass, the rescoring of later candidates and the stages.
@@ -91,13 +91,16 @@ def term_stats(
     something" (stems, ADR 0056); "the pre-production DB" in a collection that never
     says "DB" is a paraphrase, matched over exact tokens (ADR 0061). *stems_cue*: the
     question holds exact tokens. The terms' *synonyms* are read in the same ``HMGET``, and
-    whether the collection writes the words *marks* as names (a question typed in lower
+    whether the collection writes the words *maybe_names* as names (a question typed in lower
     case: :mod:`houkai.domain.casing`); such a name is a name the question mentions.
     """
     # the marked words' own frequencies too: a name read from them ("tim's" → Tim) is
     # weighed by the named-things reading as a name written so is
     stats = read_term_stats(
-        core.client, core.keys.lexstats, [*terms, *synonyms, *names, *marks], marks=marks
+        core.client,
+        core.keys.lexstats,
+        [*terms, *synonyms, *names, *maybe_names],
+        maybe_names=maybe_names,
     )
     # A one-word query is a keyword lookup ("backup" means "Backups" too); no
     # benchmark question has a single term, so ADR 0056's measured gate is unchanged.

@@ -68,8 +68,8 @@ def read_query(
     if out.terms and (hybrid or (widen and vector is not None)):
         names = [n.lower() for n in question_names(text)]
         extra = synonym_words(out.terms, out.related)
-        marks = askable(text) if casing and uncased(text) else []
-        out.stats = term_stats(core, out.terms, names, has_exact_tokens(text), extra, marks)
+        maybe = askable(text) if casing and uncased(text) else []
+        out.stats = term_stats(core, out.terms, names, has_exact_tokens(text), extra, maybe)
         if out.stats.named:  # typed in lower case: its names as the collection writes them
             text = truecase(text, out.stats.named.__contains__)
     reading = parse_query(text, now) if parse or state_read else None

@@ -203,14 +203,15 @@ def _groups(
         older = j if newer == i else i
         restated = restates(top[newer].memory.text, top[older].memory.text)
         ci, cj = cover.get(top[i].memory.id, 1.0), cover.get(top[j].memory.id, 1.0)
-        # names none of what the question names, and restates the older's value plainly:
-        # "Office seating: Ben's desk is now in room 14" is no update of Anna's desk
-        silent = (
+        # the newer names none of what the question names and restates the older's value
+        # plainly (".nvmrc is 20.11.1" after "needs Node 18 (.nvmrc says 18.19.0)"); not
+        # so "Office seating: Ben's desk is now in room 14" after Anna's desk in room 12
+        unnamed_restatement = (
             restated
-            and (ci if newer == i else cj) == 0
+            and (ci if newer == i else cj) <= 1e-9
             and restates_plainly(top[newer].memory.text, top[older].memory.text)
         )
-        if abs(ci - cj) > 1e-9 and not (echo and ci > 0 and cj > 0) and not silent:
+        if abs(ci - cj) > 1e-9 and not (echo and ci > 0 and cj > 0) and not unnamed_restatement:
             return False
         cos = float(np.dot(vi, vj))
         if cos >= shared and echo:

@@ -4,8 +4,9 @@ A collection an earlier release wrote lacks what later releases count beside eve
 (:mod:`houkai.store.lexstats`): stems (ADR 0056), the flag that says whether a memory
 follows another (ADR 0099) and the name marks (ADR 0102). ``collections migrate`` runs
 these passes; each is resumable and safe beside live writes (a memory's counts change in
-one atomic script; the follows flag is learnt from a scan of the reverse-link sets) and,
-once done, leaves a flag so it never scans again.
+one atomic script; the follows flag is learnt from a scan of the reverse-link sets). The
+follows and names passes leave a flag and never scan again; the stems pass reads every
+memory each time and changes only those without stems.
 """
 
 from __future__ import annotations

@@ -51,6 +51,7 @@ end
 
 
 def increment_lua(terms: str, stats: str, prefix: str) -> str:
+    """Lua: one document more for each term in the Lua string *terms* (space-separated)."""
     return f"""
 for term in string.gmatch({terms}, '%S+') do
   redis.call('HINCRBY', {stats}, '{prefix}' .. term, 1)
@@ -225,7 +226,7 @@ class TermStats:
     #: ``df`` holds stems' frequencies (every memory has its stems counted), even when
     #: texts are matched over exact tokens: two words of one stem share one frequency
     counted: bool = False
-    #: of the words asked whether they are names (``marks``), those the collection
+    #: of the words asked whether they are names (``maybe_names``), those the collection
     #: writes as names (:func:`~houkai.domain.casing.is_name`)
     named: frozenset[str] = frozenset()
 
@@ -235,21 +236,25 @@ def term_stats(
     stats_key: str,
     terms: Iterable[str],
     stems: bool = True,
-    marks: Sequence[str] = (),
+    maybe_names: Sequence[str] = (),
 ) -> TermStats:
     """Plain and stemmed frequencies in one round trip; the collection's form picks one
     (``stems=False``: the exact tokens, e.g. for a question that names nothing).
-    *marks*: words (tokens) to learn, in the same round trip, whether the collection
+    *maybe_names*: words (tokens) to learn, in the same round trip, whether the collection
     writes them as names (``named``)."""
     names = list(dict.fromkeys(terms))
     meta = (DOC_COUNT_FIELD, "__len", "__S", SUPERSEDED_FIELD, FOLLOWS_FIELD)
     fields = [*meta, *[f"t:{t}" for t in names], *[f"s:{stem(t)}" for t in names]]
     base = len(fields)
-    for word in marks:
+    for word in maybe_names:
         fields += [f"s:{NAME_MARK}{word}", f"s:{MID_MARK}{word}", f"s:{stem(word)}"]
     raw = client.hmget(stats_key, fields)
-    marked = [max(0, int(v or 0)) for v in raw[base:]]
-    named = frozenset(w for i, w in enumerate(marks) if is_name(*marked[3 * i : 3 * i + 3]))
+    counts = [max(0, int(v or 0)) for v in raw[base:]]
+    named = set()
+    for i, word in enumerate(maybe_names):
+        written_as_name, inside, holding = counts[3 * i : 3 * i + 3]
+        if is_name(written_as_name, inside, holding):
+            named.add(word)
     raw = raw[:base]
     n_docs, stemmed_docs = int(raw[0] or 0), int(raw[2] or 0)
     counted = n_docs == stemmed_docs  # every memory has its stems counted
@@ -267,7 +272,7 @@ def term_stats(
         superseded=superseded,
         counted=counted,
         follows=follows,
-        named=named if counted else frozenset(),
+        named=frozenset(named) if counted else frozenset(),
     )
 
 

@@ -21,7 +21,7 @@ KINDS: tuple[str, ...] = ("current", "past", "distractor", "paraphrase", "keywor
 #: What ``houkai bench suite`` runs by default: the agent sets as dated, the personal set
 #: with its updates restated (ADR 0094), the held-out set, and the agent sets written in
 #: one sitting (``NAME:sitting``, ADR 0092), and those whose questions are written with
-#: case asked as typed into a chat box (``NAME:typed``, ADR 0102: ``support`` is asked so
+#: case, asked as typed into a chat box (``NAME:typed``, ADR 0102: ``support`` is asked so
 #: already). ``assistant``, ``engineer`` and ``support`` were written blind to how recall
 #: works (ADR 0097, 0098, 0101).
 SUITE_SETS = (
