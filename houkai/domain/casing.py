@@ -21,7 +21,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 
-from .text import ANY_STOP_WORDS, CALENDAR_WORDS, MAX_QUERY_TERMS, tokenize, without_date_stamp
+from .text import (
+    ANY_STOP_WORDS,
+    CALENDAR_WORDS,
+    LETTER_WORD,
+    MAX_QUERY_TERMS,
+    tokenize,
+    without_date_stamp,
+)
 
 #: Prefix of the stem-statistics entry that counts memories writing a word only as a name.
 NAME_MARK = "^"
@@ -30,7 +37,6 @@ MID_MARK = "^^"
 #: The share of the memories holding a word that must write it as a name.
 CAPITALISED_SHARE = 0.5
 
-_WORD = re.compile(r"[^\W\d_][\w'’-]*")
 _POSSESSIVE = re.compile(r"['’]s$")
 #: What precedes a sentence's first word: the start, an end of sentence, a colon or
 #: semicolon ("Reminder: Kestrel …"), a line break or a list's bullet ("- Call Tim"), an
@@ -45,7 +51,7 @@ def _words(text: str) -> Iterator[tuple[int, str, list[str], bool]]:
     possessive dropped ("Tom's" → ``tom``; "Jean-Luc" is two tokens). The pronoun "I" and
     its contractions are left out: capitalised wherever they stand, they say nothing."""
     opening = {m.end() for m in _SENTENCE_START.finditer(text)}
-    for m in _WORD.finditer(text):
+    for m in LETTER_WORD.finditer(text):
         written = m.group(0)
         if _PRONOUN_I.match(written):
             continue

@@ -23,6 +23,9 @@ _CJK_CHAR = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _CJK_RE = re.compile(f"[{_CJK_CHAR}]")
 _CJK_RUN_RE = re.compile(f"[{_CJK_CHAR}]+")
 _WORD_RE = re.compile(r"\w+")
+#: A word as written, opening with a letter of any script ("Tomás", "Jean-Luc", "Tom's"):
+#: its case says whether it is written as a name.
+LETTER_WORD = re.compile(r"[^\W\d_][\w'’-]*")
 #: "[8 May 2023] ": the date stamp a dated import writes ahead of a memory's text.
 _DATE_STAMP = re.compile(r"^\s*\[[^\]]{1,40}\]\s*")
 

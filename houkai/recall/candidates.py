@@ -94,13 +94,10 @@ def term_stats(
     whether the collection writes the words *maybe_names* as names (a question typed in lower
     case: :mod:`houkai.domain.casing`); such a name is a name the question mentions.
     """
-    # the marked words' own frequencies too: a name read from them ("tim's" → Tim) is
-    # weighed by the named-things reading as a name written so is
+    # the words that may be names are read as terms too: a name read from them ("tim's"
+    # → Tim) is weighed by the named-things reading as a name written so is
     stats = read_term_stats(
-        core.client,
-        core.keys.lexstats,
-        [*terms, *synonyms, *names, *maybe_names],
-        maybe_names=maybe_names,
+        core.client, core.keys.lexstats, [*terms, *synonyms, *names], maybe_names=maybe_names
     )
     # A one-word query is a keyword lookup ("backup" means "Backups" too); no
     # benchmark question has a single term, so ADR 0056's measured gate is unchanged.

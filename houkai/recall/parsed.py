@@ -77,12 +77,8 @@ def read_query(
         out.parse = reading
         if out.stats is not None:
             stats = out.stats
-            # a name the statistics say the collection writes is seen ("tom's" → Tom)
-            reading.unseen = [
-                n
-                for n in reading.names
-                if not name_seen(n.lower(), stats) and n.lower() not in stats.named
-            ]
+            # a name read from the marks is seen: its word was read as a term ("tom's" → Tom)
+            reading.unseen = [n for n in reading.names if not name_seen(n.lower(), stats)]
             reading.stems = stats.stemmed
             reading.cased = text if text != out.text else ""
     out.vector = vector

@@ -200,23 +200,20 @@ def _groups(
         echo = bool(values[i] & values[j]) and (not terms or asked)
         if not echo:
             echo = update and bool(both & topical)
-        older = j if newer == i else i
-        restated = restates(top[newer].memory.text, top[older].memory.text)
+        new_text, old_text = top[newer].memory.text, top[j if newer == i else i].memory.text
         ci, cj = cover.get(top[i].memory.id, 1.0), cover.get(top[j].memory.id, 1.0)
-        # the newer names none of what the question names and restates the older's value
-        # plainly (".nvmrc is 20.11.1" after "needs Node 18 (.nvmrc says 18.19.0)"); not
-        # so "Office seating: Ben's desk is now in room 14" after Anna's desk in room 12
-        unnamed_restatement = (
-            restated
-            and (ci if newer == i else cj) <= 1e-9
-            and restates_plainly(top[newer].memory.text, top[older].memory.text)
-        )
-        if abs(ci - cj) > 1e-9 and not (echo and ci > 0 and cj > 0) and not unnamed_restatement:
+        shares_differ = abs(ci - cj) > 1e-9 and not (echo and ci > 0 and cj > 0)
+        # then only a newer that names none of what the question names and restates the
+        # older's value plainly (".nvmrc is 20.11.1" after "needs Node 18 (.nvmrc says
+        # 18.19.0)"); not "Office seating: Ben's desk is now in room 14" after Anna's
+        if shares_differ and (
+            (ci if newer == i else cj) > 1e-9 or not restates_plainly(new_text, old_text)
+        ):
             return False
         cos = float(np.dot(vi, vj))
         if cos >= shared and echo:
             return True
-        if cos >= shared and restated:
+        if cos >= shared and restates(new_text, old_text):
             return True
         return cos >= similarity and (update or not terms or bool(both & topical))
 

@@ -17,6 +17,7 @@ from typing import NamedTuple
 from ..domain.text import (
     ANY_STOP_WORDS,
     CALENDAR_WORDS,
+    LETTER_WORD,
     PerText,
     stem,
     stem_tokens,
@@ -119,8 +120,6 @@ says_update = PerText(_read_update)
 #: Where a note's sentences end (a semicolon ends one too). "Dr." and "e.g." end one as
 #: well: a sentence cut short only makes a word of change speak for less.
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
-#: A word of any script, for the capitalised words a sentence opens with ("Tomás", "Élodie").
-_LETTERS = re.compile(r"[^\W\d_][\w'’-]*")
 #: Capitalised, they open a sentence without naming a subject of their own.
 _PRONOUN_SUBJECTS = frozenset("i we you he she they it this that there".split())
 
@@ -128,7 +127,7 @@ _PRONOUN_SUBJECTS = frozenset("i we you he she they it this that there".split())
 def _subject_names(head: str) -> set[str]:
     """The capitalised words of *head*, what a sentence says before its word of change
     ("**Priya Nair** moved over to …"): the subject it names, if any."""
-    capitalised = {w.lower() for w in _LETTERS.findall(head) if w[0].isupper()}
+    capitalised = {w.lower() for w in LETTER_WORD.findall(head) if w[0].isupper()}
     return capitalised - STOP - CHANGE_WORDS - _PRONOUN_SUBJECTS
 
 

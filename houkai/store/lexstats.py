@@ -241,26 +241,27 @@ def term_stats(
     """Plain and stemmed frequencies in one round trip; the collection's form picks one
     (``stems=False``: the exact tokens, e.g. for a question that names nothing).
     *maybe_names*: words (tokens) to learn, in the same round trip, whether the collection
-    writes them as names (``named``)."""
-    names = list(dict.fromkeys(terms))
+    writes them as names (``named``); they are read as terms too (``df``): the memories
+    holding a word are its stem's frequency."""
+    names = list(dict.fromkeys([*terms, *maybe_names]))
     meta = (DOC_COUNT_FIELD, "__len", "__S", SUPERSEDED_FIELD, FOLLOWS_FIELD)
     fields = [*meta, *[f"t:{t}" for t in names], *[f"s:{stem(t)}" for t in names]]
     base = len(fields)
     for word in maybe_names:
-        fields += [f"s:{NAME_MARK}{word}", f"s:{MID_MARK}{word}", f"s:{stem(word)}"]
+        fields += [f"s:{NAME_MARK}{word}", f"s:{MID_MARK}{word}"]
     raw = client.hmget(stats_key, fields)
-    counts = [max(0, int(v or 0)) for v in raw[base:]]
-    named = set()
-    for i, word in enumerate(maybe_names):
-        written_as_name, inside, holding = counts[3 * i : 3 * i + 3]
-        if is_name(written_as_name, inside, holding):
-            named.add(word)
+    marks = [max(0, int(v or 0)) for v in raw[base:]]
     raw = raw[:base]
     n_docs, stemmed_docs = int(raw[0] or 0), int(raw[2] or 0)
     counted = n_docs == stemmed_docs  # every memory has its stems counted
     head = len(meta)
     values = raw[head + len(names) :] if counted else raw[head : head + len(names)]
     df = {term: max(0, int(v or 0)) for term, v in zip(names, values, strict=True)}
+    named = set()
+    for i, word in enumerate(maybe_names):
+        written_as_name, inside = marks[2 * i : 2 * i + 2]
+        if counted and is_name(written_as_name, inside, holding=df[word]):
+            named.add(word)
     superseded, follows = (read_flag(raw[3]), read_flag(raw[4]))
     # Exact tokens on a stemmed collection keep the stem's frequency (an upper bound of
     # the token's): only plain collections still count plain terms.
@@ -272,7 +273,7 @@ def term_stats(
         superseded=superseded,
         counted=counted,
         follows=follows,
-        named=frozenset(named) if counted else frozenset(),
+        named=frozenset(named),
     )
 
 
