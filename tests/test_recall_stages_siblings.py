@@ -16,7 +16,7 @@ from test_recall_stages_update_words import OFFICE
 from houkai import MemoryStore
 from houkai.recall import asking, state
 from houkai.recall.asking import asked_terms
-from houkai.recall.statements import NO_CODE_NAME, opening_code_name
+from houkai.recall.statements import NO_CODE_NAME, opening_code_name, opening_owner
 
 
 def test_the_newest_sibling_steps_aside_for_the_update_behind_it(store: MemoryStore):
@@ -412,3 +412,28 @@ def test_a_code_name_is_read_only_where_a_note_opens_with_it():
         "",
     ):
         assert opening_code_name(text) == NO_CODE_NAME, text
+
+
+def test_another_persons_fact_of_the_same_shape_is_no_update(store: MemoryStore):
+    users, theos, *_ = write_dated(
+        store,
+        [
+            ("User's primary care doctor is Dr. Miriam Costa at Kaiser Franklin.", 181),
+            ("Theo's primary care doctor is Dr. Paul Nguyen, also at Kaiser Franklin.", 180),
+            *((text, 60 + i) for i, text in enumerate(OFFICE)),
+        ],
+    )
+    # the newer note is Theo's, worded as the user's: two owners' facts, not one and its
+    # update, so the current stage leaves the order the question's words gave
+    ranked = ranking(store, "Who is my primary care doctor?", k=10)
+    ids = [mid for mid, _ in ranked]
+    assert ids[:2] == [users, theos]
+    assert all("current_group" not in e.get("stages", {}) for _, e in ranked)
+
+
+def test_an_owner_is_read_only_where_a_note_opens_with_a_possessive():
+    assert opening_owner("Theo's primary care doctor is Dr. Paul Nguyen.") == "theo"
+    assert opening_owner("**Ben’s** desk is 4.") == "ben"
+    assert opening_owner("billing-api's database is Aurora.") == "billing-api"
+    for text in ("It's on Friday.", "Here's the plan.", "She's in Lisbon.", "The user's plan."):
+        assert opening_owner(text) == "", text

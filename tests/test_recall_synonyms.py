@@ -325,8 +325,8 @@ def test_a_synonyms_path_must_name_a_small_file(tmp_path, monkeypatch) -> None:
 
 
 def test_the_servers_refuse_to_start_on_a_bad_synonyms_file(settings, tmp_path) -> None:
-    from api.mcp_server import serve
-    from api.rest import create_app
+    from houkai.api.mcp_server import serve
+    from houkai.api.rest import create_app
 
     bad = tmp_path / "bad.txt"
     bad.write_text("# ours\nit infra\n", encoding="utf-8")

@@ -106,6 +106,7 @@ from .statements import (
     change_speaks_of,
     content_words,
     opening_code_name,
+    opening_owner,
     restates,
     restates_plainly,
     says_update,
@@ -176,6 +177,7 @@ def _groups(
     if topical is None:
         topical = topic_words(held, named)
     leads = [opening_code_name(c.memory.text) for c in top]
+    owners = [opening_owner(c.memory.text) for c in top]
 
     def other_subject(i: int, j: int) -> bool:
         """*i* opens with a code name the question asks, *j* with an identifier it does not
@@ -193,6 +195,8 @@ def _groups(
             return False
         if other_subject(i, j) or other_subject(j, i):
             return False
+        if owners[i] and owners[j] and owners[i] != owners[j]:
+            return False  # Theo's doctor is no update of the user's
         newer = i if (ages[i], top[i].memory.id) > (ages[j], top[j].memory.id) else j
         update = updates[newer]
         both = held[i] & held[j]

@@ -182,6 +182,28 @@ def _read_code_name(text: str) -> CodeName:
 _opening_code_name = PerText(_read_code_name)
 
 
+#: A note that opens with someone's or something's possessive: "Theo's primary care doctor…".
+_OPENING_OWNER = re.compile(r"[\W_]*([A-Za-z][\w-]*)['’]s\b")
+
+
+def opening_owner(text: str) -> str:
+    """Whose fact *text* opens with, lower-cased ("theo" for "Theo's primary care doctor is
+    Dr. Paul Nguyen"), or "": two notes that open with two owners' facts are siblings, not
+    a fact and its update ("User's primary care doctor is Dr. Miriam Costa")."""
+    return _opening_owner(text)
+
+
+def _read_owner(text: str) -> str:
+    found = _OPENING_OWNER.match(without_date_stamp(text))
+    owner = found[1].lower() if found else ""
+    return "" if owner in STOP or owner in _CONTRACTED else owner
+
+
+#: Words whose "'s" is "is" or "us" ("She's", "Here's", "Let's"), the stop words aside.
+_CONTRACTED = frozenset("he she here let everything nothing something everyone nobody".split())
+_opening_owner = PerText(_read_owner)
+
+
 #: Words between a value and what it is the value of ("Python **is** 3.12", "p99 **on** …:
 #: 240 ms", "`.nvmrc` **says** 18.19.0"): skipped when reading a value's anchor.
 _VALUE_FILLER = frozenset(
