@@ -183,3 +183,30 @@ def test_scope_filters_reach_the_access_index_and_an_older_one_gains_them(make_s
     again = make_store(collection=store.collection_name)
     assert await_scan(again.client, again.keys.access_index, 10)  # FT.ALTER indexes behind
     assert [m.id for m in again.list_recent(sort="accessed", user_id="alice")] == [alice.id]
+
+
+def _script_calls(store) -> tuple[int, int]:
+    """How often the server was asked whether it holds a script, and to run one by hash."""
+    stats = store.client.info("commandstats")
+    exists = stats.get("cmdstat_script|exists", {}).get("calls", 0)
+    return exists, stats.get("cmdstat_evalsha", {}).get("calls", 0)
+
+
+def test_a_recall_reads_and_counts_its_hits_in_one_round_trip(store):
+    m = store.remember("the staging database listens on port 5433", tags=["db"])
+    store.remember("the office plants are watered on Mondays")
+    got = [store.recall("staging database port", k=1)[0][0] for _ in range(2)]
+    # each result shows the count it had, then this recall's hit
+    assert [g.id for g in got] == [m.id, m.id]
+    assert [g.access_count for g in got] == [1, 2]
+    before = _script_calls(store)
+    store.recall("staging database port", k=1)
+    exists, evalsha = (b - a for a, b in zip(before, _script_calls(store), strict=True))
+    assert (exists, evalsha) == (0, 1)  # run by hash, not asked about first
+    # a server that lost its scripts (a restart, SCRIPT FLUSH) still counts every hit
+    store.client.script_flush()
+    again = store.recall("staging database port", k=1)[0][0]
+    assert again.access_count == 4
+    assert store.flush_access() == 1
+    assert _doc(store, m.id)["access_count"] == "4"
+    assert store.recall("staging database port", k=1, touch=False)[0][0].access_count == 4

@@ -108,13 +108,13 @@ def test_semantic_widen_off_leaves_the_bare_hnsw_pool(bulk, settings, monkeypatc
     from houkai.recall import engine
 
     calls: list[list[str]] = []
-    real = engine.widen_semantic
+    real = engine.widen_leg
 
     def spy(core, pool, terms, *args):
         calls.append(terms)
         return real(core, pool, terms, *args)
 
-    monkeypatch.setattr(engine, "widen_semantic", spy)
+    monkeypatch.setattr(engine, "widen_leg", spy)
     text = next(iter(ids))
     for widen in (True, False):
         tier = settings.replace(exact_knn_max=0, semantic_widen=widen)

@@ -9,7 +9,7 @@ function here tokenises the question or reads its statistics again.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -127,6 +127,23 @@ def together(client: Any, commands: list[list]) -> list[Any]:
     return list(pipe.execute(raise_on_error=False))
 
 
+@dataclass
+class Leg:
+    """One query of a recall's first round: its ``FT.SEARCH`` and what takes its reply
+    (the reply, or the exception it failed with) into the pool, returning the ids added.
+    The legs depend only on the question, so they share one round trip (:func:`run_legs`)."""
+
+    args: list
+    take: Callable[[Any], list[str]]
+
+
+def run_legs(core: StoreCore, legs: Sequence[Leg]) -> list[list[str]]:
+    """Send *legs* in one pipelined round trip, then let each take its reply, in order
+    (a later leg skips what an earlier one added); returns the ids each added."""
+    replies = together(core.client, [leg.args for leg in legs])
+    return [leg.take(reply) for leg, reply in zip(legs, replies, strict=True)]
+
+
 def knn_args(
     core: StoreCore,
     qvec: np.ndarray,
@@ -195,9 +212,38 @@ def vector_candidates(
     """The *size* memories nearest *qvec* under the filter *where*, cosine from the
     index's distance (*verbatim*: the filter's words match unstemmed), less those
     already in *known*."""
+    pool: Pool = {}
+    run_legs(
+        core,
+        [knn_leg(core, pool, qvec, where, size, batches=batches, verbatim=verbatim, known=known)],
+    )
+    return pool
+
+
+def knn_leg(
+    core: StoreCore,
+    pool: Pool,
+    qvec: np.ndarray,
+    where: str,
+    size: int,
+    *,
+    batches: bool = False,
+    verbatim: bool = False,
+    known: Pool | None = None,
+) -> Leg:
+    """:func:`vector_candidates` as a :class:`Leg` adding to *pool*; its failure is the
+    recall's (the KNN leg is the one a recall cannot do without)."""
     args = knn_args(core, qvec, where, size, batches=batches, verbatim=verbatim)
-    _, hits = parse_search(core.client.execute_command(*args))
-    return knn_pool(core, hits, known)
+
+    def take(reply: Any) -> list[str]:
+        if isinstance(reply, Exception):
+            raise reply
+        _, hits = parse_search(reply)
+        found = knn_pool(core, hits, known)
+        pool.update(found)
+        return list(found)
+
+    return Leg(args, take)
 
 
 def keyword_query(words: list[str], where: str, synonyms: Sequence[str] = ()) -> str:
@@ -232,7 +278,7 @@ def keyword_args(
     verbatim: bool,
     synonyms: Sequence[str] = (),
 ) -> list:
-    """The ``FT.SEARCH`` of :func:`keyword_candidates` (to queue on a pipeline)."""
+    """The keyword candidate ``FT.SEARCH`` (:func:`keyword_query`; to queue on a pipeline)."""
     return search_args(
         index,
         keyword_query(words, where, synonyms),
@@ -271,30 +317,6 @@ def add_keyword_hits(
     return added
 
 
-def keyword_candidates(
-    core: StoreCore,
-    pool: Pool,
-    words: list[str],
-    where: str,
-    limit: int,
-    qvec: np.ndarray | None,
-    *,
-    verbatim: bool = False,
-    rm3: tuple[str, ...] = (),
-    synonyms: Sequence[str] = (),
-) -> list[str]:
-    """Search *words* (and their *synonyms*, weighed less) as one keyword query under
-    the recall's filter *where* and add the memories not yet in *pool* as candidates
-    (cosine to *qvec*); returns their ids. A failing query adds nothing: a lexical
-    bonus is never worth failing the recall."""
-    args = keyword_args(words, where, limit, core.keys.index, verbatim, synonyms)
-    try:
-        _, hits = parse_search(core.client.execute_command(*args))
-    except redis.exceptions.ResponseError:
-        return []
-    return add_keyword_hits(core, pool, hits, qvec, rm3)
-
-
 def keyword_neighbours(
     core: StoreCore,
     pool: Pool,
@@ -313,15 +335,34 @@ def keyword_neighbours(
     so the cosine order is exact there whatever the HNSW graph reaches. RediSearch's
     own keyword ranking is not used: intersected with the recall's filter it kept a
     fact among the first 40 hits for 158 of 400 facts (400 of 400 this way)."""
+    leg = neighbours_leg(core, pool, words, where, limit, qvec, verbatim=verbatim)
+    return run_legs(core, [leg])[0]
+
+
+def neighbours_leg(
+    core: StoreCore,
+    pool: Pool,
+    words: list[str],
+    where: str,
+    limit: int,
+    qvec: np.ndarray,
+    *,
+    verbatim: bool = False,
+) -> Leg:
+    """:func:`keyword_neighbours` as a :class:`Leg` of the first round."""
     clause = lexical_clause(words)
     subset = clause if where == "*" else f"{clause} {where}"
-    try:
-        found = vector_candidates(core, qvec, subset, limit, verbatim=verbatim, known=pool)
-    except redis.exceptions.ResponseError:
-        log.warning("keyword neighbours query failed", exc_info=True)
-        return []
-    pool.update(found)
-    return list(found)
+
+    def take(reply: Any) -> list[str]:
+        if isinstance(reply, Exception):
+            log.warning("keyword neighbours query failed", exc_info=reply)
+            return []
+        _, hits = parse_search(reply)
+        found = knn_pool(core, hits, known=pool)
+        pool.update(found)
+        return list(found)
+
+    return Leg(knn_args(core, qvec, subset, limit, verbatim=verbatim), take)
 
 
 def widen_semantic(
@@ -342,9 +383,24 @@ def widen_semantic(
     matches the cosine order is exact. Twice the pool, as many as the lexical leg
     takes: a fact among siblings that share most of its words ranks past 20. Only
     candidates are added: semantic recall still ranks by cosine alone."""
+    leg = widen_leg(core, pool, terms, stats, where, size, qvec)
+    if leg is not None:
+        run_legs(core, [leg])
+
+
+def widen_leg(
+    core: StoreCore,
+    pool: Pool,
+    terms: list[str],
+    stats: TermStats | None,
+    where: str,
+    size: int,
+    qvec: np.ndarray,
+) -> Leg | None:
+    """:func:`widen_semantic` as a :class:`Leg` of the first round (None: no words)."""
     if not terms or stats is None:
-        return
-    keyword_neighbours(
+        return None
+    return neighbours_leg(
         core, pool, candidate_terms(terms, stats), where, size * 2, qvec,
         verbatim=not stats.stemmed,
     )  # fmt: skip
@@ -381,24 +437,63 @@ def add_lexical(
     (see ``lexstats``), since RediSearch's own drift on updates and deletes.
     *related*: each term's synonyms, searched too and folded into the term's BM25.
     """
-    if not terms:
+    leg = lexical_leg(core, pool, terms, stats, where, size, qvec, related)
+    if leg is None:
         return False
+    run_legs(core, [leg])
+    return score_lexical(core, pool, terms, stats, related)
+
+
+def lexical_leg(
+    core: StoreCore,
+    pool: Pool,
+    terms: list[str],
+    stats: TermStats,
+    where: str,
+    size: int,
+    qvec: np.ndarray | None,
+    related: Mapping[str, Sequence[str]] | None = None,
+) -> Leg | None:
+    """The keyword query of :func:`add_lexical` as a :class:`Leg` of the first round
+    (None: the question has no terms); its BM25 is :func:`score_lexical`'s, once the
+    pool is whole."""
+    if not terms:
+        return None
     # The candidates match the way BM25 below counts: over stems, RediSearch's stem
     # expansion finds what scores; over exact tokens, VERBATIM, since a document
     # found only through a stem ("+serv" for "served") would score nothing for that
     # term, and walking the expansion cost several times the postings the budget
     # counts (ADR 0060).
     searched = candidate_terms(terms, stats, synonyms=synonym_words(terms, related))
-    keyword_candidates(
-        core,
-        pool,
+    args = keyword_args(
         [w for w in searched if w in terms],
         where,
         size * 2,
-        qvec,
-        verbatim=not stats.stemmed,
-        synonyms=[w for w in searched if w not in terms],
+        core.keys.index,
+        not stats.stemmed,
+        [w for w in searched if w not in terms],
     )
+
+    def take(reply: Any) -> list[str]:
+        if isinstance(reply, Exception):
+            return []  # a lexical bonus is never worth failing the recall
+        _, hits = parse_search(reply)
+        return add_keyword_hits(core, pool, hits, qvec)
+
+    return Leg(args, take)
+
+
+def score_lexical(
+    core: StoreCore,
+    pool: Pool,
+    terms: list[str],
+    stats: TermStats,
+    related: Mapping[str, Sequence[str]] | None = None,
+) -> bool:
+    """Every candidate's BM25 of the question's *terms*, normalised over the pool; True
+    if any BM25 > 0."""
+    if not terms:
+        return False
     texts = {mid: c.memory.text for mid, c in pool.items()}
     scores = bm25_scores(terms, texts, core.client, core.keys.lexstats, stats, related=related)
     for mid, cand in pool.items():

@@ -30,11 +30,14 @@ from ..domain import deadline
 from ..domain.model import MAX_RECALL_POOL, HybridWeights, Memory, Reranker
 from .candidates import (
     Candidate,
+    Leg,
     Pool,
-    add_lexical,
+    knn_leg,
+    lexical_leg,
     rescore_lexical,
-    vector_candidates,
-    widen_semantic,
+    run_legs,
+    score_lexical,
+    widen_leg,
 )
 from .core import StoreCore
 from .parsed import read_query
@@ -190,18 +193,27 @@ class Recall:
         add (PRF, RM3, sequence neighbours); BM25 of the late comers."""
         core, q = self.core, ctx.query
         hybrid = ctx.request.mode == "hybrid"
-        pool = (
-            vector_candidates(core, q.vector, ctx.where, ctx.pool_size, batches=ctx.broad)
-            if q.vector is not None
-            else {}
-        )
-        if q.vector is not None and ctx.widen:
-            widen_semantic(core, pool, q.terms, q.stats, ctx.where, ctx.pool_size, q.vector)
-        ctx.lexical_active = False
-        if hybrid and q.stats is not None:
-            ctx.lexical_active = add_lexical(
-                core, pool, q.terms, q.stats, ctx.where, ctx.pool_size, q.vector, q.related
+        pool: Pool = {}
+        # the KNN, its widening over the question's words and the keyword query depend
+        # only on the question: one round trip, taken in that order
+        legs: list[Leg | None] = []
+        if q.vector is not None:
+            legs.append(knn_leg(core, pool, q.vector, ctx.where, ctx.pool_size, batches=ctx.broad))
+            if ctx.widen:
+                legs.append(
+                    widen_leg(core, pool, q.terms, q.stats, ctx.where, ctx.pool_size, q.vector)
+                )
+        lexical = hybrid and q.stats is not None
+        if lexical and q.stats is not None:
+            legs.append(
+                lexical_leg(
+                    core, pool, q.terms, q.stats, ctx.where, ctx.pool_size, q.vector, q.related
+                )
             )
+        run_legs(core, [leg for leg in legs if leg is not None])
+        ctx.lexical_active = False
+        if lexical and q.stats is not None:
+            ctx.lexical_active = score_lexical(core, pool, q.terms, q.stats, q.related)
         steps = pipeline(ctx.active)
         if pool and steps:
             added: list[str] = []
@@ -271,9 +283,7 @@ class Recall:
             if select
             else cands[:k]
         )
-        core.overlay_access([c.memory for c in chosen])
-        if request.touch and chosen:
-            core.touch_many([c.memory for c in chosen], now=clock)
+        core.account_access([c.memory for c in chosen], clock if request.touch else None)
         results: list[Result] = [(c.memory, float(c.score), c.explain) for c in chosen]
         if expand is not None and not expand.rerank and expand.cap > 0:
             results = append_expansion(

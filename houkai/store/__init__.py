@@ -239,6 +239,7 @@ class MemoryStore:
     set_raw_fields = forward("core", CoreStore.set_raw_fields)
     touch_many = forward("core", CoreStore.touch_many)
     overlay_access = forward("core", CoreStore.overlay_access)
+    account_access = forward("core", CoreStore.account_access)
     flush_access = forward("core", CoreStore.flush_access)
     fold_ids = forward("core", CoreStore.fold_ids)
 

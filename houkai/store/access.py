@@ -267,10 +267,67 @@ def overlay(client: redis.Redis, keys: Keys, memories: list[Any]) -> list[Any]:
     if not todo:
         return memories
     pipe = client.pipeline(transaction=False)
+    _queue_overlay(pipe, keys, todo)
+    _apply_overlay(todo, pipe.execute())
+    return memories
+
+
+def account(
+    client: redis.Redis,
+    keys: Keys,
+    script: Any,
+    memories: Sequence[Any],
+    touch_at: float | None,
+) -> None:
+    """:func:`overlay` and, with *touch_at* (the recall's time), :func:`touch` for a
+    recall's results in one round trip: their reads are queued before the counts, so
+    the objects show the counts they had, then take this recall's hit as :func:`touch`
+    gives it. The touches go by ``EVALSHA`` (a pipeline that runs a script asks Redis
+    whether it has it first: a round trip of its own); one the server no longer holds
+    (restarted, flushed) is sent again the usual way."""
+    todo = [m for m in memories if not getattr(m, "_access_overlaid", False)]
+    touched = list(memories) if touch_at is not None else []
+    if not todo and not touched:
+        return
+    pipe = client.pipeline(transaction=False)
+    if todo:
+        _queue_overlay(pipe, keys, todo)
+    for memory in touched:
+        pipe.evalsha(script.sha, 2, keys.memory(memory.id), keys.access, memory.id, repr(touch_at))
+    replies = pipe.execute(raise_on_error=False)
+    unheld = [
+        m
+        for m, reply in zip(touched, replies[len(replies) - len(touched) :], strict=True)
+        if isinstance(reply, redis.exceptions.NoScriptError)
+    ]
+    failed = [
+        r
+        for r in replies
+        if isinstance(r, Exception) and not isinstance(r, redis.exceptions.NoScriptError)
+    ]
+    if failed:
+        raise failed[0]  # as the pipeline would
+    if todo:
+        _apply_overlay(todo, replies[: len(todo) + 1])
+    if unheld:
+        touch(client, keys, script, unheld, touch_at)  # loads the script; counts them
+    again = {id(m) for m in unheld}
+    for memory in touched:
+        if id(memory) not in again:
+            memory.access_count += 1
+            memory.last_accessed = touch_at
+
+
+def _queue_overlay(pipe: Any, keys: Keys, todo: Sequence[Any]) -> None:
+    """Queue the reads :func:`_apply_overlay` takes: the pending counts, then each
+    access document."""
     pipe.hmget(keys.access, [f"{p}:{m.id}" for m in todo for p in ("n", "t")])
     for memory in todo:
         pipe.hmget(keys.access_doc(memory.id), *ACCESS_FIELDS)
-    values, *docs = pipe.execute()
+
+
+def _apply_overlay(todo: Sequence[Any], replies: Sequence[Any]) -> None:
+    values, *docs = replies
     for i, memory in enumerate(todo):
         memory._access_overlaid = True  # a per-object flag
         last, count = docs[i]
@@ -283,7 +340,6 @@ def overlay(client: redis.Redis, keys: Keys, memories: list[Any]) -> list[Any]:
             memory.access_count += int(n)
         if t:
             memory.last_accessed = max(memory.last_accessed, float(t))
-    return memories
 
 
 def fold(client: redis.Redis, keys: Keys, script: Any, ids: Sequence[str]) -> int:

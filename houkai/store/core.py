@@ -14,8 +14,8 @@
   ``set_raw_fields``; reads: ``get``, ``get_many``, ``vectors``, ``exists``, ``count``,
   ``fields_of`` (some fields of many), ``iter_memories`` (index query, streamed),
   ``scan_keys``;
-- access tracking: ``touch_many``, ``overlay_access``, ``flush_access``, ``fold_ids``,
-  ``aggregate_index``;
+- access tracking: ``touch_many``, ``overlay_access``, ``account_access``,
+  ``flush_access``, ``fold_ids``, ``aggregate_index``;
 - journal and counters: ``journal_append``, ``journal_append_many``,
   ``maybe_archive_journal``, ``as_actor``, ``count_call``.
 
@@ -515,6 +515,11 @@ class CoreStore:
     def overlay_access(self, memories: list[Memory]) -> list[Memory]:
         """Give *memories* their true access counts (see :func:`access.overlay`)."""
         return access.overlay(self.client, self.keys, memories)
+
+    def account_access(self, memories: Sequence[Memory], touch_at: float | None) -> None:
+        """A recall's results: their true access counts and, with *touch_at*, this
+        recall's hit of each, in one round trip (see :func:`access.account`)."""
+        access.account(self.client, self.keys, self.scripts.touch, memories, touch_at)
 
     def flush_access(self, batch_size: int = 1000) -> int:
         """Fold pending access counts into the access documents; returns memories updated.

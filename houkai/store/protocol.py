@@ -40,6 +40,7 @@ PRIMITIVES: frozenset[str] = frozenset(
         "from_fields",
         "fields_of",
         "overlay_access",
+        "account_access",
         "set_raw_fields",
         "content_counts_stale",
         "created_slices",
