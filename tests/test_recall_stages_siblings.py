@@ -437,3 +437,21 @@ def test_an_owner_is_read_only_where_a_note_opens_with_a_possessive():
     assert opening_owner("billing-api's database is Aurora.") == "billing-api"
     for text in ("It's on Friday.", "Here's the plan.", "She's in Lisbon.", "The user's plan."):
         assert opening_owner(text) == "", text
+
+
+def test_a_newer_note_that_says_it_is_an_update_may_open_with_another_owner(
+    store: MemoryStore,
+):
+    old, new, *_ = write_dated(
+        store,
+        [
+            ("User's manager is Dana Whitfield; 1:1s on Tuesdays.", 120),
+            ("Ben's the user's manager now; Dana Whitfield moved to Sales.", 30),
+            *((text, 60 + i) for i, text in enumerate(OFFICE)),
+        ],
+    )
+    # "Ben's" is "Ben is", and the note says "now": the update of the user's manager
+    ranked = ranking(store, "Who is my manager?", k=10)
+    ids = [mid for mid, _ in ranked]
+    assert ids[0] == new and old in ids
+    assert dict(ranked)[new]["stages"]["current_group"] == 2

@@ -203,17 +203,17 @@ class Recall:
                 legs.append(
                     widen_leg(core, pool, q.terms, q.stats, ctx.where, ctx.pool_size, q.vector)
                 )
-        lexical = hybrid and q.stats is not None
-        if lexical and q.stats is not None:
+        stats = q.stats if hybrid else None  # the lexical leg's, in hybrid recall
+        if stats is not None:
             legs.append(
                 lexical_leg(
-                    core, pool, q.terms, q.stats, ctx.where, ctx.pool_size, q.vector, q.related
+                    core, pool, q.terms, stats, ctx.where, ctx.pool_size, q.vector, q.related
                 )
             )
         run_legs(core, [leg for leg in legs if leg is not None])
-        ctx.lexical_active = False
-        if lexical and q.stats is not None:
-            ctx.lexical_active = score_lexical(core, pool, q.terms, q.stats, q.related)
+        ctx.lexical_active = stats is not None and score_lexical(
+            core, pool, q.terms, stats, q.related
+        )
         steps = pipeline(ctx.active)
         if pool and steps:
             added: list[str] = []

@@ -66,8 +66,8 @@ def _words(text: str) -> list[str]:
 @dataclass
 class Plan:
     """The expansion's candidate stems, weighted, before their document frequencies
-    are read: :func:`plan` needs no Redis, so :attr:`fields` can be read where the caller
-    keeps them (the ``prf`` stage: the minute-old frequencies of the specificity prior)."""
+    are read: :func:`plan` needs no Redis, so the ``HMGET`` of :attr:`fields` can share
+    a round trip with another query (the ``prf`` stage's KNN, ADR 0084)."""
 
     stems: list[str]
     weight: dict[str, float]

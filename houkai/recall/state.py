@@ -45,7 +45,9 @@ knows which is the newer or whose it is.
   Nor do two that open with different code names, one the question asks and the other an
   identifier it does not ask ("notifier deploys to EKS" beside "shipments-api deploys to
   EKS now, same Argo CD setup as billing", ADR 0098): a service written in lower case is
-  no named thing, yet it is the subject.
+  no named thing, yet it is the subject. Nor, unless the newer says it is an update, do two
+  that open with two owners' facts ("Theo's primary care doctor is …" beside "User's
+  primary care doctor is …", ADR 0103).
 
   The stage also reaches below its top candidates (:data:`PULL_REACH`) for updates
   worded away from the question ("the ledger worker switched its linter to biome" for
@@ -96,7 +98,7 @@ import numpy as np
 
 from ..domain.text import stem_tokens
 from .asking import StateQuery
-from .candidates import previous_turn
+from .candidates import previous_turn, stacked
 from .coverage import coverage
 from .query import states_time
 from .reference import naming, put_first, state_before
@@ -195,10 +197,10 @@ def _groups(
             return False
         if other_subject(i, j) or other_subject(j, i):
             return False
-        if owners[i] and owners[j] and owners[i] != owners[j]:
-            return False  # Theo's doctor is no update of the user's
         newer = i if (ages[i], top[i].memory.id) > (ages[j], top[j].memory.id) else j
         update = updates[newer]
+        if owners[i] and owners[j] and owners[i] != owners[j] and not update:
+            return False  # Theo's doctor is no update of the user's
         both = held[i] & held[j]
         asked = bool(both - named) or (update and bool(both))
         echo = bool(values[i] & values[j]) and (not terms or asked)
@@ -390,7 +392,7 @@ def _later_updates(
     if not old or not new:
         return []
     olds, news = [i for i, _ in old], [c for c, _ in new]
-    cosines = np.stack([v for _, v in new]) @ np.stack([v for _, v in old]).T
+    cosines = stacked([v for _, v in new]) @ stacked([v for _, v in old]).T
     newer = np.array([_when(c, state) for c in news])[:, None] - np.array([ages[i] for i in olds])
     later = newer >= gap if state.accessed else newer > 0  # a read is no write
     fits = (cosines >= shared) & later  # close to and newer than that candidate

@@ -183,7 +183,7 @@ _opening_code_name = PerText(_read_code_name)
 
 
 #: A note that opens with someone's or something's possessive: "Theo's primary care doctor…".
-_OPENING_OWNER = re.compile(r"[\W_]*([A-Za-z][\w-]*)['’]s\b")
+_OPENING_OWNER = re.compile(r"[\W_]*([^\W\d_][\w-]*)['’]s\b")
 
 
 def opening_owner(text: str) -> str:
@@ -199,8 +199,12 @@ def _read_owner(text: str) -> str:
     return "" if owner in STOP or owner in _CONTRACTED else owner
 
 
-#: Words whose "'s" is "is" or "us" ("She's", "Here's", "Let's"), the stop words aside.
-_CONTRACTED = frozenset("he she here let everything nothing something everyone nobody".split())
+#: Words whose "'s" is "is", "has" or "us" ("She's", "Here's", "Let's", "Name's Theo"), or
+#: whose possessive names no one ("Everybody's", "Today's"), the stop words aside.
+_CONTRACTED = frozenset(
+    "he she here let name everything nothing something anything everyone everybody someone "
+    "somebody anyone anybody nobody today tomorrow tonight yesterday".split()
+)
 _opening_owner = PerText(_read_owner)
 
 

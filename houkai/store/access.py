@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import redis
+from redis.cluster import RedisCluster
 
 from ..db.decode import as_text
 from ..db.keys import Keys
@@ -284,7 +285,15 @@ def account(
     the objects show the counts they had, then take this recall's hit as :func:`touch`
     gives it. The touches go by ``EVALSHA`` (a pipeline that runs a script asks Redis
     whether it has it first: a round trip of its own); one the server no longer holds
-    (restarted, flushed) is sent again the usual way."""
+    (restarted, flushed) is sent again the usual way. On a Redis Cluster the two go as
+    before, one after the other."""
+    if isinstance(client, RedisCluster):
+        # a cluster pipeline sends a script as EVAL (ADR 0079): a new master, a promoted
+        # replica or a slot's new owner holds none, so the two calls keep that path
+        overlay(client, keys, list(memories))
+        if touch_at is not None:
+            touch(client, keys, script, memories, touch_at)
+        return
     todo = [m for m in memories if not getattr(m, "_access_overlaid", False)]
     touched = list(memories) if touch_at is not None else []
     if not todo and not touched:

@@ -104,7 +104,7 @@ class _Window:
     started: float
     n_docs: int = 0
     df: dict[str, int] = field(default_factory=dict)
-    fields: dict[str, object] = field(default_factory=dict)  # raw lexstats fields
+    priors: dict[str, tuple[float, float]] = field(default_factory=dict)  # by text
 
 
 class Frequencies:
@@ -114,29 +114,25 @@ class Frequencies:
         self._windows: dict[str, _Window] = {}
         self._lock = threading.Lock()
 
-    def _window(self, stats_key: str) -> tuple[_Window, bool]:
-        """The collection's current window (a new one, True, when the last is too old or
-        too big); the caller holds the lock."""
-        now = time.monotonic()
-        window = self._windows.get(stats_key)
-        if (
-            window is None
-            or now - window.started > FREQUENCIES_TTL
-            or len(window.df) + len(window.fields) > FREQUENCIES_MAX_WORDS
-        ):
-            if len(self._windows) >= FREQUENCIES_MAX_COLLECTIONS:
-                self._windows.clear()
-            window = self._windows[stats_key] = _Window(started=now)
-            return window, True
-        return window, False
-
     def read(
         self, client: redis.Redis, stats_key: str, words: Iterable[str]
     ) -> tuple[Mapping[str, int], int]:
         """``(df by word, number of memories)`` for *words*; one ``HMGET`` for those not
         read in the last :data:`FREQUENCIES_TTL` seconds (none when all were)."""
+        now = time.monotonic()
         with self._lock:
-            window, fresh = self._window(stats_key)
+            window = self._windows.get(stats_key)
+            if (
+                window is None
+                or now - window.started > FREQUENCIES_TTL
+                or len(window.df) + len(window.priors) > FREQUENCIES_MAX_WORDS
+            ):
+                if len(self._windows) >= FREQUENCIES_MAX_COLLECTIONS:
+                    self._windows.clear()
+                window = self._windows[stats_key] = _Window(started=now)
+                fresh = True
+            else:
+                fresh = False
             missing = [w for w in words if w not in window.df]
         if missing or fresh:
             stats = lexstats.term_stats(client, stats_key, missing)
@@ -145,20 +141,29 @@ class Frequencies:
                 window.n_docs = stats.n_docs
         return window.df, window.n_docs
 
-    def read_fields(self, client: redis.Redis, stats_key: str, fields: Sequence[str]) -> list:
-        """The values of the ``lexstats`` hash's *fields* as ``HMGET`` gives them (RM3's
-        ``__N`` and stem frequencies, ADR 0061); one ``HMGET`` for those not read in the
-        last :data:`FREQUENCIES_TTL` seconds, none when all were. RM3 keeps or drops a word
-        by coarse frequency bounds: a count a minute old chooses the same expansion."""
+    def priors(
+        self, client: redis.Redis, stats_key: str, texts: Sequence[str]
+    ) -> list[tuple[float, float]]:
+        """:func:`specificity` of each of *texts*, remembered per text for as long as the
+        frequencies it was counted with: the same memories recur across recalls, and a
+        recall then counts only the texts it has not seen in the window."""
         with self._lock:
-            window, _ = self._window(stats_key)
-            missing = [f for f in dict.fromkeys(fields) if f not in window.fields]
-        if missing:
-            values = client.hmget(stats_key, missing)
+            window = self._windows.get(stats_key)
+            held = window.priors if window is not None else {}
+            known = {t: held[t] for t in texts if t in held}
+        todo = [t for t in dict.fromkeys(texts) if t not in known]
+        if todo:
+            parsed = [words_of(t) for t in todo]
+            df, n_docs = self.read(
+                client, stats_key, {w for p in parsed for part in p for w in part}
+            )
+            counted = dict(zip(todo, specificity(parsed, df, n_docs), strict=True))
+            known.update(counted)
             with self._lock:
-                window.fields.update(zip(missing, values, strict=True))
-        with self._lock:
-            return [window.fields.get(f) for f in fields]
+                window = self._windows.get(stats_key)
+                if window is not None:
+                    window.priors.update(counted)
+        return [known[t] for t in texts]
 
     def forget(self, stats_key: str) -> None:
         """Drop what was read from *stats_key* (its collection was emptied)."""

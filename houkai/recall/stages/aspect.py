@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..candidates import Candidate
+from ..candidates import Candidate, stacked
 from .base import Signals, Stage, StageContext
 
 #: Fewer candidates with a vector than this have no common subject to take out.
@@ -39,11 +39,12 @@ def centred_products(cands: list[Candidate], qvec: np.ndarray, top: int) -> list
     """Each candidate's ``(q − μ)·(m − μ)``, ``μ`` the mean vector of the *top* best
     candidates by cosine, times how much those share (their mean pairwise cosine); 0 for a
     candidate without a vector."""
-    held = [i for i, c in enumerate(cands) if c.vector is not None]
+    pairs = [(i, c.vector) for i, c in enumerate(cands) if c.vector is not None]
+    held = [i for i, _ in pairs]
     out = [0.0] * len(cands)
     if len(held) < FEWEST:
         return out
-    vectors = np.stack([np.asarray(cands[i].vector, dtype=np.float32) for i in held])
+    vectors = stacked([v for _, v in pairs])
     best = np.argsort([-cands[i].cosine for i in held], kind="stable")[:top]
     n = len(best)
     if n < FEWEST:

@@ -10,9 +10,9 @@
   (:mod:`houkai.recall.lexical_feedback`), and ``+ rm3_weight ×`` the share of those
   words a candidate holds.
 
-Both depend only on the first round. The expansion words' frequencies come from the
-minute-old reads the specificity prior keeps (:data:`~houkai.store.specificity.FREQUENCIES`):
-RM3 keeps a word by coarse bounds, and a recall then asks Redis only the expansion query.
+Both depend only on the first round, so what they ask Redis goes together: the ``HMGET``
+of the expansion words' frequencies (with ``prf_round``, the KNN too) in one pipelined
+round trip, then the expansion query.
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import redis
 
 from ...store.codec import finite_cosine
 from ...store.search import parse_search
-from ...store.specificity import FREQUENCIES
 from .. import lexical_feedback
 from ..candidates import (
     Candidate,
@@ -31,7 +30,9 @@ from ..candidates import (
     keyword_args,
     knn_args,
     knn_pool,
+    stacked,
     synonym_words,
+    together,
 )
 from .base import Signals, Stage, StageContext, provisional
 
@@ -56,7 +57,7 @@ def score_feedback(pool: Pool, feedback: np.ndarray) -> None:
     """Every candidate's cosine to the feedback vector (``prf``), one matrix product."""
     held = [(c, c.vector) for c in pool.values() if c.vector is not None]
     if held:
-        values = np.stack([v for _, v in held]) @ feedback
+        values = stacked([v for _, v in held]) @ feedback
         for (cand, _), value in zip(held, values, strict=True):
             cand.prf = float(value)
 
@@ -104,25 +105,32 @@ def rm3_plan(ctx: StageContext, pool: Pool) -> lexical_feedback.Plan | None:
 def second_round(
     ctx: StageContext, pool: Pool
 ) -> tuple[list[str], lexical_feedback.Expansion | None]:
-    """What the first round implies: the feedback vector (with ``prf_round``, its KNN) and
-    RM3's expansion words, then RM3's expansion query; returns the new ids (the KNN's
+    """What the first round implies: the feedback vector and RM3's expansion words. Their
+    Redis reads share one pipelined round trip (RM3's frequencies; the Rocchio KNN with
+    ``prf_round``), then RM3's expansion query runs; returns the new ids (the KNN's
     first) and the expansion."""
     core, qvec = ctx.core, ctx.query.vector
     feedback = feedback_vector(ctx, pool, qvec) if qvec is not None else None
     rm3 = rm3_plan(ctx, pool) if ctx.lexical_active else None
+    knn = feedback is not None and ctx.params.prf_round
+    commands = []
+    if knn and feedback is not None:
+        commands.append(knn_args(core, feedback, ctx.where, ctx.pool_size, batches=ctx.broad))
+    if rm3 is not None:
+        commands.append(["HMGET", core.keys.lexstats, *rm3.fields])
+    replies = together(core.client, commands) if commands else []
+    for reply in replies:
+        if isinstance(reply, Exception):
+            raise reply  # as the first round's own queries would
     added: list[str] = []
-    if feedback is not None and ctx.params.prf_round and qvec is not None:
-        args = knn_args(core, feedback, ctx.where, ctx.pool_size, batches=ctx.broad)
-        _, hits = parse_search(core.client.execute_command(*args))
+    if knn and qvec is not None:
+        _, hits = parse_search(replies.pop(0))
         added += add_feedback(pool, knn_pool(core, hits, known=pool), qvec)
     if feedback is not None:
         score_feedback(pool, feedback)
     if rm3 is None:
         return added, None
-    # the expansion words' frequencies, as read in the last minute (ADR 0103)
-    exp = lexical_feedback.choose(
-        rm3, FREQUENCIES.read_fields(core.client, core.keys.lexstats, rm3.fields)
-    )
+    exp = lexical_feedback.choose(rm3, replies.pop(0))
     if not exp.terms:
         return added, None
     args = keyword_args(exp.terms, ctx.where, ctx.params.rm3_limit, core.keys.index, False)

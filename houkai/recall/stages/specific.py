@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from ...store.specificity import FREQUENCIES, specificity, words_of
+from ...store.specificity import FREQUENCIES
 from ..candidates import Candidate
 from ..core import StoreCore
 from .base import Stage, StageContext, note
@@ -31,12 +31,8 @@ def specificity_prior(
         bar = sorted((c.score for c in cands), reverse=True)[depth - 1]
         most = 1.0 + names + rare
         cands = [c for c in cands if c.score > 0 and c.score * most >= bar]
-    parsed = [words_of(c.memory.text) for c in cands]
-    words = sorted({w for pair in parsed for part in pair for w in part})
-    if not words:
-        return
-    df, n_docs = FREQUENCIES.read(core.client, core.keys.lexstats, words)
-    for c, (named, rarer) in zip(cands, specificity(parsed, df, n_docs), strict=True):
+    priors = FREQUENCIES.priors(core.client, core.keys.lexstats, [c.memory.text for c in cands])
+    for c, (named, rarer) in zip(cands, priors, strict=True):
         boost = max(c.score, 0.0) * (names * named + rare * rarer)
         if boost <= 0 or not math.isfinite(boost):
             continue
