@@ -26,8 +26,10 @@ import pytest
 
 from houkai.domain.config import SEED_ENV  # resolves nothing at import
 
-#: The variables a test run may set for itself (all others named HOUKAI_* are the user's).
-TEST_VARIABLES = ("HOUKAI_TEST_REDIS_URL", "HOUKAI_TEST_MODEL_CACHE_DIR", "HOUKAI_TEST_REDIS")
+#: The variables a test run may set for itself (``HOUKAI_TEST_REDIS_URL``,
+#: ``HOUKAI_TEST_MODEL_CACHE_DIR``, ``HOUKAI_TEST_REDIS``, ``HOUKAI_TEST_RESTARTS``, …); all
+#: others named HOUKAI_* are the user's.
+TEST_PREFIX = "HOUKAI_TEST_"
 #: Not HOUKAI_*, but read as settings all the same.
 FOREIGN_SETTINGS = ("REDIS_URL", *SEED_ENV)
 
@@ -37,7 +39,7 @@ def _isolate_from_the_user() -> str:
     default data directory into a fresh temporary home; returns that home. Runs at
     import, before houkai resolves anything (children inherit the same environment)."""
     for key in list(os.environ):
-        mine = key.startswith("HOUKAI_") and key not in TEST_VARIABLES
+        mine = key.startswith("HOUKAI_") and not key.startswith(TEST_PREFIX)
         if mine or key in FOREIGN_SETTINGS:
             del os.environ[key]
     home = tempfile.mkdtemp(prefix="houkai-test-home-")

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from _childenv import child_env
-from conftest import TEST_HOME, TEST_VARIABLES
+from conftest import TEST_HOME, TEST_PREFIX
 
 from houkai.domain.config import Settings, _default_data_dir, config_path
 
@@ -34,8 +34,9 @@ def test_the_session_settings_are_the_suites_own(settings: Settings) -> None:
     for path in (config_path(), Path(_default_data_dir())):
         assert str(path).startswith(TEST_HOME), path
     assert not config_path().exists()
-    allowed = {*TEST_VARIABLES, "HOUKAI_CONFIG", "HOUKAI_MODEL_CACHE_DIR"}
-    assert {k for k in os.environ if k.startswith("HOUKAI_")} <= allowed
+    allowed = {"HOUKAI_CONFIG", "HOUKAI_MODEL_CACHE_DIR"}
+    left = {k for k in os.environ if k.startswith("HOUKAI_") and not k.startswith(TEST_PREFIX)}
+    assert left <= allowed
     assert os.environ["HOUKAI_MODEL_CACHE_DIR"] == settings.model_cache_dir
     assert "REDIS_URL" not in child_env() and "AI_HOUKAI_PATH" not in child_env()
 
