@@ -37,6 +37,8 @@ def test_the_session_settings_are_the_suites_own(settings: Settings) -> None:
     allowed = {"HOUKAI_CONFIG", "HOUKAI_MODEL_CACHE_DIR"}
     left = {k for k in os.environ if k.startswith("HOUKAI_") and not k.startswith(TEST_PREFIX)}
     assert left <= allowed
+    # the test run's own variables can never be read as a setting
+    assert not [f.name for f in dataclasses.fields(Settings) if f.name.startswith("test_")]
     assert os.environ["HOUKAI_MODEL_CACHE_DIR"] == settings.model_cache_dir
     assert "REDIS_URL" not in child_env() and "AI_HOUKAI_PATH" not in child_env()
 

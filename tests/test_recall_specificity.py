@@ -115,6 +115,37 @@ def test_frequencies_are_reused_for_a_minute_and_forgotten_by_nuke(store: Memory
     assert (fresh["zorbel"], n_docs) == (0, 0)  # the emptied collection is read afresh
 
 
+def test_each_texts_counts_live_as_long_as_the_frequencies_they_were_counted_with(
+    store: MemoryStore, monkeypatch
+):
+    from houkai.store import specificity
+    from houkai.store.specificity import Frequencies
+
+    clock = [1000.0]
+    monkeypatch.setattr(specificity.time, "monotonic", lambda: clock[0])
+    text = "Met Theo about the Zephyr rollout plan"
+    store.remember_many([text, "Okapi stayed home", "Lunch was late"])
+    frequencies, key = Frequencies(), store.keys.lexstats
+    first = frequencies.priors(store.client, key, [text])
+    assert first[0][1] > 0  # "zephyr", "rollout": rare words in a small collection
+    # five more memories make its words common; within the minute the counts stand
+    store.remember_many([f"Zephyr rollout plan, step {i}" for i in range(5)])
+    assert frequencies.priors(store.client, key, [text]) == first
+    # a minute on, the texts met before are counted again, with the new frequencies
+    clock[0] += specificity.FREQUENCIES_TTL + 1
+    later = frequencies.priors(store.client, key, [text])
+    assert later[0][1] < first[0][1]
+    assert later == specificity.specificity(
+        [words_of(text)], *Frequencies().read(store.client, key, words_of(text)[1])
+    )
+    # what a window counted is never kept by the next one, nor after forget()
+    frequencies.forget(key)
+    assert frequencies.priors(store.client, key, [text]) == later
+    long_text = "Zephyr " + "words " * 500
+    frequencies.priors(store.client, key, [long_text])
+    assert long_text not in frequencies._windows[key].priors  # as long as a stem cache entry
+
+
 def test_hybrid_scores_stay_in_zero_to_one_with_the_prior_and_keep_their_order(
     chat: MemoryStore,
 ):

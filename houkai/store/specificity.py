@@ -35,6 +35,7 @@ import redis
 from ..domain.text import (
     ANY_STOP_WORDS,
     CALENDAR_WORDS,
+    STEM_CACHE_CHARS,
     PerText,
     tokenize,
     without_date_stamp,
@@ -108,61 +109,82 @@ class _Window:
 
 
 class Frequencies:
-    """Document frequencies recently read from a collection's ``lexstats`` hash."""
+    """Document frequencies recently read from a collection's ``lexstats`` hash, and the
+    specificity counted with them."""
 
     def __init__(self) -> None:
         self._windows: dict[str, _Window] = {}
         self._lock = threading.Lock()
+
+    def _window(self, stats_key: str) -> tuple[_Window, bool]:
+        """The collection's live window, or a new one (True); the caller holds the lock.
+        A window lives :data:`FREQUENCIES_TTL` seconds and up to
+        :data:`FREQUENCIES_MAX_WORDS` words and texts."""
+        now = time.monotonic()
+        window = self._windows.get(stats_key)
+        if (
+            window is not None
+            and now - window.started <= FREQUENCIES_TTL
+            and len(window.df) + len(window.priors) <= FREQUENCIES_MAX_WORDS
+        ):
+            return window, False
+        if len(self._windows) >= FREQUENCIES_MAX_COLLECTIONS:
+            self._windows.clear()
+        window = self._windows[stats_key] = _Window(started=now)
+        return window, True
+
+    def _fill(
+        self,
+        client: redis.Redis,
+        stats_key: str,
+        window: _Window,
+        fresh: bool,
+        words: Iterable[str],
+    ) -> None:
+        """Read into *window* the frequencies of *words* it lacks (one ``HMGET``; for a
+        *fresh* window also the number of memories, which then holds for the window)."""
+        with self._lock:
+            missing = [w for w in words if w not in window.df]
+        if missing or fresh:
+            stats = lexstats.term_stats(client, stats_key, missing)
+            with self._lock:
+                window.df.update(stats.df)
+                if fresh:
+                    window.n_docs = stats.n_docs
 
     def read(
         self, client: redis.Redis, stats_key: str, words: Iterable[str]
     ) -> tuple[Mapping[str, int], int]:
         """``(df by word, number of memories)`` for *words*; one ``HMGET`` for those not
         read in the last :data:`FREQUENCIES_TTL` seconds (none when all were)."""
-        now = time.monotonic()
         with self._lock:
-            window = self._windows.get(stats_key)
-            if (
-                window is None
-                or now - window.started > FREQUENCIES_TTL
-                or len(window.df) + len(window.priors) > FREQUENCIES_MAX_WORDS
-            ):
-                if len(self._windows) >= FREQUENCIES_MAX_COLLECTIONS:
-                    self._windows.clear()
-                window = self._windows[stats_key] = _Window(started=now)
-                fresh = True
-            else:
-                fresh = False
-            missing = [w for w in words if w not in window.df]
-        if missing or fresh:
-            stats = lexstats.term_stats(client, stats_key, missing)
-            with self._lock:
-                window.df.update(stats.df)
-                window.n_docs = stats.n_docs
+            window, fresh = self._window(stats_key)
+        self._fill(client, stats_key, window, fresh, words)
         return window.df, window.n_docs
 
     def priors(
         self, client: redis.Redis, stats_key: str, texts: Sequence[str]
     ) -> list[tuple[float, float]]:
-        """:func:`specificity` of each of *texts*, remembered per text for as long as the
-        frequencies it was counted with: the same memories recur across recalls, and a
-        recall then counts only the texts it has not seen in the window."""
+        """:func:`specificity` of each of *texts*, remembered per text (up to
+        ``STEM_CACHE_CHARS``) with the frequencies it was counted with and as long as they
+        live: the same memories recur across recalls, and a recall then counts only the
+        texts it has not met in the window."""
         with self._lock:
-            window = self._windows.get(stats_key)
-            held = window.priors if window is not None else {}
-            known = {t: held[t] for t in texts if t in held}
+            window, fresh = self._window(stats_key)
+            known = {t: window.priors[t] for t in texts if t in window.priors}
         todo = [t for t in dict.fromkeys(texts) if t not in known]
         if todo:
             parsed = [words_of(t) for t in todo]
-            df, n_docs = self.read(
-                client, stats_key, {w for p in parsed for part in p for w in part}
-            )
-            counted = dict(zip(todo, specificity(parsed, df, n_docs), strict=True))
+            words = {w for pair in parsed for part in pair for w in part}
+            if words or fresh:
+                self._fill(client, stats_key, window, fresh, words)
+            counted = dict(zip(todo, specificity(parsed, window.df, window.n_docs), strict=True))
             known.update(counted)
             with self._lock:
-                window = self._windows.get(stats_key)
-                if window is not None:
-                    window.priors.update(counted)
+                if self._windows.get(stats_key) is window:  # not replaced nor forgotten meanwhile
+                    window.priors.update(
+                        (t, v) for t, v in counted.items() if len(t) <= STEM_CACHE_CHARS
+                    )
         return [known[t] for t in texts]
 
     def forget(self, stats_key: str) -> None:
