@@ -49,6 +49,24 @@ def chat(store: MemoryStore) -> MemoryStore:
     return store
 
 
+def test_a_command_written_as_code_counts_as_a_rare_name(store: MemoryStore):
+    from houkai.store.specificity import CODE_MARK, FREQUENCIES
+
+    howto = "Run `make test-shipments` first; it needs `docker compose up -d postgres`. Use `5`."
+    names, words = words_of(howto)
+    assert {n for n in names if n.startswith(CODE_MARK)} == {
+        "`make test-shipments",
+        "`docker compose up -d postgres",
+    }  # "`5`" is a number
+    assert shares([(names, words)], {}, n_docs=100)[0][0] == pytest.approx(2 / 3)
+    # a span is rare by construction: no frequency is asked for it, whatever the collection
+    store.remember_many([howto, "shipments-api listens on port 8000 locally"])
+    (named, _), (plain_named, _) = FREQUENCIES.priors(
+        store.client, store.keys.lexstats, [howto, "shipments-api listens on port 8000 locally"]
+    )
+    assert named == pytest.approx(2 / 3) and plain_named == 0.0
+
+
 def test_the_specific_memory_gains_in_proportion_to_its_score(chat: MemoryStore):
     hits = chat.recall("Which books has Tim read?", k=5, mode="hybrid", explain=True)
     by_text = {m.text: (score, e) for m, score, e in hits}

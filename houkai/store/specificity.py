@@ -56,10 +56,17 @@ FREQUENCIES_MAX_COLLECTIONS = 256
 
 # A capitalised word that does not open the text or a sentence (nor follow "Name: ").
 _INNER_CAPITALISED = re.compile(r"(?<![.!?:]\s)(?<![.!?:])\b([A-Z][a-z]+)")
+#: Text written as code: "`make test-billing`", "`notifications.v1`".
+_CODE_SPAN = re.compile(r"`([^`\n]*)`")
+#: What marks a code span among the names (no word starts with it).
+CODE_MARK = "`"
 
 
 def words_of(text: str) -> tuple[frozenset[str], frozenset[str]]:
-    """The candidate names and the content words of *text*, lower-cased.
+    """The candidate names and the content words of *text*, lower-cased. Each code span
+    counts as a name, marked with :data:`CODE_MARK` and rare by construction: a command or
+    an identifier written as code ("Run `make test-shipments`") says something as
+    concrete as a rare name does, and an agent's how-to notes name few people (ADR 0103).
 
     Remembered per text up to ``STEM_CACHE_CHARS``, as its stems are: the same memories
     recur across recalls."""
@@ -78,7 +85,12 @@ def _words_of(text: str) -> tuple[frozenset[str], frozenset[str]]:
         and (word := match.group(1).lower()) not in CALENDAR_WORDS
         and word not in ANY_STOP_WORDS
     )
-    return names, words
+    code = frozenset(
+        CODE_MARK + span.strip().lower()
+        for span in _CODE_SPAN.findall(body)
+        if any(ch.isalpha() for ch in span)  # "`5`" is a number, not a command
+    )
+    return names | code, words
 
 
 _words_of_per_text = PerText(_words_of)
@@ -90,7 +102,7 @@ def specificity(
     n_docs: int,
 ) -> list[tuple[float, float]]:
     """``(names, rare words)`` in [0, 1] for each of *parsed* (from :func:`words_of`),
-    given the document frequency of every word in *df* (absent: 0)."""
+    given the document frequency of every word in *df* (absent: 0, as for a code span)."""
     common = max(float(RARE_DF), NAME_SHARE * n_docs)
     out = []
     for names, words in parsed:
@@ -175,7 +187,7 @@ class Frequencies:
         todo = [t for t in dict.fromkeys(texts) if t not in known]
         if todo:
             parsed = [words_of(t) for t in todo]
-            words = {w for pair in parsed for part in pair for w in part}
+            words = {w for pair in parsed for part in pair for w in part if w[:1] != CODE_MARK}
             if words or fresh:
                 self._fill(client, stats_key, window, fresh, words)
             counted = dict(zip(todo, specificity(parsed, window.df, window.n_docs), strict=True))
