@@ -31,6 +31,28 @@ def test_states_time_ignores_a_leading_date_stamp() -> None:
     assert states_time("[8 May 2023] Evan: I lost my job two weeks ago.")
 
 
+def test_states_time_reads_the_dates_and_times_of_an_agents_notes() -> None:
+    """An agent writes a day of a month, a clock time or a weekday, not "last week"."""
+    for text in (
+        "Tom was born on 2 November; send a card a week ahead.",
+        "Osprey launch moved to January 12.",
+        "Renewal moved to Sept 15, procurement asked for time.",
+        "Cobalt signed Oct 20th, three weeks late.",
+        "Move my daily summary to 9:00, I do the school drop-off now.",
+        "Product review is Thursdays at 1pm now, in person.",
+        "Oakhurst biweekly call: Mondays 10am PT.",
+        "Lunch with Priya at noon.",
+    ):
+        assert states_time(text), text
+    for text in (
+        "The vet put Biscuit on i/d Low Fat, 3/4 cup twice a day.",
+        "Weekly 1:1 with Amara, bring the roadmap.",
+        "The meeting may run long, 5 may join late.",
+        "Pemberton runs on Postgres 16 with 3 replicas.",
+    ):
+        assert not states_time(text), text
+
+
 def _cand(mid: str, text: str, score: float, previous: str | None = None) -> Candidate:
     links = [Link(to=previous, rel="follows")] if previous else []
     c = Candidate(memory=Memory(id=mid, text=text, links=links), score=score)

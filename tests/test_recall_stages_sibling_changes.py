@@ -95,13 +95,13 @@ def test_a_when_question_gets_the_newest_date_not_a_newer_note_without_one(
 def test_an_update_keeps_its_place_when_its_date_is_one_not_read_as_a_time(
     store: MemoryStore,
 ) -> None:
-    """ "Sept 15" is no time `states_time` reads, but the note says it moved: it stays the
-    update for a question that asks when."""
+    """ "mid-September" is no time `states_time` reads, but the note says it moved: it
+    stays the update for a question that asks when."""
     old, moved, *_ = write_dated(
         store,
         [
             ("Corvid & Vane Outfitters renews on March 3, 2026.", 180),
-            ("Corvid & Vane renewal moved to Sept 15, procurement asked for time.", 20),
+            ("Corvid & Vane renewal moved to mid-September, procurement asked for time.", 20),
             ("Corvid & Vane Outfitters is on the Growth plan.", 182),
             *((text, 90 + i) for i, text in enumerate(OFFICE)),
         ],

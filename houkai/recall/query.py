@@ -307,6 +307,19 @@ _STATES_TIME = re.compile(
     re.I,
 )
 
+# What an agent's notes say when with: a day of a month ("2 November", "Oct 20th", "Sept
+# 15"), a clock time ("9:15", "10am", "2 pm ET") or a weekday ("Thursdays at 1pm", "on
+# Monday"). A bare "3/4" is a fraction, not a date; "1:1" is a meeting, not a time; "5 may
+# join" is no day of May.
+_STATES_DATE_OR_CLOCK = re.compile(
+    rf"\b(?:(?:{_MONTH_RE}|sept)\.? \d{{1,2}}(?:st|nd|rd|th)?\b|"
+    rf"\d{{1,2}}(?:st|nd|rd|th)? (?:of )?(?:{_MONTH_RE}|sept)\b(?<!may)|"
+    r"\d{1,2}(?:st|nd|rd|th)? (?:of )?may\b(?! [a-z])|"
+    r"\d{1,2}:\d\d\b|\d{1,2}(?::\d\d)? ?(?:am|pm)\b|noon\b|midnight\b|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b)",
+    re.I,
+)
+
 
 def asks_when(text: str) -> bool:
     """Does the question open by asking when ("When is …", "What date …", "How long ago
@@ -316,12 +329,14 @@ def asks_when(text: str) -> bool:
 
 
 def states_time(text: str) -> bool:
-    """Does the memory say when something happened ("last week", "in May", "2022")?
+    """Does the memory say when something happened or happens ("last week", "in May",
+    "2022", "2 November", "Thursdays at 1pm")?
 
     A leading ``[8 May 2023]`` stamp (what a dated log import writes) does not
     count: every such memory carries one, so it tells nothing about the answer.
     """
-    return bool(_STATES_TIME.search(without_date_stamp(text)))
+    text = without_date_stamp(text)
+    return bool(_STATES_TIME.search(text) or _STATES_DATE_OR_CLOCK.search(text))
 
 
 def time_proximity(created_at: float, window: tuple[float, float], scale: float) -> float:

@@ -321,7 +321,7 @@ def _members_and_update(
                 return True
         if when and not updates[at] and _timeless_among_times(top, members, at):
             # "SLA tier: Priority, thrown into the renewal" beside two dates; one that says
-            # it is an update keeps its place ("Renewal moved to Sept 15": a date in words
+            # it is an update keeps its place ("Renewal moved to mid-September": a date in words
             # `states_time` does not read)
             return False
         # its word of change counts for the members holding a question word it lacks only
