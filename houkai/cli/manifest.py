@@ -55,6 +55,7 @@ COMMANDS: dict[str, Entry] = {
     "bench": Entry(
         modules=(
             "bench_cmds",
+            "bench_compare",
             "bench_contention",
             "bench_dashboard",
             "bench_findable",
