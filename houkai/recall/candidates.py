@@ -480,12 +480,25 @@ def lexical_leg(
         not stats.stemmed,
         [w for w in searched if w not in terms],
     )
+    return keyword_leg(core, pool, args, qvec)
+
+
+def keyword_leg(
+    core: StoreCore,
+    pool: Pool,
+    args: list,
+    qvec: np.ndarray | None,
+    rm3: tuple[str, ...] = (),
+) -> Leg:
+    """A keyword ``FT.SEARCH`` (*args*, from :func:`keyword_args`) as a :class:`Leg`: its
+    hits not yet in *pool* join it (:func:`add_keyword_hits`). A failed query adds
+    nothing: a lexical bonus is never worth failing the recall."""
 
     def take(reply: Any) -> list[str]:
         if isinstance(reply, Exception):
-            return []  # a lexical bonus is never worth failing the recall
+            return []
         _, hits = parse_search(reply)
-        return add_keyword_hits(core, pool, hits, qvec)
+        return add_keyword_hits(core, pool, hits, qvec, rm3)
 
     return Leg(args, take)
 

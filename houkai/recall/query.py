@@ -296,27 +296,23 @@ def parse_query(text: str, now: float) -> QueryParse:
     return parse
 
 
+# How a memory says when: a relative time ("last week", "two days ago"), a month after
+# "in" or "since", a year; and as agents' notes write it (ADR 0104), a day of a month ("2
+# November", "Oct 20th", "Sept 15"), a clock time ("9:15", "10am", "2 pm") or a weekday
+# ("Thursdays at 1pm", "last Monday"). A bare "3/4" is a fraction, not a date; "1:1" is a
+# meeting, not a time; "5 may join" is no day of May.
 _STATES_TIME = re.compile(
     r"\b(yesterday|today|tonight|tomorrow|recently|lately|the other day|"
-    r"last (?:week|month|year|night|weekend|time|summer|winter|spring|fall|autumn|"
-    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday)|"
+    r"last (?:week|month|year|night|weekend|time|summer|winter|spring|fall|autumn)|"
     r"(?:\d+|a|an|one|two|three|four|five|six|few|couple of) (?:days?|weeks?|months?|years?) ago|"
     r"next (?:week|month|year|weekend)|this (?:week|month|weekend|year|morning)|"
     rf"(?:in|since|last) (?:{_MONTH_RE})|(?:19|20)\d\d|"
-    r"just (?:got|finished|started|had|went|did|made))\b",
-    re.I,
-)
-
-# What an agent's notes say when with: a day of a month ("2 November", "Oct 20th", "Sept
-# 15"), a clock time ("9:15", "10am", "2 pm ET") or a weekday ("Thursdays at 1pm", "on
-# Monday"). A bare "3/4" is a fraction, not a date; "1:1" is a meeting, not a time; "5 may
-# join" is no day of May.
-_STATES_DATE_OR_CLOCK = re.compile(
-    rf"\b(?:(?:{_MONTH_RE}|sept)\.? \d{{1,2}}(?:st|nd|rd|th)?\b|"
-    rf"\d{{1,2}}(?:st|nd|rd|th)? (?:of )?(?:{_MONTH_RE}|sept)\b(?<!may)|"
-    r"\d{1,2}(?:st|nd|rd|th)? (?:of )?may\b(?! [a-z])|"
-    r"\d{1,2}:\d\d\b|\d{1,2}(?::\d\d)? ?(?:am|pm)\b|noon\b|midnight\b|"
-    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b)",
+    r"just (?:got|finished|started|had|went|did|made)|"
+    rf"(?:{_MONTH_RE}|sept)\.? \d{{1,2}}(?:st|nd|rd|th)?|"
+    rf"\d{{1,2}}(?:st|nd|rd|th)? (?:of )?(?:{_MONTH_RE}|sept)(?<!may)|"
+    r"\d{1,2}(?:st|nd|rd|th)? (?:of )?may(?! [a-z])|"
+    r"\d{1,2}:\d\d|\d{1,2}(?::\d\d)? ?(?:am|pm)|noon|midnight|"
+    r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?)\b",
     re.I,
 )
 
@@ -335,8 +331,7 @@ def states_time(text: str) -> bool:
     A leading ``[8 May 2023]`` stamp (what a dated log import writes) does not
     count: every such memory carries one, so it tells nothing about the answer.
     """
-    text = without_date_stamp(text)
-    return bool(_STATES_TIME.search(text) or _STATES_DATE_OR_CLOCK.search(text))
+    return bool(_STATES_TIME.search(without_date_stamp(text)))
 
 
 def time_proximity(created_at: float, window: tuple[float, float], scale: float) -> float:

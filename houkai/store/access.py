@@ -255,16 +255,26 @@ def touch(
             client=pipe,
         )
     pipe.execute()
+    _count_hit(memories, stamp)
+
+
+def _count_hit(memories: Sequence[Any], stamp: float) -> None:
+    """The objects in hand take the hit :func:`touch` counted: one more access, at *stamp*."""
     for memory in memories:
         memory.access_count += 1
         memory.last_accessed = stamp
+
+
+def _not_overlaid(memories: Sequence[Any]) -> list[Any]:
+    """Those of *memories* :func:`overlay` has not given their true counts yet."""
+    return [m for m in memories if not getattr(m, "_access_overlaid", False)]
 
 
 def overlay(client: redis.Redis, keys: Keys, memories: list[Any]) -> list[Any]:
     """Give *memories* their true access counts: the access document's (the memory hash's
     own are only the values it was written with) plus recalls not yet folded. One round
     trip; a memory already overlaid is skipped."""
-    todo = [m for m in memories if not getattr(m, "_access_overlaid", False)]
+    todo = _not_overlaid(memories)
     if not todo:
         return memories
     pipe = client.pipeline(transaction=False)
@@ -294,7 +304,7 @@ def account(
         if touch_at is not None:
             touch(client, keys, script, memories, touch_at)
         return
-    todo = [m for m in memories if not getattr(m, "_access_overlaid", False)]
+    todo = _not_overlaid(memories)
     touched = list(memories) if touch_at is not None else []
     if not todo and not touched:
         return
@@ -320,11 +330,9 @@ def account(
         _apply_overlay(todo, replies[: len(todo) + 1])
     if unheld:
         touch(client, keys, script, unheld, touch_at)  # loads the script; counts them
-    again = {id(m) for m in unheld}
-    for memory in touched:
-        if id(memory) not in again:
-            memory.access_count += 1
-            memory.last_accessed = touch_at
+    if touch_at is not None:
+        again = {id(m) for m in unheld}
+        _count_hit([m for m in touched if id(m) not in again], touch_at)
 
 
 def _queue_overlay(pipe: Any, keys: Keys, todo: Sequence[Any]) -> None:

@@ -188,8 +188,7 @@ class Frequencies:
         if todo:
             parsed = [words_of(t) for t in todo]
             words = {w for pair in parsed for part in pair for w in part if w[:1] != CODE_MARK}
-            if words or fresh:
-                self._fill(client, stats_key, window, fresh, words)
+            self._fill(client, stats_key, window, fresh, words)  # no HMGET when none is new
             counted = dict(zip(todo, specificity(parsed, window.df, window.n_docs), strict=True))
             known.update(counted)
             with self._lock:

@@ -18,7 +18,6 @@ round trip, then the expansion query.
 from __future__ import annotations
 
 import numpy as np
-import redis
 
 from ...store.codec import finite_cosine
 from ...store.search import parse_search
@@ -26,10 +25,11 @@ from .. import lexical_feedback
 from ..candidates import (
     Candidate,
     Pool,
-    add_keyword_hits,
     keyword_args,
+    keyword_leg,
     knn_args,
     knn_pool,
+    run_legs,
     stacked,
     synonym_words,
     together,
@@ -134,12 +134,8 @@ def second_round(
     if not exp.terms:
         return added, None
     args = keyword_args(exp.terms, ctx.where, ctx.params.rm3_limit, core.keys.index, False)
-    try:
-        _, hits = parse_search(core.client.execute_command(*args))
-    except redis.exceptions.ResponseError:
-        return added, exp  # a lexical bonus is never worth failing the recall
-    added += add_keyword_hits(core, pool, hits, qvec, rm3=tuple(exp.terms))
-    return added, exp
+    (found,) = run_legs(core, [keyword_leg(core, pool, args, qvec, rm3=tuple(exp.terms))])
+    return added + found, exp
 
 
 class PrfStage(Stage):
