@@ -34,6 +34,7 @@ from ..domain.config import Settings
 from ..domain.model import Memory, content_hash
 from ..engines.embeddings import backend_label
 from ..store.search import knn_query, search
+from ..store.updates import link_updates
 from . import findable_rest
 from .recall import machine_facts, percentiles, read_vectors, wait_indexed
 from .recall_corpus import EPOCH, corpus_vectors, generate
@@ -83,7 +84,7 @@ def load(store: Any, corpus: clustered.Corpus, seed: int, progress: Progress) ->
     marker = store.keys.bench
     signature = (
         f"findable {corpus.name} n={len(memories)} seed={seed} "
-        f"model={backend_label(store.embedder)}"
+        f"model={backend_label(store.embedder)} updates"  # with update links (ADR 0105)
     )
     kept = store.client.get(marker)
     if kept is not None and kept.decode() == signature and store.count() == len(memories):
@@ -105,6 +106,7 @@ def load(store: Any, corpus: clustered.Corpus, seed: int, progress: Progress) ->
         for memory in chunk:
             memory.collection = store.collection_name
         store.write(chunk, vectors[start : start + 1000])
+        link_updates(store.core, chunk)  # as remember_many writes them
     wait_indexed(store.client, store.keys.index, len(memories))
     store.client.set(marker, signature)
     return [m.id for m in memories]

@@ -45,6 +45,7 @@ from ..domain.model import ValidationError
 from ..engines.embeddings import QueryCache, backend_label
 from ..store import codec
 from ..store.search import iter_keys, search
+from ..store.updates import link_updates
 from .recall_corpus import Query, corpus_vectors, generate, queries
 from .recall_result import (
     LatencyStats,
@@ -97,7 +98,8 @@ def load_corpus(
     A collection left by an earlier ``--keep`` run with the same corpus is reused as is.
     """
     encoder = encoder or store.embedder
-    signature = f"recall-corpus n={n} seed={seed} model={backend_label(encoder)}"
+    # "updates": the corpus's update links are written, as remember_many writes them (ADR 0105)
+    signature = f"recall-corpus n={n} seed={seed} model={backend_label(encoder)} updates"
     client = store.client
     marker = client.get(_marker_key(store))
     if marker is not None and marker.decode() == signature and store.count() == n:
@@ -127,6 +129,7 @@ def load_corpus(
         for memory in chunk:
             memory.collection = store.collection_name
         store.write(chunk, vectors[start : start + batch])
+        link_updates(store.core, chunk)
         if progress:
             progress(f"writing {min(start + batch, n)}/{n}")
     wait_indexed(client, store.keys.index, n)

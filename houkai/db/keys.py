@@ -104,6 +104,15 @@ class Keys:
         """Reverse link index: SET of ``src_id|rel`` pointing at *memory_id*."""
         return f"{self.tag}:in:{memory_id}"
 
+    def updated_by(self, memory_id: str) -> str:
+        """SET of the ids of newer memories that say they update *memory_id*, inferred when
+        they were written (:mod:`houkai.store.updates`)."""
+        return self.updated_by_prefix + memory_id
+
+    @property
+    def updated_by_prefix(self) -> str:
+        return f"{self.tag}:upd:"
+
     @property
     def incoming_prefix(self) -> str:
         return f"{self.tag}:in:"

@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..db.decode import as_text
+from ..recall.statements import says_update
 from ..store.codec import F
+from ..store.updates import link_updates
 from .jobs import JobStore
 
 if TYPE_CHECKING:
@@ -129,10 +131,24 @@ def process_batch(
     if todo:
         log.warning("%d memories kept changing while embedding; left pending", len(todo))
         counts["stale"] = len(todo)
+    if written:
+        _link_updates(store, written)
     if written and on_conflict in ("warn", "supersede"):
         _apply_policy(store, jobs, job_id, written, on_conflict)
     jobs.expire_if_settled(job_id)
     return dict(counts)
+
+
+def _link_updates(store: MemoryStore, ids: list[str]) -> None:
+    """The update links of the freshly embedded memories *ids* that say they are one
+    (:mod:`houkai.store.updates`): their texts read, those read again with their
+    vectors, then linked."""
+    rows = store.fields_of(ids, F.TEXT)
+    ids = [i for i, (text,) in zip(ids, rows, strict=True) if says_update(text)]
+    if not ids:
+        return
+    found = store.get_many(ids, with_vector=True)
+    link_updates(store.core, [found[i] for i in ids if i in found])
 
 
 def _conflict_dicts(conflicts: Iterable[Any]) -> list[dict]:

@@ -29,7 +29,12 @@ _PAST = re.compile(
     re.I,
 )
 _BEFORE = re.compile(r"\bbefore\b", re.I)
-_PAST_TENSE = re.compile(r"\b(did|was|were|had|used)\b", re.I)
+_PAST_TENSE = re.compile(
+    r"\b(did|was|were|had|used|went|got|came|took|made|said|told|gave|broke|ran|saw|"
+    r"found|left|sent|built|began|chose|wrote|paid|bought|brought|caught|kept|lost|met|"
+    r"sold|spent|thought|won|happened|decided|agreed|asked|started|ended)\b",
+    re.I,
+)
 _REFERENCE = re.compile(r"\b(?:before|after|instead of|rather than|other than|than)\b", re.I)
 _CAPITALISED_RUN = re.compile(r"\b[A-Z][\w']*(?:\s+[A-Z][\w']*)*")
 _IDENTIFIER = re.compile(

@@ -317,3 +317,28 @@ def _restated_anchors(newer: str, older: str) -> set[str]:
         for anchor in anchors
         if not ({n for a, n in mine if a == anchor} & {n for a, n in theirs if a == anchor})
     }
+
+
+def may_update(newer: str, older: str, common: frozenset[str] = frozenset()) -> bool:
+    """Can *newer* be an update of *older*, read from the two texts alone (ADR 0105)? It
+    says it is one (:data:`UPDATE_WORDS`), the two share a name or identifier, or two words
+    beyond words of change ("Tandemly moved engineering and product onto Linear; the Jira
+    projects are archived" after "Product and engineering at Tandemly track work in Jira"),
+    none of them *common* (what the notes around them all say: a service's name in every
+    note on it, "the docker image grew past 1 GB" in every service's note), and they do not
+    open with two subjects: two code names neither part of the other ("checkout-web is on
+    Redis streams now" beside "billing-api is on RabbitMQ now"), or two owners' facts
+    ("Theo's doctor …" beside "User's doctor …")."""
+    if not says_update(newer):
+        return False
+    mine, theirs = opening_code_name(newer).stems, opening_code_name(older).stems
+    if mine and theirs and not (mine <= theirs or theirs <= mine):
+        return False
+    owner, other = opening_owner(newer), opening_owner(older)
+    if owner and other and owner != other:
+        return False
+    values = stated_values(newer) & stated_values(older)
+    if any(not v[:1].isdigit() for v in values - common):
+        return True
+    shared = (content_words(newer) & content_words(older)) - CHANGE_WORDS - common
+    return len(shared) >= 2

@@ -40,7 +40,7 @@ from .codec import F
 from .core import CoreStore
 from .export_rows import fetch_rows
 from .graph import Graph
-from .search import knn_query
+from .search import knn_query, queue_similarities, similarities
 
 log = logging.getLogger(__name__)
 
@@ -236,38 +236,12 @@ class Conflicts:
             else:
                 validate_choice(mtype, MEMORY_TYPES, "type")
                 where = filter_expr(type=mtype, now=now)
-            pipe.execute_command(
-                "FT.SEARCH",
-                self.core.keys.index,
-                knn_query(where, k, self.core.index_params.ef_runtime, exact=exact),
-                "RETURN",
-                1,
-                "dist",
-                "SORTBY",
-                "dist",
-                "ASC",
-                "LIMIT",
-                0,
-                k,
-                "PARAMS",
-                2,
-                "q",
-                self.core.vector_blob(vector),
-                "DIALECT",
-                2,
-            )
-        out: list[list[tuple[str, float]]] = []
-        for reply in pipe.execute():
-            hits: list[tuple[str, float]] = []
-            for i in range(1, len(reply) - 1, 2):
-                raw = reply[i + 1] or []
-                values = {as_text(raw[j]): raw[j + 1] for j in range(0, len(raw) - 1, 2)}
-                dist = float(as_text(values.get("dist", b"1")))
-                hits.append(
-                    (codec.memory_id_from_key(self.core.keys, as_text(reply[i])), 1.0 - dist)
-                )
-            out.append(hits)
-        return out
+            query = knn_query(where, k, self.core.index_params.ef_runtime, exact=exact)
+            queue_similarities(pipe, self.core.keys.index, query, k, self.core.vector_blob(vector))
+        return [
+            [(codec.memory_id_from_key(self.core.keys, key), sim) for key, sim in similarities(r)]
+            for r in pipe.execute()
+        ]
 
     def _vector_of(self, memory: Memory) -> np.ndarray:
         """The memory's embedding: in hand, stored, or (still pending) encoded now."""

@@ -197,6 +197,10 @@ SUPERSEDED_FIELD = "__sup"
 #: since (:func:`~houkai.store.lexmigrate.learn_follows`). The
 #: ``context`` stage reads no neighbours where none can follow.
 FOLLOWS_FIELD = "__fol"
+#: "1" once a memory of the collection said it updates another (a link
+#: :mod:`houkai.store.updates` inferred when it was written; never cleared), absent while
+#: none has: the ``current`` stage then reads no such link.
+UPDATES_FIELD = "__upd"
 #: "1" once every memory of the collection has its name marks counted
 #: (:func:`~houkai.domain.casing.name_marks`): set by the first write into an empty
 #: collection and by :func:`~houkai.store.lexmigrate.learn_names`; absent in a collection
@@ -223,6 +227,8 @@ class TermStats:
     #: does a memory of the collection follow another (None: not known,
     #: :data:`FOLLOWS_FIELD`)
     follows: bool | None = None
+    #: has a memory of the collection said it updates another (:data:`UPDATES_FIELD`)
+    updates: bool = False
     #: ``df`` holds stems' frequencies (every memory has its stems counted), even when
     #: texts are matched over exact tokens: two words of one stem share one frequency
     counted: bool = False
@@ -244,7 +250,7 @@ def term_stats(
     writes them as names (``named``); they are read as terms too (``df``): the memories
     holding a word are its stem's frequency."""
     names = list(dict.fromkeys([*terms, *maybe_names]))
-    meta = (DOC_COUNT_FIELD, "__len", "__S", SUPERSEDED_FIELD, FOLLOWS_FIELD)
+    meta = (DOC_COUNT_FIELD, "__len", "__S", SUPERSEDED_FIELD, FOLLOWS_FIELD, UPDATES_FIELD)
     fields = [*meta, *[f"t:{t}" for t in names], *[f"s:{stem(t)}" for t in names]]
     base = len(fields)
     for word in maybe_names:
@@ -273,6 +279,7 @@ def term_stats(
         superseded=superseded,
         counted=counted,
         follows=follows,
+        updates=bool(read_flag(raw[5])),
         named=frozenset(named),
     )
 

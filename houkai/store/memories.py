@@ -45,6 +45,7 @@ from .core import CoreStore
 from .graph import Graph
 from .options import coerce_remember_item
 from .search import search
+from .updates import link_updates
 
 _UNSET: Any = object()  # "leave unchanged" where None is meaningful (edit's source)
 #: The least time between two memories of one write call (:func:`date_after`): more than
@@ -167,6 +168,7 @@ class Memories:
         self.core.write([memory], vector)
         self.core.count_call("remember")
         self.core.journal_append("remember", memory.id, after=memory.to_dict())
+        link_updates(self.core, [memory])
         if policy in ("warn", "supersede"):
             self.conflicts.apply_conflict_policy(
                 memory, policy, contradiction_fn or self.core.contradiction_fn
@@ -213,6 +215,7 @@ class Memories:
                 self.graph.reindex_links(chunk)
             self.core.count_call("remember", len(chunk))
             self.core.journal_append_many("remember", ((m.id, None, m.to_dict()) for m in chunk))
+        link_updates(self.core, built)
         if policy in ("warn", "supersede") and built:
             self.conflicts.apply_conflict_policy_many(
                 built, policy, contradiction_fn or self.core.contradiction_fn
@@ -309,6 +312,8 @@ class Memories:
             self.core.client.unlink(*batch)
         for batch in self.core.scan_keys(self.core.keys.access_doc_prefix + "*"):
             self.core.client.unlink(*batch)
+        for batch in self.core.scan_keys(self.core.keys.updated_by_prefix + "*"):
+            self.core.client.unlink(*batch)  # a forgotten memory's stays until here (undo)
         self.core.client.delete(
             self.core.keys.tag_names,
             self.core.keys.lexstats,

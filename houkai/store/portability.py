@@ -61,6 +61,7 @@ from .export_rows import (
 from .graph import Graph
 from .import_rows import row_memory, unicode_ok
 from .search import iter_windows
+from .updates import link_updates
 
 log = logging.getLogger(__name__)
 
@@ -512,6 +513,7 @@ class Portability:
         self.core.write(memories, vectors, pipe=pipe)
         self.graph.reindex_links(memories, pipe=pipe)
         pipe.execute()
+        link_updates(self.core, memories)  # derived, as the lexical statistics: not in the archive
         regenerated = set(missing)
         for i, memory in enumerate(memories):
             written.append(memory.id)

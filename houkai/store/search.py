@@ -45,6 +45,26 @@ def knn_query(
     return f"({where})=>[KNN {k} @{field} $q{policy}{ef} AS dist]"
 
 
+def queue_similarities(pipe: object, index: str, query: str, k: int, blob: bytes) -> None:
+    """Queue on *pipe* the KNN *query* (:func:`knn_query`, vector parameter *blob*) asking
+    only each hit's distance, nearest first: a caller reads the few hits it keeps
+    afterwards, not *k* whole memories per query. Read the reply with :func:`similarities`."""
+    pipe.execute_command(  # type: ignore[attr-defined]
+        "FT.SEARCH", index, query, "RETURN", 1, "dist", "SORTBY", "dist", "ASC",
+        "LIMIT", 0, k, "PARAMS", 2, "q", blob, "DIALECT", 2,
+    )  # fmt: skip
+
+
+def similarities(reply: Sequence) -> list[tuple[str, float]]:
+    """The ``(key, cosine similarity)`` hits of a reply to :func:`queue_similarities`."""
+    hits: list[tuple[str, float]] = []
+    for i in range(1, len(reply) - 1, 2):
+        raw = reply[i + 1] or []
+        values = {as_text(raw[j]): raw[j + 1] for j in range(0, len(raw) - 1, 2)}
+        hits.append((as_text(reply[i]), 1.0 - float(as_text(values.get("dist", b"1")))))
+    return hits
+
+
 @dataclass
 class Hit:
     key: str

@@ -1,0 +1,141 @@
+"""An update worded away from the question is found through the note it updates: the link
+written with it (ADR 0105, :mod:`houkai.store.updates`)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from _dated import DAY, ranking, write_dated
+from test_recall_stages_update_words import OFFICE
+
+from houkai import MemoryStore
+from houkai.bench.locomo import backdate
+from houkai.pipeline.write import Pipeline
+from houkai.recall.asking import intent
+from houkai.recall.statements import may_update
+from houkai.store.lexstats import UPDATES_FIELD
+
+JIRA = "Product and engineering at Tandemly track work in Jira."
+LINEAR = (
+    "Tandemly moved engineering and product onto Linear on September 1; "
+    "the Jira projects are archived."
+)
+TANDEMLY = [
+    "User works at Tandemly, an expense-management company headquartered in Denver.",
+    "Kara Lindgren is the data analyst the user works with on activation metrics.",
+    "User goes into the office on Tuesdays and Wednesdays and works from home otherwise.",
+    "Dev Kapoor works remotely from Boulder and comes into the office on Wednesdays.",
+]
+DOCKER = [
+    "In the checkout frontend the docker image grew past 1 GB; switched to a slim base.",
+    "Note for next time (auth-gateway): the docker image grew past 1 GB. Switched to slim.",
+    "search-indexer: the docker image grew past 1 GB on Friday, switched to a slim base.",
+    "The billing API's docker image grew past 1 GB; switched it to a slim base as well.",
+]
+
+
+def _updated_by(store: MemoryStore, memory_id: str) -> set[str]:
+    return {m.decode() for m in store.client.smembers(store.keys.updated_by(memory_id))}
+
+
+def test_an_update_is_told_from_its_text() -> None:
+    assert may_update(LINEAR, JIRA)
+    assert not may_update(JIRA, LINEAR)  # says no word of change
+    # two services' facts, not a fact and its update
+    assert not may_update(
+        "checkout-web is on Redis streams now; RabbitMQ topics are drained.",
+        "billing-api is on RabbitMQ now; Redis streams topics are drained.",
+    )
+    # two owners' facts
+    assert not may_update(
+        "Theo's doctor is now Dr. Paul Nguyen at Cherry Creek.",
+        "User's doctor is Dr. Miriam Costa at Cherry Creek.",
+    )
+    # what a whole family of notes says is no echo of one of them
+    common = frozenset({"docker", "image", "grew", "past", "gb", "slim", "base", "switched"})
+    assert may_update(DOCKER[1], DOCKER[0])
+    assert not may_update(DOCKER[1], DOCKER[0], common)
+
+
+def test_a_question_with_a_past_verb_is_not_about_the_present() -> None:
+    assert intent("what went wrong when customers got the same invoice email twice?") == ""
+    assert intent("Which vendor did we choose?") == ""
+    assert intent("Who chose the vendor?") == ""  # "chose", not "choose"
+    assert intent("What do we use for issue tracking at work?") == "present"
+    assert intent("Who do I go to with people issues?") == "present"
+
+
+def test_a_present_question_finds_the_update_worded_away(store: MemoryStore) -> None:
+    jira, linear, *_ = write_dated(
+        store, [(JIRA, 180), (LINEAR, 90), *((t, 100 + i) for i, t in enumerate(TANDEMLY + OFFICE))]
+    )
+    assert _updated_by(store, jira) == {linear}
+    assert store.client.hget(store.keys.lexstats, UPDATES_FIELD) == b"1"
+    first, explain = ranking(store, "What do we use for issue tracking at work?")[0]
+    assert first == linear and explain["stages"]["updates"] == jira
+    # a question about the past keeps the old fact first, and nothing is lifted
+    past = ranking(store, "What did we use for issue tracking at first?")
+    assert past[0][0] == jira
+    assert all("updates" not in e.get("stages", {}) for _, e in past)
+
+
+def test_the_newer_is_read_at_recall_not_at_write(store: MemoryStore) -> None:
+    """A batch written in any order, or backdated, links the same: the update is the
+    newer of the two when asked, else nothing moves."""
+    linear, jira, *_ = write_dated(
+        store, [(LINEAR, 180), (JIRA, 90), *((t, 100 + i) for i, t in enumerate(TANDEMLY + OFFICE))]
+    )
+    assert _updated_by(store, jira) == {linear}  # written as it says, dated as it is not
+    hits = ranking(store, "What do we use for issue tracking at work?")
+    assert hits[0][0] == jira
+    assert all("updates" not in e.get("stages", {}) for _, e in hits)
+
+
+def test_a_family_of_near_identical_notes_links_nothing(store: MemoryStore) -> None:
+    ids = write_dated(store, [(t, 100 - 10 * i) for i, t in enumerate(DOCKER + OFFICE)])
+    assert not any(_updated_by(store, i) for i in ids)
+
+
+def test_notes_without_a_word_of_change_write_no_link_and_no_flag(store: MemoryStore) -> None:
+    write_dated(store, [(JIRA, 100), *((t, 90) for t in TANDEMLY)])
+    assert store.client.hget(store.keys.lexstats, UPDATES_FIELD) is None
+    assert not list(store.client.scan_iter(match=store.keys.updated_by("*")))
+
+
+def test_a_forgotten_update_leaves_recall_as_it_was(store: MemoryStore) -> None:
+    jira, linear, *_ = write_dated(
+        store, [(JIRA, 180), (LINEAR, 90), *((t, 100 + i) for i, t in enumerate(TANDEMLY + OFFICE))]
+    )
+    store.forget(linear)
+    hits = ranking(store, "What do we use for issue tracking at work?")
+    assert hits[0][0] == jira and linear not in {mid for mid, _ in hits}
+
+
+def test_the_write_pipeline_links_what_it_embeds(store: MemoryStore) -> None:
+    job = Pipeline(store, mode="inline").submit([JIRA, *TANDEMLY, *OFFICE, LINEAR])
+    jira, linear = job.memory_ids[0], job.memory_ids[-1]
+    now = time.time()
+    ages = {mid: 100.0 for mid in job.memory_ids} | {jira: 180.0, linear: 90.0}
+    backdate(store, {mid: now - days * DAY for mid, days in ages.items()})
+    assert _updated_by(store, jira) == {linear}
+    assert ranking(store, "What do we use for issue tracking at work?")[0][0] == linear
+
+
+def test_an_import_links_its_memories_again(make_store: Any, tmp_path: Path) -> None:
+    """The links are derived, not archived: the import writes them as a write would."""
+    src, dst = make_store(), make_store()
+    jira, linear, *_ = write_dated(src, [(JIRA, 180), (LINEAR, 90), *((t, 100) for t in TANDEMLY)])
+    src.export(tmp_path / "notes.ahkai")
+    dst.import_(tmp_path / "notes.ahkai")
+    assert _updated_by(dst, jira) == {linear}
+    assert ranking(dst, "What do we use for issue tracking at work?")[0][0] == linear
+
+
+def test_emptying_the_collection_drops_its_links(store: MemoryStore) -> None:
+    jira, *_ = write_dated(store, [(JIRA, 180), (LINEAR, 90), *((t, 100) for t in TANDEMLY)])
+    assert _updated_by(store, jira)
+    store.nuke()
+    assert not list(store.client.scan_iter(match=store.keys.updated_by("*")))
+    assert store.client.hget(store.keys.lexstats, UPDATES_FIELD) is None
