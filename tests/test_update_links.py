@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import redis
 from _dated import DAY, ranking, write_dated
 from test_recall_stages_update_words import OFFICE
 
@@ -139,3 +140,23 @@ def test_emptying_the_collection_drops_its_links(store: MemoryStore) -> None:
     store.nuke()
     assert not list(store.client.scan_iter(match=store.keys.updated_by("*")))
     assert store.client.hget(store.keys.lexstats, UPDATES_FIELD) is None
+
+
+def test_a_failed_link_never_fails_the_write(
+    store: MemoryStore, monkeypatch: Any, caplog: Any
+) -> None:
+    """The link is an index of the write: when inferring it fails, every memory is stored
+    and recall still answers, from the blend."""
+    import houkai.store.updates as updates
+
+    def broken(*_args: Any) -> int:
+        raise redis.ConnectionError("injected: the KNN of the update links")
+
+    monkeypatch.setattr(updates, "_link", broken)
+    with caplog.at_level("WARNING", logger="houkai.store.updates"):
+        written = store.remember_many([JIRA, LINEAR, *TANDEMLY])
+        single = store.remember("Kara moved to the growth team; Omar does activation now.")
+    assert store.count() == len(written) + 1 == 2 + len(TANDEMLY) + 1
+    assert store.get(single.id).text.startswith("Kara moved")
+    assert "inferring update links failed" in caplog.text
+    assert ranking(store, "What do we use for issue tracking at work?")

@@ -49,6 +49,8 @@ MOST = 2
 #: A word or value more of an update's neighbourhood holds is no echo of the note it
 #: replaces (as the ``current`` stage reads echoes among its candidates).
 ECHO = 2
+#: Updates whose neighbours one pipeline asks for.
+BATCH = 256
 #: ``follows`` marks a turn of a recorded exchange: a later turn carries the talk on, it
 #: does not replace what was said (as the ``current`` stage reads them).
 FOLLOWS = "follows"
@@ -64,15 +66,18 @@ def link_updates(core: CoreStore, memories: Sequence[Memory]) -> int:
     """Infer and record the update links of freshly written *memories* (see the module
     docstring); returns how many were recorded. Three round trips for a batch that holds
     an update (the KNNs, the neighbours' texts, the links), none otherwise. A failure is
-    logged, never raised: the memories are stored, and a missing link costs only rank."""
+    logged, never raised: the memories are stored, and a missing link costs only rank.
+    :data:`BATCH` updates at a time, so a bulk write of a million memories never sends one
+    pipeline of sixty thousand searches."""
     news = _candidates(memories)
-    if not news:
-        return 0
-    try:
-        return _link(core, news)
-    except Exception:  # the write stands; the link is an index of it
-        log.warning("inferring update links failed for %d memories", len(news), exc_info=True)
-        return 0
+    linked = 0
+    for start in range(0, len(news), BATCH):  # a bounded pipeline, however big the write
+        batch = news[start : start + BATCH]
+        try:
+            linked += _link(core, batch)
+        except Exception:  # the write stands; the link is an index of it
+            log.warning("inferring update links failed for %d memories", len(batch), exc_info=True)
+    return linked
 
 
 def _link(core: CoreStore, news: list[Memory]) -> int:
