@@ -12,8 +12,8 @@ name or two words. Each gets the new memory's id in its ``updated_by`` set
 (:meth:`~houkai.db.keys.Keys.updated_by`), and the collection's statistics say such a
 link exists (:data:`~houkai.store.lexstats.UPDATES_FIELD`). Recall's ``current`` stage
 reads the sets of its best candidates for a question about the present (one round trip,
-none in a collection without a link) and ranks the newer memory right above the one it
-updates.
+none in a collection without a link) and gives the newest newer memory the rank of the
+one it updates.
 
 The link is derived, like the lexical statistics: no journal entry, no field of the
 memory, nothing exported (an import writes the memories again, and their links with
@@ -32,6 +32,7 @@ import numpy as np
 
 from ..db.decode import as_text
 from ..domain.model import Memory
+from ..recall.candidates import FOLLOWS, previous_turn
 from ..recall.statements import content_words, may_update, says_update, stated_values
 from . import codec, lexstats
 from .codec import F
@@ -51,15 +52,13 @@ MOST = 2
 ECHO = 2
 #: Updates whose neighbours one pipeline asks for.
 BATCH = 256
-#: ``follows`` marks a turn of a recorded exchange: a later turn carries the talk on, it
-#: does not replace what was said (as the ``current`` stage reads them).
-FOLLOWS = "follows"
 
 
 def _candidates(memories: Sequence[Memory]) -> list[Memory]:
-    return [
-        m for m in memories if says_update(m.text) and not any(x.rel == FOLLOWS for x in m.links)
-    ]
+    """Those of *memories* that say they are an update and are no turn of a recorded
+    exchange: a later turn carries the talk on, it does not replace what was said (as the
+    ``current`` stage reads them)."""
+    return [m for m in memories if says_update(m.text) and previous_turn(m) is None]
 
 
 def link_updates(core: CoreStore, memories: Sequence[Memory]) -> int:

@@ -46,7 +46,7 @@ def admissible(memory: Memory, f: dict[str, Any]) -> bool:
 
 def neighbours_round(ctx: StageContext, pool: Pool) -> list[str]:
     """Bring in the previous and next turns of the best candidates; returns the new ids."""
-    p, core, qvec = ctx.params, ctx.core, ctx.query.vector
+    p, core = ctx.params, ctx.core
     stats = ctx.query.stats
     if p.context <= 0 or (stats is not None and stats.follows is False):
         return []  # no memory of the collection follows another: no neighbour to read
@@ -70,16 +70,24 @@ def neighbours_round(ctx: StageContext, pool: Pool) -> list[str]:
         for mid in following:
             pipe.hgetall(core.keys.memory(mid))
         fetched.update(zip(following, pipe.execute(), strict=True))
+    added = join_fetched(ctx, pool, fetched)
+    for mid in added:
+        pool[mid].context = True
+    return added
+
+
+def join_fetched(ctx: StageContext, pool: Pool, fetched: dict[str, Any]) -> list[str]:
+    """Add to *pool* the memories read by id (id → ``HGETALL`` reply) that pass the
+    recall's filters and are not in it yet; returns their ids. A memory gone since its id
+    was read (an empty reply) is skipped."""
     added = []
     for mid, raw in fetched.items():
         if not raw or mid in pool:
             continue
-        cand = fetched_candidate(core, raw, qvec)
-        if not admissible(cand.memory, ctx.filters):
-            continue
-        cand.context = True
-        pool[mid] = cand
-        added.append(mid)
+        cand = fetched_candidate(ctx.core, raw, ctx.query.vector)
+        if admissible(cand.memory, ctx.filters):
+            pool[mid] = cand
+            added.append(mid)
     return added
 
 

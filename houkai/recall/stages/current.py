@@ -19,10 +19,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from ...db.decode import as_text
 from .. import state
-from ..candidates import Candidate, Pool, fetched_candidate
+from ..candidates import Candidate, Pool
 from .base import Stage, StageContext, provisional
-from .context import admissible
+from .context import join_fetched
 
 
 def updates_round(ctx: StageContext, pool: Pool) -> list[str]:
@@ -36,7 +37,7 @@ def updates_round(ctx: StageContext, pool: Pool) -> list[str]:
     for memory_id in olds:
         pipe.smembers(core.keys.updated_by(memory_id))
     heirs = {
-        old: sorted(m.decode() if isinstance(m, bytes) else m for m in members)
+        old: sorted(as_text(m) for m in members)
         for old, members in zip(olds, pipe.execute(), strict=True)
         if members
     }
@@ -44,17 +45,11 @@ def updates_round(ctx: StageContext, pool: Pool) -> list[str]:
         return []
     missing = sorted({h for hs in heirs.values() for h in hs if h not in pool})
     added = []
-    if missing:
+    if missing:  # a forgotten update's id stays in the set: its empty reply is skipped
         pipe = core.client.pipeline(transaction=False)
         for memory_id in missing:
             pipe.hgetall(core.keys.memory(memory_id))
-        for memory_id, raw in zip(missing, pipe.execute(), strict=True):
-            if not raw:
-                continue  # forgotten since: its id stays in the set
-            found = fetched_candidate(core, raw, ctx.query.vector)
-            if admissible(found.memory, ctx.filters):
-                pool[memory_id] = found
-                added.append(memory_id)
+        added = join_fetched(ctx, pool, dict(zip(missing, pipe.execute(), strict=True)))
     ctx.notes["updated_by"] = {
         old: [h for h in hs if h in pool] for old, hs in heirs.items() if any(h in pool for h in hs)
     }
