@@ -27,6 +27,8 @@ from .errors import MemoryNotFound as MemoryNotFound  # defined with the other e
 MemoryType = Literal["episodic", "semantic", "procedural", "feedback"]
 
 MEMORY_TYPES: tuple[str, ...] = ("episodic", "semantic", "procedural", "feedback")
+#: The link a memory written in sequence (a conversation's turn) carries to the one before.
+FOLLOWS = "follows"
 LINK_RELS: tuple[str, ...] = (
     "related",
     "refines",
@@ -34,7 +36,7 @@ LINK_RELS: tuple[str, ...] = (
     "example_of",
     "contradicts",
     "supersedes",
-    "follows",  # written at ingest: this memory came right after the linked one
+    FOLLOWS,  # written at ingest: this memory came right after the linked one
 )
 RECALL_MODES: tuple[str, ...] = ("semantic", "hybrid")
 # ``list_recent`` sort keys → the SORTABLE field each one orders by (newest first).
@@ -257,6 +259,11 @@ class Link:
 
     to: str
     rel: str
+
+
+def previous_turn(memory: Memory) -> str | None:
+    """The id of the memory *memory* follows in a recorded exchange (None: it follows none)."""
+    return next((x.to for x in memory.links if x.rel == FOLLOWS), None)
 
 
 @dataclass

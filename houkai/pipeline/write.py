@@ -33,6 +33,7 @@ from ..domain.config import parse_duration
 from ..domain.errors import NotFound, Unavailable
 from ..domain.model import (
     CONFLICT_POLICIES,
+    FOLLOWS,
     MEMORY_TYPES,
     Link,
     ValidationError,
@@ -274,7 +275,7 @@ class Pipeline:
                 date_after(memory, previous[0].created_at)
             if thread is not None and previous[0] is not None and previous[1] == thread:
                 # A document's chunks in order: recall's context stage reads these.
-                memory.links.append(Link(to=previous[0].id, rel="follows"))
+                memory.links.append(Link(to=previous[0].id, rel=FOLLOWS))
             previous = (memory, thread)
             chunk.append(memory)
             if len(chunk) >= size:

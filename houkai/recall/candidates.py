@@ -18,7 +18,9 @@ import redis
 
 from ..db.decode import as_text
 from ..db.schema import SEARCH_FIELDS
+from ..domain.model import FOLLOWS as FOLLOWS
 from ..domain.model import Memory
+from ..domain.model import previous_turn as previous_turn
 from ..domain.text import lexical_clause
 from ..store.codec import finite_cosine, from_hash
 from ..store.lexstats import TermStats, bm25_scores, candidate_terms
@@ -58,9 +60,6 @@ class Candidate:
 
 Pool = dict[str, Candidate]
 
-#: The link a memory written in sequence (a conversation's turn) carries to the one before.
-FOLLOWS = "follows"
-
 
 def stacked(vectors: Sequence[np.ndarray]) -> np.ndarray:
     """*vectors* as the rows of one float32 matrix (``np.array`` of the list: a third of
@@ -69,11 +68,6 @@ def stacked(vectors: Sequence[np.ndarray]) -> np.ndarray:
     if not vectors:
         raise ValueError("no vectors to stack")
     return np.array(vectors, dtype=np.float32)
-
-
-def previous_turn(memory: Memory) -> str | None:
-    """The id of the memory *memory* follows in a recorded exchange (None: it follows none)."""
-    return next((x.to for x in memory.links if x.rel == FOLLOWS), None)
 
 
 def recorded(cands: Sequence[Candidate]) -> bool:

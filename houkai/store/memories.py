@@ -19,6 +19,7 @@ from ..db.keys import Keys
 from ..db.schema import SEARCH_FIELDS, drop_index
 from ..domain.model import (
     CONFLICT_POLICIES,
+    FOLLOWS,
     LIST_SORTS,
     MEMORY_TYPES,
     ConflictError,
@@ -204,7 +205,7 @@ class Memories:
             date_after(memory, before.created_at)
         if sequence:
             for before, memory in itertools.pairwise(built):
-                memory.links.append(Link(to=before.id, rel="follows"))
+                memory.links.append(Link(to=before.id, rel=FOLLOWS))
         for start in range(0, len(built), batch_size):
             chunk = built[start : start + batch_size]
             vectors = self.core.encode([m.text for m in chunk])

@@ -31,8 +31,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..db.decode import as_text
-from ..domain.model import Memory
-from ..recall.candidates import FOLLOWS, previous_turn
+from ..domain.model import FOLLOWS, Memory, previous_turn
 from ..recall.statements import content_words, may_update, says_update, stated_values
 from . import codec, lexstats
 from .codec import F
