@@ -62,6 +62,21 @@ def test_suite_modes_toggle_each_stage_against_the_defaults():
         suite.pick_modes(modes, "plain,-nothing")
 
 
+def test_a_mode_may_name_its_stages():
+    # what ADR 0106 measured: the defaults less every stage a test split marks
+    modes = suite.suite_modes(("query", "context", "current"))
+    picked = suite.pick_modes(modes, "plain,stages:current+synonyms,stages:")
+    assert list(picked) == ["plain", "stages:current+synonyms", "stages:"]
+    # the registry's order, whatever order the mode lists them in
+    assert picked["stages:current+synonyms"] == {
+        "mode": "hybrid",
+        "stages": ("synonyms", "current"),
+    }
+    assert picked["stages:"]["stages"] == ()
+    with pytest.raises(ValueError, match=r"unknown stage\(s\) nothing"):
+        suite.pick_modes(modes, "stages:current+nothing")
+
+
 def _scored(n: int, defaults: float, off: float) -> dict:
     """A suite result of one set of *n* questions: the defaults' R@5 and one stage off."""
     modes = [
@@ -80,6 +95,26 @@ def test_a_stage_that_costs_exactly_one_question_holds_whatever_the_rounding():
     assert not two["holds"]
     assert " ✗ |" in suite.stage_effects(_scored(57, 0.8860, 0.9211))
     assert " ✗ |" not in suite.stage_effects(_scored(57, 0.9035, 0.9211))
+
+
+def test_the_trades_name_where_each_setting_of_a_stage_costs():
+    # -current scores above the defaults on one set and below them on the other: on, the
+    # stage costs the first; off, the second (ADR 0106)
+    result = {
+        "sets": {
+            name: {
+                "questions": 57,
+                "modes": [
+                    {"mode": "defaults", "n": 57, "recall@5": 0.90, "mrr": 0.7},
+                    {"mode": "-current", "n": 57, "recall@5": off, "mrr": 0.7},
+                ],
+            }
+            for name, off in (("personal", 0.95), ("team", 0.85), ("coding", 0.90))
+        }
+    }
+    table = suite.stage_effects(result)
+    assert "| current | on | personal | team |" in table
+    assert [v["gains"] for v in suite.verdicts(result)] == [False, True, False]
 
 
 def test_per_kind_rows_show_plain_to_defaults_for_every_kind():
@@ -386,3 +421,16 @@ def test_the_plot_draws_the_committed_suite(tmp_path, monkeypatch):
     assert stages.get_legend() is None and len(keyed) == 1
     labels = [t.get_text() for t in keyed[0].get_legend().get_texts()]
     assert "engineer" in labels and "locomo" in labels
+
+
+def test_a_mode_naming_an_unknown_stage_is_a_clear_error(bench, tmp_path: Path):
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(USER_SET))
+    out = tmp_path / "suite.json"
+    result = bench(
+        "--sets", str(path), "--no-locomo", "--modes", "plain,stages:current+nothing",
+        "--out", str(out),
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert result.output.startswith("Error: unknown stage(s) nothing in mode")
+    assert "Traceback" not in result.output and not out.exists()

@@ -70,16 +70,37 @@ def suite_modes(defaults: tuple[str, ...]) -> dict[str, dict[str, Any]]:
     return modes
 
 
-def pick_modes(all_modes: dict[str, dict[str, Any]], spec: str | None) -> dict[str, Any]:
-    if not spec:
-        return all_modes
-    names = [m.strip() for m in spec.split(",") if m.strip()]
-    unknown = [m for m in names if m not in all_modes]
+#: A mode that names its stages itself: ``stages:synonyms+lineage+current`` (``stages:``
+#: alone is the plain blend under another name).
+STAGE_LIST = "stages:"
+
+
+def stage_list_mode(mode: str) -> dict[str, Any]:
+    """The recall options of a ``stages:a+b+c`` mode: those stages, in the registry's
+    order (a stage runs at its place whatever order the mode lists it in)."""
+    listed = [s.strip() for s in mode.removeprefix(STAGE_LIST).split("+") if s.strip()]
+    unknown = [s for s in listed if s not in names()]
     if unknown:
         raise ValueError(
-            f"unknown mode(s) {', '.join(unknown)}; choose from {', '.join(all_modes)}"
+            f"unknown stage(s) {', '.join(unknown)} in mode {mode!r}; "
+            f"choose from {', '.join(names())}"
         )
-    return {m: all_modes[m] for m in names}
+    return {"mode": "hybrid", "stages": tuple(s for s in names() if s in listed)}
+
+
+def pick_modes(all_modes: dict[str, dict[str, Any]], spec: str | None) -> dict[str, Any]:
+    """The modes *spec* names (all of *all_modes* when it names none), and any
+    ``stages:a+b+c`` mode it spells out (:func:`stage_list_mode`)."""
+    if not spec:
+        return all_modes
+    picked = [m.strip() for m in spec.split(",") if m.strip()]
+    unknown = [m for m in picked if m not in all_modes and not m.startswith(STAGE_LIST)]
+    if unknown:
+        raise ValueError(
+            f"unknown mode(s) {', '.join(unknown)}; choose from {', '.join(all_modes)}, "
+            f"or {STAGE_LIST}<stage>+<stage>…"
+        )
+    return {m: all_modes[m] if m in all_modes else stage_list_mode(m) for m in picked}
 
 
 def verdicts(result: dict[str, Any]) -> list[dict[str, Any]]:
@@ -105,6 +126,8 @@ def verdicts(result: dict[str, Any]) -> list[dict[str, Any]]:
                     "delta_r5": round(d5, 4),
                     "delta_mrr": round(dm, 4),
                     "holds": d5 >= -slack and dm >= -slack,
+                    # the stage gains more than one question's worth: leaving it out costs
+                    "gains": d5 > slack or dm > slack,
                 }
             )
     return rows
@@ -338,7 +361,28 @@ def stage_effects(result: dict[str, Any]) -> str:
             ]
             lines.append(f"| {stage} | {default} | " + " | ".join(cells) + " |")
         lines.append("")
+        lines += stage_trades(effects)
     return "\n".join(lines)
+
+
+def stage_trades(effects: list[dict[str, Any]]) -> list[str]:
+    """Per stage, the sets where it costs more than one question's worth when on (the ✗
+    of :func:`stage_effects`) and those where it gains that much, so that leaving it out
+    costs: a stage with sets in both columns holds every set in neither setting (ADR 0106)."""
+    lines = [
+        "Where each setting of a stage costs more than one question's worth:",
+        "",
+        "| stage | default | costs when on | costs when off |",
+        "|---|---|---|---|",
+    ]
+    for stage in dict.fromkeys(v["stage"] for v in effects):
+        row = [v for v in effects if v["stage"] == stage]
+        on = ", ".join(v["set"] for v in row if not v["holds"]) or "—"
+        off = ", ".join(v["set"] for v in row if v.get("gains")) or "—"
+        default = "on" if row[0]["default"] else "opt-in"
+        lines.append(f"| {stage} | {default} | {on} | {off} |")
+    lines.append("")
+    return lines
 
 
 def per_kind(result: dict[str, Any]) -> str:

@@ -3,7 +3,8 @@
 Each table sits between ``<!-- registry:NAME -->`` and ``<!-- /registry:NAME -->``
 in one page of the manual (:data:`PAGES`): the REST routes, the MCP tools, every
 CLI command, each operation's doors, the index of design records, and the README's
-benchmark-suite tables (from ``docs/bench/suite.json``).
+benchmark-suite tables and the manual's full suite page (both from
+``docs/bench/suite.json``).
 ``python -m houkai.app.operations.docs --write`` rewrites them;
 ``--check`` exits 1 when one drifted from the code (``tests/test_registry.py``
 does the same), so a parameter added to a model reaches the manual in one edit.
@@ -33,6 +34,7 @@ PAGES: dict[str, str] = {
     "operation-doors": "docs/reference/operations.md",
     "adr-index": "docs/design-decisions.md",
     "bench-suite": "README.md",
+    "bench-suite-full": "docs/bench/suite-table.md",
 }
 SUITE_RESULT = ROOT / "docs" / "bench" / "suite.json"
 
@@ -209,6 +211,16 @@ def suite_table() -> str:
     return readme_block(json.loads(SUITE_RESULT.read_text(encoding="utf-8"))).rstrip()
 
 
+def suite_full() -> str:
+    """Every table of that run, set by set and mode by mode (the manual's benchmark page
+    includes this file)."""
+    import json
+
+    from ...bench.suite import markdown
+
+    return markdown(json.loads(SUITE_RESULT.read_text(encoding="utf-8"))).rstrip()
+
+
 BLOCKS: dict[str, Callable[[], str]] = {
     "rest-routes": rest_table,
     "mcp-tools": mcp_table,
@@ -216,6 +228,7 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "operation-doors": operations_table,
     "adr-index": adr_table,
     "bench-suite": suite_table,
+    "bench-suite-full": suite_full,
 }
 
 

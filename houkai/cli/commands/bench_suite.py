@@ -42,7 +42,10 @@ DEFAULT_OUT = "docs/bench/suite.json"
 @click.option("--quick", is_flag=True, help="One LoCoMo conversation instead of ten.")
 @click.option(
     "--modes",
-    help="Comma-separated subset of: plain, defaults, -stage / +stage, rrf (default: all).",
+    help=(
+        "Comma-separated subset of: plain, defaults, -stage / +stage, rrf (default: all);"
+        " stages:a+b+c runs exactly those stages."
+    ),
 )
 @click.option(
     "--longmemeval",
