@@ -84,3 +84,17 @@ def test_the_manual_builds_strictly(tmp_path):
     assert run.returncode == 0, run.stdout + run.stderr
     assert (tmp_path / "index.html").exists()
     assert (tmp_path / "cli" / "index.html").exists()
+
+
+def test_the_manual_names_every_stage_and_the_default_list():
+    """The stage list is written by hand on two pages: a stage added to the registry
+    (``houkai.recall.stages.REGISTRY``) must reach both."""
+    from houkai.recall.stages import default_names, names
+
+    recall = (DOCS / "concepts" / "recall.md").read_text(encoding="utf-8")
+    missing = [s for s in names() if not re.search(rf"^- `{s}`", recall, re.M)]
+    assert not missing, f"concepts/recall.md has no bullet for {missing}"
+    defaults = ", ".join(f'"{s}"' for s in default_names())
+    assert defaults in " ".join(recall.split()), "concepts/recall.md: the default list"
+    config = (DOCS / "configuration.md").read_text(encoding="utf-8")
+    assert f"`default`: {','.join(default_names())}," in config

@@ -23,7 +23,7 @@ from ..domain.model import Memory
 from ..domain.model import previous_turn as previous_turn
 from ..domain.text import lexical_clause
 from ..store.codec import finite_cosine, from_hash
-from ..store.lexstats import TermStats, bm25_scores, candidate_terms
+from ..store.lexstats import TermStats, bm25_scores, candidate_terms, full_match_bm25
 from ..store.lexstats import term_stats as read_term_stats
 from ..store.search import Hit, knn_query, parse_search, search_args
 from .core import StoreCore
@@ -413,11 +413,14 @@ def synonym_words(terms: list[str], related: Mapping[str, Sequence[str]] | None)
     return list(dict.fromkeys(extra))
 
 
-def normalise_lexical(pool: Pool) -> bool:
-    """``lexical`` = BM25 / the pool's best; True if any BM25 > 0."""
+def normalise_lexical(pool: Pool, ceiling: float = 0.0) -> bool:
+    """``lexical`` = BM25 / the pool's best, or / *ceiling* when the best scores less
+    (the ``overlap`` stage: a match of one common word is no full match); True if any
+    BM25 > 0."""
     top = max((c.bm25 for c in pool.values()), default=0.0)
+    scale = max(top, ceiling)
     for cand in pool.values():
-        cand.lexical = cand.bm25 / top if top > 0 else 0.0
+        cand.lexical = cand.bm25 / scale if top > 0 else 0.0
     return top > 0
 
 
@@ -503,16 +506,18 @@ def score_lexical(
     terms: list[str],
     stats: TermStats,
     related: Mapping[str, Sequence[str]] | None = None,
+    floor: float = 0.0,
 ) -> bool:
-    """Every candidate's BM25 of the question's *terms*, normalised over the pool; True
-    if any BM25 > 0."""
+    """Every candidate's BM25 of the question's *terms*, normalised over the pool, and
+    never by less than *floor* × a full match's BM25 (the ``overlap`` stage); True if
+    any BM25 > 0."""
     if not terms:
         return False
     texts = {mid: c.memory.text for mid, c in pool.items()}
     scores = bm25_scores(terms, texts, core.client, core.keys.lexstats, stats, related=related)
     for mid, cand in pool.items():
         cand.bm25 = scores.get(mid, 0.0)
-    return normalise_lexical(pool)
+    return normalise_lexical(pool, floor * full_match_bm25(terms, stats, related) if floor else 0)
 
 
 def rescore_lexical(
@@ -522,8 +527,10 @@ def rescore_lexical(
     stats: TermStats | None,
     added: list[str],
     related: Mapping[str, Sequence[str]] | None = None,
+    floor: float = 0.0,
 ) -> bool:
-    """BM25 for candidates added after the lexical pass, then re-normalise the pool."""
+    """BM25 for candidates added after the lexical pass, then re-normalise the pool
+    (*floor*: as :func:`score_lexical`)."""
     if not terms or stats is None:
         return False
     scores = bm25_scores(
@@ -536,4 +543,4 @@ def rescore_lexical(
     )
     for mid, value in scores.items():
         pool[mid].bm25 = value
-    return normalise_lexical(pool)
+    return normalise_lexical(pool, floor * full_match_bm25(terms, stats, related) if floor else 0)

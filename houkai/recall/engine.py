@@ -212,7 +212,7 @@ class Recall:
             )
         run_legs(core, [leg for leg in legs if leg is not None])
         ctx.lexical_active = stats is not None and score_lexical(
-            core, pool, q.terms, stats, q.related
+            core, pool, q.terms, stats, q.related, ctx.lexical_floor
         )
         steps = pipeline(ctx.active)
         if pool and steps:
@@ -225,7 +225,9 @@ class Recall:
                 s.gathered(ctx, pool)
             if added:
                 ctx.lexical_active = (
-                    rescore_lexical(core, pool, q.terms, q.stats, added, q.related)
+                    rescore_lexical(
+                        core, pool, q.terms, q.stats, added, q.related, ctx.lexical_floor
+                    )
                     or ctx.lexical_active
                 )
         return pool

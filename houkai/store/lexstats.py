@@ -367,24 +367,8 @@ def bm25_scores(
     wanted = [*terms, *(w for t in terms for w in related.get(t, ()))]
     if stats is None or any(t not in stats.df for t in wanted):
         stats = term_stats(client, stats_key, list(dict.fromkeys(wanted)), stems)
-    n_docs = max(1, stats.n_docs)
-    avgdl = max(1.0, stats.total_len / n_docs)
-    # one BM25 term per form: "book" and "books" in one question count once, and so do
-    # their synonyms, whichever of the two came first ("host", "hosting")
-    firsts: dict[str, str] = {}
-    synonyms: dict[str, list[str]] = {}
-    for term in terms:
-        own = stem(term) if stats.stemmed else term
-        firsts.setdefault(own, term)
-        synonyms.setdefault(own, []).extend(related.get(term, ()))
-    idf: dict[str, float] = {}
-    folds: dict[str, Fold] = {}
-    for own, term in firsts.items():
-        df = stats.df[term]
-        if synonyms[own]:
-            folds[own] = Fold(own, tuple(dict.fromkeys(synonyms[own])), stats.stemmed)
-            df = folds[own].df(term, stats)
-        idf[own] = math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
+    avgdl = max(1.0, stats.total_len / max(1, stats.n_docs))
+    idf, folds = _term_weights(terms, stats, related)
     if folds:
         pool_words = set().union(*(exact_counts(text) for text in texts.values()))
         for fold in folds.values():
@@ -405,6 +389,46 @@ def bm25_scores(
                 score += weight * tf * (K1 + 1) / (tf + K1 * (1 - B + B * dl / avgdl))
         scores[key] = score
     return scores
+
+
+def full_match_bm25(
+    query_terms: Iterable[str],
+    stats: TermStats,
+    related: Mapping[str, Sequence[str]] | None = None,
+) -> float:
+    """The BM25 of a *full match*: a text of the collection's average length that holds
+    each query term once, the sum of the terms' IDFs (the ``overlap`` stage, ADR 0107).
+    A text scores above it by repeating a term or by being short; one that holds few of
+    the terms, or only common ones, scores far below it. 0 when *stats* lack a term."""
+    terms = list(dict.fromkeys(query_terms))
+    related = related or {}
+    if any(w not in stats.df for t in terms for w in (t, *related.get(t, ()))):
+        return 0.0
+    return sum(_term_weights(terms, stats, related)[0].values())
+
+
+def _term_weights(
+    terms: list[str], stats: TermStats, related: Mapping[str, Sequence[str]]
+) -> tuple[dict[str, float], dict[str, Fold]]:
+    """Each BM25 term's IDF and the :class:`Fold` of those with synonyms. One term per
+    form: "book" and "books" in one question count once, and so do their synonyms,
+    whichever of the two came first ("host", "hosting")."""
+    n_docs = max(1, stats.n_docs)
+    firsts: dict[str, str] = {}
+    synonyms: dict[str, list[str]] = {}
+    for term in terms:
+        own = stem(term) if stats.stemmed else term
+        firsts.setdefault(own, term)
+        synonyms.setdefault(own, []).extend(related.get(term, ()))
+    idf: dict[str, float] = {}
+    folds: dict[str, Fold] = {}
+    for own, term in firsts.items():
+        df = stats.df[term]
+        if synonyms[own]:
+            folds[own] = Fold(own, tuple(dict.fromkeys(synonyms[own])), stats.stemmed)
+            df = folds[own].df(term, stats)
+        idf[own] = math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
+    return idf, folds
 
 
 @dataclass

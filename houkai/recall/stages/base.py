@@ -56,6 +56,9 @@ class StageContext:
     widen: bool = False  # the KNN pool is widened by keyword (ADR 0069)
     clock: float = 0.0  # the wall clock of the recall (expiry, touches)
     lexical_active: bool = False  # some candidate has BM25 > 0
+    #: the best keyword match counts in full only from this share of a full match's BM25
+    #: up (the ``overlap`` stage sets it, before the pool is gathered)
+    lexical_floor: float = 0.0
     #: only the first *depth* ranks matter to the caller (None: all)
     depth: int | None = None
     notes: dict[str, Any] = field(default_factory=dict)  # a stage's own, between steps

@@ -53,6 +53,7 @@ class StageParams:
     current_gap: float = 3600.0  # seconds within which a group's newest must say it updates
     aspect: float = 1.2  # × shared × (q − μ)·(m − μ), μ the best candidates' mean (0086)
     aspect_top: int = 20  # the best candidates (by cosine) whose mean vector is the centre
+    overlap: float = 0.4  # share of a full match's BM25 the best keyword match needs (0107)
 
     def weights(self, base: HybridWeights) -> HybridWeights:
         """*base* with this kind's cosine/lexical weights (recency etc. untouched)."""
