@@ -14,6 +14,7 @@ from test_bench_locomo import SAMPLE
 from houkai.bench import agentset_run, suite
 from houkai.bench.agentsets import coding, personal
 from houkai.bench.agentsets.common import KINDS, SUITE_SETS
+from houkai.recall.stages import default_names
 from houkai.recall.statements import says_update
 
 
@@ -73,7 +74,10 @@ def test_a_mode_may_name_its_stages():
         "stages": ("synonyms", "current"),
     }
     assert picked["stages:"]["stages"] == ()
-    with pytest.raises(ValueError, match=r"unknown stage\(s\) nothing"):
+    # "default" stands for the defaults, as in a recall's stage list
+    both = suite.pick_modes(modes, "stages:default+overlap")["stages:default+overlap"]
+    assert both["stages"] == (*default_names(), "overlap")
+    with pytest.raises(ValueError, match=r"mode 'stages:current\+nothing': unknown recall stage"):
         suite.pick_modes(modes, "stages:current+nothing")
 
 
@@ -432,5 +436,5 @@ def test_a_mode_naming_an_unknown_stage_is_a_clear_error(bench, tmp_path: Path):
         "--out", str(out),
     )  # fmt: skip
     assert result.exit_code == 1, result.output
-    assert result.output.startswith("Error: unknown stage(s) nothing in mode")
+    assert result.output.startswith("Error: mode 'stages:current+nothing': unknown recall stage")
     assert "Traceback" not in result.output and not out.exists()

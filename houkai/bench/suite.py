@@ -71,20 +71,19 @@ def suite_modes(defaults: tuple[str, ...]) -> dict[str, dict[str, Any]]:
 
 
 #: A mode that names its stages itself: ``stages:synonyms+lineage+current`` (``stages:``
-#: alone is the plain blend under another name).
+#: alone is the plain blend under another name; ``default`` stands for the defaults, as
+#: in ``recall(stages="default,overlap")``).
 STAGE_LIST = "stages:"
 
 
 def stage_list_mode(mode: str) -> dict[str, Any]:
-    """The recall options of a ``stages:a+b+c`` mode: those stages, in the registry's
-    order (a stage runs at its place whatever order the mode lists it in)."""
-    listed = [s.strip() for s in mode.removeprefix(STAGE_LIST).split("+") if s.strip()]
-    unknown = [s for s in listed if s not in names()]
-    if unknown:
-        raise ValueError(
-            f"unknown stage(s) {', '.join(unknown)} in mode {mode!r}; "
-            f"choose from {', '.join(names())}"
-        )
+    """The recall options of a ``stages:a+b+c`` mode: those stages, read as recall reads a
+    stage list (:func:`~houkai.recall.stages.resolve_stages`), in the registry's order (a
+    stage runs at its place whatever order the mode lists them in)."""
+    try:
+        listed = resolve_stages(mode.removeprefix(STAGE_LIST).replace("+", ","))
+    except ValueError as exc:
+        raise ValueError(f"mode {mode!r}: {exc}") from None
     return {"mode": "hybrid", "stages": tuple(s for s in names() if s in listed)}
 
 

@@ -102,8 +102,7 @@ def term_stats(
     stats = read_term_stats(
         core.client, core.keys.lexstats, [*terms, *synonyms, *names], maybe_names=maybe_names
     )
-    # A one-word query is a keyword lookup ("backup" means "Backups" too); no
-    # benchmark question has a single term, so ADR 0056's measured gate is unchanged.
+    # A one-word query is a keyword lookup ("backup" means "Backups" too; ADR 0056).
     stems = (
         len(terms) == 1 or stems_cue or bool(stats.named) or any(name_seen(n, stats) for n in names)
     )
@@ -413,15 +412,15 @@ def synonym_words(terms: list[str], related: Mapping[str, Sequence[str]] | None)
     return list(dict.fromkeys(extra))
 
 
-def normalise_lexical(pool: Pool, ceiling: float = 0.0) -> bool:
+def normalise_lexical(pool: Pool, ceiling: float = 0.0) -> float:
     """``lexical`` = BM25 / the pool's best, or / *ceiling* when the best scores less
-    (the ``overlap`` stage: a match of one common word is no full match); True if any
-    BM25 > 0."""
+    (the ``overlap`` stage: a match of one common word is no full match). Returns the
+    best's ``lexical``: 1, below 1 when *ceiling* set the scale, 0 when no BM25 > 0."""
     top = max((c.bm25 for c in pool.values()), default=0.0)
     scale = max(top, ceiling)
     for cand in pool.values():
         cand.lexical = cand.bm25 / scale if top > 0 else 0.0
-    return top > 0
+    return top / scale if top > 0 else 0.0
 
 
 def add_lexical(
@@ -433,8 +432,9 @@ def add_lexical(
     size: int,
     qvec: np.ndarray | None,
     related: Mapping[str, Sequence[str]] | None = None,
-) -> bool:
-    """Add BM25 to the pool and pull in keyword-only hits; True if any BM25 > 0.
+) -> float:
+    """Add BM25 to the pool and pull in keyword-only hits; the best's ``lexical`` (0: no
+    BM25 > 0, :func:`normalise_lexical`).
 
     The inverted index finds keyword candidates corpus-wide with the filters
     pushed down; their BM25 comes from houkai's exact corpus statistics
@@ -443,7 +443,7 @@ def add_lexical(
     """
     leg = lexical_leg(core, pool, terms, stats, where, size, qvec, related)
     if leg is None:
-        return False
+        return 0.0
     run_legs(core, [leg])
     return score_lexical(core, pool, terms, stats, related)
 
@@ -507,12 +507,12 @@ def score_lexical(
     stats: TermStats,
     related: Mapping[str, Sequence[str]] | None = None,
     floor: float = 0.0,
-) -> bool:
+) -> float:
     """Every candidate's BM25 of the question's *terms*, normalised over the pool, and
-    never by less than *floor* × a full match's BM25 (the ``overlap`` stage); True if
-    any BM25 > 0."""
+    never by less than *floor* × a full match's BM25 (the ``overlap`` stage); returns the
+    best's ``lexical`` (:func:`normalise_lexical`)."""
     if not terms:
-        return False
+        return 0.0
     texts = {mid: c.memory.text for mid, c in pool.items()}
     scores = bm25_scores(terms, texts, core.client, core.keys.lexstats, stats, related=related)
     for mid, cand in pool.items():
@@ -528,11 +528,11 @@ def rescore_lexical(
     added: list[str],
     related: Mapping[str, Sequence[str]] | None = None,
     floor: float = 0.0,
-) -> bool:
+) -> float:
     """BM25 for candidates added after the lexical pass, then re-normalise the pool
-    (*floor*: as :func:`score_lexical`)."""
+    (*floor* and what it returns: as :func:`score_lexical`)."""
     if not terms or stats is None:
-        return False
+        return 0.0
     scores = bm25_scores(
         terms,
         {mid: pool[mid].memory.text for mid in added},

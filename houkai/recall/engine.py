@@ -211,9 +211,10 @@ class Recall:
                 )
             )
         run_legs(core, [leg for leg in legs if leg is not None])
-        ctx.lexical_active = stats is not None and score_lexical(
-            core, pool, q.terms, stats, q.related, ctx.lexical_floor
-        )
+        if stats is not None:
+            floor = ctx.lexical_floor
+            ctx.lexical_best = score_lexical(core, pool, q.terms, stats, q.related, floor)
+            ctx.lexical_active = ctx.lexical_best > 0
         steps = pipeline(ctx.active)
         if pool and steps:
             added: list[str] = []
@@ -223,13 +224,11 @@ class Recall:
                 added += s.link(ctx, pool)
             for s in steps:
                 s.gathered(ctx, pool)
-            if added:
-                ctx.lexical_active = (
-                    rescore_lexical(
-                        core, pool, q.terms, q.stats, added, q.related, ctx.lexical_floor
-                    )
-                    or ctx.lexical_active
+            if added and q.terms and q.stats is not None:
+                ctx.lexical_best = rescore_lexical(
+                    core, pool, q.terms, q.stats, added, q.related, ctx.lexical_floor
                 )
+                ctx.lexical_active = ctx.lexical_best > 0 or ctx.lexical_active
         return pool
 
     # ------------------------------------------------------------------ score

@@ -398,8 +398,12 @@ def full_match_bm25(
 ) -> float:
     """The BM25 of a *full match*: a text of the collection's average length that holds
     each query term once, the sum of the terms' IDFs (the ``overlap`` stage, ADR 0107).
-    A text scores above it by repeating a term or by being short; one that holds few of
-    the terms, or only common ones, scores far below it. 0 when *stats* lack a term."""
+    A word no memory holds counts too, with the largest IDF there is: nothing can match
+    it, so a question worded in words the collection does not use has no match near a
+    full one. A text scores above a full match by repeating a term or by being short; one
+    that holds few of the terms, or only common ones, scores far below it. 0 when *stats*
+    lack a term (the caller read them for other terms: no floor, rather than a second
+    read)."""
     terms = list(dict.fromkeys(query_terms))
     related = related or {}
     if any(w not in stats.df for t in terms for w in (t, *related.get(t, ()))):

@@ -68,7 +68,10 @@ DEFAULT_OUT = "docs/bench/suite.json"
     "--markdown",
     "markdown_path",
     type=click.Path(dir_okay=False),
-    help="Write the tables as Markdown (per set, per kind or category, per stage).",
+    help=(
+        "Write the tables as Markdown (per set, per kind or category, per stage); the"
+        " manual's copy is rendered from --out's JSON by the docs build."
+    ),
 )
 @click.option(
     "--misses",

@@ -21,9 +21,8 @@ one interface of :class:`houkai.recall.stages.base.Stage`:
 * ``bridge``: the second hop of a question about someone it does not name (opt-in, ADR 0089).
 * ``subjects``: in a collection not tagged by person, whom a memory's opening names is
   whom it is about, for the ``names`` boost (opt-in, ADR 0091).
-* ``overlap``: the best keyword match counts in full only when it holds enough of the
-  question's words (rare ones weigh more); a match of one common word counts for its
-  share of a full match (opt-in, ADR 0107).
+* ``overlap``: keyword matches count for less when the question's words are not the
+  collection's, or the best match holds few of them (opt-in, ADR 0107).
 * ``fitted``: the fusion weights per query kind (opt-in).
 
 Adding a stage: write its module with a ``STAGE`` object and add its line to
@@ -74,7 +73,7 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("casing", True, "a question typed in lower case names what the memories capitalise"),
     Entry("bridge", False, "the second hop of a question about someone it does not name"),
     Entry("subjects", False, "untagged memories: whom the opening names is whom it is about"),
-    Entry("overlap", False, "a keyword match of few or common question words counts for less"),
+    Entry("overlap", False, "words the memories never use make keyword matches count for less"),
     Entry("fitted", False, "fusion weights per query kind"),
 )
 

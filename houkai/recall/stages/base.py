@@ -59,6 +59,8 @@ class StageContext:
     #: the best keyword match counts in full only from this share of a full match's BM25
     #: up (the ``overlap`` stage sets it, before the pool is gathered)
     lexical_floor: float = 0.0
+    #: the pool's best ``lexical``: 1, or below 1 when the floor set the scale
+    lexical_best: float = 0.0
     #: only the first *depth* ranks matter to the caller (None: all)
     depth: int | None = None
     notes: dict[str, Any] = field(default_factory=dict)  # a stage's own, between steps

@@ -133,7 +133,8 @@ class LineageStage(Stage):
         if not heirs:
             return {}
         w = ctx.weights
-        # the replaced memories' BM25 on the pool's scale (``lexical = bm25 / the pool's best``)
+        # the replaced memories' BM25 on the pool's scale (``lexical = bm25 / scale``: the
+        # pool's best, or the ``overlap`` stage's floor)
         top = max((c.bm25 / c.lexical for c in cands if c.lexical > 0), default=0.0)
         for replaced in (r for rs in heirs.values() for r in rs):  # each under one heir
             replaced.lexical = min(1.0, replaced.bm25 / top) if top > 0 else 0.0

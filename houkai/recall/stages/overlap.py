@@ -1,20 +1,26 @@
-"""The ``overlap`` stage: a keyword match counts for the share of the question it holds.
+"""The ``overlap`` stage: keyword matches count for less when the question's words are
+not the collection's.
 
-The blend's lexical score is BM25 over the pool's best, so the best keyword match
-always scores 1, however little of the question it holds. "Who does our taxes?" shares
-one word, "tax", with "User owns Pelican, the receipt-scanning rewrite: auto-extract
-merchant, date, total and tax …", which then takes the full lexical weight from the
-answer, "Tax accountant: Priscilla Moy, CPA", third by cosine. Paraphrases, which share
-few words with the memory that answers them, are where this costs most.
+The blend's lexical score is BM25 over the pool's best, so the best keyword match always
+scores 1, however little of the question it holds. "If I'm locked out, who can let me
+in?" holds three words no memory uses ("locked", "let", "me") and one that ten do
+("out"); "User is out of office for the Japan trip …" then takes the full lexical weight
+and the answer, "Spare house key is with Dolores Vigil next door", ranks fourth, though it
+is first by cosine. A question worded away from the memories (a paraphrase) is one whose
+keyword matches say little.
 
 With the stage, BM25 is divided by the pool's best or by
-:attr:`~.params.StageParams.overlap` × the BM25 of a *full match* (a text of average
-length holding each question word once: the sum of their IDFs), whichever is larger. A
-match holding the question's rare words still scores 1; one holding a common word or
-few of many scores its share. The floor is set before the pool is gathered, so the
+:attr:`~.params.StageParams.overlap` × the BM25 of a *full match*
+(:func:`~houkai.store.lexstats.full_match_bm25`: a text of average length holding each
+question word once, the sum of their IDFs), whichever is larger. A word no memory holds
+counts in the full match with the largest IDF there is, so a question mostly in such
+words has no match near a full one: its keyword scores shrink and cosine decides. A match
+holding the question's words, rare ones included, still scores 1. On the dev sets it is
+the unseen words that make the floor bind: without them in the full match the stage
+changes no set's R@5 (ADR 0107). The floor is set before the pool is gathered, so the
 first round's picks (the feedback documents, the neighbours' anchors) see it too.
-``explain`` shows under ``overlap`` the share of a full match the best match reached,
-when it is below the floor.
+``explain`` shows under ``overlap`` the pool's best BM25 over a full match's, when it is
+below the floor.
 
 Opt-in (ADR 0107): on the dev splits it gained MRR (+4.3 questions, paraphrases most) and
 cost no set; on the test splits it cost no set either, but gained little in sum, cost
@@ -34,7 +40,7 @@ class OverlapStage(Stage):
         ctx.lexical_floor = ctx.params.overlap
 
     def signals(self, ctx: StageContext, cands: list[Candidate]) -> Signals:
-        best = max((c.lexical for c in cands), default=0.0)
+        best = ctx.lexical_best  # the pool's, before any gate left candidates out
         if 0.0 < best < 1.0:  # the best match held less than the floor of a full one
             reached = round(best * ctx.params.overlap, 4)  # its BM25 over a full match's
             for c in cands:
