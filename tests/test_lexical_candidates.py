@@ -101,7 +101,7 @@ def test_prefetched_statistics_give_the_same_scores(store):
     assert lexstats.bm25_scores(terms, texts, store.client, store.keys.lexstats, stats) == fresh
 
 
-def _add_lexical(store: Any, pool: dict[str, Any], query: str) -> bool:
+def _add_lexical(store: Any, pool: dict[str, Any], query: str) -> float:
     """The lexical leg of *query* (read once, as recall reads it) over *pool*, no vector."""
     read = read_query(store, query, time.time(), hybrid=True)
     assert read.stats is not None

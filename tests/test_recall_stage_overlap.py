@@ -35,7 +35,7 @@ def test_a_full_match_weighs_each_question_term_once_at_the_average_length() -> 
     full = full_match_bm25(["tax", "accountant"], stats)
     assert full == pytest.approx(_idf(4) + _idf(1))
     texts = {"a": "tax accountant " + "x " * 6}  # eight tokens: the average length
-    scores = bm25_scores(["tax", "accountant"], texts, None, "k", stats)  # type: ignore[arg-type]
+    scores = bm25_scores(["tax", "accountant"], texts, None, "k", stats)
     assert scores["a"] == pytest.approx(full)  # tf 1 at dl = avgdl scores exactly that
     # a question of two forms of one stem counts the stem once
     assert full_match_bm25(["taxes", "tax"], stats) == pytest.approx(_idf(4))
@@ -56,14 +56,15 @@ def _pool(*bm25: float) -> dict[str, Candidate]:
 
 def test_below_the_ceiling_the_best_match_scores_its_share() -> None:
     pool = _pool(1.0, 0.5, 0.0)
-    assert normalise_lexical(pool)  # without a ceiling the best scores 1
+    # each call returns the best's lexical, what explain's stages.overlap is read from
+    assert normalise_lexical(pool) == 1.0  # without a ceiling the best scores 1
     assert [c.lexical for c in pool.values()] == [1.0, 0.5, 0.0]
-    assert normalise_lexical(pool, ceiling=4.0)
+    assert normalise_lexical(pool, ceiling=4.0) == 0.25
     assert [c.lexical for c in pool.values()] == [0.25, 0.125, 0.0]
-    assert normalise_lexical(pool, ceiling=0.5)  # a best above the ceiling keeps 1
+    assert normalise_lexical(pool, ceiling=0.5) == 1.0  # a best above the ceiling keeps 1
     assert [c.lexical for c in pool.values()] == [1.0, 0.5, 0.0]
     nothing = _pool(0.0, 0.0)
-    assert not normalise_lexical(nothing, ceiling=4.0)
+    assert normalise_lexical(nothing, ceiling=4.0) == 0.0
     assert [c.lexical for c in nothing.values()] == [0.0, 0.0]
 
 
@@ -82,6 +83,7 @@ def _full_match_share(store, question: str, text: str) -> float:
     """*text*'s BM25 for *question* over a full match's, read as a default recall reads
     the question (synonyms folded)."""
     read = read_query(store, question, 0.0, hybrid=True, synonyms=vocabulary())
+    assert read.stats is not None
     keys = store.core.keys
     scores = bm25_scores(
         read.terms, {"t": text}, store.core.client, keys.lexstats, read.stats, related=read.related

@@ -2,12 +2,13 @@
 not the collection's.
 
 The blend's lexical score is BM25 over the pool's best, so the best keyword match always
-scores 1, however little of the question it holds. "If I'm locked out, who can let me
-in?" holds three words no memory uses ("locked", "let", "me") and one that ten do
-("out"); "User is out of office for the Japan trip …" then takes the full lexical weight
-and the answer, "Spare house key is with Dolores Vigil next door", ranks fourth, though it
-is first by cosine. A question worded away from the memories (a paraphrase) is one whose
-keyword matches say little.
+scores 1, however little of the question it holds. Of the words of "If I'm locked out,
+who can let me in?", three ("locked", "let", "me") are in no memory, "im" is in one and
+"out" in ten. Notes that only hold "out" then score high on the keyword leg ("Race day
+tomorrow. Nervous, laid out the gear." 1.0; "User is out of office for the Japan trip …"
+0.74, ranked first), and the answer, "Spare house key is with Dolores Vigil next door",
+which holds none of the words, ranks fourth, though it is first by cosine. A question
+worded away from the memories (a paraphrase) is one whose keyword matches say little.
 
 With the stage, BM25 is divided by the pool's best or by
 :attr:`~.params.StageParams.overlap` × the BM25 of a *full match*
