@@ -23,7 +23,7 @@ from ..domain.model import Memory
 from ..domain.model import previous_turn as previous_turn
 from ..domain.text import lexical_clause
 from ..store.codec import finite_cosine, from_hash
-from ..store.lexstats import TermStats, bm25_scores, candidate_terms, full_match_bm25
+from ..store.lexstats import TermStats, bm25_scores, candidate_terms
 from ..store.lexstats import term_stats as read_term_stats
 from ..store.search import Hit, knn_query, parse_search, search_args
 from .core import StoreCore
@@ -506,18 +506,18 @@ def score_lexical(
     terms: list[str],
     stats: TermStats,
     related: Mapping[str, Sequence[str]] | None = None,
-    floor: float = 0.0,
+    ceiling: float = 0.0,
 ) -> float:
     """Every candidate's BM25 of the question's *terms*, normalised over the pool, and
-    never by less than *floor* × a full match's BM25 (the ``overlap`` stage); returns the
-    best's ``lexical`` (:func:`normalise_lexical`)."""
+    never by less than *ceiling* (the ``overlap`` stage's); returns the best's ``lexical``
+    (:func:`normalise_lexical`)."""
     if not terms:
         return 0.0
     texts = {mid: c.memory.text for mid, c in pool.items()}
     scores = bm25_scores(terms, texts, core.client, core.keys.lexstats, stats, related=related)
     for mid, cand in pool.items():
         cand.bm25 = scores.get(mid, 0.0)
-    return normalise_lexical(pool, floor * full_match_bm25(terms, stats, related) if floor else 0)
+    return normalise_lexical(pool, ceiling)
 
 
 def rescore_lexical(
@@ -527,10 +527,10 @@ def rescore_lexical(
     stats: TermStats | None,
     added: list[str],
     related: Mapping[str, Sequence[str]] | None = None,
-    floor: float = 0.0,
+    ceiling: float = 0.0,
 ) -> float:
     """BM25 for candidates added after the lexical pass, then re-normalise the pool
-    (*floor* and what it returns: as :func:`score_lexical`)."""
+    (*ceiling* and what it returns: as :func:`score_lexical`)."""
     if not terms or stats is None:
         return 0.0
     scores = bm25_scores(
@@ -543,4 +543,4 @@ def rescore_lexical(
     )
     for mid, value in scores.items():
         pool[mid].bm25 = value
-    return normalise_lexical(pool, floor * full_match_bm25(terms, stats, related) if floor else 0)
+    return normalise_lexical(pool, ceiling)

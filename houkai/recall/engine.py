@@ -212,9 +212,8 @@ class Recall:
             )
         run_legs(core, [leg for leg in legs if leg is not None])
         if stats is not None:
-            floor = ctx.lexical_floor
-            ctx.lexical_best = score_lexical(core, pool, q.terms, stats, q.related, floor)
-            ctx.lexical_active = ctx.lexical_best > 0
+            ceiling = ctx.lexical_ceiling
+            ctx.lexical_best = score_lexical(core, pool, q.terms, stats, q.related, ceiling)
         steps = pipeline(ctx.active)
         if pool and steps:
             added: list[str] = []
@@ -224,11 +223,10 @@ class Recall:
                 added += s.link(ctx, pool)
             for s in steps:
                 s.gathered(ctx, pool)
-            if added and q.terms and q.stats is not None:
+            if added and q.terms and q.stats is not None:  # the whole pool, normalised again
                 ctx.lexical_best = rescore_lexical(
-                    core, pool, q.terms, q.stats, added, q.related, ctx.lexical_floor
+                    core, pool, q.terms, q.stats, added, q.related, ctx.lexical_ceiling
                 )
-                ctx.lexical_active = ctx.lexical_best > 0 or ctx.lexical_active
         return pool
 
     # ------------------------------------------------------------------ score

@@ -55,15 +55,20 @@ class StageContext:
     broad: bool = False  # only the default filters: KNN may search in batches
     widen: bool = False  # the KNN pool is widened by keyword (ADR 0069)
     clock: float = 0.0  # the wall clock of the recall (expiry, touches)
-    lexical_active: bool = False  # some candidate has BM25 > 0
-    #: the best keyword match counts in full only from this share of a full match's BM25
-    #: up (the ``overlap`` stage sets it, before the pool is gathered)
-    lexical_floor: float = 0.0
-    #: the pool's best ``lexical``: 1, or below 1 when the floor set the scale
+    #: the BM25 under which the best keyword match no longer scores 1 (0: none; the
+    #: ``overlap`` stage sets it, before the pool is gathered)
+    lexical_ceiling: float = 0.0
+    #: the pool's best ``lexical``: 1, below 1 when the ceiling set the scale, 0 when no
+    #: candidate holds a word of the question
     lexical_best: float = 0.0
     #: only the first *depth* ranks matter to the caller (None: all)
     depth: int | None = None
     notes: dict[str, Any] = field(default_factory=dict)  # a stage's own, between steps
+
+    @property
+    def lexical_active(self) -> bool:
+        """Some candidate has BM25 > 0."""
+        return self.lexical_best > 0
 
     @property
     def fusion(self) -> str:

@@ -30,6 +30,7 @@ LoCoMo 0.002, and made more of the default stages cost a test split.
 
 from __future__ import annotations
 
+from ...store.lexstats import full_match_bm25
 from ..candidates import Candidate
 from .base import Signals, Stage, StageContext, note
 
@@ -38,12 +39,15 @@ class OverlapStage(Stage):
     name = "overlap"
 
     def weigh(self, ctx: StageContext) -> None:
-        ctx.lexical_floor = ctx.params.overlap
+        q = ctx.query  # the full match depends on the question alone: read once a recall
+        full = full_match_bm25(q.terms, q.stats, q.related) if q.stats is not None else 0.0
+        ctx.lexical_ceiling = ctx.params.overlap * full
 
     def signals(self, ctx: StageContext, cands: list[Candidate]) -> Signals:
         best = ctx.lexical_best  # the pool's, before any gate left candidates out
         if 0.0 < best < 1.0:  # the best match held less than the floor of a full one
-            reached = round(best * ctx.params.overlap, 4)  # its BM25 over a full match's
+            # its BM25 over a full match's: best = BM25 / (overlap × full)
+            reached = round(best * ctx.params.overlap, 4)
             for c in cands:
                 if c.lexical > 0:
                     note(c, "overlap", reached)
