@@ -1,15 +1,19 @@
 """Two siblings the ``current`` stage no longer takes for an update (ADR 0101): a note whose
 word of change speaks of someone else ("… Joanna Wells **moved** over to Support Ops"
 beside the solutions engineer's note), and, for a question that asks when, a newest note
-that states no time beside notes that do. Shapes of the blind ``support`` set, in words of
+that states no time beside notes that do. Then (ADR 0108) what such a note leaves: the rest
+of the group, whose newest date is the update; and a question whether a state holds on
+("still", "any more", "yet"), whose newest note may word the new state without one of the
+question's words. Shapes of the blind ``support`` and ``assistant`` sets, in words of
 their own; each collection is larger than the stage's ten top candidates."""
 
 from __future__ import annotations
 
-from _dated import ranking, write_dated
+from _dated import ranking, scored_candidates, write_dated
 from test_recall_stages_update_words import OFFICE
 
 from houkai import MemoryStore
+from houkai.recall import state
 from houkai.recall.asking import read
 from houkai.recall.statements import change_speaks_of, content_words
 
@@ -92,6 +96,36 @@ def test_a_when_question_gets_the_newest_date_not_a_newer_note_without_one(
     assert ids[0] == renewed and ids.index(tier) > ids.index(first)
 
 
+def test_a_newer_note_without_a_date_does_not_keep_the_new_date_from_first_place(
+    embedder,
+) -> None:
+    """The old renewal date outranks the new one on the blend's score. The newest note on
+    the topic, the support tier, states no date, so it is no new renewal date; it used to
+    leave the group without an update, and the old date first. The rest of the group stands
+    on its own: the new date is its update (ADR 0108)."""
+    question = "When is Corvid & Vane up for renewal?"
+    dated = [
+        ("Corvid & Vane Outfitters renews on March 3, 2026.", 180, 0.95),
+        ("Corvid & Vane renewed! 2-year term on OF-5521, next renewal 3/3/2028.", 70, 0.90),
+        ("Corvid & Vane Outfitters SLA tier: Priority, included in the renewal at no extra "
+         "cost to win the 2-year term.", 69.7, 0.85),
+        ("Corvid & Vane Outfitters is on the Growth plan.", 182, 0.80),
+        ("Corvid & Vane renewal call done; their CFO wanted a multi-year price lock.", 70.8, 0.75),
+    ]  # fmt: skip
+    cands = scored_candidates(embedder, dated)
+    state.newest_first(cands, read(question, None), 0.65, 10, {}, 0.45)
+    ranked = [c.memory.text for c in sorted(cands, key=lambda c: -c.score)]
+    assert ranked[0] == dated[1][0]
+    assert ranked.index(dated[2][0]) > ranked.index(dated[0][0])  # the tier is no update
+    # only for a question that asks when: otherwise the tier, settled with the renewal, is
+    # the topic's newest note, and first
+    cands = scored_candidates(embedder, dated)
+    state.newest_first(
+        cands, read("What's new with the Corvid & Vane renewal?", None), 0.65, 10, {}, 0.45
+    )
+    assert max(cands, key=lambda c: c.score).memory.text == dated[2][0]
+
+
 def test_an_update_keeps_its_place_when_its_date_is_one_not_read_as_a_time(
     store: MemoryStore,
 ) -> None:
@@ -108,3 +142,32 @@ def test_an_update_keeps_its_place_when_its_date_is_one_not_read_as_a_time(
     )
     ranked = ranking(store, "When is Corvid & Vane up for renewal?", k=10)
     assert ranked[0][0] == moved and old in [mid for mid, _ in ranked]
+
+
+def test_a_question_whether_a_state_holds_on_takes_a_newer_note_in_other_words(
+    embedder,
+) -> None:
+    """ "Do I still eat fish?" expects that the answer may have changed: the newer note
+    words the new state its own way and lacks "eat", one of the question's words. For such
+    a question the newest may lack one (ADR 0108); asked plainly, it may not, and the older
+    note, first on the blend's score, stays first."""
+    assert read("Do I still eat fish?", None).persists
+    assert read("Is Wrenfield live yet?", None).persists
+    assert read("does Omar take escalations any more", None).persists
+    assert not read("Do I eat fish?", None).persists
+    assert read("Do I still eat fish?", None).to_dict()["persists"] is True
+    dated = [
+        ("User is pescatarian — eats fish but no meat.", 180, 0.95),
+        ("User is vegetarian, no fish either.", 60, 0.90),
+        ("Asked for a timeline for Thanksgiving day cooking.", 8, 0.70),
+        ("Mochi gets dry food plus half a can of wet at night.", 170, 0.65),
+    ]
+
+    def first(question: str) -> str:
+        cands = scored_candidates(embedder, dated)
+        state.newest_first(cands, read(question, None), 0.65, 10, {}, 0.45)
+        return max(cands, key=lambda c: c.score).memory.text
+
+    assert first("Do I still eat fish?") == dated[1][0]
+    assert first("Do I eat fish any more?") == dated[1][0]
+    assert first("Do I eat fish?") == dated[0][0]

@@ -29,6 +29,9 @@ _PAST = re.compile(
     re.I,
 )
 _BEFORE = re.compile(r"\bbefore\b", re.I)
+#: A question whether a state holds on ("Do I **still** eat fish?", "Is it live **yet**?"):
+#: it expects that the state may have changed (ADR 0108).
+_PERSISTS = re.compile(r"\b(?:still|any ?more|yet)\b", re.I)
 _PAST_TENSE = re.compile(
     r"\b(did|was|were|had|used|went|got|came|took|made|said|told|gave|broke|ran|saw|"
     r"found|left|sent|built|began|chose|wrote|paid|bought|brought|caught|kept|lost|met|"
@@ -59,6 +62,7 @@ class StateQuery:
     asked: frozenset[str] = frozenset()  # the question's tokens
     asked_terms: frozenset[str] = frozenset()  # its words' stems, without its reference point
     when: bool = False  # it asks when: its answer states a time
+    persists: bool = False  # it asks whether a state holds on ("still", "any more", "yet")
 
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {}
@@ -68,6 +72,8 @@ class StateQuery:
             out["entities"] = list(self.entities)
         if self.when:
             out["when"] = True
+        if self.persists:
+            out["persists"] = True
         return out
 
 
@@ -106,7 +112,12 @@ def read(
     """The question's intent and its named things' words with their IDF (from *stats*,
     the lexical leg's frequencies of the question's terms). *tokens* / *terms*: the
     question's tokens and query terms, when the caller has them (read once per recall)."""
-    out = StateQuery(intent=intent(text, window), question=text, when=asks_when(text))
+    out = StateQuery(
+        intent=intent(text, window),
+        question=text,
+        when=asks_when(text),
+        persists=_PERSISTS.search(text) is not None,
+    )
     out.asked = frozenset(tokenize(text) if tokens is None else tokens)
     out.asked_terms = asked_terms(text, terms)
     if stats is None or stats.n_docs <= 0:

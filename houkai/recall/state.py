@@ -61,18 +61,21 @@ knows which is the newer or whose it is.
   Go 1.21 → Java 17, ADR 0089). For a present question the group's newest must be its
   update: it holds every question word another member holds (one may be missing when it
   says it is an update or plainly restates a member's value,
-  :func:`~houkai.recall.statements.restates_plainly`; "closes at 6pm" beside "opens at
+  :func:`~houkai.recall.statements.restates_plainly`, or when the question asks whether
+  a state holds on: "Do I still eat fish?" and "User is vegetarian, no fish either.",
+  ADR 0108; "closes at 6pm" beside "opens at
   8am" is a sibling; any number of a topic's words when it says it is an update, names all
   the question names and repeats the value it replaces: "notify-service moved to Express;
   the chi app factory is gone", ADR 0089), and it does not tell of an event ("the build
   was failing on CI") unless it says it is an update or repeats the old value ("it was
   10:00 until March"); a note of one day ("ran 25 minutes today") tells of an event too
   (ADR 0097). When it fails, the rest still stand if their newest says it is an update
-  (ADR 0088). A newest written at the same instant as the next updates nothing, and one
-  within ``current_gap`` (one sitting, one batch in its order) only when it says it is an
-  update or restates a member's value (ADR 0092, 0093, 0099). The update takes the
-  group's best score slot for a present question, its last for a past one; the others
-  keep their order in the slots left. A past question that says
+  (ADR 0088), or if it was a note that states no time beside dated members, for a question
+  that asks when (ADR 0108). A newest written at the same instant as the next updates
+  nothing, and one within ``current_gap`` (one sitting, one batch in its order) only when
+  it says it is an update or restates a member's value (ADR 0092, 0093, 0099). The update
+  takes the group's best score slot for a present question, its last for a past one; the
+  others keep their order in the slots left. A past question that says
   which member it wants gets it first: the oldest for "originally", the one just before
   the member naming X for "before X" (ADR 0088). When no group ranked the memory naming X
   ("Maya is based in Toronto." and "My sister Maya is based in Denver." share no word of
@@ -287,6 +290,7 @@ def _members_and_update(
     topical: set[str],
     subject: Sequence[bool],
     when: bool = False,
+    persists: bool = False,
 ) -> tuple[list[int], int]:
     """The group's members and its update (the newest), for a present question only where
     the update answers what the others answered (:func:`_answers_as_well`) and does not
@@ -294,9 +298,13 @@ def _members_and_update(
     Buildkite"; "it **was** 10:00 until March" repeats the old value, so it is one); an
     empty group when none does. A newest that fails is a sibling fact ("INV-0457 to
     Pemberton, €15,000" beside two due dates); the rest still stand when their newest says
-    it is an update ("Pemberton's due date is **now** 15 January"). *values*, *topical*:
-    as :func:`_groups` and :func:`topic_words` read them; *subject*: per candidate, does
-    it name all the question names (an update that does may reword the attribute)."""
+    it is an update ("Pemberton's due date is **now** 15 January"), or when the one that
+    failed states no time beside dated members and the question asks when (ADR 0108).
+    *values*, *topical*: as :func:`_groups` and :func:`topic_words` read them; *subject*:
+    per candidate, does it name all the question names (an update that does may reword the
+    attribute); *persists*: the question asks whether a state holds on ("Do I still eat
+    fish?"), so the newest may lack one of its words ("User is vegetarian, no fish
+    either.", ADR 0108)."""
 
     def newest(members: list[int]) -> int:
         return max(members, key=lambda i: (ages[i], top[i].memory.id))
@@ -330,17 +338,21 @@ def _members_and_update(
         changed = updates[at] and all(
             change_speaks_of(top[at].memory.text, content_words(top[i].memory.text)) for i in lacked
         )
-        slack = 1 if changed or _restated(top, members, at, plainly=True) else 0
+        slack = 1 if changed or persists or _restated(top, members, at, plainly=True) else 0
         return _answers_as_well([held[i] for i in members], members.index(at), slack)
 
     at = newest(group)
     if intent != "present" or updates_the_rest(group, at):
         return group, at
     rest = [i for i in group if i != at]
+    # a newest that states no time among dated members is no state of the topic for a
+    # question that asks when: the rest stand on their own (ADR 0108)
+    timeless = when and not updates[at] and _timeless_among_times(top, group, at)
     while len(rest) > 1:
         at = newest(rest)
-        if not updates[at]:
+        if not (updates[at] or timeless):
             break
+        timeless = False
         if updates_the_rest(rest, at):
             return rest, at
         rest = [i for i in rest if i != at]
@@ -503,8 +515,9 @@ def newest_first(
     dealt: set[int] = set()  # the candidates groups ranked
     for group in groups:
         group, at = _members_and_update(
-            group, top, held, updates, ages, state.intent, values, topical, subject, state.when
-        )
+            group, top, held, updates, ages, state.intent, values, topical, subject,
+            state.when, state.persists,
+        )  # fmt: skip
         if len(group) < 2:
             continue
         newest_two = sorted((ages[i] for i in group), reverse=True)[:2]
