@@ -11,6 +11,8 @@ import numpy as np
 from houkai import MemoryStore
 from houkai.bench.locomo import backdate
 from houkai.domain.model import Memory
+from houkai.recall import state
+from houkai.recall.asking import StateQuery
 from houkai.recall.candidates import Candidate
 
 DAY = 86_400.0
@@ -45,3 +47,14 @@ def scored_candidates(embedder: Any, dated: list[tuple[str, float, float]]) -> l
         )
         for i, ((text, days, score), vector) in enumerate(zip(dated, vectors, strict=True))
     ]
+
+
+def ranked_by_stage(
+    embedder: Any, dated: list[tuple[str, float, float]], read: StateQuery
+) -> list[Candidate]:
+    """The candidates of ``(text, days ago, blend score)`` after the ``current`` stage ranked
+    them for the question *read* (its defaults: cosine 0.65 for a topic, 0.45 with a shared
+    value, the ten best), best first."""
+    cands = scored_candidates(embedder, dated)
+    state.newest_first(cands, read, 0.65, 10, {}, 0.45)
+    return sorted(cands, key=lambda c: -c.score)

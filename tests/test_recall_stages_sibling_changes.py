@@ -9,11 +9,10 @@ their own; each collection is larger than the stage's ten top candidates."""
 
 from __future__ import annotations
 
-from _dated import ranking, scored_candidates, write_dated
+from _dated import ranked_by_stage, ranking, write_dated
 from test_recall_stages_update_words import OFFICE
 
 from houkai import MemoryStore
-from houkai.recall import state
 from houkai.recall.asking import read
 from houkai.recall.statements import change_speaks_of, content_words
 
@@ -112,18 +111,13 @@ def test_a_newer_note_without_a_date_does_not_keep_the_new_date_from_first_place
         ("Corvid & Vane Outfitters is on the Growth plan.", 182, 0.80),
         ("Corvid & Vane renewal call done; their CFO wanted a multi-year price lock.", 70.8, 0.75),
     ]  # fmt: skip
-    cands = scored_candidates(embedder, dated)
-    state.newest_first(cands, read(question, None), 0.65, 10, {}, 0.45)
-    ranked = [c.memory.text for c in sorted(cands, key=lambda c: -c.score)]
+    ranked = [c.memory.text for c in ranked_by_stage(embedder, dated, read(question, None))]
     assert ranked[0] == dated[1][0]
     assert ranked.index(dated[2][0]) > ranked.index(dated[0][0])  # the tier is no update
     # only for a question that asks when: otherwise the tier, settled with the renewal, is
     # the topic's newest note, and first
-    cands = scored_candidates(embedder, dated)
-    state.newest_first(
-        cands, read("What's new with the Corvid & Vane renewal?", None), 0.65, 10, {}, 0.45
-    )
-    assert max(cands, key=lambda c: c.score).memory.text == dated[2][0]
+    other = read("What's new with the Corvid & Vane renewal?", None)
+    assert ranked_by_stage(embedder, dated, other)[0].memory.text == dated[2][0]
 
 
 def test_an_update_keeps_its_place_when_its_date_is_one_not_read_as_a_time(
@@ -164,9 +158,7 @@ def test_a_question_whether_a_state_holds_on_takes_a_newer_note_in_other_words(
     ]
 
     def first(question: str) -> str:
-        cands = scored_candidates(embedder, dated)
-        state.newest_first(cands, read(question, None), 0.65, 10, {}, 0.45)
-        return max(cands, key=lambda c: c.score).memory.text
+        return ranked_by_stage(embedder, dated, read(question, None))[0].memory.text
 
     assert first("Do I still eat fish?") == dated[1][0]
     assert first("Do I eat fish any more?") == dated[1][0]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from _dated import ranking, scored_candidates, write_dated
+from _dated import ranked_by_stage, ranking, scored_candidates, write_dated
 from test_recall_stages_update_words import OFFICE
 
 from houkai import MemoryStore
@@ -207,10 +207,8 @@ def test_a_past_question_gets_the_member_it_asks_for(embedder):
     ]
 
     def first(question: str) -> str:
-        cands = scored_candidates(embedder, ports)
         read = replace(asking.read(question, None), entities=["ledger-worker"])
-        state.newest_first(cands, read, 0.65, 10, {}, 0.45)
-        best = max(cands, key=lambda c: c.score)
+        best = ranked_by_stage(embedder, ports, read)[0]
         assert best.explain["stages"]["current_group"] == 3
         return best.memory.text
 
