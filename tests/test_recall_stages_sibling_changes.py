@@ -163,3 +163,8 @@ def test_a_question_whether_a_state_holds_on_takes_a_newer_note_in_other_words(
     assert first("Do I still eat fish?") == dated[1][0]
     assert first("Do I eat fish any more?") == dated[1][0]
     assert first("Do I eat fish?") == dated[0][0]
+    # written in one sitting, twenty minutes apart: within the hour a newer note is an
+    # update only when it says so, or when the question expects a change
+    dated[0:2] = [(dated[0][0], 30 / (24 * 60), 0.95), (dated[1][0], 10 / (24 * 60), 0.90)]
+    assert first("Do I still eat fish?") == dated[1][0]
+    assert first("Do I eat fish?") == dated[0][0]

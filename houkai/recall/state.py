@@ -73,11 +73,12 @@ knows which is the newer or whose it is.
   (ADR 0088), or if it was a note that states no time beside dated members, for a question
   that asks when (ADR 0108). A newest written at the same instant as the next updates
   nothing, and one within ``current_gap`` (one sitting, one batch in its order) only when
-  it says it is an update or restates a member's value (ADR 0092, 0093, 0099). The update
-  takes the group's best score slot for a present question, its last for a past one; the
-  others keep their order in the slots left. A past question that says
-  which member it wants gets it first: the oldest for "originally", the one just before
-  the member naming X for "before X" (ADR 0088). When no group ranked the memory naming X
+  it says it is an update or restates a member's value (ADR 0092, 0093, 0099), or the
+  question asks whether a state holds on (ADR 0108). The update takes the group's best
+  score slot for a present question, its last for a past one; the others keep their
+  order in the slots left. A past question that says which member it wants gets it
+  first: the oldest for "originally", the one just before the member naming X for
+  "before X" (ADR 0088). When no group ranked the memory naming X
   ("Maya is based in Toronto." and "My sister Maya is based in Denver." share no word of
   "Where did Maya live before Toronto?"), the point pairs them itself
   (:func:`~houkai.recall.reference.state_before`, ADR 0095). Other candidates keep their
@@ -521,7 +522,8 @@ def newest_first(
         if len(group) < 2:
             continue
         newest_two = sorted((ages[i] for i in group), reverse=True)[:2]
-        said = updates[at] or _restated(top, group, at)
+        # a question whether a state holds on expects the change: within one sitting too
+        said = updates[at] or state.persists or _restated(top, group, at)
         left = _left_alone(newest_two[0] - newest_two[1], said, gap, state.accessed)
         if left is not None:
             for i in group:  # explain why an update the caller expected did not move
