@@ -149,6 +149,9 @@ def test_a_question_whether_a_state_holds_on_takes_a_newer_note_in_other_words(
     assert read("Is Wrenfield live yet?", None).persists
     assert read("does Omar take escalations any more", None).persists
     assert not read("Do I eat fish?", None).persists
+    assert not read("Are there any more open invoices?", None).persists  # a count
+    assert not read("How is the Still Waters account?", None).persists  # a name
+    assert "still" not in read("Do I still eat fish?", None).asked_terms  # no topic word
     assert read("Do I still eat fish?", None).to_dict()["persists"] is True
     dated = [
         ("User is pescatarian — eats fish but no meat.", 180, 0.95),
@@ -168,3 +171,7 @@ def test_a_question_whether_a_state_holds_on_takes_a_newer_note_in_other_words(
     dated[0:2] = [(dated[0][0], 30 / (24 * 60), 0.95), (dated[1][0], 10 / (24 * 60), 0.90)]
     assert first("Do I still eat fish?") == dated[1][0]
     assert first("Do I eat fish?") == dated[0][0]
+    # a question about the past keeps the sitting's notes apart: nothing moves
+    past = ranked_by_stage(embedder, dated, read("Back then, was I still eating fish?", None))
+    assert past[0].memory.text == dated[0][0]
+    assert past[0].explain["stages"]["current_left"] == "within the hour, no update word"

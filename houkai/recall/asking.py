@@ -29,9 +29,13 @@ _PAST = re.compile(
     re.I,
 )
 _BEFORE = re.compile(r"\bbefore\b", re.I)
-#: A question whether a state holds on ("Do I **still** eat fish?", "Is it live **yet**?"):
-#: it expects that the state may have changed (ADR 0108).
-_PERSISTS = re.compile(r"\b(?:still|any ?more|yet)\b", re.I)
+#: A question whether a state holds on ("Do I **still** eat fish?", "Is it live **yet**?",
+#: "Does Omar take escalations **any more**?"): it expects that the state may have changed
+#: (ADR 0108). Not "any more" before what it counts ("Are there any more open invoices?"),
+#: nor a name ("the Still Waters account").
+_PERSISTS = re.compile(r"\b(?:still|yet)\b|^\s*(?:Still|Yet)\b|\bany ?more\W*$")
+#: Its words, which say what the question expects, not what it is about.
+_PERSISTS_WORDS = frozenset(stem(w) for w in ("still", "yet", "anymore", "more"))
 _PAST_TENSE = re.compile(
     r"\b(did|was|were|had|used|went|got|came|took|made|said|told|gave|broke|ran|saw|"
     r"found|left|sent|built|began|chose|wrote|paid|bought|brought|caught|kept|lost|met|"
@@ -120,6 +124,8 @@ def read(
     )
     out.asked = frozenset(tokenize(text) if tokens is None else tokens)
     out.asked_terms = asked_terms(text, terms)
+    if out.persists:
+        out.asked_terms -= _PERSISTS_WORDS
     if stats is None or stats.n_docs <= 0:
         return out
     out.stemmed = stats.stemmed

@@ -70,10 +70,10 @@ knows which is the newer or whose it is.
   was failing on CI") unless it says it is an update or repeats the old value ("it was
   10:00 until March"); a note of one day ("ran 25 minutes today") tells of an event too
   (ADR 0097). When it fails, the rest still stand if their newest says it is an update
-  (ADR 0088), or if it was a note that states no time beside dated members, for a question
-  that asks when (ADR 0108). A newest written at the same instant as the next updates
+  (ADR 0088), or, for a question that asks when, if the newest that failed states no time
+  beside dated members (ADR 0108). A newest written at the same instant as the next updates
   nothing, and one within ``current_gap`` (one sitting, one batch in its order) only when
-  it says it is an update or restates a member's value (ADR 0092, 0093, 0099), or the
+  it says it is an update or restates a member's value (ADR 0092, 0093, 0099), or a present
   question asks whether a state holds on (ADR 0108). The update takes the group's best
   score slot for a present question, its last for a past one; the others keep their
   order in the slots left. A past question that says which member it wants gets it
@@ -522,8 +522,10 @@ def newest_first(
         if len(group) < 2:
             continue
         newest_two = sorted((ages[i] for i in group), reverse=True)[:2]
-        # a question whether a state holds on expects the change: within one sitting too
-        said = updates[at] or state.persists or _restated(top, group, at)
+        # a present question whether a state holds on expects the change: within one
+        # sitting too
+        expects = state.persists and state.intent == "present"
+        said = updates[at] or expects or _restated(top, group, at)
         left = _left_alone(newest_two[0] - newest_two[1], said, gap, state.accessed)
         if left is not None:
             for i in group:  # explain why an update the caller expected did not move
