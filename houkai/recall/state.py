@@ -310,6 +310,11 @@ def _members_and_update(
     def newest(members: list[int]) -> int:
         return max(members, key=lambda i: (ages[i], top[i].memory.id))
 
+    def timeless(members: list[int], at: int) -> bool:
+        """A question that asks when, and member *at* states no time beside dated members
+        nor says it is an update: no state of the topic (ADR 0101)."""
+        return when and not updates[at] and _timeless_among_times(top, members, at)
+
     def updates_the_rest(members: list[int], at: int) -> bool:
         # an update may tell the old value in the past ("it was 10:00 until March"): it
         # repeats a name or number of a member that states a fact, not of another event
@@ -328,7 +333,7 @@ def _members_and_update(
             lacks = set().union(*(held[i] for i in members)) - held[at]
             if lacks <= topical:
                 return True
-        if when and not updates[at] and _timeless_among_times(top, members, at):
+        if timeless(members, at):
             # "SLA tier: Priority, thrown into the renewal" beside two dates; one that says
             # it is an update keeps its place ("Renewal moved to mid-September": a date in words
             # `states_time` does not read)
@@ -346,14 +351,14 @@ def _members_and_update(
     if intent != "present" or updates_the_rest(group, at):
         return group, at
     rest = [i for i in group if i != at]
-    # a newest that states no time among dated members is no state of the topic for a
-    # question that asks when: the rest stand on their own (ADR 0108)
-    timeless = when and not updates[at] and _timeless_among_times(top, group, at)
+    # a newest that is no state of the topic leaves the rest to stand on their own, once
+    # (ADR 0108)
+    judged_alone = timeless(group, at)
     while len(rest) > 1:
         at = newest(rest)
-        if not (updates[at] or timeless):
+        if not (updates[at] or judged_alone):
             break
-        timeless = False
+        judged_alone = False
         if updates_the_rest(rest, at):
             return rest, at
         rest = [i for i in rest if i != at]
@@ -514,17 +519,17 @@ def newest_first(
     subject = [bool(state.words) and cover.get(c.memory.id, 0.0) >= 1.0 - 1e-9 for c in top]
     answered = False  # a group gave the past question the member it asks for
     dealt: set[int] = set()  # the candidates groups ranked
+    # a present question whether a state holds on expects a change: the newest may lack a
+    # question word, and may be written within one sitting (ADR 0108)
+    expects = state.persists and state.intent == "present"
     for group in groups:
         group, at = _members_and_update(
             group, top, held, updates, ages, state.intent, values, topical, subject,
-            state.when, state.persists,
+            state.when, expects,
         )  # fmt: skip
         if len(group) < 2:
             continue
         newest_two = sorted((ages[i] for i in group), reverse=True)[:2]
-        # a present question whether a state holds on expects the change: within one
-        # sitting too
-        expects = state.persists and state.intent == "present"
         said = updates[at] or expects or _restated(top, group, at)
         left = _left_alone(newest_two[0] - newest_two[1], said, gap, state.accessed)
         if left is not None:
