@@ -11,8 +11,8 @@ from houkai import MemoryStore
 from houkai.domain.casing import askable, is_name, name_marks, truecase, uncased
 from houkai.domain.text import stem_tokens
 from houkai.recall.stages import default_names
-from houkai.store.lexmigrate import RECOUNT_LUA, learn_names
-from houkai.store.lexstats import NAMES_FIELD, term_stats
+from houkai.store.lexmigrate import RECOUNT_LUA, recount_words
+from houkai.store.lexstats import LEXICON, NAMES_FIELD, term_stats
 
 NOTES = [
     "Best way to reach Tom: email, he rarely checks his phone.",
@@ -140,7 +140,7 @@ def test_a_typed_possessive_name_is_a_named_thing_as_written(store: MemoryStore)
 def test_migrate_gives_an_older_collection_its_marks(store: MemoryStore) -> None:
     store.remember_many(NOTES)
     client, key = store.client, store.keys.lexstats
-    assert client.hget(key, NAMES_FIELD) == b"1"  # the first write into an empty collection
+    assert client.hget(key, NAMES_FIELD) == LEXICON.encode()  # the first write counts so
     # as an earlier release left it: stems without marks, no flag
     for batch in store.iter_memories():
         for m in batch:
@@ -152,11 +152,11 @@ def test_migrate_gives_an_older_collection_its_marks(store: MemoryStore) -> None
     first = next(iter(store.iter_memories()))[0]
     script = client.register_script(RECOUNT_LUA)
     before = _stats(store)
-    stale = script(keys=[store.keys.memory(first.id), key], args=["an older text", "x ^x"])
+    stale = script(keys=[store.keys.memory(first.id), key], args=["an older text", "x ^x", "x"])
     assert stale == 0 and _stats(store) == before
-    recounted = learn_names(client, store.keys.memory_prefix, key, batch=2)
+    recounted = recount_words(client, store.keys.memory_prefix, key, batch=2)
     assert recounted == len(NOTES) - 1  # the wifi note writes no name: nothing to recount
     assert _stats(store) == _expected(_live_texts(store))
-    assert client.hget(key, NAMES_FIELD) == b"1"
-    assert learn_names(client, store.keys.memory_prefix, key) == 0  # the flag: no pass
+    assert client.hget(key, NAMES_FIELD) == LEXICON.encode()
+    assert recount_words(client, store.keys.memory_prefix, key) == 0  # the flag: no pass
     assert term_stats(client, key, [], maybe_names=["tim"]).named == {"tim"}

@@ -96,8 +96,8 @@ class AdminOps(ServiceBase):
     def collection_migrate(self, p: params.CollectionMigrate) -> dict[str, Any]:
         """Re-write a collection's vectors in another element type, in place (resumable),
         and bring the statistics an earlier release wrote up to date: stems (ADR 0056),
-        the flag that says whether a memory follows another (ADR 0099) and the name marks
-        (ADR 0102)."""
+        the flag that says whether a memory follows another (ADR 0099), the name marks
+        (ADR 0102) and acronyms' plurals counted as the acronym (ADR 0109)."""
         from ..db.connection import connect
         from ..store import lexmigrate
         from ..store.migrate import migrate_vectors
@@ -115,14 +115,18 @@ class AdminOps(ServiceBase):
         follows = lexmigrate.learn_follows(
             client, keys.incoming_prefix, keys.lexstats, p.batch_size
         )
-        # and those written before ADR 0102 the marks that tell a question typed in lower
-        # case which of its words are names
-        names = lexmigrate.learn_names(client, keys.memory_prefix, keys.lexstats, p.batch_size)
+        # and those whose words an earlier release counted otherwise their current counts:
+        # the marks that tell a question typed in lower case which of its words are names
+        # (ADR 0102), "PRs" as "PR" (ADR 0109)
+        recounted = lexmigrate.recount_words(
+            client, keys.memory_prefix, keys.lexstats, p.batch_size
+        )
         return {
             **result.to_dict(),
             "stems_upgraded": stems,
             "follows": follows,
-            "names_marked": names,
+            "recounted": recounted,
+            "names_marked": recounted,  # its name up to 0.2: deprecated
         }
 
     def collections(self) -> list[dict[str, Any]]:

@@ -315,13 +315,14 @@ def _collect_garbage(store: Any) -> None:
 
 def bring_stats_up_to_date(store: Any) -> None:
     """A kept collection ingested before ADR 0056 gets its stems (else BM25 scores plain),
-    and one ingested before ADR 0102 its name marks (the ``casing`` stage reads them)."""
+    and one ingested before ADR 0102 or 0109 its words counted the current way (the
+    ``casing`` stage reads the name marks)."""
     from ..store import lexmigrate
 
     keys = store.keys
     if not lexmigrate.stemmed_stats(store.client, keys.lexstats):
         lexmigrate.upgrade(store.client, keys.memory_prefix, keys.lexstats)
-    lexmigrate.learn_names(store.client, keys.memory_prefix, keys.lexstats)  # once: a flag
+    lexmigrate.recount_words(store.client, keys.memory_prefix, keys.lexstats)  # once: a flag
 
 
 def _open(collection: str, settings: Any, embedder: Any) -> Any:

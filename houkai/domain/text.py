@@ -60,9 +60,22 @@ def bigrams(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
+#: An acronym's plural or possessive as agents write it: "PRs", "GPUs", "PR's", "SDKs’".
+_ACRONYM_S = re.compile(r"\b([A-Z][A-Z0-9]*[A-Z])['’]?s\b")
+#: What every such word holds: a quick test that spares most texts the search above.
+_CAPITAL_S = re.compile(r"[A-Z]['’]?s\b")
+
+
+def singular_acronyms(text: str) -> str:
+    """*text* with each acronym's plural or possessive written as the acronym ("PRs" →
+    "PR", "GPUs" → "GPU"): the English stemmer leaves "prs" and "gpus" whole, so without
+    it a question about a PR would not find a note about PRs (ADR 0109)."""
+    return _ACRONYM_S.sub(r"\1", text) if _CAPITAL_S.search(text) else text
+
+
 def tokenize(text: str) -> list[str]:
     """Lower-cased word tokens plus CJK/Korean character bigrams (the seed's ``_tokenize``)."""
-    normalised = text.lower().replace("’", "").replace("'", "")
+    normalised = singular_acronyms(text).lower().replace("’", "").replace("'", "")
     tokens = _WORD_RE.findall(normalised)
     if not _CJK_RE.search(normalised):
         return tokens
@@ -167,7 +180,13 @@ def inflects(term: str, word: str) -> bool:
 
 
 def lexical_form(text: str) -> str:
-    """The text as indexed for BM25: the original plus bigrams of every CJK run."""
+    """The text as indexed for BM25: the original, then the acronym of each acronym's
+    plural ("PRs" is found for "PR": RediSearch's stemmer leaves "prs" whole, ADR 0109),
+    then bigrams of every CJK run."""
+    if _CAPITAL_S.search(text):
+        acronyms = dict.fromkeys(m.group(1) for m in _ACRONYM_S.finditer(text))
+        if acronyms:
+            text = text + "\n" + " ".join(acronyms)
     runs = [run for run in _CJK_RUN_RE.findall(text) if len(run) >= 2]
     if not runs:
         return text

@@ -64,7 +64,7 @@ def read_query(
     out.terms = terms_of(out.tokens)
     vector = core.query_vector(text) if text.strip() else None
     if hybrid and synonyms is not None:
-        out.related = synonyms.related(out.terms)
+        out.related = synonyms.related(out.terms, out.tokens)
     if out.terms and (hybrid or (widen and vector is not None)):
         names = [n.lower() for n in question_names(text)]
         extra = synonym_words(out.terms, out.related)

@@ -26,6 +26,8 @@ from functools import lru_cache
 
 from ..domain.model import ValidationError
 from ..domain.text import ANY_STOP_WORDS, inflects, stem, tokenize
+from . import abbreviations
+from .abbreviations import Abbreviation, Abbreviations, parse_abbreviations
 
 log = logging.getLogger(__name__)
 
@@ -87,8 +89,8 @@ def parse_groups(text: str, origin: str = "synonyms") -> list[tuple[str, ...]]:
     groups: list[tuple[str, ...]] = []
     for number, line in enumerate(text.splitlines(), 1):
         body = line.split("#", 1)[0].replace(",", " ").split()
-        if not body:
-            continue
+        if not body or "=" in line.split("#", 1)[0]:
+            continue  # an abbreviation's line: :func:`parse_abbreviations`
         words: list[str] = []
         for entry in body:
             tokens = list(dict.fromkeys(tokenize(entry)))  # a CJK pair is its own bigram
@@ -117,9 +119,13 @@ class Vocabulary:
     groups: tuple[tuple[str, ...], ...] = ()
     _index: Mapping[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
     _by_stem: Mapping[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
+    #: what notes abbreviate and questions spell out ("pull request" → "pr", ADR 0109)
+    abbreviations: Abbreviations = field(default_factory=Abbreviations, repr=False)
 
     @classmethod
-    def of(cls, groups: Iterable[Sequence[str]]) -> Vocabulary:
+    def of(
+        cls, groups: Iterable[Sequence[str]], abbreviations: Iterable[Abbreviation] = ()
+    ) -> Vocabulary:
         kept = tuple(tuple(g) for g in groups)
         index: dict[str, list[str]] = {}
         by_stem: dict[str, list[str]] = {}
@@ -134,9 +140,12 @@ class Vocabulary:
             kept,
             {k: tuple(v) for k, v in index.items()},
             {k: tuple(v) for k, v in by_stem.items()},
+            Abbreviations(abbreviations),
         )
 
-    def related(self, terms: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    def related(
+        self, terms: Sequence[str], tokens: Sequence[str] = ()
+    ) -> dict[str, tuple[str, ...]]:
         """For each of the question's *terms* in a group, the group's other words, at most
         :data:`MAX_PER_WORD` (another of the question's words among them: "style" and
         "checker" each count the other, so a note saying "style checker" weighs no less
@@ -144,14 +153,19 @@ class Vocabulary:
 
         A term is in a group when it is one of its words or an inflection of one
         ("linting" of "lint"), not merely a word of the same stem: "presentation" and
-        "present" share the stem "present", yet a presentation is no gift."""
+        "present" share the stem "present", yet a presentation is no gift.
+
+        With the question's *tokens*, each word that spells out an abbreviation with its
+        neighbours also has the abbreviation ("pull" and "requests" have "pr")."""
         out: dict[str, tuple[str, ...]] = {}
+        short = self.abbreviations.spelled_out(tokens) if tokens else {}
         for term in terms:
             found = self._index.get(term, ())
             if not found:
                 word = next((w for w in self._by_stem.get(stem(term), ()) if inflects(term, w)), "")
                 found = self._index.get(word, ())
             others = [w for w in found if w != term][:MAX_PER_WORD]
+            others += [w for w in short.get(term, ()) if w not in others]
             if others:
                 out[term] = tuple(others)
         return out
@@ -179,7 +193,11 @@ def _read(path: str, stamp: tuple[int, int, int]) -> Vocabulary:
             text = fh.read(MAX_FILE_BYTES + 1)
     except (OSError, UnicodeDecodeError) as exc:
         raise ValidationError(f"recall_synonyms: cannot read {path}: {exc}") from None
-    return Vocabulary.of([*_built_in().groups, *parse_groups(text, path)])
+    built_in = _built_in()
+    return Vocabulary.of(
+        [*built_in.groups, *parse_groups(text, path)],
+        [*built_in.abbreviations.known, *parse_abbreviations(text, path)],
+    )
 
 
 def _stamp(path: str) -> tuple[int, int, int]:
@@ -239,4 +257,6 @@ def check_setting(path: str) -> None:
 
 @lru_cache(maxsize=1)
 def _built_in() -> Vocabulary:
-    return Vocabulary.of(parse_groups(BUILT_IN, "built-in"))
+    return Vocabulary.of(
+        parse_groups(BUILT_IN, "built-in"), parse_abbreviations(abbreviations.BUILT_IN, "built-in")
+    )

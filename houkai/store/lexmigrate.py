@@ -2,11 +2,12 @@
 
 A collection an earlier release wrote lacks what later releases count beside every write
 (:mod:`houkai.store.lexstats`): stems (ADR 0056), the flag that says whether a memory
-follows another (ADR 0099) and the name marks (ADR 0102). ``collections migrate`` runs
-these passes; each is resumable and safe beside live writes (a memory's counts change in
-one atomic script; the follows flag is learnt from a scan of the reverse-link sets). The
-follows and names passes leave a flag and never scan again; the stems pass reads every
-memory each time and changes only those without stems.
+follows another (ADR 0099), the name marks (ADR 0102) and acronyms' plurals counted as
+the acronym (ADR 0109). ``collections migrate`` runs these passes; each is resumable and
+safe beside live writes (a memory's counts change in one atomic script; the follows flag
+is learnt from a scan of the reverse-link sets). The follows and recount passes leave a
+flag and never scan again; the stems pass reads every memory each time and changes only
+those without stems.
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ import redis
 
 from ..db.decode import as_text
 from ..db.keys import prefix_pattern
+from ..domain.text import lexical_form
 from .lexstats import (
     FOLLOWS_FIELD,
+    LEXICON,
     NAMES_FIELD,
     decrement_lua,
     doc_terms,
@@ -47,10 +50,11 @@ return 1
 """
 )
 
-# KEYS: memory, stats. ARGV: the memory's text as read, its stems with name marks. The
-# recount of a memory written before its stems carried name marks: only while its text is
-# still the one read (a write meanwhile counted its own), and only when they differ.
-# Returns 1 when the memory was recounted.
+# KEYS: memory, stats. ARGV: the memory's text as read, its stems as counted now, its
+# lexical form as indexed now. The recount of a memory whose words an earlier release
+# counted otherwise (without name marks, "PRs" as "prs"): only while its text is still the
+# one read (a write meanwhile counted its own), and only when the stems differ; the index
+# then reads the lexical form too ("PRs" also as "PR"). Returns 1 when recounted.
 RECOUNT_LUA = (
     """
 local olds = redis.call('HGET', KEYS[1], 'lexstems')
@@ -59,7 +63,7 @@ if redis.call('HGET', KEYS[1], 'text') ~= ARGV[1] then return 0 end
 """
     + decrement_lua("olds", "KEYS[2]", "s:")
     + increment_lua("ARGV[2]", "KEYS[2]", "s:")
-    + """redis.call('HSET', KEYS[1], 'lexstems', ARGV[2])
+    + """redis.call('HSET', KEYS[1], 'lexstems', ARGV[2], 'lex', ARGV[3])
 return 1
 """
 )
@@ -123,26 +127,36 @@ def _upgrade_batch(client: redis.Redis, script: Any, keys: list[bytes], stats_ke
     return sum(int(x or 0) for x in pipe.execute())
 
 
-def learn_names(client: redis.Redis, memory_prefix: str, stats_key: str, batch: int = 500) -> int:
-    """Count the name marks of memories written before them (:data:`NAMES_FIELD` unset);
-    returns how many memories were recounted. The one-off pass ``collections migrate``
-    runs: resumable and safe beside live writes (each memory is recounted by one atomic
-    script, only while its text is the one read), then the flag is set and the pass is
-    never run again. Until then a question typed in lower case reads the names of the
-    memories counted so far. Each memory that writes a name is written once, and
-    RediSearch re-indexes a hash on any write (390-1,000 memories/s at 1M, ADR 0060):
-    budget the pass like the vector migration. During a rolling upgrade, upgrade the
-    writers first: a memory an older release writes after the flag carries no marks."""
-    if read_flag(client.hget(stats_key, NAMES_FIELD)):
+def recount_words(client: redis.Redis, memory_prefix: str, stats_key: str, batch: int = 500) -> int:
+    """Count the words of memories an earlier release counted otherwise (:data:`NAMES_FIELD`
+    absent or below :data:`LEXICON`: without name marks, or "PRs" as "prs"); returns how
+    many memories were recounted. The one-off pass ``collections migrate`` runs: resumable
+    and safe beside live writes (each memory is recounted by one atomic script, only while
+    its text is the one read), then the flag is set and the pass is never run again. Until
+    then a question typed in lower case reads the names of the memories counted so far,
+    and a question about a PR finds by keyword only the notes about PRs recounted so far.
+    Each memory recounted is written once more, and RediSearch re-indexes it (390-1,000
+    memories/s at 1M, ADR 0060): budget the pass like the vector migration. During a
+    rolling upgrade, upgrade the writers first: a memory an older release writes after the
+    flag is counted its way."""
+    if _counted_now(client.hget(stats_key, NAMES_FIELD)):
         return 0
     script = client.register_script(RECOUNT_LUA)
     recounted = sum(
         _recount_batch(client, script, keys, stats_key)
         for keys in _key_batches(client, memory_prefix, batch)
     )
-    client.hset(stats_key, NAMES_FIELD, "1")
-    log.info("lexical statistics: %d memories recounted with their name marks", recounted)
+    client.hset(stats_key, NAMES_FIELD, LEXICON)
+    log.info("lexical statistics: %d memories' words recounted", recounted)
     return recounted
+
+
+def _counted_now(raw: bytes | str | None) -> bool:
+    """Does the flag *raw* say every memory's words are counted the current way?"""
+    try:
+        return int(as_text(raw) if raw is not None else "0") >= int(LEXICON)
+    except ValueError:
+        return False
 
 
 def _recount_batch(client: redis.Redis, script: Any, keys: list[bytes], stats_key: str) -> int:
@@ -159,7 +173,8 @@ def _recount_batch(client: redis.Redis, script: Any, keys: list[bytes], stats_ke
             continue  # gone, or not an upgraded memory (``upgrade`` counts its stems)
         counted, _ = doc_terms(as_text(text), stemmed=True)
         if counted != as_text(stems):
-            script(keys=[key, stats_key], args=[text, counted], client=pipe)
+            lex = lexical_form(as_text(text))
+            script(keys=[key, stats_key], args=[text, counted, lex], client=pipe)
             sent += 1
     return sum(int(x or 0) for x in pipe.execute()) if sent else 0
 

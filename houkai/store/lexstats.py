@@ -35,6 +35,12 @@ from ..domain.casing import MID_MARK, NAME_MARK, is_name, name_marks
 from ..domain.text import exact_counts, inflects, stem, stem_tokens, tokenize
 from .access import mirror_lua
 
+#: The current way words are counted, as :data:`NAMES_FIELD` records it: "1" with the name
+#: marks (:func:`~houkai.domain.casing.name_marks`, ADR 0102), "2" with an acronym's
+#: plural counted as the acronym ("PRs" as "PR": :func:`~houkai.domain.text.singular_acronyms`,
+#: ADR 0109).
+LEXICON = "2"
+
 K1 = 1.2
 B = 0.75
 
@@ -100,7 +106,9 @@ local oldlen = tonumber(redis.call('HGET', KEYS[1], 'lexlen') or '0') or 0
 local n = tonumber(redis.call('HGET', KEYS[2], '__N') or '0') or 0
 if n == 0 then
   redis.call('HSETNX', KEYS[2], '__fol', '0')  -- FOLLOWS_FIELD: no memory follows yet
-  redis.call('HSETNX', KEYS[2], '__nam', '1')  -- NAMES_FIELD: every write marks names
+  redis.call('HSETNX', KEYS[2], '__nam', '"""
+    + LEXICON
+    + """')  -- NAMES_FIELD: every write counts words the current way
 end
 local s = tonumber(redis.call('HGET', KEYS[2], '__S') or '0') or 0
 local mine = 0
@@ -201,10 +209,10 @@ FOLLOWS_FIELD = "__fol"
 #: :mod:`houkai.store.updates` inferred when it was written; never cleared), absent while
 #: none has: the ``current`` stage then reads no such link.
 UPDATES_FIELD = "__upd"
-#: "1" once every memory of the collection has its name marks counted
-#: (:func:`~houkai.domain.casing.name_marks`): set by the first write into an empty
-#: collection and by :func:`~houkai.store.lexmigrate.learn_names`; absent in a collection
-#: an earlier release wrote.
+#: How every memory of the collection has its words counted, by :data:`LEXICON`'s numbers:
+#: set by the first write into an empty collection and by
+#: :func:`~houkai.store.lexmigrate.recount_words`; absent in a collection an earlier release
+#: wrote, a lower number in one written before the count changed.
 NAMES_FIELD = "__nam"
 
 

@@ -130,7 +130,7 @@ def migrate(ctx: Context, name: str, yes: bool, **values: Any) -> None:
         "the index is rebuilding in the background."
     ) + (
         f" Statistics: {result['stems_upgraded']} memories given stems, "
-        f"{result['names_marked']} given name marks; "
+        f"{result['recounted']} recounted (name marks, acronyms' plurals); "
         f"{'a memory follows another' if result['follows'] else 'no memory follows another'}."
     )
     report(ctx.fmt, result, text)

@@ -1,0 +1,197 @@
+"""What notes abbreviate and questions spell out: "pull requests" finds "Keep PRs small".
+
+Agents write "PR", "QBR", "ETA", "PTO" in their notes; a question, asked later in other
+words, says "pull requests", "business review", "arrival time", "time off". The two
+share no word, and a small embedding model links an acronym to its expansion weakly. So
+the ``synonyms`` stage also folds an abbreviation into the question words that spell it
+out (ADR 0109): each of them counts a note's "PR" as itself, as a synonym counts
+(:class:`houkai.store.lexstats.Fold`), and the abbreviation is searched too.
+
+A question spells out an abbreviation when it holds all the content words of a two-word
+expansion, or two of a longer one, standing close together (no farther apart than the
+expansion is long, plus one): "tiny accounts get a business review" spells out QBR
+("quarterly business review"); "What day does the trial end?" does not spell out EOD
+("end of day"). Only that direction: a question that says "PR" finds a note that says
+"pull request" by meaning alone, since a note's "request" is seldom a pull request.
+
+In a ``recall_synonyms`` file, a line ``short = words of the expansion`` adds one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from ..domain.model import ValidationError
+from ..domain.text import ANY_STOP_WORDS, inflects, stem, tokenize
+
+#: The built-in abbreviations: what notes on software projects, teams, clients and a
+#: household commonly write short. Written from general usage, not from the benchmark's
+#: questions; an abbreviation that is also a common word ("it", "am", "us") is left out.
+BUILT_IN = """
+# software projects
+pr = pull request
+mr = merge request
+ci = continuous integration
+cd = continuous delivery
+cd = continuous deployment
+qa = quality assurance
+uat = user acceptance testing
+api = application programming interface
+sdk = software development kit
+vm = virtual machine
+adr = architecture decision record
+rfc = request for comments
+prd = product requirements document
+etl = extract transform load
+sso = single sign on
+mfa = multi factor authentication
+2fa = two factor authentication
+sre = site reliability engineering
+rca = root cause analysis
+cdn = content delivery network
+vpn = virtual private network
+dns = domain name system
+ui = user interface
+ux = user experience
+ml = machine learning
+llm = large language model
+os = operating system
+wip = work in progress
+# roles
+pm = product manager
+pm = project manager
+em = engineering manager
+tl = tech lead
+vp = vice president
+ceo = chief executive officer
+cto = chief technology officer
+cfo = chief financial officer
+coo = chief operating officer
+cmo = chief marketing officer
+ciso = chief information security officer
+csm = customer success manager
+ae = account executive
+se = sales engineer
+se = solutions engineer
+sdr = sales development representative
+hr = human resources
+# teams, clients and contracts
+pto = paid time off
+ooo = out of office
+wfh = work from home
+rto = return to office
+eod = end of day
+eow = end of week
+eta = estimated time of arrival
+sla = service level agreement
+slo = service level objective
+kpi = key performance indicator
+okr = objectives and key results
+roi = return on investment
+arr = annual recurring revenue
+mrr = monthly recurring revenue
+qbr = quarterly business review
+crm = customer relationship management
+erp = enterprise resource planning
+sow = statement of work
+nda = non disclosure agreement
+msa = master services agreement
+rfp = request for proposal
+poc = proof of concept
+mvp = minimum viable product
+faq = frequently asked questions
+asap = as soon as possible
+# a household
+gp = general practitioner
+er = emergency room
+dob = date of birth
+hoa = homeowners association
+pta = parent teacher association
+bff = best friend
+"""
+
+
+@dataclass(frozen=True)
+class Abbreviation:
+    """*short* for an expansion whose content words are *words*, *length* tokens long."""
+
+    short: str
+    words: tuple[str, ...]
+    length: int
+
+    @property
+    def needed(self) -> int:
+        """How many of its words a question must hold: both of two, two of more."""
+        return min(2, len(self.words))
+
+    def spelled_out(self, tokens: Sequence[str]) -> list[str]:
+        """The tokens of the question (*tokens*) that spell this out, or none: at least
+        :attr:`needed` of its words, each as written or inflected ("requests"), within a
+        window of :attr:`length` + 1 tokens."""
+        at = [
+            (i, word)
+            for i, token in enumerate(tokens)
+            for word in self.words
+            if token == word or inflects(token, word)
+        ]
+        for start, (first, _) in enumerate(at):
+            window = [(i, w) for i, w in at[start:] if i - first <= self.length]
+            if len({w for _, w in window}) >= self.needed:
+                return list(dict.fromkeys(tokens[i] for i, _ in window))
+        return []
+
+
+def parse_abbreviations(text: str, origin: str = "synonyms") -> list[Abbreviation]:
+    """The ``short = expansion`` lines of *text* (``#`` starts a comment; other lines are
+    synonym groups). Raises :class:`ValidationError` naming *origin* and the line when the
+    short form is not one word, is a stop word, or the expansion has fewer than two words
+    a question would be searched by."""
+    found: list[Abbreviation] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        body = line.split("#", 1)[0]
+        if "=" not in body:
+            continue
+        left, right = body.split("=", 1)
+        short = tokenize(left)
+        where = f"{origin}, line {number}"
+        if len(short) != 1:
+            raise ValidationError(f"{where}: {left.strip()!r} is not one word as the index splits")
+        if short[0] in ANY_STOP_WORDS:
+            raise ValidationError(f"{where}: {short[0]!r} is a stop word; recall never searches it")
+        tokens = tokenize(right)
+        words = tuple(dict.fromkeys(t for t in tokens if t not in ANY_STOP_WORDS))
+        if len(words) < 2:
+            raise ValidationError(
+                f"{where}: an expansion needs two words that are no stop words "
+                f"(one word is a synonym: write a group)"
+            )
+        found.append(Abbreviation(short[0], words, len(tokens)))
+    return found
+
+
+class Abbreviations:
+    """Abbreviations looked up by a question's words (a word or an inflection of one)."""
+
+    def __init__(self, known: Iterable[Abbreviation] = ()) -> None:
+        self.known = tuple(known)
+        self._by_stem: dict[str, list[Abbreviation]] = {}
+        for abbreviation in self.known:
+            for word in abbreviation.words:
+                self._by_stem.setdefault(stem(word), []).append(abbreviation)
+
+    def spelled_out(self, tokens: Sequence[str]) -> dict[str, list[str]]:
+        """For each question word (of *tokens*) that spells out an abbreviation with its
+        neighbours, the abbreviations it spells out, in the question's order."""
+        out: dict[str, list[str]] = {}
+        seen: set[Abbreviation] = set()
+        for token in tokens:
+            for abbreviation in self._by_stem.get(stem(token), ()):
+                if abbreviation in seen or abbreviation.short in tokens:
+                    continue
+                seen.add(abbreviation)
+                for word in abbreviation.spelled_out(tokens):
+                    shorts = out.setdefault(word, [])
+                    if abbreviation.short not in shorts:
+                        shorts.append(abbreviation.short)
+        return out

@@ -1,0 +1,91 @@
+"""Abbreviations in the ``synonyms`` stage (ADR 0109): a question that spells out what a
+note abbreviates ("pull requests", "business review") counts the note's "PR", "QBR" as
+its words. Parsing and matching need no Redis; the recalls run on a real collection."""
+
+from __future__ import annotations
+
+import pytest
+
+from houkai.domain.model import ValidationError
+from houkai.domain.text import terms_of, tokenize
+from houkai.recall.abbreviations import Abbreviations, parse_abbreviations
+from houkai.recall.stages import default_names
+from houkai.recall.synonyms import parse_groups, vocabulary
+
+PR = "Keep PRs under ~400 changed lines; split refactors from behaviour changes."
+NOTES = [
+    PR,
+    "User's git config has `pull.rebase = true`; don't suggest merge commits when syncing.",
+    "Removed the last `requests` import from billing-api.",
+    "Feature request from Tallow Creek: dark mode for the driver app.",
+]
+
+
+def _related(question: str) -> dict[str, tuple[str, ...]]:
+    tokens = tokenize(question)
+    return vocabulary().related(terms_of(tokens), tokens)
+
+
+def test_abbreviations_read_from_their_lines_beside_the_groups() -> None:
+    text = (
+        "# ours\nhpa = horizontal pod autoscaler  # k8s\nk8s kubernetes\nSRE = site reliability\n"
+    )
+    assert parse_groups(text) == [("k8s", "kubernetes")]  # an abbreviation is no group
+    read = parse_abbreviations(text)
+    assert [(a.short, a.words, a.length) for a in read] == [
+        ("hpa", ("horizontal", "pod", "autoscaler"), 3),
+        ("sre", ("site", "reliability"), 2),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("pull request = pr", "line 1: 'pull request' is not one word"),
+        ("hpa = autoscaler\n", "line 1: an expansion needs two words that are no stop words"),
+        ("\nit = information technology", "line 2: 'it' is a stop word"),
+        ("sso = on the", "line 1: an expansion needs two words"),
+    ],
+)
+def test_a_bad_abbreviation_is_refused_with_its_line(text: str, message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        parse_abbreviations(text, "mine.txt")
+
+
+def test_a_question_spells_out_an_abbreviation_with_words_close_together() -> None:
+    assert _related("how big should my pull requests be?") == {"pull": ("pr",), "requests": ("pr",)}
+    # two words of a longer expansion, in any order: QBR, ETA
+    assert "qbr" in _related("how often do tiny accounts get a business review")["business"]
+    assert _related("who owns arrival time predictions")["arrival"] == ("eta",)
+    # the words far apart, or one word alone, spell out nothing
+    assert _related("What day does the trial end?") == {}
+    assert _related("pull the latest main before you open a request") == {}
+    assert "rto" not in _related("Is the office open on Sunday?").get("office", ())
+    # a question that says the abbreviation itself needs none
+    assert "pr" not in _related("Is a PR a pull request?").get("pull", ())
+
+
+def test_a_users_file_adds_abbreviations(tmp_path) -> None:
+    path = tmp_path / "ours.txt"
+    path.write_text("hpa = horizontal pod autoscaler\n", encoding="utf-8")
+    tokens = tokenize("What does the pod autoscaler scale on?")
+    related = vocabulary(str(path)).related(terms_of(tokens), tokens)
+    assert related["pod"] == ("hpa",) and related["autoscaler"] == ("hpa",)
+    assert "pr" in vocabulary(str(path)).related(["pull", "request"], ["pull", "request"])["pull"]
+    assert Abbreviations().spelled_out(tokens) == {}
+
+
+def test_a_note_abbreviating_the_question_climbs(store) -> None:
+    store.remember_many(NOTES)
+    question = "how big should my pull requests be?"
+
+    def ranked(stages: list[str]) -> tuple[int, dict]:
+        hits = store.recall(question, k=len(NOTES), mode="hybrid", explain=True, stages=stages)
+        return next((rank, info) for rank, (m, _, info) in enumerate(hits, 1) if m.text == PR)
+
+    rank, info = ranked(list(default_names()))
+    assert info["lexical"] == 1.0 and info["query"]["synonyms"]["pull"] == ["pr"]
+    rank_without, info = ranked([s for s in default_names() if s != "synonyms"])
+    assert info["lexical"] == 0.0
+    # without, the note on a `requests` import outranks it by one word of the question
+    assert rank < rank_without
