@@ -8,6 +8,7 @@ from __future__ import annotations
 from test_lexstats import _expected, _live_texts, _stats
 
 from houkai import MemoryStore
+from houkai.domain.casing import name_marks
 from houkai.domain.text import (
     lexical_form,
     query_terms,
@@ -15,6 +16,8 @@ from houkai.domain.text import (
     stem_tokens,
     tokenize,
 )
+from houkai.recall.query import question_names
+from houkai.recall.reference import naming
 from houkai.store.lexmigrate import recount_words
 from houkai.store.lexstats import LEXICON, NAMES_FIELD
 from houkai.store.search import parse_search, search_args
@@ -38,7 +41,14 @@ def test_an_acronyms_plural_or_possessive_reads_as_the_acronym() -> None:
         "and",
         "pr",
     ]
-    assert tokenize("GPUs, CVEs, SDKs, OKRs") == ["gpu", "cve", "sdk", "okr"]
+    assert tokenize("GPUs, CVEs, SDKs, OKRs, 2FAs, MP3s") == [
+        "gpu",
+        "cve",
+        "sdk",
+        "okr",
+        "2fa",
+        "mp3",
+    ]
     # an acronym ending in S, a title, a word in lower case and a name stay as written
     assert tokenize("GPS, Ms Smith, prs, Chris") == ["gps", "ms", "smith", "prs", "chris"]
     assert singular_acronyms("no acronym here") == "no acronym here"
@@ -46,6 +56,18 @@ def test_an_acronyms_plural_or_possessive_reads_as_the_acronym() -> None:
     assert lexical_form("Merge PRs and GPUs") == "Merge PRs and GPUs\nPR GPU"
     assert lexical_form("Merge the PR") == "Merge the PR"
     assert stem_tokens("PRs need two approvals") == stem_tokens("PR need two approvals")
+
+
+def test_an_acronyms_plural_is_no_name_and_names_its_acronym() -> None:
+    # written inside a sentence, "PRs" is an acronym as "PR" is, not a capitalised name
+    assert name_marks("Open PRs as drafts; the TODOs are in Linear.") == [
+        "^^linear",
+        "^linear",
+        "^open",
+    ]
+    assert question_names("Who owns the TODOs at Acme?") == ["TODO", "Acme"]
+    # a reference point written as a plural finds the note that writes it so
+    assert naming("what did we use before GitHub PRs?", ["We used GitHub PRs", "GitLab"]) == [0]
 
 
 def _keyword_hits(store: MemoryStore, word: str) -> set[str]:
@@ -98,3 +120,18 @@ def test_migrate_recounts_a_collection_written_before(store: MemoryStore) -> Non
     assert _keyword_hits(store, "gpu") == {NOTES[2]}
     assert client.hget(key, NAMES_FIELD) == LEXICON.encode()
     assert recount_words(client, store.keys.memory_prefix, key) == 0  # the flag: no pass
+
+
+def test_migrate_rewrites_the_indexed_form_where_only_it_is_old(store: MemoryStore) -> None:
+    # a collection from before stems: its upgrade counted the stems the current way, but
+    # the index still reads the text as that release wrote it
+    store.remember_many(NOTES)
+    client, key = store.client, store.keys.lexstats
+    pr = next(m for batch in store.iter_memories() for m in batch if m.text == NOTES[4])
+    client.hset(store.keys.memory(pr.id), "lex", NOTES[4])
+    client.hset(key, NAMES_FIELD, "1")
+    expected = _stats(store)
+    assert _keyword_hits(store, "pr") == {NOTES[0]}
+    assert recount_words(client, store.keys.memory_prefix, key) == 1
+    assert _keyword_hits(store, "pr") == {NOTES[0], NOTES[4]}
+    assert _stats(store) == expected  # the counts were right: only the form changed

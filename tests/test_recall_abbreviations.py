@@ -8,7 +8,7 @@ import pytest
 
 from houkai.domain.model import ValidationError
 from houkai.domain.text import terms_of, tokenize
-from houkai.recall.abbreviations import Abbreviations, parse_abbreviations
+from houkai.recall.abbreviations import parse_abbreviations
 from houkai.recall.stages import default_names
 from houkai.recall.synonyms import parse_groups, vocabulary
 
@@ -45,6 +45,7 @@ def test_abbreviations_read_from_their_lines_beside_the_groups() -> None:
         ("hpa = autoscaler\n", "line 1: an expansion needs two words that are no stop words"),
         ("\nit = information technology", "line 2: 'it' is a stop word"),
         ("sso = on the", "line 1: an expansion needs two words"),
+        ("a = b c = d e", "line 1: one '=' a line"),
     ],
 )
 def test_a_bad_abbreviation_is_refused_with_its_line(text: str, message: str) -> None:
@@ -60,7 +61,17 @@ def test_a_question_spells_out_an_abbreviation_with_words_close_together() -> No
     # the words far apart, or one word alone, spell out nothing
     assert _related("What day does the trial end?") == {}
     assert _related("pull the latest main before you open a request") == {}
-    assert "rto" not in _related("Is the office open on Sunday?").get("office", ())
+    # two words spell out a two-word expansion in its order only
+    assert "wfh" in _related("Do I work from home on Fridays?")["home"]
+    assert "home" not in _related("when do I get home from work")
+    # words another expansion holds too name neither, unless they are all of one's
+    assert _related("what did the chief financial officer approve")["chief"] == ("cfo",)
+    assert _related("who is the chief officer") == {}
+    assert _related("what is our recurring revenue") == {}
+    assert _related("the monthly recurring revenue target")["revenue"] == ("mrr",)
+    assert _related("does the master services agreement cover it")["agreement"] == ("msa",)
+    # an abbreviation notes also write as a word is none: "3 pm" is no product manager
+    assert _related("who is the product manager for billing") == {}
     # a question that says the abbreviation itself needs none
     assert "pr" not in _related("Is a PR a pull request?").get("pull", ())
 
@@ -72,7 +83,8 @@ def test_a_users_file_adds_abbreviations(tmp_path) -> None:
     related = vocabulary(str(path)).related(terms_of(tokens), tokens)
     assert related["pod"] == ("hpa",) and related["autoscaler"] == ("hpa",)
     assert "pr" in vocabulary(str(path)).related(["pull", "request"], ["pull", "request"])["pull"]
-    assert Abbreviations().spelled_out(tokens) == {}
+    # a short form of two CJK characters is one word, as in a group
+    assert parse_abbreviations("拉取 = pull request")[0].short == "拉取"
 
 
 def test_a_note_abbreviating_the_question_climbs(store) -> None:

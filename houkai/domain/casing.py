@@ -26,6 +26,7 @@ from .text import (
     CALENDAR_WORDS,
     LETTER_WORD,
     MAX_QUERY_TERMS,
+    singular_acronyms,
     tokenize,
     without_date_stamp,
 )
@@ -66,8 +67,9 @@ def _may_name(token: str) -> bool:
 
 
 def _titled(written: str) -> bool:
-    """Capitalised as a name is: a capital first, not all in capitals ("SLA", "I")."""
-    return written[:1].isupper() and not written.isupper()
+    """Capitalised as a name is: a capital first, not all in capitals ("SLA", "I", nor an
+    acronym's plural: "PRs")."""
+    return written[:1].isupper() and not singular_acronyms(written).isupper()
 
 
 def name_marks(text: str) -> list[str]:

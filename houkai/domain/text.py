@@ -60,10 +60,11 @@ def bigrams(run: str) -> list[str]:
     return [run[i : i + 2] for i in range(len(run) - 1)]
 
 
-#: An acronym's plural or possessive as agents write it: "PRs", "GPUs", "PR's", "SDKs’".
-_ACRONYM_S = re.compile(r"\b([A-Z][A-Z0-9]*[A-Z])['’]?s\b")
+#: An acronym's plural or possessive as agents write it: "PRs", "GPUs", "PR's", "SDKs’",
+#: "2FAs", "MP3s": two capitals or digits or more, one of them a capital.
+_ACRONYM_S = re.compile(r"\b((?=[A-Z0-9]*[A-Z])[A-Z0-9]{2,})['’]?s\b")
 #: What every such word holds: a quick test that spares most texts the search above.
-_CAPITAL_S = re.compile(r"[A-Z]['’]?s\b")
+_CAPITAL_S = re.compile(r"[A-Z0-9]['’]?s\b")
 
 
 def singular_acronyms(text: str) -> str:

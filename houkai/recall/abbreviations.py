@@ -27,14 +27,13 @@ from ..domain.text import ANY_STOP_WORDS, inflects, stem, tokenize
 
 #: The built-in abbreviations: what notes on software projects, teams, clients and a
 #: household commonly write short. Written from general usage, not from the benchmark's
-#: questions; an abbreviation that is also a common word ("it", "am", "us") is left out.
+#: questions. An abbreviation that notes also write as a word is left out: "it", "am",
+#: "us", and "pm" ("3 pm"), "mr", "cd", "os" (``import os``), "hr" (hours), "ml", "sow",
+#: "er", "em": a note's token cannot tell the two apart.
 BUILT_IN = """
 # software projects
 pr = pull request
-mr = merge request
 ci = continuous integration
-cd = continuous delivery
-cd = continuous deployment
 qa = quality assurance
 uat = user acceptance testing
 api = application programming interface
@@ -54,14 +53,9 @@ vpn = virtual private network
 dns = domain name system
 ui = user interface
 ux = user experience
-ml = machine learning
 llm = large language model
-os = operating system
 wip = work in progress
 # roles
-pm = product manager
-pm = project manager
-em = engineering manager
 tl = tech lead
 vp = vice president
 ceo = chief executive officer
@@ -75,7 +69,6 @@ ae = account executive
 se = sales engineer
 se = solutions engineer
 sdr = sales development representative
-hr = human resources
 # teams, clients and contracts
 pto = paid time off
 ooo = out of office
@@ -94,7 +87,6 @@ mrr = monthly recurring revenue
 qbr = quarterly business review
 crm = customer relationship management
 erp = enterprise resource planning
-sow = statement of work
 nda = non disclosure agreement
 msa = master services agreement
 rfp = request for proposal
@@ -104,7 +96,6 @@ faq = frequently asked questions
 asap = as soon as possible
 # a household
 gp = general practitioner
-er = emergency room
 dob = date of birth
 hoa = homeowners association
 pta = parent teacher association
@@ -125,10 +116,11 @@ class Abbreviation:
         """How many of its words a question must hold: both of two, two of more."""
         return min(2, len(self.words))
 
-    def spelled_out(self, tokens: Sequence[str]) -> list[str]:
-        """The tokens of the question (*tokens*) that spell this out, or none: at least
-        :attr:`needed` of its words, each as written or inflected ("requests"), within a
-        window of :attr:`length` + 1 tokens."""
+    def spelled_out(self, tokens: Sequence[str]) -> tuple[list[str], frozenset[str]]:
+        """The tokens of the question (*tokens*) that spell this out and the words of it
+        they hold, or nothing: at least :attr:`needed` of its words, each as written or
+        inflected ("requests"), within a window of :attr:`length` + 1 tokens, and both of
+        two in their order ("home from work" is no "work from home")."""
         at = [
             (i, word)
             for i, token in enumerate(tokens)
@@ -137,9 +129,13 @@ class Abbreviation:
         ]
         for start, (first, _) in enumerate(at):
             window = [(i, w) for i, w in at[start:] if i - first <= self.length]
-            if len({w for _, w in window}) >= self.needed:
-                return list(dict.fromkeys(tokens[i] for i, _ in window))
-        return []
+            held = [w for _, w in window]
+            if len(set(held)) < self.needed:
+                continue
+            if len(self.words) == 2 and held[0] != self.words[0]:
+                continue
+            return list(dict.fromkeys(tokens[i] for i, _ in window)), frozenset(held)
+        return [], frozenset()
 
 
 def parse_abbreviations(text: str, origin: str = "synonyms") -> list[Abbreviation]:
@@ -152,9 +148,11 @@ def parse_abbreviations(text: str, origin: str = "synonyms") -> list[Abbreviatio
         body = line.split("#", 1)[0]
         if "=" not in body:
             continue
-        left, right = body.split("=", 1)
-        short = tokenize(left)
         where = f"{origin}, line {number}"
+        if body.count("=") > 1:
+            raise ValidationError(f"{where}: one '=' a line: short = what it stands for")
+        left, right = body.split("=", 1)
+        short = list(dict.fromkeys(tokenize(left)))  # a CJK pair is its own bigram
         if len(short) != 1:
             raise ValidationError(f"{where}: {left.strip()!r} is not one word as the index splits")
         if short[0] in ANY_STOP_WORDS:
@@ -176,13 +174,17 @@ class Abbreviations:
     def __init__(self, known: Iterable[Abbreviation] = ()) -> None:
         self.known = tuple(known)
         self._by_stem: dict[str, list[Abbreviation]] = {}
+        self._stems = {a: frozenset(stem(w) for w in a.words) for a in self.known}
         for abbreviation in self.known:
             for word in abbreviation.words:
                 self._by_stem.setdefault(stem(word), []).append(abbreviation)
 
     def spelled_out(self, tokens: Sequence[str]) -> dict[str, list[str]]:
         """For each question word (of *tokens*) that spells out an abbreviation with its
-        neighbours, the abbreviations it spells out, in the question's order."""
+        neighbours, the abbreviations it spells out, in the question's order. Words that
+        another abbreviation's expansion holds as well spell out neither, unless they are
+        all of one's: "chief financial officer" is the CFO, "chief officer" no one, and
+        "recurring revenue" neither ARR nor MRR."""
         out: dict[str, list[str]] = {}
         seen: set[Abbreviation] = set()
         for token in tokens:
@@ -190,8 +192,18 @@ class Abbreviations:
                 if abbreviation in seen or abbreviation.short in tokens:
                     continue
                 seen.add(abbreviation)
-                for word in abbreviation.spelled_out(tokens):
-                    shorts = out.setdefault(word, [])
-                    if abbreviation.short not in shorts:
-                        shorts.append(abbreviation.short)
+                words, held = abbreviation.spelled_out(tokens)
+                if words and not self._ambiguous(abbreviation, held):
+                    for word in words:
+                        shorts = out.setdefault(word, [])
+                        if abbreviation.short not in shorts:
+                            shorts.append(abbreviation.short)
         return out
+
+    def _ambiguous(self, abbreviation: Abbreviation, held: frozenset[str]) -> bool:
+        """Do the words *held* of *abbreviation* belong to another's expansion too (by
+        stem), while they are not all of its own?"""
+        stems = frozenset(stem(w) for w in held)
+        if stems == self._stems[abbreviation]:
+            return False
+        return any(o is not abbreviation and stems <= s for o, s in self._stems.items())

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from ..domain.text import without_date_stamp
+from ..domain.text import singular_acronyms, without_date_stamp
 
 if TYPE_CHECKING:
     from ..store.lexstats import TermStats
@@ -247,7 +247,7 @@ def _exact_tokens(text: str) -> list[str]:
 def _names(text: str) -> list[str]:
     out: list[str] = []
     for m in _CAPITAL.finditer(text):
-        word = m[0].removesuffix("'s")
+        word = singular_acronyms(m[0].removesuffix("'s"))  # "TODOs" names the TODO
         if word.lower() in _NOT_NAMES or word in out or acronym(word):
             continue
         out.append(word)

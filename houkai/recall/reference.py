@@ -48,7 +48,8 @@ def naming(question: str, texts: Sequence[str]) -> list[int] | None:
     parts = _BEFORE_POINT.split(question, maxsplit=1)
     if len(parts) < 2:
         return None
-    values = {m[0].lower() for m in _POINT_VALUE.finditer(parts[1])} - _NO_VALUE
+    # each value as the texts' tokens read it ("PRs" is "pr", "Jean-Luc" is "jean" "luc")
+    values = {t for m in _POINT_VALUE.finditer(parts[1]) for t in tokenize(m[0])} - _NO_VALUE
     if values:
         return [i for i, t in enumerate(texts) if values <= set(tokenize(t))]
     stems = [set(stem_tokens(t)) for t in texts]

@@ -149,7 +149,7 @@ class Vocabulary:
         """For each of the question's *terms* in a group, the group's other words, at most
         :data:`MAX_PER_WORD` (another of the question's words among them: "style" and
         "checker" each count the other, so a note saying "style checker" weighs no less
-        than one saying "linter").
+        than one saying "linter"), then the abbreviations it spells out.
 
         A term is in a group when it is one of its words or an inflection of one
         ("linting" of "lint"), not merely a word of the same stem: "presentation" and

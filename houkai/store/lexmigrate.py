@@ -52,18 +52,28 @@ return 1
 
 # KEYS: memory, stats. ARGV: the memory's text as read, its stems as counted now, its
 # lexical form as indexed now. The recount of a memory whose words an earlier release
-# counted otherwise (without name marks, "PRs" as "prs"): only while its text is still the
-# one read (a write meanwhile counted its own), and only when the stems differ; the index
-# then reads the lexical form too ("PRs" also as "PR"). Returns 1 when recounted.
+# counted or indexed otherwise (without name marks, "PRs" as "prs" and no "PR"): only
+# while its text is still the one read (a write meanwhile counted its own); the counts
+# change when the stems differ, the indexed form when it differs (one HSET: RediSearch
+# re-indexes the memory once). Returns 1 when something was rewritten.
 RECOUNT_LUA = (
     """
 local olds = redis.call('HGET', KEYS[1], 'lexstems')
-if not olds or olds == ARGV[2] then return 0 end
+if not olds then return 0 end
 if redis.call('HGET', KEYS[1], 'text') ~= ARGV[1] then return 0 end
+local fields = {}
+if olds ~= ARGV[2] then
 """
     + decrement_lua("olds", "KEYS[2]", "s:")
     + increment_lua("ARGV[2]", "KEYS[2]", "s:")
-    + """redis.call('HSET', KEYS[1], 'lexstems', ARGV[2], 'lex', ARGV[3])
+    + """  fields = {'lexstems', ARGV[2]}
+end
+if redis.call('HGET', KEYS[1], 'lex') ~= ARGV[3] then
+  fields[#fields + 1] = 'lex'
+  fields[#fields + 1] = ARGV[3]
+end
+if #fields == 0 then return 0 end
+redis.call('HSET', KEYS[1], unpack(fields))
 return 1
 """
 )
@@ -160,20 +170,21 @@ def _counted_now(raw: bytes | str | None) -> bool:
 
 
 def _recount_batch(client: redis.Redis, script: Any, keys: list[bytes], stats_key: str) -> int:
-    """One round of :data:`RECOUNT_LUA` over *keys*: the texts and counted stems are read
-    in one pipelined trip, and only a memory whose count differs is sent the script."""
+    """One round of :data:`RECOUNT_LUA` over *keys*: the texts, counted stems and indexed
+    forms are read in one pipelined trip, and only a memory whose count or form differs
+    is sent the script."""
     pipe = client.pipeline(transaction=False)
     for key in keys:
-        pipe.hmget(key, ["text", "lexstems"])
+        pipe.hmget(key, ["text", "lexstems", "lex"])
     rows = pipe.execute()
     pipe = client.pipeline(transaction=False)
     sent = 0
-    for key, (text, stems) in zip(keys, rows, strict=True):
+    for key, (text, stems, indexed) in zip(keys, rows, strict=True):
         if text is None or stems is None:
             continue  # gone, or not an upgraded memory (``upgrade`` counts its stems)
         counted, _ = doc_terms(as_text(text), stemmed=True)
-        if counted != as_text(stems):
-            lex = lexical_form(as_text(text))
+        lex = lexical_form(as_text(text))
+        if counted != as_text(stems) or indexed is None or lex != as_text(indexed):
             script(keys=[key, stats_key], args=[text, counted, lex], client=pipe)
             sent += 1
     return sum(int(x or 0) for x in pipe.execute()) if sent else 0
