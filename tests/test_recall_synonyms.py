@@ -338,3 +338,7 @@ def test_the_servers_refuse_to_start_on_a_bad_synonyms_file(settings, tmp_path) 
     # with the stage off too: a caller may turn it on per recall
     with pytest.raises(ValidationError, match="'it' is a stop word"):
         create_app(settings.replace(recall_synonyms=str(bad), recall_stages="query"))
+    # an abbreviation's line too
+    bad.write_text("hpa = autoscaler\n", encoding="utf-8")
+    with pytest.raises(ValidationError, match=r"bad\.txt, line 1: an expansion needs two words"):
+        create_app(settings.replace(recall_synonyms=str(bad)))
