@@ -13,6 +13,7 @@ holds only a synonym joins the candidates.
 
 A group is one line of words separated by spaces or commas; ``#`` starts a comment.
 Each entry is one word as the index splits text ("heads-up" is two: write ``heads``).
+A line ``short = words`` is an abbreviation (:mod:`houkai.recall.abbreviations`).
 """
 
 from __future__ import annotations
