@@ -8,10 +8,11 @@ out (ADR 0109): each of them counts a note's "PR" as itself, as a synonym counts
 (:class:`houkai.store.lexstats.Fold`), and the abbreviation is searched too.
 
 A question spells out an abbreviation when it holds all the content words of a two-word
-expansion, or two of a longer one, standing close together (no farther apart than the
-expansion is long, plus one): "tiny accounts get a business review" spells out QBR
-("quarterly business review"); "What day does the trial end?" does not spell out EOD
-("end of day"). Only that direction: a question that says "PR" finds a note that says
+expansion in their order, or two of a longer one, standing close together (no farther
+apart than the expansion is long, plus one): "tiny accounts get a business review" spells
+out QBR ("quarterly business review"); "What day does the trial end?" does not spell out
+EOD ("end of day"), and "chief officer" no one, since other expansions hold those words
+too. Only that direction: a question that says "PR" finds a note that says
 "pull request" by meaning alone, since a note's "request" is seldom a pull request.
 
 In a ``recall_synonyms`` file, a line ``short = words of the expansion`` adds one.
@@ -26,10 +27,10 @@ from ..domain.model import ValidationError
 from ..domain.text import ANY_STOP_WORDS, inflects, stem, tokenize
 
 #: The built-in abbreviations: what notes on software projects, teams, clients and a
-#: household commonly write short. Written from general usage, not from the benchmark's
-#: questions. An abbreviation that notes also write as a word is left out: "it", "am",
-#: "us", and "pm" ("3 pm"), "mr", "cd", "os" (``import os``), "hr" (hours), "ml", "sow",
-#: "er", "em": a note's token cannot tell the two apart.
+#: household commonly write short, from general usage (ADR 0109 says which dev questions
+#: had been seen when it was written). An abbreviation notes also write as a word is left
+#: out: "it", "am", "us", and "pm" ("3 pm"), "mr", "cd", "os" (``import os``), "hr"
+#: (hours), "ml", "sow", "er", "em": a note's token cannot tell the two apart.
 BUILT_IN = """
 # software projects
 pr = pull request
