@@ -424,6 +424,27 @@ def test_config_show_and_path(houkai, settings):
     assert_one_error_line(houkai("config", "show", "nope"), "nope")
 
 
+def test_config_synonyms_checks_a_file_as_recall_reads_it(houkai, tmp_path):
+    built_in = as_json(houkai("config", "synonyms", "--json"))
+    assert built_in["path"] == "" and built_in["groups"] == built_in["built_in_groups"] > 0
+    good = tmp_path / "ours.txt"
+    good.write_text("k8s kubernetes\nhpa = horizontal pod autoscaler\n", encoding="utf-8")
+    read = as_json(
+        houkai(
+            "config", "synonyms", str(good), "-q", "Does the pod autoscaler scale on CPU?", "--json"
+        )
+    )
+    assert read["groups"] == built_in["groups"] + 1
+    assert read["abbreviations"] == built_in["abbreviations"] + 1
+    assert read["related"] == {"pod": ["hpa"], "autoscaler": ["hpa"]}
+    said = ok(houkai("config", "synonyms", "-q", "how big should my pull requests be?")).stdout
+    assert "pull: pr" in said and "requests: pr" in said
+    bad = tmp_path / "bad.txt"
+    bad.write_text("k8s kubernetes\nhpa = autoscaler\n", encoding="utf-8")
+    assert_one_error_line(houkai("config", "synonyms", str(bad)), "bad.txt, line 2", "two words")
+    assert_one_error_line(houkai("config", "synonyms", str(tmp_path / "no.txt")), "cannot read")
+
+
 def test_doctor_reports_ready(houkai):
     report = as_json(houkai("doctor", "--json"))
     assert report["ok"] is True

@@ -82,3 +82,40 @@ def path(ctx: Context) -> None:
 
 def register(cli: click.Group) -> None:
     cli.add_command(config_group)
+
+
+@config_group.command("synonyms")
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.option("-q", "--question", help="Show what each of this question's words also finds.")
+@output_options
+@pass_ctx
+def synonyms(ctx: Context, file: str | None, question: str | None) -> None:
+    """Check a synonyms file (FILE, default: the recall_synonyms setting) as recall reads it:
+    its groups and abbreviations beside the built-in ones, or the first bad line. With
+    --question, the words each question word also finds."""
+    from ...domain.text import terms_of, tokenize
+    from ...recall.synonyms import vocabulary
+
+    path = file if file is not None else ctx.settings.recall_synonyms
+    vocab = vocabulary(path)  # a bad file raises its line: Error: … and exit 1
+    built_in = vocabulary()
+    payload: dict[str, Any] = {
+        "path": path,
+        "groups": len(vocab.groups),
+        "abbreviations": len(vocab.abbreviations.known),
+        "built_in_groups": len(built_in.groups),
+        "built_in_abbreviations": len(built_in.abbreviations.known),
+    }
+    where = path or "no file (built-in only)"
+    message = (
+        f"{where}: {payload['groups']} groups and {payload['abbreviations']} abbreviations "
+        f"({payload['built_in_groups']} and {payload['built_in_abbreviations']} built in)"
+    )
+    if question is not None:
+        tokens = tokenize(question)
+        related = vocab.related(terms_of(tokens), tokens)
+        payload["question"] = question
+        payload["related"] = {word: list(words) for word, words in related.items()}
+        lines = [f"  {word}: {', '.join(words)}" for word, words in related.items()]
+        message += "\n" + ("\n".join(lines) if lines else "  no word of it has a synonym")
+    report(ctx.fmt, payload, message)
