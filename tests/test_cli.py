@@ -443,6 +443,8 @@ def test_config_synonyms_checks_a_file_as_recall_reads_it(houkai, tmp_path):
     bad.write_text("k8s kubernetes\nhpa = autoscaler\n", encoding="utf-8")
     assert_one_error_line(houkai("config", "synonyms", str(bad)), "bad.txt, line 2", "two words")
     assert_one_error_line(houkai("config", "synonyms", str(tmp_path / "no.txt")), "cannot read")
+    assert_one_error_line(houkai("config", "synonyms", str(tmp_path)), "is a directory")
+    assert_one_error_line(houkai("config", "synonyms", ""), "empty path")
 
 
 def test_doctor_reports_ready(houkai):

@@ -32,10 +32,11 @@ def test_abbreviations_read_from_their_lines_beside_the_groups() -> None:
     )
     assert parse_groups(text) == [("k8s", "kubernetes")]  # an abbreviation is no group
     read = parse_abbreviations(text)
-    assert [(a.short, a.words, a.length) for a in read] == [
-        ("hpa", ("horizontal", "pod", "autoscaler"), 3),
-        ("sre", ("site", "reliability"), 2),
+    assert [(a.short, a.words, a.glue) for a in read] == [
+        ("hpa", ("horizontal", "pod", "autoscaler"), frozenset()),
+        ("sre", ("site", "reliability"), frozenset()),
     ]
+    assert parse_abbreviations("dob = date of birth")[0].glue == {"of"}
 
 
 @pytest.mark.parametrize(
@@ -61,9 +62,17 @@ def test_a_question_spells_out_an_abbreviation_with_words_close_together() -> No
     # the words far apart, or one word alone, spell out nothing
     assert _related("What day does the trial end?") == {}
     assert _related("pull the latest main before you open a request") == {}
-    # two words spell out a two-word expansion in its order only
+    # a two-word expansion as written: in its order, joined by its own stop words
     assert "wfh" in _related("Do I work from home on Fridays?")["home"]
-    assert "home" not in _related("when do I get home from work")
+    for other in ("when do I get home from work", "my commute from work to home", "work near home"):
+        assert "home" not in _related(other), other
+    # of a longer one, words that stand together in it, its last among them
+    assert _related("how much time off do I have")["off"] == ("pto",)
+    for other in ("worked in software development", "Is the time I worked paid?", "annual revenue"):
+        assert not {"sdk", "pto", "arr"} & {a for words in _related(other).values() for a in words}
+    # every place counts: the first ambiguous one does not hide the next
+    both = _related("Does the chief operating officer report to the chief financial officer?")
+    assert both["financial"] == ("cfo",) and both["operating"] == ("coo",)
     # words another expansion holds too name neither, unless they are all of one's
     assert _related("what did the chief financial officer approve")["chief"] == ("cfo",)
     assert _related("who is the chief officer") == {}
@@ -74,6 +83,13 @@ def test_a_question_spells_out_an_abbreviation_with_words_close_together() -> No
     assert _related("who is the product manager for billing") == {}
     # a question that says the abbreviation itself needs none
     assert "pr" not in _related("Is a PR a pull request?").get("pull", ())
+
+
+def test_a_long_question_still_spells_out_where_it_does() -> None:
+    # each place a word stands is looked at once (a review found 100k characters of one
+    # word took 23 s when every place re-read all the later ones)
+    tokens = tokenize("chief " * 20_000 + "financial officer")
+    assert vocabulary().abbreviations.spelled_out(tokens)["financial"] == ["cfo"]
 
 
 def test_a_users_file_adds_abbreviations(tmp_path) -> None:

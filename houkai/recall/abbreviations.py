@@ -7,11 +7,10 @@ the ``synonyms`` stage also folds an abbreviation into the question words that s
 out (ADR 0109): each of them counts a note's "PR" as itself, as a synonym counts
 (:class:`houkai.store.lexstats.Fold`), and the abbreviation is searched too.
 
-A question spells out an abbreviation when it holds all the content words of a two-word
-expansion in their order, or two of a longer one, standing close together (no farther
-apart than the expansion is long, plus one): "tiny accounts get a business review" spells
-out QBR ("quarterly business review"); "What day does the trial end?" does not spell out
-EOD ("end of day"), and "chief officer" no one, since other expansions hold those words
+A question spells out an abbreviation where its words stand together as in the expansion
+(:meth:`Abbreviation.spelled_out`): "tiny accounts get a business review" spells out QBR
+("quarterly business review"); "What day does the trial end?" does not spell out EOD
+("end of day"), and "chief officer" no one, since other expansions hold those words
 too. Only that direction: a question that says "PR" finds a note that says
 "pull request" by meaning alone, since a note's "request" is seldom a pull request.
 
@@ -20,7 +19,7 @@ In a ``recall_synonyms`` file, a line ``short = words of the expansion`` adds on
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ..domain.model import ValidationError
@@ -106,37 +105,55 @@ bff = best friend
 
 @dataclass(frozen=True)
 class Abbreviation:
-    """*short* for an expansion whose content words are *words*, *length* tokens long."""
+    """*short* for an expansion whose content words are *words*, joined by the stop words
+    *glue* ("of" in "date of birth")."""
 
     short: str
     words: tuple[str, ...]
-    length: int
+    glue: frozenset[str] = frozenset()
 
-    @property
-    def needed(self) -> int:
-        """How many of its words a question must hold: both of two, two of more."""
-        return min(2, len(self.words))
+    def spelled_out(self, tokens: Sequence[str]) -> Iterator[tuple[list[str], frozenset[str]]]:
+        """Each place the question (*tokens*) spells this out: the tokens that do and the
+        words of it they hold. A place is a run of its words, each as written or inflected
+        ("requests"), at most one stop word apart. Both words of a two-word expansion, in
+        their order, joined by nothing or its own stop words ("work from home", not "home
+        from work" nor "work to home"); of a longer one, two words or more that stand
+        together in it, its last among them ("business review", "arrival time", not
+        "software development" for "software development kit")."""
+        for run in self._runs(tokens):
+            held = [w for _, w in run]
+            if self._spells(held, tokens[run[0][0] : run[-1][0] + 1]):
+                yield list(dict.fromkeys(tokens[i] for i, _ in run)), frozenset(held)
 
-    def spelled_out(self, tokens: Sequence[str]) -> tuple[list[str], frozenset[str]]:
-        """The tokens of the question (*tokens*) that spell this out and the words of it
-        they hold, or nothing: at least :attr:`needed` of its words, each as written or
-        inflected ("requests"), within a window of :attr:`length` + 1 tokens, and both of
-        two in their order ("home from work" is no "work from home")."""
-        at = [
-            (i, word)
-            for i, token in enumerate(tokens)
-            for word in self.words
-            if token == word or inflects(token, word)
-        ]
-        for start, (first, _) in enumerate(at):
-            window = [(i, w) for i, w in at[start:] if i - first <= self.length]
-            held = [w for _, w in window]
-            if len(set(held)) < self.needed:
-                continue
-            if len(self.words) == 2 and held[0] != self.words[0]:
-                continue
-            return list(dict.fromkeys(tokens[i] for i, _ in window)), frozenset(held)
-        return [], frozenset()
+    def _word(self, token: str) -> str | None:
+        return next((w for w in self.words if token == w or inflects(token, w)), None)
+
+    def _runs(self, tokens: Sequence[str]) -> Iterator[list[tuple[int, str]]]:
+        run: list[tuple[int, str]] = []
+        gap = False
+        for i, token in enumerate(tokens):
+            word = self._word(token)
+            if word is not None:
+                run.append((i, word))
+                gap = False
+            elif run and not gap and token in ANY_STOP_WORDS:
+                gap = True
+            else:
+                if run:
+                    yield run
+                run, gap = [], False
+        if run:
+            yield run
+
+    def _spells(self, held: list[str], span: Sequence[str]) -> bool:
+        found = set(held)
+        if len(self.words) == 2:
+            first, second = self.words
+            if found != {first, second} or held.index(first) > held.index(second):
+                return False
+            return all(t in self.glue or self._word(t) for t in span)
+        at = sorted(self.words.index(w) for w in found)
+        return len(at) >= 2 and at[-1] == len(self.words) - 1 and at[-1] - at[0] == len(at) - 1
 
 
 def parse_abbreviations(text: str, origin: str = "synonyms") -> list[Abbreviation]:
@@ -165,7 +182,8 @@ def parse_abbreviations(text: str, origin: str = "synonyms") -> list[Abbreviatio
                 f"{where}: an expansion needs two words that are no stop words "
                 f"(one word is a synonym: write a group)"
             )
-        found.append(Abbreviation(short[0], words, len(tokens)))
+        glue = frozenset(t for t in tokens if t in ANY_STOP_WORDS)
+        found.append(Abbreviation(short[0], words, glue))
     return found
 
 
@@ -193,8 +211,9 @@ class Abbreviations:
                 if abbreviation in seen or abbreviation.short in tokens:
                     continue
                 seen.add(abbreviation)
-                words, held = abbreviation.spelled_out(tokens)
-                if words and not self._ambiguous(abbreviation, held):
+                for words, held in abbreviation.spelled_out(tokens):
+                    if self._ambiguous(abbreviation, held):
+                        continue
                     for word in words:
                         shorts = out.setdefault(word, [])
                         if abbreviation.short not in shorts:

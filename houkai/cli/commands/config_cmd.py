@@ -91,11 +91,13 @@ def register(cli: click.Group) -> None:
 @pass_ctx
 def synonyms(ctx: Context, file: str | None, question: str | None) -> None:
     """Check a synonyms file (FILE, default: the recall_synonyms setting) as recall reads it:
-    its groups and abbreviations beside the built-in ones, or the first bad line. With
-    --question, the words each question word also finds."""
+    its groups and abbreviations beside the built-in ones, or a bad line with its number.
+    With --question, the words each question word also finds."""
     from ...domain.text import terms_of, tokenize
     from ...recall.synonyms import vocabulary
 
+    if file is not None and not file.strip():
+        raise click.BadParameter("an empty path names no file", param_hint="FILE")
     path = file if file is not None else ctx.settings.recall_synonyms
     vocab = vocabulary(path)  # a bad file raises its line: Error: … and exit 1
     built_in = vocabulary()
