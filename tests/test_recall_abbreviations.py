@@ -8,9 +8,8 @@ import pytest
 
 from houkai.domain.model import ValidationError
 from houkai.domain.text import terms_of, tokenize
-from houkai.recall.abbreviations import parse_abbreviations
 from houkai.recall.stages import default_names
-from houkai.recall.synonyms import parse_groups, vocabulary
+from houkai.recall.synonyms import parse, vocabulary
 
 PR = "Keep PRs under ~400 changed lines; split refactors from behaviour changes."
 NOTES = [
@@ -30,13 +29,13 @@ def test_abbreviations_read_from_their_lines_beside_the_groups() -> None:
     text = (
         "# ours\nhpa = horizontal pod autoscaler  # k8s\nk8s kubernetes\nSRE = site reliability\n"
     )
-    assert parse_groups(text) == [("k8s", "kubernetes")]  # an abbreviation is no group
-    read = parse_abbreviations(text)
+    assert parse(text)[0] == [("k8s", "kubernetes")]  # an abbreviation is no group
+    read = parse(text)[1]
     assert [(a.short, a.words, a.glue) for a in read] == [
         ("hpa", ("horizontal", "pod", "autoscaler"), frozenset()),
         ("sre", ("site", "reliability"), frozenset()),
     ]
-    assert parse_abbreviations("dob = date of birth")[0].glue == {"of"}
+    assert parse("dob = date of birth")[1][0].glue == {"of"}
 
 
 @pytest.mark.parametrize(
@@ -51,7 +50,12 @@ def test_abbreviations_read_from_their_lines_beside_the_groups() -> None:
 )
 def test_a_bad_abbreviation_is_refused_with_its_line(text: str, message: str) -> None:
     with pytest.raises(ValidationError, match=message):
-        parse_abbreviations(text, "mine.txt")
+        parse(text, "mine.txt")[1]
+
+
+def test_a_file_is_read_in_one_pass_and_its_first_bad_line_named() -> None:
+    with pytest.raises(ValidationError, match="line 1: an expansion needs two words"):
+        parse("hpa = autoscaler\nfoo", "mine.txt")
 
 
 def test_a_question_spells_out_an_abbreviation_with_words_close_together() -> None:
@@ -100,7 +104,7 @@ def test_a_users_file_adds_abbreviations(tmp_path) -> None:
     assert related["pod"] == ("hpa",) and related["autoscaler"] == ("hpa",)
     assert "pr" in vocabulary(str(path)).related(["pull", "request"], ["pull", "request"])["pull"]
     # a short form of two CJK characters is one word, as in a group
-    assert parse_abbreviations("拉取 = pull request")[0].short == "拉取"
+    assert parse("拉取 = pull request")[1][0].short == "拉取"
 
 
 def test_a_note_abbreviating_the_question_climbs(store) -> None:

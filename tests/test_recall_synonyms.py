@@ -22,7 +22,7 @@ from houkai.recall.parsed import ParsedQuery, read_query
 from houkai.recall.stages import default_names
 from houkai.recall.stages.base import StageContext
 from houkai.recall.stages.prf import rm3_plan
-from houkai.recall.synonyms import Vocabulary, parse_groups, vocabulary
+from houkai.recall.synonyms import Vocabulary, parse, vocabulary
 from houkai.store.lexstats import TermStats, bm25_scores, candidate_terms
 
 LINT = "Formatter/linter in notify-service: ruff."
@@ -41,7 +41,7 @@ def _without(name: str) -> tuple[str, ...]:
 
 # ------------------------------------------------------------------ the vocabulary
 def test_groups_read_one_per_line_with_commas_and_comments() -> None:
-    groups = parse_groups("# ours\nk8s kubernetes, kube  # the cluster\n\nPR, MR\n")
+    groups = parse("# ours\nk8s kubernetes, kube  # the cluster\n\nPR, MR\n")[0]
     assert groups == [("k8s", "kubernetes", "kube"), ("pr", "mr")]
 
 
@@ -55,7 +55,7 @@ def test_groups_read_one_per_line_with_commas_and_comments() -> None:
 )
 def test_a_bad_group_is_refused_with_its_line(text: str, message: str) -> None:
     with pytest.raises(ValidationError, match=message):
-        parse_groups(text, "mine.txt")
+        parse(text, "mine.txt")[0]
 
 
 def test_related_gives_each_term_its_group_by_word_or_inflection() -> None:

@@ -156,35 +156,39 @@ class Abbreviation:
         return len(at) >= 2 and at[-1] == len(self.words) - 1 and at[-1] - at[0] == len(at) - 1
 
 
-def parse_abbreviations(text: str, origin: str = "synonyms") -> list[Abbreviation]:
-    """The ``short = expansion`` lines of *text* (``#`` starts a comment; other lines are
-    synonym groups). Raises :class:`ValidationError` naming *origin* and the line when the
-    short form is not one word, is a stop word, or the expansion has fewer than two words
-    a question would be searched by."""
-    found: list[Abbreviation] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        body = line.split("#", 1)[0]
-        if "=" not in body:
-            continue
-        where = f"{origin}, line {number}"
-        if body.count("=") > 1:
-            raise ValidationError(f"{where}: one '=' a line: short = what it stands for")
-        left, right = body.split("=", 1)
-        short = list(dict.fromkeys(tokenize(left)))  # a CJK pair is its own bigram
-        if len(short) != 1:
-            raise ValidationError(f"{where}: {left.strip()!r} is not one word as the index splits")
-        if short[0] in ANY_STOP_WORDS:
-            raise ValidationError(f"{where}: {short[0]!r} is a stop word; recall never searches it")
-        tokens = tokenize(right)
-        words = tuple(dict.fromkeys(t for t in tokens if t not in ANY_STOP_WORDS))
-        if len(words) < 2:
-            raise ValidationError(
-                f"{where}: an expansion needs two words that are no stop words "
-                f"(one word is a synonym: write a group)"
-            )
-        glue = frozenset(t for t in tokens if t in ANY_STOP_WORDS)
-        found.append(Abbreviation(short[0], words, glue))
-    return found
+def one_word(entry: str, where: str) -> str:
+    """*entry* of a synonyms file as the one word the index reads it as; raises
+    :class:`ValidationError` naming *where* (the file and line) when it is more than one
+    word, or a stop word (recall never searches one)."""
+    tokens = list(dict.fromkeys(tokenize(entry)))  # a CJK pair is its own bigram
+    if len(tokens) != 1:
+        raise ValidationError(
+            f"{where}: {entry!r} is not one word as the index splits text "
+            f"({' '.join(tokens) or 'no word'}); write one of them"
+        )
+    if tokens[0] in ANY_STOP_WORDS:
+        raise ValidationError(f"{where}: {tokens[0]!r} is a stop word; recall never searches it")
+    return tokens[0]
+
+
+def read_abbreviation(line: str, where: str) -> Abbreviation:
+    """The abbreviation of a line ``short = expansion`` (its comment cut off); raises
+    :class:`ValidationError` naming *where* when the line holds more than one ``=``, the
+    short form is not one word or is a stop word, or the expansion has fewer than two
+    words a question would be searched by."""
+    if line.count("=") > 1:
+        raise ValidationError(f"{where}: one '=' a line: short = what it stands for")
+    left, right = line.split("=", 1)
+    short = one_word(left.strip(), where)
+    tokens = tokenize(right)
+    words = tuple(dict.fromkeys(t for t in tokens if t not in ANY_STOP_WORDS))
+    if len(words) < 2:
+        raise ValidationError(
+            f"{where}: an expansion needs two words that are no stop words "
+            f"(one word is a synonym: write a group)"
+        )
+    glue = frozenset(t for t in tokens if t in ANY_STOP_WORDS)
+    return Abbreviation(short, words, glue)
 
 
 class Abbreviations:

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ..domain.model import ValidationError
-from ..domain.text import ANY_STOP_WORDS, inflects, stem, tokenize
+from ..domain.text import inflects, stem
 from . import abbreviations
-from .abbreviations import Abbreviation, Abbreviations, parse_abbreviations
+from .abbreviations import Abbreviation, Abbreviations, one_word, read_abbreviation
 
 log = logging.getLogger(__name__)
 
@@ -81,36 +81,28 @@ neighbour neighbor
 MAX_PER_WORD = 12
 
 
-def parse_groups(text: str, origin: str = "synonyms") -> list[tuple[str, ...]]:
-    """The groups of *text* (one per line), each a tuple of lower-cased words.
+def parse(text: str, origin: str = "synonyms") -> tuple[list[tuple[str, ...]], list[Abbreviation]]:
+    """The groups of *text* (one per line, each a tuple of lower-cased words) and its
+    abbreviations (lines ``short = expansion``: :func:`read_abbreviation`), in one pass.
 
-    Raises :class:`ValidationError` naming *origin* and the line for an entry that is
-    not one word or is a stop word (recall never searches one), and for a group of
-    fewer than two words."""
+    Raises :class:`ValidationError` naming *origin* and the first bad line: an entry that
+    is not one word or is a stop word (recall never searches one), a group of fewer than
+    two words, a bad abbreviation."""
     groups: list[tuple[str, ...]] = []
+    found: list[Abbreviation] = []
     for number, line in enumerate(text.splitlines(), 1):
-        body = line.split("#", 1)[0].replace(",", " ").split()
-        if not body or "=" in line.split("#", 1)[0]:
-            continue  # an abbreviation's line: :func:`parse_abbreviations`
-        words: list[str] = []
-        for entry in body:
-            tokens = list(dict.fromkeys(tokenize(entry)))  # a CJK pair is its own bigram
-            if len(tokens) != 1:
-                raise ValidationError(
-                    f"{origin}, line {number}: {entry!r} is not one word as the index "
-                    f"splits text ({' '.join(tokens) or 'no word'}); write one of them"
-                )
-            word = tokens[0]
-            if word in ANY_STOP_WORDS:
-                raise ValidationError(
-                    f"{origin}, line {number}: {word!r} is a stop word; recall never searches it"
-                )
-            if word not in words:
-                words.append(word)
+        where = f"{origin}, line {number}"
+        body = line.split("#", 1)[0]
+        if "=" in body:
+            found.append(read_abbreviation(body, where))
+            continue
+        words = list(dict.fromkeys(one_word(e, where) for e in body.replace(",", " ").split()))
+        if not words:
+            continue
         if len(words) < 2:
-            raise ValidationError(f"{origin}, line {number}: a group needs two words or more")
+            raise ValidationError(f"{where}: a group needs two words or more")
         groups.append(tuple(words))
-    return groups
+    return groups, found
 
 
 @dataclass(frozen=True)
@@ -195,10 +187,8 @@ def _read(path: str, stamp: tuple[int, int, int]) -> Vocabulary:
     except (OSError, UnicodeDecodeError) as exc:
         raise ValidationError(f"recall_synonyms: cannot read {path}: {exc}") from None
     built_in = _built_in()
-    return Vocabulary.of(
-        [*built_in.groups, *parse_groups(text, path)],
-        [*built_in.abbreviations.known, *parse_abbreviations(text, path)],
-    )
+    groups, found = parse(text, path)
+    return Vocabulary.of([*built_in.groups, *groups], [*built_in.abbreviations.known, *found])
 
 
 def _stamp(path: str) -> tuple[int, int, int]:
@@ -258,6 +248,5 @@ def check_setting(path: str) -> None:
 
 @lru_cache(maxsize=1)
 def _built_in() -> Vocabulary:
-    return Vocabulary.of(
-        parse_groups(BUILT_IN, "built-in"), parse_abbreviations(abbreviations.BUILT_IN, "built-in")
-    )
+    groups, found = parse(BUILT_IN + abbreviations.BUILT_IN, "built-in")
+    return Vocabulary.of(groups, found)

@@ -182,8 +182,9 @@ def _recount_batch(client: redis.Redis, script: Any, keys: list[bytes], stats_ke
     for key, (text, stems, indexed) in zip(keys, rows, strict=True):
         if text is None or stems is None:
             continue  # gone, or not an upgraded memory (``upgrade`` counts its stems)
-        counted, _ = doc_terms(as_text(text), stemmed=True)
-        lex = lexical_form(as_text(text))
+        body = as_text(text)
+        counted, _ = doc_terms(body, stemmed=True)
+        lex = lexical_form(body)
         if counted != as_text(stems) or indexed is None or lex != as_text(indexed):
             script(keys=[key, stats_key], args=[text, counted, lex], client=pipe)
             sent += 1
