@@ -1,8 +1,9 @@
 """What every hand-written agent-memory set (``team``, ``assistant``, ``engineer``,
-``support``) must hold: the committed JSON is its module's, ids resolve, a current answer
+``support``, ``research``) must hold: the committed JSON is its module's, ids resolve, a current answer
 is the newest statement of its topic, every kind is asked in realistic proportions, the
 split is by topic, no sentence is borrowed from another set, and its label checks refuse
-a wrong label; and what those written blind (``assistant``, ``engineer``, ``support``)
+a wrong label; and what those written blind (``assistant``, ``engineer``, ``support``,
+``research``)
 hold besides: they run in every suite, are tagged loosely, mostly restate their updates
 and hold a good share of noise. No recall runs here: the blind sets were written without
 looking at how recall ranks them."""
@@ -18,7 +19,7 @@ from typing import Any
 import pytest
 
 from houkai.bench import agentset_run
-from houkai.bench.agentsets import SETS, assistant, engineer, support, team
+from houkai.bench.agentsets import SETS, assistant, engineer, research, support, team
 from houkai.bench.agentsets.common import KINDS, SUITE_SETS
 from houkai.bench.agentsets.team import topic_of
 
@@ -28,9 +29,15 @@ HANDWRITTEN: tuple[tuple[ModuleType, tuple[str, ...]], ...] = (
     (assistant, ("coding", "personal", "team")),
     (engineer, ("coding", "personal", "team", "assistant")),
     (support, ("coding", "personal", "team", "assistant", "engineer")),
+    (research, ("coding", "personal", "team", "assistant", "engineer", "support")),
 )
 #: The sets written blind, and how many updates each holds at least.
-BLIND: tuple[tuple[ModuleType, int], ...] = ((assistant, 50), (engineer, 55), (support, 55))
+BLIND: tuple[tuple[ModuleType, int], ...] = (
+    (assistant, 50),
+    (engineer, 55),
+    (support, 55),
+    (research, 55),
+)
 
 
 @pytest.fixture(scope="module", params=HANDWRITTEN, ids=[m.SET.name for m, _ in HANDWRITTEN])

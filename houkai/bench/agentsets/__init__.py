@@ -29,7 +29,14 @@ Each set is a module here that writes one committed JSON file under
   parallel facts (plan, seats, renewal date, contacts, SLA tier, health score, meeting
   slot), look-alike contact names across accounts, the user's preferences, colleagues
   who change, decisions and reversals, identifiers, updates mostly restated without a
-  link, loose or missing tags, and everyday noise.
+  link, loose or missing tags, and everyday noise;
+* :mod:`.research`: a research assistant's memories for a PhD student in speech and NLP
+  over six months, written by hand and blind to how recall works: seven experiments with
+  parallel facts (dataset and version, model size, learning rate, cluster partition, best
+  score, status, who runs it, W&B project, config path), look-alike collaborators,
+  deadlines and meeting slots that move, decisions and reversals, identifiers (runs, jobs,
+  tickets, arXiv ids), her life outside the lab, updates mostly restated without a link,
+  loose or missing tags, and everyday noise.
 
 The first two come from templates filled by a seeded generator. All hold a few hundred
 short memories dated over months (``days_ago`` before the set's ``as_of``), facts that
@@ -45,11 +52,19 @@ decisions are made on the ``dev`` split only; the ``test`` split is run once to
 confirm a decision and is NEVER tuned on (no weight, threshold, word list or
 phrasing may be chosen by looking at test results). Do not edit the generators to
 make a stage look better (nor the hand-written lines of :mod:`.team`, :mod:`.assistant`,
-:mod:`.engineer` and :mod:`.support`): a change to a set is a new set version, measured anew.
+:mod:`.engineer`, :mod:`.support` and :mod:`.research`): a change to a set is a new set version, measured anew.
 
 ``python -m houkai.bench.agentsets`` rewrites every set's JSON deterministically.
 """
 
 from __future__ import annotations
 
-SETS: tuple[str, ...] = ("coding", "personal", "team", "assistant", "engineer", "support")
+SETS: tuple[str, ...] = (
+    "coding",
+    "personal",
+    "team",
+    "assistant",
+    "engineer",
+    "support",
+    "research",
+)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from . import assistant, coding, engineer, personal, support, team
+from . import assistant, coding, engineer, personal, research, support, team
 
 if __name__ == "__main__":
-    for module in (coding, personal, team, assistant, engineer, support):
+    for module in (coding, personal, team, assistant, engineer, support, research):
         path = module.write()
         print(f"wrote {path}")
     print(f"wrote {personal.write(restate=True)}")

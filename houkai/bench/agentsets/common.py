@@ -22,12 +22,13 @@ KINDS: tuple[str, ...] = ("current", "past", "distractor", "paraphrase", "keywor
 #: with its updates restated (ADR 0094), the held-out set, and the agent sets written in
 #: one sitting (``NAME:sitting``, ADR 0092), and those whose questions are written with
 #: case, asked as typed into a chat box (``NAME:typed``, ADR 0102: ``support`` is asked so
-#: already). ``assistant``, ``engineer`` and ``support`` were written blind to how recall
-#: works (ADR 0097, 0098, 0101).
+#: already). ``assistant``, ``engineer``, ``support`` and ``research`` were written blind
+#: to how recall works (ADR 0097, 0098, 0101, 0110).
 SUITE_SETS = (
-    "coding,personal,team,assistant,engineer,support,personal-restated,heldout,"
+    "coding,personal,team,assistant,engineer,support,research,personal-restated,heldout,"
     "coding:sitting,personal:sitting,team:sitting,assistant:sitting,engineer:sitting,"
-    "support:sitting,coding:typed,personal:typed,team:typed,assistant:typed,engineer:typed"
+    "support:sitting,research:sitting,coding:typed,personal:typed,team:typed,"
+    "assistant:typed,engineer:typed,research:typed"
 )
 RULE = (
     "Written before any recall stage was tuned on it. Decide on the dev split only; "
