@@ -1,12 +1,11 @@
 """What every hand-written agent-memory set (``team``, ``assistant``, ``engineer``,
-``support``, ``research``) must hold: the committed JSON is its module's, ids resolve, a current answer
-is the newest statement of its topic, every kind is asked in realistic proportions, the
-split is by topic, no sentence is borrowed from another set, and its label checks refuse
-a wrong label; and what those written blind (``assistant``, ``engineer``, ``support``,
-``research``)
-hold besides: they run in every suite, are tagged loosely, mostly restate their updates
-and hold a good share of noise. No recall runs here: the blind sets were written without
-looking at how recall ranks them."""
+``support``, ``research``) must hold: the committed JSON is its module's, ids resolve, a
+current answer is the newest statement of its topic, every kind is asked in realistic
+proportions, the split is by topic, no sentence is borrowed from another set, and its
+label checks refuse a wrong label; and what those written blind (``assistant``,
+``engineer``, ``support``, ``research``) hold besides: they run in every suite, are tagged
+loosely, mostly restate their updates and hold a good share of noise. No recall runs here:
+the blind sets were written without looking at how recall ranks them."""
 
 from __future__ import annotations
 

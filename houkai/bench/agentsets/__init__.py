@@ -52,7 +52,8 @@ decisions are made on the ``dev`` split only; the ``test`` split is run once to
 confirm a decision and is NEVER tuned on (no weight, threshold, word list or
 phrasing may be chosen by looking at test results). Do not edit the generators to
 make a stage look better (nor the hand-written lines of :mod:`.team`, :mod:`.assistant`,
-:mod:`.engineer`, :mod:`.support` and :mod:`.research`): a change to a set is a new set version, measured anew.
+:mod:`.engineer`, :mod:`.support` and :mod:`.research`): a change to a set is a new set
+version, measured anew.
 
 ``python -m houkai.bench.agentsets`` rewrites every set's JSON deterministically.
 """
