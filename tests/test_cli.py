@@ -408,7 +408,10 @@ def test_collections_migrate_brings_old_statistics_up_to_date(houkai, settings):
     vtype = settings.vector_type.upper()
     out = ok(houkai("collections", "migrate", houkai.collection, "--vector-type", vtype, "--yes"))
     assert f"already holds {vtype} vectors" in out.stdout
-    said = "0 memories given stems, 0 recounted (name marks, acronyms' plurals); no memory"
+    said = (
+        "0 memories given stems, 0 recounted (name marks, acronyms' plurals), "
+        "0 update links inferred; no memory"
+    )
     assert f"{said} follows another" in out.stdout
     assert client.hget(stats, FOLLOWS_FIELD) == b"0"
 

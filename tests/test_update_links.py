@@ -16,7 +16,8 @@ from houkai.bench.locomo import backdate
 from houkai.pipeline.write import Pipeline
 from houkai.recall.asking import intent
 from houkai.recall.statements import may_update
-from houkai.store.lexstats import UPDATES_FIELD
+from houkai.store import updates
+from houkai.store.lexstats import LINKS_READ_FIELD, UPDATES_FIELD
 
 JIRA = "Product and engineering at Tandemly track work in Jira."
 LINEAR = (
@@ -122,6 +123,42 @@ def test_the_write_pipeline_links_what_it_embeds(store: MemoryStore) -> None:
     backdate(store, {mid: now - days * DAY for mid, days in ages.items()})
     assert _updated_by(store, jira) == {linear}
     assert ranking(store, "What do we use for issue tracking at work?")[0][0] == linear
+
+
+def _as_an_earlier_release_left_it(store: MemoryStore, *ids: str) -> None:
+    """No update link, no flag: a collection written before links were inferred."""
+    store.client.delete(*(store.keys.updated_by(i) for i in ids))
+    store.client.hdel(store.keys.lexstats, UPDATES_FIELD, LINKS_READ_FIELD)
+
+
+def test_migrate_links_the_memories_an_earlier_release_wrote(store: MemoryStore) -> None:
+    jira, linear, *others = write_dated(
+        store, [(JIRA, 180), (LINEAR, 90), *((t, 100 + i) for i, t in enumerate(TANDEMLY + OFFICE))]
+    )
+    _as_an_earlier_release_left_it(store, jira, *others)
+    assert ranking(store, "What do we use for issue tracking at work?")[0][0] == jira
+    assert updates.relink(store.core, batch_size=3) == 1  # batches smaller than the collection
+    assert _updated_by(store, jira) == {linear}
+    assert store.client.hget(store.keys.lexstats, UPDATES_FIELD) == b"1"
+    assert store.client.hget(store.keys.lexstats, LINKS_READ_FIELD) == updates.LINKS_READ.encode()
+    assert ranking(store, "What do we use for issue tracking at work?")[0][0] == linear
+    assert updates.relink(store.core) == 0  # once per list of words of change
+
+
+def test_no_links_are_inferred_while_the_index_is_built(
+    store: MemoryStore, monkeypatch: Any
+) -> None:
+    """Its searches would miss memories: nothing is recorded, and a later run links them."""
+    jira, linear, *_ = write_dated(
+        store, [(JIRA, 180), (LINEAR, 90), *((t, 100) for t in TANDEMLY)]
+    )
+    _as_an_earlier_release_left_it(store, jira)
+    monkeypatch.setattr(updates, "still_indexing", lambda info: True)
+    assert updates.relink(store.core) is None
+    assert not _updated_by(store, jira)
+    assert store.client.hget(store.keys.lexstats, LINKS_READ_FIELD) is None
+    monkeypatch.undo()
+    assert updates.relink(store.core) == 1 and _updated_by(store, jira) == {linear}
 
 
 def test_an_import_links_its_memories_again(make_store: Any, tmp_path: Path) -> None:

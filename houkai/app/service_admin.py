@@ -97,7 +97,8 @@ class AdminOps(ServiceBase):
         """Re-write a collection's vectors in another element type, in place (resumable),
         and bring the statistics an earlier release wrote up to date: stems (ADR 0056),
         the flag that says whether a memory follows another (ADR 0099), the name marks
-        (ADR 0102) and acronyms' plurals counted as the acronym (ADR 0109)."""
+        (ADR 0102), acronyms' plurals counted as the acronym (ADR 0109), and the update
+        links of the memories already stored (ADR 0105, 0110)."""
         from ..db.connection import connect
         from ..store import lexmigrate
         from ..store.migrate import migrate_vectors
@@ -121,9 +122,17 @@ class AdminOps(ServiceBase):
         recounted = lexmigrate.recount_words(
             client, keys.memory_prefix, keys.lexstats, p.batch_size
         )
+        # and the update links its memories were written without (ADR 0105, 0110): a store
+        # opened now, on vectors of the type they have from here on
+        from ..store.updates import relink
+
+        with self._lock:
+            self._stores.pop(p.name, None)
+        links = relink(self.store(p.name).core, p.batch_size)
         return {
             **result.to_dict(),
             "stems_upgraded": stems,
+            "update_links": links,
             "follows": follows,
             "recounted": recounted,
             "names_marked": recounted,  # its name up to 0.2: deprecated

@@ -209,6 +209,11 @@ FOLLOWS_FIELD = "__fol"
 #: :mod:`houkai.store.updates` inferred when it was written; never cleared), absent while
 #: none has: the ``current`` stage then reads no such link.
 UPDATES_FIELD = "__upd"
+#: Which words of change the collection's stored memories were last linked by, as
+#: :data:`~houkai.store.updates.LINKS_READ` numbers them: set by
+#: :func:`~houkai.store.updates.relink`, absent in a collection whose memories never were
+#: (every new write links itself with the words of its release).
+LINKS_READ_FIELD = "__updr"
 #: How every memory of the collection has its words counted, by :data:`LEXICON`'s numbers:
 #: set by the first write into an empty collection and by
 #: :func:`~houkai.store.lexmigrate.recount_words`; absent in a collection an earlier release

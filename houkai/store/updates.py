@@ -19,7 +19,9 @@ The link is derived, like the lexical statistics: no journal entry, no field of 
 memory, nothing exported (an import writes the memories again, and their links with
 them). Which of the two is newer is read at recall, from their ``created_at``: a batch
 written in any order, or backdated, links the same. A forgotten update leaves its id in
-the set; recall skips an id it cannot read.
+the set; recall skips an id it cannot read. The memories of a collection an earlier
+release wrote are linked by :func:`relink` (``houkai collections migrate``), once per
+list of words of change.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..db.decode import as_text
+from ..db.schema import index_info, still_indexing
 from ..domain.model import FOLLOWS, Memory, previous_turn
 from ..recall.statements import content_words, may_update, says_update, stated_values
 from . import codec, lexstats
@@ -51,6 +54,11 @@ MOST = 2
 ECHO = 2
 #: Updates whose neighbours one pipeline asks for.
 BATCH = 256
+#: The words of change the links are inferred by (:data:`~houkai.recall.statements.
+#: UPDATE_WORDS`), numbered: raise it when they change, and the next
+#: ``collections migrate`` links every collection's stored memories again
+#: (:data:`~houkai.store.lexstats.LINKS_READ_FIELD`). "1": those of ADR 0105.
+LINKS_READ = "1"
 
 
 def _candidates(memories: Sequence[Memory]) -> list[Memory]:
@@ -75,6 +83,30 @@ def link_updates(core: CoreStore, memories: Sequence[Memory]) -> int:
             linked += _link(core, batch)
         except Exception:  # the write stands; the link is an index of it
             log.warning("inferring update links failed for %d memories", len(batch), exc_info=True)
+    return linked
+
+
+def relink(core: CoreStore, batch_size: int = 1000) -> int | None:
+    """Infer the update links of the memories already stored, unless they were linked by
+    the current words of change (:data:`LINKS_READ`): a collection an earlier release
+    wrote has none, or those an older list found. Returns how many links were recorded
+    (a link already there counts again: a set member is added once), or None while the
+    index is still being built (its searches would miss memories: run it again later).
+    Idempotent and safe beside live writes, which link themselves; a failure is raised,
+    so the number is recorded only once every memory was read."""
+    client, stats = core.client, core.keys.lexstats
+    if as_text(client.hget(stats, lexstats.LINKS_READ_FIELD) or b"") == LINKS_READ:
+        return 0
+    if still_indexing(index_info(client, core.keys.index)):
+        log.info("update links: index %s is still being built; not inferred", core.keys.index)
+        return None
+    linked = 0
+    for memories in core.iter_memories(batch_size=batch_size):
+        news = _candidates(memories)
+        for start in range(0, len(news), BATCH):
+            linked += _link(core, news[start : start + BATCH])
+    client.hset(stats, lexstats.LINKS_READ_FIELD, LINKS_READ)
+    log.info("update links: %d inferred for the memories already stored", linked)
     return linked
 
 

@@ -115,13 +115,15 @@ def migrate(ctx: Context, name: str, yes: bool, **values: Any) -> None:
     """Re-write a collection's vectors in another type, in place (resumable: run it again
     after an interruption), and bring the statistics an earlier release wrote up to date
     (with the collection's own type, only that: each memory missing its stems or name
-    marks is written once more, and re-indexed). Search is off until it ends and the index
+    marks is written once more, and re-indexed; memories that say they update another
+    are linked to it, as new writes are). Search is off until it ends and the index
     rebuilds in the background; stop workers and the API first, so nothing writes
     old-type vectors."""
     given = arguments(values)
     given["vector_type"] = str(given.get("vector_type", "FLOAT16")).upper()
     confirm(f"Re-write the vectors of {name!r} as {given['vector_type']}?", yes=yes)
     result = ctx.call("collection_migrate", name, **given)
+    links = result["update_links"]
     text = (
         f"Collection {name!r} already holds {result['target']} vectors."
         if not result["changed"]
@@ -130,7 +132,12 @@ def migrate(ctx: Context, name: str, yes: bool, **values: Any) -> None:
         "the index is rebuilding in the background."
     ) + (
         f" Statistics: {result['stems_upgraded']} memories given stems, "
-        f"{result['recounted']} recounted (name marks, acronyms' plurals); "
-        f"{'a memory follows another' if result['follows'] else 'no memory follows another'}."
+        f"{result['recounted']} recounted (name marks, acronyms' plurals), "
+        + (
+            f"{links} update links inferred; "
+            if links is not None
+            else "update links not inferred while the index rebuilds (run this again); "
+        )
+        + ("a memory follows another." if result["follows"] else "no memory follows another.")
     )
     report(ctx.fmt, result, text)
