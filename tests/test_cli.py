@@ -410,7 +410,7 @@ def test_collections_migrate_brings_old_statistics_up_to_date(houkai, settings):
     assert f"already holds {vtype} vectors" in out.stdout
     said = (
         "0 memories given stems, 0 recounted (name marks, acronyms' plurals), "
-        "0 update links inferred; no memory"
+        "0 new update links; no memory"
     )
     assert f"{said} follows another" in out.stdout
     assert client.hget(stats, FOLLOWS_FIELD) == b"0"

@@ -14,7 +14,12 @@ from houkai.store import lexstats
 def _stats(store: MemoryStore) -> dict[str, int]:
     """The counts of the statistics hash (not the flags recall keeps there)."""
     raw = store.client.hgetall(store.keys.lexstats)
-    fields = (lexstats.SUPERSEDED_FIELD, lexstats.FOLLOWS_FIELD, lexstats.NAMES_FIELD)
+    fields = (
+        lexstats.SUPERSEDED_FIELD,
+        lexstats.FOLLOWS_FIELD,
+        lexstats.NAMES_FIELD,
+        lexstats.LINKS_INFERRED_FIELD,
+    )
     flags = {f.encode() for f in fields}
     return {k.decode(): int(v) for k, v in raw.items() if k not in flags}
 

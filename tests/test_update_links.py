@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 import redis
 from _dated import DAY, ranking, write_dated
 from test_recall_stages_update_words import OFFICE
@@ -17,7 +18,7 @@ from houkai.pipeline.write import Pipeline
 from houkai.recall.asking import intent
 from houkai.recall.statements import may_update
 from houkai.store import updates
-from houkai.store.lexstats import LINKS_READ_FIELD, UPDATES_FIELD
+from houkai.store.lexstats import LINKS_INFERRED_FIELD, UPDATES_FIELD
 
 JIRA = "Product and engineering at Tandemly track work in Jira."
 LINEAR = (
@@ -126,9 +127,24 @@ def test_the_write_pipeline_links_what_it_embeds(store: MemoryStore) -> None:
 
 
 def _as_an_earlier_release_left_it(store: MemoryStore, *ids: str) -> None:
-    """No update link, no flag: a collection written before links were inferred."""
+    """No update link, no flag, no marker: a collection written before links were inferred."""
     store.client.delete(*(store.keys.updated_by(i) for i in ids))
-    store.client.hdel(store.keys.lexstats, UPDATES_FIELD, LINKS_READ_FIELD)
+    store.client.hdel(store.keys.lexstats, UPDATES_FIELD, LINKS_INFERRED_FIELD)
+
+
+def _relink(store: MemoryStore, **options: Any) -> int | None:
+    s = store.settings
+    return updates.relink(
+        store.client,
+        store.keys,
+        ef_runtime=s.hnsw_ef_runtime,
+        exact_upto=s.exact_knn_max,
+        **options,
+    )
+
+
+def _all_links(store: MemoryStore, ids: list[str]) -> dict[str, set[str]]:
+    return {i: _updated_by(store, i) for i in ids if _updated_by(store, i)}
 
 
 def test_migrate_links_the_memories_an_earlier_release_wrote(store: MemoryStore) -> None:
@@ -137,12 +153,48 @@ def test_migrate_links_the_memories_an_earlier_release_wrote(store: MemoryStore)
     )
     _as_an_earlier_release_left_it(store, jira, *others)
     assert ranking(store, "What do we use for issue tracking at work?")[0][0] == jira
-    assert updates.relink(store.core, batch_size=3) == 1  # batches smaller than the collection
+    assert _relink(store, batch_size=3) == 1  # batches smaller than the collection
     assert _updated_by(store, jira) == {linear}
     assert store.client.hget(store.keys.lexstats, UPDATES_FIELD) == b"1"
-    assert store.client.hget(store.keys.lexstats, LINKS_READ_FIELD) == updates.LINKS_READ.encode()
+    marker = store.client.hget(store.keys.lexstats, LINKS_INFERRED_FIELD)
+    assert marker == updates.LINKS_INFERRED.encode()
     assert ranking(store, "What do we use for issue tracking at work?")[0][0] == linear
-    assert updates.relink(store.core) == 0  # once per list of words of change
+    assert _relink(store) == 0  # once per way of inferring them
+
+
+def test_a_collection_written_now_is_not_read_again(store: MemoryStore, monkeypatch: Any) -> None:
+    """Every write links itself: the first one records the marker, and migrate reads nothing."""
+    write_dated(store, [(JIRA, 180), (LINEAR, 90)])
+    marker = store.client.hget(store.keys.lexstats, LINKS_INFERRED_FIELD)
+    assert marker == updates.LINKS_INFERRED.encode()
+    monkeypatch.setattr(updates, "iter_keys", lambda *a, **k: pytest.fail("read again"))
+    assert _relink(store) == 0
+
+
+def test_relinking_finds_the_links_written_one_at_a_time(store: MemoryStore) -> None:
+    """Each memory's neighbours are sought among the older ones, as when it was written
+    alone: no link backwards, none lost to a newer neighbour."""
+    chain = [
+        "Standup is at 9:30 in the Birch room.",
+        "Standup moved to 10:00 in the Birch room.",
+        "Standup moved to 10:15 in the Birch room.",
+        "Standup moved to 10:30 in the Birch room.",
+        "We track work in Jira.",
+        "We moved from Jira to Linear.",
+        "We moved from Linear to Asana.",
+        "We moved from Asana to Shortcut.",
+    ]
+    now = time.time()
+    ids = []
+    for n, text in enumerate([*TANDEMLY, *chain]):  # one at a time, oldest first
+        memory = store.remember(text)
+        backdate(store, {memory.id: now - (100 - n) * DAY})
+        ids.append(memory.id)
+    written = _all_links(store, ids)
+    assert written  # the chains link as they are written
+    _as_an_earlier_release_left_it(store, *ids)
+    assert _relink(store) == sum(len(v) for v in written.values())
+    assert _all_links(store, ids) == written
 
 
 def test_no_links_are_inferred_while_the_index_is_built(
@@ -154,11 +206,32 @@ def test_no_links_are_inferred_while_the_index_is_built(
     )
     _as_an_earlier_release_left_it(store, jira)
     monkeypatch.setattr(updates, "still_indexing", lambda info: True)
-    assert updates.relink(store.core) is None
+    assert _relink(store) is None
     assert not _updated_by(store, jira)
-    assert store.client.hget(store.keys.lexstats, LINKS_READ_FIELD) is None
+    assert store.client.hget(store.keys.lexstats, LINKS_INFERRED_FIELD) is None
     monkeypatch.undo()
-    assert updates.relink(store.core) == 1 and _updated_by(store, jira) == {linear}
+    assert _relink(store) == 1 and _updated_by(store, jira) == {linear}
+
+
+def test_collections_migrate_links_without_loading_a_model(
+    settings: Any, store: MemoryStore, monkeypatch: Any
+) -> None:
+    """The operation reads the collection itself: no store is opened, no embedder asked."""
+    from houkai.app.service import MemoryService
+
+    jira, linear, *others = write_dated(
+        store, [(JIRA, 180), (LINEAR, 90), *((t, 100) for t in TANDEMLY)]
+    )
+    _as_an_earlier_release_left_it(store, jira, *others)
+    service = MemoryService(settings, actor="cli")
+    monkeypatch.setattr(
+        "houkai.engines.embeddings.get_embedder", lambda *a, **k: pytest.fail("a model")
+    )
+    result = service.collection_migrate(name=store.collection_name, vector_type=store.vector_type)
+    assert result["update_links"] == 1 and result["changed"] is False
+    assert _updated_by(store, jira) == {linear}
+    again = service.collection_migrate(name=store.collection_name, vector_type=store.vector_type)
+    assert again["update_links"] == 0
 
 
 def test_an_import_links_its_memories_again(make_store: Any, tmp_path: Path) -> None:

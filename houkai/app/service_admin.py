@@ -102,6 +102,7 @@ class AdminOps(ServiceBase):
         from ..db.connection import connect
         from ..store import lexmigrate
         from ..store.migrate import migrate_vectors
+        from ..store.updates import relink
 
         s = self.settings
         # A plain client: no store is opened on a collection whose vectors are changing.
@@ -122,13 +123,15 @@ class AdminOps(ServiceBase):
         recounted = lexmigrate.recount_words(
             client, keys.memory_prefix, keys.lexstats, p.batch_size
         )
-        # and the update links its memories were written without (ADR 0105, 0110): a store
-        # opened now, on vectors of the type they have from here on
-        from ..store.updates import relink
-
-        with self._lock:
-            self._stores.pop(p.name, None)
-        links = relink(self.store(p.name).core, p.batch_size)
+        # and the update links its memories were written without (ADR 0105, 0110), read
+        # from the collection itself: none while its index is being built
+        links = relink(
+            client,
+            keys,
+            ef_runtime=s.hnsw_ef_runtime,
+            exact_upto=s.exact_knn_max,
+            batch_size=p.batch_size,
+        )
         return {
             **result.to_dict(),
             "stems_upgraded": stems,

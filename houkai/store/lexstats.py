@@ -40,6 +40,9 @@ from .access import mirror_lua
 #: plural counted as the acronym ("PRs" as "PR": :func:`~houkai.domain.text.singular_acronyms`,
 #: ADR 0109).
 LEXICON = "2"
+#: The current way update links are inferred, as :data:`LINKS_INFERRED_FIELD` records it
+#: (:mod:`houkai.store.updates`, ADR 0105, 0110).
+LINKS_INFERRED = "1"
 
 K1 = 1.2
 B = 0.75
@@ -109,6 +112,9 @@ if n == 0 then
   redis.call('HSETNX', KEYS[2], '__nam', '"""
     + LEXICON
     + """')  -- NAMES_FIELD: every write counts words the current way
+  redis.call('HSETNX', KEYS[2], '__updr', '"""
+    + LINKS_INFERRED
+    + """')  -- LINKS_INFERRED_FIELD: every write links itself
 end
 local s = tonumber(redis.call('HGET', KEYS[2], '__S') or '0') or 0
 local mine = 0
@@ -209,11 +215,11 @@ FOLLOWS_FIELD = "__fol"
 #: :mod:`houkai.store.updates` inferred when it was written; never cleared), absent while
 #: none has: the ``current`` stage then reads no such link.
 UPDATES_FIELD = "__upd"
-#: Which words of change the collection's stored memories were last linked by, as
-#: :data:`~houkai.store.updates.LINKS_READ` numbers them: set by
-#: :func:`~houkai.store.updates.relink`, absent in a collection whose memories never were
-#: (every new write links itself with the words of its release).
-LINKS_READ_FIELD = "__updr"
+#: How the collection's stored memories' update links were inferred, by
+#: :data:`LINKS_INFERRED`'s numbers: set by the first write into an empty collection (every
+#: write links itself) and by :func:`~houkai.store.updates.relink`; absent in a collection
+#: an earlier release wrote, a lower number in one linked before the inference changed.
+LINKS_INFERRED_FIELD = "__updr"
 #: How every memory of the collection has its words counted, by :data:`LEXICON`'s numbers:
 #: set by the first write into an empty collection and by
 #: :func:`~houkai.store.lexmigrate.recount_words`; absent in a collection an earlier release

@@ -21,25 +21,29 @@ them). Which of the two is newer is read at recall, from their ``created_at``: a
 written in any order, or backdated, links the same. A forgotten update leaves its id in
 the set; recall skips an id it cannot read. The memories of a collection an earlier
 release wrote are linked by :func:`relink` (``houkai collections migrate``), once per
-list of words of change.
+way of inferring them.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from ..db.decode import as_text
-from ..db.schema import index_info, still_indexing
+from ..db.decode import as_float, as_text
+from ..db.keys import Keys
+from ..db.schema import EXACT_PENDING, index_info, read_meta, still_indexing
 from ..domain.model import FOLLOWS, Memory, previous_turn
 from ..recall.statements import content_words, may_update, says_update, stated_values
 from . import codec, lexstats
 from .codec import F
 from .core import CoreStore
-from .search import knn_query, queue_similarities, similarities
+from .search import iter_keys, knn_query, queue_similarities, similarities
 
 log = logging.getLogger(__name__)
 
@@ -54,11 +58,32 @@ MOST = 2
 ECHO = 2
 #: Updates whose neighbours one pipeline asks for.
 BATCH = 256
-#: The words of change the links are inferred by (:data:`~houkai.recall.statements.
-#: UPDATE_WORDS`), numbered: raise it when they change, and the next
+#: How the links are inferred, numbered (the words of change, the thresholds above,
+#: :func:`~houkai.recall.statements.may_update`): raise it when that changes, and the next
 #: ``collections migrate`` links every collection's stored memories again
-#: (:data:`~houkai.store.lexstats.LINKS_READ_FIELD`). "1": those of ADR 0105.
-LINKS_READ = "1"
+#: (:data:`~houkai.store.lexstats.LINKS_INFERRED_FIELD`). "1": ADR 0105's.
+LINKS_INFERRED = lexstats.LINKS_INFERRED
+
+
+@dataclass(frozen=True)
+class _Index:
+    """How one collection's index is asked for a note's nearest notes."""
+
+    client: Any
+    keys: Keys
+    ef_runtime: int
+    exact: bool
+
+
+@dataclass(frozen=True)
+class _Note:
+    """A written note that says it is an update: what its links are inferred from (its
+    vector as the index stores it)."""
+
+    id: str
+    text: str
+    created_at: float
+    blob: bytes
 
 
 def _candidates(memories: Sequence[Memory]) -> list[Memory]:
@@ -70,66 +95,100 @@ def _candidates(memories: Sequence[Memory]) -> list[Memory]:
 
 def link_updates(core: CoreStore, memories: Sequence[Memory]) -> int:
     """Infer and record the update links of freshly written *memories* (see the module
-    docstring); returns how many were recorded. Three round trips for a batch that holds
-    an update (the KNNs, the neighbours' texts, the links), none otherwise. A failure is
-    logged, never raised: the memories are stored, and a missing link costs only rank.
-    :data:`BATCH` updates at a time, so a bulk write of a million memories never sends one
-    pipeline of sixty thousand searches."""
+    docstring); returns how many new links were recorded. Three round trips for a batch
+    that holds an update (the KNNs, the neighbours' texts, the links), none otherwise. A
+    failure is logged, never raised: the memories are stored, and a missing link costs
+    only rank. :data:`BATCH` updates at a time, so a bulk write of a million memories never
+    sends one pipeline of sixty thousand searches."""
     news = _candidates(memories)
+    if not news:
+        return 0
+    index = _Index(core.client, core.keys, core.index_params.ef_runtime, core.knn_exact())
     linked = 0
     for start in range(0, len(news), BATCH):  # a bounded pipeline, however big the write
         batch = news[start : start + BATCH]
         try:
-            linked += _link(core, batch)
+            vectors = _vectors(core, batch)
+            notes = [
+                _Note(m.id, m.text, m.created_at, core.vector_blob(vectors[m.id]))
+                for m in batch
+                if m.id in vectors
+            ]
+            linked += _link(index, notes)
         except Exception:  # the write stands; the link is an index of it
             log.warning("inferring update links failed for %d memories", len(batch), exc_info=True)
     return linked
 
 
-def relink(core: CoreStore, batch_size: int = 1000) -> int | None:
-    """Infer the update links of the memories already stored, unless they were linked by
-    the current words of change (:data:`LINKS_READ`): a collection an earlier release
-    wrote has none, or those an older list found. Returns how many links were recorded
-    (a link already there counts again: a set member is added once), or None while the
-    index is still being built (its searches would miss memories: run it again later).
-    Idempotent and safe beside live writes, which link themselves; a failure is raised,
-    so the number is recorded only once every memory was read."""
-    client, stats = core.client, core.keys.lexstats
-    if as_text(client.hget(stats, lexstats.LINKS_READ_FIELD) or b"") == LINKS_READ:
+def relink(
+    client: Any, keys: Keys, *, ef_runtime: int, exact_upto: int, batch_size: int = 1000
+) -> int | None:
+    """Infer the update links of the memories a collection already holds, as if each had
+    been written alone after the ones before it (its nearest notes among the older ones),
+    unless they were linked the current way (:data:`LINKS_INFERRED`): a collection an
+    earlier release wrote has none. Adds links, never removes one. Returns how many new
+    links were recorded, or None while the index is still being built (its searches would
+    miss memories: run it again once it is). Reads no store (no embedder is loaded): each
+    memory's text, links, date and stored vector, oldest first; KNN at *ef_runtime*, or
+    on the exact field while the collection has one and holds at most *exact_upto*
+    memories (as recall's KNN). Idempotent and safe beside live writes, which link themselves;
+    a failure is raised, so the marker is recorded only once every memory was read."""
+    if as_text(client.hget(keys.lexstats, lexstats.LINKS_INFERRED_FIELD) or b"") == (
+        LINKS_INFERRED
+    ):
         return 0
-    if still_indexing(index_info(client, core.keys.index)):
-        log.info("update links: index %s is still being built; not inferred", core.keys.index)
+    if still_indexing(index_info(client, keys.index)):
+        log.info("update links: index %s is still being built; not inferred", keys.index)
         return None
-    linked = 0
-    for memories in core.iter_memories(batch_size=batch_size):
-        news = _candidates(memories)
-        for start in range(0, len(news), BATCH):
-            linked += _link(core, news[start : start + BATCH])
-    client.hset(stats, lexstats.LINKS_READ_FIELD, LINKS_READ)
-    log.info("update links: %d inferred for the memories already stored", linked)
+    meta = read_meta(client, keys)
+    has_exact = json.loads(meta.get("signature") or "{}").get("x")  # as the index was built
+    size = int(client.hget(keys.lexstats, lexstats.DOC_COUNT_FIELD) or 0)
+    exact = bool(has_exact) and not meta.get(EXACT_PENDING) and size <= exact_upto
+    index = _Index(client, keys, ef_runtime, exact)
+    linked = read = 0
+    for batch in iter_keys(client, keys.index, "*", batch_size=batch_size):
+        pipe = client.pipeline(transaction=False)
+        for key in batch:
+            pipe.hmget(key, [F.TEXT, F.LINKS, F.CREATED_AT, F.VEC])
+        notes = [
+            _Note(codec.memory_id_from_key(keys, key), as_text(text), as_float(at), vec)
+            for key, (text, marks, at, vec) in zip(batch, pipe.execute(), strict=True)
+            if text is not None
+            and vec
+            and at is not None
+            and says_update(as_text(text))
+            and f'"{FOLLOWS}"' not in as_text(marks or b"")
+        ]
+        for start in range(0, len(notes), BATCH):
+            linked += _link(index, notes[start : start + BATCH], older_only=True)
+        read += len(batch)
+        log.debug("update links: %d memories read, %d links so far", read, linked)
+    client.hset(keys.lexstats, lexstats.LINKS_INFERRED_FIELD, LINKS_INFERRED)
+    log.info("update links: %d inferred for the %d memories already stored", linked, read)
     return linked
 
 
-def _link(core: CoreStore, news: list[Memory]) -> int:
-    vectors = _vectors(core, news)
-    exact = core.knn_exact()
-    pipe = core.client.pipeline(transaction=False)
-    asked = [m for m in news if m.id in vectors]
-    query = knn_query("*", NEIGHBOURS, core.index_params.ef_runtime, exact=exact)
-    for memory in asked:
-        queue_similarities(
-            pipe, core.keys.index, query, NEIGHBOURS, core.vector_blob(vectors[memory.id])
-        )
+def _link(index: _Index, notes: list[_Note], *, older_only: bool = False) -> int:
+    """Link *notes* from the older notes each may update; returns how many links are new.
+    *older_only*: each note's neighbours are sought among the notes no newer than it (a
+    collection linked after the fact, as if written one note at a time); a fresh write
+    asks the whole index, its batch included."""
+    client, keys = index.client, index.keys
+    pipe = client.pipeline(transaction=False)
+    for note in notes:
+        where = f"@{F.CREATED_AT}:[-inf {note.created_at!r}]" if older_only else "*"
+        query = knn_query(where, NEIGHBOURS, index.ef_runtime, exact=index.exact)
+        queue_similarities(pipe, keys.index, query, NEIGHBOURS, note.blob)
     near: dict[str, list[tuple[str, float]]] = {}
-    for memory, reply in zip(asked, pipe.execute(), strict=True):
-        hits = [(codec.memory_id_from_key(core.keys, key), sim) for key, sim in similarities(reply)]
-        near[memory.id] = [(i, sim) for i, sim in hits if i != memory.id]
+    for note, reply in zip(notes, pipe.execute(), strict=True):
+        hits = [(codec.memory_id_from_key(keys, key), sim) for key, sim in similarities(reply)]
+        near[note.id] = [(i, sim) for i, sim in hits if i != note.id]
     if not any(s >= SIMILARITY for hits in near.values() for _, s in hits):
         return 0
     wanted = sorted({i for hits in near.values() for i, _ in hits})
-    pipe = core.client.pipeline(transaction=False)
+    pipe = client.pipeline(transaction=False)
     for memory_id in wanted:
-        pipe.hmget(core.keys.memory(memory_id), [F.TEXT, F.LINKS])
+        pipe.hmget(keys.memory(memory_id), [F.TEXT, F.LINKS])
     texts: dict[str, str] = {}
     turns: set[str] = set()
     for memory_id, (text, marks) in zip(wanted, pipe.execute(), strict=True):
@@ -138,23 +197,22 @@ def _link(core: CoreStore, news: list[Memory]) -> int:
             if f'"{FOLLOWS}"' in as_text(marks or b""):
                 turns.add(memory_id)
     links: list[tuple[str, str]] = []
-    for memory in asked:
-        hits = [(i, s) for i, s in near[memory.id] if i in texts]
-        common = _common([memory.text, *(texts[i] for i, _ in hits)])
+    for note in notes:
+        hits = [(i, s) for i, s in near[note.id] if i in texts]
+        common = _common([note.text, *(texts[i] for i, _ in hits)])
         olds = [
             i
             for i, s in hits
-            if s >= SIMILARITY and i not in turns and may_update(memory.text, texts[i], common)
+            if s >= SIMILARITY and i not in turns and may_update(note.text, texts[i], common)
         ]
-        links += [(old, memory.id) for old in olds[:MOST]]
+        links += [(old, note.id) for old in olds[:MOST]]
     if not links:
         return 0
-    pipe = core.client.pipeline(transaction=False)
+    pipe = client.pipeline(transaction=False)
     for old, new in links:
-        pipe.sadd(core.keys.updated_by(old), new)
-    pipe.hset(core.keys.lexstats, lexstats.UPDATES_FIELD, "1")
-    pipe.execute()
-    return len(links)
+        pipe.sadd(keys.updated_by(old), new)
+    pipe.hset(keys.lexstats, lexstats.UPDATES_FIELD, "1")
+    return sum(int(added) for added in pipe.execute()[: len(links)])
 
 
 def _common(family: Sequence[str]) -> frozenset[str]:

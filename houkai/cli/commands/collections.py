@@ -134,9 +134,10 @@ def migrate(ctx: Context, name: str, yes: bool, **values: Any) -> None:
         f" Statistics: {result['stems_upgraded']} memories given stems, "
         f"{result['recounted']} recounted (name marks, acronyms' plurals), "
         + (
-            f"{links} update links inferred; "
+            f"{links} new update links; "
             if links is not None
-            else "update links not inferred while the index rebuilds (run this again); "
+            else "no update links while the index rebuilds (run this again, with the same "
+            "--vector-type, once it is built); "
         )
         + ("a memory follows another." if result["follows"] else "no memory follows another.")
     )
