@@ -81,6 +81,16 @@ ARCHIVE_CHECK_EVERY = 256
 SIZE_RECHECK_S = 5.0
 
 
+def exact_knn_state(client: redis.Redis, keys: Keys) -> tuple[int, bool]:
+    """The collection's size (BM25's document count) and whether its exact KNN field is
+    filled: one round trip, and an ``FT.INFO`` while a fill is pending (which clears it)."""
+    pipe = client.pipeline(transaction=False)
+    pipe.hget(keys.lexstats, lexstats.DOC_COUNT_FIELD)
+    pipe.hget(keys.meta, EXACT_PENDING)
+    size, pending = pipe.execute()
+    return int(size or 0), not pending or exact_filled(client, keys)
+
+
 class CoreStore:
     """Connection, validation and the primitive reads and writes of one collection."""
 
@@ -288,12 +298,7 @@ class CoreStore:
         if now - self._size_read_at > SIZE_RECHECK_S:
             self._size_read_at = now
             try:
-                pipe = self.client.pipeline(transaction=False)
-                pipe.hget(self.keys.lexstats, lexstats.DOC_COUNT_FIELD)
-                pipe.hget(self.keys.meta, EXACT_PENDING)
-                size, pending = pipe.execute()
-                self._size_seen = int(size or 0)
-                self._exact_filled = not pending or exact_filled(self.client, self.keys)
+                self._size_seen, self._exact_filled = exact_knn_state(self.client, self.keys)
             except (redis.RedisError, ValueError):
                 pass  # keep what was last read: a missing count must not fail a recall
         return self._exact_filled and self._size_seen <= self.settings.exact_knn_max

@@ -26,7 +26,6 @@ way of inferring them.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections import Counter
 from collections.abc import Sequence
@@ -37,12 +36,12 @@ import numpy as np
 
 from ..db.decode import as_float, as_text
 from ..db.keys import Keys
-from ..db.schema import EXACT_PENDING, index_info, read_meta, still_indexing
+from ..db.schema import has_exact, index_info, read_meta, still_indexing
 from ..domain.model import FOLLOWS, Memory, previous_turn
 from ..recall.statements import content_words, may_update, says_update, stated_values
 from . import codec, lexstats
 from .codec import F
-from .core import CoreStore
+from .core import CoreStore, exact_knn_state
 from .search import iter_keys, knn_query, queue_similarities, similarities
 
 log = logging.getLogger(__name__)
@@ -93,6 +92,13 @@ def _candidates(memories: Sequence[Memory]) -> list[Memory]:
     return [m for m in memories if says_update(m.text) and previous_turn(m) is None]
 
 
+def _a_turn(marks: bytes | str | None) -> bool:
+    """Do a memory's stored links (its ``links`` field as read) make it follow another:
+    a turn of a recorded exchange, as :func:`~houkai.domain.model.previous_turn` reads it
+    from a whole memory?"""
+    return f'"{FOLLOWS}"' in as_text(marks or b"")
+
+
 def link_updates(core: CoreStore, memories: Sequence[Memory]) -> int:
     """Infer and record the update links of freshly written *memories* (see the module
     docstring); returns how many new links were recorded. Three round trips for a batch
@@ -140,10 +146,8 @@ def relink(
     if still_indexing(index_info(client, keys.index)):
         log.info("update links: index %s is still being built; not inferred", keys.index)
         return None
-    meta = read_meta(client, keys)
-    has_exact = json.loads(meta.get("signature") or "{}").get("x")  # as the index was built
-    size = int(client.hget(keys.lexstats, lexstats.DOC_COUNT_FIELD) or 0)
-    exact = bool(has_exact) and not meta.get(EXACT_PENDING) and size <= exact_upto
+    size, filled = exact_knn_state(client, keys)
+    exact = has_exact(read_meta(client, keys).get("signature")) and filled and size <= exact_upto
     index = _Index(client, keys, ef_runtime, exact)
     linked = read = 0
     for batch in iter_keys(client, keys.index, "*", batch_size=batch_size):
@@ -157,7 +161,7 @@ def relink(
             and vec
             and at is not None
             and says_update(as_text(text))
-            and f'"{FOLLOWS}"' not in as_text(marks or b"")
+            and not _a_turn(marks)
         ]
         for start in range(0, len(notes), BATCH):
             linked += _link(index, notes[start : start + BATCH], older_only=True)
@@ -194,7 +198,7 @@ def _link(index: _Index, notes: list[_Note], *, older_only: bool = False) -> int
     for memory_id, (text, marks) in zip(wanted, pipe.execute(), strict=True):
         if text is not None:
             texts[memory_id] = as_text(text)
-            if f'"{FOLLOWS}"' in as_text(marks or b""):
+            if _a_turn(marks):
                 turns.add(memory_id)
     links: list[tuple[str, str]] = []
     for note in notes:
