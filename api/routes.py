@@ -77,8 +77,10 @@ class Route:
     tag: str = "memories"
     content_type: str = "application/json"
     upload: bool = False  # also accepts a non-JSON body (a file) as ``Call.upload``
-    #: Body keywords of the REST binding alone (``minProperties``), checked by the adapter.
-    op_rest_extra: tuple[str, ...] = ()
+    #: The REST binding's own body rules (``minProperties``), checked by the adapter: one
+    #: schema per route, as the validator is cached per schema; the body's field names
+    #: beside them only say what is allowed (each value is the bound method's to check).
+    body_rules: dict[str, Any] | None = None
     #: The registry's binding this route is generated from.
     binding: Rest | None = None
 
@@ -322,7 +324,11 @@ def _route(op: Operation, rest: Rest) -> Route:
         tag=rest.tag,
         content_type=rest.content_type,
         upload=bool(rest.upload),
-        op_rest_extra=tuple(rest.body_extra),
+        body_rules=(
+            {"properties": {n: {} for n in (body or {}).get("properties", {})}, **rest.body_extra}
+            if rest.body_extra
+            else None
+        ),
         binding=rest,
     )
 

@@ -78,6 +78,5 @@ def check_body(route: Route, data: Any) -> None:
     if not route.self_checked:
         check_value(route.body, data)
         return
-    extra = {k: v for k, v in route.body.items() if k in route.op_rest_extra}
-    if extra:
-        check_value(extra, data)
+    if route.body_rules is not None:
+        check_value(route.body_rules, data)

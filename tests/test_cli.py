@@ -244,6 +244,8 @@ def test_link_neighbors_unlink_graph(houkai):
     assert {"src": b, "dst": a, "rel": "refines"} in graph["edges"]
     dot = ok(houkai("graph", b, "--dot")).stdout
     assert dot.startswith("digraph") and "refines" in dot
+    # DOT reads UTF-8: the label keeps "…" (JSON's \u2026 would be printed as it is)
+    assert '[label="Child detail: cache invalidation on wri…"]' in dot and "\\u" not in dot
     assert as_json(houkai("unlink", b, a, "--json"))["removed"] == 1
     assert as_json(houkai("neighbors", a, "--json")) == []
     assert_one_error_line(houkai("link", a, b, "--rel", "friends"), "--rel")
@@ -256,6 +258,12 @@ def test_supersede_restore_and_conflicts(houkai):
     assert [m["id"] for m in as_json(houkai("list", "--json"))] == [new]
     everything = as_json(houkai("list", "--include-superseded", "--json"))
     assert {m["id"] for m in everything} == {old, new}
+    # piped (TSV, no dimmed rows), the listing says which memory is superseded, and by what
+    header, *rows = ok(houkai("list", "--include-superseded", "-f", "tsv")).stdout.splitlines()
+    assert header.split("\t")[-1] == "superseded_by"
+    by_id = {r.split("\t")[0]: r.split("\t")[-1] for r in rows}
+    assert by_id == {old: new, new: ""}
+    assert "superseded_by" not in ok(houkai("list", "-f", "tsv")).stdout
     assert as_json(houkai("restore", old, "--json"))["restored"] is True
     assert len(as_json(houkai("list", "--json"))) == 2
     found = as_json(houkai("conflicts", "--threshold", "0.8", "--json"))
@@ -277,6 +285,7 @@ def test_ttl_list_and_purge(houkai):
     assert applied["applied"] == 1
     assert_one_error_line(houkai("show", gone), "no memory")
     assert_one_error_line(houkai("remember", "x", "--ttl", "soon"), "--ttl")
+    assert_one_error_line(houkai("remember", "x", "--ttl", "0"), "--ttl: must be > 0")
     assert_one_error_line(houkai("remember", "x", "--expires-at", "7d"), "--ttl")
     # registry-declared spellings next to the CLI's: seconds, an int choice, --tags
     noted = remember(
@@ -364,7 +373,11 @@ def test_journal_tail_show_undo(houkai):
     undone = as_json(houkai("journal", "undo", "--memory-id", memory_id, "--yes", "--json"))
     assert undone["ok"] and undone["op"] == "edit"
     assert as_json(houkai("show", memory_id, "--json"))["text"] == "Journaled then forgotten"
-    assert_one_error_line(houkai("journal", "undo", "--yes"), "--memory-id")
+    # neither: the collection's newest change an undo has not reversed yet, as REST and
+    # MCP undo; undo after undo walks back (the edit and the forget are undone already)
+    undone = as_json(houkai("journal", "undo", "--yes", "--json"))
+    assert (undone["op"], undone["id"]) == ("remember", memory_id)
+    assert_one_error_line(houkai("show", memory_id), "no memory")
     assert_one_error_line(houkai("journal", "show", "12-0"), "no journal entry")
     assert_one_error_line(houkai("journal", "show", "yesterday"), "ENTRY")
 

@@ -103,7 +103,7 @@ def test_browse_filters_and_refuses_bad_input(dash):
     tagged = dash.get("/browse", tag="misc").get_json()["memories"]
     assert [m["text"] for m in tagged] == ["a fact"]
     for query, needle in (
-        ({"after": "1234"}, "after"),
+        ({"after": "1234"}, 'after: expected the previous page\'s "next" cursor'),
         ({"after": "1:abc"}, "after"),
         ({"after": '1:x" || 1'}, "after"),
         ({"sort": "bogus"}, "sort"),

@@ -51,6 +51,22 @@ def test_readme_is_a_front_page_whose_links_resolve():
         assert (ROOT / path).exists(), f"README links to {target}, which does not exist"
 
 
+@pytest.mark.parametrize("page", [README, DOCS / "getting-started.md"])
+def test_the_houkai_up_sample_is_what_houkai_up_prints(page):
+    """The sample a newcomer compares their terminal with: the worker's queues and the
+    banners come from the code that prints them, so a new queue or line shows up here."""
+    from houkai.cli.commands.pipeline_cmds import cli_banner, dashboard_banner
+    from houkai.pipeline.dispatch import QUEUES
+
+    text = page.read_text(encoding="utf-8")
+    sample = text[text.index("redis   redis://") : text.index("houkai is up")]
+    assert f"worker  pid …: queues {','.join(QUEUES)}\n" in sample
+    api = "http://127.0.0.1:8765"
+    for banner in (dashboard_banner(api + "/ui", ""), cli_banner(api)):
+        shown = next(line for line in sample.splitlines() if line[:4] == banner[:4])
+        assert banner.startswith(shown.removesuffix("…")), (shown, banner)
+
+
 def test_the_readme_keeps_the_quickstart_facts():
     text = README.read_text(encoding="utf-8")
     for fact in ("./dev up", "./dev test", "https://download.pytorch.org/whl/cpu", "5 s timeout"):

@@ -302,6 +302,24 @@ def test_houkai_install_registers_the_collection_the_cli_uses(home):
     assert shared.exit_code == 0 and '"HOUKAI_COLLECTION": "notes"' in shared.output
 
 
+def test_houkai_install_passes_the_model_cache_on(home):
+    """A server the client starts finds the model where the CLI does, instead of
+    exporting it again under the data directory."""
+    from houkai.cli import cli
+
+    runner = CliRunner()
+    env = {"HOME": str(home), "HOUKAI_CONFIG": str(home / "none.toml"), "REDIS_URL": ""}
+    cached = runner.invoke(
+        cli, ["install", "cursor", "--print"], env={**env, "HOUKAI_MODEL_CACHE_DIR": "models"}
+    )
+    assert cached.exit_code == 0, cached.output
+    assert f'"HOUKAI_MODEL_CACHE_DIR": "{Path.cwd() / "models"}"' in cached.output
+    default = runner.invoke(
+        cli, ["install", "cursor", "--print"], env={**env, "HOUKAI_MODEL_CACHE_DIR": ""}
+    )
+    assert default.exit_code == 0 and "HOUKAI_MODEL_CACHE_DIR" not in default.output
+
+
 def test_console_script_main(home, capsys):
     assert set(INSTALLERS) == {"claude-code", "cursor", "opencode"}
     from houkai.installers import cursor

@@ -83,6 +83,23 @@ def test_packing_default_estimator_header_and_empty():
     assert nothing_fits.text == "" and nothing_fits.truncated is True
 
 
+def test_a_pack_is_a_list_of_distinct_memories():
+    """A multi-line memory stays one list item; a text packed already is not packed again
+    (the same fact stored twice, as the default ``ignore`` conflict policy allows)."""
+    runbook = mem("r", "# Runbook\nRestart the API pods.\n\nThen check /health.")
+    first = mem("a", "Deploys happen on Fridays.")
+    again = mem("b", "Deploys  happen on Fridays.\n", type="episodic")
+    res = pack_ranked(ranked(runbook, first, again), token_budget=800, header="")
+    assert res.text.splitlines() == [
+        "- (semantic) # Runbook",
+        "  Restart the API pods.",
+        "  ",
+        "  Then check /health.",
+        "- (semantic) Deploys happen on Fridays.",
+    ]
+    assert res.ids() == ["r", "a"] and res.truncated is False
+
+
 def test_compress_folds_dropped_similar_memories():
     keep = mem("k", "Deploys go through the blue-green pipeline.")
     detail = (

@@ -279,6 +279,34 @@ def test_history_and_journal_tools(svc):
         svc.history("never-existed")
 
 
+def test_undo_after_undo_walks_back_through_the_history(svc):
+    """Undo with no reference reverses the newest change an undo has not reversed yet,
+    as an editor's undo does: not the undo itself, nor the forget it journaled."""
+    a = svc.remember("the first note")["id"]
+    b = svc.remember("the second note")["id"]
+    svc.link(a, b, "related")
+    svc.edit(a, text="the first note, edited")
+    steps = [svc.undo() for _ in range(4)]
+    assert [(u["op"], u["id"]) for u in steps] == [
+        ("edit", a),
+        ("link", a),
+        ("remember", b),
+        ("remember", a),
+    ]
+    assert svc.store().count() == 0
+    with pytest.raises(NotFound, match="no journal entry to undo"):
+        svc.undo()
+
+
+def test_history_reads_say_times_and_ops_as_people_do(svc):
+    mid = svc.remember("a note")["id"]
+    gone = svc.get_at(mid, "2001-02-03T04:05:06Z")
+    assert gone == {"ok": False, "error": f"memory {mid!r} did not exist at 2001-02-03T04:05:06Z"}
+    with pytest.raises(BadRequest, match="op must be one of remember, forget"):
+        svc.journal_tail(op="bogus")
+    assert [e["op"] for e in svc.journal_tail(op="remember")] == ["remember"]
+
+
 def test_ttl_purge_tool(svc):
     needs("purge_expired")
     mem = svc.store().remember("short lived", expires_at=time.time() - 1)

@@ -21,8 +21,8 @@ from ..domain.errors import BadRequest, HoukaiError
 log = logging.getLogger(__name__)
 
 STREAM_HINT = (
-    "stream the archive instead: GET /export returns the .ahkai, POST /import takes it "
-    "as the request body"
+    "stream the archive instead, over the REST API (GET /export returns the .ahkai, "
+    "POST /import takes it as the request body)"
 )
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from ..domain.coerce import as_timestamp
 from ..domain.errors import NotFound
 from ..domain.model import MemoryNotFound
+from ..domain.timeparse import iso_utc
 from .operations import params as params
 from .operations.bind import operation
 from .service_base import ServiceBase
@@ -60,7 +62,8 @@ class HistoryOps(ServiceBase):
         stamp = as_timestamp(p.ts, "ts")
         memory = self.read_store(collection).get_at(p.memory_id, stamp)
         if memory is None:
-            return {"ok": False, "error": f"memory {p.memory_id!r} did not exist at {stamp}"}
+            when = iso_utc(stamp) if stamp is not None else "that time"
+            return {"ok": False, "error": f"memory {p.memory_id!r} did not exist at {when}"}
         return {"ok": True, **memory_to_dict(memory), "ts": stamp}
 
     @operation("undo")
@@ -85,8 +88,24 @@ class HistoryOps(ServiceBase):
 
     @staticmethod
     def _latest_undoable(store: Any, memory_id: str | None) -> Any:
+        """The newest entry an undo has not reversed yet, so that undo after undo walks
+        back through the history (as an editor's undo does) instead of undoing the undo:
+        undo entries are skipped, and so are the entries they reversed and the entry each
+        wrote doing it (undoing a remember journals a forget)."""
+        reversed_ids: set[str] = set()
+        side_effects: Counter[tuple[str, str]] = Counter()
         for entry in store.journal.tail(500):
-            if entry.op in ("undo", "nuke", "export"):
+            if entry.op == "undo":
+                meta = entry.meta or {}
+                reversed_ids.add(str(meta.get("of_stream_id")))
+                side = _UNDONE_BY.get(str(meta.get("of_op")))
+                if side:
+                    side_effects[(entry.id, side)] += 1
+                continue
+            if side_effects[(entry.id, entry.op)] > 0:
+                side_effects[(entry.id, entry.op)] -= 1
+                continue
+            if entry.op in ("nuke", "export") or entry.stream_id in reversed_ids:
                 continue
             if (
                 memory_id is None
@@ -95,3 +114,13 @@ class HistoryOps(ServiceBase):
             ):
                 return entry
         raise NotFound("no journal entry to undo" + (f" for {memory_id!r}" if memory_id else ""))
+
+
+#: The entry an undo of each op journals while reversing it (undoing a remember forgets).
+_UNDONE_BY = {
+    "remember": "forget",
+    "supersede": "restore",
+    "restore": "supersede",
+    "link": "unlink",
+    "unlink": "link",
+}

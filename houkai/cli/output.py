@@ -358,6 +358,10 @@ def print_memories(
     for record in records:
         if record.get("superseded_by"):
             record["_dim"] = True
+    # a listing that holds superseded memories says which they are, piped or not
+    if any(r.get("superseded_by") for r in records):
+        shown = Column("superseded_by", "SUPERSEDED BY", show=lambda v: short_id(v) if v else "")
+        extra = [*extra, shown]
     if fmt == "tsv":
         columns = [
             Column("id"),

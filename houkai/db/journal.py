@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 if TYPE_CHECKING:  # redis loads with the first Journal: `houkai --help` stays light
     import redis
@@ -34,7 +34,8 @@ from .decode import as_text
 
 log = logging.getLogger(__name__)
 
-JOURNAL_OPS: tuple[str, ...] = (
+#: What a journal entry records: its ``op``.
+JournalOp = Literal[
     "remember",
     "forget",
     "edit",
@@ -49,7 +50,8 @@ JOURNAL_OPS: tuple[str, ...] = (
     "undo",
     "nuke",
     "reindex",  # a vector written again into the HNSW graph (findability repair)
-)
+]
+JOURNAL_OPS: tuple[str, ...] = get_args(JournalOp)
 ARCHIVE_SUFFIX = ".jsonl.gz"
 _BATCH = 1000
 _SID_RE = re.compile(r"^(\d+)-(\d+)$")

@@ -68,3 +68,9 @@ def _finite(number: float, original: object) -> float:
 def is_relative(value: object) -> bool:
     """True when *value* is a relative span like ``"7d"`` (not an absolute time)."""
     return isinstance(value, str) and bool(_RELATIVE.match(value))
+
+
+def iso_utc(ts: float) -> str:
+    """An epoch as ISO-8601 UTC to the second (``2026-12-06T20:15:00Z``): how a message
+    shows a time it was given in any of :func:`parse_timestamp`'s forms."""
+    return datetime.fromtimestamp(ts, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")

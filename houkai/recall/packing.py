@@ -87,8 +87,9 @@ def fanout_queries(task: str, max_phrases: int = 3) -> list[str]:
 
 # --------------------------------------------------------------------- packer
 def pack_line(memory: Memory) -> str:
-    """How one memory is rendered in a pack."""
-    return f"- ({memory.type}) {memory.text}"
+    """How one memory is rendered in a pack: one list item, its further lines indented
+    under it (a runbook chunk stays one item of the list)."""
+    return f"- ({memory.type}) " + "\n  ".join(memory.text.splitlines() or [""])
 
 
 def cluster_by_jaccard(
@@ -150,16 +151,23 @@ def pack_ranked(
     soft ceiling with the default ~4 chars/token estimate and exact with an
     exact ``token_counter``. ``truncated`` is True when any ranked candidate
     was left out of the individual items (even if compression then covered it).
+    A memory whose text repeats one already packed (whitespace aside) is left out: it
+    would spend the budget and tell the prompt nothing new.
     """
     items: list[PackedMemory] = []
     skipped: list[Memory] = []
+    packed: set[str] = set()
     used = 0
     for memory, score in ranked:
+        said = " ".join(memory.text.split())
+        if said in packed:
+            continue
         cost = _count(token_counter, pack_line(memory))
         if used + cost > token_budget:
             skipped.append(memory)
             continue
         items.append(PackedMemory(memory=memory, score=float(score), tokens=cost))
+        packed.add(said)
         used += cost
     groups: list[CompressedGroup] = []
     if compress and skipped:

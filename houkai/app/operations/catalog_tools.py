@@ -26,7 +26,7 @@ TOOL_OPERATIONS: tuple[Operation, ...] = (
     Operation(
         "undo",
         "Reverse one journaled change (by entry_id, else the newest touching memory_id, "
-        "else the newest).",
+        "else the newest); undo after undo walks back, it does not undo the undo.",
         p.Undo,
         rest=(
             Rest(

@@ -76,6 +76,7 @@ PATTERN_MEANINGS: dict[str, str] = {
     SUMMARIZER_PATTERN: "expected extractive or ollama:MODEL, openai:MODEL, anthropic:MODEL",
     COLLECTION_PATTERN: "must be 1-64 characters of letters, digits, '_', '.' or '-' "
     "and start with a letter or digit",
+    CURSOR_PATTERN: 'expected the previous page\'s "next" cursor, as it was returned',
     DELTA_PATTERN: "must be +N, -N or =N (e.g. +0.2)",
     ENTRY_PATTERN: "expected a journal entry id like 1712345678901-0 (see journal tail) "
     "or an epoch timestamp",

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from pydantic import Field
 
+from houkai.db.journal import JournalOp
 from houkai.domain.model import LIST_SORTS, MAX_TIMESTAMP, MAX_TTL_SECONDS
 from houkai.recall.parameters import BY_NAME as RECALL_PARAMS
 
@@ -490,9 +491,7 @@ class FindConflicts(Params):
 
 class JournalTail(Params):
     n: Count = Field(20, description="How many.")
-    op: str | None = Field(
-        None, description="Only this operation, e.g. remember, edit, forget, link, supersede."
-    )
+    op: JournalOp | None = Field(None, description="Only entries of this operation.")
     since_seconds: Annotated[float, Field(ge=0)] | None = Field(
         None, description="Only entries from the last N seconds."
     )

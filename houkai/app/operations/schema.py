@@ -166,6 +166,10 @@ def describe(error: SchemaError, name: str = "") -> str:
         return f"{where}must not be empty" if value == 1 else f"{where}at least {value} characters"
     if kind == "maxLength":
         return f"{where}at most {value} characters (got {len(error.instance)})"
+    if kind == "minProperties":
+        fields = ", ".join(error.schema.get("properties", {}))
+        allowed = f" ({fields})" if fields else ""
+        return f"{where}give at least {value} field{'s' if value != 1 else ''}{allowed}, got {got}"
     if kind == "minItems":
         return f"{where}needs at least {value} item(s)"
     if kind == "maxItems":

@@ -170,8 +170,8 @@ def _bind(
                 seconds = parse_duration(span)
             except ValueError as exc:
                 raise click.BadParameter(str(exc), param_hint=flag) from None
-            if from_now and seconds <= 0:
-                raise click.BadParameter("must be > 0", param_hint=flag)
+            if seconds <= 0:  # a span is a length of time (a TTL, a deadline from now)
+                raise click.BadParameter(f"must be > 0, got {span!r}", param_hint=flag)
             values[param] = time.time() + seconds if from_now else seconds
         for switch in (s for s in switches if s.param):
             if values.pop(_dest(switch), False):

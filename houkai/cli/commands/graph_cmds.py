@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import click
@@ -79,6 +78,13 @@ def neighbors(ctx: Context, memory_id: str, **values: Any) -> None:
     )
 
 
+def dot_quote(text: str) -> str:
+    """*text* as a DOT quoted string: Graphviz reads UTF-8 and knows only ``\\"`` and its
+    own backslash escapes, so non-ASCII stays as it is (JSON's ``\\u2026`` would print)."""
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+    return f'"{escaped}"'
+
+
 @click.command("graph")
 @operation_options(
     "subgraph",
@@ -100,12 +106,11 @@ def graph(ctx: Context, memory_ids: tuple[str, ...], dot: bool, **values: Any) -
     if dot:
         click.echo("digraph houkai {")
         for node_id, memory in nodes.items():
-            label = json.dumps(truncate(memory["text"], 40))
-            click.echo(f"  {json.dumps(short_id(node_id))} [label={label}];")
+            label = dot_quote(truncate(memory["text"], 40))
+            click.echo(f"  {dot_quote(short_id(node_id))} [label={label}];")
         for s, d, r in edges:
-            click.echo(
-                f"  {json.dumps(short_id(s))} -> {json.dumps(short_id(d))} [label={json.dumps(r)}];"
-            )
+            ends = f"{dot_quote(short_id(s))} -> {dot_quote(short_id(d))}"
+            click.echo(f"  {ends} [label={dot_quote(r)}];")
         click.echo("}")
         return
     if ctx.fmt == "tsv":

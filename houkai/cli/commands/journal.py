@@ -6,7 +6,6 @@ from typing import Any
 
 import click
 
-from ...db.journal import JOURNAL_OPS
 from .. import Context, pass_ctx
 from ..output import (
     Column,
@@ -29,10 +28,7 @@ def journal_group() -> None:
 
 
 @journal_group.command("tail")
-@operation_options(
-    "journal_tail",
-    overrides={"op": {"type": click.Choice(JOURNAL_OPS)}},
-)
+@operation_options("journal_tail")
 @output_options
 @pass_ctx
 def tail(ctx: Context, **values: Any) -> None:
@@ -74,22 +70,26 @@ def undo(ctx: Context, entry_id: str | None, memory_id: str | None, yes: bool) -
     """Reverse one entry (remember → forget, forget → restore, edit → previous version…).
 
     ENTRY is a journal entry id (see `journal tail`) or its epoch ts; or give
-    --memory-id to undo the newest change to that memory."""
-    if entry_id is None:
-        if memory_id is None:
-            raise click.UsageError("give ENTRY or --memory-id")
-        try:
-            full = resolve_id(ctx.reader(), memory_id)
-        except ValueError:
-            full = memory_id  # a forgotten memory is no longer in the keyspace
-        confirm(f"Undo the newest change to {short_id(full)}?", yes=yes)
-        result = ctx.call("undo", memory_id=full)
-        say(ctx.fmt, result, f"Undone: {result.get('op')} of {short_id(full)}")
+    --memory-id to undo the newest change to that memory; or neither, to undo the
+    collection's newest change."""
+    if entry_id is not None:
+        found = ctx.call("journal_entry", entry_id)
+        confirm(f"Undo {found['summary']}?", yes=yes)
+        result = ctx.call("undo", entry_id=found["entry_id"])
+        say(ctx.fmt, result, f"Undone: {found['summary']}")
         return
-    found = ctx.call("journal_entry", entry_id)
-    confirm(f"Undo {found['summary']}?", yes=yes)
-    result = ctx.call("undo", entry_id=found["entry_id"])
-    say(ctx.fmt, result, f"Undone: {found['summary']}")
+    if memory_id is None:
+        confirm("Undo the newest change in this collection?", yes=yes)
+        result = ctx.call("undo")
+        say(ctx.fmt, result, f"Undone: {result.get('op')} of {short_id(str(result.get('id')))}")
+        return
+    try:
+        full = resolve_id(ctx.reader(), memory_id)
+    except ValueError:
+        full = memory_id  # a forgotten memory is no longer in the keyspace
+    confirm(f"Undo the newest change to {short_id(full)}?", yes=yes)
+    result = ctx.call("undo", memory_id=full)
+    say(ctx.fmt, result, f"Undone: {result.get('op')} of {short_id(full)}")
 
 
 def register(cli: click.Group) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import click
@@ -129,13 +130,16 @@ def install_command(
         raise click.ClickException("the MCP server did not pass verification (see above)")
 
 
-def _connection_env(settings: Settings) -> dict[str, str]:
-    """Where the installing user's memory lives, so the spawned server uses the same place."""
-    out = {}
+def _connection_env(settings: Settings) -> dict[str, Any]:
+    """Where the installing user's memory and model live, so the spawned server uses the
+    same places (a server without the model cache would export the model again)."""
+    out: dict[str, Any] = {}
     if settings.redis_url:
         out["redis_url"] = settings.redis_url
     elif settings.data_dir != Settings().data_dir:
         out["data_dir"] = settings.data_dir
+    if settings.model_cache_dir:
+        out["extra_env"] = {"HOUKAI_MODEL_CACHE_DIR": os.path.abspath(settings.model_cache_dir)}
     return out
 
 
