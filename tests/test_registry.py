@@ -270,3 +270,22 @@ def test_reading_an_unknown_collection_is_404_in_every_door(world):
         answer = json.loads(run(missing, "recall", {"query": "anything"}))
         assert "no collection named" in answer.get("error", ""), door
     assert not world["service"].has_collection(missing["collection"])
+
+
+def test_checking_arguments_compiles_each_schema_once():
+    """A long-running server checks every request: the validators compiled for the
+    checks (cached per schema object) must not grow with the number of requests, as
+    they did for cross-field rules and the edit route's own rule, built anew per call."""
+    from houkai.app.operations import schema
+
+    remember = operations.get("remember")  # its model has a cross-field rule ("not")
+    app = create_app()
+    client = app.test_client()
+    for _ in range(3):
+        operations.check_arguments(remember, {"text": "a note"})
+        client.patch("/memories/missing", json={})
+    before = len(schema._VALIDATORS)
+    for _ in range(20):
+        operations.check_arguments(remember, {"text": "a note"})
+        assert client.patch("/memories/missing", json={}).status_code == 400
+    assert len(schema._VALIDATORS) == before

@@ -100,6 +100,8 @@ def params_schema(op: Operation) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- validation
 
+#: Compiled validators by schema object: schemas passed to :func:`check_value` live as
+#: long as the process (built once: the models', the routes'), or this would grow per call.
 _VALIDATORS: dict[int, tuple[dict[str, Any], Draft202012Validator]] = {}
 
 
@@ -285,7 +287,15 @@ def coerce_arguments(
 def check_whole(op: Operation, arguments: dict[str, Any]) -> None:
     """The cross-field rules of the model (``not``, ``anyOf``, ``oneOf``,
     ``minProperties``), if any."""
-    schema = model_schema(op.params)
-    extra = {k: v for k, v in schema.items() if k in ("not", "anyOf", "oneOf", "minProperties")}
-    if extra:
-        check_value(extra, arguments)
+    rules = _whole_rules(op.params)
+    if rules:
+        check_value(rules, arguments)
+
+
+@cache
+def _whole_rules(model: type[BaseModel]) -> dict[str, Any]:
+    """*model*'s cross-field rules as one schema, built once: the validator
+    :func:`check_value` compiles is kept per schema object, so a schema built anew for
+    every call would keep one more each time."""
+    schema = model_schema(model)
+    return {k: v for k, v in schema.items() if k in ("not", "anyOf", "oneOf", "minProperties")}
