@@ -54,6 +54,39 @@ def test_query_cache_is_bounded_and_counts_hits() -> None:
     assert (cache.hits, cache.misses, len(cache)) == (2, 3, 2)
 
 
+def test_a_query_cache_lives_as_long_as_its_embedder() -> None:
+    """One shared cache per embedder, gone with it: an app that makes a store (and an
+    embedder around its own function) per request does not keep a cache for each."""
+    import gc
+    import weakref
+
+    from houkai.engines.embeddings import _caches, query_cache
+
+    class Fn:
+        name, dimension = "fn", 2
+
+        def encode(self, texts):
+            return np.ones((len(texts), 2), dtype=np.float32)
+
+    class Slotted:
+        __slots__ = ()
+        name, dimension = "slotted", 2
+
+        def encode(self, texts):
+            return np.ones((len(texts), 2), dtype=np.float32)
+
+    first = Fn()
+    assert query_cache(first) is query_cache(first)
+    gone = weakref.ref(first)
+    query_cache(first).encode_query("a question")
+    del first
+    gc.collect()
+    assert gone() is None
+    slotted = Slotted()  # takes no attribute: kept by the module, still one per embedder
+    assert query_cache(slotted) is query_cache(slotted) is _caches[id(slotted)]
+    del _caches[id(slotted)]
+
+
 def test_parallel_streams_overlap_share_one_model_and_match_one_stream(embedder) -> None:
     """``houkai worker``'s layout: two encodes at once on one loaded model, same vectors."""
     import os

@@ -168,7 +168,9 @@ def _hash_embedder(spec: str) -> HashEmbedder:
 
 
 _registry: dict[str, Embedder] = {}
+#: Query caches of embedders that take no attribute (see :func:`query_cache`).
 _caches: dict[int, QueryCache] = {}
+_CACHE_ATTRIBUTE = "_houkai_query_cache"
 _registry_lock = threading.Lock()
 
 
@@ -285,10 +287,15 @@ def query_cache(embedder: Embedder) -> QueryCache:
     from ..domain.config import get_settings
 
     with _registry_lock:
-        cache = _caches.get(id(embedder))
+        cache = getattr(embedder, _CACHE_ATTRIBUTE, None)
+        if cache is None:
+            cache = _caches.get(id(embedder))
         if cache is None:
             cache = QueryCache(embedder, get_settings().query_cache_size)
-            _caches[id(embedder)] = cache
+            try:  # kept on the embedder, the cache goes when it goes (a store per request)
+                setattr(embedder, _CACHE_ATTRIBUTE, cache)
+            except (AttributeError, TypeError):  # an object that takes no attribute
+                _caches[id(embedder)] = cache
         return cache
 
 
