@@ -286,6 +286,8 @@ def test_ttl_list_and_purge(houkai):
     assert_one_error_line(houkai("show", gone), "no memory")
     assert_one_error_line(houkai("remember", "x", "--ttl", "soon"), "--ttl")
     assert_one_error_line(houkai("remember", "x", "--ttl", "0"), "--ttl: must be > 0")
+    nan = houkai("recall", "x", "--min-importance", "nan")
+    assert_one_error_line(nan, "min_importance: must be a finite number, got nan")
     assert_one_error_line(houkai("remember", "x", "--expires-at", "7d"), "--ttl")
     # registry-declared spellings next to the CLI's: seconds, an int choice, --tags
     noted = remember(

@@ -522,6 +522,20 @@ def test_mcp_refuses_poisoned_numbers(stdio):
     assert "ttl" in s.error("remember", {"text": "far future", "ttl_seconds": 1e300})
 
 
+def test_mcp_refuses_nan_as_a_raw_client_sends_it(settings):
+    """The SDK's client writes NaN as null; a raw JSON-RPC line can hold NaN, which Python's
+    JSON reads: a tool error naming the argument, not Redis's syntax error."""
+    from houkai.app.service import MemoryService
+    from houkai.domain.errors import HoukaiError
+
+    mcp_server.set_service(MemoryService(settings, actor="mcp"))
+    try:
+        with pytest.raises(HoukaiError, match="min_importance: must be a finite number"):
+            mcp_server.call_tool("recall", {"query": "x", "min_importance": float("nan")})
+    finally:
+        mcp_server.set_service(None)
+
+
 def test_import_has_no_side_effects():
     code = (
         "import sys, houkai.api.mcp_server as m; "

@@ -166,3 +166,27 @@ def test_get_patch_delete_never_treat_batch_as_a_memory_id(two):
     for method in ("GET", "PATCH", "DELETE"):
         r = two["client"].open(f"/c/{two['a']}/memories/batch", method=method, headers=h)
         assert r.status_code == 405 and "POST" in r.headers["Allow"], method
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "param"),
+    [
+        ("/recall", '{"query": "x", "min_importance": NaN}', "min_importance"),
+        ("/recall", '{"query": "x", "mode": "hybrid", "min_cosine": NaN}', "min_cosine"),
+        ("/recall", '{"query": "x", "diversity": Infinity}', "diversity"),
+        ("/recall", '{"query": "x", "dedup_threshold": NaN}', "dedup_threshold"),
+        ("/recall", '{"query": "x", "expand": {"score": -Infinity}}', "expand.score"),
+        ("/memories", '{"text": "x", "timeout": NaN}', "timeout"),
+    ],
+)
+def test_nan_and_infinity_are_refused_by_name(two, path, body, param):
+    """Python's JSON reads NaN and Infinity; JSON Schema's bounds let NaN through. Each is
+    a 400 naming the parameter, never a 500 (a NaN bound is a Redis syntax error) nor a
+    filter that silently drops everything, nor a write that waits forever."""
+    r = two["client"].post(
+        path,
+        data=body,
+        headers={"Authorization": "Bearer admin-t", "Content-Type": "application/json"},
+    )
+    assert r.status_code == 400, r.get_json()
+    assert r.get_json()["error"].startswith(f"{param}: must be a finite number"), r.get_json()

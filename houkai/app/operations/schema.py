@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import inspect
 import json
+import math
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -112,6 +113,7 @@ def check_value(schema: dict[str, Any], value: Any, name: str = "") -> None:
         check_unicode(value, name)
     except ValidationError as exc:
         raise InvalidArgument(str(exc)) from None
+    _check_finite(value, name)
     entry = _VALIDATORS.get(id(schema))
     if entry is None:
         from jsonschema import Draft202012Validator
@@ -120,6 +122,23 @@ def check_value(schema: dict[str, Any], value: Any, name: str = "") -> None:
     errors = sorted(entry[1].iter_errors(value), key=lambda e: (len(e.absolute_path), e.path))
     if errors:
         raise InvalidArgument(describe(errors[0], name))
+
+
+def _check_finite(value: Any, name: str) -> None:
+    """Refuse NaN and ±Infinity anywhere in *value* (Python's JSON reads them; no
+    parameter means anything by them): JSON Schema's bounds let NaN through (NaN < 0 is
+    false), and past them a NaN bound is a Redis syntax error or a filter that drops
+    everything."""
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            where = f"{name}: " if name else ""
+            raise InvalidArgument(f"{where}must be a finite number, got {value}")
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            _check_finite(item, f"{name}.{i}" if name else str(i))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _check_finite(item, f"{name}.{key}" if name else str(key))
 
 
 _TYPES = {
