@@ -181,3 +181,35 @@ def test_state_at_replays_supersede_edge_and_undo(store):
     assert s1[old.id].superseded_by == new.id
     assert [(x.to, x.rel) for x in s1[new.id].links] == [(old.id, "supersedes")]
     assert old.id in {m.id for m in store.state_at(t2)}
+
+
+def test_supersedes_of_a_pair_in_opposite_directions_at_once_leave_no_cycle(store):
+    """The cycle check and the write are one step: of two supersedes racing in opposite
+    directions, one wins and the other is refused, so neither memory is hidden for good."""
+    import threading
+
+    from houkai.domain.model import ValidationError
+
+    for _ in range(10):
+        a, b = (store.remember(f"racing note {i} {time.time()}") for i in range(2))
+        barrier = threading.Barrier(2)
+        outcomes: list[str] = []
+
+        def race(old, new):
+            barrier.wait()
+            try:
+                store.supersede(old.id, new.id)
+                outcomes.append("ok")
+            except ValidationError as exc:
+                outcomes.append(str(exc))
+
+        threads = [
+            threading.Thread(target=race, args=pair) for pair in ((a, b), (b, a))
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(outcomes)[0] == "ok" and "cycle" in sorted(outcomes)[1], outcomes
+        states = [store.get(m.id).superseded_by for m in (a, b)]
+        assert sorted(bool(s) for s in states) == [False, True], states

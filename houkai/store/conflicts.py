@@ -31,6 +31,7 @@ from ..domain.model import (
     ConflictFn,
     Memory,
     MemoryNotFound,
+    StateConflict,
     ValidationError,
     validate_choice,
 )
@@ -50,6 +51,8 @@ SCAN_CURSOR_FIELD = "conflict_scan_at"  # in the meta hash: where the next incre
 SCAN_OVERLAP = 600.0  # seconds an incremental scan reaches back before the previous one began
 PREFILTER_K = 32  # plain-KNN neighbours asked before falling back to a filtered KNN
 MAX_CHAIN = 10_000  # hops followed when checking a supersede chain for cycles
+#: Reads of a supersede chain before giving up while other supersedes keep changing it.
+_SUPERSEDE_TRIES = 5
 
 
 def _check_id(value: object, name: str) -> str:
@@ -127,28 +130,50 @@ class Conflicts:
             if not self.core.exists(old_id):
                 raise MemoryNotFound(old_id)  # an unknown id is a 404 whatever else is wrong
             raise ValidationError("cannot supersede a memory with itself")
-        found = self.core.get_many([old_id, new_id])
-        old, new = found.get(old_id), found.get(new_id)
-        if old is None:
-            raise MemoryNotFound(old_id)
-        if new is None:
-            raise MemoryNotFound(new_id)
-        if old.superseded_by == new_id:
-            return
-        self._reject_cycle(old_id, new)
-        before = old.to_dict()
-        old.superseded_by = new_id
-        old.superseded_at = time.time()
-        written = self._hset_if_exists(
-            old_id,
-            {
-                F.SUPERSEDED_BY: new_id,
-                F.SUP: "1",
-                F.SUPERSEDED_AT: repr(old.superseded_at),
-            },
-        )
-        if not written:
-            raise MemoryNotFound(old_id)
+        for _ in range(_SUPERSEDE_TRIES):
+            found = self.core.get_many([old_id, new_id])
+            old, new = found.get(old_id), found.get(new_id)
+            if old is None:
+                raise MemoryNotFound(old_id)
+            if new is None:
+                raise MemoryNotFound(new_id)
+            if old.superseded_by == new_id:
+                return
+            chain = self._reject_cycle(old_id, new)
+            before = old.to_dict()
+            old.superseded_by = new_id
+            old.superseded_at = time.time()
+            keys = self.core.keys
+            written = self.core.scripts.supersede(
+                keys=[
+                    keys.memory(old_id),
+                    keys.access_doc(old_id),
+                    *(keys.memory(m.id) for m in chain),
+                ],
+                args=[
+                    old_id,
+                    len(chain),
+                    *(m.superseded_by or "" for m in chain),
+                    F.SUPERSEDED_BY,
+                    new_id,
+                    F.SUP,
+                    "1",
+                    F.SUPERSEDED_AT,
+                    repr(old.superseded_at),
+                ],
+            )
+            if written == 1:
+                break
+            if written == 0:
+                raise MemoryNotFound(old_id)
+            if written == -3:
+                raise MemoryNotFound(new_id)
+            if written == -1:  # another supersede closed the loop first
+                raise ValidationError(
+                    f"supersede cycle: {new_id!r} is now superseded by {old_id!r}"
+                )
+        else:  # the chain kept changing under us
+            raise StateConflict(f"cannot supersede {old_id!r}: its superseders keep changing")
         lexstats.mark_superseded(self.core.client, self.core.keys.lexstats)
         self.graph.link_raw(new_id, old_id, "supersedes")
         self.core.count_call("supersede")
@@ -160,13 +185,16 @@ class Conflicts:
             meta={"old_id": old_id, "new_id": new_id},
         )
 
-    def _reject_cycle(self, old_id: str, new: Memory) -> None:
-        """Raise when *new* is already (transitively) superseded by *old_id*."""
+    def _reject_cycle(self, old_id: str, new: Memory) -> list[Memory]:
+        """Raise when *new* is already (transitively) superseded by *old_id*; else the
+        chain read from *new* (it, what supersedes it, …), which the write checks again
+        in the same step as it writes."""
         seen = {new.id}
+        chain = [new]
         current: Memory | None = new
         for _ in range(MAX_CHAIN):
             if current is None or not current.superseded_by:
-                return
+                break
             nxt = current.superseded_by
             if nxt == old_id:
                 raise ValidationError(
@@ -174,9 +202,12 @@ class Conflicts:
                     + ("" if current is new else " through a chain")
                 )
             if nxt in seen:
-                return
+                break
             seen.add(nxt)
             current = self.core.get(nxt)
+            if current is not None:
+                chain.append(current)
+        return chain
 
     def restore(self, memory_id: str) -> bool:
         """Undo a supersede: clear the marker and drop the superseder's ``supersedes`` edge.

@@ -162,6 +162,29 @@ redis.call('HSET', KEYS[1], unpack(ARGV))
     + "return 1\n"
 )
 
+# KEYS: the superseded memory's hash and access document, then the hashes of the chain
+# read from the superseder (the superseder first, then what supersedes it, …).
+# ARGV: the superseded id, the chain's length, each chain hash's superseded_by as read,
+# then the field/value pairs to set. The cycle check and the write are one step: two
+# supersedes of a pair in opposite directions at once cannot both pass the check.
+# Returns 1 written, 0 the superseded memory is gone, -1 a cycle, -2 the chain changed
+# since it was read (read it again), -3 the superseder is gone.
+SUPERSEDE_LUA = (
+    """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if redis.call('EXISTS', KEYS[3]) == 0 then return -3 end
+local n = tonumber(ARGV[2])
+for i = 1, n do
+  local up = redis.call('HGET', KEYS[2 + i], 'superseded_by') or ''
+  if up == ARGV[1] then return -1 end
+  if up ~= ARGV[2 + i] then return -2 end
+end
+redis.call('HSET', KEYS[1], unpack(ARGV, 3 + n))
+"""
+    + access.mirror_lua("KEYS[1]", "KEYS[2]", "'0'")
+    + "return 1\n"
+)
+
 # KEYS: memory hash, lexstats hash, access document. ARGV: now, incoming-set prefix, memory id.
 # Deletes (keeping the BM25 corpus statistics and the reverse link index exact,
 # like every other delete) only if 0 < expires_at <= now still holds.
@@ -201,6 +224,7 @@ WRITING_SCRIPTS: dict[str, str] = {
     "write": lexstats.WRITE_LUA,
     "update": lexstats.UPDATE_LUA,
     "hset_if_exists": HSET_IF_EXISTS_LUA,
+    "supersede": SUPERSEDE_LUA,
     "set_fields": access.SET_FIELDS_LUA,
     "mirror": access.MIRROR_LUA,
 }
@@ -218,7 +242,8 @@ class Scripts:
         self.update = register(lexstats.UPDATE_LUA)  # some fields of an existing memory
         self.delete_memory = register(DELETE_LUA)  # forget: returns what it deleted
         self.delete_if_expired = register(DELETE_IF_EXPIRED_LUA)  # the TTL purge
-        self.hset_if_exists = register(HSET_IF_EXISTS_LUA)  # supersede / restore state
+        self.hset_if_exists = register(HSET_IF_EXISTS_LUA)  # restore state
+        self.supersede = register(SUPERSEDE_LUA)  # supersede state, checked for cycles
         self.set_fields = register(access.SET_FIELDS_LUA)  # backdating (plumbing)
         self.mirror = register(access.MIRROR_LUA)  # an access document from its memory
         self.fold = register(access.FOLD_LUA)  # pending recall counts into access docs
