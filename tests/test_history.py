@@ -195,7 +195,7 @@ def test_supersedes_of_a_pair_in_opposite_directions_at_once_leave_no_cycle(stor
         barrier = threading.Barrier(2)
         outcomes: list[str] = []
 
-        def race(old, new):
+        def race(old, new, barrier=barrier, outcomes=outcomes):
             barrier.wait()
             try:
                 store.supersede(old.id, new.id)
@@ -203,9 +203,7 @@ def test_supersedes_of_a_pair_in_opposite_directions_at_once_leave_no_cycle(stor
             except ValidationError as exc:
                 outcomes.append(str(exc))
 
-        threads = [
-            threading.Thread(target=race, args=pair) for pair in ((a, b), (b, a))
-        ]
+        threads = [threading.Thread(target=race, args=pair) for pair in ((a, b), (b, a))]
         for t in threads:
             t.start()
         for t in threads:
