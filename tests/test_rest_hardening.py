@@ -190,3 +190,30 @@ def test_nan_and_infinity_are_refused_by_name(two, path, body, param):
     )
     assert r.status_code == 400, r.get_json()
     assert r.get_json()["error"].startswith(f"{param}: must be a finite number"), r.get_json()
+
+
+def test_a_refused_write_leaves_no_collection_behind(two):
+    """Only a write that adds memories creates its collection: an undo, a restore or a
+    corrupt archive aimed at a mistyped name is refused, and the name stays unknown."""
+    client = two["client"]
+    auth = {"Authorization": "Bearer admin-t"}
+    fresh = f"fresh-{uuid.uuid4().hex[:8]}"
+    undo = client.post(f"/c/{fresh}/undo", json={}, headers=auth)
+    assert undo.status_code == 404 and fresh in undo.get_json()["error"]
+    restore = client.post(f"/c/{fresh}/restore", json={"memory_id": "nope"}, headers=auth)
+    assert restore.status_code == 404
+    corrupt = client.post(
+        f"/c/{fresh}/import",
+        data=b"\x1f\x8b\x08\x00 not really gzip",
+        headers={**auth, "Content-Type": "application/gzip"},
+    )
+    assert corrupt.status_code == 400, corrupt.get_json()
+    listed = client.get("/collections", headers=auth).get_json()["collections"]
+    assert fresh not in {c["name"] for c in listed}
+    assert client.get(f"/c/{fresh}/stats", headers=auth).status_code == 404
+    # the first write that adds a memory creates it, as the manual says
+    made = client.post(f"/c/{fresh}/memories", json={"text": "now it exists"}, headers=auth)
+    assert made.status_code in (200, 201, 202), made.get_json()
+    listed = client.get("/collections", headers=auth).get_json()["collections"]
+    assert fresh in {c["name"] for c in listed}
+    two["service"].store(fresh).drop()

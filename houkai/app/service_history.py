@@ -70,7 +70,7 @@ class HistoryOps(ServiceBase):
     def undo(self, p: params.Undo, *, collection: str | None = None) -> dict[str, Any]:
         """Reverse one journaled mutation: by journal entry id, else the newest one
         touching *memory_id*, else the newest undoable entry of the collection."""
-        store = self.store(collection)
+        store = self.read_store(collection)
         entry: Any
         if p.entry_id is not None:
             entry = store.find_entry(p.entry_id)  # live stream and archives alike

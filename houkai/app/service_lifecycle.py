@@ -26,7 +26,7 @@ class LifecycleOps(ServiceBase):
 
         s = self.settings
         report = check(
-            self.store(collection),
+            self.read_store(collection),
             sample=s.maintenance_findable_sample if p.sample is None else p.sample,
             repair=p.repair,
             text=p.text,
@@ -110,7 +110,7 @@ class LifecycleOps(ServiceBase):
         except ImportError:
             raise Unavailable("maintenance is not available") from None
         result = tick(
-            self.store(collection),
+            self.read_store(collection),
             self.settings,
             force=p.force,
             reflect_apply=p.reflect_apply,

@@ -97,12 +97,12 @@ class ReadOps(ServiceBase):
     # ------------------------------------------------------------------ graph
     @operation("link")
     def link(self, p: params.Link, *, collection: str | None = None) -> dict[str, Any]:
-        self._call(self.store(collection).link, p.src_id, p.dst_id, rel=p.rel)
+        self._call(self.read_store(collection).link, p.src_id, p.dst_id, rel=p.rel)
         return {"ok": True, "src_id": p.src_id, "dst_id": p.dst_id, "rel": p.rel}
 
     @operation("unlink")
     def unlink(self, p: params.Unlink, *, collection: str | None = None) -> dict[str, Any]:
-        removed = self._call(self.store(collection).unlink, p.src_id, p.dst_id, rel=p.rel)
+        removed = self._call(self.read_store(collection).unlink, p.src_id, p.dst_id, rel=p.rel)
         return {"removed": int(removed)}
 
     @operation("neighbors")
@@ -141,11 +141,11 @@ class ReadOps(ServiceBase):
 
     @operation("supersede")
     def supersede(self, p: params.Supersede, *, collection: str | None = None) -> dict[str, Any]:
-        self._call(self.store(collection).supersede, p.old_id, p.new_id)
+        self._call(self.read_store(collection).supersede, p.old_id, p.new_id)
         return {"ok": True, "old_id": p.old_id, "new_id": p.new_id}
 
     @operation("restore")
     def restore(self, p: params.MemoryRef, *, collection: str | None = None) -> dict[str, Any]:
-        store = self.store(collection)
+        store = self.read_store(collection)
         self._require_memory(store, p.memory_id)
         return {"restored": bool(self._call(store.restore, p.memory_id)), "id": p.memory_id}

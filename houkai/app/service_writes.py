@@ -137,7 +137,7 @@ class WriteOps(ServiceBase):
             kwargs["source"] = p.source  # None clears
         if not kwargs:
             raise BadRequest("empty edit: provide at least one field to change")
-        store = self.store(collection)
+        store = self.read_store(collection)
         memory = self._call(store.edit, p.memory_id, **kwargs)
         return {
             "ok": True,
@@ -155,7 +155,7 @@ class WriteOps(ServiceBase):
     @operation("tag")
     def retag(self, p: params.Retag, *, collection: str | None = None) -> dict[str, Any]:
         """Add and remove tags (a removed tag is never re-added): ``{id, tags}``."""
-        store = self.store(collection)
+        store = self.read_store(collection)
         memory = self._require_memory(store, p.memory_id)
         drop = {t.strip() for t in p.remove or ()}
         tags = [t for t in memory.tags if t not in drop]
@@ -167,7 +167,7 @@ class WriteOps(ServiceBase):
     def bump(self, p: params.Bump, *, collection: str | None = None) -> dict[str, Any]:
         """Change the importance by ``+N``/``-N`` or set it with ``=N`` (clamped to 0..1):
         ``{id, before, importance}``."""
-        store = self.store(collection)
+        store = self.read_store(collection)
         memory = self._require_memory(store, p.memory_id)
         before = float(memory.importance)
         amount = float(p.delta.lstrip("="))
@@ -178,16 +178,16 @@ class WriteOps(ServiceBase):
     @operation("forget")
     def forget(self, p: params.MemoryRef, *, collection: str | None = None) -> dict[str, Any]:
         """Hard-delete one memory: ``{deleted}`` (false when it did not exist)."""
-        return {"deleted": bool(self.store(collection).forget(p.memory_id))}
+        return {"deleted": bool(self.read_store(collection).forget(p.memory_id))}
 
     @operation("purge_expired")
     def purge_expired(
         self, p: params.PurgeExpired, *, collection: str | None = None
     ) -> dict[str, Any]:
-        purged = self.store(collection).purge_expired(dry_run=p.dry_run)
+        purged = self.read_store(collection).purge_expired(dry_run=p.dry_run)
         return {"purged": len(purged), "dry_run": p.dry_run, "ids": [m.id for m in purged]}
 
     @operation("nuke")
     def nuke(self, p: params.Nuke, *, collection: str | None = None) -> dict[str, Any]:
         """Delete every memory of the collection; guarded by ``confirm="DELETE ALL"``."""
-        return {"ok": True, "deleted": self.store(collection).nuke()}
+        return {"ok": True, "deleted": self.read_store(collection).nuke()}
