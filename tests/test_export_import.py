@@ -490,3 +490,25 @@ def test_every_write_path_refuses_non_finite_numbers_and_vectors(make_store, sto
     status = Pipeline(nan_store, mode="inline").job(job.id)
     assert (status.done, status.failed) == (2, 1) and "NaN" in status.errors[0]["error"]
     assert nan_store.recall("fine", k=5)
+
+
+def test_supersede_cycles_in_an_archive_are_refused_rows(store, tmp_path):
+    """A row superseded by itself, or rows superseding each other in a loop, would hide
+    each other for good: each is a reported error, and the rest of the archive imports."""
+    rows = [
+        _seed_row("a", "Alpha note", superseded_by="b", superseded_at=1748000001.0),
+        _seed_row("b", "Beta note", superseded_by="c", superseded_at=1748000001.0),
+        _seed_row("c", "Gamma note", superseded_by="a", superseded_at=1748000001.0),
+        _seed_row("d", "Delta note", superseded_by="d", superseded_at=1748000001.0),
+        _seed_row("e", "Epsilon note, superseded", superseded_by="f", superseded_at=1748000001.0),
+        _seed_row("f", "Zeta note, the newer one"),
+    ]
+    path = _write_seed_archive(tmp_path / "cycles.ahkai", rows, vectors=False)
+    summary = store.import_(str(path))
+    assert summary.imported == 2
+    refused = {e[0]: e[1] for e in summary.errors}
+    assert set(refused) == {"a", "b", "c", "d"}
+    assert refused["b"] == "line 3: superseded_by forms a cycle (b → c → a → b)"
+    assert refused["d"] == "line 5: superseded_by forms a cycle (d → d)"
+    assert store.get("e").superseded_by == "f" and store.get("a") is None
+    assert [m.id for m in store.list_recent(10)] == ["f"]

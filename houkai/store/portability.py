@@ -12,7 +12,7 @@ import logging
 import os
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from operator import itemgetter
 from pathlib import Path
@@ -66,6 +66,26 @@ from .updates import link_updates
 log = logging.getLogger(__name__)
 
 __all__ = ["ArchiveError", "Portability", "read_archive_header"]
+
+
+def supersede_cycles(superseders: Mapping[str, str]) -> list[list[str]]:
+    """The cycles of an archive's ``superseded_by`` pointers (id → its superseder), each
+    in pointer order: a memory that supersedes itself, or A by B and B by A. Each pointer
+    is followed once (every id has at most one superseder), so this is linear."""
+    done: set[str] = set()
+    cycles: list[list[str]] = []
+    for start in superseders:
+        path: list[str] = []
+        at: dict[str, int] = {}
+        node = start
+        while node in superseders and node not in done and node not in at:
+            at[node] = len(path)
+            path.append(node)
+            node = superseders[node]
+        if node in at:
+            cycles.append(path[at[node] :])
+        done.update(path)
+    return cycles
 
 
 def _export_query(
@@ -357,14 +377,15 @@ class Portability:
         dim = int(self.core.index_params.dim) if use_vectors else None
         self.core.count_call("import")
         summary = ImportSummary(dry_run=bool(dry_run))
-        if not self._import_validate(path, limits, dim, on_conflict, summary):
+        refused: set[str] = set()  # rows pass one refused taken together (a cycle)
+        if not self._import_validate(path, limits, dim, on_conflict, summary, refused):
             return summary  # nothing valid: skip the second read
         renames: dict[str, str] = {}
         written: list[str] = []
         seen: set[str] = set()
         batch: list[tuple[Memory, np.ndarray | None, bool]] = []
         with self.core.as_actor("import"):
-            for memory, vector in self._valid_rows(path, limits, dim):
+            for memory, vector in self._valid_rows(path, limits, dim, refused):
                 batch.append((memory, vector, memory.id in seen))
                 seen.add(memory.id)
                 if len(batch) >= batch_size:
@@ -399,10 +420,14 @@ class Portability:
             yield lineno, memory, vector, "", ""
 
     def _valid_rows(
-        self, path: str | os.PathLike[str], limits: ArchiveLimits, dim: int | None
+        self,
+        path: str | os.PathLike[str],
+        limits: ArchiveLimits,
+        dim: int | None,
+        refused: set[str],
     ) -> Iterator[tuple[Memory, np.ndarray | None]]:
         for _, memory, vector, _label, _error in self._checked_rows(path, limits, dim):
-            if memory is not None:
+            if memory is not None and memory.id not in refused:
                 yield memory, vector
 
     def _import_validate(
@@ -412,10 +437,13 @@ class Portability:
         dim: int | None,
         on_conflict: str,
         summary: ImportSummary,
+        refused: set[str],
     ) -> int:
         """Pass one, before any write: read the whole archive (size caps, gzip
-        integrity), validate every row into ``summary.errors`` (bounded), and for
-        ``on_conflict='error'`` find every collision. Returns the valid row count."""
+        integrity), validate every row into ``summary.errors`` (bounded), refuse the rows
+        whose ``superseded_by`` close a cycle (into *refused*: each would hide the others
+        for good), and for ``on_conflict='error'`` find every collision. Returns the valid
+        row count."""
         collisions: list[tuple[str, str]] = []
         seen: set[str] = set()
         pending: list[str] = []
@@ -428,11 +456,16 @@ class Portability:
             pending.clear()
 
         valid = 0
+        superseders: dict[str, str] = {}
+        lines: dict[str, int] = {}
         for lineno, memory, _vector, label, error in self._checked_rows(path, limits, dim):
             if memory is None:
                 summary.add_error(label, f"line {lineno}: {error}", limits.max_errors)
                 continue
             valid += 1
+            if memory.superseded_by:
+                superseders[memory.id] = memory.superseded_by
+                lines[memory.id] = lineno
             if on_conflict != "error":
                 continue
             if memory.id in seen:
@@ -444,6 +477,13 @@ class Portability:
                 flush()
         if pending:
             flush()
+        for cycle in supersede_cycles(superseders):
+            for rid in cycle:  # each would hide the others for good: none is imported
+                loop = " → ".join([*cycle[cycle.index(rid) :], *cycle[: cycle.index(rid)], rid])
+                why = f"line {lines[rid]}: superseded_by forms a cycle ({loop})"
+                summary.add_error(rid, why, limits.max_errors)
+                refused.add(rid)
+                valid -= 1
         if collisions:
             raise ImportConflictError(
                 f"{len(collisions)} id collision(s) on import, nothing written; first: "
