@@ -255,8 +255,11 @@ def test_forgetting_a_missing_memory_is_the_services_answer(settings, server) ->
         ("-C", "nosuch", "recall", "x"),
         ("show", "zzzz"),
         ("show", str(uuid.UUID(int=7))),
+        ("remember", "bad \udcff\udcfe bytes"),  # argv bytes that are not UTF-8
+        ("recall", "x", "--min-importance", "nan"),
+        ("remember", "x" * 100_001),  # the text limit, not the HTTP body limit
     ],
-    ids=lambda a: " ".join(a),
+    ids=lambda a: " ".join(a)[:40],
 )
 def test_errors_are_the_same_line_both_ways(houkai, args: tuple[str, ...]) -> None:
     remote, _ = both(houkai, *args)

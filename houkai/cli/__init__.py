@@ -108,9 +108,13 @@ class Context:
         collection = kwargs.pop("collection", self.collection)
         remote = self.remote if op is not None else None
         if remote is not None:
+            from ..app.operations import check_arguments
             from .remote import Unavailable
 
             arguments = _arguments(op, args, kwargs)
+            # checked here as in-process (undecodable argv bytes, a text over the limit,
+            # NaN): the same words either way, and nothing the server would refuse is sent
+            check_arguments(op, arguments)
             try:
                 return remote.call(op, arguments, collection)
             except Unavailable as why:
