@@ -244,6 +244,21 @@ def test_remember_raise_conflict(svc):
     assert svc.store().count() == 1
 
 
+def test_a_conflict_scan_stops_at_its_limit(svc):
+    """A collection of near-duplicates has pairs by the square of its size: the scan
+    streams and stops at ``limit`` (default 1000) instead of holding the door."""
+    store = svc.store()
+    store.remember_many([f"The staging database runs on port 5432 (copy {i})" for i in range(8)])
+    everything = svc.find_conflicts(threshold=0.5)
+    assert len(everything) == 28  # 8 choose 2
+    first = svc.find_conflicts(threshold=0.5, limit=5)
+    assert first == everything[:5]
+    newer = svc.find_conflicts(threshold=0.5, since=0, limit=3)
+    assert len(newer) == 3
+    with pytest.raises(BadRequest, match="limit: must be <= 100000"):
+        svc.find_conflicts(limit=100_001)
+
+
 # ---------------------------------------------------------------- other engineers' methods
 def test_graph_tools(svc):
     needs("link", "unlink", "neighbors", "supersede", "restore", "subgraph")

@@ -4,6 +4,7 @@ supersede, restore)."""
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from ..domain import deadline
@@ -132,12 +133,14 @@ class ReadOps(ServiceBase):
         store = self.read_store(collection)
         if p.memory_id is not None:
             self._require_memory(store, p.memory_id)
-        elif p.since is not None:  # incremental: new memories against the whole collection
-            since = as_timestamp(p.since, "since")
-            scan = self._call(lambda: list(store.iter_conflicts(p.threshold, since=since)))
-            return [conflict_to_dict(c) for c in scan]
-        found = self._call(store.find_conflicts, memory_id=p.memory_id, threshold=p.threshold)
-        return [conflict_to_dict(c) for c in found]
+            found = self._call(store.find_conflicts, memory_id=p.memory_id, threshold=p.threshold)
+            return [conflict_to_dict(c) for c in found[: p.limit]]
+        # the whole collection, or (since) the new memories against it: streamed, and
+        # stopped at the limit, so a collection of near-duplicates cannot hold the door
+        since = as_timestamp(p.since, "since") if p.since is not None else None
+        pairs = store.iter_conflicts(p.threshold, since=since)
+        scan = self._call(lambda: list(itertools.islice(pairs, p.limit)))
+        return [conflict_to_dict(c) for c in scan]
 
     @operation("supersede")
     def supersede(self, p: params.Supersede, *, collection: str | None = None) -> dict[str, Any]:

@@ -75,6 +75,8 @@ _ON_CONFLICT_DOC = (
     "return the conflicts). Default: the server's policy."
 )
 
+#: The most conflict pairs one scan answers (its ``limit``'s bound).
+MAX_CONFLICT_PAIRS = 100_000
 Expiry = Annotated[float, Field(ge=0, le=MAX_TIMESTAMP)]
 Ttl = Annotated[float, Field(gt=0, le=MAX_TTL_SECONDS)]
 Budget = Annotated[int, Field(ge=1, le=1_000_000)]
@@ -486,6 +488,11 @@ class FindConflicts(Params):
         None,
         description="Incremental scan: only memories created at/after this time, each against "
         f"the whole collection (not with memory_id). {TIME_HELP}",
+    )
+    limit: Annotated[int, Field(ge=1, le=MAX_CONFLICT_PAIRS)] = Field(
+        1000,
+        description="At most this many pairs, in scan order (oldest memories first); a "
+        "scan stops there, so a collection of near-duplicates answers in bounded time.",
     )
 
 
