@@ -107,7 +107,7 @@ class Context:
         op = next((o for o in OPERATIONS if o.service_method == operation), None)
         collection = kwargs.pop("collection", self.collection)
         remote = self.remote if op is not None else None
-        if remote is not None:
+        if op is not None and remote is not None:
             from ..app.operations import check_arguments
             from .remote import Unavailable
 
