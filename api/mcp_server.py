@@ -319,9 +319,52 @@ def serve_stdio() -> None:
 
     async def main() -> None:
         async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            messages, forward = _answering_parse_errors(read_stream, write_stream)
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(forward)
+                await server.run(messages, write_stream, server.create_initialization_options())
 
     anyio.run(main)
+
+
+def _first_reason(exc: Exception) -> str:
+    """What was wrong with an unreadable line, in one short phrase."""
+    details = getattr(exc, "errors", None)
+    if callable(details):
+        try:
+            first = details()[0]
+            return str(first.get("msg") or first)[:200]
+        except Exception:  # no pydantic error list after all: fall back to its text
+            pass
+    text = str(exc).strip()
+    return text.splitlines()[0][:200] if text else type(exc).__name__
+
+
+def _answering_parse_errors(read_stream: Any, write_stream: Any) -> tuple[Any, Any]:
+    """The SDK's stdio transport hands a line it cannot read (not JSON, a lone surrogate,
+    nesting too deep) to the server as an exception, which answers nothing: the client
+    waits until its own timeout. Here such a line gets JSON-RPC's parse error (id null),
+    as the HTTP transport answers it; every message goes on to the server unchanged."""
+    import anyio
+    import mcp.types as types
+    from mcp.shared.message import SessionMessage
+
+    send, messages = anyio.create_memory_object_stream[Any](0)
+
+    async def forward() -> None:
+        async with read_stream, send:
+            async for item in read_stream:
+                if isinstance(item, Exception):
+                    reason = _first_reason(item)
+                    log.info("MCP stdio: a line that is no JSON-RPC message: %s", reason)
+                    message = f"Parse error: {reason}"
+                    error = types.ErrorData(code=types.PARSE_ERROR, message=message)
+                    reply = types.JSONRPCError(jsonrpc="2.0", id=None, error=error)
+                    await write_stream.send(SessionMessage(reply))
+                    continue
+                await send.send(item)
+
+    return messages, forward
 
 
 class BearerAuth:

@@ -536,6 +536,35 @@ def test_mcp_refuses_nan_as_a_raw_client_sends_it(settings):
         mcp_server.set_service(None)
 
 
+def test_stdio_answers_a_line_it_cannot_read(tmp_path):
+    """The SDK's stdio transport answered nothing to an unreadable line, so a client
+    waited until its own timeout; now each gets JSON-RPC's parse error (id null), as over
+    HTTP, and the session goes on."""
+    lines = [
+        "{not json",
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"remember",'
+        '"arguments":{"text":"raw \\ud83d surrogate"}}}',
+        '{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
+        '"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}',
+    ]
+    out = subprocess.run(
+        [sys.executable, "-m", "houkai.cli", "mcp"],
+        input="\n".join(lines) + "\n",
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOUKAI_DATA_DIR": str(tmp_path), "REDIS_URL": "redis://127.0.0.1:1"},
+        timeout=60,
+    )
+    replies = [json.loads(line) for line in out.stdout.splitlines()]
+    assert [(r["id"], r.get("error", {}).get("code")) for r in replies] == [
+        (None, -32700),
+        (None, -32700),
+        (7, None),
+    ], out.stderr
+    assert replies[0]["error"]["message"].startswith("Parse error: Invalid JSON")
+    assert replies[2]["result"]["serverInfo"]["name"] == "houkai"
+
+
 def test_import_has_no_side_effects():
     code = (
         "import sys, houkai.api.mcp_server as m; "
