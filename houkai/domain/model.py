@@ -18,7 +18,7 @@ import numbers
 import re
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -85,23 +85,30 @@ def _is_finite(value: Any) -> bool:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def leaves(value: object, name: str = "") -> Iterator[tuple[str, object]]:
+    """``(path, value)`` of every scalar in *value* (lists, tuples, dict keys and values),
+    the path as errors name it (``expand.score``, ``tags.2``, ``meta (a key)``)."""
+    if isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            yield from leaves(item, f"{name}.{i}" if name else str(i))
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield (f"{name} (a key)" if name else "a key"), key
+            yield from leaves(item, f"{name}.{key}" if name else str(key))
+    else:
+        yield name, value
+
+
 def check_unicode(value: object, name: str = "") -> None:
     """Refuse a string holding a lone surrogate (``"\\ud800"`` in JSON, undecodable argv
     bytes) anywhere in *value* (strings, lists, dict keys and values), naming its path.
 
     Such a string cannot be encoded as UTF-8, so Redis, the embedder or the JSON answer
     would fail on it later (a 500, or an import half written); here it is a 400 first."""
-    if isinstance(value, str):
-        if not value.isascii() and _SURROGATE.search(value):
-            where = f"{name}: " if name else ""
+    for path, leaf in leaves(value, name):
+        if isinstance(leaf, str) and not leaf.isascii() and _SURROGATE.search(leaf):
+            where = f"{path}: " if path else ""
             raise ValidationError(f"{where}holds a lone UTF-16 surrogate (not valid Unicode text)")
-    elif isinstance(value, list | tuple):
-        for i, item in enumerate(value):
-            check_unicode(item, f"{name}.{i}" if name else str(i))
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            check_unicode(key, f"{name} (a key)" if name else "a key")
-            check_unicode(item, f"{name}.{key}" if name else str(key))
 
 
 def validate_choice(value: object, allowed: tuple[str, ...], param: str) -> None:

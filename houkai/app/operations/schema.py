@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import GenerateJsonSchema
 
 from houkai.domain.errors import BadRequest
-from houkai.domain.model import ValidationError, check_unicode
+from houkai.domain.model import ValidationError, check_unicode, leaves
 
 from .spec import Operation
 
@@ -129,16 +129,10 @@ def _check_finite(value: Any, name: str) -> None:
     parameter means anything by them): JSON Schema's bounds let NaN through (NaN < 0 is
     false), and past them a NaN bound is a Redis syntax error or a filter that drops
     everything."""
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            where = f"{name}: " if name else ""
-            raise InvalidArgument(f"{where}must be a finite number, got {value}")
-    elif isinstance(value, list | tuple):
-        for i, item in enumerate(value):
-            _check_finite(item, f"{name}.{i}" if name else str(i))
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            _check_finite(item, f"{name}.{key}" if name else str(key))
+    for path, leaf in leaves(value, name):
+        if isinstance(leaf, float) and not math.isfinite(leaf):
+            where = f"{path}: " if path else ""
+            raise InvalidArgument(f"{where}must be a finite number, got {leaf}")
 
 
 _TYPES = {
