@@ -37,6 +37,7 @@ from ..domain.model import (
 )
 from ..domain.text import negation_diff
 from . import codec, lexstats
+from .chains import read_chain
 from .codec import F
 from .core import CoreStore
 from .export_rows import fetch_rows
@@ -50,7 +51,6 @@ SCAN_BATCH = 256
 SCAN_CURSOR_FIELD = "conflict_scan_at"  # in the meta hash: where the next incremental scan starts
 SCAN_OVERLAP = 600.0  # seconds an incremental scan reaches back before the previous one began
 PREFILTER_K = 32  # plain-KNN neighbours asked before falling back to a filtered KNN
-MAX_CHAIN = 10_000  # hops followed when checking a supersede chain for cycles
 #: Reads of a supersede chain before giving up while other supersedes keep changing it.
 _SUPERSEDE_TRIES = 5
 
@@ -139,7 +139,7 @@ class Conflicts:
                 raise MemoryNotFound(new_id)
             if old.superseded_by == new_id:
                 return
-            chain = self._reject_cycle(old_id, new)
+            chain = read_chain(self.core.get, old_id, new)
             before = old.to_dict()
             old.superseded_by = new_id
             old.superseded_at = time.time()
@@ -184,30 +184,6 @@ class Conflicts:
             after=old.to_dict(),
             meta={"old_id": old_id, "new_id": new_id},
         )
-
-    def _reject_cycle(self, old_id: str, new: Memory) -> list[Memory]:
-        """Raise when *new* is already (transitively) superseded by *old_id*; else the
-        chain read from *new* (it, what supersedes it, …), which the write checks again
-        in the same step as it writes."""
-        seen = {new.id}
-        chain = [new]
-        current: Memory | None = new
-        for _ in range(MAX_CHAIN):
-            if current is None or not current.superseded_by:
-                break
-            nxt = current.superseded_by
-            if nxt == old_id:
-                raise ValidationError(
-                    f"supersede cycle: {new.id!r} is already superseded by {old_id!r}"
-                    + ("" if current is new else " through a chain")
-                )
-            if nxt in seen:
-                break
-            seen.add(nxt)
-            current = self.core.get(nxt)
-            if current is not None:
-                chain.append(current)
-        return chain
 
     def restore(self, memory_id: str) -> bool:
         """Undo a supersede: clear the marker and drop the superseder's ``supersedes`` edge.

@@ -12,7 +12,7 @@ import logging
 import os
 import time
 from collections import deque
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from operator import itemgetter
 from pathlib import Path
@@ -47,6 +47,7 @@ from .archive import (
     iter_archive,
     read_archive_header,
 )
+from .chains import supersede_cycles
 from .core import CoreStore
 from .export_rows import (
     ROW_FIELDS,
@@ -66,26 +67,6 @@ from .updates import link_updates
 log = logging.getLogger(__name__)
 
 __all__ = ["ArchiveError", "Portability", "read_archive_header"]
-
-
-def supersede_cycles(superseders: Mapping[str, str]) -> list[list[str]]:
-    """The cycles of an archive's ``superseded_by`` pointers (id → its superseder), each
-    in pointer order: a memory that supersedes itself, or A by B and B by A. Each pointer
-    is followed once (every id has at most one superseder), so this is linear."""
-    done: set[str] = set()
-    cycles: list[list[str]] = []
-    for start in superseders:
-        path: list[str] = []
-        at: dict[str, int] = {}
-        node = start
-        while node in superseders and node not in done and node not in at:
-            at[node] = len(path)
-            path.append(node)
-            node = superseders[node]
-        if node in at:
-            cycles.append(path[at[node] :])
-        done.update(path)
-    return cycles
 
 
 def _export_query(
