@@ -29,7 +29,7 @@ from houkai.app.auth import FailureLimiter, TooManyFailures, acting_for, authent
 from houkai.app.errors import classify
 from houkai.app.hosts import HostPolicy
 from houkai.app.operations.bind import strict
-from houkai.app.runtime import INSTANCE_HEADER
+from houkai.app.runtime import ACTOR_HEADER, INSTANCE_HEADER
 from houkai.app.serverpaths import require_admin_for
 from houkai.app.service import MemoryService, conflict_payload
 from houkai.db.keys import validate_collection
@@ -37,6 +37,7 @@ from houkai.domain.config import Settings, get_settings
 from houkai.domain.errors import BadRequest, HoukaiError
 from houkai.domain.model import ConflictError
 from houkai.recall.synonyms import check_setting
+from houkai.store.actors import ACTOR_NAME, calling_as
 
 from .auth import TokenGrant, authenticate, load_tokens
 from .routes import ROUTES, Call, Download, Route
@@ -268,6 +269,17 @@ class RestApp:
         return data
 
     # ------------------------------------------------------------------ views
+    @staticmethod
+    def client_actor() -> str:
+        """The actor a client names itself with (``X-Houkai-Actor``: the CLI says "cli"),
+        signing what this request journals; "" (the server's own) when it names none."""
+        named = request.headers.get(ACTOR_HEADER, "")
+        if named and not ACTOR_NAME.match(named):
+            raise BadRequest(
+                f"{ACTOR_HEADER}: expected a short lower-case name like cli, got {named[:40]!r}"
+            )
+        return named
+
     def view(self, route: Route):
         def handle(collection: str | None = None, **params: str) -> Response:
             token = self.authenticate(route)
@@ -302,7 +314,7 @@ class RestApp:
                 )
             # the bound service method checks the values, once, as JSON; the service
             # knows the caller's grant (a read-only token's reads count no access)
-            with strict(), acting_for(token):
+            with strict(), acting_for(token), calling_as(self.client_actor()):
                 status, payload = route.handler(call)
             if isinstance(payload, Download):
                 return _download(status, payload)

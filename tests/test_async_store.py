@@ -102,6 +102,21 @@ def test_async_round_trip(make_store, tmp_path):
     store.close()
 
 
+def test_as_actor_signs_what_an_awaited_call_journals(make_store):
+    """The calls run on the store's executor in the caller's context, so an actor set
+    around an ``await`` signs the entry, and the store's own actor is left as it was."""
+    sync = make_store()
+
+    async def scenario():
+        async with AsyncMemoryStore(store=sync) as store:
+            with store.as_actor("agent-7"):
+                await store.remember("signed by the agent")
+            await store.remember("signed by the store")
+            return [e.actor for e in await store.journal_tail(2)]
+
+    assert asyncio.run(scenario()) == [sync.actor, "agent-7"]
+
+
 def test_constructor_arguments(settings, embedder):
     with pytest.raises(ValueError):
         AsyncMemoryStore(collection="x", store=object())

@@ -186,6 +186,15 @@ def test_remember_answers_alike(houkai) -> None:
     _remember(houkai, "Deploys run from the main branch through the buildkite pipeline")
 
 
+def test_the_journal_signs_a_command_as_the_clis_either_way(houkai) -> None:
+    """A write the CLI sends through the server is the CLI's in the audit journal, as
+    in-process: the server signs it with the actor the client names (X-Houkai-Actor)."""
+    sent = _remember(houkai, "Signed through the server")
+    here = _remember(houkai, "Signed in-process", local=True)
+    entries = json.loads(houkai("journal", "tail", "-n", "2", "--json").stdout)
+    assert {(e["id"], e["actor"]) for e in entries} == {(sent, "cli"), (here, "cli")}
+
+
 @pytest.mark.parametrize(
     "args",
     [

@@ -147,3 +147,27 @@ def test_pipeline_bulk_writes_take_the_journal_archive_check(store):
     assert store.journal.archives()
     assert len(store.journal) <= 15  # archived down to maxlen, then this batch's entries
     assert sum(e.op == "remember" for e in store.journal.read()) == 25
+
+
+def test_an_actor_is_the_callers_alone(store):
+    """``as_actor`` signs the writes of its own thread: an import running in one request of
+    a threaded server does not sign a remember that another request makes meanwhile."""
+    import threading
+
+    inside, outside = threading.Event(), threading.Event()
+
+    def importer():
+        with store.as_actor("import"):
+            inside.set()
+            outside.wait(10)
+            store.remember("written by the import")
+
+    worker = threading.Thread(target=importer)
+    worker.start()
+    inside.wait(10)
+    store.remember("written beside it")
+    outside.set()
+    worker.join()
+    signed = {e.after["text"]: e.actor for e in store.journal_tail(2)}
+    assert signed == {"written by the import": "import", "written beside it": store.actor}
+    assert store.actor != "import"

@@ -217,3 +217,23 @@ def test_a_refused_write_leaves_no_collection_behind(two):
     listed = client.get("/collections", headers=auth).get_json()["collections"]
     assert fresh in {c["name"] for c in listed}
     two["service"].store(fresh).drop()
+
+
+def test_a_client_names_its_actor_in_a_header(two):
+    """X-Houkai-Actor signs what the request journals (the CLI says "cli"); a name that is
+    no short lower-case label is a 400, and without the header the server signs."""
+    client, a = two["client"], two["a"]
+    auth = {"Authorization": "Bearer admin-t"}
+    made = client.post(
+        f"/c/{a}/memories",
+        json={"text": "signed by a bot", "wait": True},
+        headers={**auth, "X-Houkai-Actor": "bot-7"},
+    )
+    assert made.status_code in (200, 201), made.get_json()
+    bad = client.post(
+        f"/c/{a}/memories", json={"text": "x"}, headers={**auth, "X-Houkai-Actor": "Robert'); --"}
+    )
+    assert bad.status_code == 400 and "X-Houkai-Actor" in bad.get_json()["error"]
+    tail = client.get(f"/c/{a}/journal?n=1", headers=auth).get_json()
+    entries = tail["entries"] if isinstance(tail, dict) else tail
+    assert entries[0]["actor"] == "bot-7"

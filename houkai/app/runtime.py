@@ -37,6 +37,9 @@ API_FILE = "houkai-api.json"
 _MARKERS = (b"houkai", b"gunicorn")
 #: The response header carrying the server's instance nonce.
 INSTANCE_HEADER = "X-Houkai-Server"
+#: The request header a client names itself in, for the journal's ``actor`` ("cli": a
+#: command the CLI sent through a running server is journaled as the CLI's, not "http").
+ACTOR_HEADER = "X-Houkai-Actor"
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode, urlsplit
 
-from ..app.runtime import INSTANCE_HEADER, ApiServer, find
+from ..app.runtime import ACTOR_HEADER, INSTANCE_HEADER, ApiServer, find
 from ..domain.config import Settings
 from ..domain.errors import HoukaiError, NotFound
 
@@ -126,7 +126,7 @@ class Remote:
         """One request on a fresh connection: ``(status, JSON payload, instance header)``."""
         url = urlsplit(self.server.url)
         conn = http.client.HTTPConnection(url.hostname or "127.0.0.1", url.port, timeout=timeout)
-        headers = {"Accept": "application/json"}
+        headers = {"Accept": "application/json", ACTOR_HEADER: "cli"}
         if body is not None:
             headers["Content-Type"] = "application/json"
         if self.token:

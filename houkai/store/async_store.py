@@ -15,6 +15,8 @@ list against an explicit allowlist so additions are noticed).
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import contextvars
 import functools
 import inspect
 from collections.abc import Callable
@@ -95,12 +97,20 @@ class AsyncMemoryStore:
     def journal(self):
         return self.sync.journal
 
+    def as_actor(self, name: str) -> contextlib.AbstractContextManager[None]:
+        """The store's :meth:`~houkai.store.MemoryStore.as_actor`, for a plain ``with``
+        around awaited calls (they run in the caller's context)."""
+        return self.sync.as_actor(name)
+
     async def run(self, fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
-        """Run any synchronous callable on the store's executor and await it."""
+        """Run any synchronous callable on the store's executor and await it, in the
+        caller's context (as ``asyncio.to_thread`` does): ``with store.as_actor(…)`` around
+        an ``await`` signs what the call journals."""
         if self._closed:
             raise RuntimeError("AsyncMemoryStore is closed")
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
+        call = functools.partial(contextvars.copy_context().run, fn, *args, **kwargs)
+        return await loop.run_in_executor(self._executor, call)
 
     async def aclose(self) -> None:
         """Finish queued calls, then release the executor (idempotent)."""

@@ -63,6 +63,7 @@ from ..domain.model import (
 from ..engines.embeddings import DEFAULT_MODEL_NAME, Embedder, QueryCache, get_embedder, query_cache
 from ..engines.importance import score_importance
 from . import access, codec, lexstats
+from .actors import acting, actor_of
 from .options import (
     CallableEmbedder,
     coerce_remember_item,
@@ -180,17 +181,18 @@ class CoreStore:
     # ------------------------------------------------------------------ plumbing
     @contextlib.contextmanager
     def as_actor(self, name: str) -> Iterator[None]:
-        """Temporarily attribute journal entries to *name* (e.g. 'reflection')."""
-        previous = self._actor
-        self._actor = name
-        try:
+        """Attribute the journal entries written inside the block to *name* (e.g.
+        'reflection'), in this thread or task only: an import running in one request of a
+        threaded server no longer signs the writes of the requests beside it."""
+        with acting(id(self), name):
             yield
-        finally:
-            self._actor = previous
 
     @property
     def actor(self) -> str:
-        return self._actor
+        """Who the journal says wrote: the innermost :meth:`as_actor` of this thread or
+        task, else the client a door serves (:func:`~houkai.store.actors.calling_as`),
+        else the store's own actor."""
+        return actor_of(id(self), self._actor)
 
     @property
     def journal_enabled(self) -> bool:
@@ -221,7 +223,7 @@ class CoreStore:
         entry = JournalEntry(
             ts=time.time(),
             op=op,
-            actor=actor or self._actor,
+            actor=actor or self.actor,
             id=memory_id,
             before=before,
             after=after,
