@@ -799,6 +799,19 @@ def test_conflicts_resolve_interactively(houkai):
     assert len(as_json(houkai("list", "--json"))) < 3
 
 
+def test_interactive_answers_that_run_out_say_what_was_applied(houkai):
+    for text in (
+        "The cache server is Redis 7 on port 6379.",
+        "Our cache server runs Redis 7 on port 6379.",
+        "The cache server listens on port 6379 (Redis 7).",
+    ):
+        remember(houkai, text)
+    result = houkai("conflicts", "-T", "0.3", "--resolve", "interactive", input="d\n")
+    assert_one_error_line(result, "of 3: the 1 change(s) answered before it are applied")
+    assert "Error: stopped at pair " in result.stderr
+    assert len(as_json(houkai("list", "--json"))) == 2
+
+
 # ------------------------------------------------------------ one operation, three doors
 @pytest.fixture()
 def doors(houkai, settings):

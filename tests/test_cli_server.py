@@ -470,3 +470,12 @@ def test_other_error_answers_are_the_typed_errors(monkeypatch) -> None:
     with pytest.raises(HoukaiError, match="down") as caught:
         remote.call(get("stats"), {}, "x")
     assert caught.value.status == 503
+
+
+def test_migrate_warns_while_a_server_runs_for_the_data_dir(houkai, server) -> None:
+    """``collections migrate`` rewrites vectors in place: it says so when this data dir's
+    server (and so, likely, its workers) is running, before it starts."""
+    _, collection = server
+    result = houkai("collections", "migrate", collection, "--yes", local=True)
+    assert result.exit_code == 0, result.output
+    assert result.stderr.startswith("Warning: a houkai server runs for this data dir (http")

@@ -119,8 +119,17 @@ def migrate(ctx: Context, name: str, yes: bool, **values: Any) -> None:
     are linked to it, as new writes are). Search is off until it ends and the index
     rebuilds in the background; stop workers and the API first, so nothing writes
     old-type vectors."""
+    from ...app.runtime import find
+
     given = arguments(values)
     given["vector_type"] = str(given.get("vector_type", "FLOAT16")).upper()
+    server = find(ctx.settings.data_dir)
+    if server is not None:  # its workers may write old-type vectors meanwhile
+        click.echo(
+            f"Warning: a houkai server runs for this data dir ({server.url}, pid {server.pid});"
+            " stop it and its workers first, so nothing writes during the migration.",
+            err=True,
+        )
     confirm(f"Re-write the vectors of {name!r} as {given['vector_type']}?", yes=yes)
     result = ctx.call("collection_migrate", name, **given)
     links = result["update_links"]

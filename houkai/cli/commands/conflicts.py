@@ -79,7 +79,13 @@ def _resolve_interactively(ctx: Context, found: list[dict[str, Any]]) -> None:
         if a in resolved or b in resolved:
             click.echo("  Skipped (a memory in this pair was already resolved).")
             continue
-        action = click.prompt(f"  Action: {_ACTIONS}", default="skip", show_default=False)
+        try:
+            action = click.prompt(f"  Action: {_ACTIONS}", default="skip", show_default=False)
+        except click.Abort:  # end of piped input, or Ctrl-C: say what was done
+            raise click.ClickException(
+                f"stopped at pair {n} of {len(found)}: the {len(resolved)} change(s) answered "
+                "before it are applied, the rest are left as they are"
+            ) from None
         if action == "s":
             ctx.call("supersede", a, b)
             resolved.add(a)
