@@ -358,9 +358,12 @@ def _answering_parse_errors(read_stream: Any, write_stream: Any) -> tuple[Any, A
                     reason = _first_reason(item)
                     log.info("MCP stdio: a line that is no JSON-RPC message: %s", reason)
                     message = f"Parse error: {reason}"
-                    error = types.ErrorData(code=types.PARSE_ERROR, message=message)
-                    reply = types.JSONRPCError(jsonrpc="2.0", id=None, error=error)
-                    await write_stream.send(SessionMessage(reply))
+                    try:  # a reply that cannot be sent must not end the session
+                        error = types.ErrorData(code=types.PARSE_ERROR, message=message)
+                        reply = types.JSONRPCError(jsonrpc="2.0", id=None, error=error)
+                        await write_stream.send(SessionMessage(reply))
+                    except Exception:
+                        log.warning("MCP stdio: could not answer a parse error", exc_info=True)
                     continue
                 await send.send(item)
 

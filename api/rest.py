@@ -37,7 +37,7 @@ from houkai.domain.config import Settings, get_settings
 from houkai.domain.errors import BadRequest, HoukaiError
 from houkai.domain.model import ConflictError
 from houkai.recall.synonyms import check_setting
-from houkai.store.actors import ACTOR_NAME, calling_as
+from houkai.store.actors import ACTOR_NAME, RESERVED_ACTORS, calling_as
 
 from .auth import TokenGrant, authenticate, load_tokens
 from .routes import ROUTES, Call, Download, Route
@@ -278,6 +278,8 @@ class RestApp:
             raise BadRequest(
                 f"{ACTOR_HEADER}: expected a short lower-case name like cli, got {named[:40]!r}"
             )
+        if named in RESERVED_ACTORS:
+            raise BadRequest(f"{ACTOR_HEADER}: {named!r} is houkai's own; name the client")
         return named
 
     def view(self, route: Route):

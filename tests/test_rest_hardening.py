@@ -193,8 +193,8 @@ def test_nan_and_infinity_are_refused_by_name(two, path, body, param):
 
 
 def test_a_refused_write_leaves_no_collection_behind(two):
-    """Only a write that adds memories creates its collection: an undo, a restore or a
-    corrupt archive aimed at a mistyped name is refused, and the name stays unknown."""
+    """Only a write that adds memories creates its collection: an undo or a restore aimed
+    at a mistyped name is refused, and the name stays unknown."""
     client = two["client"]
     auth = {"Authorization": "Bearer admin-t"}
     fresh = f"fresh-{uuid.uuid4().hex[:8]}"
@@ -202,12 +202,6 @@ def test_a_refused_write_leaves_no_collection_behind(two):
     assert undo.status_code == 404 and fresh in undo.get_json()["error"]
     restore = client.post(f"/c/{fresh}/restore", json={"memory_id": "nope"}, headers=auth)
     assert restore.status_code == 404
-    corrupt = client.post(
-        f"/c/{fresh}/import",
-        data=b"\x1f\x8b\x08\x00 not really gzip",
-        headers={**auth, "Content-Type": "application/gzip"},
-    )
-    assert corrupt.status_code == 400, corrupt.get_json()
     listed = client.get("/collections", headers=auth).get_json()["collections"]
     assert fresh not in {c["name"] for c in listed}
     assert client.get(f"/c/{fresh}/stats", headers=auth).status_code == 404
@@ -234,6 +228,10 @@ def test_a_client_names_its_actor_in_a_header(two):
         f"/c/{a}/memories", json={"text": "x"}, headers={**auth, "X-Houkai-Actor": "Robert'); --"}
     )
     assert bad.status_code == 400 and "X-Houkai-Actor" in bad.get_json()["error"]
+    taken = client.post(
+        f"/c/{a}/memories", json={"text": "x"}, headers={**auth, "X-Houkai-Actor": "import"}
+    )
+    assert taken.status_code == 400 and "houkai's own" in taken.get_json()["error"]
     tail = client.get(f"/c/{a}/journal?n=1", headers=auth).get_json()
     entries = tail["entries"] if isinstance(tail, dict) else tail
     assert entries[0]["actor"] == "bot-7"

@@ -313,10 +313,27 @@ def test_undo_after_undo_walks_back_through_the_history(svc):
         svc.undo()
 
 
+def test_undo_after_undoing_an_unlink_of_several_relations(svc):
+    """Undoing an unlink that removed two relations journals two links; the next undo
+    skips both (they are that undo's doing) and reverses the change before the unlink."""
+    a = svc.remember("the parent note")["id"]
+    b = svc.remember("the child note")["id"]
+    svc.link(a, b, "related")
+    svc.link(a, b, "refines")
+    svc.unlink(a, b)
+    assert svc.undo()["op"] == "unlink"
+    assert {n["rel"] for n in svc.neighbors(a)} == {"related", "refines"}
+    second = svc.undo()
+    assert (second["op"], second["id"]) == ("link", a)
+    assert {n["rel"] for n in svc.neighbors(a)} == {"related"}
+
+
 def test_history_reads_say_times_and_ops_as_people_do(svc):
     mid = svc.remember("a note")["id"]
     gone = svc.get_at(mid, "2001-02-03T04:05:06Z")
     assert gone == {"ok": False, "error": f"memory {mid!r} did not exist at 2001-02-03T04:05:06Z"}
+    far = svc.get_at("never-was", 1e20)  # past year 9999: said as the number it is
+    assert far == {"ok": False, "error": "memory 'never-was' did not exist at 1e+20"}
     with pytest.raises(BadRequest, match="op must be one of remember, forget"):
         svc.journal_tail(op="bogus")
     assert [e["op"] for e in svc.journal_tail(op="remember")] == ["remember"]

@@ -61,7 +61,7 @@ class ServiceBase:
     def read_store(self, collection: str | None):
         """The store of a collection that must exist: for a read, and for a change to what
         it stores (edit, forget, link, undo…). An unknown non-default collection is a 404,
-        not created: a mistyped name leaves nothing behind. Only writes that add memories
+        not created: a mistyped name leaves nothing behind. Writes that add memories
         (remember, ingest, import) create their collection, through :meth:`store`."""
         name = self._collection(collection)
         if name not in self._stores and name != self.settings.collection:
@@ -69,20 +69,6 @@ class ServiceBase:
             if not client.sismember(Keys.registry(self.settings.key_prefix), name):
                 raise NotFound(f"no collection named {name!r}")
         return self.store(name)
-
-    def _drop_fresh(self, name: str) -> None:
-        """Drop a collection this call created and left empty (a refused import), unless
-        it is the configured one, which always exists for the doors."""
-        if name == self.settings.collection:
-            return
-        with self._lock:
-            store = self._stores.pop(name, None)
-            self._pipelines.pop(name, None)
-        if store is not None:
-            try:
-                store.drop()
-            except Exception:  # the refusal is the answer; an empty collection is no harm
-                log.warning("could not drop the empty collection %r", name, exc_info=True)
 
     def has_collection(self, collection: str) -> bool:
         name = self._collection(collection)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 from ..domain.coerce import as_timestamp
@@ -62,7 +61,10 @@ class HistoryOps(ServiceBase):
         stamp = as_timestamp(p.ts, "ts")
         memory = self.read_store(collection).get_at(p.memory_id, stamp)
         if memory is None:
-            when = iso_utc(stamp) if stamp is not None else "that time"
+            try:
+                when = iso_utc(stamp) if stamp is not None else "that time"
+            except (ValueError, OverflowError, OSError):  # before year 1 or past 9999
+                when = repr(stamp)
             return {"ok": False, "error": f"memory {p.memory_id!r} did not exist at {when}"}
         return {"ok": True, **memory_to_dict(memory), "ts": stamp}
 
@@ -93,17 +95,21 @@ class HistoryOps(ServiceBase):
         undo entries are skipped, and so are the entries they reversed and the entry each
         wrote doing it (undoing a remember journals a forget)."""
         reversed_ids: set[str] = set()
-        side_effects: Counter[tuple[str, str]] = Counter()
+        # (memory id, op, the reversed entry's position): what an undo journaled while
+        # reversing lies between the entry it reversed and itself (several links, when
+        # an unlink that removed several relations is undone)
+        side_effects: list[tuple[str, str, tuple[int, ...]]] = []
         for entry in store.journal.tail(500):
             if entry.op == "undo":
                 meta = entry.meta or {}
-                reversed_ids.add(str(meta.get("of_stream_id")))
+                of = str(meta.get("of_stream_id"))
+                reversed_ids.add(of)
                 side = _UNDONE_BY.get(str(meta.get("of_op")))
                 if side:
-                    side_effects[(entry.id, side)] += 1
+                    side_effects.append((entry.id, side, _position(of)))
                 continue
-            if side_effects[(entry.id, entry.op)] > 0:
-                side_effects[(entry.id, entry.op)] -= 1
+            at = _position(entry.stream_id)
+            if any(i == entry.id and op == entry.op and at > of for i, op, of in side_effects):
                 continue
             if entry.op in ("nuke", "export") or entry.stream_id in reversed_ids:
                 continue
@@ -114,6 +120,14 @@ class HistoryOps(ServiceBase):
             ):
                 return entry
         raise NotFound("no journal entry to undo" + (f" for {memory_id!r}" if memory_id else ""))
+
+
+def _position(stream_id: str) -> tuple[int, ...]:
+    """A journal entry's place in its stream (``"1712345678901-3"`` → ``(1712345678901, 3)``)."""
+    try:
+        return tuple(int(part) for part in stream_id.split("-"))
+    except ValueError:
+        return ()
 
 
 #: The entry an undo of each op journals while reversing it (undoing a remember forgets).

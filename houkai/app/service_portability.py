@@ -48,23 +48,14 @@ class PortabilityOps(ServiceBase):
         """
         from ..store.archive import ArchiveLimits
 
-        name = self._collection(collection)
-        fresh = not self.has_collection(name)
-        store = self.store(name)
-        try:
-            summary = store.import_(
-                p.path,
-                on_conflict=p.on_conflict,
-                regenerate_vectors=p.regenerate_vectors,
-                dry_run=p.dry_run,
-                limits=ArchiveLimits.from_settings(self.settings),
-            )
-        except BaseException:
-            if fresh:  # a refused archive leaves no empty collection behind
-                self._drop_fresh(name)
-            raise
-        if fresh and (p.dry_run or not summary.imported + summary.overwritten + summary.renamed):
-            self._drop_fresh(name)
+        store = self.store(collection)
+        summary = store.import_(
+            p.path,
+            on_conflict=p.on_conflict,
+            regenerate_vectors=p.regenerate_vectors,
+            dry_run=p.dry_run,
+            limits=ArchiveLimits.from_settings(self.settings),
+        )
         errors = [
             {"id": e[0], "error": e[1]} if isinstance(e, tuple | list) and len(e) == 2 else e
             for e in (summary.errors or [])

@@ -325,6 +325,11 @@ MEMORY_COLUMNS: tuple[Column, ...] = (
     Column("created_at", "CREATED", show=fmt_age),
     Column("text", "TEXT", show=lambda v: truncate(v or "", 70)),
 )
+#: Which memory supersedes a row, for listings that include superseded ones (the full id
+#: piped, the short one in a table).
+SUPERSEDED_COLUMN = Column(
+    "superseded_by", "SUPERSEDED BY", show=lambda v: short_id(v) if v else ""
+)
 SCORE_COLUMN = Column(
     "score", "SCORE", show=lambda v: "—" if v is None else f"{v:.3f}", justify="right"
 )
@@ -358,10 +363,6 @@ def print_memories(
     for record in records:
         if record.get("superseded_by"):
             record["_dim"] = True
-    # a listing that holds superseded memories says which they are, piped or not
-    if any(r.get("superseded_by") for r in records):
-        shown = Column("superseded_by", "SUPERSEDED BY", show=lambda v: short_id(v) if v else "")
-        extra = [*extra, shown]
     if fmt == "tsv":
         columns = [
             Column("id"),

@@ -26,6 +26,11 @@ _CLIENT: contextvars.ContextVar[str] = contextvars.ContextVar("houkai_client", d
 
 #: What an actor's name may be when a client names itself (a label, not an identity).
 ACTOR_NAME = re.compile(r"^[a-z][a-z0-9_.-]{0,31}$")
+#: The names houkai's own jobs sign with: no client may take them, so an audit that
+#: looks for what the importer or the decay job changed finds only theirs.
+RESERVED_ACTORS = frozenset(
+    "import ingest decay purge reflection maintenance worker beat http mcp lib".split()
+)
 
 
 @contextlib.contextmanager

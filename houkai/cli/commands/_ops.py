@@ -97,9 +97,11 @@ def operation_options(
     for param in params:
         setattr(param, DECLARED_BY, operation)
 
+    floors = {param: _floor(op, param) for param in spans.values()}
+
     def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
         if any(s.param for s in switches) or defaults or spans or deadlines:
-            f = _bind(f, switches, defaults, spans, deadlines)
+            f = _bind(f, switches, defaults, spans, deadlines, floors)
         memo: list[click.Parameter] = f.__dict__.setdefault("__click_params__", [])
         memo.extend(reversed(params))  # click reverses the list when it builds the command
         return f
@@ -147,6 +149,7 @@ def _bind(
     defaults: Mapping[str, Any],
     spans: Mapping[str, str],
     deadlines: Mapping[str, str] | None = None,
+    floors: Mapping[str, tuple[float, bool]] | None = None,
 ) -> Callable[..., Any]:
     """*f* with its switches, spans and deadlines turned into the parameters they set,
     then the CLI's defaults."""
@@ -170,8 +173,11 @@ def _bind(
                 seconds = parse_duration(span)
             except ValueError as exc:
                 raise click.BadParameter(str(exc), param_hint=flag) from None
-            if seconds <= 0:  # a span is a length of time (a TTL, a deadline from now)
-                raise click.BadParameter(f"must be > 0, got {span!r}", param_hint=flag)
+            # named by the flag typed: a deadline lies ahead, a span keeps its parameter's bound
+            low, strict = (0.0, True) if from_now else (floors or {}).get(param, (0.0, False))
+            if seconds < low or (strict and seconds == low):
+                bound = f"> {low:g}" if strict else f">= {low:g}"
+                raise click.BadParameter(f"must be {bound}, got {span!r}", param_hint=flag)
             values[param] = time.time() + seconds if from_now else seconds
         for switch in (s for s in switches if s.param):
             if values.pop(_dest(switch), False):
@@ -186,6 +192,19 @@ def _bind(
         return f(*args, **values)
 
     return bound
+
+
+def _floor(op: Any, param: str) -> tuple[float, bool]:
+    """The lower bound of *op*'s *param* (a span's seconds) and whether it is strict."""
+    from ...app.operations.schema import model_schema
+
+    schema = model_schema(op.params)["properties"].get(param, {})
+    for option in (schema, *schema.get("anyOf", ())):
+        if "exclusiveMinimum" in option:
+            return float(option["exclusiveMinimum"]), True
+        if "minimum" in option:
+            return float(option["minimum"]), False
+    return 0.0, False
 
 
 def arguments(values: Mapping[str, Any]) -> dict[str, Any]:

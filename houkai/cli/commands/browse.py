@@ -7,7 +7,13 @@ from typing import Any
 import click
 
 from .. import Context, pass_ctx
-from ..output import output_options, print_memories, print_memory_detail, resolve_id
+from ..output import (
+    SUPERSEDED_COLUMN,
+    output_options,
+    print_memories,
+    print_memory_detail,
+    resolve_id,
+)
 from ._ops import arguments, operation_options
 
 
@@ -17,7 +23,10 @@ from ._ops import arguments, operation_options
 @pass_ctx
 def list_cmd(ctx: Context, **values: Any) -> None:
     """List memories, newest first (filters run in RediSearch, not in Python)."""
-    print_memories(ctx.fmt, ctx.call("list_recent", **arguments(values)))
+    given = arguments(values)
+    # with superseded ones, say which they are: a column by the flag, not by the data
+    extra = [SUPERSEDED_COLUMN] if given.get("include_superseded") else []
+    print_memories(ctx.fmt, ctx.call("list_recent", **given), extra=extra)
 
 
 @click.command("show")

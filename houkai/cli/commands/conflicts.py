@@ -6,6 +6,7 @@ from typing import Any
 
 import click
 
+from ...app.operations.params import FindConflicts
 from .. import Context, pass_ctx
 from ..output import Column, output_options, print_rows, report, resolve_id, short_id, truncate
 from ._ops import arguments, operation_options
@@ -21,6 +22,9 @@ def conflicts(ctx: Context, resolve: str | None, **values: Any) -> None:
     if given.get("memory_id"):
         given["memory_id"] = resolve_id(ctx.reader(), given["memory_id"])
     found = ctx.call("find_conflicts", **given)
+    limit = int(given.get("limit") or DEFAULT_CONFLICT_LIMIT)
+    if len(found) >= limit:  # the scan stopped there: say so, there may be more
+        click.echo(f"Note: the first {limit} pairs (--limit); there may be more.", err=True)
     if resolve == "interactive":
         _resolve_interactively(ctx, found)
         return
@@ -52,6 +56,9 @@ def conflicts(ctx: Context, resolve: str | None, **values: Any) -> None:
         empty="No conflicts found.",
     )
 
+
+#: How many pairs a scan answers unless told (the operation's declared default).
+DEFAULT_CONFLICT_LIMIT = FindConflicts.model_fields["limit"].default
 
 _ACTIONS = (
     "(k)eep both / (s)upersede A by B / (S)upersede B by A / (d)elete A / (D)elete B / (skip)"

@@ -139,7 +139,8 @@ def _connection_env(settings: Settings) -> dict[str, Any]:
     elif settings.data_dir != Settings().data_dir:
         out["data_dir"] = settings.data_dir
     if settings.model_cache_dir:
-        out["extra_env"] = {"HOUKAI_MODEL_CACHE_DIR": os.path.abspath(settings.model_cache_dir)}
+        cache = os.path.abspath(os.path.expanduser(settings.model_cache_dir))
+        out["extra_env"] = {"HOUKAI_MODEL_CACHE_DIR": cache}
     return out
 
 
