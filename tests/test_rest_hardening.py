@@ -202,6 +202,8 @@ def test_a_refused_write_leaves_no_collection_behind(two):
     assert undo.status_code == 404 and fresh in undo.get_json()["error"]
     restore = client.post(f"/c/{fresh}/restore", json={"memory_id": "nope"}, headers=auth)
     assert restore.status_code == 404
+    for path in (f"/c/{fresh}/jobs/nope", f"/c/{fresh}/jobs"):  # the job reads too
+        assert client.get(path, headers=auth).status_code == 404, path
     listed = client.get("/collections", headers=auth).get_json()["collections"]
     assert fresh not in {c["name"] for c in listed}
     assert client.get(f"/c/{fresh}/stats", headers=auth).status_code == 404

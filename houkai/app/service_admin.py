@@ -26,6 +26,7 @@ class AdminOps(ServiceBase):
     def job_retry(self, p: params.JobRetry, *, collection: str | None = None) -> dict[str, Any]:
         """Re-queue the failed memories of one job (404 for an unknown one), or of the
         whole collection: ``{job_id, requeued}``."""
+        self.read_store(collection)  # an unknown collection is a 404, not created
         if p.job_id is not None:
             self.job(p.job_id, collection=collection)
             from ..sessions import jobs as extraction_jobs
@@ -47,6 +48,7 @@ class AdminOps(ServiceBase):
 
     @operation("job")
     def job(self, p: params.JobRef, *, collection: str | None = None) -> dict[str, Any]:
+        self.read_store(collection)  # an unknown collection is a 404, not created
         pipeline = self.pipeline(collection)
         status = None if pipeline is None else pipeline.job(p.job_id)
         if status is None:
@@ -59,6 +61,7 @@ class AdminOps(ServiceBase):
 
     @operation("jobs")
     def jobs(self, p: params.Jobs, *, collection: str | None = None) -> list[dict[str, Any]]:
+        self.read_store(collection)  # an unknown collection is a 404, not created
         pipeline = self.pipeline(collection)
         if pipeline is None:
             return []
@@ -69,6 +72,7 @@ class AdminOps(ServiceBase):
     ) -> list[str]:
         """Ids of the collection's jobs that start with *prefix* (at most *limit*): the
         CLI resolves a job id prefix with this."""
+        self.read_store(collection)
         pipeline = self.pipeline(collection)
         if pipeline is None:
             return []
