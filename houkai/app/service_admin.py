@@ -26,7 +26,6 @@ class AdminOps(ServiceBase):
     def job_retry(self, p: params.JobRetry, *, collection: str | None = None) -> dict[str, Any]:
         """Re-queue the failed memories of one job (404 for an unknown one), or of the
         whole collection: ``{job_id, requeued}``."""
-        self.read_store(collection)  # an unknown collection is a 404, not created
         if p.job_id is not None:
             self.job(p.job_id, collection=collection)
             from ..sessions import jobs as extraction_jobs
@@ -34,7 +33,7 @@ class AdminOps(ServiceBase):
             store = self.store(collection)
             if extraction_jobs.session_of(store, p.job_id) is not None:  # an extraction
                 return {"job_id": p.job_id, "requeued": int(extraction_jobs.retry(store, p.job_id))}
-        pipeline = self.pipeline(collection)
+        pipeline = self.pipeline(collection, existing=True)
         if pipeline is None:
             raise Unavailable("ingestion pipeline is not available")
         return {"job_id": p.job_id, "requeued": pipeline.retry_failed(p.job_id)}
@@ -43,13 +42,12 @@ class AdminOps(ServiceBase):
     def job_cancel(self, p: params.JobRef, *, collection: str | None = None) -> dict[str, Any]:
         """Cancel a job: ``{job_id, cancelled}`` (false when it had already settled)."""
         self.job(p.job_id, collection=collection)
-        pipeline = self.pipeline(collection)
+        pipeline = self.pipeline(collection, existing=True)
         return {"job_id": p.job_id, "cancelled": bool(pipeline and pipeline.cancel(p.job_id))}
 
     @operation("job")
     def job(self, p: params.JobRef, *, collection: str | None = None) -> dict[str, Any]:
-        self.read_store(collection)  # an unknown collection is a 404, not created
-        pipeline = self.pipeline(collection)
+        pipeline = self.pipeline(collection, existing=True)
         status = None if pipeline is None else pipeline.job(p.job_id)
         if status is None:
             raise NotFound(f"no job with id {p.job_id!r}")
@@ -61,8 +59,7 @@ class AdminOps(ServiceBase):
 
     @operation("jobs")
     def jobs(self, p: params.Jobs, *, collection: str | None = None) -> list[dict[str, Any]]:
-        self.read_store(collection)  # an unknown collection is a 404, not created
-        pipeline = self.pipeline(collection)
+        pipeline = self.pipeline(collection, existing=True)
         if pipeline is None:
             return []
         return [status_dict(s) for s in pipeline.jobs(limit=p.limit)]
@@ -72,8 +69,7 @@ class AdminOps(ServiceBase):
     ) -> list[str]:
         """Ids of the collection's jobs that start with *prefix* (at most *limit*): the
         CLI resolves a job id prefix with this."""
-        self.read_store(collection)
-        pipeline = self.pipeline(collection)
+        pipeline = self.pipeline(collection, existing=True)
         if pipeline is None:
             return []
         return list(pipeline.jobs_store.ids_starting(pipeline.collection, prefix, limit=limit))

@@ -77,9 +77,11 @@ class ServiceBase:
         client = self.store(self.settings.collection).client
         return bool(client.sismember(Keys.registry(self.settings.key_prefix), name))
 
-    def pipeline(self, collection: str | None = None):
-        """The ingestion pipeline of a collection, or None while it is unavailable."""
-        store = self.store(collection)
+    def pipeline(self, collection: str | None = None, *, existing: bool = False):
+        """The ingestion pipeline of a collection, or None while it is unavailable.
+        *existing*: the collection must exist (:meth:`read_store`; its jobs are read, not
+        written), else a write that adds memories creates it."""
+        store = self.read_store(collection) if existing else self.store(collection)
         name = store.collection_name
         with self._lock:
             if name not in self._pipelines:

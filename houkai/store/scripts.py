@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from . import access, lexstats
+from .codec import F
 from .lexstats import uncount_lua
 
 
@@ -175,7 +176,9 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if redis.call('EXISTS', KEYS[3]) == 0 then return -3 end
 local n = tonumber(ARGV[2])
 for i = 1, n do
-  local up = redis.call('HGET', KEYS[2 + i], 'superseded_by') or ''
+  local up = redis.call('HGET', KEYS[2 + i], '"""
+    + F.SUPERSEDED_BY
+    + """') or ''
   if up == ARGV[1] then return -1 end
   if up ~= ARGV[2 + i] then return -2 end
 end

@@ -109,11 +109,7 @@ _VALIDATORS: dict[int, tuple[dict[str, Any], Draft202012Validator]] = {}
 def check_value(schema: dict[str, Any], value: Any, name: str = "") -> None:
     """Raise :class:`InvalidArgument` ``"name: problem"`` when *value* breaks *schema*
     (or holds a string that is not valid Unicode: a lone surrogate)."""
-    try:
-        check_unicode(value, name)
-    except ValidationError as exc:
-        raise InvalidArgument(str(exc)) from None
-    _check_finite(value, name)
+    _check_leaves(value, name)
     entry = _VALIDATORS.get(id(schema))
     if entry is None:
         from jsonschema import Draft202012Validator
@@ -124,13 +120,19 @@ def check_value(schema: dict[str, Any], value: Any, name: str = "") -> None:
         raise InvalidArgument(describe(errors[0], name))
 
 
-def _check_finite(value: Any, name: str) -> None:
-    """Refuse NaN and ±Infinity anywhere in *value* (Python's JSON reads them; no
-    parameter means anything by them): JSON Schema's bounds let NaN through (NaN < 0 is
-    false), and past them a NaN bound is a Redis syntax error or a filter that drops
-    everything."""
+def _check_leaves(value: Any, name: str) -> None:
+    """Refuse, in one walk over *value*, a string that is not valid Unicode (a lone
+    surrogate: :func:`~houkai.domain.model.check_unicode`) and NaN or ±Infinity. Python's
+    JSON reads those numbers and no parameter means anything by them: JSON Schema's
+    bounds let NaN through (NaN < 0 is false), and past them a NaN bound is a Redis syntax
+    error or a filter that drops everything."""
     for path, leaf in leaves(value, name):
-        if isinstance(leaf, float) and not math.isfinite(leaf):
+        if isinstance(leaf, str):
+            try:
+                check_unicode(leaf, path)
+            except ValidationError as exc:
+                raise InvalidArgument(str(exc)) from None
+        elif isinstance(leaf, float) and not math.isfinite(leaf):
             where = f"{path}: " if path else ""
             raise InvalidArgument(f"{where}must be a finite number, got {leaf}")
 
