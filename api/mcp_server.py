@@ -327,24 +327,53 @@ def serve_stdio() -> None:
     anyio.run(main)
 
 
+def _errors_of(exc: Exception) -> list[dict[str, Any]]:
+    """Pydantic's error list of a line the transport could not read (empty for others)."""
+    details = getattr(exc, "errors", None)
+    if not callable(details):
+        return []
+    try:
+        return [e for e in details() if isinstance(e, dict)]
+    except Exception:  # no pydantic error list after all
+        return []
+
+
 def _first_reason(exc: Exception) -> str:
     """What was wrong with an unreadable line, in one short phrase."""
-    details = getattr(exc, "errors", None)
-    if callable(details):
-        try:
-            first = details()[0]
-            return str(first.get("msg") or first)[:200]
-        except Exception:  # no pydantic error list after all: fall back to its text
-            pass
+    errors = _errors_of(exc)
+    if errors:
+        first = errors[0]
+        return str(first.get("msg") or first)[:200]
     text = str(exc).strip()
     return text.splitlines()[0][:200] if text else type(exc).__name__
 
 
+def _unreadable_reply(exc: Exception) -> tuple[int, str, str | int | None]:
+    """JSON-RPC's answer to a line the transport could not read: a parse error (id null)
+    for a line that is no JSON, an invalid request for JSON that is no JSON-RPC message,
+    with the request's id when it has a readable one (JSON-RPC 2.0, section 5.1)."""
+    import mcp.types as types
+
+    errors = _errors_of(exc)
+    if not errors or any(e.get("type") == "json_invalid" for e in errors):
+        return types.PARSE_ERROR, f"Parse error: {_first_reason(exc)}", None
+    request_id: str | int | None = None
+    for e in errors:  # a branch missing a field holds the whole object as its input
+        sent = e.get("input")
+        if isinstance(sent, dict) and "id" in sent:
+            found = sent["id"]
+            if isinstance(found, str) or (isinstance(found, int) and not isinstance(found, bool)):
+                request_id = found
+            break
+    return types.INVALID_REQUEST, f"Invalid Request: {_first_reason(exc)}", request_id
+
+
 def _answering_parse_errors(read_stream: Any, write_stream: Any) -> tuple[Any, Any]:
     """The SDK's stdio transport hands a line it cannot read (not JSON, a lone surrogate,
-    nesting too deep) to the server as an exception, which answers nothing: the client
-    waits until its own timeout. Here such a line gets JSON-RPC's parse error (id null),
-    as the HTTP transport answers it; every message goes on to the server unchanged."""
+    nesting too deep, JSON that is no JSON-RPC message) to the server as an exception,
+    which answers nothing: the client waits until its own timeout. Here such a line gets
+    JSON-RPC's parse error or invalid-request error (:func:`_unreadable_reply`), as the
+    HTTP transport answers it; every message goes on to the server unchanged."""
     import anyio
     import mcp.types as types
     from mcp.shared.message import SessionMessage
@@ -355,15 +384,14 @@ def _answering_parse_errors(read_stream: Any, write_stream: Any) -> tuple[Any, A
         async with read_stream, send:
             async for item in read_stream:
                 if isinstance(item, Exception):
-                    reason = _first_reason(item)
-                    log.info("MCP stdio: a line that is no JSON-RPC message: %s", reason)
-                    message = f"Parse error: {reason}"
+                    code, message, request_id = _unreadable_reply(item)
+                    log.info("MCP stdio: a line that is no JSON-RPC message: %s", message)
                     try:  # a reply that cannot be sent must not end the session
-                        error = types.ErrorData(code=types.PARSE_ERROR, message=message)
-                        reply = types.JSONRPCError(jsonrpc="2.0", id=None, error=error)
+                        error = types.ErrorData(code=code, message=message)
+                        reply = types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
                         await write_stream.send(SessionMessage(reply))
                     except Exception:
-                        log.warning("MCP stdio: could not answer a parse error", exc_info=True)
+                        log.warning("MCP stdio: could not answer a line", exc_info=True)
                     continue
                 await send.send(item)
 

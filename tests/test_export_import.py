@@ -512,3 +512,56 @@ def test_supersede_cycles_in_an_archive_are_refused_rows(store, tmp_path):
     assert refused["d"] == "line 5: superseded_by forms a cycle (d → d)"
     assert store.get("e").superseded_by == "f" and store.get("a") is None
     assert [m.id for m in store.list_recent(10)] == ["f"]
+
+
+def test_import_refuses_a_cycle_closed_through_stored_memories(store, tmp_path):
+    """Overwriting B, superseded by A, into a collection where A is superseded by B would
+    hide both for good: the row is refused, A stays as it was, the rest imports."""
+    a = store.remember("Alpha, stored").id
+    b = store.remember("Beta, stored").id
+    store.supersede(a, b)  # a is superseded by b
+    rows = [
+        _seed_row(b, "Beta, archived", superseded_by=a, superseded_at=1748000001.0),
+        _seed_row("c", "Gamma, archived"),
+    ]
+    path = _write_seed_archive(tmp_path / "through.ahkai", rows, vectors=False)
+    summary = store.import_(str(path), on_conflict="overwrite")
+    assert summary.errors == [
+        (b, f"line 2: superseded_by forms a cycle ({b} → {a} (stored) → {b})")
+    ]
+    assert summary.imported == 1
+    assert store.get(b).text == "Beta, stored" and not store.get(b).superseded_by
+    assert store.get(a).superseded_by == b
+    assert store.get("c").text == "Gamma, archived"
+    # skip leaves the stored b in place, so the same archive closes no loop
+    skipped = store.import_(str(path), on_conflict="skip")
+    assert not skipped.errors
+
+
+def test_import_cycles_follow_what_each_policy_writes():
+    """The loops an import would close, by where each pointer lands after it (the archive's
+    row or the memory already stored), read from a store in few calls."""
+    from houkai.store.chains import ARCHIVE, STORED, import_cycles
+
+    calls: list[list[str]] = []
+
+    def reader(stored: dict[str, str]):
+        def read(ids: list[str]) -> dict[str, str]:
+            calls.append(ids)
+            return {i: stored[i] for i in ids if i in stored}
+
+        return read
+
+    # a stored memory points at an id only the archive holds, which points back
+    cycles = import_cycles({"y": "x"}, {"y"}, "skip", reader({"x": "y"}))
+    assert cycles == [[("y", ARCHIVE), ("x", STORED)]]
+    # a loop within the archive, through a row skip leaves stored (and unsuperseded): none
+    assert import_cycles({"a": "b", "b": "a"}, {"a", "b"}, "skip", reader({"b": ""})) == []
+    # rename writes that row under a fresh id, which the archive's pointer follows
+    renamed = import_cycles({"a": "b", "b": "a"}, {"a", "b"}, "rename", reader({"b": ""}))
+    assert renamed == [[("a", ARCHIVE), ("b", ARCHIVE)]]
+    # a long chain within the archive: one read for the rows and their targets
+    calls.clear()
+    chain = {f"m{i}": f"m{i + 1}" for i in range(5000)}
+    assert import_cycles(chain, set(chain) | {"m5000"}, "overwrite", reader({})) == []
+    assert len(calls) == 1

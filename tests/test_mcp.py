@@ -538,12 +538,16 @@ def test_mcp_refuses_nan_as_a_raw_client_sends_it(settings):
 
 def test_stdio_answers_a_line_it_cannot_read(tmp_path):
     """The SDK's stdio transport answered nothing to an unreadable line, so a client
-    waited until its own timeout; now each gets JSON-RPC's parse error (id null), as over
-    HTTP, and the session goes on."""
+    waited until its own timeout; now each gets JSON-RPC's parse error (id null), or for
+    JSON that is no JSON-RPC message an invalid-request error with the id it sent, and
+    the session goes on."""
     lines = [
         "{not json",
         '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"remember",'
         '"arguments":{"text":"raw \\ud83d surrogate"}}}',
+        '{"jsonrpc":"2.0","id":5,"method":3}',
+        '{"id":"q-1","params":{}}',
+        "[1, 2]",
         '{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-06-18",'
         '"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}',
     ]
@@ -559,10 +563,14 @@ def test_stdio_answers_a_line_it_cannot_read(tmp_path):
     assert [(r["id"], r.get("error", {}).get("code")) for r in replies] == [
         (None, -32700),
         (None, -32700),
+        (5, -32600),
+        ("q-1", -32600),
+        (None, -32600),
         (7, None),
     ], out.stderr
     assert replies[0]["error"]["message"].startswith("Parse error: Invalid JSON")
-    assert replies[2]["result"]["serverInfo"]["name"] == "houkai"
+    assert replies[2]["error"]["message"].startswith("Invalid Request: ")
+    assert replies[5]["result"]["serverInfo"]["name"] == "houkai"
 
 
 def test_import_has_no_side_effects():

@@ -47,7 +47,7 @@ from .archive import (
     iter_archive,
     read_archive_header,
 )
-from .chains import supersede_cycles
+from .chains import STORED, import_cycles, stored_superseders
 from .core import CoreStore
 from .export_rows import (
     ROW_FIELDS,
@@ -439,11 +439,13 @@ class Portability:
         valid = 0
         superseders: dict[str, str] = {}
         lines: dict[str, int] = {}
+        ids: set[str] = set()
         for lineno, memory, _vector, label, error in self._checked_rows(path, limits, dim):
             if memory is None:
                 summary.add_error(label, f"line {lineno}: {error}", limits.max_errors)
                 continue
             valid += 1
+            ids.add(memory.id)
             if memory.superseded_by:
                 superseders[memory.id] = memory.superseded_by
                 lines[memory.id] = lineno
@@ -458,9 +460,14 @@ class Portability:
                 flush()
         if pending:
             flush()
-        for cycle in supersede_cycles(superseders):
-            for rid in cycle:  # each would hide the others for good: none is imported
-                loop = " → ".join([*cycle[cycle.index(rid) :], *cycle[: cycle.index(rid)], rid])
+        for cycle in import_cycles(
+            superseders, ids, on_conflict, lambda chunk: stored_superseders(self.core, chunk)
+        ):
+            names = [f"{i} (stored)" if where == STORED else i for i, where in cycle]
+            for at, (rid, where) in enumerate(cycle):
+                if where == STORED:
+                    continue  # every row on the loop would hide the rest for good: none is written
+                loop = " → ".join([*names[at:], *names[:at], names[at]])
                 why = f"line {lines[rid]}: superseded_by forms a cycle ({loop})"
                 summary.add_error(rid, why, limits.max_errors)
                 refused.add(rid)
