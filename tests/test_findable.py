@@ -11,6 +11,7 @@ bulk ``houkai ingest`` of 5,000 near-identical log lines. On 0.1's semantic reca
 from __future__ import annotations
 
 import json
+import random
 import time
 import uuid
 from collections.abc import Iterator
@@ -236,10 +237,12 @@ def test_reports_reach_metrics_and_prometheus(make_store, settings):
     store.check_findable(sample=10)
     figures = store.metrics()["findability"]
     assert figures["own_text"] == 1.0 and figures["sampled"] == 3 and figures["ok"] == 1.0
+    assert figures["own_word"] == 1.0  # each of the three holds words no other one holds
     service = MemoryService(settings, actor="test")
     service._stores[store.collection_name] = store
     text = render(service, [store.collection_name])
     assert f'houkai_findability_own_text{{collection="{store.collection_name}"}} 1' in text
+    assert f'houkai_findability_own_word{{collection="{store.collection_name}"}} 1' in text
     assert service.stats(collection=store.collection_name)["findability"]["ok"] is True
 
 
@@ -388,3 +391,106 @@ def test_the_graph_decides_ok_only_where_recall_searches_it():
     assert not graph.ok  # past exact_knn_max the graph answers: an unreachable memory fails
     missed = findability.FindabilityReport(**{**report.__dict__, "own_text": 0.99})
     assert not missed.ok  # recall missing a memory fails in either mode
+    unworded = findability.FindabilityReport(**{**report.__dict__, "own_word": 0.99})
+    assert not unworded.ok  # so does a memory its own identifier does not bring back
+
+
+def _log_line(rng: random.Random, i: int) -> str:
+    """One of five kinds of service log line (the shape of the probe that found ADR 0113)."""
+    t = f"2026-11-03 {10 + (i // 3600) % 12:02d}:{(i // 60) % 60:02d}:{i % 60:02d}"
+    kind, job, w = rng.randrange(5), 80000 + rng.randrange(20000), rng.randrange(1, 13)
+    return [
+        f"[{t}] worker-{w} retry {rng.randrange(1, 6)}/5 for job {job}: upstream timeout after 30s",
+        f"{t.replace(' ', 'T')}Z INFO api-gateway GET /v1/orders/{job} 200 "
+        f"in {rng.randrange(5, 400)}ms",
+        f"Nov 03 {t[11:]} node-{w} kubelet[{2000 + w}]: Liveness probe failed for pod "
+        f"checkout-7f9c-{job % 1000:03d} (timeout)",
+        f"[scheduler] {t[:16]} queued batch {job} ({rng.randrange(10, 900)} items) on queue=emails",
+        f'level=warn ts={t.replace(" ", "T")}Z caller=cache.go:88 msg="cache miss" key=user:{job}',
+    ][kind]
+
+
+IDENTIFIED = (
+    "The nightly reconciliation cron runs at 02:30 UTC on host batch-west-2 and emails "
+    "finance-ops@kestrel.io"
+)
+
+
+@pytest.fixture(scope="module")
+def identified(settings: Settings, embedder) -> Iterator[tuple[MemoryStore, str]]:
+    """A fact with a rare identifier among 300 log lines sharing its other parts ("batch",
+    "2"), written in one batch after another fact: the store, and the fact's id."""
+    store = MemoryStore(collection=f"ident-{uuid.uuid4().hex[:8]}", settings=settings)
+    rng = random.Random(12)
+    first = "[2026-11-03 10:14:07] db-host-3 FATAL: disk /var/lib/pgdata is 97% full"
+    written = store.remember_many([first, IDENTIFIED] + [_log_line(rng, i) for i in range(300)])
+    yield store, written[1].id
+    store.drop()
+
+
+@pytest.mark.parametrize(
+    "filters",
+    [{}, {"stages": ()}, {"min_importance": 0.1}, {"since": 1.0}, {"type": "semantic"}],
+    ids=["defaults", "no-stages", "min-importance", "since", "type"],
+)
+def test_a_rare_identifier_recalls_its_one_memory(identified, filters):
+    """Asked by its identifier, the one memory holding "batch-west-2" comes back first. The
+    keyword query under the recall's filter ranked it 68th of 82 (RediSearch counted one
+    word of the query's union and divided by a slop over the filter's clauses), so the
+    keyword leg's limit cut it and hybrid recall at k=5, 10 and 50 missed it (ADR 0113)."""
+    store, fact = identified
+    hits = store.recall("batch-west-2", k=5, mode="hybrid", touch=False, **filters)
+    assert [m.id for m, _ in hits][:1] == [fact]
+
+
+def test_the_check_asks_each_memory_by_a_word_only_it_holds(identified):
+    """The findability check asks hybrid recall for a sampled memory by its first word
+    holding a part no other memory holds, an identifier first ("batch-west-2", not
+    "nightly"): the query that lost the fact before ADR 0113, which the check's own-text
+    probe could not see. Every memory holding such a word comes back by it."""
+    store, _ = identified
+    words = findability.own_words(store, [IDENTIFIED, "worker-3 retry 2/5 for job"])
+    assert words == ["batch-west-2", None]  # none of the second's words is its own
+    report = findability.check(store, sample=1000, repair=False)
+    assert report.worded > 1 and report.own_word == 1.0 and report.missed_word == []
+    assert report.ok
+
+
+def test_the_filter_in_python_selects_what_the_query_selects(make_store):
+    """Recall's unfiltered keyword leg keeps its hits by :func:`~houkai.db.filters.matches`:
+    for every filter the query can carry it selects exactly the memories the index does."""
+    import itertools
+    import time as clock
+
+    from houkai.db.filters import filter_expr, matches
+    from houkai.store.search import search
+
+    store = make_store()
+    now = clock.time()
+    made = [
+        store.remember("alpha note", type="semantic", tags=["Ops", "db"], importance=0.9),
+        store.remember("beta note", type="episodic", tags=["ops"], source="chat", user_id="u1"),
+        store.remember("gamma note", importance=0.0, agent_id="a1", session_id="s1"),
+        store.remember("delta note", tags=["db"], ttl_seconds=1, source="Chat"),
+        store.remember("epsilon note", type="semantic", importance=0.3, user_id="u2"),
+    ]
+    store.supersede(made[4].id, made[0].id)
+    later = now + 3600  # the TTL memory has expired by then
+    choices = {
+        "type": [None, "semantic"],
+        "tag": [None, "ops", "db"],
+        "min_importance": [None, 0.5],
+        "source": [None, "chat"],
+        "since": [None, now - 60],
+        "include_superseded": [False, True],
+        "include_expired": [False, True],
+        "scope": [None, {"user_id": "u1"}, {"agent_id": "a1", "session_id": "s1"}],
+    }
+    memories = {m.id: store.get(m.id) for m in made}
+    for values in itertools.product(*choices.values()):
+        filters = dict(zip(choices, values, strict=True))
+        where = filter_expr(now=later, **filters)
+        _, hits = search(store.client, store.keys.index, where, return_fields=("id",), limit=50)
+        indexed = {h.str("id") for h in hits}
+        kept = {i for i, m in memories.items() if matches(m, now=later, **filters)}
+        assert kept == indexed, filters

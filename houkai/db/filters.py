@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from .keys import value_key
+
+if TYPE_CHECKING:
+    from ..domain.model import Memory
 
 _SCOPE_TAGS = {"user_id": "uidk", "agent_id": "aidk", "session_id": "sidk"}
 
@@ -62,3 +67,44 @@ def filter_expr(
     if not parts:
         return "*"
     return " ".join(parts)
+
+
+def matches(memory: Memory, **filters: Any) -> bool:
+    """Does *memory* pass the filter :func:`filter_expr` writes for the same keyword
+    arguments? For hits a query fetched without it (recall's rare-word leg, ADR 0113).
+    Tags, sources and scope values compare as the index holds them, hashed and exact."""
+    unknown = set(filters) - _FILTER_ARGUMENTS
+    if unknown:
+        raise TypeError(f"matches() got unexpected filters {sorted(unknown)}")
+    kind, tag, source = filters.get("type"), filters.get("tag"), filters.get("source")
+    floor, since, until = (filters.get(k) for k in ("min_importance", "since", "until"))
+    if kind is not None and memory.type != kind:
+        return False
+    held = {value_key(t) for t in memory.tags}
+    if any(
+        value_key(t) not in held
+        for t in [*([tag] if tag else []), *(filters.get("tags_all") or ())]
+    ):
+        return False
+    if source and value_key(memory.source or "") != value_key(source):
+        return False
+    for name, value in (filters.get("scope") or {}).items():
+        if value and (getattr(memory, name, "") or "") != value:
+            return False
+    if floor is not None and not memory.importance >= floor:
+        return False
+    if (since is not None and memory.created_at < since) or (
+        until is not None and memory.created_at > until
+    ):
+        return False
+    if not filters.get("include_superseded") and memory.superseded_by:
+        return False
+    if not filters.get("include_expired"):
+        now = filters.get("now")
+        if 0 < memory.expires_at <= (time.time() if now is None else now):
+            return False
+    state = filters.get("state")
+    return state is None or memory.state == state
+
+
+_FILTER_ARGUMENTS = frozenset(inspect.signature(filter_expr).parameters)

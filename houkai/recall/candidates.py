@@ -463,13 +463,60 @@ def lexical_leg(
     pool is whole."""
     if not terms:
         return None
+    return keyword_leg(core, pool, lexical_args(terms, stats, where, size, core, related), qvec)
+
+
+def rare_leg(
+    core: StoreCore,
+    pool: Pool,
+    terms: list[str],
+    stats: TermStats,
+    size: int,
+    qvec: np.ndarray | None,
+    keep: Callable[[Memory], bool],
+) -> Leg | None:
+    """Every memory holding a question word that at most *size* memories hold, asked
+    without the recall's filter (its hits filtered here by *keep*, the same filter:
+    :func:`~houkai.db.filters.matches`); None when the question has no such word.
+
+    The keyword query of :func:`lexical_leg` carries the filter, and RediSearch 2.10
+    scores a keyword query intersected with a filter otherwise than the query alone (it
+    divides by a slop over the clauses' positions and may count one word of a union):
+    among 300 log lines sharing "batch" and "2", the one memory holding "batch-west-2"
+    ranked 68th of 82 under the filter, and the query's limit cut it (ADR 0113). Without
+    the filter the rare word's postings are all there is to walk: a few documents."""
+    rare = [t for t in terms if 0 < stats.df.get(t, 0) <= size]
+    if not rare:
+        return None
+    limit = min(sum(stats.df[t] for t in rare), 2 * size)
+    args = keyword_args(rare, "*", limit, core.keys.index, not stats.stemmed)
+
+    def take(reply: Any) -> list[str]:
+        if isinstance(reply, Exception):
+            return []
+        _, hits = parse_search(reply)
+        kept = [h for h in hits if as_text(h.fields.get("id")) in pool or keep(from_hash(h.fields))]
+        return add_keyword_hits(core, pool, kept, qvec)
+
+    return Leg(args, take)
+
+
+def lexical_args(
+    terms: list[str],
+    stats: TermStats,
+    where: str,
+    size: int,
+    core: StoreCore,
+    related: Mapping[str, Sequence[str]] | None,
+) -> list:
+    """The keyword candidate ``FT.SEARCH`` of :func:`lexical_leg` (limit ``2 × size``)."""
     # The candidates match the way BM25 below counts: over stems, RediSearch's stem
     # expansion finds what scores; over exact tokens, VERBATIM, since a document
     # found only through a stem ("+serv" for "served") would score nothing for that
     # term, and walking the expansion cost several times the postings the budget
     # counts (ADR 0060).
     searched = candidate_terms(terms, stats, synonyms=synonym_words(terms, related))
-    args = keyword_args(
+    return keyword_args(
         [w for w in searched if w in terms],
         where,
         size * 2,
@@ -477,7 +524,6 @@ def lexical_leg(
         not stats.stemmed,
         [w for w in searched if w not in terms],
     )
-    return keyword_leg(core, pool, args, qvec)
 
 
 def keyword_leg(

@@ -20,12 +20,13 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 import redis
 
-from ..db.filters import filter_expr
+from ..db.filters import filter_expr, matches
 from ..domain import deadline
 from ..domain.model import MAX_RECALL_POOL, HybridWeights, Memory, Reranker
 from .candidates import (
@@ -34,6 +35,7 @@ from .candidates import (
     Pool,
     knn_leg,
     lexical_leg,
+    rare_leg,
     rescore_lexical,
     run_legs,
     score_lexical,
@@ -210,6 +212,10 @@ class Recall:
                     core, pool, q.terms, stats, ctx.where, ctx.pool_size, q.vector, q.related
                 )
             )
+            if ctx.where != "*":
+                legs.append(
+                    rare_leg(core, pool, q.terms, stats, ctx.pool_size, q.vector, self.kept(ctx))
+                )
         run_legs(core, [leg for leg in legs if leg is not None])
         if stats is not None:
             ceiling = ctx.lexical_ceiling
@@ -248,6 +254,11 @@ class Recall:
         )
         ctx.depth = None if reads_deeper else request.k
         return cands
+
+    @staticmethod
+    def kept(ctx: StageContext) -> Callable[[Memory], bool]:
+        """The recall's filter, for hits fetched without it."""
+        return lambda memory: matches(memory, **ctx.filters)
 
     @staticmethod
     def diverse(request: RecallRequest) -> bool:

@@ -8,8 +8,10 @@ collections up to ``exact_knn_max``; above it this check watches the graph:
 
 * a sample of the live memories (Bernoulli over a streamed walk of the keys, so
   memory stays bounded at any size) is asked for by its own stored vector
-  (KNN 10 on the HNSW graph at the configured EF_RUNTIME) and by its own text
-  (semantic ``recall``, k=5, as a user would);
+  (KNN 10 on the HNSW graph at the configured EF_RUNTIME), by its own text
+  (semantic ``recall``, k=5, as a user would) and, when it holds a word no other memory
+  holds ("batch-west-2", "INC-4471"), by that word (hybrid ``recall``, k=5: the keyword
+  leg, ADR 0113);
 * a memory its own vector misses is re-inserted into the graph (its vector written
   again, which RediSearch indexes as a new node with fresh edges) and asked again,
   with one ``reindex`` journal entry each;
@@ -31,6 +33,8 @@ import redis
 from ..db.decode import as_text
 from ..db.filters import filter_expr
 from ..db.schema import VECTOR_FIELD
+from ..domain.text import ANY_STOP_WORDS, tokenize
+from . import lexstats
 from .codec import F
 from .search import batched, iter_windows, knn_query, total
 
@@ -60,10 +64,14 @@ class FindabilityReport:
     exact: bool  # recall searched the FLAT field (exact KNN) during the text probe
     own_vector: float | None  # found by its own vector in the HNSW graph, k=10
     own_text: float | None  # found by semantic recall of its own text, k=5
+    #: found by hybrid recall of a word only it holds, k=5, of those holding such a word
+    own_word: float | None = None
+    worded: int = 0  # sampled memories holding a word no other memory holds
     repaired: int = 0  # re-inserted and then found by its own vector
     unrepaired: int = 0  # still missed by its own vector after re-insertion
     missed_text: list[str] = field(default_factory=list)
     missed_vector: list[str] = field(default_factory=list)
+    missed_word: list[str] = field(default_factory=list)
     threshold: float = DEFAULT_THRESHOLD
     seconds: float = 0.0
 
@@ -76,9 +84,8 @@ class FindabilityReport:
         found_after = None
         if not self.exact and self.own_vector is not None and self.sampled:
             found_after = self.own_vector + self.repaired / self.sampled
-        return all(
-            share is None or share >= self.threshold for share in (self.own_text, found_after)
-        )
+        shares = (self.own_text, self.own_word, found_after)
+        return all(share is None or share >= self.threshold for share in shares)
 
     def to_dict(self) -> dict[str, Any]:
         return {**asdict(self), "ok": self.ok}
@@ -132,6 +139,41 @@ def _recalled(store: MemoryStore, memory_id: str, text: str) -> bool:
     return len(got) == 5 and all(m.text == text for m, _ in got)
 
 
+def _askable(word: str) -> bool:
+    return word not in ANY_STOP_WORDS and any(ch.isalpha() for ch in word)
+
+
+def own_words(store: MemoryStore, texts: list[str]) -> list[str | None]:
+    """Per text, its first word as written (split at spaces, outer punctuation off) that
+    holds a word no other memory holds, an identifier first, or None: what a user would
+    ask for it by ("batch-west-2", whose "west" no other memory holds). One round trip for
+    every word's frequency (the statistics BM25 reads; a stem's when the collection counts
+    stems)."""
+    written = [[w.strip(_PUNCTUATION) for w in t.split()] for t in texts]
+    every = list(dict.fromkeys(t for ws in written for w in ws for t in tokenize(w) if _askable(t)))
+    df = lexstats.term_stats(store.client, store.keys.lexstats, every).df if every else {}
+
+    def own(w: str) -> bool:
+        return any(df.get(t) == 1 for t in tokenize(w) if _askable(t))
+
+    # an identifier first: its parts are the keyword query's union, where a rare part
+    # among common ones is what went missing (ADR 0113)
+    return [
+        next((w for w in ws if len(tokenize(w)) > 1 and own(w)), None)
+        or next((w for w in ws if own(w)), None)
+        for ws in written
+    ]
+
+
+_PUNCTUATION = "\"'`.,;:!?()[]{}<>*"
+
+
+def _worded(store: MemoryStore, memory_id: str, word: str) -> bool:
+    """Hybrid recall of *word* (k=5) returns the memory."""
+    got = store.recall(word, k=5, mode="hybrid", touch=False)
+    return memory_id in {m.id for m, _ in got}
+
+
 def check(
     store: MemoryStore,
     *,
@@ -170,6 +212,14 @@ def check(
             mid for (_, mid, _), body in zip(rows, texts, strict=True)
             if not _recalled(store, mid, body)
         ]  # fmt: skip
+    missed_word: list[str] = []
+    worded = 0
+    if text:
+        for (_, mid, _), word in zip(rows, own_words(store, texts), strict=True):
+            if word is not None:
+                worded += 1
+                if not _worded(store, mid, word):
+                    missed_word.append(mid)
     n = len(rows)
     report = FindabilityReport(
         collection=store.collection_name,
@@ -179,10 +229,13 @@ def check(
         exact=store.knn_exact(),
         own_vector=round(1 - len(misses) / n, 6) if n else None,
         own_text=round(1 - len(missed_text) / n, 6) if n and text else None,
+        own_word=round(1 - len(missed_word) / worded, 6) if worded else None,
+        worded=worded,
         repaired=repaired,
         unrepaired=unrepaired,
         missed_text=missed_text[:MISSES_LISTED],
         missed_vector=[rows[i][1] for i in misses[:MISSES_LISTED]],
+        missed_word=missed_word[:MISSES_LISTED],
         threshold=threshold,
         seconds=round(time.perf_counter() - started, 3),
     )
@@ -190,8 +243,10 @@ def check(
     level = logging.INFO if report.ok else logging.WARNING
     log.log(
         level,
-        "findability of %s: own vector %s, own text %s over %d memories; %d re-inserted",
-        store.collection_name, report.own_vector, report.own_text, n, repaired + unrepaired,
+        "findability of %s: own vector %s, own text %s, own word %s over %d memories; "
+        "%d re-inserted",
+        store.collection_name, report.own_vector, report.own_text, report.own_word, n,
+        repaired + unrepaired,
     )  # fmt: skip
     return report
 
@@ -253,7 +308,8 @@ def figures(report: dict[str, Any] | None) -> dict[str, float]:
     if not report:
         return {}
     out: dict[str, float] = {}
-    for name in ("own_vector", "own_text", "sampled", "repaired", "unrepaired", "checked_at"):
+    names = ("own_vector", "own_text", "own_word", "sampled", "repaired", "unrepaired")
+    for name in (*names, "checked_at"):
         value = report.get(name)
         if isinstance(value, int | float) and not isinstance(value, bool):
             out[name] = float(value)

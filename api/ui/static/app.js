@@ -657,6 +657,7 @@
     const pct = (v) => (v === undefined ? 0 : 100 * v);
     return card("Findability (last check)", barChart([
       { label: "own text, recall k=5", value: pct(f.own_text) },
+      ...(f.own_word == null ? [] : [{ label: "own word, hybrid k=5", value: pct(f.own_word) }]),
       { label: "own vector, graph k=10", value: pct(f.own_vector), alt: true },
     ], { label: "share of sampled memories found", unit: " %", digits: 1, max: 100, labelW: 170 }),
     h("p", { class: f.ok ? "muted" : "error", id: "findability" },

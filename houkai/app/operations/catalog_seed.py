@@ -374,6 +374,7 @@ SEED_OPERATIONS: tuple[Operation, ...] = (
                             "sampled": r.INT,
                             "own_vector": r.t(["number", "null"]),
                             "own_text": r.t(["number", "null"]),
+                            "own_word": r.t(["number", "null"]),
                             "repaired": r.INT,
                             "unrepaired": r.INT,
                             "ok": r.BOOL,
@@ -386,9 +387,10 @@ SEED_OPERATIONS: tuple[Operation, ...] = (
             ),
         ),
         description="Ask a sample of the live memories for by their own stored vector (the "
-        "HNSW graph, k=10) and their own text (semantic recall, k=5); write again into the "
-        "graph what its vector misses. Returns {sampled, own_vector, own_text, repaired, "
-        "unrepaired, exact, ok, ...}; /stats shows the last report.",
+        "HNSW graph, k=10), their own text (semantic recall, k=5) and a word only they hold "
+        "(hybrid recall, k=5); write again into the graph what its vector misses. Returns "
+        "{sampled, own_vector, own_text, own_word, repaired, unrepaired, exact, ok, ...}; "
+        "/stats shows the last report.",
         cli=Cli("findable"),
         writes=True,
     ),

@@ -160,6 +160,7 @@ def _findability(report: dict[str, Any] | None) -> dict[str, Any]:
         "ok": bool(report.get("ok")),
         "own_vector": report.get("own_vector"),
         "own_text": report.get("own_text"),
+        "own_word": report.get("own_word"),
         "sampled": report.get("sampled"),
         "checked": time.strftime("%Y-%m-%d %H:%M", time.localtime(report["checked_at"])),
         "hint": None if report.get("ok") else "run `houkai findable` (repairs the graph)",
