@@ -118,7 +118,7 @@ COMMANDS: dict[str, Entry] = {
     "findable": Entry(
         modules=("stats",),
         short_help=None,
-        help="Ask a sample of memories for by their own vector and text; re-insert into the HNSW\n    graph what its vector misses. Exits 1 when the collection is under the threshold.",
+        help="Ask a sample of memories for by their own vector, text and rare words; re-insert into\n    the HNSW graph what its vector misses. Exits 1 when the collection is under the\n    threshold.",
         hidden=False,
     ),
     "forget": Entry(

@@ -454,9 +454,9 @@ class MemoryStore:
     def check_findable(
         self, sample: int = findability.DEFAULT_SAMPLE, repair: bool = True, text: bool = True
     ) -> dict[str, Any]:
-        """Ask a sample of the live memories for by their own vector and text; re-insert
-        into the HNSW graph what their vector misses (*repair*). Saves and returns the
-        report (see :mod:`houkai.store.findability`)."""
+        """Ask a sample of the live memories for by their own vector, text and rare words;
+        re-insert into the HNSW graph what their vector misses (*repair*). Saves and returns
+        the report (see :mod:`houkai.store.findability`)."""
         return findability.check(self, sample=sample, repair=repair, text=text).to_dict()
 
     def findability(self) -> dict[str, Any] | None:

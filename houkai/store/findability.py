@@ -1,4 +1,4 @@
-"""Findability: does every memory come back when asked for by its own vector and text?
+"""Findability: does every memory come back when asked for by its own vector, text and words?
 
 A memory store's first promise is that what was stored comes back. HNSW can break
 it in a clustered collection: a distinct fact among thousands of near-identical

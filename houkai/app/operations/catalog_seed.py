@@ -362,7 +362,7 @@ SEED_OPERATIONS: tuple[Operation, ...] = (
     ),
     Operation(
         "check_findable",
-        "Check that memories come back by their own vector and text; repair the graph.",
+        "Check that memories come back by their own vector, text and rare words; repair the graph.",
         p.CheckFindable,
         rest=(
             Rest(

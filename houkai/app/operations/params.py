@@ -252,7 +252,9 @@ class CheckFindable(Params):
         True, description="Re-insert into the HNSW graph what its own vector does not find."
     )
     text: bool = Field(
-        True, description="Also ask semantic recall for each memory's own text (k=5)."
+        True,
+        description="Also ask semantic recall for each memory's own text (k=5), and hybrid "
+        "recall for a word only it holds (k=5).",
     )
 
 

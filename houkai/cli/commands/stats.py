@@ -172,14 +172,20 @@ def _findability(report: dict[str, Any] | None) -> dict[str, Any]:
 @output_options
 @pass_ctx
 def findable(ctx: Context, **values: Any) -> None:
-    """Ask a sample of memories for by their own vector and text; re-insert into the HNSW
-    graph what its vector misses. Exits 1 when the collection is under the threshold."""
+    """Ask a sample of memories for by their own vector, text and rare words; re-insert into
+    the HNSW graph what its vector misses. Exits 1 when the collection is under the
+    threshold."""
     report = ctx.call("check_findable", **arguments(values))
     if ctx.fmt == "json":
         echo_json(report)
     else:
         print_mapping(
-            ctx.fmt, {k: v for k, v in report.items() if k not in ("missed_text", "missed_vector")}
+            ctx.fmt,
+            {
+                k: v
+                for k, v in report.items()
+                if k not in ("missed_text", "missed_vector", "missed_word")
+            },
         )
         for name in ("missed_text", "missed_vector"):
             if report.get(name):
