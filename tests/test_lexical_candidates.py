@@ -50,7 +50,9 @@ def _lexical_clauses(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     real = candidates.search_args  # the keyword queries (the lexical leg and RM3) start there
 
     def spy(index: str, query: str, **kwargs: Any) -> Any:
-        if query.lstrip("(").startswith("@lex:"):  # with synonyms: ((@lex:(…))|(…))
+        # with synonyms: ((@lex:(…))|(…)); under the recall's filter, which the rare-word
+        # leg (asked without it, ADR 0113) does not carry
+        if query.lstrip("(").startswith("@lex:") and "@sup:" in query:
             seen.append(query.split(")")[0])  # the terms, not the filters (they hold the time)
         return real(index, query, **kwargs)
 
