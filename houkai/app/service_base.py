@@ -64,10 +64,8 @@ class ServiceBase:
         not created: a mistyped name leaves nothing behind. Writes that add memories
         (remember, ingest, import) create their collection, through :meth:`store`."""
         name = self._collection(collection)
-        if name not in self._stores and name != self.settings.collection:
-            client = self.store(self.settings.collection).client
-            if not client.sismember(Keys.registry(self.settings.key_prefix), name):
-                raise NotFound(f"no collection named {name!r}")
+        if name != self.settings.collection and not self.has_collection(name):
+            raise NotFound(f"no collection named {name!r}")
         return self.store(name)
 
     def has_collection(self, collection: str) -> bool:

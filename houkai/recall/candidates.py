@@ -302,15 +302,17 @@ def add_keyword_hits(
     hits: list[Hit],
     qvec: np.ndarray | None,
     rm3: tuple[str, ...] = (),
+    keep: Callable[[Memory], bool] | None = None,
 ) -> list[str]:
-    """Add the keyword *hits* not yet in *pool* (cosine to *qvec*); returns their ids.
-    A hit already in the pool is not decoded."""
+    """Add the keyword *hits* not yet in *pool* (cosine to *qvec*) and, with *keep*, that
+    it keeps (a query asked without the recall's filter); returns their ids. A hit already
+    in the pool is not decoded."""
     added = []
     for hit in hits:
         if as_text(hit.fields.get("id")) in pool:
             continue
         memory = from_hash(hit.fields)
-        if memory.id in pool:
+        if memory.id in pool or (keep is not None and not keep(memory)):
             continue
         vec = core.vector_from_blob(hit.fields.get("vec"))
         pool[memory.id] = Candidate(
@@ -490,15 +492,7 @@ def rare_leg(
         return None
     limit = min(sum(stats.df[t] for t in rare), 2 * size)
     args = keyword_args(rare, "*", limit, core.keys.index, not stats.stemmed)
-
-    def take(reply: Any) -> list[str]:
-        if isinstance(reply, Exception):
-            return []
-        _, hits = parse_search(reply)
-        kept = [h for h in hits if as_text(h.fields.get("id")) in pool or keep(from_hash(h.fields))]
-        return add_keyword_hits(core, pool, kept, qvec)
-
-    return Leg(args, take)
+    return keyword_leg(core, pool, args, qvec, keep=keep)
 
 
 def lexical_args(
@@ -532,16 +526,17 @@ def keyword_leg(
     args: list,
     qvec: np.ndarray | None,
     rm3: tuple[str, ...] = (),
+    keep: Callable[[Memory], bool] | None = None,
 ) -> Leg:
     """A keyword ``FT.SEARCH`` (*args*, from :func:`keyword_args`) as a :class:`Leg`: its
-    hits not yet in *pool* join it (:func:`add_keyword_hits`). A failed query adds
-    nothing: a lexical bonus is never worth failing the recall."""
+    hits not yet in *pool* (and that *keep* keeps) join it (:func:`add_keyword_hits`). A
+    failed query adds nothing: a lexical bonus is never worth failing the recall."""
 
     def take(reply: Any) -> list[str]:
         if isinstance(reply, Exception):
             return []
         _, hits = parse_search(reply)
-        return add_keyword_hits(core, pool, hits, qvec, rm3)
+        return add_keyword_hits(core, pool, hits, qvec, rm3, keep)
 
     return Leg(args, take)
 

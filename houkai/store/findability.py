@@ -150,17 +150,15 @@ def own_words(store: MemoryStore, texts: list[str]) -> list[str | None]:
     every word's frequency (the statistics BM25 reads; a stem's when the collection counts
     stems)."""
     written = [[w.strip(_PUNCTUATION) for w in t.split()] for t in texts]
-    every = list(dict.fromkeys(t for ws in written for w in ws for t in tokenize(w) if _askable(t)))
+    parts = {w: tokenize(w) for ws in written for w in ws}
+    every = list(dict.fromkeys(t for ts in parts.values() for t in ts if _askable(t)))
     df = lexstats.term_stats(store.client, store.keys.lexstats, every).df if every else {}
-
-    def own(w: str) -> bool:
-        return any(df.get(t) == 1 for t in tokenize(w) if _askable(t))
-
+    own = {w for w, ts in parts.items() if any(df.get(t) == 1 for t in ts if _askable(t))}
     # an identifier first: its parts are the keyword query's union, where a rare part
     # among common ones is what went missing (ADR 0113)
     return [
-        next((w for w in ws if len(tokenize(w)) > 1 and own(w)), None)
-        or next((w for w in ws if own(w)), None)
+        next((w for w in ws if w in own and len(parts[w]) > 1), None)
+        or next((w for w in ws if w in own), None)
         for ws in written
     ]
 

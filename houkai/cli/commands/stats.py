@@ -179,19 +179,16 @@ def findable(ctx: Context, **values: Any) -> None:
     if ctx.fmt == "json":
         echo_json(report)
     else:
-        print_mapping(
-            ctx.fmt,
-            {
-                k: v
-                for k, v in report.items()
-                if k not in ("missed_text", "missed_vector", "missed_word")
-            },
-        )
-        for name in ("missed_text", "missed_vector"):
+        print_mapping(ctx.fmt, {k: v for k, v in report.items() if k not in _MISSED})
+        for name in _MISSED:
             if report.get(name):
                 click.echo(f"{name}: {' '.join(short_id(i) for i in report[name])}")
     if not report.get("ok"):
         raise click.exceptions.Exit(1)
+
+
+#: The report's lists of missed memories, printed as short ids below its table.
+_MISSED = ("missed_text", "missed_vector", "missed_word")
 
 
 def _finish(ctx: Context, checks: list[dict[str, Any]]) -> None:
