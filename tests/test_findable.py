@@ -504,3 +504,29 @@ def test_the_cli_lists_what_the_word_probe_missed(bulk, monkeypatch):
     checked = run("findable", "--sample", "200", "--no-repair")
     assert checked.exit_code == 1
     assert "missed_word: " in checked.output
+
+
+def test_a_rare_identifier_comes_back_through_every_door(identified, settings, tmp_path):
+    """REST, MCP and the CLI answer `batch-west-2` with its one memory first, as the
+    library does (ADR 0113)."""
+    from houkai.api import mcp_server
+    from houkai.api.rest import create_app
+
+    from houkai.app.service import MemoryService
+
+    store, fact = identified
+    scoped = settings.replace(collection=store.collection_name)
+    client = create_app(scoped, MemoryService(scoped, actor="http")).test_client()
+    reply = client.get("/recall?query=batch-west-2&k=5&mode=hybrid")
+    assert reply.status_code == 200, reply.get_data(as_text=True)
+    assert reply.get_json()["results"][0]["id"] == fact
+    mcp_server.set_service(MemoryService(scoped, actor="mcp"))
+    try:
+        found = mcp_server.call_tool("recall", {"query": "batch-west-2", "k": 5, "mode": "hybrid"})
+    finally:
+        mcp_server.set_service(None)
+    assert found[0]["id"] == fact
+    run = Cli(settings, store.collection_name, str(tmp_path))
+    result = run("recall", "batch-west-2", "--mode", "hybrid", "-k", "5", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)[0]["id"] == fact
