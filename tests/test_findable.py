@@ -496,12 +496,13 @@ def test_the_filter_in_python_selects_what_the_query_selects(make_store):
         assert kept == indexed, filters
 
 
-def test_the_cli_lists_what_the_word_probe_missed(bulk, monkeypatch):
+def test_the_cli_lists_what_the_word_probe_missed(identified, settings, monkeypatch, tmp_path):
     """A memory its own word did not bring back is named below the table, as the text and
     vector probes' misses are, and the command fails."""
-    run, _ = bulk
+    store, _ = identified
     monkeypatch.setattr(findability, "_worded", lambda store, memory_id, word: False)
-    checked = run("findable", "--sample", "200", "--no-repair")
+    run = Cli(settings, store.collection_name, str(tmp_path))
+    checked = run("findable", "--sample", "1000", "--no-repair")
     assert checked.exit_code == 1
     assert "missed_word: " in checked.output
 
