@@ -12,7 +12,7 @@ from _childenv import bench_cli
 from test_bench_locomo import SAMPLE
 
 from houkai.bench import agentset_run, suite
-from houkai.bench.agentsets import coding, personal
+from houkai.bench.agentsets import coding, personal, versions
 from houkai.bench.agentsets.common import KINDS, SUITE_SETS
 from houkai.recall.stages import default_names
 from houkai.recall.statements import says_update
@@ -40,6 +40,27 @@ def test_each_committed_set_is_what_its_generator_writes(build):
     assert {s for v in splits.values() for s in v} == {"dev", "test"}
     linked = [m for m in committed["memories"] if m.get("supersedes")]
     assert linked and all(m["supersedes"] in ids for m in linked)
+
+
+def test_the_versions_set_holds_six_versions_of_forty_settings():
+    """Committed as generated; each changed setting is six memories of one topic, the
+    newest asked for now and by keywords, the first for a chain without links."""
+    built = versions.build().document()
+    assert json.loads(agentset_run.path_of("versions").read_text()) == built
+    by_topic: dict[str, list[dict]] = {}
+    for m in built["memories"]:
+        by_topic.setdefault(m["topic"], []).append(m)
+    chains = {t: ms for t, ms in by_topic.items() if len(ms) > 1}
+    assert len(chains) == versions.CHANGED
+    assert all(len(ms) == versions.VERSIONS for ms in chains.values())
+    linked = [t for t, ms in chains.items() if any("supersedes" in m for m in ms)]
+    assert len(linked) == versions.CHANGED // 2
+    for q in built["queries"]:
+        ms = by_topic[q["topic"]]
+        ages = sorted(ms, key=lambda m: m["days_ago"])
+        want = {"current": ages[0], "keyword": ages[0], "past": ages[-1]}.get(q["kind"], ms[0])
+        assert q["relevant"] == [want["id"]], q
+        assert q["kind"] != "past" or q["topic"] not in linked
 
 
 def test_the_restated_set_says_nothing_of_replacing():

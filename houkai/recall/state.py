@@ -35,7 +35,15 @@ knows which is the newer or whose it is.
     says it is an update and both hold a topic word (ADR 0086); or the newer gives a new
     value of what the older gave, under the same opening words ("quayside/infra:
     Terraform 1.7.4" after "quayside/infra uses Terraform 1.5.7":
-    :func:`~houkai.recall.statements.restates`, ADR 0099).
+    :func:`~houkai.recall.statements.restates`, ADR 0099);
+  - or the question names a thing and asks a slot of it ("cart-api deploy target"), both
+    hold every question word a top candidate holds, and their cosine is ≥
+    ``current_similarity`` (``current_shared`` when the newer says it is an update): a
+    service's deploy target set six times in a year, worded six ways ("cart-api deploy
+    target is GKE", "Updated the deploy target for cart-api: Cloud Run", "Bumped …"), is
+    one topic, though every candidate on deploy targets holds those words. A word every
+    candidate naming the thing holds is part of its name, no slot ("work" in every note on
+    "Mia from work", ADR 0114).
 
   Two candidates holding different shares of the named things ("the notification
   service" beside "notify-service") link only the second way, and only when both hold some,
@@ -183,6 +191,12 @@ def _groups(
     if topical is None:
         topical = topic_words(held, named)
     leads = [opening_code_name(c.memory.text) for c in top]
+    # every question word some candidate holds: the thing the question names and a slot of
+    # it ("cart-api" + "deploy target"), when some candidate naming the thing lacks a word
+    # of the slot (every note on "Mia from work" holds "work": that is her name)
+    asked_all = frozenset().union(*held) if held else frozenset()
+    naming = [words for words in held if named and named <= words]
+    slot = len(naming) > 1 and bool(asked_all - frozenset.intersection(*naming))
     owners = [opening_owner(c.memory.text) for c in top]
 
     def other_subject(i: int, j: int) -> bool:
@@ -225,6 +239,8 @@ def _groups(
             return True
         if cos >= shared and restates(new_text, old_text):
             return True
+        if slot and held[i] == held[j] == asked_all and cos >= (shared if update else similarity):
+            return True  # two values of one slot: "cart-api deploy target = Nomad" (ADR 0114)
         return cos >= similarity and (update or not terms or bool(both & topical))
 
     def extends(i: int, group: list[int]) -> bool:

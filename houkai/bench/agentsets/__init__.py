@@ -36,16 +36,19 @@ Each set is a module here that writes one committed JSON file under
   score, status, who runs it, W&B project, config path), look-alike collaborators,
   deadlines and meeting slots that move, decisions and reversals, identifiers (runs, jobs,
   tickets, arXiv ids), her life outside the lab, updates mostly restated without a link,
-  loose or missing tags, and everyday noise.
+  loose or missing tags, and everyday noise;
+* :mod:`.versions`: a coding agent's notes on twenty services with the same eight
+  settings, forty of them changed five times over a year, each change worded its own
+  way, half with a ``supersedes`` link: the newest of six versions among look-alikes.
 
-The first two come from templates filled by a seeded generator. All hold a few hundred
-short memories dated over months (``days_ago`` before the set's ``as_of``), facts that
-were updated (some with a ``supersedes`` link, some without), and questions labelled
-with a kind: ``current`` (what is it now; with or without "now/currently/latest"),
-``past`` (what it was before), ``distractor`` (another entity holds the same kind of
-fact in the same words), ``paraphrase`` (few shared words), ``keyword`` (an identifier)
-and ``multi-hop``. Questions are split into ``dev`` and ``test`` by topic, so one
-topic's questions stay in one split.
+The first two and ``versions`` come from templates filled by a seeded generator. All
+hold a few hundred short memories dated over months (``days_ago`` before the set's
+``as_of``), facts that were updated (some with a ``supersedes`` link, some without), and
+questions labelled with a kind: ``current`` (what is it now; with or without
+"now/currently/latest"), ``past`` (what it was before), ``distractor`` (another entity
+holds the same kind of fact in the same words), ``paraphrase`` (few shared words),
+``keyword`` (an identifier) and ``multi-hop``. Questions are split into ``dev`` and
+``test`` by topic, so one topic's questions stay in one split.
 
 THE RULE: these sets were written before any recall stage was tuned on them. Stage
 decisions are made on the ``dev`` split only; the ``test`` split is run once to
@@ -68,4 +71,5 @@ SETS: tuple[str, ...] = (
     "engineer",
     "support",
     "research",
+    "versions",
 )

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from . import assistant, coding, engineer, personal, research, support, team
+from . import assistant, coding, engineer, personal, research, support, team, versions
 
 if __name__ == "__main__":
-    for module in (coding, personal, team, assistant, engineer, support, research):
+    for module in (coding, personal, team, assistant, engineer, support, research, versions):
         path = module.write()
         print(f"wrote {path}")
     print(f"wrote {personal.write(restate=True)}")

@@ -23,9 +23,10 @@ KINDS: tuple[str, ...] = ("current", "past", "distractor", "paraphrase", "keywor
 #: one sitting (``NAME:sitting``, ADR 0092), and those whose questions are written with
 #: case, asked as typed into a chat box (``NAME:typed``, ADR 0102: ``support`` is asked so
 #: already). ``assistant``, ``engineer``, ``support`` and ``research`` were written blind
-#: to how recall works (ADR 0097, 0098, 0101, 0110).
+#: to how recall works (ADR 0097, 0098, 0101, 0110); ``versions`` holds facts set six times
+#: among look-alikes (ADR 0114).
 SUITE_SETS = (
-    "coding,personal,team,assistant,engineer,support,research,personal-restated,heldout,"
+    "coding,personal,team,assistant,engineer,support,research,versions,personal-restated,heldout,"
     "coding:sitting,personal:sitting,team:sitting,assistant:sitting,engineer:sitting,"
     "support:sitting,research:sitting,coding:typed,personal:typed,team:typed,"
     "assistant:typed,engineer:typed,research:typed"
