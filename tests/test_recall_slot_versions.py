@@ -8,6 +8,7 @@ import pytest
 from _dated import ranking, write_dated
 
 from houkai import MemoryStore
+from houkai.recall.asking import intent
 
 #: cart-api's deploy target over a year, oldest first, each worded its own way: the
 #: wordings' cosines run from 0.61 to 0.79, and no question word is the versions' alone
@@ -66,3 +67,20 @@ def test_a_sibling_fact_of_a_subject_named_in_words_is_no_version(
     answer = written[len(DEPLOY_TARGETS) + len(NEIGHBOURS) - 2]
     ranked = ranking(store, "What DB is behind the search indexer?")
     assert ranked[0][0] == answer
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What deploy target did cart-api start with?",
+        "What was cart-api's deploy target originally?",
+        "Which deploy target did cart-api start out with?",
+    ],
+)
+def test_what_a_slot_started_with_is_its_oldest_version(
+    store: MemoryStore, written: list[str], question: str
+) -> None:
+    """ "start with" asks for the first value, as "originally" does: the oldest version
+    first, not the newest last among the rest."""
+    assert intent(question) == "past"
+    assert ranking(store, question, k=10)[0][0] == written[0]

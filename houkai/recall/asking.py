@@ -25,7 +25,8 @@ _NOW = re.compile(
 )
 _PAST = re.compile(
     r"\b(originally|original|used to|previous(?:ly)?|formerly|at first|initially|"
-    r"earlier|(?<!how )old|older|prior|back then|before that|first)\b",
+    r"earlier|(?<!how )old|older|prior|back then|before that|first|"
+    r"start(?:ed)? (?:out )?with|began with|to (?:begin|start) with)\b",
     re.I,
 )
 _BEFORE = re.compile(r"\bbefore\b", re.I)

@@ -82,7 +82,11 @@ _LATEST = re.compile(
     r"at the moment|recently|newest|still)\b",
     re.I,
 )
-_FIRST = re.compile(r"\b(first time|first|earliest|originally|initially|oldest)\b", re.I)
+_FIRST = re.compile(
+    r"\b(first time|first|earliest|originally|initially|oldest"
+    r"|start(?:ed)? (?:out )?with|began with|to (?:begin|start) with)\b",
+    re.I,
+)
 _WHEN = re.compile(r"^\s*(when|what (?:year|month|date|day|time)|how long ago)\b", re.I)
 
 # A single quote opens or closes a phrase only outside a word: "What's Tom's" quotes nothing.

@@ -85,8 +85,8 @@ knows which is the newer or whose it is.
   question asks whether a state holds on (ADR 0108). The update takes the group's best
   score slot for a present question, its last for a past one; the others keep their
   order in the slots left. A past question that says which member it wants gets it
-  first: the oldest for "originally", the one just before the member naming X for
-  "before X" (ADR 0088). When no group ranked the memory naming X
+  first: the oldest for "originally" or "start with" (ADR 0114), the one just before
+  the member naming X for "before X" (ADR 0088). When no group ranked the memory naming X
   ("Maya is based in Toronto." and "My sister Maya is based in Denver." share no word of
   "Where did Maya live before Toronto?"), the point pairs them itself
   (:func:`~houkai.recall.reference.state_before`, ADR 0095). Other candidates keep their
@@ -143,7 +143,11 @@ _EVENT = re.compile(
     re.I,
 )
 #: A past question asking for the first state ("What was its original port?").
-_ORIGINAL = re.compile(r"\b(?:originally|original|at first|initially)\b", re.I)
+_ORIGINAL = re.compile(
+    r"\b(?:originally|original|at first|initially|start(?:ed)? (?:out )?with|began with"
+    r"|to (?:begin|start) with)\b",
+    re.I,
+)
 #: How far below its top candidates the ``current`` stage looks for their updates, and how
 #: many it brings up (ADR 0088).
 PULL_REACH = 10
@@ -453,11 +457,12 @@ def _asked_for(
     question: str,
 ) -> int | None:
     """The member a past question asks for, when it says which: the oldest for "originally"
-    / "at first", the one just before the member that names the question's reference point
-    for "before X" ("Who owned the billing service before Ravi?": the owner Ravi took over
-    from, not the first one). Only a member that answers what the others answer (all but
-    one word) qualifies: a sibling fact in the group is never the state asked for. None:
-    the question does not say, or names no member (the newest then goes last)."""
+    / "at first" / "start with", the one just before the member that names the question's
+    reference point for "before X" ("Who owned the billing service before Ravi?": the owner
+    Ravi took over from, not the first one). Only a member that answers what the others
+    answer (all but one word) qualifies: a sibling fact in the group is never the state
+    asked for. None: the question does not say, or names no member (the newest then goes
+    last)."""
     by_age = sorted(group, key=lambda i: (ages[i], top[i].memory.id))
     answering = [i for i in by_age if _answers_as_well([held[j] for j in group], group.index(i), 1)]
     if _ORIGINAL.search(question):
