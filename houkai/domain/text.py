@@ -180,19 +180,28 @@ def inflects(term: str, word: str) -> bool:
     return rest in _ENDINGS
 
 
+#: What RediSearch (2.10) reads as part of a word where :func:`tokenize` splits: every
+#: character that is neither a word character, an ASCII space or tab, nor ASCII
+#: punctuation other than the backslash (its escape). Line breaks, non-breaking and CJK
+#: spaces, dashes, curly quotes, "。" and emoji would otherwise join the words beside them
+#: into one indexed term ("552907\nCustomer" as ``552907customer``, ADR 0115).
+_JOINS_WORDS = re.compile(r"[^\w\t\x20-\x5b\x5d-\x7e]+")
+#: The apostrophes :func:`tokenize` drops ("O'Brien" is ``obrien``); RediSearch splits at
+#: the straight one ("o", "brien") and joins at the curly one ("nakamura’s").
+_APOSTROPHES = re.compile("['’]")
+
+
 def lexical_form(text: str) -> str:
-    """The text as indexed for BM25: the original, then the acronym of each acronym's
-    plural ("PRs" is found for "PR": RediSearch's stemmer leaves "prs" whole, ADR 0109),
-    then bigrams of every CJK run."""
+    """The text as indexed for BM25, split where :func:`tokenize` splits it: the
+    original's words, then the acronym of each acronym's plural ("PRs" is found for "PR":
+    RediSearch's stemmer leaves "prs" whole, ADR 0109), then bigrams of every CJK run."""
+    extra: list[str] = []
     if _CAPITAL_S.search(text):
-        acronyms = dict.fromkeys(m.group(1) for m in _ACRONYM_S.finditer(text))
-        if acronyms:
-            text = text + "\n" + " ".join(acronyms)
+        extra.extend(dict.fromkeys(m.group(1) for m in _ACRONYM_S.finditer(text)))
     runs = [run for run in _CJK_RUN_RE.findall(text) if len(run) >= 2]
-    if not runs:
-        return text
-    grams = [g for run in runs for g in bigrams(run)]
-    return text + "\n" + " ".join(grams)
+    extra.extend(g for run in runs for g in bigrams(run))
+    words = _JOINS_WORDS.sub(" ", _APOSTROPHES.sub("", text))
+    return " ".join([words, *extra]) if extra else words
 
 
 def query_terms(query: str) -> list[str]:

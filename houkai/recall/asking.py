@@ -47,7 +47,8 @@ _REFERENCE = re.compile(r"\b(?:before|after|instead of|rather than|other than|th
 _CAPITALISED_RUN = re.compile(r"\b[A-Z][\w']*(?:\s+[A-Z][\w']*)*")
 _IDENTIFIER = re.compile(
     r"\b(?:[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)+|(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{4,}"
-    r"|\d{5,})\b"  # a number of five digits or more names a record: "commit 2383888"
+    r"|\d{5,}"  # a number of five digits or more names a record: "commit 2383888"
+    r"|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?)\b"  # an IPv4 address names a host (ADR 0115)
 )
 #: Who the question is for or from ("remind **me**", "work with **us**"): no topic.
 PRONOUNS = frozenset("me us him her them he she his hers mine ours yours theirs".split())

@@ -201,6 +201,9 @@ def _groups(
     asked_all = frozenset().union(*held) if held else frozenset()
     naming = [words for words in held if named and named <= words]
     slot = len(naming) > 1 and bool(asked_all - frozenset.intersection(*naming))
+    # an identifier the question asks (an order number, a ticket) names one thing alone: a
+    # note holding none of it is another order's, whatever it restates (ADR 0115)
+    numbered = any(ch.isdigit() for word in named for ch in word)
     owners = [opening_owner(c.memory.text) for c in top]
 
     def other_subject(i: int, j: int) -> bool:
@@ -235,7 +238,9 @@ def _groups(
         # older's value plainly (".nvmrc is 20.11.1" after "needs Node 18 (.nvmrc says
         # 18.19.0)"); not "Office seating: Ben's desk is now in room 14" after Anna's
         if shares_differ and (
-            (ci if newer == i else cj) > 1e-9 or not restates_plainly(new_text, old_text)
+            (ci if newer == i else cj) > 1e-9
+            or numbered
+            or not restates_plainly(new_text, old_text)
         ):
             return False
         cos = float(np.dot(vi, vj))

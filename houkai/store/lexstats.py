@@ -38,8 +38,9 @@ from .access import mirror_lua
 #: The current way words are counted, as :data:`NAMES_FIELD` records it: "1" with the name
 #: marks (:func:`~houkai.domain.casing.name_marks`, ADR 0102), "2" with an acronym's
 #: plural counted as the acronym ("PRs" as "PR": :func:`~houkai.domain.text.singular_acronyms`,
-#: ADR 0109).
-LEXICON = "2"
+#: ADR 0109), "3" with every memory indexed as :func:`~houkai.domain.text.tokenize` splits
+#: it (line breaks, Unicode spaces and punctuation, apostrophes: ADR 0115).
+LEXICON = "3"
 #: The current way update links are inferred, as :data:`LINKS_INFERRED_FIELD` records it
 #: (:mod:`houkai.store.updates`, ADR 0105, 0110).
 LINKS_INFERRED = "1"

@@ -8,7 +8,9 @@ candidates, what they share drops out of both the question and the memories and 
 differs remains: the aspect asked for ("style checker" against "linter", "storage
 engine" against "database"). ``+ aspect · shared · (q − μ)·(m − μ)``, where *shared*
 is the best candidates' mean pairwise cosine: near zero when they share no subject
-(centring then only adds noise), about one half among one project's notes. The product
+(centring then only adds noise), about one half among one project's notes; or the
+question's mean cosine to them when that is less: a bare identifier shares no subject
+with anyone (ADR 0115). The product
 is not normalised: near-identical memories keep small residuals, so their order stays
 with the other stages (ADR 0086). It reads the vectors the candidate search returned:
 no I/O.
@@ -35,10 +37,19 @@ def mean_pairwise_cosine(vectors: np.ndarray) -> float:
     return float((gram.sum() - np.trace(gram)) / (n * (n - 1)))
 
 
+def asked_share(vectors: np.ndarray, qvec: np.ndarray) -> float:
+    """The mean cosine of the question *qvec* to the rows of *vectors* (any norms)."""
+    norms = np.linalg.norm(vectors, axis=1)
+    units = vectors / np.where(norms > 0, norms, 1.0)[:, None]
+    q_norm = float(np.linalg.norm(qvec))
+    return float(np.mean(units @ qvec)) / q_norm if q_norm > 0 else 0.0
+
+
 def centred_products(cands: list[Candidate], qvec: np.ndarray, top: int) -> list[float]:
     """Each candidate's ``(q − μ)·(m − μ)``, ``μ`` the mean vector of the *top* best
-    candidates by cosine, times how much those share (their mean pairwise cosine); 0 for a
-    candidate without a vector."""
+    candidates by cosine, times how much those share (their mean pairwise cosine) or the
+    question shares with them (its mean cosine to them), the lesser; 0 for a candidate
+    without a vector."""
     pairs = [(i, c.vector) for i, c in enumerate(cands) if c.vector is not None]
     held = [i for i, _ in pairs]
     out = [0.0] * len(cands)
@@ -53,7 +64,14 @@ def centred_products(cands: list[Candidate], qvec: np.ndarray, top: int) -> list
     shared = mean_pairwise_cosine(vectors[best])
     if not shared > 0:  # unrelated (or NaN): centring would only add noise
         return out
-    residual = np.asarray(qvec, dtype=np.float32) - centre
+    q = np.asarray(qvec, dtype=np.float32)
+    # the question's share of that subject: a bare identifier ("10.3.7.112") is near no
+    # memory, and centred on a subject it does not share, the product would lift whatever
+    # is least like the others over the one memory holding it (ADR 0115)
+    shared = min(shared, asked_share(vectors[best], q))
+    if not shared > 0:
+        return out
+    residual = q - centre
     with np.errstate(invalid="ignore", over="ignore"):  # a broken vector counts as none
         products = (vectors - centre) @ residual
     products = np.where(np.isfinite(products), products, 0.0)

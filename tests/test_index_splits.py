@@ -1,0 +1,55 @@
+"""The keyword index splits a memory's words where recall's tokenizer splits them (ADR
+0115). RediSearch 2.10 reads a line break, a non-breaking or CJK space, a dash, a curly
+quote or "。" as part of a word: "Order: 552907\\nCustomer: Ines" was indexed as
+``552907customer``, and no keyword query for 552907 found it."""
+
+from __future__ import annotations
+
+import pytest
+from test_acronym_plurals import _keyword_hits
+
+from houkai import MemoryStore
+from houkai.domain.text import REDISEARCH_STOPWORDS, STOP_WORDS, lexical_form, query_terms
+from houkai.store.lexmigrate import recount_words
+from houkai.store.lexstats import NAMES_FIELD
+
+TRICKY = [
+    "Order: 552907\nCustomer: Ines Duarte\r\nCarrier: DHL",
+    "Reviewed two PRs from Lars for ticket 360003",
+    "陈洋负责上海的办公室迁移。",
+    "Call O'Brien about Nakamura’s invoice — réunion\u00a0: jeudi…",
+    "deploy\u3000window\u2009moved to Friday • owner: “Priya” → Tomasz",
+    "Path C:\\Users\\ines\\notes holds the draft",
+]
+
+
+def test_every_word_recall_reads_is_a_word_the_index_holds(store: MemoryStore) -> None:
+    store.remember_many(TRICKY)
+    for text in TRICKY:
+        for term in query_terms(text):
+            if term in REDISEARCH_STOPWORDS or term in STOP_WORDS:
+                continue
+            assert text in _keyword_hits(store, term), (term, lexical_form(text))
+
+
+@pytest.mark.parametrize(
+    ("question", "index"), [("552907", 0), ("360003", 1), ("陈洋", 2), ("O'Brien", 3)]
+)
+def test_a_word_beside_a_line_break_comes_back_first(
+    store: MemoryStore, question: str, index: int
+) -> None:
+    noise = [f"Order: {100000 + i}\nCustomer: Ana Lopes\nCarrier: UPS" for i in range(60)]
+    store.remember_many(noise + TRICKY)
+    hits = store.recall(question, k=5, mode="hybrid", touch=False)
+    assert hits and hits[0][0].text == TRICKY[index]
+
+
+def test_migrate_reindexes_what_an_earlier_release_joined(store: MemoryStore) -> None:
+    store.remember_many(TRICKY)
+    client, key = store.client, store.keys.lexstats
+    order = next(m for batch in store.iter_memories() for m in batch if m.text == TRICKY[0])
+    client.hset(store.keys.memory(order.id), "lex", TRICKY[0])  # as the release before
+    client.hset(key, NAMES_FIELD, "2")
+    assert TRICKY[0] not in _keyword_hits(store, "552907")
+    assert recount_words(client, store.keys.memory_prefix, key) == 1
+    assert TRICKY[0] in _keyword_hits(store, "552907")
