@@ -53,3 +53,16 @@ def test_migrate_reindexes_what_an_earlier_release_joined(store: MemoryStore) ->
     assert TRICKY[0] not in _keyword_hits(store, "552907")
     assert recount_words(client, store.keys.memory_prefix, key) == 1
     assert TRICKY[0] in _keyword_hits(store, "552907")
+
+
+def test_doctor_names_a_collection_indexed_the_earlier_way(store: MemoryStore) -> None:
+    from houkai.cli.commands.stats import _words
+
+    assert _words(store)["ok"]  # empty: its first write sets the flag
+    store.remember_many(TRICKY)
+    assert _words(store)["ok"]
+    store.client.hset(store.keys.lexstats, NAMES_FIELD, "2")
+    line = _words(store)
+    assert not line["ok"] and "collections migrate" in line["fix"]
+    recount_words(store.client, store.keys.memory_prefix, store.keys.lexstats)
+    assert _words(store)["ok"]

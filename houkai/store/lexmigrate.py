@@ -161,6 +161,13 @@ def recount_words(client: redis.Redis, memory_prefix: str, stats_key: str, batch
     return recounted
 
 
+def words_current(client: redis.Redis, stats_key: str) -> bool:
+    """Are the collection's words counted and indexed the current way (:data:`LEXICON`)?
+    True for an empty collection: its first write sets the flag."""
+    n, flag = client.hmget(stats_key, ["__N", NAMES_FIELD])
+    return not int(n or 0) or _counted_now(flag)
+
+
 def _counted_now(raw: bytes | str | None) -> bool:
     """Does the flag *raw* say every memory's words are counted the current way?"""
     try:

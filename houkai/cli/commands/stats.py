@@ -149,7 +149,23 @@ def doctor(ctx: Context) -> None:
         lambda: {"enabled": s.journal_enabled, "entries": len(store.journal)},
     )
     _check(checks, "findable", lambda: _findability(store.findability()))
+    _check(checks, "words", lambda: _words(store))
     _finish(ctx, checks)
+
+
+def _words(store: Any) -> dict[str, Any]:
+    """The doctor line of how the collection's words are counted and indexed: a collection
+    an earlier release wrote misses words by keyword until ``collections migrate``."""
+    from ...store.lexmigrate import words_current
+
+    if words_current(store.client, store.keys.lexstats):
+        return {"ok": True, "indexed": "as this release reads them"}
+    name = store.collection_name
+    return {
+        "ok": False,
+        "indexed": "by an earlier release: some words are not found by keyword",
+        "fix": f"houkai collections migrate {name} --vector-type <its type>",
+    }
 
 
 def _findability(report: dict[str, Any] | None) -> dict[str, Any]:
