@@ -11,6 +11,7 @@ import random
 import pytest
 
 from houkai import MemoryStore
+from houkai.recall.asking import named_things
 
 SERVICES = ["billing-api", "checkout-web", "notify-service", "search-indexer", "ledger-worker"]
 
@@ -65,3 +66,10 @@ def test_an_order_number_brings_back_its_order_not_the_customers_newer_one(
     for n, memory in list(zip(numbers, written, strict=True))[::10]:
         hits = store.recall(n, k=5, mode="hybrid", touch=False)
         assert hits[0][0].id == memory.id, (n, [m.text for m, _ in hits[:3]])
+
+
+def test_an_ip_is_a_named_thing_and_a_version_is_not() -> None:
+    assert named_things("Which Redis lives at 10.4.0.226?")[0] == "10.4.0.226"
+    assert named_things("what listens on 10.5.8.9:6379") == ["10.5.8.9:6379"]
+    assert named_things("release 1.2.3.4-beta") == []
+    assert named_things("version 1.2.3.4.5") == []

@@ -84,3 +84,15 @@ def test_what_a_slot_started_with_is_its_oldest_version(
     first, not the newest last among the rest."""
     assert intent(question) == "past"
     assert ranking(store, question, k=10)[0][0] == written[0]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What do order numbers start with now?",
+        "What do our Stripe API keys start with?",
+        "What should I start with?",
+    ],
+)
+def test_start_with_in_the_present_asks_no_first_value(question: str) -> None:
+    assert intent(question) == "present"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import calendar
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable
 from functools import lru_cache
@@ -76,7 +77,10 @@ def singular_acronyms(text: str) -> str:
 
 def tokenize(text: str) -> list[str]:
     """Lower-cased word tokens plus CJK/Korean character bigrams (the seed's ``_tokenize``)."""
-    normalised = singular_acronyms(text).lower().replace("’", "").replace("'", "")
+    # composed and compatible ("é", not "e" and an accent; "ａ" as "a"): as typed and as
+    # pasted read the same (ADR 0115)
+    composed = unicodedata.normalize("NFKC", text)
+    normalised = singular_acronyms(composed).lower().replace("’", "").replace("'", "")
     tokens = _WORD_RE.findall(normalised)
     if not _CJK_RE.search(normalised):
         return tokens
@@ -192,15 +196,17 @@ _APOSTROPHES = re.compile("['’]")
 
 
 def lexical_form(text: str) -> str:
-    """The text as indexed for BM25, split where :func:`tokenize` splits it: the
-    original's words, then the acronym of each acronym's plural ("PRs" is found for "PR":
+    """The text as indexed for BM25, split and lower-cased as :func:`tokenize` reads it:
+    the original's words, then the acronym of each acronym's plural ("PRs" is found for "PR":
     RediSearch's stemmer leaves "prs" whole, ADR 0109), then bigrams of every CJK run."""
     extra: list[str] = []
     if _CAPITAL_S.search(text):
         extra.extend(dict.fromkeys(m.group(1) for m in _ACRONYM_S.finditer(text)))
     runs = [run for run in _CJK_RUN_RE.findall(text) if len(run) >= 2]
     extra.extend(g for run in runs for g in bigrams(run))
-    words = _JOINS_WORDS.sub(" ", _APOSTROPHES.sub("", text))
+    # lower-cased here: RediSearch lower-cases only ASCII letters ("Москва", "Élodie")
+    folded = unicodedata.normalize("NFKC", text).lower()
+    words = _JOINS_WORDS.sub(" ", _APOSTROPHES.sub("", folded))
     return " ".join([words, *extra]) if extra else words
 
 

@@ -26,7 +26,7 @@ _NOW = re.compile(
 _PAST = re.compile(
     r"\b(originally|original|used to|previous(?:ly)?|formerly|at first|initially|"
     r"earlier|(?<!how )old|older|prior|back then|before that|first|"
-    r"start(?:ed)? (?:out )?with|began with|to (?:begin|start) with)\b",
+    r"started (?:out )?with|began with|did\b[^?.!]*\bstart (?:out )?with)\b",
     re.I,
 )
 _BEFORE = re.compile(r"\bbefore\b", re.I)
@@ -45,10 +45,11 @@ _PAST_TENSE = re.compile(
 )
 _REFERENCE = re.compile(r"\b(?:before|after|instead of|rather than|other than|than)\b", re.I)
 _CAPITALISED_RUN = re.compile(r"\b[A-Z][\w']*(?:\s+[A-Z][\w']*)*")
+_OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
 _IDENTIFIER = re.compile(
     r"\b(?:[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)+|(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{4,}"
     r"|\d{5,}"  # a number of five digits or more names a record: "commit 2383888"
-    r"|\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?)\b"  # an IPv4 address names a host (ADR 0115)
+    r"|(?<![\w.])" + _OCTET + r"(?:\." + _OCTET + r"){3}(?::\d+)?(?![.\w-]))"  # an IPv4 host
 )
 #: Who the question is for or from ("remind **me**", "work with **us**"): no topic.
 PRONOUNS = frozenset("me us him her them he she his hers mine ours yours theirs".split())

@@ -84,7 +84,7 @@ _LATEST = re.compile(
 )
 _FIRST = re.compile(
     r"\b(first time|first|earliest|originally|initially|oldest"
-    r"|start(?:ed)? (?:out )?with|began with|to (?:begin|start) with)\b",
+    r"|started (?:out )?with|began with|did\b[^?.!]*\bstart (?:out )?with)\b",
     re.I,
 )
 _WHEN = re.compile(r"^\s*(when|what (?:year|month|date|day|time)|how long ago)\b", re.I)

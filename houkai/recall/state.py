@@ -144,8 +144,8 @@ _EVENT = re.compile(
 )
 #: A past question asking for the first state ("What was its original port?").
 _ORIGINAL = re.compile(
-    r"\b(?:originally|original|at first|initially|start(?:ed)? (?:out )?with|began with"
-    r"|to (?:begin|start) with)\b",
+    r"\b(?:originally|original|at first|initially|started (?:out )?with|began with"
+    r"|did\b[^?.!]*\bstart (?:out )?with)\b",
     re.I,
 )
 #: How far below its top candidates the ``current`` stage looks for their updates, and how
@@ -203,7 +203,7 @@ def _groups(
     slot = len(naming) > 1 and bool(asked_all - frozenset.intersection(*naming))
     # an identifier the question asks (an order number, a ticket) names one thing alone: a
     # note holding none of it is another order's, whatever it restates (ADR 0115)
-    numbered = any(ch.isdigit() for word in named for ch in word)
+    numbered = any(word.isdigit() for word in named)
     owners = [opening_owner(c.memory.text) for c in top]
 
     def other_subject(i: int, j: int) -> bool:

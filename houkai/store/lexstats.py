@@ -110,7 +110,7 @@ local oldlen = tonumber(redis.call('HGET', KEYS[1], 'lexlen') or '0') or 0
 local n = tonumber(redis.call('HGET', KEYS[2], '__N') or '0') or 0
 if n == 0 then
   redis.call('HSETNX', KEYS[2], '__fol', '0')  -- FOLLOWS_FIELD: no memory follows yet
-  redis.call('HSETNX', KEYS[2], '__nam', '"""
+  redis.call('HSET', KEYS[2], '__nam', '"""
     + LEXICON
     + """')  -- NAMES_FIELD: every write counts words the current way
   redis.call('HSETNX', KEYS[2], '__updr', '"""
