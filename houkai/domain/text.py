@@ -75,12 +75,18 @@ def singular_acronyms(text: str) -> str:
     return _ACRONYM_S.sub(r"\1", text) if _CAPITAL_S.search(text) else text
 
 
+#: The apostrophes :func:`tokenize` drops ("O'Brien" is ``obrien``) and
+#: :func:`lexical_form` with it; RediSearch splits at the straight one ("o", "brien") and
+#: joins at the curly one ("nakamura’s").
+_APOSTROPHES = re.compile("['’]")
+
+
 def tokenize(text: str) -> list[str]:
     """Lower-cased word tokens plus CJK/Korean character bigrams (the seed's ``_tokenize``)."""
     # composed and compatible ("é", not "e" and an accent; "ａ" as "a"): as typed and as
     # pasted read the same (ADR 0115)
     composed = unicodedata.normalize("NFKC", text)
-    normalised = singular_acronyms(composed).lower().replace("’", "").replace("'", "")
+    normalised = _APOSTROPHES.sub("", singular_acronyms(composed).lower())
     tokens = _WORD_RE.findall(normalised)
     if not _CJK_RE.search(normalised):
         return tokens
@@ -190,23 +196,20 @@ def inflects(term: str, word: str) -> bool:
 #: spaces, dashes, curly quotes, "。" and emoji would otherwise join the words beside them
 #: into one indexed term ("552907\nCustomer" as ``552907customer``, ADR 0115).
 _JOINS_WORDS = re.compile(r"[^\w\t\x20-\x5b\x5d-\x7e]+")
-#: The apostrophes :func:`tokenize` drops ("O'Brien" is ``obrien``); RediSearch splits at
-#: the straight one ("o", "brien") and joins at the curly one ("nakamura’s").
-_APOSTROPHES = re.compile("['’]")
 
 
 def lexical_form(text: str) -> str:
     """The text as indexed for BM25, split and lower-cased as :func:`tokenize` reads it:
     the original's words, then the acronym of each acronym's plural ("PRs" is found for "PR":
     RediSearch's stemmer leaves "prs" whole, ADR 0109), then bigrams of every CJK run."""
+    text = unicodedata.normalize("NFKC", text)  # as tokenize reads it
     extra: list[str] = []
     if _CAPITAL_S.search(text):
         extra.extend(dict.fromkeys(m.group(1) for m in _ACRONYM_S.finditer(text)))
     runs = [run for run in _CJK_RUN_RE.findall(text) if len(run) >= 2]
     extra.extend(g for run in runs for g in bigrams(run))
     # lower-cased here: RediSearch lower-cases only ASCII letters ("Москва", "Élodie")
-    folded = unicodedata.normalize("NFKC", text).lower()
-    words = _JOINS_WORDS.sub(" ", _APOSTROPHES.sub("", folded))
+    words = _JOINS_WORDS.sub(" ", _APOSTROPHES.sub("", text.lower()))
     return " ".join([words, *extra]) if extra else words
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from ..domain.text import query_terms, stem, tokenize
 from .coverage import thing_words
-from .query import asks_when, question_names
+from .query import STARTED_WITH, asks_when, question_names
 
 if TYPE_CHECKING:
     from ..store.lexstats import TermStats
@@ -25,8 +25,7 @@ _NOW = re.compile(
 )
 _PAST = re.compile(
     r"\b(originally|original|used to|previous(?:ly)?|formerly|at first|initially|"
-    r"earlier|(?<!how )old|older|prior|back then|before that|first|"
-    r"started (?:out )?with|began with|did\b[^?.!]*\bstart (?:out )?with)\b",
+    r"earlier|(?<!how )old|older|prior|back then|before that|first|" + STARTED_WITH + r")\b",
     re.I,
 )
 _BEFORE = re.compile(r"\bbefore\b", re.I)

@@ -82,10 +82,11 @@ _LATEST = re.compile(
     r"at the moment|recently|newest|still)\b",
     re.I,
 )
+#: A question in the past tense that asks what something started with: its first value
+#: ("What replica count did search-indexer start with?"; not "… start with now?", ADR 0115).
+STARTED_WITH = r"started (?:out )?with|began with|did\b[^?.!]*\bstart (?:out )?with"
 _FIRST = re.compile(
-    r"\b(first time|first|earliest|originally|initially|oldest"
-    r"|started (?:out )?with|began with|did\b[^?.!]*\bstart (?:out )?with)\b",
-    re.I,
+    r"\b(first time|first|earliest|originally|initially|oldest|" + STARTED_WITH + r")\b", re.I
 )
 _WHEN = re.compile(r"^\s*(when|what (?:year|month|date|day|time)|how long ago)\b", re.I)
 

@@ -112,7 +112,7 @@ from ..domain.text import stem_tokens
 from .asking import StateQuery
 from .candidates import previous_turn, stacked
 from .coverage import coverage
-from .query import states_time
+from .query import STARTED_WITH, states_time
 from .reference import naming, put_first, state_before
 from .slots import deal
 from .statements import (
@@ -144,9 +144,7 @@ _EVENT = re.compile(
 )
 #: A past question asking for the first state ("What was its original port?").
 _ORIGINAL = re.compile(
-    r"\b(?:originally|original|at first|initially|started (?:out )?with|began with"
-    r"|did\b[^?.!]*\bstart (?:out )?with)\b",
-    re.I,
+    r"\b(?:originally|original|at first|initially|" + STARTED_WITH + r")\b", re.I
 )
 #: How far below its top candidates the ``current`` stage looks for their updates, and how
 #: many it brings up (ADR 0088).
@@ -198,7 +196,7 @@ def _groups(
     # every question word some candidate holds: the thing the question names and a slot of
     # it ("cart-api" + "deploy target"), when some candidate naming the thing lacks a word
     # of the slot (every note on "Mia from work" holds "work": that is her name)
-    asked_all = frozenset().union(*held) if held else frozenset()
+    asked_all = frozenset().union(*held)
     naming = [words for words in held if named and named <= words]
     slot = len(naming) > 1 and bool(asked_all - frozenset.intersection(*naming))
     # an identifier the question asks (an order number, a ticket) names one thing alone: a

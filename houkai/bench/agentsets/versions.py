@@ -72,12 +72,6 @@ FIRST_ASKED = ["What was {s}'s {a} originally?", "What {a} did {s} start with?"]
 ONE_VALUE = ["What is the {a} of {s}?", "What's {s}'s {a}?", "{s} {a}"]
 
 
-def _say(template: str, **values: str) -> str:
-    """*template* filled, its first letter capitalised unless it opens on a service name."""
-    text = template.format(**values)
-    return text if text.split(" ", 1)[0].rstrip(":") in SERVICES else text[0].upper() + text[1:]
-
-
 def build() -> Builder:
     b = Builder(name="versions", seed=SEED, as_of=AS_OF, prefix="v")
     rng = b.rng
@@ -88,13 +82,13 @@ def build() -> Builder:
         topic = f"{s}:{a}"
         if i >= CHANGED:  # one value: a look-alike of the changed settings
             mid = b.memory(
-                _say(rng.choice(FIRST), s=s, a=a, v=draw[a]()),
+                b.fill(rng.choice(FIRST), s=s, a=a, v=draw[a]()),
                 rng.uniform(5, 400),
                 [s],
                 topic=topic,
             )
             if rng.random() < 0.2:
-                b.question(_say(rng.choice(ONE_VALUE), s=s, a=a), "distractor", [mid], topic)
+                b.question(b.fill(rng.choice(ONE_VALUE), s=s, a=a), "distractor", [mid], topic)
             continue
         values: list[str] = []
         while len(values) < VERSIONS:
@@ -105,12 +99,12 @@ def build() -> Builder:
         ids: list[str] = []
         for k, (day, value) in enumerate(zip(days, values, strict=True)):
             template = rng.choice(LATER if k else FIRST)
-            text = _say(template, s=s, a=a, v=value, o=values[k - 1] if k else "")
+            text = b.fill(template, s=s, a=a, v=value, o=values[k - 1] if k else "")
             ids.append(b.memory(text, day, [s], ids[-1] if k and linked else None, topic))
-        b.question(_say(rng.choice(NOW), s=s, a=a), "current", [ids[-1]], topic)
+        b.question(b.fill(rng.choice(NOW), s=s, a=a), "current", [ids[-1]], topic)
         b.question(f"{s} {a}", "keyword", [ids[-1]], topic)
         if not linked:
-            b.question(_say(rng.choice(FIRST_ASKED), s=s, a=a), "past", [ids[0]], topic)
+            b.question(b.fill(rng.choice(FIRST_ASKED), s=s, a=a), "past", [ids[0]], topic)
     return b
 
 

@@ -27,11 +27,16 @@ from .base import Signals, Stage, StageContext
 FEWEST = 3
 
 
+def _units(vectors: np.ndarray) -> np.ndarray:
+    """*vectors*' rows at length one (a zero row stays zero)."""
+    norms = np.linalg.norm(vectors, axis=1)
+    return vectors / np.where(norms > 0, norms, 1.0)[:, None]
+
+
 def mean_pairwise_cosine(vectors: np.ndarray) -> float:
     """The mean cosine between two different rows of *vectors* (any norms; a zero row
     counts as unlike every other)."""
-    norms = np.linalg.norm(vectors, axis=1)
-    units = vectors / np.where(norms > 0, norms, 1.0)[:, None]
+    units = _units(vectors)
     gram = units @ units.T
     n = len(vectors)
     return float((gram.sum() - np.trace(gram)) / (n * (n - 1)))
@@ -39,10 +44,8 @@ def mean_pairwise_cosine(vectors: np.ndarray) -> float:
 
 def asked_share(vectors: np.ndarray, qvec: np.ndarray) -> float:
     """The mean cosine of the question *qvec* to the rows of *vectors* (any norms)."""
-    norms = np.linalg.norm(vectors, axis=1)
-    units = vectors / np.where(norms > 0, norms, 1.0)[:, None]
     q_norm = float(np.linalg.norm(qvec))
-    return float(np.mean(units @ qvec)) / q_norm if q_norm > 0 else 0.0
+    return float(np.mean(_units(vectors) @ qvec)) / q_norm if q_norm > 0 else 0.0
 
 
 def centred_products(cands: list[Candidate], qvec: np.ndarray, top: int) -> list[float]:
@@ -60,16 +63,15 @@ def centred_products(cands: list[Candidate], qvec: np.ndarray, top: int) -> list
     n = len(best)
     if n < FEWEST:
         return out
-    centre = vectors[best].mean(axis=0)
-    shared = mean_pairwise_cosine(vectors[best])
-    if not shared > 0:  # unrelated (or NaN): centring would only add noise
-        return out
+    leaders = vectors[best]
+    centre = leaders.mean(axis=0)
     q = np.asarray(qvec, dtype=np.float32)
-    # the question's share of that subject: a bare identifier ("10.3.7.112") is near no
-    # memory, and centred on a subject it does not share, the product would lift whatever
-    # is least like the others over the one memory holding it (ADR 0115)
-    shared = min(shared, asked_share(vectors[best], q))
-    if not shared > 0:
+    # what the leaders share, or the question's share of it when less: a bare identifier
+    # ("10.3.7.112") is near no memory, and centred on a subject it does not share, the
+    # product would lift whatever is least like the others over the one memory holding it
+    # (ADR 0115)
+    shared = min(mean_pairwise_cosine(leaders), asked_share(leaders, q))
+    if not shared > 0:  # unrelated (or NaN): centring would only add noise
         return out
     residual = q - centre
     with np.errstate(invalid="ignore", over="ignore"):  # a broken vector counts as none
