@@ -7,6 +7,7 @@ from _dated import ranking, write_dated
 from test_recall_stages_update_words import OFFICE
 
 from houkai import MemoryStore
+from houkai.recall.stages import bridge as bridge_stage
 from houkai.recall.stages import default_names
 
 WITHOUT = default_names()  # bridge is opt-in (ADR 0089)
@@ -86,3 +87,72 @@ def test_the_question_s_own_name_is_no_bridge_even_as_a_possessive(store: Memory
     assert ranked[0][0] == partner
     assert teacher not in moved
     assert [mid for mid, _ in ranked].index(nurse) == 1
+
+
+FIRST = (
+    "Northgate Pinecrest Halden Meridian Kestrel Cobalt Saltmarsh Oakhurst Birchway Alder"
+).split()
+SECOND = "Couriers Logistics Freight Transport Parcel Haulage".split()
+PEOPLE = "Donna Reyes|Chris Dalton|Karin Lund|Gloria Nunez|Kathryn Ross|Priscilla Tan".split("|")
+#: sixty customers' billing contacts: the words of "bills" crowd the first round's pool
+BILLING = [
+    f"Billing contact at {first} {second}: {PEOPLE[i % len(PEOPLE)]}, accounts payable."
+    for i, (first, second) in enumerate((f, s) for f in FIRST for s in SECOND)
+]
+DAIRY = "Tallow Creek intro: family business, 14 trucks, dairy and cheese to grocers."
+ANSWER = "Billing contact at Tallow Creek Farms: Ruth Engstrom, who does the books herself."
+
+
+def _dairy(store: MemoryStore) -> tuple[str, str]:
+    answer, intro, *_ = write_dated(
+        store,
+        [
+            (ANSWER, 170),
+            (DAIRY, 180),
+            ("Tallow Creek prefers Thursday calls at 8am, after the morning milk runs.", 175),
+            ("Tallow Creek uses the QuickBooks integration for invoicing.", 160),
+            *((text, 100 + i) for i, text in enumerate(BILLING)),
+        ],
+    )
+    return answer, intro
+
+
+def test_the_answer_about_the_thing_a_question_describes_comes_second(
+    store: MemoryStore, monkeypatch
+):
+    answer, intro = _dairy(store)
+    question = "who pays the bills at the dairy"
+    before = [mid for mid, _ in ranking(store, question, k=5, stages=WITHOUT)]
+    ranked = ranking(store, question, k=5, stages=WITH)
+    ids = [mid for mid, _ in ranked]
+    assert before[0] == intro and answer not in before  # it never says dairy
+    assert ids[:2] == [intro, answer]  # the intro says which customer the dairy is
+    assert dict(ranked)[answer]["stages"]["bridged_from"] == intro
+    # sixty billing notes keep the answer out of the first round: the search round brings it
+    monkeypatch.setattr(bridge_stage, "described_round", lambda ctx, pool: [])
+    assert answer not in [mid for mid, _ in ranking(store, question, k=5, stages=WITH)]
+
+
+def test_a_question_that_names_the_thing_is_no_described_hop(store: MemoryStore):
+    _dairy(store)
+    # the best hit is about Tallow Creek, whom the question names: nothing to resolve
+    ranked = ranking(store, "who pays the bills at Tallow Creek", k=10, stages=WITH)
+    assert all("bridge" not in e.get("stages", {}) for _, e in ranked)
+
+
+def test_a_best_hit_that_holds_as_much_of_the_question_is_no_description(store: MemoryStore):
+    heads_up, desk, sales, *_ = write_dated(
+        store,
+        [
+            ("Ben wants a heads-up before any client hears about a slip; he handles renewals.", 90),
+            ("New desk for Elisa arrived, assembled by Ben and Kenji.", 20),
+            ("Ben Achebe does sales and renewals.", 200),
+            *((text, 100 + i) for i, text in enumerate(OFFICE)),
+        ],
+    )
+    ranked = ranking(store, "Who handles renewals and new business?", k=10, stages=WITH)
+    ids, notes = [mid for mid, _ in ranked], dict(ranked)
+    # a best hit on Ben holds "renewals" (and the heads-up note "handles" too); the desk
+    # note names Ben and adds only "new": no more than the best hit holds, so no hop
+    assert sales in ids[:2] and heads_up in ids[:2]
+    assert "bridge" not in notes.get(desk, {}).get("stages", {})

@@ -1,36 +1,73 @@
-"""The ``bridge`` stage: the second hop of a question about someone it does not name.
+"""The ``bridge`` stage: the second hop of a question about someone or something it does
+not name.
 
-"What does Dana's partner do for work?" finds "Dana's partner is called Ines" first. The
-answer, "Ines is a nurse at the city hospital and works night shifts", is about Ines,
-whom the question never names, so it ranks far down (tenth on the personal set's dev
-split). The stage reads the best candidate's names that the question does not hold
-(Ines) and the question's words it lacks (work); of the candidates that open with such a
-name (it is about Ines, not a tool it mentions in passing), the one holding the most of
-those words (then the best-scored) moves to just below it. A best candidate that holds
-every question word, or none, bridges nowhere; turns that follow another in a recorded
-conversation (which name their speakers throughout) neither bridge nor are bridged to
-(ADR 0089).
+Two hops, one in each direction:
+
+* **Named inside** (ADR 0089). "What does Dana's partner do for work?" finds "Dana's
+  partner is called Ines" first. The answer, "Ines is a nurse at the city hospital and
+  works night shifts", is about Ines, whom the question never names, so it ranks far down
+  (tenth on the personal set's dev split). The stage reads the best candidate's names that
+  the question does not hold (Ines) and the question's words it lacks (work); of the
+  candidates that open with such a name (it is about Ines, not a tool it mentions in
+  passing), the one holding the most of those words (then the best-scored) moves to just
+  below it. A best candidate that holds every question word, or none, bridges nowhere.
+* **Described** (ADR 0116). "Who pays the bills at the dairy?" finds "Tallow Creek
+  intro: family business, 14 trucks, dairy and cheese to grocers" first; the answer,
+  "Billing contact at Tallow Creek Farms: Ruth Engstrom", never says dairy. Of the two best
+  candidates, one that opens with a name the question does not hold (a word written as a
+  name inside some candidate's sentence: "Tallow", not "Billing" or "Health") and holds
+  some of the question's words is about the thing described. The candidate naming at least
+  half that name's words and holding at least as many of the question's other words as
+  the first holds of its own (bills; not "Ben" beside "Ben handles the renewals" for "who
+  handles renewals and new business") moves to just below it. The answer may hold none of
+  the words that brought up the description, so a search round first brings in, per such
+  candidate, the :data:`DESCRIBED_REACH` memories naming the thing that hold a word the
+  question asks and the description lacks (one round trip, only when such a candidate
+  leads). A candidate about a thing the question names describes nothing.
+
+Turns that follow another in a recorded conversation (which name their speakers
+throughout) neither bridge nor are bridged to.
 """
 
 from __future__ import annotations
 
-from ...domain.text import stem, stem_tokens
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ...db.schema import SEARCH_FIELDS
+from ...domain.text import lexical_clause, stem, stem_tokens
+from ...store.search import search_args
 from .. import asking
-from ..candidates import Candidate, previous_turn
+from ..candidates import KEYWORD_SCORER, Candidate, Pool, keyword_leg, previous_turn, run_legs
 from ..statements import STOP
 from ..subjects import opening, stated_names
-from .base import Stage, StageContext, note
+from .base import Stage, StageContext, note, provisional
+
+#: How many of the best candidates may describe the thing a question asks about.
+DESCRIBED_FROM = 2
+#: How many memories naming a described thing the search round brings in, per thing.
+DESCRIBED_REACH = 5
+
+
+def _notes(cands: list[Candidate]) -> list[Candidate]:
+    return [c for c in cands if previous_turn(c.memory) is None]
+
+
+def _words(read: asking.StateQuery) -> tuple[frozenset[str], frozenset[str]]:
+    """The question's word stems, and those not of a thing it names."""
+    every = frozenset(w for w in read.asked_terms if len(w) > 1) - STOP
+    return every, every - frozenset(stem_tokens(" ".join(read.entities)))
 
 
 def bridge(cands: list[Candidate], read: asking.StateQuery) -> tuple[Candidate, Candidate] | None:
-    """The best candidate and its second hop, or None (see the module docstring)."""
-    notes = [c for c in cands if previous_turn(c.memory) is None]
+    """The best candidate and its second hop through a name it holds inside, or None (see
+    the module docstring)."""
+    notes = _notes(cands)
     if len(notes) < 2:
         return None
     hop = min(notes, key=lambda c: (-c.score, c.memory.id))
     text = hop.memory.text
-    named = frozenset(stem_tokens(" ".join(read.entities)))
-    words = {w for w in read.asked_terms if len(w) > 1} - STOP - named
+    words = _words(read)[1]
     # the question's own names, possessive or not ("Dana's" asks about Dana)
     names = {n for n in stated_names(text) - read.asked if stem(n) not in read.asked_terms}
     lacking = words - frozenset(stem_tokens(text))
@@ -46,19 +83,113 @@ def bridge(cands: list[Candidate], read: asking.StateQuery) -> tuple[Candidate, 
     return (hop, best[2]) if best is not None else None
 
 
+@dataclass(frozen=True)
+class Description:
+    """A candidate about a thing the question only describes."""
+
+    hop: Candidate
+    name: frozenset[str]  # the thing's name, as lower-cased words
+    covered: frozenset[str]  # the question's stems the hop holds (the description)
+    lacking: frozenset[str]  # the question's other stems, of no thing it names
+
+
+def descriptions(
+    notes: list[Candidate], read: asking.StateQuery, score: Callable[[Candidate], float]
+) -> list[Description]:
+    """Of the :data:`DESCRIBED_FROM` best *notes* by *score*, those about a thing the
+    question describes (see the module docstring)."""
+    every, words = _words(read)
+    if not words:
+        return []
+    written_as_names: set[str] = set()
+    for c in notes:
+        written_as_names |= stated_names(c.memory.text)
+    asked_names = {e.lower() for e in read.entities}
+    out = []
+    for hop in sorted(notes, key=lambda c: (-score(c), c.memory.id))[:DESCRIBED_FROM]:
+        about = opening(hop.memory.text)
+        if about & asked_names:
+            continue  # about a thing the question names: nothing to resolve
+        held = frozenset(stem_tokens(hop.memory.text))
+        name = frozenset(
+            n for n in about & written_as_names
+            if n not in read.asked and stem(n) not in read.asked_terms
+        )  # fmt: skip
+        covered, lacking = every & held, words - held
+        if name and covered and lacking:
+            out.append(Description(hop, name, covered, lacking))
+    return out
+
+
+def described(
+    cands: list[Candidate], read: asking.StateQuery
+) -> tuple[Candidate, Candidate] | None:
+    """A candidate about a thing the question describes and the candidate that answers
+    about it, or None (see the module docstring)."""
+    notes = _notes(cands)
+    if len(notes) < 2:
+        return None
+    for d in descriptions(notes, read, lambda c: c.score):
+        stems = {stem(n) for n in d.name}
+        best: tuple[int, int, float, Candidate] | None = None
+        for c in notes:
+            if c is d.hop:
+                continue
+            held = frozenset(stem_tokens(c.memory.text))
+            names = len(stems & held)
+            if not names or 2 * names < len(stems):
+                continue  # "Halden Transport SLA tier" is not "Bramble & Vine Grocers SLA"
+            gain = len(d.lacking & held)
+            if gain >= len(d.covered) and (best is None or (names, gain, c.score) > best[:3]):
+                best = (names, gain, c.score, c)
+        if best is not None:
+            return d.hop, best[3]
+    return None
+
+
+def described_round(ctx: StageContext, pool: Pool) -> list[str]:
+    """Bring in the memories naming a thing the best candidates (by first-round relevance)
+    describe that hold a word the question asks and the description lacks; returns the
+    ids added to *pool*."""
+    read = ctx.query.state
+    if read is None:
+        return []
+    plans = descriptions(_notes(list(pool.values())), read, lambda c: provisional(c, ctx.weights))
+    legs = []
+    for d in plans:
+        asked = sorted(t for t in read.asked if stem(t) in d.lacking and t not in STOP)
+        if not asked:
+            continue
+        clause = f"{lexical_clause(sorted(d.name))} {lexical_clause(asked)}"
+        if ctx.where != "*":
+            clause = f"{clause} ({ctx.where})=>{{$weight: 0.0}}"
+        args = search_args(
+            ctx.core.keys.index, clause, return_fields=(*SEARCH_FIELDS, "vec"),
+            limit=DESCRIBED_REACH, scorer=KEYWORD_SCORER,
+        )  # fmt: skip
+        legs.append(keyword_leg(ctx.core, pool, args, ctx.query.vector))
+    return [mid for found in run_legs(ctx.core, legs) for mid in found] if legs else []
+
+
 class BridgeStage(Stage):
     name = "bridge"
     reads = frozenset({"state"})
 
+    def search(self, ctx: StageContext, pool: Pool) -> list[str]:
+        return described_round(ctx, pool) if ctx.lexical_active else []
+
     def rank(self, ctx: StageContext, cands: list[Candidate]) -> None:
         read = ctx.query.state
-        found = bridge(cands, read) if read is not None else None
+        if read is None:
+            return
+        found = bridge(cands, read) or described(cands, read)
         if found is None:
             return
         hop, far = found
         below = hop.score - 1e-6  # right below the hop, above what it outranked
         if far.score < below:
             note(far, "bridge", round(below - far.score, 6))
+            far.explain.setdefault("stages", {})["bridged_from"] = hop.memory.id
             far.score = below
 
 
