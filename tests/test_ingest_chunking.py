@@ -53,6 +53,19 @@ def test_paragraph_mode_is_the_seeds():
         chunk_text("x", mode="sentences")
 
 
+def test_paragraph_mode_keeps_short_facts_and_splits_a_log_into_lines():
+    # a short paragraph of two words or more is a fact, not a stray bullet: kept whole
+    text = "Deploy 1: web rolled out fine today.\n\nDoor code: 4711\n\n---\n\nok\n\n* "
+    assert chunk_text(text) == ["Deploy 1: web rolled out fine today.", "Door code: 4711"]
+    # a log pasted without blank lines or full stops: split at its lines, none lost
+    lines = [f"12:00:{i:02d} worker-{i} heartbeat latency {i}ms" for i in range(60)]
+    chunks = chunk_text("\n".join(lines))
+    assert len(chunks) > 1 and all(len(c) <= 500 for c in chunks)
+    assert "\n".join(chunks).split("\n") == lines  # in order, each line whole
+    # one overlong line still stays whole, as the seed keeps one overlong sentence
+    assert chunk_text("x" * 700 + "\nshort line") == ["x" * 700, "short line"]
+
+
 def test_empty_and_short_input():
     assert pack("") == []
     assert pack("   \n\n  \n") == []

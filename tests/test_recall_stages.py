@@ -232,7 +232,8 @@ def test_prf_stage_is_explained_and_semantic_mode_is_untouched(store) -> None:
         "entity",
         "aspect",
         "casing",
-    ]  # the defaults (ADR 0078, 0086, 0090, 0096, 0102; bridge is opt-in, ADR 0089)
+        "bridge",
+    ]  # the defaults (ADR 0078, 0086, 0090, 0096, 0102, 0116)
     semantic = store.recall("analytics events", k=3, explain=True, touch=False)
     assert all("stages" not in e for _, _, e in semantic)
 

@@ -1,5 +1,6 @@
-"""The ``bridge`` stage: the second hop of a question about someone it does not name
-(ADR 0089). Small real-Redis collections, each larger than the stages' top candidates."""
+"""The ``bridge`` stage: the second hop of a question about someone or something it does
+not name (ADR 0089, ADR 0116). Small real-Redis collections, each larger than the stages'
+top candidates."""
 
 from __future__ import annotations
 
@@ -10,8 +11,8 @@ from houkai import MemoryStore
 from houkai.recall.stages import bridge as bridge_stage
 from houkai.recall.stages import default_names
 
-WITHOUT = default_names()  # bridge is opt-in (ADR 0089)
-WITH = (*WITHOUT, "bridge")
+WITH = default_names()  # bridge is on by default (ADR 0116)
+WITHOUT = tuple(s for s in WITH if s != "bridge")
 
 
 def test_the_memory_about_the_person_the_best_hit_names_comes_second(store: MemoryStore):

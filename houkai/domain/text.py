@@ -81,12 +81,95 @@ def singular_acronyms(text: str) -> str:
 _APOSTROPHES = re.compile("['’]")
 
 
+#: A number's possessive ("INC-20933's", "node-7's"): the number, not "20933s" (ADR 0116).
+_DIGIT_POSSESSIVE = re.compile(r"(?<=\d)['’]s\b")
+
+
+def _lower(text: str) -> str:
+    """*text* lower-cased, "İ" as "i": Python writes it as an i and a combining dot, which no
+    word holds ("İzmir" would be ``i`` and ``zmir``)."""
+    return text.lower().replace("i\u0307", "i")
+
+
+def _written(text: str) -> str:
+    """*text* composed and compatible ("é", not "e" and an accent; "ａ" as "a": as typed and
+    as pasted read the same, ADR 0115), without apostrophes and numbers' possessives."""
+    composed = unicodedata.normalize("NFKC", text)
+    return _APOSTROPHES.sub("", _DIGIT_POSSESSIVE.sub("", composed))
+
+
+#: What a text holds when some word of it has parts (:func:`word_parts`): an underscore, a
+#: capital after a small letter, a digit before a letter, "v" before a digit, a non-ASCII
+#: character. Most texts hold none and skip the per-word reading.
+_PARTS_HINT = re.compile(r"_|[a-z][A-Z]|[A-Z]{2}[a-z]|\d[^\W\d_]|\bv\d|[^\x00-\x7f]")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_NUMBER_UNIT = re.compile(r"(\d+)([a-z]{1,4})")
+_VERSION = re.compile(r"v(\d+)")
+_SMALL_CAPITAL = re.compile("[a-z][A-Z]|[A-Z]{2}[a-z]")
+
+
+#: The units a number is written against ("1740ms", "24GB", "9am"): the parts of such a
+#: word (not an ordinal's "th", nor "15k").
+UNITS = frozenset(
+    """ms s sec secs min mins h hr hrs d kb mb gb tb kib mib gib tib hz khz mhz ghz px rem em
+    pt kg g mg km m cm mm mph kmh am pm""".split()
+)
+
+
+def _camel_words(piece: str) -> list[str]:
+    """The words of a code identifier written in camel case ("maxRetries",
+    "PaymentsLeaseDepth", "getHTTPResponse"); none of a product's name in two capitalised
+    words ("GitHub", "WordPress": the index would find "word" in it) or "iPhone"."""
+    words = _CAMEL.findall(piece)
+    if len(words) >= 3 or (piece[:2].islower() and len(words) == 2):
+        return words
+    return []
+
+
+def _fold(word: str) -> str:
+    """*word* without its accents, when that leaves plain ASCII ("josé" → "jose"); else ""."""
+    bare = "".join(c for c in unicodedata.normalize("NFD", word) if not unicodedata.combining(c))
+    return bare if bare != word and bare.isascii() else ""
+
+
+def word_parts(text: str) -> list[str]:
+    """The parts a word of *text* is also found by, lower-cased (ADR 0116): an identifier's
+    words ("audit_log": audit, log; "PaymentsLeaseDepth": payments, lease, depth), a number
+    and its unit ("1740ms": 1740, ms), a version's number ("v2.9.0": 2), Latin words inside
+    a CJK run ("使用TiDB做存储": tidb), a word without its accents ("José": jose). The index
+    and the questions read the same parts, so "1740 ms" finds "1740ms" and the other way
+    round."""
+    if not _PARTS_HINT.search(text):
+        return []
+    text = _written(text)
+    out: list[str] = []
+    for word in _WORD_RE.findall(text):
+        low = _lower(word)
+        pieces = [p for p in word.split("_") if p]
+        if _CJK_RE.search(word):
+            pieces = [p for piece in pieces for p in _CJK_RUN_RE.split(piece) if p]
+        found: list[str] = []
+        for piece in pieces:
+            found.append(piece)
+            if _SMALL_CAPITAL.search(piece):
+                found.extend(_camel_words(piece))
+        parts = [_lower(p) for p in found]
+        unit = _NUMBER_UNIT.fullmatch(low)
+        if unit is not None and unit[2] in UNITS:
+            parts.extend(unit.groups())
+        version = _VERSION.fullmatch(low)
+        if version is not None:
+            parts.append(version[1])
+        folded = _fold(low)
+        if folded:
+            parts.append(folded)
+        out.extend(p for p in parts if p != low)
+    return list(dict.fromkeys(out))
+
+
 def tokenize(text: str) -> list[str]:
     """Lower-cased word tokens plus CJK/Korean character bigrams (the seed's ``_tokenize``)."""
-    # composed and compatible ("é", not "e" and an accent; "ａ" as "a"): as typed and as
-    # pasted read the same (ADR 0115)
-    composed = unicodedata.normalize("NFKC", text)
-    normalised = _APOSTROPHES.sub("", singular_acronyms(composed).lower())
+    normalised = _lower(singular_acronyms(_written(text)))
     tokens = _WORD_RE.findall(normalised)
     if not _CJK_RE.search(normalised):
         return tokens
@@ -95,6 +178,12 @@ def tokenize(text: str) -> list[str]:
         if len(run) >= 2:
             extra.extend(bigrams(run))
     return tokens + extra
+
+
+def lexical_tokens(text: str) -> list[str]:
+    """What the lexical index holds of *text*, as BM25 counts it: :func:`tokenize`'s
+    tokens, then each word's parts (:func:`word_parts`, ADR 0116)."""
+    return tokenize(text) + word_parts(text)
 
 
 _STEMMER = snowballstemmer.stemmer("english")
@@ -141,7 +230,7 @@ class PerText(Generic[T]):
 
 
 def stem_tokens(text: str) -> tuple[str, ...]:
-    """:func:`tokenize`, each token stemmed (the terms of stemmed BM25).
+    """:func:`lexical_tokens`, each token stemmed (the terms of stemmed BM25).
 
     Remembered per text up to :data:`STEM_CACHE_CHARS`: one recall stems its pool for
     BM25 and again for the RM3 share (ADR 0061), and the same memories recur across
@@ -151,7 +240,7 @@ def stem_tokens(text: str) -> tuple[str, ...]:
 
 def _stem_tokens(text: str) -> tuple[str, ...]:
     known = _STEMS.get
-    return tuple(known(t) or stem(t) for t in tokenize(text))
+    return tuple(known(t) or stem(t) for t in lexical_tokens(text))
 
 
 _stems = PerText(_stem_tokens)
@@ -161,7 +250,9 @@ _stem_tokens_remembered = _stems.memo
 #: remembered per text like :func:`stem_tokens` but for a quarter as many texts, since
 #: each holds its own strings (at most about 14 MB): BM25 over exact tokens reads it, and
 #: over stems it when the question has synonyms (ADR 0096).
-exact_counts: PerText[Counter[str]] = PerText(lambda text: Counter(tokenize(text)), TEXT_MEMO // 4)
+exact_counts: PerText[Counter[str]] = PerText(
+    lambda text: Counter(lexical_tokens(text)), TEXT_MEMO // 4
+)
 
 
 #: The weekdays and months, lower-cased: capitalised words that name no one and no thing
@@ -201,15 +292,17 @@ _JOINS_WORDS = re.compile(r"[^\w\t\x20-\x5b\x5d-\x7e]+")
 def lexical_form(text: str) -> str:
     """The text as indexed for BM25, split and lower-cased as :func:`tokenize` reads it:
     the original's words, then the acronym of each acronym's plural ("PRs" is found for "PR":
-    RediSearch's stemmer leaves "prs" whole, ADR 0109), then bigrams of every CJK run."""
-    text = unicodedata.normalize("NFKC", text)  # as tokenize reads it
+    RediSearch's stemmer leaves "prs" whole, ADR 0109), each word's parts
+    (:func:`word_parts`), then bigrams of every CJK run."""
+    text = _written(text)  # as tokenize reads it
     extra: list[str] = []
     if _CAPITAL_S.search(text):
         extra.extend(dict.fromkeys(m.group(1) for m in _ACRONYM_S.finditer(text)))
+    extra.extend(word_parts(text))
     runs = [run for run in _CJK_RUN_RE.findall(text) if len(run) >= 2]
     extra.extend(g for run in runs for g in bigrams(run))
     # lower-cased here: RediSearch lower-cases only ASCII letters ("Москва", "Élodie")
-    words = _JOINS_WORDS.sub(" ", _APOSTROPHES.sub("", text.lower()))
+    words = _JOINS_WORDS.sub(" ", _lower(text))
     return " ".join([words, *extra]) if extra else words
 
 
@@ -220,11 +313,17 @@ def query_terms(query: str) -> list[str]:
     in short questions ("what did she do when…") they still pull BM25 toward
     whatever memory repeats them.
     """
-    return terms_of(tokenize(query))
+    return terms_of(lexical_tokens(query))
 
 
-def terms_of(tokens: list[str]) -> list[str]:
-    """:func:`query_terms` of a question already tokenised (recall tokenises it once)."""
+#: How many of a long question's terms recall reads the frequencies of, to keep the
+#: :data:`MAX_QUERY_TERMS` rarest (ADR 0116).
+MAX_QUERY_WORDS = 256
+
+
+def terms_of(tokens: list[str], most: int = MAX_QUERY_TERMS) -> list[str]:
+    """:func:`query_terms` of a question already tokenised (recall tokenises it once), the
+    first *most* of them."""
     seen: list[str] = []
     for token in tokens:
         if token in REDISEARCH_STOPWORDS or token in STOP_WORDS or token in seen:
@@ -232,7 +331,7 @@ def terms_of(tokens: list[str]) -> list[str]:
         if _CJK_RE.search(token) and len(token) > 2:
             continue  # a whole CJK run is never an indexed term; its bigrams are
         seen.append(token)
-        if len(seen) >= MAX_QUERY_TERMS:
+        if len(seen) >= most:
             break
     return seen
 

@@ -5,8 +5,11 @@
 1. Split on blank lines into paragraphs; one memory per paragraph.
 2. A markdown heading block is glued to the paragraph that follows it.
 3. A paragraph longer than ``max_chars`` is re-split on sentence boundaries and
-   re-packed greedily up to ``max_chars`` (a single overlong sentence stays whole).
-4. Chunks shorter than ``min_chars`` are dropped (separators, stray bullets).
+   re-packed greedily up to ``max_chars``; a sentence still too long that spans lines
+   (a log pasted without full stops) is split into its lines, and a single overlong
+   line stays whole.
+4. Chunks shorter than ``min_chars`` are dropped when they hold fewer than two words
+   (separators, stray bullets, a lone "ok"); "Door code: 4711" is kept.
 
 ``mode="pack"`` is houkai's markdown-aware packer, for fewer, fuller memories
 that still make sense on their own when recalled later:
@@ -256,7 +259,7 @@ def _check_int(value: object, name: str, lo: int) -> int:
 
 
 def _paragraph_chunks(text: str, max_chars: int, min_chars: int) -> list[str]:
-    """The seed's chunking: a chunk per paragraph (heading glued on), short ones dropped."""
+    """The seed's chunking: a chunk per paragraph (heading glued on), lone words dropped."""
     blocks = [b.strip() for b in re.split(r"\n\s*\n", text)]
     merged: list[str] = []
     heading: str | None = None
@@ -275,11 +278,11 @@ def _paragraph_chunks(text: str, max_chars: int, min_chars: int) -> list[str]:
             chunks.append(block)
             continue
         current = ""
-        for sentence in _SENTENCE_END_RE.split(block):
+        for sentence, joiner in _pieces(block, max_chars):
             sentence = sentence.strip()
             if not sentence:
                 continue
-            candidate = f"{current} {sentence}" if current else sentence
+            candidate = f"{current}{joiner}{sentence}" if current else sentence
             if len(candidate) <= max_chars or not current:
                 current = candidate
             else:
@@ -287,7 +290,30 @@ def _paragraph_chunks(text: str, max_chars: int, min_chars: int) -> list[str]:
                 current = sentence
         if current:
             chunks.append(current)
-    return [c for c in chunks if len(c) >= min_chars]
+    return [c for c in chunks if len(c) >= min_chars or _words_in(c) >= KEPT_WORDS]
+
+
+#: A paragraph shorter than ``min_chars`` is still a memory when it holds this many words
+#: ("Door code: 4711"): only a lone word ("ok") or a rule ("---") is dropped.
+KEPT_WORDS = 2
+_WORDS_RE = re.compile(r"[^\W_]+")
+
+
+def _words_in(text: str) -> int:
+    return len(_WORDS_RE.findall(text))
+
+
+def _pieces(block: str, max_chars: int) -> list[tuple[str, str]]:
+    """A long paragraph's sentences, each with what joins it to the piece before; a
+    sentence still over *max_chars* that spans lines (a log pasted without full stops)
+    is split into its lines, joined again by line breaks."""
+    out: list[tuple[str, str]] = []
+    for sentence in _SENTENCE_END_RE.split(block):
+        if len(sentence) > max_chars and "\n" in sentence:
+            out.extend((line, "\n") for line in sentence.split("\n"))
+        else:
+            out.append((sentence, " "))
+    return out
 
 
 def chunk_text(
@@ -300,11 +326,11 @@ def chunk_text(
     """Split *text* into memory-sized chunks (see module docstring). ``[]`` for blank input.
 
     ``mode="paragraph"`` (the seed's): one chunk per paragraph, chunks shorter
-    than ``min_chars`` dropped, a single sentence longer than ``max_chars`` kept
-    whole. ``mode="pack"``: paragraphs packed up to ``max_chars``, short chunks
-    merged into a neighbour; every chunk is at most ``max_chars`` long (only a
-    section heading longer than half of ``max_chars`` can push its section's
-    first chunk over).
+    than ``min_chars`` dropped unless they hold two words or more, a single
+    sentence (or line) longer than ``max_chars`` kept whole. ``mode="pack"``:
+    paragraphs packed up to ``max_chars``, short chunks merged into a neighbour;
+    every chunk is at most ``max_chars`` long (only a section heading longer
+    than half of ``max_chars`` can push its section's first chunk over).
     """
     if not isinstance(text, str):
         raise ValidationError(f"text must be a string — got {text.__class__.__name__}")

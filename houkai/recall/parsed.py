@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..domain.casing import askable, truecase, uncased
-from ..domain.text import terms_of, tokenize
+from ..domain.text import MAX_QUERY_TERMS, MAX_QUERY_WORDS, terms_of, tokenize, word_parts
 from ..store.lexstats import TermStats
+from ..store.lexstats import term_stats as read_term_stats
 from . import asking
 from .candidates import synonym_words, term_stats
 from .core import StoreCore
@@ -40,6 +41,20 @@ class ParsedQuery:
     vector: np.ndarray | None = None
 
 
+def rarest_terms(core: StoreCore, words: list[str]) -> list[str]:
+    """A long question's :data:`MAX_QUERY_TERMS` rarest terms in the collection, in the
+    question's order (one more ``HMGET``): a stack trace asked whole shares its first
+    thirty-two words with every trace, and only its last line tells it apart (ADR 0116)."""
+    terms = terms_of(words, MAX_QUERY_WORDS)
+    if len(terms) <= MAX_QUERY_TERMS:
+        return terms
+    df = read_term_stats(core.client, core.keys.lexstats, terms).df
+    # a word no memory holds finds nothing: the rarest of those some memory holds
+    kept = sorted(range(len(terms)), key=lambda i: (not df.get(terms[i]), df.get(terms[i], 0), i))
+    kept = kept[:MAX_QUERY_TERMS]
+    return [terms[i] for i in sorted(kept)]
+
+
 def read_query(
     core: StoreCore,
     text: str,
@@ -61,7 +76,10 @@ def read_query(
     ``HMGET`` as the statistics."""
     out = ParsedQuery(text=text, now=now)
     out.tokens = tokenize(text)
-    out.terms = terms_of(out.tokens)
+    words = out.tokens + word_parts(text)  # "1740 ms" asks for "1740ms" too
+    out.terms = terms_of(words)
+    if hybrid and len(out.terms) == MAX_QUERY_TERMS:
+        out.terms = rarest_terms(core, words)
     vector = core.query_vector(text) if text.strip() else None
     if hybrid and synonyms is not None:
         out.related = synonyms.related(out.terms, out.tokens)

@@ -32,15 +32,16 @@ from typing import Any
 import redis
 
 from ..domain.casing import MID_MARK, NAME_MARK, is_name, name_marks
-from ..domain.text import exact_counts, inflects, stem, stem_tokens, tokenize
+from ..domain.text import exact_counts, inflects, lexical_tokens, stem, stem_tokens
 from .access import mirror_lua
 
 #: The current way words are counted, as :data:`NAMES_FIELD` records it: "1" with the name
 #: marks (:func:`~houkai.domain.casing.name_marks`, ADR 0102), "2" with an acronym's
 #: plural counted as the acronym ("PRs" as "PR": :func:`~houkai.domain.text.singular_acronyms`,
 #: ADR 0109), "3" with every memory indexed as :func:`~houkai.domain.text.tokenize` splits
-#: it (line breaks, Unicode spaces and punctuation, apostrophes: ADR 0115).
-LEXICON = "3"
+#: it (line breaks, Unicode spaces and punctuation, apostrophes: ADR 0115), "4" with each
+#: word's parts (identifiers' words, numbers and units, accents: ADR 0116).
+LEXICON = "4"
 #: The current way update links are inferred, as :data:`LINKS_INFERRED_FIELD` records it
 #: (:mod:`houkai.store.updates`, ADR 0105, 0110).
 LINKS_INFERRED = "1"
@@ -186,7 +187,7 @@ def doc_terms(text: str, stemmed: bool = False) -> tuple[str, int]:
     The stems come with the text's name marks (:func:`~houkai.domain.casing.name_marks`):
     counted like stems, they tell recall which words the collection writes as names
     (``s:^kestrel``), so a question typed in lower case still names Kestrel."""
-    tokens = stem_tokens(text) if stemmed else tokenize(text)
+    tokens = stem_tokens(text) if stemmed else lexical_tokens(text)
     distinct = sorted(set(tokens))
     if stemmed:
         distinct += name_marks(text)

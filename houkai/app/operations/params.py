@@ -363,7 +363,9 @@ class Ingest(Params):
         None, description="Longest chunk in characters."
     )
     min_chars: Annotated[int, Field(ge=1, le=1_000_000)] | None = Field(
-        None, description="Shortest chunk in characters (shorter ones are dropped)."
+        None,
+        description="Shortest chunk in characters (shorter ones holding fewer than two "
+        "words are dropped).",
     )
     chunking: Chunking | None = Field(
         None,

@@ -18,7 +18,8 @@ one interface of :class:`houkai.recall.stages.base.Stage`:
   candidates' mean (ADR 0086).
 * ``casing``: a question typed in lower case ("how do i reach tim") names what the
   collection's memories write as names (ADR 0102).
-* ``bridge``: the second hop of a question about someone it does not name (opt-in, ADR 0089).
+* ``bridge``: the second hop of a question about someone or something it does not name
+  (ADR 0089, ADR 0116).
 * ``subjects``: in a collection not tagged by person, whom a memory's opening names is
   whom it is about, for the ``names`` boost (opt-in, ADR 0091).
 * ``overlap``: keyword matches count for less when the question's words are not the
@@ -71,7 +72,7 @@ REGISTRY: tuple[Entry, ...] = (
     Entry("entity", True, "lower candidates about another person or project"),
     Entry("aspect", True, "what the question asks about its subject, not the subject"),
     Entry("casing", True, "a question typed in lower case names what the memories capitalise"),
-    Entry("bridge", False, "the second hop of a question about someone it does not name"),
+    Entry("bridge", True, "the second hop of a question about what it does not name"),
     Entry("subjects", False, "untagged memories: whom the opening names is whom it is about"),
     Entry("overlap", False, "words the memories never use make keyword matches count for less"),
     Entry("fitted", False, "fusion weights per query kind"),

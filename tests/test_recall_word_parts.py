@@ -1,0 +1,111 @@
+"""A word is also found by its parts, and a long question by its rarest words (ADR 0116).
+
+Each shape came from a probe of memories agents write, one distinct fact among a cluster
+of near-identical lines: a ticket's possessive ("INC-20933's" was indexed as ``20933s``),
+a number glued to its unit ("1740ms" never found by "1740 ms"), a version's "v", an
+identifier's words ("audit_log", "PaymentsLeaseDepth"), a Latin word inside Chinese,
+accents left out ("Jose" for "José"), "İ", and a stack trace asked whole, whose first
+thirty-two words every trace shares."""
+
+from __future__ import annotations
+
+import pytest
+from test_acronym_plurals import _keyword_hits
+
+from houkai import MemoryStore
+from houkai.domain.text import lexical_form, lexical_tokens, tokenize, word_parts
+from houkai.recall import parsed
+
+#: (the fact, its lookalikes' line with {n}, the question, the fact's number): only the
+#: fact's one distinct word tells it from 300 lookalikes, and the question or the
+#: lookalikes write that word another way
+SHAPES = [
+    (
+        "Ticket INC-20933's root cause was a full disk on the worker.",
+        "Ticket INC-{n}'s root cause was a full disk on the worker.",
+        "INC-20933",
+        20933,
+    ),
+    (
+        "p99 checkout latency hit 1740ms after the deploy.",
+        "p99 checkout latency hit {n} ms after the deploy.",
+        "latency 1740 ms",
+        1740,
+    ),
+    ("The search box needs 240 GB of RAM.", "The search box needs {n}GB of RAM.", "240GB", 240),
+    (
+        "Pinned the payment SDK to v29.1.0 for the kiosk.",
+        "Pinned the payment SDK to v{n}.1.0 for the kiosk.",
+        "29.1.0",
+        29,
+    ),
+]
+#: (a memory, a word of it only its parts hold)
+PARTS = [
+    ("The audit_log table keeps 400 days of rows.", "audit"),
+    ("PaymentsLeaseDepth is set to 12 in production.", "lease"),
+    ("我们的订单服务使用TiDB做存储。", "tidb"),
+    ("José Ibáñez moved to İzmir in March.", "jose"),
+    ("José Ibáñez moved to İzmir in March.", "izmir"),
+    ("Ticket INC-20933's root cause was a full disk.", "20933"),
+    ("p99 checkout latency hit 1740ms after the deploy.", "1740"),
+]
+
+
+def test_a_word_s_parts_are_read_alike_by_the_index_and_the_questions() -> None:
+    assert tokenize("INC-20933's fix") == ["inc", "20933", "fix"]  # not "20933s"
+    assert word_parts("audit_log PaymentsLeaseDepth maxRetries") == [
+        *("audit", "log", "payments", "lease", "depth", "max", "retries")
+    ]
+    assert word_parts("1740ms 24GB 9am v2.9.0") == ["1740", "ms", "24", "gb", "9", "am", "2"]
+    # a product's name, an ordinal, thousands: no parts ("word" is no part of WordPress)
+    assert word_parts("WordPress GitHub iPhone 29th 15k") == []
+    assert word_parts("José İzmir 使用TiDB做存储") == ["jose", "tidb"]
+    assert tokenize("İzmir") == ["izmir"]  # one word, not "i" and "zmir"
+    for text in ("latency 1740ms", "audit_log", "José"):
+        assert lexical_form(text).split() == lexical_tokens(text)
+
+
+@pytest.mark.parametrize(
+    ("fact", "cluster", "question", "number"), SHAPES, ids=[s[2] for s in SHAPES]
+)
+def test_a_fact_among_its_lookalikes_comes_back_by_its_parts(
+    store: MemoryStore, fact: str, cluster: str, question: str, number: int
+) -> None:
+    # the lookalikes' numbers are the fact's neighbours: the model reads them alike
+    near = [n for n in range(max(1, number - 150), number + 151) if n != number]
+    store.remember_many([cluster.format(n=n) for n in near] + [fact])
+    hits = store.recall(question, k=5, mode="hybrid", touch=False)
+    assert fact in [m.text for m, _ in hits], [m.text for m, _ in hits]
+
+
+def test_the_keyword_index_holds_the_parts(store: MemoryStore) -> None:
+    store.remember_many(list(dict.fromkeys(text for text, _ in PARTS)))
+    for text, part in PARTS:
+        assert text in _keyword_hits(store, part), (part, lexical_form(text))
+
+
+FRAMES = [
+    f'  File "/srv/app/{part}.py", line {40 + i}, in {part}_handler'
+    for i, part in enumerate("router views auth session orders payments cart render".split())
+]
+
+
+def _trace(request: int) -> str:
+    return "\n".join(
+        ["Traceback (most recent call last):", *FRAMES * 3, f"KeyError: 'req-{request}'"]
+    )
+
+
+def test_a_stack_trace_comes_back_by_its_own_text(
+    store: MemoryStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    traces = [_trace(700000 + i) for i in range(150)]
+    store.remember_many(traces)
+    wanted = traces[77]
+    hits = store.recall(wanted, k=5, mode="hybrid", touch=False)
+    assert hits[0][0].text == wanted  # its one rare word is among the terms asked
+    # the first thirty-two words alone are every trace's: the rarest are what tell it apart
+    monkeypatch.setattr(parsed, "rarest_terms", lambda core, words: parsed.terms_of(words))
+    first = store.recall(wanted, k=5, mode="hybrid", touch=False)
+    assert wanted not in [m.text for m, _ in first]
