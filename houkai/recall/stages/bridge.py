@@ -31,6 +31,7 @@ throughout) neither bridge nor are bridged to.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -45,12 +46,28 @@ from .base import Stage, StageContext, note, provisional
 
 #: How many of the best candidates may describe the thing a question asks about.
 DESCRIBED_FROM = 2
+#: How many of the best candidates tell a name from a sentence's capitalised first word.
+NAMES_FROM = 40
 #: How many memories naming a described thing the search round brings in, per thing.
 DESCRIBED_REACH = 5
 
 
-def _notes(cands: list[Candidate]) -> list[Candidate]:
-    return [c for c in cands if previous_turn(c.memory) is None]
+def _is_note(c: Candidate) -> bool:
+    return previous_turn(c.memory) is None
+
+
+def _best_notes(
+    cands: list[Candidate], score: Callable[[Candidate], float], most: int
+) -> list[Candidate]:
+    """The *most* best candidates by *score* that follow no turn (ties: by id). Recall
+    runs this on every question, so it reads only a few more than *most* unless turns of a
+    conversation lead."""
+    reach = most + 4
+    top = heapq.nlargest(reach, cands, key=score)
+    if len(top) == reach and sum(map(_is_note, top)) < most:
+        top = cands  # a conversation's turns lead: walk the whole pool
+    ordered = sorted(top, key=lambda c: (-score(c), c.memory.id))
+    return [c for c in ordered if _is_note(c)][:most]
 
 
 def _words(read: asking.StateQuery) -> tuple[frozenset[str], frozenset[str]]:
@@ -62,10 +79,10 @@ def _words(read: asking.StateQuery) -> tuple[frozenset[str], frozenset[str]]:
 def bridge(cands: list[Candidate], read: asking.StateQuery) -> tuple[Candidate, Candidate] | None:
     """The best candidate and its second hop through a name it holds inside, or None (see
     the module docstring)."""
-    notes = _notes(cands)
-    if len(notes) < 2:
+    best_note = _best_notes(cands, lambda c: c.score, 1)
+    if not best_note:
         return None
-    hop = min(notes, key=lambda c: (-c.score, c.memory.id))
+    hop = best_note[0]
     text = hop.memory.text
     words = _words(read)[1]
     # the question's own names, possessive or not ("Dana's" asks about Dana)
@@ -74,11 +91,11 @@ def bridge(cands: list[Candidate], read: asking.StateQuery) -> tuple[Candidate, 
     if not names or not lacking or lacking == words:
         return None
     best: tuple[int, float, Candidate] | None = None
-    for c in notes:
+    for c in cands:
         if c is hop or not names & opening(c.memory.text):
             continue  # Slack in "Marta prefers async updates in Slack" is no subject
         gain = len(lacking & frozenset(stem_tokens(c.memory.text)))
-        if gain and (best is None or (gain, c.score) > best[:2]):
+        if gain and (best is None or (gain, c.score) > best[:2]) and _is_note(c):
             best = (gain, c.score, c)
     return (hop, best[2]) if best is not None else None
 
@@ -94,31 +111,42 @@ class Description:
 
 
 def descriptions(
-    notes: list[Candidate], read: asking.StateQuery, score: Callable[[Candidate], float]
+    cands: list[Candidate], read: asking.StateQuery, score: Callable[[Candidate], float]
 ) -> list[Description]:
-    """Of the :data:`DESCRIBED_FROM` best *notes* by *score*, those about a thing the
-    question describes (see the module docstring)."""
+    """Of the :data:`DESCRIBED_FROM` best candidates by *score*, those about a thing the
+    question describes (see the module docstring). Most questions have none, found from
+    those two alone; the pool is read only for a hop that may be one."""
     every, words = _words(read)
     if not words:
         return []
-    written_as_names: set[str] = set()
-    for c in notes:
-        written_as_names |= stated_names(c.memory.text)
     asked_names = {e.lower() for e in read.entities}
-    out = []
-    for hop in sorted(notes, key=lambda c: (-score(c), c.memory.id))[:DESCRIBED_FROM]:
+    maybe: list[tuple[Candidate, frozenset[str], frozenset[str], frozenset[str]]] = []
+    for hop in _best_notes(cands, score, DESCRIBED_FROM):
         about = opening(hop.memory.text)
         if about & asked_names:
             continue  # about a thing the question names: nothing to resolve
+        unasked = frozenset(
+            n for n in about if n not in read.asked and stem(n) not in read.asked_terms
+        )
         held = frozenset(stem_tokens(hop.memory.text))
-        name = frozenset(
-            n for n in about & written_as_names
-            if n not in read.asked and stem(n) not in read.asked_terms
-        )  # fmt: skip
         covered, lacking = every & held, words - held
-        if name and covered and lacking:
-            out.append(Description(hop, name, covered, lacking))
-    return out
+        if unasked and covered and lacking:
+            maybe.append((hop, unasked, covered, lacking))
+    if not maybe:
+        return []
+    # a capitalised opening word is a name when one of the best candidates writes it so
+    # inside a sentence ("Tallow"), not a sentence's first word ("Billing", "Health")
+    unsure = set().union(*(m[1] for m in maybe))
+    written_as_names: set[str] = set()
+    for c in heapq.nlargest(NAMES_FROM, cands, key=score):
+        written_as_names |= unsure & stated_names(c.memory.text)
+        if written_as_names == unsure:
+            break
+    return [
+        Description(hop, unasked & written_as_names, covered, lacking)
+        for hop, unasked, covered, lacking in maybe
+        if unasked & written_as_names
+    ]
 
 
 def described(
@@ -126,13 +154,10 @@ def described(
 ) -> tuple[Candidate, Candidate] | None:
     """A candidate about a thing the question describes and the candidate that answers
     about it, or None (see the module docstring)."""
-    notes = _notes(cands)
-    if len(notes) < 2:
-        return None
-    for d in descriptions(notes, read, lambda c: c.score):
+    for d in descriptions(cands, read, lambda c: c.score):
         stems = {stem(n) for n in d.name}
         best: tuple[int, int, float, Candidate] | None = None
-        for c in notes:
+        for c in cands:
             if c is d.hop:
                 continue
             held = frozenset(stem_tokens(c.memory.text))
@@ -140,7 +165,11 @@ def described(
             if not names or 2 * names < len(stems):
                 continue  # "Halden Transport SLA tier" is not "Bramble & Vine Grocers SLA"
             gain = len(d.lacking & held)
-            if gain >= len(d.covered) and (best is None or (names, gain, c.score) > best[:3]):
+            if (
+                gain >= len(d.covered)
+                and (best is None or (names, gain, c.score) > best[:3])
+                and _is_note(c)
+            ):
                 best = (names, gain, c.score, c)
         if best is not None:
             return d.hop, best[3]
@@ -154,7 +183,7 @@ def described_round(ctx: StageContext, pool: Pool) -> list[str]:
     read = ctx.query.state
     if read is None:
         return []
-    plans = descriptions(_notes(list(pool.values())), read, lambda c: provisional(c, ctx.weights))
+    plans = descriptions(list(pool.values()), read, lambda c: provisional(c, ctx.weights))
     legs = []
     for d in plans:
         asked = sorted(t for t in read.asked if stem(t) in d.lacking and t not in STOP)
