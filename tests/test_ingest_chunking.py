@@ -64,6 +64,11 @@ def test_paragraph_mode_keeps_short_facts_and_splits_a_log_into_lines():
     assert "\n".join(chunks).split("\n") == lines  # in order, each line whole
     # one overlong line still stays whole, as the seed keeps one overlong sentence
     assert chunk_text("x" * 700 + "\nshort line") == ["x" * 700, "short line"]
+    # a numbered bullet holds one word; a fenced block or a table is not cut at its lines
+    assert chunk_text("1. x\n\nok") == []
+    code = "```python\n" + "\n".join(f"x{i} = compute({i})  # a step" for i in range(30)) + "\n```"
+    table = "| a | b |\n|---|---|\n" + "\n".join(f"| row {i} | value {i} |" for i in range(40))
+    assert chunk_text(code) == [code] and chunk_text(table) == [table]
 
 
 def test_empty_and_short_input():

@@ -157,3 +157,30 @@ def test_a_best_hit_that_holds_as_much_of_the_question_is_no_description(store: 
     # note names Ben and adds only "new": no more than the best hit holds, so no hop
     assert sales in ids[:2] and heads_up in ids[:2]
     assert "bridge" not in notes.get(desk, {}).get("stages", {})
+
+
+def test_the_search_round_keeps_to_the_recall_s_filter(store: MemoryStore):
+    answer, intro = _dairy(store)
+    store.edit(answer, tags=["accounts"])
+    store.edit(intro, tags=["accounts"])
+    question = "who pays the bills at the dairy"
+    ranked = ranking(store, question, k=5, stages=WITH, tag="accounts")
+    assert [mid for mid, _ in ranked][:2] == [intro, answer]
+    # a filter the answer does not pass keeps it out, whatever the round finds
+    store.edit(answer, tags=[])
+    kept = ranking(store, question, k=5, stages=WITH, tag="accounts")
+    assert answer not in [mid for mid, _ in kept]
+
+
+def test_a_sentence_s_first_word_is_no_name(store: MemoryStore):
+    write_dated(
+        store,
+        [
+            ("Billing runs on the first of each month for every dairy account.", 20),
+            ("Billing contact at Kestrel Logistics: Donna Reyes, accounts payable.", 30),
+            *((text, 100 + i) for i, text in enumerate(OFFICE)),
+        ],
+    )
+    # "Billing" opens the best hit but no candidate writes it as a name inside a sentence
+    ranked = ranking(store, "who pays the bills at the dairy", k=10, stages=WITH)
+    assert all("bridged_from" not in e.get("stages", {}) for _, e in ranked)

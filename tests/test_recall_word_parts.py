@@ -9,6 +9,8 @@ thirty-two words every trace shares."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from test_acronym_plurals import _keyword_hits
 
@@ -59,11 +61,15 @@ def test_a_word_s_parts_are_read_alike_by_the_index_and_the_questions() -> None:
     ]
     assert word_parts("1740ms 24GB 9am v2.9.0") == ["1740", "ms", "24", "gb", "9", "am", "2"]
     # a product's name, an ordinal, thousands: no parts ("word" is no part of WordPress)
-    assert word_parts("WordPress GitHub iPhone 29th 15k") == []
+    assert word_parts("WordPress GitHub iPhone 29th 15k 3D 5G") == []
     assert word_parts("José İzmir 使用TiDB做存储") == ["jose", "tidb"]
+    assert word_parts("listAPIs naïve_café") == ["list", "apis", "naïve", "naive", "café", "cafe"]
     assert tokenize("İzmir") == ["izmir"]  # one word, not "i" and "zmir"
-    for text in ("latency 1740ms", "audit_log", "José"):
-        assert lexical_form(text).split() == lexical_tokens(text)
+    # the index holds what BM25 counts, word for word
+    for text in ("latency 1740ms", "audit_log", "José", "İzmir", "INC-20933's fix"):
+        assert re.findall(r"[^\W_]+(?:_[^\W_]+)*", lexical_form(text)) == lexical_tokens(text)
+    cjk = "我们的订单服务使用TiDB做存储"
+    assert sorted(lexical_form(cjk).split()) == sorted(lexical_tokens(cjk))
 
 
 @pytest.mark.parametrize(

@@ -99,10 +99,14 @@ def _written(text: str) -> str:
 
 
 #: What a text holds when some word of it has parts (:func:`word_parts`): an underscore, a
-#: capital after a small letter, a digit before a letter, "v" before a digit, a non-ASCII
-#: character. Most texts hold none and skip the per-word reading.
+#: capital after a small letter or two capitals before one, a digit before a letter, "v"
+#: before a digit, a non-ASCII character. Most texts hold none and skip the per-word reading.
 _PARTS_HINT = re.compile(r"_|[a-z][A-Z]|[A-Z]{2}[a-z]|\d[^\W\d_]|\bv\d|[^\x00-\x7f]")
-_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+#: A word no rule of :func:`word_parts` splits: small ASCII letters only.
+_PLAIN = re.compile(r"[a-z]+")
+#: Camel case's words: an acronym's plural ("listAPIs": APIs), an acronym before a word
+#: ("getHTTPResponse": HTTP), a word, an acronym, a number.
+_CAMEL = re.compile(r"[A-Z]{2,}s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _NUMBER_UNIT = re.compile(r"(\d+)([a-z]{1,4})")
 _VERSION = re.compile(r"v(\d+)")
 _SMALL_CAPITAL = re.compile("[a-z][A-Z]|[A-Z]{2}[a-z]")
@@ -111,8 +115,8 @@ _SMALL_CAPITAL = re.compile("[a-z][A-Z]|[A-Z]{2}[a-z]")
 #: The units a number is written against ("1740ms", "24GB", "9am"): the parts of such a
 #: word (not an ordinal's "th", nor "15k").
 UNITS = frozenset(
-    """ms s sec secs min mins h hr hrs d kb mb gb tb kib mib gib tib hz khz mhz ghz px rem em
-    pt kg g mg km m cm mm mph kmh am pm""".split()
+    """ns us ms s sec secs min mins h hr hrs kb mb gb tb kib mib gib tib hz khz mhz ghz px
+    rem em pt kg mg km m cm mm mph kmh am pm""".split()
 )
 
 
@@ -141,28 +145,29 @@ def word_parts(text: str) -> list[str]:
     round."""
     if not _PARTS_HINT.search(text):
         return []
-    text = _written(text)
     out: list[str] = []
-    for word in _WORD_RE.findall(text):
+    for word in dict.fromkeys(_WORD_RE.findall(_written(text))):
+        if _PLAIN.fullmatch(word):
+            continue  # most words: nothing to split (each distinct word read once)
         low = _lower(word)
         pieces = [p for p in word.split("_") if p]
         if _CJK_RE.search(word):
             pieces = [p for piece in pieces for p in _CJK_RUN_RE.split(piece) if p]
-        found: list[str] = []
+        parts: list[str] = []
         for piece in pieces:
-            found.append(piece)
+            piece_low = _lower(piece)
+            parts.append(piece_low)
             if _SMALL_CAPITAL.search(piece):
-                found.extend(_camel_words(piece))
-        parts = [_lower(p) for p in found]
-        unit = _NUMBER_UNIT.fullmatch(low)
-        if unit is not None and unit[2] in UNITS:
-            parts.extend(unit.groups())
-        version = _VERSION.fullmatch(low)
-        if version is not None:
-            parts.append(version[1])
-        folded = _fold(low)
-        if folded:
-            parts.append(folded)
+                parts.extend(_lower(p) for p in _camel_words(piece))
+            unit = _NUMBER_UNIT.fullmatch(piece_low)
+            if unit is not None and unit[2] in UNITS:
+                parts.extend(unit.groups())
+            version = _VERSION.fullmatch(piece_low)
+            if version is not None:
+                parts.append(version[1])
+            folded = _fold(piece_low)
+            if folded:
+                parts.append(folded)
         out.extend(p for p in parts if p != low)
     return list(dict.fromkeys(out))
 

@@ -296,7 +296,7 @@ def _paragraph_chunks(text: str, max_chars: int, min_chars: int) -> list[str]:
 #: A paragraph shorter than ``min_chars`` is still a memory when it holds this many words
 #: ("Door code: 4711"): only a lone word ("ok") or a rule ("---") is dropped.
 KEPT_WORDS = 2
-_WORDS_RE = re.compile(r"[^\W_]+")
+_WORDS_RE = re.compile(r"[^\W_]*[^\W\d_][^\W_]*")  # with a letter: "1. x" is one word
 
 
 def _words_in(text: str) -> int:
@@ -306,7 +306,10 @@ def _words_in(text: str) -> int:
 def _pieces(block: str, max_chars: int) -> list[tuple[str, str]]:
     """A long paragraph's sentences, each with what joins it to the piece before; a
     sentence still over *max_chars* that spans lines (a log pasted without full stops)
-    is split into its lines, joined again by line breaks."""
+    is split into its lines, joined again by line breaks. A fenced code block or a table
+    is not split at its lines (``pack`` mode re-fences code it splits)."""
+    if _FENCE_RE.match(block) or block.lstrip().startswith("|"):
+        return [(sentence, " ") for sentence in _SENTENCE_END_RE.split(block)]  # as the seed
     out: list[tuple[str, str]] = []
     for sentence in _SENTENCE_END_RE.split(block):
         if len(sentence) > max_chars and "\n" in sentence:

@@ -267,6 +267,12 @@ def keyword_query(words: list[str], where: str, synonyms: Sequence[str] = ()) ->
     if synonyms:
         weak = f"({lexical_clause(list(synonyms))})=>{{$weight: {SYNONYM_WEIGHT}}}"
         clause = f"(({clause})|({weak}))"  # one clause: the filter below binds to it all
+    return filtered(clause, where)
+
+
+def filtered(clause: str, where: str) -> str:
+    """*clause* under the recall's filter *where*, as a zero-weight clause (see
+    :func:`keyword_query`)."""
     return clause if where == "*" else f"{clause} ({where})=>{{$weight: 0.0}}"
 
 

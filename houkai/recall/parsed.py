@@ -76,7 +76,7 @@ def read_query(
     ``HMGET`` as the statistics."""
     out = ParsedQuery(text=text, now=now)
     out.tokens = tokenize(text)
-    words = out.tokens + word_parts(text)  # "1740 ms" asks for "1740ms" too
+    words = out.tokens + word_parts(text)  # "1740ms" asks for 1740 and ms too
     out.terms = terms_of(words)
     if hybrid and len(out.terms) == MAX_QUERY_TERMS:
         out.terms = rarest_terms(core, words)

@@ -36,10 +36,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...db.schema import SEARCH_FIELDS
-from ...domain.text import lexical_clause, stem, stem_tokens
+from ...domain.text import ANY_STOP_WORDS, lexical_clause, stem, stem_tokens, tokenize
 from ...store.search import search_args
 from .. import asking
-from ..candidates import KEYWORD_SCORER, Candidate, Pool, keyword_leg, previous_turn, run_legs
+from ..candidates import (
+    KEYWORD_SCORER,
+    Candidate,
+    Pool,
+    filtered,
+    keyword_leg,
+    previous_turn,
+    run_legs,
+)
 from ..statements import STOP
 from ..subjects import opening, stated_names
 from .base import Stage, StageContext, note, provisional
@@ -63,11 +71,14 @@ def _best_notes(
     runs this on every question, so it reads only a few more than *most* unless turns of a
     conversation lead."""
     reach = most + 4
-    top = heapq.nlargest(reach, cands, key=score)
+
+    def order(c: Candidate) -> tuple[float, str]:
+        return -score(c), c.memory.id
+
+    top = heapq.nsmallest(reach, cands, key=order)
     if len(top) == reach and sum(map(_is_note, top)) < most:
-        top = cands  # a conversation's turns lead: walk the whole pool
-    ordered = sorted(top, key=lambda c: (-score(c), c.memory.id))
-    return [c for c in ordered if _is_note(c)][:most]
+        top = sorted(cands, key=order)  # a conversation's turns lead: walk the whole pool
+    return [c for c in top if _is_note(c)][:most]
 
 
 def _words(read: asking.StateQuery) -> tuple[frozenset[str], frozenset[str]]:
@@ -119,15 +130,17 @@ def descriptions(
     every, words = _words(read)
     if not words:
         return []
-    asked_names = {e.lower() for e in read.entities}
+    asked_names = {w for e in read.entities for w in tokenize(e)}
     maybe: list[tuple[Candidate, frozenset[str], frozenset[str], frozenset[str]]] = []
     for hop in _best_notes(cands, score, DESCRIBED_FROM):
         about = opening(hop.memory.text)
         if about & asked_names:
             continue  # about a thing the question names: nothing to resolve
         unasked = frozenset(
-            n for n in about if n not in read.asked and stem(n) not in read.asked_terms
-        )
+            n
+            for n in about
+            if n not in read.asked and stem(n) not in read.asked_terms and n not in ANY_STOP_WORDS
+        )  # "The" of "at The Hague" names nothing
         held = frozenset(stem_tokens(hop.memory.text))
         covered, lacking = every & held, words - held
         if unasked and covered and lacking:
@@ -186,16 +199,18 @@ def described_round(ctx: StageContext, pool: Pool) -> list[str]:
     plans = descriptions(list(pool.values()), read, lambda c: provisional(c, ctx.weights))
     legs = []
     for d in plans:
-        asked = sorted(t for t in read.asked if stem(t) in d.lacking and t not in STOP)
+        # the question's terms, parts of its words too ("ms" of "1740ms"), the hop lacks
+        asked = sorted({t for t in ctx.query.terms if stem(t) in d.lacking} - STOP)
         if not asked:
             continue
         clause = f"{lexical_clause(sorted(d.name))} {lexical_clause(asked)}"
-        if ctx.where != "*":
-            clause = f"{clause} ({ctx.where})=>{{$weight: 0.0}}"
         args = search_args(
-            ctx.core.keys.index, clause, return_fields=(*SEARCH_FIELDS, "vec"),
-            limit=DESCRIBED_REACH, scorer=KEYWORD_SCORER,
-        )  # fmt: skip
+            ctx.core.keys.index,
+            filtered(clause, ctx.where),
+            return_fields=(*SEARCH_FIELDS, "vec"),
+            limit=DESCRIBED_REACH,
+            scorer=KEYWORD_SCORER,
+        )  # stemmed, whatever BM25 counts: "bills" finds "Billing contact at …"
         legs.append(keyword_leg(ctx.core, pool, args, ctx.query.vector))
     return [mid for found in run_legs(ctx.core, legs) for mid in found] if legs else []
 
