@@ -85,6 +85,18 @@ def test_a_fact_among_its_lookalikes_comes_back_by_its_parts(
     assert fact in [m.text for m, _ in hits], [m.text for m, _ in hits]
 
 
+def test_a_commit_comes_back_by_its_short_hash(store: MemoryStore) -> None:
+    import hashlib
+
+    shas = [hashlib.sha1(str(i).encode()).hexdigest() for i in range(200)]
+    texts = [f"Reverted commit {sha} on main: it broke the build." for sha in shas]
+    store.remember_many(texts)
+    for short in (shas[77][:7], shas[77][:12]):  # as git log --oneline and GitHub print it
+        hits = store.recall(short, k=5, mode="hybrid", touch=False)
+        assert hits and hits[0][0].text == texts[77], short
+    assert word_parts(f"at {shas[77]}")[0] == shas[77][:7]
+
+
 def test_the_keyword_index_holds_the_parts(store: MemoryStore) -> None:
     store.remember_many(list(dict.fromkeys(text for text, _ in PARTS)))
     for text, part in PARTS:

@@ -109,6 +109,10 @@ _PLAIN = re.compile(r"[a-z]+")
 _CAMEL = re.compile(r"[A-Z]{2,}s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 _NUMBER_UNIT = re.compile(r"(\d+)([a-z]{1,4})")
 _VERSION = re.compile(r"v(\d+)")
+#: A commit hash or another long hex id (a digit and a letter in it): it is also found by
+#: the short forms tools print, its first :data:`SHORT_HEX` characters.
+_HEX = re.compile(r"(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{13,64}")
+SHORT_HEX = range(7, 13)
 _SMALL_CAPITAL = re.compile("[a-z][A-Z]|[A-Z]{2}[a-z]")
 
 
@@ -140,9 +144,9 @@ def word_parts(text: str) -> list[str]:
     """The parts a word of *text* is also found by, lower-cased (ADR 0116): an identifier's
     words ("audit_log": audit, log; "PaymentsLeaseDepth": payments, lease, depth), a number
     and its unit ("1740ms": 1740, ms), a version's number ("v2.9.0": 2), Latin words inside
-    a CJK run ("使用TiDB做存储": tidb), a word without its accents ("José": jose). The index
-    and the questions read the same parts, so "1740 ms" finds "1740ms" and the other way
-    round."""
+    a CJK run ("使用TiDB做存储": tidb), a word without its accents ("José": jose), a long hex
+    id's short forms (a commit's first 7 to 12 characters). The index and the questions
+    read the same parts, so "1740 ms" finds "1740ms" and the other way round."""
     if not _PARTS_HINT.search(text):
         return []
     out: list[str] = []
@@ -168,6 +172,8 @@ def word_parts(text: str) -> list[str]:
             folded = _fold(piece_low)
             if folded:
                 parts.append(folded)
+            if _HEX.fullmatch(piece_low):
+                parts.extend(piece_low[:n] for n in SHORT_HEX)  # "b65840c" of a full SHA
         out.extend(p for p in parts if p != low)
     return list(dict.fromkeys(out))
 
