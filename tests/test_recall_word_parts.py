@@ -124,6 +124,6 @@ def test_a_stack_trace_comes_back_by_its_own_text(
     hits = store.recall(wanted, k=5, mode="hybrid", touch=False)
     assert hits[0][0].text == wanted  # its one rare word is among the terms asked
     # the first thirty-two words alone are every trace's: the rarest are what tell it apart
-    monkeypatch.setattr(parsed, "rarest_terms", lambda core, words: parsed.terms_of(words))
+    monkeypatch.setattr(parsed, "rarest_terms", lambda core, terms: terms[: parsed.MAX_QUERY_TERMS])
     first = store.recall(wanted, k=5, mode="hybrid", touch=False)
     assert wanted not in [m.text for m, _ in first]

@@ -147,10 +147,15 @@ def word_parts(text: str) -> list[str]:
     a CJK run ("使用TiDB做存储": tidb), a word without its accents ("José": jose), a long hex
     id's short forms (a commit's first 7 to 12 characters). The index and the questions
     read the same parts, so "1740 ms" finds "1740ms" and the other way round."""
-    if not _PARTS_HINT.search(text):
+    return _parts(_written(text))
+
+
+def _parts(written: str) -> list[str]:
+    """:func:`word_parts` of a text :func:`_written` already read."""
+    if not _PARTS_HINT.search(written):
         return []
     out: list[str] = []
-    for word in dict.fromkeys(_WORD_RE.findall(_written(text))):
+    for word in dict.fromkeys(_WORD_RE.findall(written)):
         if _PLAIN.fullmatch(word):
             continue  # most words: nothing to split (each distinct word read once)
         low = _lower(word)
@@ -180,7 +185,12 @@ def word_parts(text: str) -> list[str]:
 
 def tokenize(text: str) -> list[str]:
     """Lower-cased word tokens plus CJK/Korean character bigrams (the seed's ``_tokenize``)."""
-    normalised = _lower(singular_acronyms(_written(text)))
+    return _tokens(_written(text))
+
+
+def _tokens(written: str) -> list[str]:
+    """:func:`tokenize` of a text :func:`_written` already read."""
+    normalised = _lower(singular_acronyms(written))
     tokens = _WORD_RE.findall(normalised)
     if not _CJK_RE.search(normalised):
         return tokens
@@ -194,7 +204,8 @@ def tokenize(text: str) -> list[str]:
 def lexical_tokens(text: str) -> list[str]:
     """What the lexical index holds of *text*, as BM25 counts it: :func:`tokenize`'s
     tokens, then each word's parts (:func:`word_parts`, ADR 0116)."""
-    return tokenize(text) + word_parts(text)
+    written = _written(text)  # read once for both
+    return _tokens(written) + _parts(written)
 
 
 _STEMMER = snowballstemmer.stemmer("english")
@@ -309,7 +320,7 @@ def lexical_form(text: str) -> str:
     extra: list[str] = []
     if _CAPITAL_S.search(text):
         extra.extend(dict.fromkeys(m.group(1) for m in _ACRONYM_S.finditer(text)))
-    extra.extend(word_parts(text))
+    extra.extend(_parts(text))
     runs = [run for run in _CJK_RUN_RE.findall(text) if len(run) >= 2]
     extra.extend(g for run in runs for g in bigrams(run))
     # lower-cased here: RediSearch lower-cases only ASCII letters ("Москва", "Élodie")

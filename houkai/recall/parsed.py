@@ -41,13 +41,11 @@ class ParsedQuery:
     vector: np.ndarray | None = None
 
 
-def rarest_terms(core: StoreCore, words: list[str]) -> list[str]:
-    """A long question's :data:`MAX_QUERY_TERMS` rarest terms in the collection, in the
-    question's order (one more ``HMGET``): a stack trace asked whole shares its first
-    thirty-two words with every trace, and only its last line tells it apart (ADR 0116)."""
-    terms = terms_of(words, MAX_QUERY_WORDS)
-    if len(terms) <= MAX_QUERY_TERMS:
-        return terms
+def rarest_terms(core: StoreCore, terms: list[str]) -> list[str]:
+    """Of a long question's *terms* (more than :data:`MAX_QUERY_TERMS`), the
+    :data:`MAX_QUERY_TERMS` rarest in the collection, in the question's order (one more
+    ``HMGET``): a stack trace asked whole shares its first thirty-two words with every
+    trace, and only its last line tells it apart (ADR 0116)."""
     df = read_term_stats(core.client, core.keys.lexstats, terms).df
     # a word no memory holds finds nothing: the rarest of those some memory holds
     kept = sorted(range(len(terms)), key=lambda i: (not df.get(terms[i]), df.get(terms[i], 0), i))
@@ -76,10 +74,10 @@ def read_query(
     ``HMGET`` as the statistics."""
     out = ParsedQuery(text=text, now=now)
     out.tokens = tokenize(text)
-    words = out.tokens + word_parts(text)  # "1740ms" asks for 1740 and ms too
-    out.terms = terms_of(words)
-    if hybrid and len(out.terms) == MAX_QUERY_TERMS:
-        out.terms = rarest_terms(core, words)
+    # "1740ms" asks for 1740 and ms too
+    terms = terms_of(out.tokens + word_parts(text), MAX_QUERY_WORDS)
+    long = hybrid and len(terms) > MAX_QUERY_TERMS
+    out.terms = rarest_terms(core, terms) if long else terms[:MAX_QUERY_TERMS]
     vector = core.query_vector(text) if text.strip() else None
     if hybrid and synonyms is not None:
         out.related = synonyms.related(out.terms, out.tokens)

@@ -22,6 +22,7 @@ from ..db.decode import as_text
 from ..db.keys import prefix_pattern
 from ..domain.text import lexical_form
 from .lexstats import (
+    DOC_COUNT_FIELD,
     FOLLOWS_FIELD,
     LEXICON,
     NAMES_FIELD,
@@ -164,7 +165,7 @@ def recount_words(client: redis.Redis, memory_prefix: str, stats_key: str, batch
 def words_current(client: redis.Redis, stats_key: str) -> bool:
     """Are the collection's words counted and indexed the current way (:data:`LEXICON`)?
     True for an empty collection: its first write sets the flag."""
-    n, flag = client.hmget(stats_key, ["__N", NAMES_FIELD])
+    n, flag = client.hmget(stats_key, [DOC_COUNT_FIELD, NAMES_FIELD])
     return not int(n or 0) or _counted_now(flag)
 
 
@@ -200,7 +201,7 @@ def _recount_batch(client: redis.Redis, script: Any, keys: list[bytes], stats_ke
 
 def stemmed_stats(client: redis.Redis, stats_key: str) -> bool:
     """True when every memory of the collection has its stems counted (``__S == __N``)."""
-    n, s = client.hmget(stats_key, ["__N", "__S"])
+    n, s = client.hmget(stats_key, [DOC_COUNT_FIELD, "__S"])
     return int(n or 0) == int(s or 0)
 
 

@@ -60,6 +60,10 @@ NAMES_FROM = 40
 DESCRIBED_REACH = 5
 
 
+def _score(c: Candidate) -> float:
+    return c.score
+
+
 def _is_note(c: Candidate) -> bool:
     return previous_turn(c.memory) is None
 
@@ -87,13 +91,11 @@ def _words(read: asking.StateQuery) -> tuple[frozenset[str], frozenset[str]]:
     return every, every - frozenset(stem_tokens(" ".join(read.entities)))
 
 
-def bridge(cands: list[Candidate], read: asking.StateQuery) -> tuple[Candidate, Candidate] | None:
-    """The best candidate and its second hop through a name it holds inside, or None (see
-    the module docstring)."""
-    best_note = _best_notes(cands, lambda c: c.score, 1)
-    if not best_note:
-        return None
-    hop = best_note[0]
+def bridge(
+    cands: list[Candidate], read: asking.StateQuery, hop: Candidate
+) -> tuple[Candidate, Candidate] | None:
+    """The best candidate *hop* and its second hop through a name it holds inside, or None
+    (see the module docstring)."""
     text = hop.memory.text
     words = _words(read)[1]
     # the question's own names, possessive or not ("Dana's" asks about Dana)
@@ -122,17 +124,23 @@ class Description:
 
 
 def descriptions(
-    cands: list[Candidate], read: asking.StateQuery, score: Callable[[Candidate], float]
+    cands: list[Candidate],
+    read: asking.StateQuery,
+    score: Callable[[Candidate], float],
+    leaders: list[Candidate] | None = None,
 ) -> list[Description]:
-    """Of the :data:`DESCRIBED_FROM` best candidates by *score*, those about a thing the
-    question describes (see the module docstring). Most questions have none, found from
-    those two alone; the pool is read only for a hop that may be one."""
+    """Of the :data:`DESCRIBED_FROM` best candidates by *score* (*leaders*, when read
+    already), those about a thing the question describes (see the module docstring). Most
+    questions have none, found from those two alone; the pool is read only for a hop that
+    may be one."""
     every, words = _words(read)
     if not words:
         return []
     asked_names = {w for e in read.entities for w in tokenize(e)}
     maybe: list[tuple[Candidate, frozenset[str], frozenset[str], frozenset[str]]] = []
-    for hop in _best_notes(cands, score, DESCRIBED_FROM):
+    if leaders is None:
+        leaders = _best_notes(cands, score, DESCRIBED_FROM)
+    for hop in leaders:
         about = opening(hop.memory.text)
         if about & asked_names:
             continue  # about a thing the question names: nothing to resolve
@@ -163,11 +171,12 @@ def descriptions(
 
 
 def described(
-    cands: list[Candidate], read: asking.StateQuery
+    cands: list[Candidate], read: asking.StateQuery, leaders: list[Candidate]
 ) -> tuple[Candidate, Candidate] | None:
     """A candidate about a thing the question describes and the candidate that answers
-    about it, or None (see the module docstring)."""
-    for d in descriptions(cands, read, lambda c: c.score):
+    about it, or None (see the module docstring); *leaders*: the best candidates that
+    follow no turn (:data:`DESCRIBED_FROM` of them)."""
+    for d in descriptions(cands, read, _score, leaders):
         stems = {stem(n) for n in d.name}
         best: tuple[int, int, float, Candidate] | None = None
         for c in cands:
@@ -226,7 +235,10 @@ class BridgeStage(Stage):
         read = ctx.query.state
         if read is None:
             return
-        found = bridge(cands, read) or described(cands, read)
+        leaders = _best_notes(cands, _score, DESCRIBED_FROM)  # read once for both hops
+        if not leaders:
+            return
+        found = bridge(cands, read, leaders[0]) or described(cands, read, leaders)
         if found is None:
             return
         hop, far = found
