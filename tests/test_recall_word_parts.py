@@ -59,7 +59,9 @@ def test_a_word_s_parts_are_read_alike_by_the_index_and_the_questions() -> None:
     assert word_parts("audit_log PaymentsLeaseDepth maxRetries") == [
         *("audit", "log", "payments", "lease", "depth", "max", "retries")
     ]
-    assert word_parts("1740ms 24GB 9am v2.9.0") == ["1740", "ms", "24", "gb", "9", "am", "2"]
+    assert word_parts("1740ms 24GB 9am v2.9.0") == [
+        *("1740", "ms", "24", "gb", "9", "am", "2", "09h00")  # and the time's form (ADR 0117)
+    ]
     # a product's name, an ordinal, thousands: no parts ("word" is no part of WordPress)
     assert word_parts("WordPress GitHub iPhone 29th 15k 3D 5G") == []
     assert word_parts("José İzmir 使用TiDB做存储") == ["jose", "tidb"]

@@ -20,6 +20,8 @@ from typing import Generic, TypeVar
 
 import snowballstemmer
 
+from .numbers import number_forms
+
 _CJK_CHAR = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _CJK_RE = re.compile(f"[{_CJK_CHAR}]")
 _CJK_RUN_RE = re.compile(f"[{_CJK_CHAR}]+")
@@ -145,15 +147,18 @@ def word_parts(text: str) -> list[str]:
     words ("audit_log": audit, log; "PaymentsLeaseDepth": payments, lease, depth), a number
     and its unit ("1740ms": 1740, ms), a version's number ("v2.9.0": 2), Latin words inside
     a CJK run ("使用TiDB做存储": tidb), a word without its accents ("José": jose), a long hex
-    id's short forms (a commit's first 7 to 12 characters). The index and the questions
+    id's short forms (a commit's first 7 to 12 characters), and one form for a number
+    written several ways (a phone's digits joined, ``14h30``, ``mar14``:
+    :func:`~houkai.domain.numbers.number_forms`, ADR 0117). The index and the questions
     read the same parts, so "1740 ms" finds "1740ms" and the other way round."""
     return _parts(_written(text))
 
 
 def _parts(written: str) -> list[str]:
     """:func:`word_parts` of a text :func:`_written` already read."""
+    numbers = number_forms(_lower(written))
     if not _PARTS_HINT.search(written):
-        return []
+        return numbers
     out: list[str] = []
     for word in dict.fromkeys(_WORD_RE.findall(written)):
         if _PLAIN.fullmatch(word):
@@ -180,7 +185,7 @@ def _parts(written: str) -> list[str]:
             if _HEX.fullmatch(piece_low):
                 parts.extend(piece_low[:n] for n in SHORT_HEX)  # "b65840c" of a full SHA
         out.extend(p for p in parts if p != low)
-    return list(dict.fromkeys(out))
+    return list(dict.fromkeys([*out, *numbers]))
 
 
 def tokenize(text: str) -> list[str]:

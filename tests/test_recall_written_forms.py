@@ -1,0 +1,125 @@
+"""A fact is found however its number is written (ADR 0117).
+
+Agents copy identifiers as tools print them and users ask as they type them: a phone
+number grouped or not, a UUID with or without its dashes, a time on a 12- or a 24-hour
+clock, a date as ISO or in words. Each shape is one fact among hundreds of lines that
+differ only by that number, so the model cannot tell them apart and only the words the
+index holds can."""
+
+from __future__ import annotations
+
+import random
+import uuid
+from datetime import date, timedelta
+
+import pytest
+from test_acronym_plurals import _keyword_hits
+from test_lexstats import _stats
+
+from houkai import MemoryStore
+from houkai.domain.text import lexical_form, lexical_tokens, word_parts
+from houkai.store.lexmigrate import recount_words
+from houkai.store.lexstats import LEXICON, NAMES_FIELD
+
+
+def _phones() -> list[str]:
+    return [f"Vendor hotline +1 (415) 555-{n:04d}, ask for the billing desk." for n in range(300)]
+
+
+def _phones_bare() -> list[str]:
+    return [f"Vendor hotline 415555{n:04d}, ask for the billing desk." for n in range(300)]
+
+
+def _job(n: int) -> uuid.UUID:
+    return uuid.UUID(int=random.Random(n).getrandbits(128), version=4)
+
+
+def _uuids() -> list[str]:
+    return [f"Job {_job(n)} failed on the nightly run." for n in range(300)]
+
+
+def _uuids_bare() -> list[str]:
+    return [f"Job {_job(n).hex} failed on the nightly run." for n in range(300)]
+
+
+def _times(clock: str) -> list[str]:
+    out = []
+    for minutes in range(6 * 60, 22 * 60, 5):
+        h, m = divmod(minutes, 60)
+        if clock == "24":
+            t = f"{h:02d}:{m:02d}"
+        else:
+            t = f"{(h - 1) % 12 + 1}:{m:02d}{'am' if h < 12 else 'pm'}"
+        out.append(f"Room booking at {t}: the blue room on floor three.")
+    return out
+
+
+def _dates(style: str) -> list[str]:
+    out = []
+    for n in range(300):
+        d = date(2026, 1, 1) + timedelta(days=n)
+        when = d.isoformat() if style == "iso" else f"{d.day} {d:%B}"
+        out.append(f"Invoice run on {when}: the blue batch, all clear.")
+    return out
+
+
+#: (the lines, the fact's index among them, the question as a user types it)
+SHAPES = {
+    "phone asked unbroken": (_phones, 134, "who answers 4155550134"),
+    "phone asked local": (_phones, 134, "555 0134"),
+    "phone stored unbroken": (_phones_bare, 134, "call +1 415-555-0134"),
+    "uuid asked bare": (_uuids, 77, _job(77).hex),
+    "uuid stored bare": (_uuids_bare, 77, str(_job(77))),
+    "24h time asked 12h": (lambda: _times("24"), 102, "room booking at 2:30pm"),
+    "12h time asked 24h": (lambda: _times("12"), 102, "room booking at 14:30"),
+    "12h time asked bare": (lambda: _times("12"), 96, "room booking at 2 pm"),
+    "iso date asked in words": (lambda: _dates("iso"), 72, "invoice run on March 14"),
+    "date in words asked iso": (lambda: _dates("words"), 72, "invoice run 2026-03-14"),
+}
+
+
+def test_each_way_of_writing_a_number_has_one_form() -> None:
+    same = [
+        ("+1 (415) 555-0134", "415.555.0134", "415-555-0134 ext", "call 555 0134"),
+        ("at 2:30pm", "at 14:30", "2:30 p.m.", "14:30:00"),
+        ("9am", "9 AM", "09:00"),
+        ("2026-03-14", "March 14", "14th of March", "Mar. 14th", "2026/3/14"),
+    ]
+    for forms in same:
+        shared = set.intersection(*(set(word_parts(f)) for f in forms))
+        assert shared, forms
+    job = "f4b2c9d0-9a1e-4c3b-8d7e-6f5a4b3c2d1e"
+    assert word_parts(job)[0] == job.replace("-", "")
+    # no form: an IP, a version, a decimal, a ratio, a short number, no day of the year
+    for text in ("10.0.0.1", "192.168.100.200", "v2.9.0", "3.14159", "3:2", "555 01", "2026-13-40"):
+        assert not [p for p in word_parts(text) if len(p) >= 5], text
+    # the index holds what BM25 counts: each form is one word
+    text = "Vendor hotline +1 (415) 555-0134 at 2:30pm on 2026-03-14"
+    assert lexical_form(text).split()[-6:] == lexical_tokens(text)[-6:]
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_a_number_is_found_however_it_is_written(store: MemoryStore, shape: str) -> None:
+    lines, index, question = SHAPES[shape]
+    texts = lines()
+    store.remember_many(texts)
+    hits = store.recall(question, k=3, mode="hybrid", touch=False)
+    assert texts[index] in [m.text for m, _ in hits], [m.text for m, _ in hits]
+
+
+def test_migrate_gives_a_collection_written_before_the_forms(store: MemoryStore) -> None:
+    texts = ["Vendor hotline +1 (415) 555-0134.", "Standup moved to 14:30 on 2026-03-14."]
+    store.remember_many(texts)
+    client, key = store.client, store.keys.lexstats
+    expected = _stats(store)
+    # as the release before left it: the text indexed without the forms, the flag at 4
+    for batch in store.iter_memories():
+        for m in batch:
+            client.hset(store.keys.memory(m.id), "lex", m.text.lower())
+    client.hset(key, NAMES_FIELD, "4")
+    assert _keyword_hits(store, "4155550134") == set()
+    assert recount_words(client, store.keys.memory_prefix, key) == 2
+    assert _keyword_hits(store, "4155550134") == {texts[0]}
+    assert _keyword_hits(store, "14h30") == _keyword_hits(store, "mar14") == {texts[1]}
+    assert _stats(store) == expected
+    assert client.hget(key, NAMES_FIELD) == LEXICON.encode()
