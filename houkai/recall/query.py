@@ -99,6 +99,9 @@ _ID = re.compile(
 _MIXED = re.compile(r"\b(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{5,}\b")
 _CODE = re.compile(r"\b(?:[a-z]+_[a-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]+|[A-Za-z]+\.[A-Za-z_]+\(?\)?)\b")
 _NUMBER = re.compile(r"(?<![\w.])\d{2,}(?:\.\d+)?(?![\w.])")
+#: A time of day ("2:30pm", "9 am", "14:30"): the memory holding it is the one asked for,
+#: found by its form on either clock (ADR 0117).
+_CLOCK = re.compile(r"(?<![\w:.])\d{1,2}(?::[0-5]\d)?\s?[ap]\.?m\b|(?<![\w:.])\d{1,2}:[0-5]\d\b")
 _CAPITAL = re.compile(r"\b[A-Z][a-zA-Z]+(?:'s)?\b")
 _NOT_NAMES = (
     frozenset(
@@ -239,7 +242,7 @@ def _time_window(text: str, now: float) -> tuple[tuple[float, float], str] | Non
 
 def _exact_tokens(text: str) -> list[str]:
     out: list[str] = []
-    for pattern in (_QUOTED, _ID, _MIXED, _CODE, _NUMBER):
+    for pattern in (_QUOTED, _CLOCK, _ID, _MIXED, _CODE, _NUMBER):
         for m in pattern.finditer(text):
             token = ((m[1] or m[2]) if pattern is _QUOTED else m[0]).strip()
             if pattern is _NUMBER and len(token) == 4 and token[:2] in ("19", "20"):
