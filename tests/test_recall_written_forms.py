@@ -9,6 +9,7 @@ index holds can."""
 from __future__ import annotations
 
 import random
+import re
 import uuid
 from datetime import date, timedelta
 
@@ -17,6 +18,7 @@ from test_acronym_plurals import _keyword_hits
 from test_lexstats import _stats
 
 from houkai import MemoryStore
+from houkai.domain import numbers
 from houkai.domain.text import lexical_form, lexical_tokens, word_parts
 from houkai.store.lexmigrate import recount_words
 from houkai.store.lexstats import LEXICON, NAMES_FIELD
@@ -78,24 +80,44 @@ SHAPES = {
 }
 
 
+#: A number's form, and ways of writing it that must all hold it
+SAME = {
+    "4155550134": ("+1 (415) 555-0134", "415.555.0134", "(415)555-0134", "+14155550134"),
+    "5550134": ("call 555 0134", "+1 (415) 555-0134", "+14155550134"),
+    "14h30": ("at 2:30pm", "at 14:30", "2:30 p.m.", "14:30:00", "2.30pm", "14h30", "2:00–2:30pm"),
+    "09h00": ("9am", "9 AM", "09:00", "2026-03-14T09:00:00Z", "9–11am", "9h00"),
+    "mar14": ("2026-03-14", "March 14", "14th of March", "Mar. 14th", "2026/3/14", "14-Mar-2026"),
+    "aug29": ("Aug 29", "Aug 21–29", "21–29 August", "2026-08-29T10:00+02:00"),
+    "15h00": ("3pm", "3–7pm", "15:00"),
+}
+#: No form: an IP, a version, a decimal, a ratio, a short number, no day of the year, two
+#: numbers either side of a full stop
+NONE = ("10.0.0.1", "192.168.100.200", "v2.9.0", "3.14159", "3:2", "555 01", "2026-13-40")
+
+
 def test_each_way_of_writing_a_number_has_one_form() -> None:
-    same = [
-        ("+1 (415) 555-0134", "415.555.0134", "415-555-0134 ext", "call 555 0134"),
-        ("at 2:30pm", "at 14:30", "2:30 p.m.", "14:30:00"),
-        ("9am", "9 AM", "09:00"),
-        ("2026-03-14", "March 14", "14th of March", "Mar. 14th", "2026/3/14"),
-    ]
-    for forms in same:
-        shared = set.intersection(*(set(word_parts(f)) for f in forms))
-        assert shared, forms
+    for form, ways in SAME.items():
+        for way in ways:
+            assert form in lexical_tokens(way), (form, way)
     job = "f4b2c9d0-9a1e-4c3b-8d7e-6f5a4b3c2d1e"
     assert word_parts(job)[0] == job.replace("-", "")
-    # no form: an IP, a version, a decimal, a ratio, a short number, no day of the year
-    for text in ("10.0.0.1", "192.168.100.200", "v2.9.0", "3.14159", "3:2", "555 01", "2026-13-40"):
+    for text in (*NONE, "not 8042. 8042 is"):
         assert not [p for p in word_parts(text) if len(p) >= 5], text
+    assert word_parts("11-1pm")[-2:] == ["11h00", "13h00"]  # the morning's 11
     # the index holds what BM25 counts: each form is one word
     text = "Vendor hotline +1 (415) 555-0134 at 2:30pm on 2026-03-14"
-    assert lexical_form(text).split()[-6:] == lexical_tokens(text)[-6:]
+    assert set(lexical_form(text).split()) >= {"4155550134", "14h30", "mar14"}
+    assert {"4155550134", "14h30", "mar14"} <= set(lexical_tokens(text))
+
+
+def test_the_quick_scan_turns_down_no_text_with_a_form(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hint before the scan repeats the forms' grammar by hand: whatever it turns down
+    must have no form."""
+    texts = [way for ways in SAME.values() for way in ways] + list(NONE)
+    texts += [line for shape in SHAPES.values() for line in shape[0]()[:20]]
+    hinted = [numbers.number_forms(t.lower()) for t in texts]
+    monkeypatch.setattr(numbers, "_HINT", re.compile(""))
+    assert [numbers.number_forms(t.lower()) for t in texts] == hinted
 
 
 @pytest.mark.parametrize("shape", list(SHAPES))

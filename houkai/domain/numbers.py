@@ -7,7 +7,8 @@ dashes, a time on a 12- or a 24-hour clock ("2:30pm", "14:30"), a date as ISO or
 more word, the same however it was written, which the index and the questions both read
 (:func:`houkai.domain.text.word_parts`): a grouped number's digits joined, and each
 shorter tail of at least :data:`JOINED_DIGITS` digits ("5550134" for the local number); a
-UUID's hex joined; a time as ``14h30``; a day of the year as ``mar14``.
+UUID's hex joined; a time as ``14h30`` (a range's start too: "3–7pm" holds ``15h00``); a
+day of the year as ``mar14`` (both ends of "Aug 21–29"; an ISO timestamp's time too).
 
 One scan of the text reads them all (an alternation, in the order below: a date before the
 digit groups it is written with, a 12-hour time before a 24-hour one); a text without a
@@ -31,26 +32,39 @@ _MONTHS["sept"] = 9
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _ORDINAL = "(?:st|nd|rd|th)?"
 
+#: An ISO timestamp's time and zone, after its day: "2026-03-14t10:00:00z".
+_ISO_TIME = (
+    r"(?:t(?P<iso_hour>[01]\d|2[0-3]):(?P<iso_minute>[0-5]\d)"
+    r"(?::\d\d(?:[.,]\d+)?)?(?:z|[+-]\d\d:?\d\d)?)?"
+)
 _FORMS = re.compile(
     "|".join(
         (
-            # "2026-03-14", "2026/3/14"
-            r"(?<![\w.-])(?P<year>\d{4})(?P<sep>[-/.])(?P<im>\d{1,2})(?P=sep)(?P<id>\d{1,2})"
-            r"(?![\w]|[-/.]\d)",
+            # "2026-03-14", "2026/3/14", "2026-03-14T10:00:00Z"
+            r"(?<![\w.-])(?P<year>\d{4})(?P<sep>[-/.])(?P<iso_month>\d{1,2})(?P=sep)"
+            rf"(?P<iso_day>\d{{1,2}}){_ISO_TIME}(?![\w]|[-/.]\d)",
+            # "3–7pm", "2:00–2:30pm": the start of a range takes its end's am/pm
+            r"(?<![\w:.])(?P<range_hour>\d{1,2})(?:[:.](?P<range_minute>[0-5]\d))?\s?[-–]\s?"
+            r"(?=(?P<range_end>\d{1,2})(?:[:.][0-5]\d)?\s?(?P<range_ap>[ap])\.?m\b)",
             # a UUID, or another id of hex groups joined by dashes (a letter in it)
             r"(?<![\w-])(?P<hex>(?=[0-9a-f-]*[a-f])[0-9a-f]{4,}(?:-[0-9a-f]{4,}){2,})(?![\w-])",
-            # "2:30pm", "9 am", "11:15 p.m."
-            r"(?<![\w:.])(?P<h12>\d{1,2})(?::(?P<m12>[0-5]\d))?\s?(?P<ap>[ap])\.?m\b\.?",
-            # "14:30", "09:05:00"
-            r"(?<![\w:.])(?P<h24>[01]?\d|2[0-3]):(?P<m24>[0-5]\d)(?::\d\d)?(?!\w|:\d)",
-            # "+1 (415) 555-0134", "020 7946 0958", "4111 1111 1111 1111"; not inside a word,
-            # a version ("v2.9.0") or a time
-            r"(?<![\w.:/-])(?P<groups>\+?\(?\d{1,5}(?:\)?[ .-]{1,2}\(?\d{1,5}){1,6})"
-            r"(?!\w|[.:-]\d)",
-            # "14 March", "14th of March"
-            rf"(?<![\w:.])(?P<dd>\d{{1,2}}){_ORDINAL}(?:\s+of)?\s+(?P<dm>{_MONTH})\b",
-            # "March 14", "Mar. 14th"
-            rf"\b(?P<md>{_MONTH})\.?\s+(?P<mdd>\d{{1,2}}){_ORDINAL}\b(?!:)",
+            # "2:30pm", "9 am", "11:15 p.m.", "9.30am"
+            r"(?<![\w:.])(?P<hour12>\d{1,2})(?:[:.](?P<minute12>[0-5]\d))?\s?(?P<ap>[ap])\.?m\b\.?",
+            # "14:30", "09:05:00", "9h30", "10:00:00+02:00"
+            r"(?<![\w:.])(?P<hour24>[01]?\d|2[0-3])(?::|h(?=[0-5]\d))(?P<minute24>[0-5]\d)"
+            r"(?::\d\d(?:[.,]\d+)?(?:z|[+-]\d\d:?\d\d)?)?(?!\w|:\d)",
+            # "14 March", "14th of March", "14-Mar-2026", "16–18 June"
+            rf"(?<![\w:.])(?:(?P<first_day>\d{{1,2}}){_ORDINAL}\s?[-–]\s?)?"
+            rf"(?P<day>\d{{1,2}}){_ORDINAL}(?:\s+of\s+|\s+|-)(?P<day_month>{_MONTH})\b",
+            # "+14155550134", as a tool prints it
+            r"(?<![\w+])\+(?P<plus_digits>\d{8,15})(?!\w)",
+            # "+1 (415) 555-0134", "(415)555-0134", "020 7946 0958", "4111 1111 1111 1111";
+            # not inside a word, a version ("v2.9.0"), a time or across a full stop
+            r"(?<![\w.:/-])(?P<groups>\+?\(?\d{1,5}"
+            r"(?:(?:\)?(?:[ -]{1,2}|\.)\(?|\)|\()\d{1,5}){1,6})(?!\w|[.:-]\d)",
+            # "March 14", "Mar. 14th", "Aug 21–29"
+            rf"\b(?P<month>{_MONTH})\.?\s+(?P<month_day>\d{{1,2}}){_ORDINAL}"
+            rf"(?:\s?[-–]\s?(?P<month_last_day>\d{{1,2}}){_ORDINAL})?\b(?!:)",
         )
     )
 )
@@ -59,8 +73,8 @@ _M3 = "|".join(_ABBR[1:])
 #: What a text holds when some number of it has a form: one quicker scan, which most texts
 #: with a digit fail ("$20", "v1.3", "25 seats"), before the one that reads the forms.
 _HINT = re.compile(
-    rf"\d(?:\)?[ ./-]{{1,2}}\(?\d|\s?[ap]\.?m\b|:\d\d|{_ORDINAL}\s+(?:of\s+)?(?:{_M3}))"
-    rf"|(?:{_M3})[a-z]{{0,6}}\.?\s+\d"
+    rf"\d(?:\)?[ ./-]{{1,2}}\(?\d|\s?[ap]\.?m\b|:\d\d|h[0-5]\d|{_ORDINAL}[\s-]+(?:of\s+)?(?:{_M3}))"
+    rf"|(?:{_M3})[a-z]{{0,6}}\.?\s+\d|\+\d{{8}}"
 )
 _HEX_HINT = re.compile(r"[0-9a-f]{4}-[0-9a-f]{4}")
 _DIGITS = re.compile(r"\d+")
@@ -77,21 +91,40 @@ def number_forms(lowered: str) -> list[str]:
     out: list[str] = []
     for m in _FORMS.finditer(lowered):
         if m["year"]:
-            out.append(_day(int(m["im"]), int(m["id"])))
+            out.append(_day(int(m["iso_month"]), int(m["iso_day"])))
+            if m["iso_hour"]:
+                out.append(_clock(int(m["iso_hour"]), int(m["iso_minute"])))
+        elif m["range_hour"]:
+            start, end, pm = int(m["range_hour"]), int(m["range_end"]), m["range_ap"] == "p"
+            if 1 <= start <= 12 and 1 <= end <= 12:
+                if start % 12 > end % 12:  # "11-1pm": the morning's 11
+                    pm = not pm
+                out.append(_clock(start % 12 + (12 if pm else 0), int(m["range_minute"] or 0)))
+        elif m["plus_digits"]:  # its tails: the number without its country code
+            digits = m["plus_digits"]
+            out.extend(digits[i:] for i in range(1, len(digits)) if 7 <= len(digits) - i <= 11)
         elif m["hex"]:
             out.append(m["hex"].replace("-", ""))
-        elif m["h12"]:
-            hour = int(m["h12"])
+        elif m["hour12"]:
+            hour = int(m["hour12"])
             if 1 <= hour <= 12:
-                out.append(_clock(hour % 12 + (12 if m["ap"] == "p" else 0), int(m["m12"] or 0)))
-        elif m["h24"]:
-            out.append(_clock(int(m["h24"]), int(m["m24"])))
+                out.append(
+                    _clock(hour % 12 + (12 if m["ap"] == "p" else 0), int(m["minute12"] or 0))
+                )
+        elif m["hour24"]:
+            form = _clock(int(m["hour24"]), int(m["minute24"]))
+            if form != m.group():  # "09h30" written so is its own word already
+                out.append(form)
         elif m["groups"]:
             out.extend(_joined(m["groups"]))
-        elif m["dd"]:
-            out.append(_day(_MONTHS[m["dm"]], int(m["dd"])))
-        elif m["md"]:
-            out.append(_day(_MONTHS[m["md"]], int(m["mdd"])))
+        elif m["day"]:
+            if m["first_day"]:
+                out.append(_day(_MONTHS[m["day_month"]], int(m["first_day"])))
+            out.append(_day(_MONTHS[m["day_month"]], int(m["day"])))
+        elif m["month"]:
+            out.append(_day(_MONTHS[m["month"]], int(m["month_day"])))
+            if m["month_last_day"]:
+                out.append(_day(_MONTHS[m["month"]], int(m["month_last_day"])))
     return [form for form in dict.fromkeys(out) if form]
 
 

@@ -101,7 +101,9 @@ _CODE = re.compile(r"\b(?:[a-z]+_[a-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]+|[A-Za-z]+\.[
 _NUMBER = re.compile(r"(?<![\w.])\d{2,}(?:\.\d+)?(?![\w.])")
 #: A time of day ("2:30pm", "9 am", "14:30"): the memory holding it is the one asked for,
 #: found by its form on either clock (ADR 0117).
-_CLOCK = re.compile(r"(?<![\w:.])\d{1,2}(?::[0-5]\d)?\s?[ap]\.?m\b|(?<![\w:.])\d{1,2}:[0-5]\d\b")
+_CLOCK = re.compile(
+    r"(?<![\w:.])\d{1,2}(?:[:.][0-5]\d)?\s?[ap]\.?m\b|(?<![\w:.])\d{1,2}[:h][0-5]\d\b", re.I
+)
 _CAPITAL = re.compile(r"\b[A-Z][a-zA-Z]+(?:'s)?\b")
 _NOT_NAMES = (
     frozenset(
