@@ -214,11 +214,14 @@ def _groups(
             return False
         return not (ni <= nj or nj <= ni)
 
+    least = min(shared, similarity)  # no link below it, whatever the words say
+
     def linked(i: int, j: int) -> bool:
         vi, vj = top[i].vector, top[j].vector
         if vi is None or vj is None:
             return False
-        if other_subject(i, j) or other_subject(j, i):
+        cos = float(np.dot(vi, vj))
+        if cos < least or other_subject(i, j) or other_subject(j, i):
             return False
         newer = i if (ages[i], top[i].memory.id) > (ages[j], top[j].memory.id) else j
         update = updates[newer]
@@ -241,7 +244,6 @@ def _groups(
             or not restates_plainly(new_text, old_text)
         ):
             return False
-        cos = float(np.dot(vi, vj))
         if cos >= shared and echo:
             return True
         if cos >= shared and restates(new_text, old_text):
