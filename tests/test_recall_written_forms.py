@@ -89,6 +89,9 @@ SAME = {
     "mar14": ("2026-03-14", "March 14", "14th of March", "Mar. 14th", "2026/3/14", "14-Mar-2026"),
     "aug29": ("Aug 29", "Aug 21–29", "21–29 August", "2026-08-29T10:00+02:00"),
     "15h00": ("3pm", "3–7pm", "15:00"),
+    "15h10": ("kids out at 3:10", "3:10pm", "15:10"),  # no am/pm, no leading zero: both
+    "12h00": ("lunch at noon", "12 noon", "12pm", "12:00", "Noon standup"),
+    "00h00": ("midnight deploy", "12am", "00:00"),
 }
 #: No form: an IP, a version, a decimal, a ratio, a short number, no day of the year, two
 #: numbers either side of a full stop
@@ -104,6 +107,7 @@ def test_each_way_of_writing_a_number_has_one_form() -> None:
     for text in (*NONE, "not 8042. 8042 is"):
         assert not [p for p in word_parts(text) if len(p) >= 5], text
     assert word_parts("11-1pm")[-2:] == ["11h00", "13h00"]  # the morning's 11
+    assert "19h45" not in word_parts("bedtime 7:45") and "18h30" not in word_parts("06:30")
     # the index holds what BM25 counts: each form is one word
     text = "Vendor hotline +1 (415) 555-0134 at 2:30pm on 2026-03-14"
     assert set(lexical_form(text).split()) >= {"4155550134", "14h30", "mar14"}

@@ -24,6 +24,9 @@ import re
 JOINED_DIGITS = 7
 #: More than this is no phone, card or order number either: prose that lists years.
 MOST_DIGITS = 19
+#: A time written without am/pm and without a leading zero up to this hour ("3:10") is
+#: also read as the afternoon's: people meet at 3:10 in the afternoon, not in the night.
+AFTERNOON_UNTIL = 6
 
 _ABBR = [name.lower() for name in calendar.month_abbr]
 _MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
@@ -53,6 +56,8 @@ _FORMS = re.compile(
             # "14:30", "09:05:00", "9h30", "10:00:00+02:00"
             r"(?<![\w:.])(?P<hour24>[01]?\d|2[0-3])(?::|h(?=[0-5]\d))(?P<minute24>[0-5]\d)"
             r"(?::\d\d(?:[.,]\d+)?(?:z|[+-]\d\d:?\d\d)?)?(?!\w|:\d)",
+            # "noon", "12 noon", "midnight"
+            r"\b(?:12\s?)?(?P<noon>noon|midday|midnight)\b",
             # "14 March", "14th of March", "14-Mar-2026", "16–18 June"
             rf"(?<![\w:.])(?:(?P<first_day>\d{{1,2}}){_ORDINAL}\s?[-–]\s?)?"
             rf"(?P<day>\d{{1,2}}){_ORDINAL}(?:\s+of\s+|\s+|-)(?P<day_month>{_MONTH})\b",
@@ -78,6 +83,7 @@ _HINT = re.compile(
 )
 _HEX_HINT = re.compile(r"[0-9a-f]{4}-[0-9a-f]{4}")
 _DIGITS = re.compile(r"\d+")
+_NOON = re.compile(r"\b(noon|midday|midnight)\b")
 #: An IPv4 address is asked with its dots.
 _IPV4 = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 
@@ -85,9 +91,9 @@ _IPV4 = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 def number_forms(lowered: str) -> list[str]:
     """The forms of the numbers written in *lowered* (a text already lower-cased)."""
     if not _DIGIT.search(lowered):
-        return []
+        return _noon(lowered)
     if not _HINT.search(lowered) and not ("-" in lowered and _HEX_HINT.search(lowered)):
-        return []
+        return _noon(lowered)
     out: list[str] = []
     for m in _FORMS.finditer(lowered):
         if m["year"]:
@@ -102,7 +108,9 @@ def number_forms(lowered: str) -> list[str]:
                 out.append(_clock(start % 12 + (12 if pm else 0), int(m["range_minute"] or 0)))
         elif m["plus_digits"]:  # its tails: the number without its country code
             digits = m["plus_digits"]
-            out.extend(digits[i:] for i in range(1, len(digits)) if 7 <= len(digits) - i <= 11)
+            out.extend(
+                digits[i:] for i in range(1, len(digits)) if JOINED_DIGITS <= len(digits) - i <= 11
+            )
         elif m["hex"]:
             out.append(m["hex"].replace("-", ""))
         elif m["hour12"]:
@@ -112,9 +120,14 @@ def number_forms(lowered: str) -> list[str]:
                     _clock(hour % 12 + (12 if m["ap"] == "p" else 0), int(m["minute12"] or 0))
                 )
         elif m["hour24"]:
-            form = _clock(int(m["hour24"]), int(m["minute24"]))
+            hour, minute = int(m["hour24"]), int(m["minute24"])
+            form = _clock(hour, minute)
             if form != m.group():  # "09h30" written so is its own word already
                 out.append(form)
+            if len(m["hour24"]) == 1 and 1 <= hour <= AFTERNOON_UNTIL:
+                out.append(_clock(hour + 12, minute))  # "kids out at 3:10": 15h10 too
+        elif m["noon"]:
+            out.append("00h00" if m["noon"] == "midnight" else "12h00")
         elif m["groups"]:
             out.extend(_joined(m["groups"]))
         elif m["day"]:
@@ -126,6 +139,14 @@ def number_forms(lowered: str) -> list[str]:
             if m["month_last_day"]:
                 out.append(_day(_MONTHS[m["month"]], int(m["month_last_day"])))
     return [form for form in dict.fromkeys(out) if form]
+
+
+def _noon(lowered: str) -> list[str]:
+    """The forms of a text without a number: "noon", "midnight"."""
+    if "noon" not in lowered and "midday" not in lowered and "midnight" not in lowered:
+        return []
+    said = ("00h00" if m[1] == "midnight" else "12h00" for m in _NOON.finditer(lowered))
+    return list(dict.fromkeys(said))
 
 
 def _joined(written: str) -> list[str]:

@@ -26,7 +26,6 @@ _CJK_CHAR = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _CJK_RE = re.compile(f"[{_CJK_CHAR}]")
 _CJK_RUN_RE = re.compile(f"[{_CJK_CHAR}]+")
 _WORD_RE = re.compile(r"\w+")
-_DIGIT = re.compile(r"\d")
 #: A word as written, opening with a letter of any script ("Tomás", "Jean-Luc", "Tom's"):
 #: its case says whether it is written as a name.
 LETTER_WORD = re.compile(r"[^\W\d_][\w'’-]*")
@@ -157,7 +156,7 @@ def word_parts(text: str) -> list[str]:
 
 def _parts(written: str) -> list[str]:
     """:func:`word_parts` of a text :func:`_written` already read."""
-    numbers = number_forms(_lower(written)) if _DIGIT.search(written) else []
+    numbers = number_forms(_lower(written))
     if not _PARTS_HINT.search(written):
         return numbers
     out: list[str] = []
