@@ -12,7 +12,7 @@ day of the year as ``mar14`` (both ends of "Aug 21–29"; an ISO timestamp's tim
 
 One scan of the text reads them all (an alternation, in the order below: a date before the
 digit groups it is written with, a 12-hour time before a 24-hour one); a text without a
-digit is not scanned.
+digit (nor a word for noon or midnight) is not scanned.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ _MONTHS |= {name.lower(): i for i, name in enumerate(calendar.month_abbr) if nam
 _MONTHS["sept"] = 9
 _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _ORDINAL = "(?:st|nd|rd|th)?"
+#: Times said in words: midnight is 00h00, the others 12h00.
+_NOON_WORDS = ("noon", "midday", "midnight")
 
 #: An ISO timestamp's time and zone, after its day: "2026-03-14t10:00:00z".
 _ISO_TIME = (
@@ -57,7 +59,7 @@ _FORMS = re.compile(
             r"(?<![\w:.])(?P<hour24>[01]?\d|2[0-3])(?::|h(?=[0-5]\d))(?P<minute24>[0-5]\d)"
             r"(?::\d\d(?:[.,]\d+)?(?:z|[+-]\d\d:?\d\d)?)?(?!\w|:\d)",
             # "noon", "12 noon", "midnight"
-            r"\b(?:12\s?)?(?P<noon>noon|midday|midnight)\b",
+            rf"\b(?:12\s?)?(?P<noon>{'|'.join(_NOON_WORDS)})\b",
             # "14 March", "14th of March", "14-Mar-2026", "16–18 June"
             rf"(?<![\w:.])(?:(?P<first_day>\d{{1,2}}){_ORDINAL}\s?[-–]\s?)?"
             rf"(?P<day>\d{{1,2}}){_ORDINAL}(?:\s+of\s+|\s+|-)(?P<day_month>{_MONTH})\b",
@@ -83,17 +85,24 @@ _HINT = re.compile(
 )
 _HEX_HINT = re.compile(r"[0-9a-f]{4}-[0-9a-f]{4}")
 _DIGITS = re.compile(r"\d+")
-_NOON = re.compile(r"\b(noon|midday|midnight)\b")
 #: An IPv4 address is asked with its dots.
 _IPV4 = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
 
 
+def _may_hold_forms(lowered: str) -> bool:
+    """Quick scans most texts fail: a word for noon or midnight, or a digit and a hint of
+    some form (:data:`_HINT`, or a dashed hex id)."""
+    if any(word in lowered for word in _NOON_WORDS):
+        return True
+    if not _DIGIT.search(lowered):
+        return False
+    return bool(_HINT.search(lowered)) or ("-" in lowered and bool(_HEX_HINT.search(lowered)))
+
+
 def number_forms(lowered: str) -> list[str]:
     """The forms of the numbers written in *lowered* (a text already lower-cased)."""
-    if not _DIGIT.search(lowered):
-        return _noon(lowered)
-    if not _HINT.search(lowered) and not ("-" in lowered and _HEX_HINT.search(lowered)):
-        return _noon(lowered)
+    if not _may_hold_forms(lowered):
+        return []
     out: list[str] = []
     for m in _FORMS.finditer(lowered):
         if m["year"]:
@@ -105,7 +114,7 @@ def number_forms(lowered: str) -> list[str]:
             if 1 <= start <= 12 and 1 <= end <= 12:
                 if start % 12 > end % 12:  # "11-1pm": the morning's 11
                     pm = not pm
-                out.append(_clock(start % 12 + (12 if pm else 0), int(m["range_minute"] or 0)))
+                out.append(_clock_12(start, int(m["range_minute"] or 0), pm))
         elif m["plus_digits"]:  # its tails: the number without its country code
             digits = m["plus_digits"]
             out.extend(
@@ -116,9 +125,7 @@ def number_forms(lowered: str) -> list[str]:
         elif m["hour12"]:
             hour = int(m["hour12"])
             if 1 <= hour <= 12:
-                out.append(
-                    _clock(hour % 12 + (12 if m["ap"] == "p" else 0), int(m["minute12"] or 0))
-                )
+                out.append(_clock_12(hour, int(m["minute12"] or 0), m["ap"] == "p"))
         elif m["hour24"]:
             hour, minute = int(m["hour24"]), int(m["minute24"])
             form = _clock(hour, minute)
@@ -141,14 +148,6 @@ def number_forms(lowered: str) -> list[str]:
     return [form for form in dict.fromkeys(out) if form]
 
 
-def _noon(lowered: str) -> list[str]:
-    """The forms of a text without a number: "noon", "midnight"."""
-    if "noon" not in lowered and "midday" not in lowered and "midnight" not in lowered:
-        return []
-    said = ("00h00" if m[1] == "midnight" else "12h00" for m in _NOON.finditer(lowered))
-    return list(dict.fromkeys(said))
-
-
 def _joined(written: str) -> list[str]:
     """A grouped number's digits joined, and each shorter tail of at least
     :data:`JOINED_DIGITS` digits; none for an IP address or more than :data:`MOST_DIGITS`."""
@@ -161,6 +160,11 @@ def _joined(written: str) -> list[str]:
 
 def _clock(hour: int, minute: int) -> str:
     return f"{hour:02d}h{minute:02d}"
+
+
+def _clock_12(hour: int, minute: int, pm: bool) -> str:
+    """:func:`_clock` of a time on the 12-hour clock (*hour* from 1 to 12)."""
+    return _clock(hour % 12 + (12 if pm else 0), minute)
 
 
 def _day(month: int, day: int) -> str:
