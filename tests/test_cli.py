@@ -878,13 +878,16 @@ def test_recall_list_pack_give_the_same_json_through_cli_rest_and_mcp(houkai, do
 
 
 def test_a_number_comes_back_as_typed_through_every_door(houkai, doors):
-    """ADR 0117: the index holds one form for a number written several ways."""
+    """ADR 0117, 0118: the index holds one form for a number written several ways."""
     rest, mcp = doors
     for n in range(130, 138):
         remember(houkai, f"Vendor hotline +1 (415) 555-0{n}, ask for the billing desk")
     remember(houkai, "Dentist appointment at 14:30 on Friday")
     remember(houkai, "Team retro at 15:30 on Friday")
-    for query, wanted in (("4155550134", "555-0134"), ("2:30pm", "14:30")):
+    for month in range(1, 7):
+        remember(houkai, f"Invoice batch closed on 14.{month:02d}.2026")
+    asked_as = (("4155550134", "555-0134"), ("2:30pm", "14:30"), ("invoice of March 14", "14.03"))
+    for query, wanted in asked_as:
         hits = as_json(houkai("recall", query, "--k", "1", "--mode", "hybrid", "--json"))
         assert wanted in hits[0]["text"], (query, hits)
         asked = {"query": query, "k": 1, "mode": "hybrid"}

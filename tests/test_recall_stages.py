@@ -29,6 +29,10 @@ def test_time_expressions_become_windows_against_as_of() -> None:
     assert may.window == (_date("2023-05-01"), _date("2023-06-01"))
     day = parse_query("What happened on 8 May 2023?", AS_OF)
     assert day.window == (_date("2023-05-08"), _date("2023-05-09"))
+    for written in ("3/14/2026", "14.03.2026", "14/03/2026"):  # one order is a date
+        numeric = parse_query(f"What happened on {written}?", AS_OF)
+        assert numeric.window == (_date("2026-03-14"), _date("2026-03-15")), written
+    assert parse_query("What happened on 4/5/2026?", AS_OF).window is None  # April or May
     before = parse_query("what did we decide before the launch in March", AS_OF)
     assert before.window == (float("-inf"), _date("2026-03-01"))
     ago = parse_query("status three weeks ago", AS_OF)

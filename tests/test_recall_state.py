@@ -35,6 +35,22 @@ def test_intent_reads_present_past_and_neither():
     assert intent("What was the original port of the ledger worker?") == "past"
     assert intent("When did Caroline go to the support group?") == ""  # a past event
     assert intent("What did we ship last week?", window=True) == ""
+    assert intent("Which invoice batch closed on March 14?") == ""  # a moment, not now
+    assert intent("invoice run of 14.03.2026") == intent("Who has the 2:30pm slot?") == ""
+    assert intent("Is standup at 10am?") == "present"  # checks a state that may have moved
+
+
+def test_a_question_about_a_day_gets_that_day_not_the_newest(store: MemoryStore):
+    """A log of the same event on different days is a history, but a question naming one
+    day asks about that day: the newest does not take its place (ADR 0118)."""
+    days = _write(
+        store,
+        [(f"Invoice batch closed on 14.{m:02d}.2026", 200 - 30 * m) for m in (1, 2, 3, 4, 5, 6)],
+    )
+    for question in ("invoice of March 14", "Which invoice batch closed on 3/14?"):
+        ranked = _ranked(store, question)
+        assert ranked[0][0] == days[2], question
+        assert "intent" not in ranked[0][1]["stages"].get("question", {})
 
 
 def test_named_things_are_names_and_identifiers_not_reference_points_or_acronyms():
@@ -45,6 +61,7 @@ def test_named_things_are_names_and_identifiers_not_reference_points_or_acronyms
     assert named_things("What does error E1042 mean?") == ["E1042"]
     assert named_things("What did commit 2383888 change?") == ["2383888"]  # a record's number
     assert named_things("What happened in 2022?") == []  # a year is no record
+    assert named_things("Is standup at 10am?") == named_things("Who has 10:30am?") == []
 
 
 def test_codes_are_identifiers_with_digits_not_measures():

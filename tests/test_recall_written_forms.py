@@ -56,11 +56,28 @@ def _times(clock: str) -> list[str]:
     return out
 
 
+def _times_said() -> list[str]:
+    words = "one two three four five six seven eight nine ten eleven twelve".split()
+    out = []
+    for hour in range(7, 19):
+        said = words[(hour - 1) % 12]
+        after = words[hour % 12]
+        for when in (f"{said} o'clock", f"quarter past {said}", f"half past {said}"):
+            out.append(f"Room booking at {when}: the blue room on floor three.")
+        out.append(f"Room booking at quarter to {after}: the blue room on floor three.")
+    return out
+
+
 def _dates(style: str) -> list[str]:
     out = []
     for n in range(300):
         d = date(2026, 1, 1) + timedelta(days=n)
-        when = d.isoformat() if style == "iso" else f"{d.day} {d:%B}"
+        when = {
+            "iso": d.isoformat(),
+            "words": f"{d.day} {d:%B}",
+            "us": f"{d.month}/{d.day}/{d.year}",
+            "dotted": f"{d.day:02d}.{d.month:02d}.{d.year}",
+        }[style]
         out.append(f"Invoice run on {when}: the blue batch, all clear.")
     return out
 
@@ -77,6 +94,9 @@ SHAPES = {
     "12h time asked bare": (lambda: _times("12"), 96, "room booking at 2 pm"),
     "iso date asked in words": (lambda: _dates("iso"), 72, "invoice run on March 14"),
     "date in words asked iso": (lambda: _dates("words"), 72, "invoice run 2026-03-14"),
+    "us date asked in words": (lambda: _dates("us"), 72, "invoice run on March 14"),
+    "dotted date asked us": (lambda: _dates("dotted"), 72, "invoice run 3/14/2026"),
+    "time in words asked 12h": (_times_said, 30, "room booking at 2:30pm"),
 }
 
 
@@ -84,18 +104,34 @@ SHAPES = {
 SAME = {
     "4155550134": ("+1 (415) 555-0134", "415.555.0134", "(415)555-0134", "+14155550134"),
     "5550134": ("call 555 0134", "+1 (415) 555-0134", "+14155550134"),
-    "14h30": ("at 2:30pm", "at 14:30", "2:30 p.m.", "14:30:00", "2.30pm", "14h30", "2:00–2:30pm"),
+    "14h30": (
+        *("at 2:30pm", "at 14:30", "2:30 p.m.", "14:30:00", "2.30pm", "14h30", "2:00–2:30pm"),
+        "half past two",
+    ),
     "09h00": ("9am", "9 AM", "09:00", "2026-03-14T09:00:00Z", "9–11am", "9h00"),
-    "mar14": ("2026-03-14", "March 14", "14th of March", "Mar. 14th", "2026/3/14", "14-Mar-2026"),
+    "mar14": (
+        *("2026-03-14", "March 14", "14th of March", "Mar. 14th", "2026/3/14", "14-Mar-2026"),
+        *("3/14", "on 3/14/2026.", "3/14/2026: due", "03/14/26", "14.03.2026", "14/03/2026"),
+        "14-03-2026",
+    ),
+    "apr5": ("4/5/2026", "5/4/2026", "5.4.2026"),  # day and month could swap: both days
+    "may4": ("4/5/2026", "5/4/2026"),
     "aug29": ("Aug 29", "Aug 21–29", "21–29 August", "2026-08-29T10:00+02:00"),
-    "15h00": ("3pm", "3–7pm", "15:00"),
+    "15h00": ("3pm", "3–7pm", "15:00", "three o'clock", "3 o’clock"),
+    "02h30": ("half past two", "2:30am", "02:30"),  # said in words: both halves of the day
+    "16h45": ("a quarter to five", "4:45pm"),
+    "12h45": ("quarter to one", "12:45"),
+    "11h15": ("quarter past 11", "11:15am"),
     "15h10": ("kids out at 3:10", "3:10pm", "15:10"),  # no am/pm, no leading zero: both
     "12h00": ("lunch at noon", "12 noon", "12pm", "12:00", "Noon standup"),
     "00h00": ("midnight deploy", "12am", "00:00"),
 }
 #: No form: an IP, a version, a decimal, a ratio, a short number, no day of the year, two
 #: numbers either side of a full stop
-NONE = ("10.0.0.1", "192.168.100.200", "v2.9.0", "3.14159", "3:2", "555 01", "2026-13-40")
+NONE = (
+    *("10.0.0.1", "192.168.100.200", "v2.9.0", "3.14159", "3:2", "555 01", "2026-13-40"),
+    *("1/2 cup", "3/4 done", "24/7 support", "55/45 split", "at 9.30", "v1.2.2026", "half past"),
+)
 
 
 def test_each_way_of_writing_a_number_has_one_form() -> None:

@@ -3,16 +3,19 @@
 Agents copy identifiers as tools print them and users ask as they type them: a phone
 number grouped or not ("+1 (415) 555-0134", "4155550134"), a UUID with or without its
 dashes, a time on a 12- or a 24-hour clock ("2:30pm", "14:30"), a date as ISO or in words
-("2026-03-14", "March 14", "14th of March"). :func:`number_forms` gives each of them one
+("2026-03-14", "March 14", "14th of March", "3/14", "14.03.2026"), a time in words
+("half past two", "seven o'clock"). :func:`number_forms` gives each of them one
 more word, the same however it was written, which the index and the questions both read
 (:func:`houkai.domain.text.word_parts`): a grouped number's digits joined, and each
 shorter tail of at least :data:`JOINED_DIGITS` digits ("5550134" for the local number); a
-UUID's hex joined; a time as ``14h30`` (a range's start too: "3–7pm" holds ``15h00``); a
-day of the year as ``mar14`` (both ends of "Aug 21–29"; an ISO timestamp's time too).
+UUID's hex joined; a time as ``14h30`` (a range's start too: "3–7pm" holds ``15h00``; a
+time said in words both halves of the day); a day of the year as ``mar14`` (both ends of
+"Aug 21–29"; an ISO timestamp's time too; a numeric date whose day and month could swap,
+"4/5/2026", both days, and without its year none: "1/2" may be a half).
 
 One scan of the text reads them all (an alternation, in the order below: a date before the
 digit groups it is written with, a 12-hour time before a 24-hour one); a text without a
-digit (nor a word for noon or midnight) is not scanned.
+digit (nor a word for noon or midnight, nor a time in words) is not scanned.
 """
 
 from __future__ import annotations
@@ -28,6 +31,9 @@ MOST_DIGITS = 19
 #: also read as the afternoon's: people meet at 3:10 in the afternoon, not in the night.
 AFTERNOON_UNTIL = 6
 
+#: Written like a day of the year, said as something else.
+_NO_DAY = frozenset({"24/7"})
+
 _ABBR = [name.lower() for name in calendar.month_abbr]
 _MONTHS = {name.lower(): i for i, name in enumerate(calendar.month_name) if name}
 _MONTHS |= {name.lower(): i for i, name in enumerate(calendar.month_abbr) if name}
@@ -36,6 +42,15 @@ _MONTH = "|".join(sorted(_MONTHS, key=len, reverse=True))
 _ORDINAL = "(?:st|nd|rd|th)?"
 #: Times said in words: midnight is 00h00, the others 12h00.
 _NOON_WORDS = ("noon", "midday", "midnight")
+_HOURS = {
+    word: i
+    for i, word in enumerate(
+        "one two three four five six seven eight nine ten eleven twelve".split(), start=1
+    )
+}
+_HOUR_WORD = "|".join([*_HOURS, r"1[0-2]|0?[1-9]"])
+#: A time said in words ("half past two", "seven o'clock"): no digit in it.
+_WORD_TIME = re.compile(r"o['’]?clock|\b(?:half|quarter)\s+(?:past|to)\s")
 
 #: An ISO timestamp's time and zone, after its day: "2026-03-14t10:00:00z".
 _ISO_TIME = (
@@ -48,6 +63,11 @@ _FORMS = re.compile(
             # "2026-03-14", "2026/3/14", "2026-03-14T10:00:00Z"
             r"(?<![\w.-])(?P<year>\d{4})(?P<sep>[-/.])(?P<iso_month>\d{1,2})(?P=sep)"
             rf"(?P<iso_day>\d{{1,2}}){_ISO_TIME}(?![\w]|[-/.]\d)",
+            # "14.03.2026", "3/14/2026", "14-03-2026": day and month in either order
+            r"(?<![\w./:-])(?P<dmy_a>\d{1,2})(?P<dmy_sep>[-/.])(?P<dmy_b>\d{1,2})(?P=dmy_sep)"
+            r"(?P<dmy_year>\d{4})(?![\w/]|[-.:]\d)",
+            # "3/14", "14/3/26": a slash, a year of two digits or none
+            r"(?<![\w./:-])(?P<dm_a>\d{1,2})/(?P<dm_b>\d{1,2})(?:/\d\d)?(?![\w/]|[-.:]\d)",
             # "3–7pm", "2:00–2:30pm": the start of a range takes its end's am/pm
             r"(?<![\w:.])(?P<range_hour>\d{1,2})(?:[:.](?P<range_minute>[0-5]\d))?\s?[-–]\s?"
             r"(?=(?P<range_end>\d{1,2})(?:[:.][0-5]\d)?\s?(?P<range_ap>[ap])\.?m\b)",
@@ -58,6 +78,9 @@ _FORMS = re.compile(
             # "14:30", "09:05:00", "9h30", "10:00:00+02:00"
             r"(?<![\w:.])(?P<hour24>[01]?\d|2[0-3])(?::|h(?=[0-5]\d))(?P<minute24>[0-5]\d)"
             r"(?::\d\d(?:[.,]\d+)?(?:z|[+-]\d\d:?\d\d)?)?(?!\w|:\d)",
+            # "half past two", "quarter to 5", "seven o'clock"
+            rf"\b(?P<part>half|quarter)\s+(?P<part_to>past|to)\s+(?P<part_hour>{_HOUR_WORD})\b"
+            rf"|\b(?P<oclock>{_HOUR_WORD})\s*o['’]?clock\b",
             # "noon", "12 noon", "midnight"
             rf"\b(?:12\s?)?(?P<noon>{'|'.join(_NOON_WORDS)})\b",
             # "14 March", "14th of March", "14-Mar-2026", "16–18 June"
@@ -87,12 +110,18 @@ _HEX_HINT = re.compile(r"[0-9a-f]{4}-[0-9a-f]{4}")
 _DIGITS = re.compile(r"\d+")
 #: An IPv4 address is asked with its dots.
 _IPV4 = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}")
+#: The forms of a day of the year and of a time of day.
+_MOMENT = re.compile(r"[a-z]{3}\d{1,2}|\d\dh\d\d")
 
 
 def _may_hold_forms(lowered: str) -> bool:
     """Quick scans most texts fail: a word for noon or midnight, or a digit and a hint of
     some form (:data:`_HINT`, or a dashed hex id)."""
     if any(word in lowered for word in _NOON_WORDS):
+        return True
+    if ("clock" in lowered or "half" in lowered or "quarter" in lowered) and _WORD_TIME.search(
+        lowered
+    ):
         return True
     if not _DIGIT.search(lowered):
         return False
@@ -109,6 +138,13 @@ def number_forms(lowered: str) -> list[str]:
             out.append(_day(int(m["iso_month"]), int(m["iso_day"])))
             if m["iso_hour"]:
                 out.append(_clock(int(m["iso_hour"]), int(m["iso_minute"])))
+        elif m["dmy_year"]:
+            days = _either_order(int(m["dmy_a"]), int(m["dmy_b"]))
+            out.extend(days if days or m["dmy_sep"] == "/" else _joined(m.group()))
+        elif m["dm_a"]:
+            days = _either_order(int(m["dm_a"]), int(m["dm_b"]))
+            if len(days) == 1 and m.group() not in _NO_DAY:  # "1/2" may be a half
+                out.extend(days)
         elif m["range_hour"]:
             start, end, pm = int(m["range_hour"]), int(m["range_end"]), m["range_ap"] == "p"
             if 1 <= start <= 12 and 1 <= end <= 12:
@@ -133,6 +169,13 @@ def number_forms(lowered: str) -> list[str]:
                 out.append(form)
             if len(m["hour24"]) == 1 and 1 <= hour <= AFTERNOON_UNTIL:
                 out.append(_clock(hour + 12, minute))  # "kids out at 3:10": 15h10 too
+        elif m["part"] or m["oclock"]:
+            hour = _hour(m["part_hour"] or m["oclock"])
+            minute = 0 if m["oclock"] else 30 if m["part"] == "half" else 15
+            if m["part_to"] == "to":
+                hour, minute = (hour - 2) % 12 + 1, 60 - minute  # "quarter to one": 12h45
+            if 1 <= hour <= 12:  # said in words, a time is on the 12-hour clock: both halves
+                out.extend((_clock_12(hour, minute, False), _clock_12(hour, minute, True)))
         elif m["noon"]:
             out.append("00h00" if m["noon"] == "midnight" else "12h00")
         elif m["groups"]:
@@ -146,6 +189,12 @@ def number_forms(lowered: str) -> list[str]:
             if m["month_last_day"]:
                 out.append(_day(_MONTHS[m["month"]], int(m["month_last_day"])))
     return [form for form in dict.fromkeys(out) if form]
+
+
+def names_a_moment(lowered: str) -> bool:
+    """Does *lowered* name a day of the year or a time of day ("March 14", "14.03.2026",
+    "2:30pm")? A question that does asks about that moment, not about the present."""
+    return any(_MOMENT.fullmatch(form) for form in number_forms(lowered))
 
 
 def _joined(written: str) -> list[str]:
@@ -165,6 +214,17 @@ def _clock(hour: int, minute: int) -> str:
 def _clock_12(hour: int, minute: int, pm: bool) -> str:
     """:func:`_clock` of a time on the 12-hour clock (*hour* from 1 to 12)."""
     return _clock(hour % 12 + (12 if pm else 0), minute)
+
+
+def _hour(said: str) -> int:
+    """The hour of "two" or "2"."""
+    return _HOURS.get(said) or int(said)
+
+
+def _either_order(first: int, second: int) -> list[str]:
+    """The days a numeric date can be: month first ("3/14") or day first ("14.03.2026");
+    both when both can ("4/5/2026": April 5 or 4 May)."""
+    return list(dict.fromkeys(d for d in (_day(first, second), _day(second, first)) if d))
 
 
 def _day(month: int, day: int) -> str:

@@ -11,9 +11,10 @@ import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..domain.numbers import names_a_moment
 from ..domain.text import query_terms, stem, tokenize
 from .coverage import thing_words
-from .query import STARTED_WITH, asks_when, question_names
+from .query import CLOCK, STARTED_WITH, asks_when, question_names
 
 if TYPE_CHECKING:
     from ..store.lexstats import TermStats
@@ -42,6 +43,8 @@ _PAST_TENSE = re.compile(
     r"sold|spent|thought|won|happened|decided|agreed|asked|started|ended)\b",
     re.I,
 )
+#: A question answered yes or no: about a moment, it checks whether a state still holds.
+_YES_NO = re.compile(r"^\s*(?:is|are|am|does|do|will|can|could|has|have|should|would)\b", re.I)
 _REFERENCE = re.compile(r"\b(?:before|after|instead of|rather than|other than|than)\b", re.I)
 _CAPITALISED_RUN = re.compile(r"\b[A-Z][\w']*(?:\s+[A-Z][\w']*)*")
 _OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
@@ -84,22 +87,31 @@ class StateQuery:
 
 
 def intent(text: str, window: bool = False) -> str:
-    """``present``, ``past`` or "" (a past-tense question or a time window: neither)."""
+    """``present``, ``past`` or "" (a past-tense question, a time window, a day or a time of
+    day it names, "the invoice of March 14": neither)."""
     if _PAST.search(text) or (_BEFORE.search(text) and _PAST_TENSE.search(text)):
         return "past"
     if _NOW.search(text):
         return "present"
     if window or _PAST_TENSE.search(text):
         return ""
+    if names_a_moment(text.lower()) and not _YES_NO.search(text):
+        return ""  # "is standup at 10am?" checks a state that may have moved: present
     return "present"
 
 
 def named_things(text: str) -> list[str]:
     """Capitalised names and identifiers (``checkout-web``, ``LEDGER_BATCH_SIZE``) the
     question is about: not what follows "before"/"instead of" (a reference point: "which
-    linter did we use before Ruff?") nor a short acronym ("CI", "DB", "PR")."""
+    linter did we use before Ruff?"), a short acronym ("CI", "DB", "PR") nor a time of day
+    ("10am")."""
     text = _REFERENCE.split(text, maxsplit=1)[0]
-    found = [m[0] for m in _IDENTIFIER.finditer(text)]
+    clock = [m.span() for m in CLOCK.finditer(text)]  # "10am" is a time, not a code
+    found = [
+        m[0]
+        for m in _IDENTIFIER.finditer(text)
+        if not any(start < m.end() and m.start() < end for start, end in clock)
+    ]
     for run in _CAPITALISED_RUN.finditer(text):  # "Grandma Rose" is one name
         words = question_names(run[0])  # no short acronym ("CI", "DB", "PR")
         words = [n for n in words if not any(n.lower() in tokenize(f) for f in found)]

@@ -75,6 +75,8 @@ _MONTH_YEAR = re.compile(rf"\b({_MONTH_RE})\.?,?\s+(\d{{4}})\b", re.I)
 _IN_MONTH = re.compile(rf"\b(?:in|during|since|before|after|by)\s+({_MONTH_RE})\b", re.I)
 _YEAR = re.compile(r"\b(?:in|during|since|before|after|by)\s+((?:19|20)\d{2})\b", re.I)
 _ISO_DATE = re.compile(r"\b((?:19|20)\d{2})-(\d{2})-(\d{2})\b")
+#: "3/14/2026", "14.03.2026": a window only when one order of day and month is a date
+_NUMERIC_DATE = re.compile(r"(?<![\w./-])(\d{1,2})([/.-])(\d{1,2})\2((?:19|20)\d{2})\b")
 _DIRECTION = re.compile(r"\b(before|after|since|until|by)\b(?:\s+[\w-]+){0,4}\s*$", re.I)
 
 _LATEST = re.compile(
@@ -101,7 +103,7 @@ _CODE = re.compile(r"\b(?:[a-z]+_[a-z0-9_]+|[a-z]+[A-Z][A-Za-z0-9]+|[A-Za-z]+\.[
 _NUMBER = re.compile(r"(?<![\w.])\d{2,}(?:\.\d+)?(?![\w.])")
 #: A time of day ("2:30pm", "9 am", "14:30"): the memory holding it is the one asked for,
 #: found by its form on either clock (ADR 0117).
-_CLOCK = re.compile(
+CLOCK = re.compile(
     r"(?<![\w:.])\d{1,2}(?:[:.][0-5]\d)?\s?[ap]\.?m\b|(?<![\w:.])\d{1,2}[:h][0-5]\d\b", re.I
 )
 _CAPITAL = re.compile(r"\b[A-Z][a-zA-Z]+(?:'s)?\b")
@@ -190,6 +192,11 @@ def _time_window(text: str, now: float) -> tuple[tuple[float, float], str] | Non
         window = _date(int(m[1]), int(m[2]), int(m[3]))
         if window:
             found.append((m.start(), window, m[0]))
+    for m in _NUMERIC_DATE.finditer(text):
+        first, second, year = int(m[1]), int(m[3]), int(m[4])
+        readings = {w for w in (_date(year, first, second), _date(year, second, first)) if w}
+        if len(readings) == 1:  # "4/5/2026" is April 5 or 4 May: no window
+            found.append((m.start(), readings.pop(), m[0]))
     for m in _DAY_MONTH_YEAR.finditer(text):
         window = _date(int(m[3]), _MONTHS[m[2].lower()], int(m[1]))
         if window:
@@ -244,7 +251,7 @@ def _time_window(text: str, now: float) -> tuple[tuple[float, float], str] | Non
 
 def _exact_tokens(text: str) -> list[str]:
     out: list[str] = []
-    for pattern in (_QUOTED, _CLOCK, _ID, _MIXED, _CODE, _NUMBER):
+    for pattern in (_QUOTED, CLOCK, _ID, _MIXED, _CODE, _NUMBER):
         for m in pattern.finditer(text):
             token = ((m[1] or m[2]) if pattern is _QUOTED else m[0]).strip()
             if pattern is _NUMBER and len(token) == 4 and token[:2] in ("19", "20"):

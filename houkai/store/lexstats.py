@@ -41,8 +41,9 @@ from .access import mirror_lua
 #: ADR 0109), "3" with every memory indexed as :func:`~houkai.domain.text.tokenize` splits
 #: it (line breaks, Unicode spaces and punctuation, apostrophes: ADR 0115), "4" with each
 #: word's parts (identifiers' words, numbers and units, accents: ADR 0116), "5" with one
-#: form for a number written several ways (phones, UUIDs, times, dates: ADR 0117).
-LEXICON = "5"
+#: form for a number written several ways (phones, UUIDs, times, dates: ADR 0117), "6" with
+#: numeric dates in either order and times said in words (ADR 0118).
+LEXICON = "6"
 #: The current way update links are inferred, as :data:`LINKS_INFERRED_FIELD` records it
 #: (:mod:`houkai.store.updates`, ADR 0105, 0110).
 LINKS_INFERRED = "1"
