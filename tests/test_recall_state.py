@@ -35,9 +35,22 @@ def test_intent_reads_present_past_and_neither():
     assert intent("What was the original port of the ledger worker?") == "past"
     assert intent("When did Caroline go to the support group?") == ""  # a past event
     assert intent("What did we ship last week?", window=True) == ""
-    assert intent("Which invoice batch closed on March 14?") == ""  # a moment, not now
-    assert intent("invoice run of 14.03.2026") == intent("Who has the 2:30pm slot?") == ""
-    assert intent("Is standup at 10am?") == "present"  # checks a state that may have moved
+    assert intent("Which invoice batch closed on March 14?") == ""  # a day, not now
+    assert intent("invoice run of 14.03.2026") == intent("Anything on 3/14?") == ""
+    # a time of day is a slot that may move: who runs it, whether it is still there
+    assert intent("Who runs the 10am standup?") == intent("Is standup at 10am?") == "present"
+
+
+def test_a_value_asked_for_that_moved_is_one_word_the_update_lacks(store: MemoryStore):
+    """The question's value, "10am", is found by 10, am and 10h00: the update ("moved to
+    11am") lacks one word of the question, not three, and still ranks first (ADR 0118)."""
+    _, new = _write(
+        store, [("Standup is at 10am in the big room.", 90), ("Standup moved to 11am.", 5)]
+    )
+    for question in ("Is standup at 10am?", "Is standup still at 10am?"):
+        ranked = _ranked(store, question)
+        assert ranked[0][0] == new, question
+        assert ranked[0][1]["stages"]["current_group"] == 2
 
 
 def test_a_question_about_a_day_gets_that_day_not_the_newest(store: MemoryStore):
@@ -62,6 +75,7 @@ def test_named_things_are_names_and_identifiers_not_reference_points_or_acronyms
     assert named_things("What did commit 2383888 change?") == ["2383888"]  # a record's number
     assert named_things("What happened in 2022?") == []  # a year is no record
     assert named_things("Is standup at 10am?") == named_things("Who has 10:30am?") == []
+    assert named_things("Is the backup-2am job done?") == ["backup-2am"]  # a name with a time
 
 
 def test_codes_are_identifiers_with_digits_not_measures():

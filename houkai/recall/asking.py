@@ -8,10 +8,12 @@ shown in ``explain``; :mod:`houkai.recall.state` ranks the candidates by it.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING
 
-from ..domain.numbers import names_a_moment
+from ..domain.numbers import names_a_day
 from ..domain.text import query_terms, stem, tokenize
 from .coverage import thing_words
 from .query import CLOCK, STARTED_WITH, asks_when, question_names
@@ -43,8 +45,6 @@ _PAST_TENSE = re.compile(
     r"sold|spent|thought|won|happened|decided|agreed|asked|started|ended)\b",
     re.I,
 )
-#: A question answered yes or no: about a moment, it checks whether a state still holds.
-_YES_NO = re.compile(r"^\s*(?:is|are|am|does|do|will|can|could|has|have|should|would)\b", re.I)
 _REFERENCE = re.compile(r"\b(?:before|after|instead of|rather than|other than|than)\b", re.I)
 _CAPITALISED_RUN = re.compile(r"\b[A-Z][\w']*(?:\s+[A-Z][\w']*)*")
 _OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
@@ -73,6 +73,13 @@ class StateQuery:
     when: bool = False  # it asks when: its answer states a time
     persists: bool = False  # it asks whether a state holds on ("still", "any more", "yet")
 
+    @cached_property
+    def words_asked(self) -> tuple[frozenset[str], ...]:
+        """Per value the question names, the :attr:`asked_terms` it gives: "10am" is one
+        word though it is found by "10", "am" and ``10h00`` (ADR 0116, 0117), so a memory
+        that lacks it lacks one word of the question, not three (read only when counted)."""
+        return asked_words(self.question, self.asked_terms)
+
     def to_dict(self) -> dict[str, object]:
         out: dict[str, object] = {}
         if self.intent:
@@ -87,16 +94,15 @@ class StateQuery:
 
 
 def intent(text: str, window: bool = False) -> str:
-    """``present``, ``past`` or "" (a past-tense question, a time window, a day or a time of
-    day it names, "the invoice of March 14": neither)."""
+    """``present``, ``past`` or "" (a past-tense question, a time window, a day of the
+    year it names, "the invoice of March 14": neither). A time of day names a slot that
+    may move ("Who runs the 10am standup?" asks who does now)."""
     if _PAST.search(text) or (_BEFORE.search(text) and _PAST_TENSE.search(text)):
         return "past"
     if _NOW.search(text):
         return "present"
-    if window or _PAST_TENSE.search(text):
+    if window or _PAST_TENSE.search(text) or names_a_day(text.lower()):
         return ""
-    if names_a_moment(text.lower()) and not _YES_NO.search(text):
-        return ""  # "is standup at 10am?" checks a state that may have moved: present
     return "present"
 
 
@@ -110,7 +116,7 @@ def named_things(text: str) -> list[str]:
     found = [
         m[0]
         for m in _IDENTIFIER.finditer(text)
-        if not any(start < m.end() and m.start() < end for start, end in clock)
+        if not any(start <= m.start() and m.end() <= end for start, end in clock)
     ]
     for run in _CAPITALISED_RUN.finditer(text):  # "Grandma Rose" is one name
         words = question_names(run[0])  # no short acronym ("CI", "DB", "PR")
@@ -152,6 +158,17 @@ def read(
     return out
 
 
+def asked_words(question: str, asked: frozenset[str]) -> tuple[frozenset[str], ...]:
+    """Per value of *question* (a word with a digit, up to its reference point: "10am",
+    "2:30pm", "3/14"), the stems of its query terms among *asked*; a value that gives
+    none is left out. Not a name's parts: "feed-ranker" lacked is the subject lacked, and
+    each of its parts counts (a note on another service is no update of its fact)."""
+    head = _REFERENCE.split(question, 1)[0]
+    values = (w for w in head.split() if any(ch.isdigit() for ch in w))
+    words = (frozenset(stem(t) for t in query_terms(w)) & asked for w in values)
+    return tuple(w for w in words if w)
+
+
 def asked_terms(question: str, terms: list[str] | None = None) -> frozenset[str]:
     """The stems of the question's words, without its reference point ("before X") nor
     its pronouns written as such ("with **us**", not "the **US** region"); *terms*: the
@@ -161,3 +178,29 @@ def asked_terms(question: str, terms: list[str] | None = None) -> frozenset[str]
         terms = query_terms(head)
     said = {t for t in PRONOUNS & set(terms) if re.search(rf"\b{t}\b", head)}
     return frozenset(stem(t) for t in terms if t not in said)
+
+
+def answers_as_well(
+    held: Sequence[frozenset[str]],
+    newest: int,
+    slack: int = 0,
+    words: Sequence[frozenset[str]] = (),
+) -> bool:
+    """Does the group's newest memory hold every question word another member holds (all
+    but *slack* of them)? An update answers the question the old fact answered; a sibling
+    fact that lacks a word the question asks for ("closes" beside "opens", "P2" beside
+    "P1") is not an update. One that says it is an update may word it differently
+    ("Pemberton's due date is now 15 January" for "When is the Pemberton dashboard due?").
+    *held*: the question terms each member holds; *newest*: its index there; *words*: the
+    terms of each value the question names (:attr:`StateQuery.words_asked`), so that a
+    value found by its parts and forms ("10am": 10, am, 10h00) is one word lacked."""
+    return all(words_lacked(terms - held[newest], words) <= slack for terms in held)
+
+
+def words_lacked(missing: frozenset[str], words: Sequence[frozenset[str]]) -> int:
+    """How many question words *missing* (terms a memory lacks) takes terms of; a term of
+    no word counts alone."""
+    if not missing or not words:
+        return len(missing)
+    hit = [w for w in words if w & missing]
+    return len(hit) + len(missing.difference(*hit))

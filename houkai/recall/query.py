@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from ..domain import numbers
 from ..domain.text import singular_acronyms, without_date_stamp
 
 if TYPE_CHECKING:
@@ -76,7 +77,7 @@ _IN_MONTH = re.compile(rf"\b(?:in|during|since|before|after|by)\s+({_MONTH_RE})\
 _YEAR = re.compile(r"\b(?:in|during|since|before|after|by)\s+((?:19|20)\d{2})\b", re.I)
 _ISO_DATE = re.compile(r"\b((?:19|20)\d{2})-(\d{2})-(\d{2})\b")
 #: "3/14/2026", "14.03.2026": a window only when one order of day and month is a date
-_NUMERIC_DATE = re.compile(r"(?<![\w./-])(\d{1,2})([/.-])(\d{1,2})\2((?:19|20)\d{2})\b")
+_NUMERIC_DATE = re.compile(numbers.DATE_WITH_YEAR)
 _DIRECTION = re.compile(r"\b(before|after|since|until|by)\b(?:\s+[\w-]+){0,4}\s*$", re.I)
 
 _LATEST = re.compile(
@@ -193,10 +194,10 @@ def _time_window(text: str, now: float) -> tuple[tuple[float, float], str] | Non
         if window:
             found.append((m.start(), window, m[0]))
     for m in _NUMERIC_DATE.finditer(text):
-        first, second, year = int(m[1]), int(m[3]), int(m[4])
-        readings = {w for w in (_date(year, first, second), _date(year, second, first)) if w}
-        if len(readings) == 1:  # "4/5/2026" is April 5 or 4 May: no window
-            found.append((m.start(), readings.pop(), m[0]))
+        readings = numbers.day_orders(int(m["dmy_a"]), int(m["dmy_b"]))
+        window = _date(int(m["dmy_year"]), *readings[0]) if len(readings) == 1 else None
+        if window:  # "4/5/2026" is April 5 or 4 May: no window
+            found.append((m.start(), window, m[0]))
     for m in _DAY_MONTH_YEAR.finditer(text):
         window = _date(int(m[3]), _MONTHS[m[2].lower()], int(m[1]))
         if window:

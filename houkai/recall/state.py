@@ -109,7 +109,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..domain.text import stem_tokens
-from .asking import StateQuery
+from .asking import StateQuery, answers_as_well
 from .candidates import previous_turn, stacked
 from .coverage import coverage
 from .query import STARTED_WITH, states_time
@@ -295,16 +295,6 @@ def topic_words(held: Sequence[frozenset[str]], named: frozenset[str]) -> set[st
     return topical
 
 
-def _answers_as_well(held: Sequence[frozenset[str]], newest: int, slack: int = 0) -> bool:
-    """Does the group's newest memory hold every question word another member holds (all
-    but *slack* of them)? An update answers the question the old fact answered; a sibling
-    fact that lacks a word the question asks for ("closes" beside "opens", "P2" beside
-    "P1") is not an update. One that says it is an update may word it differently
-    ("Pemberton's due date is now 15 January" for "When is the Pemberton dashboard due?").
-    *held*: the question words each member holds; *newest*: its index there."""
-    return all(len(words - held[newest]) <= slack for words in held)
-
-
 def _members_and_update(
     group: list[int],
     top: list[Candidate],
@@ -317,9 +307,10 @@ def _members_and_update(
     subject: Sequence[bool],
     when: bool = False,
     persists: bool = False,
+    words: Sequence[frozenset[str]] = (),
 ) -> tuple[list[int], int]:
     """The group's members and its update (the newest), for a present question only where
-    the update answers what the others answered (:func:`_answers_as_well`) and does not
+    the update answers what the others answered (:func:`~.asking.answers_as_well`) and does not
     tell of an event ("the build **was** failing on CI …" is no new state of "builds on
     Buildkite"; "it **was** 10:00 until March" repeats the old value, so it is one); an
     empty group when none does. A newest that fails is a sibling fact ("INV-0457 to
@@ -330,7 +321,8 @@ def _members_and_update(
     per candidate, does it name all the question names (an update that does may reword the
     attribute); *persists*: the question asks whether a state holds on ("Do I still eat
     fish?"), so the newest may lack one of its words ("User is vegetarian, no fish
-    either.", ADR 0108)."""
+    either.", ADR 0108); *words*: the terms of each value the question names
+    (:func:`~.asking.answers_as_well`)."""
 
     def newest(members: list[int]) -> int:
         return max(members, key=lambda i: (ages[i], top[i].memory.id))
@@ -370,7 +362,7 @@ def _members_and_update(
             change_speaks_of(top[at].memory.text, content_words(top[i].memory.text)) for i in lacked
         )
         slack = 1 if changed or persists or _restated(top, members, at, plainly=True) else 0
-        return _answers_as_well([held[i] for i in members], members.index(at), slack)
+        return answers_as_well([held[i] for i in members], members.index(at), slack, words)
 
     at = newest(group)
     if intent != "present" or updates_the_rest(group, at):
@@ -460,6 +452,7 @@ def _asked_for(
     held: Sequence[frozenset[str]],
     ages: Sequence[float],
     question: str,
+    words: Sequence[frozenset[str]] = (),
 ) -> int | None:
     """The member a past question asks for, when it says which: the oldest for "originally"
     / "at first" / "start with", the one just before the member that names the question's
@@ -469,7 +462,8 @@ def _asked_for(
     asked for. None: the question does not say, or names no member (the newest then goes
     last)."""
     by_age = sorted(group, key=lambda i: (ages[i], top[i].memory.id))
-    answering = [i for i in by_age if _answers_as_well([held[j] for j in group], group.index(i), 1)]
+    members = [held[j] for j in group]
+    answering = [i for i in by_age if answers_as_well(members, group.index(i), 1, words)]
     if _ORIGINAL.search(question):
         return answering[0] if answering else None
     named = naming(question, [top[i].memory.text for i in by_age])
@@ -551,7 +545,7 @@ def newest_first(
     for group in groups:
         group, at = _members_and_update(
             group, top, held, updates, ages, state.intent, values, topical, subject,
-            state.when, expects,
+            state.when, expects, state.words_asked,
         )  # fmt: skip
         if len(group) < 2:
             continue
@@ -568,7 +562,7 @@ def newest_first(
         ]
         order = [newest, *rest] if state.intent == "present" else [*rest, newest]
         if state.intent == "past":
-            was = _asked_for(group, top, held, ages, state.question)
+            was = _asked_for(group, top, held, ages, state.question, state.words_asked)
             if was is not None:
                 answered = True
                 order = [top[was], *(c for c in order if c is not top[was])]
