@@ -10,8 +10,9 @@ from test_acronym_plurals import _keyword_hits
 
 from houkai import MemoryStore
 from houkai.domain.text import REDISEARCH_STOPWORDS, STOP_WORDS, lexical_form, query_terms
+from houkai.store import updates
 from houkai.store.lexmigrate import recount_words
-from houkai.store.lexstats import NAMES_FIELD
+from houkai.store.lexstats import LINKS_INFERRED_FIELD, NAMES_FIELD
 
 TRICKY = [
     "Order: 552907\nCustomer: Ines Duarte\r\nCarrier: DHL",
@@ -73,6 +74,12 @@ def test_doctor_names_a_collection_indexed_the_earlier_way(store: MemoryStore) -
     for memory_id in [m.id for batch in store.iter_memories() for m in batch]:
         store.forget(memory_id)
     store.remember("Élodie's new desk is in room 14")
+    assert "warning" not in _words(store)
+    # update links inferred before the words that say a note is an update changed
+    store.client.hset(store.keys.lexstats, LINKS_INFERRED_FIELD, "1")
+    line = _words(store)
+    assert "not linked" in line["warning"] and "keyword" not in line["warning"]
+    updates.relink(store.client, store.keys, ef_runtime=10, exact_upto=1000)
     assert "warning" not in _words(store)
 
 

@@ -162,6 +162,9 @@ def test_update_words() -> None:
         "Hugo takes over Marigold from Devon.",
         "New rota starting Monday.",
         "Halden calls go fortnightly from now on.",
+        "Rent went up to $1,950 a month from June.",  # a quantity's new value
+        "Rate limit raised to 250 requests per minute.",
+        "Churn fell to 3% after the fix.",
     ):
         assert UPDATE_WORDS.search(text), text
     for text in (
@@ -177,6 +180,8 @@ def test_update_words() -> None:
         "Starting salary was 90k.",
         "The docs build fails on a Redoc version; ignored for now.",  # a stance for a while
         "User sketched a pricing idea for Pelican; parked for now.",
+        "I went up to the Rocky Mountains last summer.",  # no value follows
+        "Priya raised to the team that the API is flaky.",
     ):
         assert not UPDATE_WORDS.search(text), text
 

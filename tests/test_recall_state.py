@@ -53,6 +53,28 @@ def test_a_value_asked_for_that_moved_is_one_word_the_update_lacks(store: Memory
         assert ranked[0][1]["stages"]["current_group"] == 2
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "question"),
+    [
+        ("Weekly sync is on Tuesdays at 3pm.", "Weekly sync moved to Wednesdays at 4pm.",
+         "Is the weekly sync on Tuesdays?"),  # a weekday is no named thing, plural or not
+        ("Rent is $1,800 a month.", "Rent went up to $1,950 a month from June.",
+         "Is rent $1,800?"),  # a quantity's change says it is an update
+        ("The API rate limit is 100 requests per minute.",
+         "Rate limit raised to 250 requests per minute.", "What is the API rate limit?"),
+        ("Tim is vegetarian.", "Tim eats fish now; he's pescatarian.", "Is Tim vegetarian?"),
+    ],
+)  # fmt: skip
+def test_a_question_naming_the_old_value_gets_the_update(
+    store: MemoryStore, old: str, new: str, question: str
+):
+    """Asked whether the old value holds, the update answers (ADR 0118)."""
+    _, update = _write(store, [(old, 90), (new, 5)])
+    ranked = _ranked(store, question)
+    assert ranked[0][0] == update, question
+    assert ranked[0][1]["stages"]["current_group"] == 2
+
+
 def test_a_question_about_a_day_gets_that_day_not_the_newest(store: MemoryStore):
     """A log of the same event on different days is a history, but a question naming one
     day asks about that day: the newest does not take its place (ADR 0118)."""

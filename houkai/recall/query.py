@@ -117,6 +117,7 @@ _NOT_NAMES = (
     )
     | frozenset(_MONTHS)
     | frozenset(d.lower() for d in calendar.day_name)
+    | frozenset(d.lower() + "s" for d in calendar.day_name)  # "Is the sync on Tuesdays?"
 )
 
 

@@ -35,13 +35,17 @@ _NAME_WORD = re.compile(r"\b[A-Z][\w]+\b")
 #: them: "the new clinic opens" states a fact, it does not replace one. A change told in
 #: the present is one too ("standup **moves to** 9:15 **starting tomorrow**", "**switches
 #: to** Linear", ADR 0097), but not a plan or a routine: "looked at moving to Teams",
-#: "the rota hands over every Monday", "takes over 30s", "changes to the agreement".
+#: "the rota hands over every Monday", "takes over 30s", "changes to the agreement". A
+#: quantity's change is one when the new value follows ("rent **went up to** $1,950",
+#: "rate limit **raised to** 250", ADR 0118), not "went up to the Rockies".
 _CALENDAR_WORD = "|".join(sorted(CALENDAR_WORDS, key=lambda w: (-len(w), w)))
 UPDATE_WORDS = re.compile(
     r"\b((?<!\bfor\s)(?<!\bfor\s\s)now|no longer|any ?more|instead|switched|moved|changed|"
     r"relocated|replaced|"
     r"back to|back on|dropped|migrated|handed over|upgraded|bumped|relaxed|lifted"
     r"|(?:switches|moves|relocates|migrates|upgrades) to"
+    r"|(?:raised|increased|decreased|lowered|reduced|went up|went down|rose|fell) to"
+    r"(?=\s*[$€£~]?\d)"
     r"|(?:took|takes) over(?!\s+(?:\d|an?\b|half))"
     rf"|starting (?:today|tomorrow|tonight|next|this|on|from|in|\d|{_CALENDAR_WORD}))\b",
     re.I,
@@ -51,7 +55,8 @@ UPDATE_WORDS = re.compile(
 CHANGE_WORDS = frozenset(
     "now longer anymore instead switched moved changed relocated replaced back dropped "
     "migrated handed upgraded bumped relaxed lifted switches moves relocates migrates "
-    "upgrades took takes starting more".split()
+    "upgrades took takes starting more raised increased decreased lowered reduced went rose "
+    "fell".split()
 )
 
 

@@ -45,8 +45,9 @@ from .access import mirror_lua
 #: numeric dates in either order and times said in words (ADR 0118).
 LEXICON = "6"
 #: The current way update links are inferred, as :data:`LINKS_INFERRED_FIELD` records it
-#: (:mod:`houkai.store.updates`, ADR 0105, 0110).
-LINKS_INFERRED = "1"
+#: (:mod:`houkai.store.updates`, ADR 0105, 0110): "2" with a quantity's change ("went up
+#: to", "raised to": ADR 0118) among the words that say a note is an update.
+LINKS_INFERRED = "2"
 
 K1 = 1.2
 B = 0.75

@@ -126,6 +126,13 @@ def link_updates(core: CoreStore, memories: Sequence[Memory]) -> int:
     return linked
 
 
+def links_current(client: Any, stats_key: str) -> bool:
+    """Are the collection's update links inferred the current way (:data:`LINKS_INFERRED`)?
+    True for an empty collection: its first write sets the marker."""
+    n, marker = client.hmget(stats_key, [lexstats.DOC_COUNT_FIELD, lexstats.LINKS_INFERRED_FIELD])
+    return not int(n or 0) or as_text(marker or b"") == LINKS_INFERRED
+
+
 def relink(
     client: Any, keys: Keys, *, ef_runtime: int, exact_upto: int, batch_size: int = 1000
 ) -> int | None:

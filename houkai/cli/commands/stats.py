@@ -154,17 +154,28 @@ def doctor(ctx: Context) -> None:
 
 
 def _words(store: Any) -> dict[str, Any]:
-    """The doctor line of how the collection's words are counted and indexed: a collection
-    an earlier release wrote misses words by keyword until ``collections migrate``."""
+    """The doctor line of how the collection's words are counted and indexed, and its
+    update links inferred: a collection an earlier release wrote misses words by keyword,
+    or links to the facts its updates replace, until ``collections migrate``."""
     from ...store.lexmigrate import words_current
+    from ...store.updates import links_current
 
-    if words_current(store.client, store.keys.lexstats):
+    client, key = store.client, store.keys.lexstats
+    missed = [
+        what
+        for what, current in (
+            ("some words are not found by keyword", words_current(client, key)),
+            ("some updates are not linked to the facts they replace", links_current(client, key)),
+        )
+        if not current
+    ]
+    if not missed:
         return {"ok": True, "indexed": "as this release reads them"}
     name, vector_type = store.collection_name, store.vector_type
     # a warning, not a failure: recall works, some words are found by meaning only
     return {
         "ok": True,
-        "warning": "indexed by an earlier release: some words are not found by keyword",
+        "warning": "indexed by an earlier release: " + "; ".join(missed),
         "fix": f"houkai collections migrate {name} --vector-type {vector_type}",
     }
 
