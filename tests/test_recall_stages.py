@@ -33,6 +33,7 @@ def test_time_expressions_become_windows_against_as_of() -> None:
         numeric = parse_query(f"What happened on {written}?", AS_OF)
         assert numeric.window == (_date("2026-03-14"), _date("2026-03-15")), written
     assert parse_query("What happened on 4/5/2026?", AS_OF).window is None  # April or May
+    assert parse_query("anything on 14.03.2026", AS_OF).exact == ["14.03.2026"]  # as ISO
     before = parse_query("what did we decide before the launch in March", AS_OF)
     assert before.window == (float("-inf"), _date("2026-03-01"))
     ago = parse_query("status three weeks ago", AS_OF)

@@ -41,6 +41,19 @@ SHAPES = [
         "29.1.0",
         29,
     ),
+    (  # a code glued to its number, asked as typed apart, and the other way round (0118)
+        "Ticket OPS-1423: the export job times out.",
+        "Ticket OPS-{n}: the export job times out.",
+        "ops1423",
+        1423,
+    ),
+    (
+        "Error E1024 means the badge reader lost power.",
+        "Error E{n} means the badge reader lost power.",
+        "e 1024",
+        1024,
+    ),
+    ("Paid $1,950 to the caterer.", "Paid ${n:,} to the caterer.", "paid 1950 dollars", 1950),
 ]
 #: (a memory, a word of it only its parts hold)
 PARTS = [
@@ -64,6 +77,9 @@ def test_a_word_s_parts_are_read_alike_by_the_index_and_the_questions() -> None:
     ]
     # a product's name, an ordinal, thousands: no parts ("word" is no part of WordPress)
     assert word_parts("WordPress GitHub iPhone 29th 15k 3D 5G") == []
+    # a code glued to three digits or more; an amount without its thousands separators
+    assert word_parts("OPS1423 E1024 $1,950.00") == ["ops", "1423", "e", "1024", "1950"]
+    assert word_parts("mp3 ipv6 p99 x86 1,2,3 2,5") == []  # a list, a decimal comma
     assert word_parts("José İzmir 使用TiDB做存储") == ["jose", "tidb"]
     assert word_parts("listAPIs naïve_café") == ["list", "apis", "naïve", "naive", "café", "cafe"]
     assert tokenize("İzmir") == ["izmir"]  # one word, not "i" and "zmir"

@@ -12,7 +12,9 @@ UUID's hex joined; a time as ``14h30`` (a range's start too: "3–7pm" holds ``1
 time said in words without am/pm, both halves of the day); a day of the year as ``mar14``
 (both ends of "Aug 21–29"; an ISO timestamp's time too; a date in digits whose day and
 month could swap, "4/5/2026", both days; without its year only where the text says it is
-a day, "due 3/14": a log's "1/1 Running" or "Epoch 5/20" is a count).
+a day, "due 3/14": a log's "1/1 Running" or "Epoch 5/20" is a count); an amount's digits
+without their thousands separators ("$1,950": ``1950``); a code glued to its number by
+its two parts ("OPS1423": ``ops``, ``1423``).
 
 One scan of the text reads them all (an alternation, in the order below: a date before the
 digit groups it is written with, a 12-hour time before a 24-hour one), after quick scans
@@ -113,6 +115,11 @@ _BRANCHES = (
     # "14 March", "14th of March", "14-Mar-2026", "16–18 June"
     rf"(?<![\w:.])(?:(?P<first_day>\d{{1,2}}){_ORDINAL}\s?[-–]\s?)?"
     rf"(?P<day>\d{{1,2}}){_ORDINAL}(?:\s+of\s+|\s+|-)(?P<day_month>{_MONTH})\b",
+    # "OPS1423", "E1024": a code glued to its number, found by both as typed apart
+    # ("OPS-1423", "e 1024"); not "mp3", "ipv6", "p99", "x86" (fewer than 3 digits)
+    r"(?<![\w-])(?P<code_letters>[a-z]{1,6})(?P<code_digits>\d{3,})(?!\w)",
+    # "$1,950", "12,500.00", "1,234,567": the digits without their thousands separators
+    r"(?<![\w.,])(?P<thousands>\d{1,3}(?:,\d{3})+)(?![\w]|,\d)",
     # "+14155550134", as a tool prints it
     r"(?<![\w+])\+(?P<plus_digits>\d{8,15})(?!\w)",
     # "+1 (415) 555-0134", "(415)555-0134", "020 7946 0958", "4111 1111 1111 1111";
@@ -132,7 +139,9 @@ _M3 = "|".join(_ABBR[1:])
 #: What a text holds when some number of it has a form: one quicker scan, which most texts
 #: with a digit fail ("$20", "v1.3", "25 seats"), before the one that reads the forms.
 _HINT = re.compile(
-    rf"\d(?:\)?[ ./-]{{1,2}}\(?\d|\s?[ap]\.?m\b|:\d\d|h[0-5]\d|{_ORDINAL}[\s-]+(?:of\s+)?(?:{_M3}))"
+    r"[a-z]\d{3}"
+    rf"|\d(?:\)?[ ./-]{{1,2}}\(?\d|,\d{{3}}|\s?[ap]\.?m\b|:\d\d|h[0-5]\d"
+    rf"|{_ORDINAL}[\s-]+(?:of\s+)?(?:{_M3}))"
     rf"|(?:{_M3})[a-z]{{0,6}}\.?\s+\d|\+\d{{8}}"
 )
 _HEX_HINT = re.compile(r"[0-9a-f]{4}-[0-9a-f]{4}")
@@ -173,7 +182,7 @@ def names_a_day(lowered: str) -> bool:
     return forms is not None and any(kind == DAY for kind, _ in _scan(forms, lowered))
 
 
-DAY, TIME, DIGITS = "day", "time", "digits"
+DAY, TIME, DIGITS, PART = "day", "time", "digits", "part"
 
 
 def _scan(forms: re.Pattern[str], lowered: str) -> Iterator[tuple[str, str]]:
@@ -202,6 +211,11 @@ def _read(m: re.Match[str], lowered: str) -> Iterator[tuple[str, str]]:
             if start % 12 > end % 12:  # "11-1pm": the morning's 11
                 pm = not pm
             yield TIME, _clock_12(start, int(m["range_minute"] or 0), pm)
+    elif m["code_letters"]:
+        yield PART, m["code_letters"]
+        yield PART, m["code_digits"]
+    elif m["thousands"]:
+        yield DIGITS, m["thousands"].replace(",", "")
     elif m["plus_digits"]:  # its tails: the number without its country code
         digits = m["plus_digits"]
         for i in range(1, len(digits)):

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 import redis
 
 from ..domain.text import ANY_STOP_WORDS, stem, tokenize, without_date_stamp
-from ..store.lexstats import CANDIDATE_POSTINGS
+from ..store.lexstats import CANDIDATE_POSTINGS, DOC_COUNT_FIELD
 
 # Postings the expansion query may walk: a quarter of the first keyword query's budget
 # (RediSearch scores each document of the union, ~1.2 µs: at most ~3 ms, ADR 0053/0061).
@@ -77,7 +77,7 @@ class Plan:
     @property
     def fields(self) -> list[str]:
         """The lexstats hash fields to ``HMGET``: the collection's size, then each stem's df."""
-        return ["__N", *[f"s:{s}" for s in self.stems]]
+        return [DOC_COUNT_FIELD, *[f"s:{s}" for s in self.stems]]
 
 
 def plan(

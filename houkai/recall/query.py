@@ -76,7 +76,8 @@ _MONTH_YEAR = re.compile(rf"\b({_MONTH_RE})\.?,?\s+(\d{{4}})\b", re.I)
 _IN_MONTH = re.compile(rf"\b(?:in|during|since|before|after|by)\s+({_MONTH_RE})\b", re.I)
 _YEAR = re.compile(r"\b(?:in|during|since|before|after|by)\s+((?:19|20)\d{2})\b", re.I)
 _ISO_DATE = re.compile(r"\b((?:19|20)\d{2})-(\d{2})-(\d{2})\b")
-#: "3/14/2026", "14.03.2026": a window only when one order of day and month is a date
+#: "3/14/2026", "14.03.2026": a window only when one order of day and month is a date;
+#: an exact token either way, as an ISO date's numbers are (ADR 0118)
 _NUMERIC_DATE = re.compile(numbers.DATE_WITH_YEAR)
 _DIRECTION = re.compile(r"\b(before|after|since|until|by)\b(?:\s+[\w-]+){0,4}\s*$", re.I)
 
@@ -253,7 +254,7 @@ def _time_window(text: str, now: float) -> tuple[tuple[float, float], str] | Non
 
 def _exact_tokens(text: str) -> list[str]:
     out: list[str] = []
-    for pattern in (_QUOTED, CLOCK, _ID, _MIXED, _CODE, _NUMBER):
+    for pattern in (_QUOTED, CLOCK, _NUMERIC_DATE, _ID, _MIXED, _CODE, _NUMBER):
         for m in pattern.finditer(text):
             token = ((m[1] or m[2]) if pattern is _QUOTED else m[0]).strip()
             if pattern is _NUMBER and len(token) == 4 and token[:2] in ("19", "20"):

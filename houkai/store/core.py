@@ -155,7 +155,7 @@ class CoreStore:
         )
         self._size_seen, self._size_read_at, self._exact_filled = 0, -math.inf, False
         # access counts live in access documents (ADR 0075); a new collection needs no backfill
-        new = not int(self.client.hget(self.keys.lexstats, "__N") or 0)
+        new = not int(self.client.hget(self.keys.lexstats, lexstats.DOC_COUNT_FIELD) or 0)
         self._access_ready = access.ensure_access_index(self.client, self.keys, empty=new)
         self._conflict_policy = conflict_policy
         self._conflict_threshold = (

@@ -26,6 +26,7 @@ from .lexstats import (
     FOLLOWS_FIELD,
     LEXICON,
     NAMES_FIELD,
+    STEMS_COUNT_FIELD,
     decrement_lua,
     doc_terms,
     increment_lua,
@@ -201,7 +202,7 @@ def _recount_batch(client: redis.Redis, script: Any, keys: list[bytes], stats_ke
 
 def stemmed_stats(client: redis.Redis, stats_key: str) -> bool:
     """True when every memory of the collection has its stems counted (``__S == __N``)."""
-    n, s = client.hmget(stats_key, [DOC_COUNT_FIELD, "__S"])
+    n, s = client.hmget(stats_key, [DOC_COUNT_FIELD, STEMS_COUNT_FIELD])
     return int(n or 0) == int(s or 0)
 
 

@@ -206,6 +206,10 @@ CANDIDATE_POSTINGS = 10_000
 SYNONYM_POSTINGS = CANDIDATE_POSTINGS // 4
 #: The statistics hash's field that counts the collection's memories.
 DOC_COUNT_FIELD = "__N"
+#: ... that counts those with their stems counted (ADR 0056; the Lua writes it as '__S').
+STEMS_COUNT_FIELD = "__S"
+#: ... that sums their lengths in words (BM25's average; the Lua writes it as '__len').
+LENGTH_FIELD = "__len"
 #: "1" once a memory of the collection was superseded (never cleared: at worst the
 #: ``lineage`` stage searches for none), "0" when a search found none, absent: unknown.
 SUPERSEDED_FIELD = "__sup"
@@ -274,7 +278,10 @@ def term_stats(
     writes them as names (``named``); they are read as terms too (``df``): the memories
     holding a word are its stem's frequency."""
     names = list(dict.fromkeys([*terms, *maybe_names]))
-    meta = (DOC_COUNT_FIELD, "__len", "__S", SUPERSEDED_FIELD, FOLLOWS_FIELD, UPDATES_FIELD)
+    meta = (
+        *(DOC_COUNT_FIELD, LENGTH_FIELD, STEMS_COUNT_FIELD),
+        *(SUPERSEDED_FIELD, FOLLOWS_FIELD, UPDATES_FIELD),
+    )
     fields = [*meta, *[f"t:{t}" for t in names], *[f"s:{stem(t)}" for t in names]]
     base = len(fields)
     for word in maybe_names:

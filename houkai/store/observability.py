@@ -47,6 +47,7 @@ from .aggregates import (
     top_tags_aggregate,
 )
 from .core import CALL_NAMES, CoreStore
+from .lexstats import DOC_COUNT_FIELD, LENGTH_FIELD
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +69,7 @@ class Stats:
         """
         pipe = self.core.client.pipeline(transaction=False)
         pipe.hgetall(self.core.keys.metrics)
-        pipe.hmget(self.core.keys.lexstats, ["__N", "__len"])
+        pipe.hmget(self.core.keys.lexstats, [DOC_COUNT_FIELD, LENGTH_FIELD])
         pipe.hlen(self.core.keys.inflight)
         pipe.hlen(self.core.keys.access) if access else pipe.exists(self.core.keys.access)
         pipe.xrevrange(self.core.keys.journal, count=1)
