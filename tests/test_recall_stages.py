@@ -50,6 +50,9 @@ def test_recency_exact_tokens_and_names() -> None:
     assert {"ORN-4821", "vendor onboarding", "parse_invoice"} <= set(keyword.exact)
     names = parse_query("What did Caroline tell Melanie about the Atlas project?", AS_OF)
     assert names.names == ["Caroline", "Melanie", "Atlas"]
+    # a name after "before" is the reference point, not whom the question is about
+    assert parse_query("Who was our babysitter before Luz?", AS_OF).names == []
+    assert parse_query("Where did Caroline live before Sweden?", AS_OF).names == ["Caroline"]
     assert parse_query("how do we deploy", AS_OF).to_dict() == {"kind": "general"}
 
 

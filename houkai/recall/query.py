@@ -108,6 +108,9 @@ _NUMBER = re.compile(r"(?<![\w.])\d{2,}(?:\.\d+)?(?![\w.])")
 CLOCK = re.compile(
     r"(?<![\w:.])\d{1,2}(?:[:.][0-5]\d)?\s?[ap]\.?m\b|(?<![\w:.])\d{1,2}[:h][0-5]\d\b", re.I
 )
+#: What a question names after these is its reference point, not whom it is about: "Who
+#: was our babysitter before **Luz**?" asks for the one before her (ADR 0118).
+_REFERENCE_POINT = re.compile(r"\b(?:before|instead of|rather than|other than)\b", re.I)
 _CAPITAL = re.compile(r"\b[A-Z][a-zA-Z]+(?:'s)?\b")
 _NOT_NAMES = (
     frozenset(
@@ -305,7 +308,7 @@ def parse_query(text: str, now: float) -> QueryParse:
     elif latest:
         parse.recency = "latest"
     parse.exact = _exact_tokens(text)
-    parse.names = _names(text)
+    parse.names = _names(_REFERENCE_POINT.split(text, maxsplit=1)[0])
     parse.when_question = asks_when(text)
     if parse.exact:
         parse.kind = "keyword"
