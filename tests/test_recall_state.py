@@ -41,21 +41,13 @@ def test_intent_reads_present_past_and_neither():
     assert intent("Who runs the 10am standup?") == intent("Is standup at 10am?") == "present"
 
 
-def test_a_value_asked_for_that_moved_is_one_word_the_update_lacks(store: MemoryStore):
-    """The question's value, "10am", is found by 10, am and 10h00: the update ("moved to
-    11am") lacks one word of the question, not three, and still ranks first (ADR 0118)."""
-    _, new = _write(
-        store, [("Standup is at 10am in the big room.", 90), ("Standup moved to 11am.", 5)]
-    )
-    for question in ("Is standup at 10am?", "Is standup still at 10am?"):
-        ranked = _ranked(store, question)
-        assert ranked[0][0] == new, question
-        assert ranked[0][1]["stages"]["current_group"] == 2
-
-
 @pytest.mark.parametrize(
     ("old", "new", "question"),
     [
+        # "10am" is found by 10, am and 10h00: the update lacks one word of the question
+        ("Standup is at 10am in the big room.", "Standup moved to 11am.", "Is standup at 10am?"),
+        ("Standup is at 10am in the big room.", "Standup moved to 11am.",
+         "Is standup still at 10am?"),
         ("Weekly sync is on Tuesdays at 3pm.", "Weekly sync moved to Wednesdays at 4pm.",
          "Is the weekly sync on Tuesdays?"),  # a weekday is no named thing, plural or not
         ("Rent is $1,800 a month.", "Rent went up to $1,950 a month from June.",
