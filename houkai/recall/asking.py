@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from ..domain.numbers import names_a_day
 from ..domain.text import query_terms, stem, tokenize
 from .coverage import thing_words
-from .query import CLOCK, STARTED_WITH, asks_when, question_names
+from .query import CLOCK, REFERENCE_WORDS, STARTED_WITH, asks_when, question_names
 
 if TYPE_CHECKING:
     from ..store.lexstats import TermStats
@@ -45,7 +45,7 @@ _PAST_TENSE = re.compile(
     r"sold|spent|thought|won|happened|decided|agreed|asked|started|ended)\b",
     re.I,
 )
-_REFERENCE = re.compile(r"\b(?:before|after|instead of|rather than|other than|than)\b", re.I)
+_REFERENCE = re.compile(rf"\b(?:{'|'.join((*REFERENCE_WORDS, 'after', 'than'))})\b", re.I)
 _CAPITALISED_RUN = re.compile(r"\b[A-Z][\w']*(?:\s+[A-Z][\w']*)*")
 _OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
 _IDENTIFIER = re.compile(

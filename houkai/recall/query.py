@@ -109,8 +109,10 @@ CLOCK = re.compile(
     r"(?<![\w:.])\d{1,2}(?:[:.][0-5]\d)?\s?[ap]\.?m\b|(?<![\w:.])\d{1,2}[:h][0-5]\d\b", re.I
 )
 #: What a question names after these is its reference point, not whom it is about: "Who
-#: was our babysitter before **Luz**?" asks for the one before her (ADR 0118).
-_REFERENCE_POINT = re.compile(r"\b(?:before|instead of|rather than|other than)\b", re.I)
+#: was our babysitter before **Luz**?" asks for the one before her (ADR 0118). The
+#: ``current`` stage's named things end at "after" and "than" too (``asking._REFERENCE``).
+REFERENCE_WORDS = ("before", "instead of", "rather than", "other than")
+_REFERENCE_POINT = re.compile(rf"\b(?:{'|'.join(REFERENCE_WORDS)})\b", re.I)
 _CAPITAL = re.compile(r"\b[A-Z][a-zA-Z]+(?:'s)?\b")
 _NOT_NAMES = (
     frozenset(
