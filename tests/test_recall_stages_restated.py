@@ -60,6 +60,17 @@ def test_two_notes_restate_one_fact_when_an_anchor_gets_a_new_number():
     assert not restates("shipments-api runs on Python 3.12.", "billing-api is on Python 3.10.")
     assert not restates("Tom's desk is 14.", "Tim's desk is 12.")
     assert not restates("billing-api listens on port 8043.", "billing-api is on Python 3.10.")
+    # one owner's thing, named shorter the second time; a number written with dashes is one
+    # value (ADR 0119)
+    assert restates("Ravi's number: 555-0199.", "Ravi's phone number is 555-0142.")
+    assert not restates("Sprint retro is Friday at 4pm.", "Sprint planning is Monday at 10am.")
+    # the identifier a note opens with is its subject, no value: two invoices, not one
+    # invoice's new number; a run's id later in a note is a value
+    assert not restates(
+        "Invoice INV-2026-0421 for Halcyon is due May 10.",
+        "Invoice INV-2026-0412 for Pemberton is due May 1.",
+    )
+    assert ("r", "0473") in value_slots("CS-ASR new best: 18.9 WER on dev, r-0473.")
 
 
 def test_a_new_value_said_without_a_word_of_change_takes_the_first_slot(store: MemoryStore):
@@ -201,3 +212,20 @@ def test_a_new_value_about_someone_else_under_a_shared_prefix_is_no_update(
     )
     ranked = ranking(store, "Which room is Anna's desk in?", k=10)
     assert ranked[0][0] == anna
+
+
+def test_a_number_restated_under_a_shorter_name_takes_the_first_slot(store: MemoryStore):
+    """No word of change, and the new note names its slot with fewer words: "Ravi's
+    number" after "Ravi's phone number" (ADR 0119)."""
+    old, new, *_ = write_dated(
+        store,
+        [
+            ("Ravi's phone number is 555-0142.", 150),
+            ("Ravi's number: 555-0199.", 12),
+            ("Ravi's birthday is March 3.", 90),
+            ("Mina's phone number is 555-0175.", 60),
+            *((text, 90 + i) for i, text in enumerate(OFFICE)),
+        ],
+    )
+    ids = [mid for mid, _ in ranking(store, "What's Ravi's phone number?", k=10)]
+    assert ids[0] == new and old in ids

@@ -90,6 +90,8 @@ def test_named_things_are_names_and_identifiers_not_reference_points_or_acronyms
     assert named_things("What happened in 2022?") == []  # a year is no record
     assert named_things("Is standup at 10am?") == named_things("Who has 10:30am?") == []
     assert named_things("Is the backup-2am job done?") == ["backup-2am"]  # a name with a time
+    assert named_things("What's in PR #5012?") == ["#5012"]  # a numbered record (ADR 0119)
+    assert named_things("item #1 or C# tips") == []
 
 
 def test_codes_are_identifiers_with_digits_not_measures():
@@ -293,6 +295,26 @@ def test_a_memory_without_the_identifier_asked_for_does_not_outrank_the_one_with
     assert next(iter(ranked)) == wanted
     assert ranked[convention]["stages"]["entity"] < 0
     assert "entity" not in ranked[wanted]["stages"]
+
+
+def test_a_numbered_record_asked_for_keeps_its_slot_from_a_later_note_without_it(
+    store: MemoryStore,
+):
+    """ "renamed" makes the later note on ledgerkit an update of the pull request's, and the
+    question asks about the present; but it asks for PR #5012, which the later note does
+    not name: the record keeps the first slot (ADR 0119)."""
+    pr, later = _write(
+        store,
+        [
+            ("PR #5012: ledgerkit 3.0 upgrade in billing-api, `Journal.post` → "
+             "`Journal.commit` in 14 files. Marcus approved, merged before the freeze.", 20),
+            ("billing-api is on ledgerkit 3.0.0. 3.x renamed `Journal.post()` to "
+             "`Journal.commit()`.", 18),
+        ],
+    )  # fmt: skip
+    ranked = _ranked(store, "What's in PR #5012?")
+    assert ranked[0][0] == pr and later in dict(ranked), ranked
+    assert dict(ranked)[pr]["stages"]["question"]["entities"] == ["#5012"]
 
 
 @pytest.mark.parametrize("stages", [("current",), ("entity",)])

@@ -57,6 +57,7 @@ SHAPES = [
 ]
 #: (a memory, a word of it only its parts hold)
 PARTS = [
+    ("Kenji Mori runs infra and IT. Ext 230.", "it_"),
     ("The audit_log table keeps 400 days of rows.", "audit"),
     ("PaymentsLeaseDepth is set to 12 in production.", "lease"),
     ("我们的订单服务使用TiDB做存储。", "tidb"),
@@ -83,6 +84,9 @@ def test_a_word_s_parts_are_read_alike_by_the_index_and_the_questions() -> None:
     assert word_parts("José İzmir 使用TiDB做存储") == ["jose", "tidb"]
     assert word_parts("listAPIs naïve_café") == ["list", "apis", "naïve", "naive", "café", "cafe"]
     assert tokenize("İzmir") == ["izmir"]  # one word, not "i" and "zmir"
+    # an acronym spelled like a stop word is marked, unless shouted beside another (0119)
+    assert word_parts("Kenji runs infra and IT; the OR nurses") == ["it_", "or_"]
+    assert word_parts("DO NOT DEPLOY IS IT DOWN it is") == []
     # the index holds what BM25 counts, word for word
     for text in ("latency 1740ms", "audit_log", "José", "İzmir", "INC-20933's fix"):
         assert re.findall(r"[^\W_]+(?:_[^\W_]+)*", lexical_form(text)) == lexical_tokens(text)
@@ -145,3 +149,40 @@ def test_a_stack_trace_comes_back_by_its_own_text(
     monkeypatch.setattr(parsed, "rarest_terms", lambda core, terms: terms[: parsed.MAX_QUERY_TERMS])
     first = store.recall(wanted, k=5, mode="hybrid", touch=False)
     assert wanted not in [m.text for m, _ in first]
+
+
+def test_an_acronym_spelled_like_a_stop_word_is_found_by_it(store: MemoryStore) -> None:
+    """ "IT" lower-cased is "it", a stop word the index drops, and the embedding reads no
+    case: without its own form, a note on the IT desk had only its other words (ADR 0119)."""
+    desks = ("HR", "QA", "payroll", "finance", "legal", "sales", "security", "facilities")
+    people = ("Ana", "Ben", "Caro", "Dev", "Eli", "Fay", "Gus", "Hana")
+    pairs = zip(people, desks, strict=True)
+    notes = [f"{person} handles {desk} for the office." for person, desk in pairs]
+    notes += [
+        "Kenji handles IT for the office.",
+        "The printer jams; Ana says it handles thick paper badly.",
+        "It is the office's busiest week; it rains all week.",
+    ]
+    store.remember_many(notes)
+    for question in ("who handles IT?", "IT contact at the office"):
+        hits = store.recall(question, k=3, mode="hybrid", touch=False)
+        assert hits[0][0].text == "Kenji handles IT for the office.", [m.text for m, _ in hits]
+
+
+def test_migrate_gives_a_collection_written_before_the_acronyms_their_form(
+    store: MemoryStore,
+) -> None:
+    from houkai.store.lexmigrate import recount_words
+    from houkai.store.lexstats import NAMES_FIELD
+
+    texts = ["Kenji handles IT for the office.", "Ana says it works."]
+    store.remember_many(texts)
+    client, key = store.client, store.keys.lexstats
+    for batch in store.iter_memories():  # as release 6 indexed them: no acronym form
+        for m in batch:
+            client.hset(store.keys.memory(m.id), "lex", m.text.lower())
+    client.hset(key, NAMES_FIELD, "6")
+    assert _keyword_hits(store, "it_") == set()
+    # the one memory whose indexed form changed is written again
+    assert recount_words(client, store.keys.memory_prefix, key) == 1
+    assert _keyword_hits(store, "it_") == {texts[0]}

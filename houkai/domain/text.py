@@ -154,9 +154,40 @@ def word_parts(text: str) -> list[str]:
     return _parts(_written(text))
 
 
+#: A word in capitals, as an acronym is written.
+_CAPITALS = re.compile(r"\b[A-Z]{2,5}\b")
+#: What an acronym spelled like a stop word is indexed as: its word and this mark ("it_"),
+#: a word no stop word list holds and no stemmer changes.
+ACRONYM_MARK = "_"
+
+
+def acronym_forms(written: str) -> list[str]:
+    """The acronyms of *written* spelled like a stop word ("IT" in "Kenji runs infra and
+    IT", "OR", "ON"), marked (:data:`ACRONYM_MARK`): lower-cased they would be dropped with
+    "it", by the index and by the question alike, and the embedding reads no case either
+    (ADR 0119). Not one beside another capital stop word: a shouted "DO NOT DEPLOY"."""
+    found = [m for m in _CAPITALS.finditer(written) if m[0].lower() in ANY_STOP_WORDS]
+    if not found:
+        return []  # most texts
+    words = _WORD_RE.findall(written)
+    caps = [w.isupper() and w.lower() in ANY_STOP_WORDS for w in words]
+    forms = [
+        word.lower() + ACRONYM_MARK
+        for i, word in enumerate(words)
+        if caps[i]
+        and len(word) > 1
+        and not (i > 0 and caps[i - 1])
+        and not (i + 1 < len(words) and caps[i + 1])
+    ]
+    return list(dict.fromkeys(forms))
+
+
 def _parts(written: str) -> list[str]:
     """:func:`word_parts` of a text :func:`_written` already read."""
     numbers = number_forms(_lower(written))
+    acronyms = acronym_forms(written)
+    if acronyms:
+        numbers = [*acronyms, *numbers]
     if not _PARTS_HINT.search(written):
         return numbers
     out: list[str] = []

@@ -52,6 +52,7 @@ _IDENTIFIER = re.compile(
     r"\b(?:[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)+|(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{4,}"
     r"|\d{5,}"  # a number of five digits or more names a record: "commit 2383888"
     r"|(?<![\w.])" + _OCTET + r"(?:\." + _OCTET + r"){3}(?::\d+)?(?![.\w-]))"  # an IPv4 host
+    r"|(?<![\w#])#\d{2,}(?!\w)"  # a numbered record: "PR #5012", "ticket #52240"
 )
 #: Who the question is for or from ("remind **me**", "work with **us**"): no topic.
 PRONOUNS = frozenset("me us him her them he she his hers mine ours yours theirs".split())

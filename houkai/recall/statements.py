@@ -39,11 +39,15 @@ _NAME_WORD = re.compile(r"\b[A-Z][\w]+\b")
 #: quantity's change is one when the new value follows ("rent **went up to** $1,950",
 #: "rate limit **raised to** 250", ADR 0118), not "went up to the Rockies".
 _CALENDAR_WORD = "|".join(sorted(CALENDAR_WORDS, key=lambda w: (-len(w), w)))
+_MONTH_SHORT = "jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec"
 UPDATE_WORDS = re.compile(
     r"\b((?<!\bfor\s)(?<!\bfor\s\s)now|no longer|any ?more|instead|switched|moved|changed|"
     r"relocated|replaced|"
     r"back to|back on|dropped|migrated|handed over|upgraded|bumped|relaxed|lifted"
     r"|(?:switches|moves|relocates|migrates|upgrades) to"
+    r"|rebooked|rescheduled|renamed|retired|promoted to"
+    r"|(?:pushed|postponed|delayed)(?: back| out)? (?:to|until)"
+    rf"(?=\s+(?:\d|(?:next|{_CALENDAR_WORD}|{_MONTH_SHORT})\b))"
     r"|(?:raised|increased|decreased|lowered|reduced|went up|went down|rose|fell) to"
     r"(?=\s*[$€£~]?\d)"
     r"|(?:took|takes) over(?!\s+(?:\d|an?\b|half))"
@@ -56,7 +60,7 @@ CHANGE_WORDS = frozenset(
     "now longer anymore instead switched moved changed relocated replaced back dropped "
     "migrated handed upgraded bumped relaxed lifted switches moves relocates migrates "
     "upgrades took takes starting more raised increased decreased lowered reduced went rose "
-    "fell".split()
+    "fell rebooked rescheduled renamed retired promoted pushed postponed delayed".split()
 )
 
 
@@ -225,7 +229,7 @@ _VALUE_BARRIER = frozenset("until since after before every per over than by from
 #: Where a clause ends: an anchor is read within the value's own clause.
 _CLAUSE = re.compile(r"[;()\[\]]|[.!?](?=\s|$)")
 _SLOT_TOKEN = re.compile(
-    r"(?P<number>(?<![/\w])v\d[\d.]*|\d[\d.,:]*[A-Za-z%]*)|(?P<word>[A-Za-z][\w+#]*)"
+    r"(?P<number>(?<![/\w])v\d[\d.]*|\d[\d.,:]*(?:-\d[\d.,:]*)*[A-Za-z%]*)|(?P<word>[A-Za-z][\w+#]*)"
 )
 _UNIT_LETTERS = string.ascii_letters + "%"
 
@@ -251,13 +255,22 @@ def _number(token: str) -> str:
     return digits + suffix if suffix in ("am", "pm") else digits
 
 
+#: How many tokens into a note an identifier names its subject.
+_SUBJECT_AT = 3
+
+
 def _read_slots(text: str) -> frozenset[tuple[str, str]]:
     out: set[tuple[str, str]] = set()
-    for clause in _CLAUSE.split(without_date_stamp(text)):
-        tokens = [(m["number"], m[0]) for m in _SLOT_TOKEN.finditer(clause)]
+    for n, clause in enumerate(_CLAUSE.split(without_date_stamp(text))):
+        found = list(_SLOT_TOKEN.finditer(clause))
+        tokens = [(m["number"], m[0]) for m in found]
         for at, (number, token) in enumerate(tokens):
             if not number:
                 continue
+            glue = clause[found[at - 1].end() : found[at].start()] if at else ""
+            if n == 0 and at <= _SUBJECT_AT and glue in ("-", "_") and not tokens[at - 1][0]:
+                continue  # the identifier a note opens with ("Invoice INV-2026-0412 …"): its
+                # subject, no value (a run's "r-0473" later in the note is one)
             for back in range(at - 1, max(at - 4, -1), -1):
                 if tokens[back][0]:
                     continue  # another number: "from 8080 to 8081"
@@ -274,11 +287,23 @@ _value_slots = PerText(_read_slots)
 
 
 def _read_opening(text: str) -> tuple[str, ...]:
-    """The stems of *text*'s first two words that are no stop words nor numbers (a date
+    """The stems of *text*'s first three words that are no stop words nor numbers (a date
     that opens a note is no subject)."""
     words = tokenize(without_date_stamp(text))[:8]
     tokens = [t for t in words if t not in STOP and not t[:1].isdigit()]
-    return tuple(stem(t) for t in tokens[:2])
+    return tuple(stem(t) for t in tokens[:3])
+
+
+def _same_subject(newer: str, older: str) -> bool:
+    """Do the two open on one subject: the same first two words, or the same first word and
+    one's first two among the other's first three ("Ravi's number: 555-0199" after "Ravi's
+    phone number is 555-0142"; not "Sprint retro …" after "Sprint planning …")."""
+    mine, theirs = _opening_words(newer), _opening_words(older)
+    if len(mine) < 2 or len(theirs) < 2:
+        return bool(mine) and mine == theirs
+    if mine[:2] == theirs[:2]:
+        return True
+    return mine[0] == theirs[0] and (set(mine[:2]) <= set(theirs) or set(theirs[:2]) <= set(mine))
 
 
 _opening_words = PerText(_read_opening)
@@ -313,7 +338,7 @@ def restates_plainly(newer: str, older: str) -> bool:
 
 
 def _restated_anchors(newer: str, older: str) -> set[str]:
-    if _opening_words(newer) != _opening_words(older) or not _opening_words(newer):
+    if not _same_subject(newer, older):
         return set()
     mine, theirs = value_slots(newer), value_slots(older)
     anchors = {a for a, _ in mine} & {a for a, _ in theirs}
@@ -347,3 +372,31 @@ def may_update(newer: str, older: str, common: frozenset[str] = frozenset()) -> 
         return True
     shared = (content_words(newer) & content_words(older)) - CHANGE_WORDS - common
     return len(shared) >= 2
+
+
+def sibling_of(holder: str, other: str, asked: frozenset[str]) -> bool:
+    """Does *holder* name its thing with a word the question asks (*asked*: its stems)
+    right before another word it asks, where *other* has a word of its own before that
+    word ("**Guest** wifi password is guest-2024" beside "Changed the **home** wifi
+    password to maple-7730", asked for the guest wifi password)? Then the two are sibling
+    facts, not a fact and its update, whatever word of change one says (ADR 0119). A word
+    the question asks in that place in *other* ("Pemberton's due date is now 15 January"
+    after "Pemberton dashboard due 15 December"), or a form of the holder's ("notification
+    service" beside "notify-service"), is no word of its own."""
+    mine, theirs = stem_tokens(holder), stem_tokens(other)
+    before: dict[str, str] = {}
+    for at in range(len(theirs) - 1, 0, -1):  # the first place each word is written
+        before[theirs[at]] = theirs[at - 1]
+    held = set(theirs)
+    # the words that say the other changed are none of its own ("took **over** billing-api")
+    changing = {stem(t) for m in UPDATE_WORDS.finditer(other) for t in tokenize(m[0])}
+    for at in range(1, len(mine)):
+        head, word = mine[at], mine[at - 1]
+        if head not in asked or word not in asked or word in held or head not in before:
+            continue
+        own = before[head]
+        if own in asked or own in STOP or not own.isalpha() or own in changing:
+            continue
+        if own[:4] != word[:4]:  # not the same word in another form: notify, notification
+            return True
+    return False

@@ -42,12 +42,15 @@ from .access import mirror_lua
 #: it (line breaks, Unicode spaces and punctuation, apostrophes: ADR 0115), "4" with each
 #: word's parts (identifiers' words, numbers and units, accents: ADR 0116), "5" with one
 #: form for a number written several ways (phones, UUIDs, times, dates: ADR 0117), "6" with
-#: numeric dates in either order and times said in words (ADR 0118).
-LEXICON = "6"
+#: numeric dates in either order and times said in words (ADR 0118), "7" with an acronym
+#: spelled like a stop word ("IT", ADR 0119).
+LEXICON = "7"
 #: The current way update links are inferred, as :data:`LINKS_INFERRED_FIELD` records it
 #: (:mod:`houkai.store.updates`, ADR 0105, 0110): "2" with a quantity's change ("went up
-#: to", "raised to": ADR 0118) among the words that say a note is an update.
-LINKS_INFERRED = "2"
+#: to", "raised to": ADR 0118) among the words that say a note is an update, "3" with a
+#: booking, a name or a date changed ("rebooked", "renamed", "retired", "pushed to Dec 9":
+#: ADR 0119).
+LINKS_INFERRED = "3"
 
 K1 = 1.2
 B = 0.75
