@@ -374,6 +374,18 @@ def may_update(newer: str, older: str, common: frozenset[str] = frozenset()) -> 
     return len(shared) >= 2
 
 
+def _read_places(text: str) -> tuple[dict[str, str], frozenset[str], frozenset[str]]:
+    """Each word of *text* (stems) with the word before it where it is first written, its
+    words, and the words that say it changed ("took **over**")."""
+    words = stem_tokens(text)
+    before = {words[at]: words[at - 1] for at in range(len(words) - 1, 0, -1)}
+    changing = frozenset(stem(t) for m in UPDATE_WORDS.finditer(text) for t in tokenize(m[0]))
+    return before, frozenset(words), changing
+
+
+_places = PerText(_read_places)
+
+
 def sibling_of(holder: str, other: str, asked: frozenset[str]) -> bool:
     """Does *holder* name its thing with a word the question asks (*asked*: its stems)
     right before another word it asks, where *other* has a word of its own before that
@@ -381,21 +393,17 @@ def sibling_of(holder: str, other: str, asked: frozenset[str]) -> bool:
     password to maple-7730", asked for the guest wifi password)? Then the two are sibling
     facts, not a fact and its update, whatever word of change one says (ADR 0119). A word
     the question asks in that place in *other* ("Pemberton's due date is now 15 January"
-    after "Pemberton dashboard due 15 December"), or a form of the holder's ("notification
-    service" beside "notify-service"), is no word of its own."""
-    mine, theirs = stem_tokens(holder), stem_tokens(other)
-    before: dict[str, str] = {}
-    for at in range(len(theirs) - 1, 0, -1):  # the first place each word is written
-        before[theirs[at]] = theirs[at - 1]
-    held = set(theirs)
-    # the words that say the other changed are none of its own ("took **over** billing-api")
-    changing = {stem(t) for m in UPDATE_WORDS.finditer(other) for t in tokenize(m[0])}
+    after "Pemberton dashboard due 15 December"), a form of the holder's ("notification
+    service" beside "notify-service"), or a word that says it changed ("took over"), is no
+    word of its own."""
+    mine = stem_tokens(holder)
+    before, held, changing = _places(other)
     for at in range(1, len(mine)):
         head, word = mine[at], mine[at - 1]
         if head not in asked or word not in asked or word in held or head not in before:
             continue
         own = before[head]
-        if own in asked or own in STOP or not own.isalpha() or own in changing:
+        if own in asked or own in STOP or own in changing or not own.isalpha():
             continue
         if own[:4] != word[:4]:  # not the same word in another form: notify, notification
             return True
