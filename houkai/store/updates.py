@@ -146,9 +146,7 @@ def relink(
     on the exact field while the collection has one and holds at most *exact_upto*
     memories (as recall's KNN). Idempotent and safe beside live writes, which link themselves;
     a failure is raised, so the marker is recorded only once every memory was read."""
-    if as_text(client.hget(keys.lexstats, lexstats.LINKS_INFERRED_FIELD) or b"") == (
-        LINKS_INFERRED
-    ):
+    if links_current(client, keys.lexstats):
         return 0
     if still_indexing(index_info(client, keys.index)):
         log.info("update links: index %s is still being built; not inferred", keys.index)
