@@ -12,9 +12,8 @@ from houkai import MemoryStore
 from houkai.bench import agentset_run
 from houkai.bench.agentsets import SETS
 from houkai.domain.text import tokenize
-from houkai.recall.asking import asked_terms
 from houkai.recall.state import ECHO_MOST, _distinct, topic_words
-from houkai.recall.statements import CHANGE_WORDS, STOP, UPDATE_WORDS, sibling_of
+from houkai.recall.statements import CHANGE_WORDS, STOP, UPDATE_WORDS
 
 OFFICE = [
     "Remember to send the monthly client health summary to Sanjay.",
@@ -85,43 +84,6 @@ def test_another_entitys_update_does_not_take_the_first_slot(store: MemoryStore)
     ranked = ranking(store, "Which CI system runs the ETL repo's builds?")
     assert ranked[0][0] == etl
     assert "current_group" not in dict(ranked)[other].get("stages", {})
-
-
-def test_a_sibling_named_by_its_own_word_is_no_update_of_the_one_asked(store: MemoryStore):
-    """ "Changed the home wifi password" says it is an update, and shares "wifi password"
-    with the guest network's note; the question asks for the guest one, the word the
-    update has a word of its own in place of: two siblings (ADR 0119)."""
-    home, changed, guest, *_ = write_dated(
-        store,
-        [
-            ("Home wifi password is tulip-4821.", 120),
-            ("Changed the home wifi password to maple-7730.", 6),
-            ("Guest wifi password is guest-2024.", 60),
-            *((text, 90 + i) for i, text in enumerate(OFFICE)),
-        ],
-    )
-    ranked = ranking(store, "What's the guest wifi password?")
-    assert ranked[0][0] == guest, ranked
-    assert [mid for mid, _ in ranking(store, "What's the home wifi password?")][:2] == [
-        changed,
-        home,
-    ]
-    asked = asked_terms("What's the guest wifi password?")
-    assert sibling_of(
-        "Guest wifi password is guest-2024.", "Changed the home wifi password.", asked
-    )
-    # a word the question asks in that place, another form of the word, or the words that
-    # say it changed, are no word of its own
-    asked = asked_terms("When is the Pemberton dashboard due?")
-    assert not sibling_of(
-        "Pemberton dashboard due 15 Dec.", "Pemberton's due date is now 15 Jan.", asked
-    )
-    asked = asked_terms("What framework does notify-service use?")
-    assert not sibling_of(
-        "notify-service uses chi.", "The notification service uses Express.", asked
-    )
-    asked = asked_terms("Who owns billing-api?")
-    assert not sibling_of("Mei owns billing-api.", "Jonah took over billing-api from Mei.", asked)
 
 
 def test_an_update_on_another_attribute_of_the_same_person_stays_where_it_is(
@@ -203,14 +165,6 @@ def test_update_words() -> None:
         "Rent went up to $1,950 a month from June.",  # a quantity's new value
         "Rate limit raised to 250 requests per minute.",
         "Churn fell to 3% after the fix.",
-        "Rebooked onto UA 2210 on Nov 4; 6:05 was too early.",  # a booking or a name changed
-        "Team photo day rescheduled, half the team is out.",
-        "Payments Slack channel: #payments-eng (renamed in the reorg).",
-        "Internal hosts need Tailscale; the WireGuard config was retired.",
-        "User was promoted to Group Product Manager.",
-        "Proposal defense pushed to Dec 9.",  # a date moved, with its new date
-        "Website relaunch pushed back to 15 December.",
-        "Launch postponed until next week.",
     ):
         assert UPDATE_WORDS.search(text), text
     for text in (
@@ -228,8 +182,6 @@ def test_update_words() -> None:
         "User sketched a pricing idea for Pelican; parked for now.",
         "I went up to the Rocky Mountains last summer.",  # no value follows
         "Priya raised to the team that the API is flaky.",
-        "Pushed to main after review.",  # no date follows
-        "The build was delayed by the rain.",
     ):
         assert not UPDATE_WORDS.search(text), text
 

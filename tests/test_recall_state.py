@@ -300,7 +300,7 @@ def test_a_memory_without_the_identifier_asked_for_does_not_outrank_the_one_with
 def test_a_numbered_record_asked_for_keeps_its_slot_from_a_later_note_without_it(
     store: MemoryStore,
 ):
-    """ "renamed" makes the later note on ledgerkit an update of the pull request's, and the
+    """ "moved" makes the later note on ledgerkit an update of the pull request's, and the
     question asks about the present; but it asks for PR #5012, which the later note does
     not name: the record keeps the first slot (ADR 0119)."""
     pr, later = _write(
@@ -308,7 +308,7 @@ def test_a_numbered_record_asked_for_keeps_its_slot_from_a_later_note_without_it
         [
             ("PR #5012: ledgerkit 3.0 upgrade in billing-api, `Journal.post` → "
              "`Journal.commit` in 14 files. Marcus approved, merged before the freeze.", 20),
-            ("billing-api is on ledgerkit 3.0.0. 3.x renamed `Journal.post()` to "
+            ("billing-api moved to ledgerkit 3.0.0. 3.x renamed `Journal.post()` to "
              "`Journal.commit()`.", 18),
         ],
     )  # fmt: skip

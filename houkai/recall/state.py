@@ -124,7 +124,6 @@ from .statements import (
     restates,
     restates_plainly,
     says_update,
-    sibling_of,
     stated_values,
 )
 
@@ -224,9 +223,6 @@ def _groups(
         cos = float(np.dot(vi, vj))
         if cos < least or other_subject(i, j) or other_subject(j, i):
             return False
-        text_i, text_j = top[i].memory.text, top[j].memory.text
-        if sibling_of(text_i, text_j, terms) or sibling_of(text_j, text_i, terms):
-            return False  # "guest wifi password" beside "the home wifi password"
         newer = i if (ages[i], top[i].memory.id) > (ages[j], top[j].memory.id) else j
         update = updates[newer]
         if owners[i] and owners[j] and owners[i] != owners[j] and not update:

@@ -47,10 +47,8 @@ from .access import mirror_lua
 LEXICON = "7"
 #: The current way update links are inferred, as :data:`LINKS_INFERRED_FIELD` records it
 #: (:mod:`houkai.store.updates`, ADR 0105, 0110): "2" with a quantity's change ("went up
-#: to", "raised to": ADR 0118) among the words that say a note is an update, "3" with a
-#: booking, a name or a date changed ("rebooked", "renamed", "retired", "pushed to Dec 9":
-#: ADR 0119).
-LINKS_INFERRED = "3"
+#: to", "raised to": ADR 0118) among the words that say a note is an update.
+LINKS_INFERRED = "2"
 
 K1 = 1.2
 B = 0.75
