@@ -76,6 +76,15 @@ def _keyword_hits(store: MemoryStore, word: str) -> set[str]:
     return {hit.str("text") for hit in hits}
 
 
+def indexed_as_before(store: MemoryStore, lexicon: str) -> None:
+    """Leave *store*'s collection as an earlier release (*lexicon*) indexed it: each text
+    lower-cased, without the forms and parts a later one adds."""
+    for batch in store.iter_memories():
+        for m in batch:
+            store.client.hset(store.keys.memory(m.id), "lex", m.text.lower())
+    store.client.hset(store.keys.lexstats, NAMES_FIELD, lexicon)
+
+
 def _lexical(store: MemoryStore, question: str) -> dict[str, float]:
     hits = store.recall(question, k=len(NOTES), mode="hybrid", explain=True, touch=False)
     return {m.text: ex["lexical"] for m, _, ex in hits}

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from test_acronym_plurals import _keyword_hits
+from test_acronym_plurals import _keyword_hits, indexed_as_before
 
 from houkai import MemoryStore
 from houkai.domain.text import lexical_form, lexical_tokens, tokenize, word_parts
@@ -173,16 +173,11 @@ def test_migrate_gives_a_collection_written_before_the_acronyms_their_form(
     store: MemoryStore,
 ) -> None:
     from houkai.store.lexmigrate import recount_words
-    from houkai.store.lexstats import NAMES_FIELD
 
     texts = ["Kenji handles IT for the office.", "Ana says it works."]
     store.remember_many(texts)
-    client, key = store.client, store.keys.lexstats
-    for batch in store.iter_memories():  # as release 6 indexed them: no acronym form
-        for m in batch:
-            client.hset(store.keys.memory(m.id), "lex", m.text.lower())
-    client.hset(key, NAMES_FIELD, "6")
+    indexed_as_before(store, "6")  # no acronym form
     assert _keyword_hits(store, "it_") == set()
     # the one memory whose indexed form changed is written again
-    assert recount_words(client, store.keys.memory_prefix, key) == 1
+    assert recount_words(store.client, store.keys.memory_prefix, store.keys.lexstats) == 1
     assert _keyword_hits(store, "it_") == {texts[0]}

@@ -13,7 +13,7 @@ import uuid
 from datetime import date, timedelta
 
 import pytest
-from test_acronym_plurals import _keyword_hits
+from test_acronym_plurals import _keyword_hits, indexed_as_before
 from test_lexstats import _stats
 
 from houkai import MemoryStore
@@ -182,11 +182,7 @@ def test_migrate_gives_a_collection_written_before_the_forms(store: MemoryStore)
     store.remember_many(texts)
     client, key = store.client, store.keys.lexstats
     expected = _stats(store)
-    # as the release before left it: the text indexed without the forms, the flag at 4
-    for batch in store.iter_memories():
-        for m in batch:
-            client.hset(store.keys.memory(m.id), "lex", m.text.lower())
-    client.hset(key, NAMES_FIELD, "4")
+    indexed_as_before(store, "4")  # the text without the forms
     assert _keyword_hits(store, "4155550134") == set()
     assert recount_words(client, store.keys.memory_prefix, key) == 2
     assert _keyword_hits(store, "4155550134") == {texts[0]}
