@@ -166,9 +166,8 @@ def acronym_forms(written: str) -> list[str]:
     IT", "OR", "ON"), marked (:data:`ACRONYM_MARK`): lower-cased they would be dropped with
     "it", by the index and by the question alike, and the embedding reads no case either
     (ADR 0119). Not one beside another capital stop word: a shouted "DO NOT DEPLOY"."""
-    found = [m for m in _CAPITALS.finditer(written) if m[0].lower() in ANY_STOP_WORDS]
-    if not found:
-        return []  # most texts
+    if not any(m[0].lower() in ANY_STOP_WORDS for m in _CAPITALS.finditer(written)):
+        return []  # most texts: one scan
     words = _WORD_RE.findall(written)
     caps = [w.isupper() and w.lower() in ANY_STOP_WORDS for w in words]
     forms = [
@@ -184,12 +183,10 @@ def acronym_forms(written: str) -> list[str]:
 
 def _parts(written: str) -> list[str]:
     """:func:`word_parts` of a text :func:`_written` already read."""
-    numbers = number_forms(_lower(written))
-    acronyms = acronym_forms(written)
-    if acronyms:
-        numbers = [*acronyms, *numbers]
+    # whole-text forms: an acronym spelled like a stop word, a number however written
+    forms = [*acronym_forms(written), *number_forms(_lower(written))]
     if not _PARTS_HINT.search(written):
-        return numbers
+        return forms
     out: list[str] = []
     for word in dict.fromkeys(_WORD_RE.findall(written)):
         if _PLAIN.fullmatch(word):
@@ -216,7 +213,7 @@ def _parts(written: str) -> list[str]:
             if _HEX.fullmatch(piece_low):
                 parts.extend(piece_low[:n] for n in SHORT_HEX)  # "b65840c" of a full SHA
         out.extend(p for p in parts if p != low)
-    return list(dict.fromkeys([*out, *numbers]))
+    return list(dict.fromkeys([*out, *forms]))
 
 
 def tokenize(text: str) -> list[str]:
