@@ -188,7 +188,14 @@ def test_redis_sigkilled_mid_ingest_loses_nothing_and_everyone_resumes(private) 
             r.get("started_at", 0) > time.time() - (time.monotonic() - restarted_at) for r in runs
         ):
             break
-        assert time.monotonic() < deadline, "beat never triggered maintenance after the restart"
+        if time.monotonic() >= deadline:
+            lock = MaintenanceState(store).lock_key
+            pytest.fail(
+                "beat never triggered maintenance after the restart; maintenance lock "
+                f"{store.client.get(lock)!r} (pttl {store.client.pttl(lock)}); "
+                f"beat log:\n{private.log_of(beat)[-2000:]}\nworker log:\n"
+                f"{private.log_of(worker)[-2000:]}"
+            )
         time.sleep(0.5)
     assert "Redis unavailable" in private.log_of(beat)
     print(

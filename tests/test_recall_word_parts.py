@@ -87,6 +87,8 @@ def test_a_word_s_parts_are_read_alike_by_the_index_and_the_questions() -> None:
     # an acronym spelled like a stop word is marked, unless shouted beside another (0119)
     assert word_parts("Kenji runs infra and IT; the OR nurses") == ["it_", "or_"]
     assert word_parts("DO NOT DEPLOY IS IT DOWN it is") == []
+    # a pronoun "I" or an article "A" beside it is no shouting (0120)
+    assert word_parts("Emailed IT; I need a laptop. Ask IT A question") == ["it_"]
     # the index holds what BM25 counts, word for word
     for text in ("latency 1740ms", "audit_log", "José", "İzmir", "INC-20933's fix"):
         assert re.findall(r"[^\W_]+(?:_[^\W_]+)*", lexical_form(text)) == lexical_tokens(text)
@@ -174,10 +176,14 @@ def test_migrate_gives_a_collection_written_before_the_acronyms_their_form(
 ) -> None:
     from houkai.store.lexmigrate import recount_words
 
-    texts = ["Kenji handles IT for the office.", "Ana says it works."]
+    texts = [
+        "Kenji handles IT for the office.",
+        "Emailed IT; I need a laptop.",
+        "Ana says it works.",
+    ]
     store.remember_many(texts)
-    indexed_as_before(store, "6")  # no acronym form
+    indexed_as_before(store, "7")  # no acronym form; none beside "I" (ADR 0120)
     assert _keyword_hits(store, "it_") == set()
-    # the one memory whose indexed form changed is written again
-    assert recount_words(store.client, store.keys.memory_prefix, store.keys.lexstats) == 1
-    assert _keyword_hits(store, "it_") == {texts[0]}
+    # the memories whose indexed form changed are written again
+    assert recount_words(store.client, store.keys.memory_prefix, store.keys.lexstats) == 2
+    assert _keyword_hits(store, "it_") == {texts[0], texts[1]}

@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # redis loads with the first Journal: `houkai --help` stays l
 
 from ..domain.model import ValidationError
 from .decode import as_text
+from .lease import Lease
 
 log = logging.getLogger(__name__)
 
@@ -55,10 +56,6 @@ JOURNAL_OPS: tuple[str, ...] = get_args(JournalOp)
 ARCHIVE_SUFFIX = ".jsonl.gz"
 _BATCH = 1000
 _SID_RE = re.compile(r"^(\d+)-(\d+)$")
-_RELEASE_LUA = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
 
 
 def parse_stream_id(sid: str) -> tuple[int, int] | None:
@@ -366,22 +363,13 @@ class Journal:
         if isinstance(keep, bool) or not isinstance(keep, int) or keep < 0:
             raise ValidationError(f"keep must be an integer >= 0 — got {keep!r}")
         self.archive_dir = base
-        lock_key = f"{self.key}:archive-lock"
-        token = uuid.uuid4().hex
-        if not self.client.set(lock_key, token, nx=True, ex=600):
-            log.info("journal %s is being archived by another process", self.key)
-            return 0
-        try:
+        with Lease(self.client, f"{self.key}:archive-lock").holding() as token:
+            if token is None:
+                log.info("journal %s is being archived by another process", self.key)
+                return 0
             written = self._archive_locked(base, keep)
             self._expire_archives()
             return written
-        finally:
-            import redis
-
-            try:
-                self.client.eval(_RELEASE_LUA, 1, lock_key, token)
-            except redis.RedisError as exc:  # the lock expires by itself
-                log.debug("journal archive lock release failed: %s", exc)
 
     def _archive_locked(self, base: Path, keep: int) -> int:
         done = self._last_archived()

@@ -169,14 +169,12 @@ def acronym_forms(written: str) -> list[str]:
     if not any(m[0].lower() in ANY_STOP_WORDS for m in _CAPITALS.finditer(written)):
         return []  # most texts: one scan
     words = _WORD_RE.findall(written)
-    caps = [w.isupper() and w.lower() in ANY_STOP_WORDS for w in words]
+    # "I" and "A" are capitals of one letter, not shouting: "Emailed IT; I need a laptop"
+    caps = [len(w) > 1 and w.isupper() and w.lower() in ANY_STOP_WORDS for w in words]
     forms = [
         word.lower() + ACRONYM_MARK
         for i, word in enumerate(words)
-        if caps[i]
-        and len(word) > 1
-        and not (i > 0 and caps[i - 1])
-        and not (i + 1 < len(words) and caps[i + 1])
+        if caps[i] and not (i > 0 and caps[i - 1]) and not (i + 1 < len(words) and caps[i + 1])
     ]
     return list(dict.fromkeys(forms))
 

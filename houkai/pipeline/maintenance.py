@@ -9,7 +9,8 @@ State lives in Redis per collection, so every caller — the beat-triggered
 worker task, ``houkai maintenance tick`` from cron, the MCP/REST tool — shares
 one schedule:
 
-* ``tick`` holds a per-collection lock for the whole load → run → record cycle;
+* ``tick`` holds a per-collection lease (:mod:`houkai.db.lease`: a lock that expires
+  a minute after its holder dies) for the whole load → run → record cycle;
   a second ticker waits (``lock_wait``) or skips, then re-reads fresh state and
   sees the jobs as no longer due, so two tickers never double-run a job;
 * the schedule gates the work: a job that ran (a reflection dry-run included)
@@ -24,12 +25,12 @@ import json
 import logging
 import os
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..db.lease import Lease
 from ..domain.config import Settings, format_duration, parse_duration
 
 if TYPE_CHECKING:
@@ -39,11 +40,6 @@ log = logging.getLogger(__name__)
 
 JOB_NAMES: tuple[str, ...] = ("decay", "purge", "reconcile", "reflect", "archive", "findable")
 RUNS_KEPT = 200
-LOCK_TTL_MS = 3600 * 1000
-_RELEASE_LUA = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
 _COUNT_NAMES = {
     "decay": "decayed",
     "purge": "purged",
@@ -261,7 +257,7 @@ class MaintenanceState:
         self.key = base
         self.runs_key = base + ":runs"
         self.lock_key = base + ":lock"
-        self._release = self.client.register_script(_RELEASE_LUA)
+        self.lease = Lease(self.client, self.lock_key)
 
     def _load_redis(self) -> dict[str, str]:
         return {k.decode(): v.decode() for k, v in self.client.hgetall(self.key).items()}
@@ -296,17 +292,10 @@ class MaintenanceState:
         return last_at + interval
 
     def acquire(self, wait: float = 0.0) -> str | None:
-        token = uuid.uuid4().hex
-        deadline = time.monotonic() + max(wait, 0.0)
-        while True:
-            if self.client.set(self.lock_key, token, nx=True, px=LOCK_TTL_MS):
-                return token
-            if time.monotonic() >= deadline:
-                return None
-            time.sleep(0.05)
+        return self.lease.acquire(wait)
 
     def release(self, token: str) -> None:
-        self._release(keys=[self.lock_key], args=[token])
+        self.lease.release(token)
 
     def record(
         self,
@@ -368,11 +357,10 @@ def tick(
     apply = settings.maintenance_reflect_apply if reflect_apply is None else bool(reflect_apply)
     result = TickResult(collection=store.collection_name, reflect_applied=apply)
     state = MaintenanceState(store)
-    token = state.acquire(lock_wait)
-    if token is None:
-        result.locked = True
-        return result
-    try:
+    with state.lease.holding(lock_wait) as token:
+        if token is None:
+            result.locked = True
+            return result
         t = time.time() if now is None else now
         try:
             result.access_flushed = store.flush_access()
@@ -400,8 +388,6 @@ def tick(
             setattr(result, _COUNT_NAMES[job], count)
             setattr(result, f"{job}_error", error)
             state.record(job, started=started, stamp=t, duration=duration, count=count, error=error)
-    finally:
-        state.release(token)
     if any(getattr(result, f"ran_{j}") for j in JOB_NAMES):
         log.info("maintenance %s: %s", store.collection_name, result.summary())
     return result

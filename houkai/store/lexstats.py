@@ -43,8 +43,9 @@ from .access import mirror_lua
 #: word's parts (identifiers' words, numbers and units, accents: ADR 0116), "5" with one
 #: form for a number written several ways (phones, UUIDs, times, dates: ADR 0117), "6" with
 #: numeric dates in either order and times said in words (ADR 0118), "7" with an acronym
-#: spelled like a stop word ("IT", ADR 0119).
-LEXICON = "7"
+#: spelled like a stop word ("IT", ADR 0119), "8" with that form also beside the pronoun
+#: "I" or the article "A" ("Emailed IT; I need a laptop", ADR 0120).
+LEXICON = "8"
 #: The current way update links are inferred, as :data:`LINKS_INFERRED_FIELD` records it
 #: (:mod:`houkai.store.updates`, ADR 0105, 0110): "2" with a quantity's change ("went up
 #: to", "raised to": ADR 0118) among the words that say a note is an update.
