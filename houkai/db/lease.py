@@ -71,19 +71,25 @@ class Lease:
 
     @contextmanager
     def holding(self, wait: float = 0.0) -> Iterator[str | None]:
-        """Hold the lease for the block (its token), renewed every third of its TTL;
-        None when another holder has it."""
+        """Hold the lease for the block (its token; None when another holder has it)."""
         token = self.acquire(wait)
         if token is None:
             yield None
             return
+        with self.kept(token):
+            yield token
+
+    @contextmanager
+    def kept(self, token: str) -> Iterator[None]:
+        """Renew the lease *token* holds every third of its TTL during the block, then
+        release it (the block may run on another thread than the acquire did)."""
         stop = threading.Event()
         renewer = threading.Thread(
             target=self._keep, args=(token, stop), name=f"lease {self.key}", daemon=True
         )
         renewer.start()
         try:
-            yield token
+            yield
         finally:
             stop.set()
             renewer.join(timeout=1.0)

@@ -74,8 +74,6 @@ AGGREGATE_CACHE_TTL = 30.0
 #: dashboard shows it, with its time, while a fresh one is computed): 30 days, so a
 #: restarted server's first view does not wait for a pass over the collection.
 AGGREGATE_KEEP = 30 * 86400
-#: Longest a background refresh holds its cross-process lock (a crashed one frees it).
-REFRESH_LOCK_SECONDS = 300
 #: Seconds a background refresh waits before its first query. Redis runs one command
 #: at a time, so a pass over 100k memories started at once would hold up the rest of
 #: the very page that asked (its other calls arrive a few ms later).

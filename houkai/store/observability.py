@@ -22,6 +22,7 @@ from typing import Any
 import redis
 
 from ..db.decode import as_text
+from ..db.lease import Lease
 from ..db.schema import num_docs
 from ..domain.model import MEMORY_TYPES, ValidationError
 from . import findability
@@ -34,7 +35,6 @@ from .aggregates import (
     PROBE_TEXT,
     READ_CALLS,
     REFRESH_DELAY,
-    REFRESH_LOCK_SECONDS,
     SLICE_SIZE,
     TAG_COUNT_MAX,
     active_counts,
@@ -192,31 +192,27 @@ class Stats:
         Returns whether a refresh is running (this one or another process's).
         """
         lock = f"{self.core.keys.aggregate_cache}:refresh:{name}"
-        token = f"{threading.get_ident()}:{time.time()!r}"
-        if not self.core.client.set(lock, token, nx=True, ex=REFRESH_LOCK_SECONDS):
+        lease = Lease(self.core.client, lock)
+        token = lease.acquire()
+        if token is None:
             return True
 
         def run() -> None:
-            try:
-                time.sleep(REFRESH_DELAY)
-                if prepare is not None:
-                    prepare()
-                mark = self._write_mark(access)
-                started = time.time()
-                value = compute()
-                # Stored under the mark from before the pass: a write during it leaves
-                # the entry stale, so the next reader starts another refresh.
-                self._store_aggregate(name, mark, started, value)
-            except Exception:  # a background thread has nobody to raise to
-                log.exception(
-                    "refreshing the aggregate %s of %s failed", name, self.core.keys.index
-                )
-            finally:
+            with lease.kept(token):  # renewed through a long pass; a crash frees it
                 try:
-                    if self.core.client.get(lock) == token.encode():
-                        self.core.client.delete(lock)
-                except redis.RedisError:
-                    log.warning("could not release the refresh lock %s", lock)
+                    time.sleep(REFRESH_DELAY)
+                    if prepare is not None:
+                        prepare()
+                    mark = self._write_mark(access)
+                    started = time.time()
+                    value = compute()
+                    # Stored under the mark from before the pass: a write during it leaves
+                    # the entry stale, so the next reader starts another refresh.
+                    self._store_aggregate(name, mark, started, value)
+                except Exception:  # a background thread has nobody to raise to
+                    log.exception(
+                        "refreshing the aggregate %s of %s failed", name, self.core.keys.index
+                    )
 
         thread = threading.Thread(target=run, name=f"houkai-refresh-{name}", daemon=True)
         refreshers = self.__dict__.setdefault("_refreshers", [])
