@@ -18,8 +18,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import redis
-
 log = logging.getLogger(__name__)
 
 #: Seconds a lease lasts without renewal: how long a dead holder blocks the next one.
@@ -58,9 +56,11 @@ class Lease:
 
     def release(self, token: str) -> None:
         """Give the lease back; if Redis is unreachable, the next acquire here retries."""
+        from redis import RedisError  # not at import: `houkai --help` loads no client
+
         try:
             self.client.eval(_RELEASE_LUA, 1, self.key, token)
-        except redis.RedisError as exc:
+        except RedisError as exc:
             with _unreleased_lock:
                 _unreleased[self.key] = token
             log.warning("lease %s not released (%s); retried on the next acquire", self.key, exc)
@@ -100,12 +100,14 @@ class Lease:
         return max(1, int(self.ttl * 1000))
 
     def _keep(self, token: str, stop: threading.Event) -> None:
+        from redis import RedisError
+
         while not stop.wait(self.ttl / 3):
             try:
                 if not self.renew(token):
                     log.warning("lease %s expired while held (Redis was away too long)", self.key)
                     return
-            except redis.RedisError as exc:  # Redis away for now: try again next round
+            except RedisError as exc:  # Redis away for now: try again next round
                 log.debug("lease %s not renewed: %s", self.key, exc)
 
     def _release_left_over(self) -> None:
