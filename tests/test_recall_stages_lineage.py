@@ -158,3 +158,41 @@ def test_a_memory_written_superseded_sets_the_flag(store: MemoryStore):
     store.core.write([memory], fields=["superseded_by"])
     assert _flag(store) is True
     assert ranking(store, QUESTION, k=10, stages=WITH)[0][0] == new
+
+
+TICKETS = [
+    ("Bramble & Vine escalation ESC-2410: driver app crashes on launch. Zendesk #51877.", 60),
+    ("ESC-2410 resolved in mobile 6.3.1. Sam says no crashes in a week.", 30),
+    ("Zendesk #48213: Kestrel wanted a CSV export of driver hours.", 50),
+    ("Zendesk #52240 (Saltmarsh): geofence alerts firing late.", 20),
+    ("Invoice 88123 is due on Friday.", 40),
+    ("Invoice 88123 was paid on Monday; the receipt is in the shared drive.", 10),
+    *NOISE,
+]
+
+
+def test_a_replaced_memory_is_found_by_an_id_only_it_holds(store: MemoryStore):
+    """ "zendesk 51877": the one note that holds the ticket's number was replaced by one
+    that never repeats it. Hidden, no question could find it (ADR 0120)."""
+    escalation, resolved, *_ = write_dated(store, TICKETS)
+    store.supersede(escalation, resolved)
+    before = ranking(store, "zendesk 51877", k=5, stages=WITHOUT)
+    assert escalation not in dict(before)
+    ranked = ranking(store, "zendesk 51877", k=5, stages=WITH)
+    assert ranked[0][0] == escalation
+    assert ranked[0][1]["stages"]["record"] is True  # explain says why it is back
+    assert ranked[1][0] == resolved  # and the note that replaced it comes next
+    hits = store.recall("zendesk 51877", k=3, mode="hybrid", touch=False)
+    assert hits[0][0].superseded_by == resolved  # returned as it is: superseded
+    # a question about the past asks the same, and no id, no record
+    assert ranking(store, "what was zendesk 51877 about", k=3)[0][0] == escalation
+    assert escalation not in dict(ranking(store, "driver app crashes on launch", k=5))
+
+
+def test_a_replaced_memory_stays_hidden_when_a_live_one_holds_the_id(store: MemoryStore):
+    ids = write_dated(store, TICKETS)
+    due, paid = ids[4], ids[5]
+    store.supersede(due, paid)
+    ranked = ranking(store, "invoice 88123", k=5)
+    assert ranked[0][0] == paid
+    assert due not in dict(ranked)

@@ -107,18 +107,24 @@ def intent(text: str, window: bool = False) -> str:
     return "present"
 
 
+def identifiers(text: str) -> list[str]:
+    """The ids and codes *text* names ("51877", "ESC-2410", "#5012", ``checkout-web``),
+    not a time of day ("10am")."""
+    clock = [m.span() for m in CLOCK.finditer(text)]  # "10am" is a time, not a code
+    return [
+        m[0]
+        for m in _IDENTIFIER.finditer(text)
+        if not any(start <= m.start() and m.end() <= end for start, end in clock)
+    ]
+
+
 def named_things(text: str) -> list[str]:
     """Capitalised names and identifiers (``checkout-web``, ``LEDGER_BATCH_SIZE``) the
     question is about: not what follows "before"/"instead of" (a reference point: "which
     linter did we use before Ruff?"), a short acronym ("CI", "DB", "PR") nor a time of day
     ("10am")."""
     text = _REFERENCE.split(text, maxsplit=1)[0]
-    clock = [m.span() for m in CLOCK.finditer(text)]  # "10am" is a time, not a code
-    found = [
-        m[0]
-        for m in _IDENTIFIER.finditer(text)
-        if not any(start <= m.start() and m.end() <= end for start, end in clock)
-    ]
+    found = identifiers(text)
     for run in _CAPITALISED_RUN.finditer(text):  # "Grandma Rose" is one name
         words = question_names(run[0])  # no short acronym ("CI", "DB", "PR")
         words = [n for n in words if not any(n.lower() in tokenize(f) for f in found)]

@@ -20,15 +20,27 @@ superseded memory costs no search: the flag recall's statistics read says so
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping
 
 import redis
 
 from ...db.filters import filter_expr
 from ...db.schema import index_info, still_indexing
+from ...domain.model import Memory
+from ...domain.text import query_terms
 from ...store.lexstats import bm25_scores, mark_superseded, note_none_superseded
 from ...store.search import total
-from ..candidates import Candidate, Pool, fetched_candidate, vector_candidates
+from .. import asking
+from ..candidates import (
+    Candidate,
+    Pool,
+    fetched_candidate,
+    keyword_args,
+    keyword_leg,
+    run_legs,
+    vector_candidates,
+)
 from ..core import StoreCore
 from .base import Signals, Stage, StageContext, provisional
 from .context import admissible
@@ -39,6 +51,8 @@ log = logging.getLogger(__name__)
 SUPERSEDED = "@sup:{1}"
 #: The superseded memories nearest the question that pass their match on.
 REPLACED_K = 10
+#: At most this many replaced memories that hold an id the question asks by.
+RECORDS_K = 5
 #: Supersede links followed from a replaced memory to the live one at the chain's end
 #: (a fact updated weekly has a long chain; its oldest note may be the one worded like
 #: the question).
@@ -85,6 +99,37 @@ def _heir_memories(ctx: StageContext, pool: Pool, replaced: Pool) -> dict[str, l
     return heirs
 
 
+def _holds(text: str, record: str) -> bool:
+    """Does *text* name *record* as a whole word ("Zendesk #51877" names ``51877``)?"""
+    wanted = re.escape(record.lstrip("#").lower())
+    return re.search(rf"(?<![\w-]){wanted}(?![\w-])", text.lower()) is not None
+
+
+def held_records(ctx: StageContext, pool: Pool) -> list[str]:
+    """Replaced memories that alone hold an id the question asks by (ADR 0120), joined to
+    *pool* as they are (their ``superseded_by`` says so); their ids.
+
+    "zendesk 51877" asks for the note that holds the ticket's number, though a later note
+    replaced it ("ESC-2410 resolved in mobile 6.3.1") and never repeats the number: hidden,
+    it could be found by no question at all. Not when a live candidate holds the id."""
+    records = [r for r in asking.identifiers(ctx.query.text) if any(ch.isdigit() for ch in r)]
+    records = [r for r in records if not any(_holds(c.memory.text, r) for c in pool.values())]
+    terms = list(dict.fromkeys(t for r in records for t in query_terms(r)))
+    if not terms:
+        return []
+    core = ctx.core
+    where = filter_expr(**{**ctx.filters, "include_superseded": True})
+    subset = SUPERSEDED if where == "*" else f"{where} {SUPERSEDED}"
+    args = keyword_args(terms, subset, RECORDS_K, core.keys.index, False)
+
+    def holds_one(memory: Memory) -> bool:
+        return bool(memory.superseded_by) and any(_holds(memory.text, r) for r in records)
+
+    (found,) = run_legs(core, [keyword_leg(core, pool, args, ctx.query.vector, keep=holds_one)])
+    ctx.notes["records"] = found
+    return found
+
+
 class LineageStage(Stage):
     name = "lineage"
     reads = frozenset({"state"})  # a question about the past is left alone
@@ -93,11 +138,12 @@ class LineageStage(Stage):
         q, core = ctx.query, ctx.core
         if ctx.request.include_superseded or q.vector is None or ctx.params.lineage <= 0:
             return []
-        if q.state is not None and q.state.intent == "past":
-            return []  # what was replaced answers a question about the past, not its heir
         known = q.stats.superseded if q.stats is not None else None
         if known is False:
             return []  # the collection has never held a superseded memory: no search
+        records = held_records(ctx, pool)
+        if q.state is not None and q.state.intent == "past":
+            return records  # what was replaced answers a question about the past, not its heir
         where = filter_expr(**{**ctx.filters, "include_superseded": True})
         subset = SUPERSEDED if where == "*" else f"{where} {SUPERSEDED}"
         try:
@@ -126,9 +172,13 @@ class LineageStage(Stage):
         ctx.notes["lineage"] = {
             heir: [replaced[mid] for mid in mids] for heir, mids in heirs.items()
         }
-        return [mid for mid in heirs if mid not in before]
+        return records + [mid for mid in heirs if mid not in before]
 
     def signals(self, ctx: StageContext, cands: list[Candidate]) -> Signals:
+        records = set(ctx.notes.get("records") or ())
+        for c in cands:
+            if c.memory.id in records:  # explain says why a replaced memory is back
+                c.explain.setdefault("stages", {})["record"] = True
         heirs: Mapping[str, list[Candidate]] = ctx.notes.get("lineage") or {}
         if not heirs:
             return {}
