@@ -99,6 +99,12 @@ def _heir_memories(ctx: StageContext, pool: Pool, replaced: Pool) -> dict[str, l
     return heirs
 
 
+def _replaced_only(ctx: StageContext) -> str:
+    """The recall's other filters over the superseded memories alone."""
+    where = filter_expr(**{**ctx.filters, "include_superseded": True})
+    return SUPERSEDED if where == "*" else f"{where} {SUPERSEDED}"
+
+
 def _holds(text: str, record: str) -> bool:
     """Does *text* name *record* as a whole word ("Zendesk #51877" names ``51877``)?"""
     wanted = re.escape(record.lstrip("#").lower())
@@ -118,9 +124,7 @@ def held_records(ctx: StageContext, pool: Pool) -> list[str]:
     if not terms:
         return []
     core = ctx.core
-    where = filter_expr(**{**ctx.filters, "include_superseded": True})
-    subset = SUPERSEDED if where == "*" else f"{where} {SUPERSEDED}"
-    args = keyword_args(terms, subset, RECORDS_K, core.keys.index, False)
+    args = keyword_args(terms, _replaced_only(ctx), RECORDS_K, core.keys.index, False)
 
     def holds_one(memory: Memory) -> bool:
         return bool(memory.superseded_by) and any(_holds(memory.text, r) for r in records)
@@ -144,10 +148,8 @@ class LineageStage(Stage):
         records = held_records(ctx, pool)
         if q.state is not None and q.state.intent == "past":
             return records  # what was replaced answers a question about the past, not its heir
-        where = filter_expr(**{**ctx.filters, "include_superseded": True})
-        subset = SUPERSEDED if where == "*" else f"{where} {SUPERSEDED}"
         try:
-            replaced = vector_candidates(core, q.vector, subset, REPLACED_K)
+            replaced = vector_candidates(core, q.vector, _replaced_only(ctx), REPLACED_K)
             if known is None:  # learn the flag once, where nothing has set it yet
                 if replaced:
                     mark_superseded(core.client, core.keys.lexstats)
