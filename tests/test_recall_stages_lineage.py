@@ -134,10 +134,8 @@ def test_a_collection_without_superseded_memories_is_searched_once(store: Memory
     next recalls skip the search. A supersede turns it back on at once."""
     old, new = _switch(store, supersede=False)
     searched: list[str] = []
-    search = lineage.vector_candidates
-    monkeypatch.setattr(
-        lineage, "vector_candidates", lambda *a, **k: searched.append(a[2]) or search(*a, **k)
-    )
+    leg = lineage.knn_leg  # the stage's KNN over the superseded memories
+    monkeypatch.setattr(lineage, "knn_leg", lambda *a, **k: searched.append(a[3]) or leg(*a, **k))
     assert _flag(store) is None
     ranking(store, QUESTION, stages=WITH)
     assert _flag(store) is False

@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping
+from typing import Any
 
 import redis
 
@@ -34,12 +35,13 @@ from ...store.search import total
 from .. import asking
 from ..candidates import (
     Candidate,
+    Leg,
     Pool,
     fetched_candidate,
     keyword_args,
     keyword_leg,
+    knn_leg,
     run_legs,
-    vector_candidates,
 )
 from ..core import StoreCore
 from .base import Signals, Stage, StageContext, provisional
@@ -111,27 +113,33 @@ def _holds(text: str, record: str) -> bool:
     return re.search(rf"(?<![\w-]){wanted}(?![\w-])", text.lower()) is not None
 
 
-def held_records(ctx: StageContext, pool: Pool) -> list[str]:
-    """Replaced memories that alone hold an id the question asks by (ADR 0120), joined to
-    *pool* as they are (their ``superseded_by`` says so); their ids.
+def records_leg(ctx: StageContext, pool: Pool) -> Leg | None:
+    """The keyword search (a :class:`Leg`, sent with the stage's KNN) that joins to *pool*,
+    as they are (their ``superseded_by`` says so), the replaced memories that alone hold an
+    id the question asks by (ADR 0120); their ids go to ``ctx.notes["records"]``. None when
+    the question names no id that no live candidate holds.
 
     "zendesk 51877" asks for the note that holds the ticket's number, though a later note
     replaced it ("ESC-2410 resolved in mobile 6.3.1") and never repeats the number: hidden,
-    it could be found by no question at all. Not when a live candidate holds the id."""
+    it could be found by no question at all."""
     records = [r for r in asking.identifiers(ctx.query.text) if any(ch.isdigit() for ch in r)]
     records = [r for r in records if not any(_holds(c.memory.text, r) for c in pool.values())]
     terms = list(dict.fromkeys(t for r in records for t in query_terms(r)))
     if not terms:
-        return []
+        return None
     core = ctx.core
     args = keyword_args(terms, _replaced_only(ctx), RECORDS_K, core.keys.index, False)
 
     def holds_one(memory: Memory) -> bool:
         return bool(memory.superseded_by) and any(_holds(memory.text, r) for r in records)
 
-    (found,) = run_legs(core, [keyword_leg(core, pool, args, ctx.query.vector, keep=holds_one)])
-    ctx.notes["records"] = found
-    return found
+    leg = keyword_leg(core, pool, args, ctx.query.vector, keep=holds_one)
+
+    def take(reply: Any) -> list[str]:
+        ctx.notes["records"] = leg.take(reply)
+        return ctx.notes["records"]
+
+    return Leg(args, take)
 
 
 class LineageStage(Stage):
@@ -145,11 +153,16 @@ class LineageStage(Stage):
         known = q.stats.superseded if q.stats is not None else None
         if known is False:
             return []  # the collection has never held a superseded memory: no search
-        records = held_records(ctx, pool)
+        records = records_leg(ctx, pool)
+        legs = [records] if records is not None else []
         if q.state is not None and q.state.intent == "past":
-            return records  # what was replaced answers a question about the past, not its heir
+            # what was replaced answers a question about the past, not its heir
+            return run_legs(core, legs)[0] if legs else []
+        replaced: Pool = {}
+        # one round trip; the records' leg takes its reply first, so a failed KNN keeps it
+        legs.append(knn_leg(core, replaced, q.vector, _replaced_only(ctx), REPLACED_K))
         try:
-            replaced = vector_candidates(core, q.vector, _replaced_only(ctx), REPLACED_K)
+            run_legs(core, legs)
             if known is None:  # learn the flag once, where nothing has set it yet
                 if replaced:
                     mark_superseded(core.client, core.keys.lexstats)
@@ -157,14 +170,15 @@ class LineageStage(Stage):
                     note_none_superseded(core.client, core.keys.lexstats)
         except redis.exceptions.ResponseError:
             log.warning("lineage: the search of replaced memories failed", exc_info=True)
-            return []
+            return list(ctx.notes.get("records", []))
+        found: list[str] = list(ctx.notes.get("records", []))
         replaced = {m: c for m, c in replaced.items() if c.memory.superseded_by}
         if not replaced:
-            return []
+            return found
         before = set(pool)
         heirs = _heir_memories(ctx, pool, replaced)
         if not heirs:
-            return []
+            return found
         if q.terms and q.stats is not None:
             texts = {mid: c.memory.text for mid, c in replaced.items()}
             for mid, value in bm25_scores(
@@ -174,7 +188,7 @@ class LineageStage(Stage):
         ctx.notes["lineage"] = {
             heir: [replaced[mid] for mid in mids] for heir, mids in heirs.items()
         }
-        return records + [mid for mid in heirs if mid not in before]
+        return found + [mid for mid in heirs if mid not in before]
 
     def signals(self, ctx: StageContext, cands: list[Candidate]) -> Signals:
         records = set(ctx.notes.get("records") or ())
