@@ -72,6 +72,9 @@ class Private:
             HOUKAI_MAINTENANCE_DECAY_ENABLED="false",
             HOUKAI_MAINTENANCE_PURGE_ENABLED="false",
             HOUKAI_MAINTENANCE_REFLECT_ENABLED="false",
+            # its text probe encodes a question per sampled memory, a quarter second each
+            # with this embedder: a check after the restart held the lease for minutes
+            HOUKAI_MAINTENANCE_FINDABLE_ENABLED="false",
             HOUKAI_MAINTENANCE_ARCHIVE_EVERY="0",
             HOUKAI_MAINTENANCE_RECONCILE_EVERY="2s",
             HOUKAI_MAINTENANCE_TICK_INTERVAL="1s",
@@ -190,11 +193,13 @@ def test_redis_sigkilled_mid_ingest_loses_nothing_and_everyone_resumes(private) 
             break
         if time.monotonic() >= deadline:
             lock = MaintenanceState(store).lock_key
+            os.kill(worker.pid, signal.SIGUSR1)  # Celery's handler: every thread's stack
+            time.sleep(1.0)
             pytest.fail(
                 "beat never triggered maintenance after the restart; maintenance lock "
                 f"{store.client.get(lock)!r} (pttl {store.client.pttl(lock)}); "
-                f"beat log:\n{private.log_of(beat)[-2000:]}\nworker log:\n"
-                f"{private.log_of(worker)[-2000:]}"
+                f"beat log:\n{private.log_of(beat)[-2000:]}\nworker log, ending with its "
+                f"threads' stacks:\n{private.log_of(worker)[-12000:]}"
             )
         time.sleep(0.5)
     assert "Redis unavailable" in private.log_of(beat)

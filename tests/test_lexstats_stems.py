@@ -140,13 +140,13 @@ def test_collections_migrate_upgrades_a_collection_without_stems(settings, make_
 def test_stemmed_texts_are_remembered_only_up_to_a_bounded_length() -> None:
     from houkai.domain import text as text_module
 
-    remembered = text_module._stem_tokens_remembered
+    remembered = text_module._stems
     short = "Reading books about gardens " + "x" * 20
     long = "Reading books about gardens " * 200  # 5,600 characters
     assert len(long) > text_module.STEM_CACHE_CHARS >= len(short)
-    remembered.cache_clear()  # the suite's earlier tests may have filled it (it evicts then)
-    before = remembered.cache_info().currsize
+    remembered.clear()  # the suite's earlier tests may have filled it (it evicts then)
+    before = len(remembered)
     assert stem_tokens(long)[:3] == ("read", "book", "about")
-    assert remembered.cache_info().currsize == before  # a long text is not held
+    assert len(remembered) == before  # a long text is not held
     assert stem_tokens(short)[0] == "read"
-    assert remembered.cache_info().currsize == before + 1
+    assert len(remembered) == before + 1

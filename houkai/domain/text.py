@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import calendar
 import re
+import sys
 import unicodedata
 from collections import Counter
 from collections.abc import Callable
-from functools import lru_cache
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 import snowballstemmer
 
@@ -96,16 +96,21 @@ def _lower(text: str) -> str:
 def _written(text: str) -> str:
     """*text* composed and compatible ("é", not "e" and an accent; "ａ" as "a": as typed and
     as pasted read the same, ADR 0115), without apostrophes and numbers' possessives."""
-    composed = unicodedata.normalize("NFKC", text)
+    composed = text if text.isascii() else unicodedata.normalize("NFKC", text)
+    if "'" not in composed and "’" not in composed:
+        return composed  # most texts: nothing to drop
     return _APOSTROPHES.sub("", _DIGIT_POSSESSIVE.sub("", composed))
 
 
-#: What a text holds when some word of it has parts (:func:`word_parts`): an underscore, a
-#: capital after a small letter or two capitals before one, a digit before a letter, "v"
-#: before a digit, a non-ASCII character. Most texts hold none and skip the per-word reading.
-_PARTS_HINT = re.compile(r"_|[a-z][A-Z]|[A-Z]{2}[a-z]|\d[^\W\d_]|\bv\d|[^\x00-\x7f]")
-#: A word no rule of :func:`word_parts` splits: small ASCII letters only.
-_PLAIN = re.compile(r"[a-z]+")
+#: What an ASCII text without an underscore holds when some word of it has parts
+#: (:func:`word_parts`): a capital after a small letter or two capitals before one, a digit
+#: before a letter, "v" before a digit. Most texts hold none and skip the per-word reading;
+#: one with an underscore or a character beyond ASCII always reads its words.
+_PARTS_HINT = re.compile(r"[a-z][A-Z]|[A-Z][A-Z][a-z]|[0-9][A-Za-z]|\bv[0-9]")
+#: A word no rule of :func:`word_parts` splits: ASCII letters, small but for the first or
+#: all capitals ("deploy", "Kestrel", "API"); a part needs a digit, an underscore, a
+#: letter beyond ASCII or a capital inside small letters.
+_PLAIN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+")
 #: Camel case's words: an acronym's plural ("listAPIs": APIs), an acronym before a word
 #: ("getHTTPResponse": HTTP), a word, an acronym, a number.
 _CAMEL = re.compile(r"[A-Z]{2,}s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
@@ -183,7 +188,7 @@ def _parts(written: str) -> list[str]:
     """:func:`word_parts` of a text :func:`_written` already read."""
     # whole-text forms: an acronym spelled like a stop word, a number however written
     forms = [*acronym_forms(written), *number_forms(_lower(written))]
-    if not _PARTS_HINT.search(written):
+    if "_" not in written and written.isascii() and not _PARTS_HINT.search(written):
         return forms
     out: list[str] = []
     for word in dict.fromkeys(_WORD_RE.findall(written)):
@@ -191,7 +196,7 @@ def _parts(written: str) -> list[str]:
             continue  # most words: nothing to split (each distinct word read once)
         low = _lower(word)
         pieces = [p for p in word.split("_") if p]
-        if _CJK_RE.search(word):
+        if not word.isascii() and _CJK_RE.search(word):
             pieces = [p for piece in pieces for p in _CJK_RUN_RE.split(piece) if p]
         parts: list[str] = []
         for piece in pieces:
@@ -205,7 +210,7 @@ def _parts(written: str) -> list[str]:
             version = _VERSION.fullmatch(piece_low)
             if version is not None:
                 parts.append(version[1])
-            folded = _fold(piece_low)
+            folded = "" if piece_low.isascii() else _fold(piece_low)
             if folded:
                 parts.append(folded)
             if _HEX.fullmatch(piece_low):
@@ -223,7 +228,7 @@ def _tokens(written: str) -> list[str]:
     """:func:`tokenize` of a text :func:`_written` already read."""
     normalised = _lower(singular_acronyms(written))
     tokens = _WORD_RE.findall(normalised)
-    if not _CJK_RE.search(normalised):
+    if normalised.isascii() or not _CJK_RE.search(normalised):
         return tokens
     extra: list[str] = []
     for run in _CJK_RUN_RE.findall(normalised):
@@ -259,27 +264,67 @@ def stem(token: str) -> str:
     return found
 
 
-#: Texts up to this long are remembered by :func:`stem_tokens`: the cache then holds at
-#: most ``8,192 × 2,000`` characters (about 16 MB), whatever the memories' size limit.
+#: Texts up to this long are remembered by a :class:`PerText` function; a longer one is
+#: read each time, whatever the memories' size limit.
 STEM_CACHE_CHARS = 2000
-#: How many texts a :class:`PerText` function remembers.
-TEXT_MEMO = 8192
+#: How many characters of texts a :class:`PerText` function remembers, at most: about
+#: 12,000 notes of 80 characters (a 100,000-memory collection's recall reads ~130
+#: candidates), a few MB for each function's values.
+TEXT_MEMO_CHARS = 1_000_000
 
 T = TypeVar("T")
+_MISSING: Any = object()
 
 
 class PerText(Generic[T]):
-    """A function of a memory's text, remembered per text up to :data:`STEM_CACHE_CHARS`
-    (at most :data:`TEXT_MEMO` of them): the same memories recur across recalls, and a long
-    document is read each time rather than held in memory. ``memo`` is the
-    :func:`functools.lru_cache` behind it."""
+    """A function of a memory's text, remembered per text up to :data:`STEM_CACHE_CHARS`,
+    for the texts read most recently (:data:`TEXT_MEMO_CHARS` characters of them at most):
+    the same memories recur across recalls, and a long document is read each time rather
+    than held in memory.
 
-    def __init__(self, read: Callable[[str], T], size: int = TEXT_MEMO) -> None:
+    Bounded by characters rather than by count, so that short notes are many and a few
+    long ones cannot fill memory; near-LRU by two generations of plain dicts (a text read
+    again moves to the young one; when the young one is full, the old one is dropped),
+    so a hit is one dict lookup and threads need no lock: a race can only drop a value,
+    which is read again."""
+
+    def __init__(self, read: Callable[[str], T], chars: int = TEXT_MEMO_CHARS) -> None:
         self.read = read
-        self.memo = lru_cache(maxsize=size)(read)
+        self.half = chars // 2
+        self.young: dict[str, T] = {}
+        self.old: dict[str, T] = {}
+        self.held = 0  # characters of the young generation's texts
 
     def __call__(self, text: str) -> T:
-        return self.memo(text) if len(text) <= STEM_CACHE_CHARS else self.read(text)
+        found = self.young.get(text, _MISSING)
+        if found is not _MISSING:
+            return cast(T, found)
+        if len(text) > STEM_CACHE_CHARS:
+            return self.read(text)
+        found = self.old.get(text, _MISSING)
+        if found is _MISSING:
+            found = self.read(text)
+        if self.held + len(text) > self.half:  # the young generation is full: it gets old
+            self.old, self.young, self.held = self.young, {}, 0
+        self.young[text] = found
+        self.held += len(text)
+        return cast(T, found)
+
+    def __len__(self) -> int:
+        """Texts remembered (one read again since its generation was young counts twice)."""
+        return len(self.young) + len(self.old)
+
+    def clear(self) -> None:
+        self.young, self.old, self.held = {}, {}, 0
+
+
+#: :func:`lexical_tokens` of a text as a tuple, remembered per text: BM25 over exact tokens,
+#: the stems and the stages' coverage all start from them, and reading them was most of
+#: scoring a pool (ADR 0121). The tokens are interned: the memo holds a pointer per token,
+#: so it can hold four times the characters of the other functions in the same memory.
+text_tokens: PerText[tuple[str, ...]] = PerText(
+    lambda text: tuple(map(sys.intern, lexical_tokens(text))), 4 * TEXT_MEMO_CHARS
+)
 
 
 def stem_tokens(text: str) -> tuple[str, ...]:
@@ -293,18 +338,18 @@ def stem_tokens(text: str) -> tuple[str, ...]:
 
 def _stem_tokens(text: str) -> tuple[str, ...]:
     known = _STEMS.get
-    return tuple(known(t) or stem(t) for t in lexical_tokens(text))
+    return tuple(known(t) or stem(t) for t in text_tokens(text))
 
 
 _stems = PerText(_stem_tokens)
-_stem_tokens_remembered = _stems.memo
 
 #: How often each of :func:`tokenize`'s tokens occurs in a text (read only: it is shared),
-#: remembered per text like :func:`stem_tokens` but for a quarter as many texts, since
-#: each holds its own strings (at most about 14 MB): BM25 over exact tokens reads it, and
-#: over stems it when the question has synonyms (ADR 0096).
+#: remembered per text like :func:`stem_tokens` but for a quarter as many characters,
+#: since each holds a dict of its own: BM25 over exact tokens reads it, and over stems it
+#: when the question has synonyms (ADR 0096). A text it no longer holds is counted again
+#: from :func:`text_tokens`.
 exact_counts: PerText[Counter[str]] = PerText(
-    lambda text: Counter(lexical_tokens(text)), TEXT_MEMO // 4
+    lambda text: Counter(text_tokens(text)), TEXT_MEMO_CHARS // 4
 )
 
 

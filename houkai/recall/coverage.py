@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from ..domain.text import lexical_tokens, stem_tokens, tokenize
+from ..domain.text import stem_tokens, text_tokens, tokenize
 from .statements import STOP, is_code
 
 if TYPE_CHECKING:
@@ -99,7 +99,7 @@ def _share(held: set[str], things: list[dict[str, float]]) -> float:
 
 def _held(c: Candidate, stemmed: bool, also: str = "") -> set[str]:
     text = " ".join([c.memory.text, *c.memory.tags, also])  # a tag says what it is about too
-    return set(stem_tokens(text)) if stemmed else set(lexical_tokens(text))
+    return set(stem_tokens(text)) if stemmed else set(text_tokens(text))
 
 
 def entity_penalty(

@@ -107,10 +107,10 @@ def _replaced_only(ctx: StageContext) -> str:
     return SUPERSEDED if where == "*" else f"{where} {SUPERSEDED}"
 
 
-def _holds(text: str, record: str) -> bool:
-    """Does *text* name *record* as a whole word ("Zendesk #51877" names ``51877``)?"""
-    wanted = re.escape(record.lstrip("#").lower())
-    return re.search(rf"(?<![\w-]){wanted}(?![\w-])", text.lower()) is not None
+def _named(record: str) -> re.Pattern[str]:
+    """*record* as a whole word, in any case ("Zendesk #51877" names ``51877``)."""
+    wanted = re.escape(record.lstrip("#"))
+    return re.compile(rf"(?<![\w-]){wanted}(?![\w-])", re.IGNORECASE)
 
 
 def records_leg(ctx: StageContext, pool: Pool) -> Leg | None:
@@ -122,16 +122,19 @@ def records_leg(ctx: StageContext, pool: Pool) -> Leg | None:
     "zendesk 51877" asks for the note that holds the ticket's number, though a later note
     replaced it ("ESC-2410 resolved in mobile 6.3.1") and never repeats the number: hidden,
     it could be found by no question at all."""
-    records = [r for r in asking.identifiers(ctx.query.text) if any(ch.isdigit() for ch in r)]
-    records = [r for r in records if not any(_holds(c.memory.text, r) for c in pool.values())]
-    terms = list(dict.fromkeys(t for r in records for t in query_terms(r)))
+    asked = [r for r in asking.identifiers(ctx.query.text) if any(ch.isdigit() for ch in r)]
+    named = {r: _named(r) for r in asked}
+    missing = {
+        r: p for r, p in named.items() if not any(p.search(c.memory.text) for c in pool.values())
+    }
+    terms = list(dict.fromkeys(t for r in missing for t in query_terms(r)))
     if not terms:
         return None
     core = ctx.core
     args = keyword_args(terms, _replaced_only(ctx), RECORDS_K, core.keys.index, False)
 
     def holds_one(memory: Memory) -> bool:
-        return bool(memory.superseded_by) and any(_holds(memory.text, r) for r in records)
+        return bool(memory.superseded_by) and any(p.search(memory.text) for p in missing.values())
 
     leg = keyword_leg(core, pool, args, ctx.query.vector, keep=holds_one)
 
