@@ -107,10 +107,10 @@ def _written(text: str) -> str:
 #: before a letter, "v" before a digit. Most texts hold none and skip the per-word reading;
 #: one with an underscore or a character beyond ASCII always reads its words.
 _PARTS_HINT = re.compile(r"[a-z][A-Z]|[A-Z][A-Z][a-z]|[0-9][A-Za-z]|\bv[0-9]")
-#: A word no rule of :func:`word_parts` splits: ASCII letters, small but for the first or
-#: all capitals ("deploy", "Kestrel", "API"); a part needs a digit, an underscore, a
-#: letter beyond ASCII or a capital inside small letters.
-_PLAIN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+")
+#: The words some rule of :func:`word_parts` may split: not ASCII letters small but for the
+#: first or all capitals ("deploy", "Kestrel", "API"); a part needs a digit, an
+#: underscore, a letter beyond ASCII or a capital inside small letters.
+_SPLITTABLE = re.compile(r"\b(?![A-Z]?[a-z]+\b|[A-Z]+\b)\w+")
 #: Camel case's words: an acronym's plural ("listAPIs": APIs), an acronym before a word
 #: ("getHTTPResponse": HTTP), a word, an acronym, a number.
 _CAMEL = re.compile(r"[A-Z]{2,}s(?![a-z])|[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
@@ -161,6 +161,7 @@ def word_parts(text: str) -> list[str]:
 
 #: A word in capitals, as an acronym is written.
 _CAPITALS = re.compile(r"\b[A-Z]{2,5}\b")
+_TWO_CAPITALS = re.compile("[A-Z][A-Z]")  # the quick scan first: most texts hold none
 #: What an acronym spelled like a stop word is indexed as: its word and this mark ("it_"),
 #: a word no stop word list holds and no stemmer changes.
 ACRONYM_MARK = "_"
@@ -171,8 +172,10 @@ def acronym_forms(written: str) -> list[str]:
     IT", "OR", "ON"), marked (:data:`ACRONYM_MARK`): lower-cased they would be dropped with
     "it", by the index and by the question alike, and the embedding reads no case either
     (ADR 0119). Not one beside another capital stop word: a shouted "DO NOT DEPLOY"."""
-    if not any(m[0].lower() in ANY_STOP_WORDS for m in _CAPITALS.finditer(written)):
-        return []  # most texts: one scan
+    if not _TWO_CAPITALS.search(written) or not any(
+        m[0].lower() in ANY_STOP_WORDS for m in _CAPITALS.finditer(written)
+    ):
+        return []  # most texts: one or two scans
     words = _WORD_RE.findall(written)
     # "I" and "A" are capitals of one letter, not shouting: "Emailed IT; I need a laptop"
     caps = [len(w) > 1 and w.isupper() and w.lower() in ANY_STOP_WORDS for w in words]
@@ -191,9 +194,7 @@ def _parts(written: str) -> list[str]:
     if "_" not in written and written.isascii() and not _PARTS_HINT.search(written):
         return forms
     out: list[str] = []
-    for word in dict.fromkeys(_WORD_RE.findall(written)):
-        if _PLAIN.fullmatch(word):
-            continue  # most words: nothing to split (each distinct word read once)
+    for word in dict.fromkeys(_SPLITTABLE.findall(written)):  # each distinct word once
         low = _lower(word)
         pieces = [p for p in word.split("_") if p]
         if not word.isascii() and _CJK_RE.search(word):
