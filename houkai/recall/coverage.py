@@ -98,7 +98,10 @@ def _share(held: set[str], things: list[dict[str, float]]) -> float:
 
 
 def _held(c: Candidate, stemmed: bool, also: str = "") -> set[str]:
-    text = " ".join([c.memory.text, *c.memory.tags, also])  # a tag says what it is about too
+    # a tag says what it is about too; a memory with neither reads as its text alone, whose
+    # tokens recall's BM25 already remembered
+    parts = [c.memory.text, *c.memory.tags, *([also] if also else [])]
+    text = " ".join(parts)
     return set(stem_tokens(text)) if stemmed else set(text_tokens(text))
 
 
